@@ -1,0 +1,54 @@
+/* The one include of every GPU source (.cu). The sources are written
+ * against the CUDA runtime API; a HIP build maps those names onto HIP
+ * through vendors/hip.h, so the same files serve NVIDIA and AMD GPUs and
+ * Hygon DCUs. Nothing here may assume a 32-lane warp: use warpSize. */
+#ifndef KL_GPU_H
+#define KL_GPU_H
+
+#if defined(KL_HAVE_HIP)
+#include "vendors/hip.h"
+#else
+#include <cuda_runtime.h>
+#endif
+
+#include "../core/internal.h"
+
+/* Every runtime call is checked; the error names the call, file and line. */
+#define KL_GPU_CHECK(call)                                                    \
+  do {                                                                        \
+    cudaError_t kl_err_ = (call);                                             \
+    if (kl_err_ != cudaSuccess)                                               \
+      return KL_FAIL(KL_DEVICE, "%s failed: %s", #call,                       \
+                     cudaGetErrorString(kl_err_));                            \
+  } while (0)
+
+/* Every launch is checked for configuration errors at once; faults during
+ * execution surface at the next synchronizing call, which is checked too. */
+#define KL_GPU_CHECK_LAUNCH(kernel)                                           \
+  do {                                                                        \
+    cudaError_t kl_err_ = cudaGetLastError();                                 \
+    if (kl_err_ != cudaSuccess)                                               \
+      return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", #kernel,           \
+                     cudaGetErrorString(kl_err_));                            \
+  } while (0)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Properties of the device in use, read once by the backend's probe. */
+int kl__gpu_sm_count(void);
+int kl__gpu_max_threads_per_sm(void);
+#ifdef __cplusplus
+}
+#endif
+
+/* Blocks for n work items of per_block each; grids stay below 2^31 blocks,
+ * which covers every n a device memory can hold for per_block >= 1. */
+static inline unsigned kl__gpu_blocks(int64_t n, int64_t per_block) {
+  int64_t blocks = (n + per_block - 1) / per_block;
+  if (blocks < 1) blocks = 1;
+  if (blocks > 0x7fffffff) blocks = 0x7fffffff;
+  return (unsigned)blocks;
+}
+
+#endif

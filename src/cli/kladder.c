@@ -1,0 +1,233 @@
+/* The kladder command: a thin layer over the library. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kladder.h"
+
+static const char usage_main[] =
+    "usage: kladder <command> [options]\n"
+    "\n"
+    "Runs ladders of compute kernels, from naive to vendor-library fast,\n"
+    "verifies every rung on fresh random inputs and reports each one's time\n"
+    "and rate as a share of a ceiling measured in the same run.\n"
+    "\n"
+    "commands:\n"
+    "  list          workloads, their rungs, and the backends available here\n"
+    "  run           run ladders (see `kladder run --help`)\n"
+    "  --help, -h    this text\n"
+    "  --version     the version\n"
+    "\n"
+    "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
+    "input, 3 a device or runtime error.\n";
+
+static const char usage_run[] =
+    "usage: kladder run [options]\n"
+    "\n"
+    "With no options, runs every workload on every backend available here.\n"
+    "\n"
+    "  -w, --workload W[,W...]  workloads to run (see `kladder list`)\n"
+    "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip\n"
+    "  -r, --rung R[,R...]      rungs to run, by name\n"
+    "  -n, --size N             elements; digits with an optional K, M or G\n"
+    "                           (powers of 1024). Default: each workload's,\n"
+    "                           shrunk to fit memory (the output says so)\n"
+    "  -t, --type T             element type, where the workload has several:\n"
+    "                           f32, f64, i32, u8\n"
+    "      --reps N             timed runs per rung (default 10)\n"
+    "      --warmup N           untimed runs before them (default 2)\n"
+    "      --seed S             seed of the random inputs (default 20261121)\n"
+    "      --csv FILE           also write the results as CSV\n"
+    "      --json FILE          also write the results as JSON\n"
+    "      --no-ceiling         do not measure the bandwidth ceilings\n"
+    "  -q, --quiet              no progress lines on stderr\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "The table: median, min and max time of the timed runs; rate by the\n"
+    "workload's cost model (GB/s or GFLOP/s at the median); %ceil, the rate\n"
+    "as a percent of the backend's ceiling measured in the same run;\n"
+    "speedup over the first rung of the same workload; check PASS or FAIL\n"
+    "against a higher-precision reference on every element.\n"
+    "\n"
+    "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
+    "input, 3 a device or runtime error.\n";
+
+static int fail(kl_status st) {
+  fprintf(stderr, "kladder: error: %s\n",
+          kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
+  return kl_exit_code(st);
+}
+
+static int usage_error(const char *fmt, const char *arg) {
+  fprintf(stderr, "kladder: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(see `kladder --help`)\n");
+  return 2;
+}
+
+static void print_progress(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "%s\n", line);
+  fflush(stderr);
+}
+
+static int parse_count(const char *text, const char *what, long min,
+                       long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end != '\0' || v < min || v > 1000000) {
+    fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
+            "1000000\n", what, text, min);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+static int list(void) {
+  printf("backends:\n");
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    char info[256];
+    int ok = kl_backend_available(b, info, sizeof info);
+    printf("  %-8s %-13s %s: %s\n", b->name, ok ? "available" : "not here",
+           b->summary, info);
+  }
+  printf("\nworkloads (rungs in ladder order, naive first):\n");
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    printf("  %s: %s\n    types:", w->name, w->summary);
+    for (int t = 0; t < KL_TYPE_COUNT; t++)
+      if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
+    printf(" (default %s), default n = %lld, rate in %s\n    check: %s\n"
+           "    from: %s\n",
+           kl_type_name(w->default_type), (long long)w->default_n,
+           w->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s", w->tolerance,
+           w->source);
+    for (size_t j = 0; j < w->rung_count; j++) {
+      const kl_rung *r = &w->rungs[j];
+      const kl_backend *b = kl_backend_find(r->backend);
+      int ok = r->run && b && kl_backend_available(b, NULL, 0);
+      printf("    %-22s %-7s %-9s %s%s%s%s\n", r->name, r->backend,
+             ok ? "ready" : (r->run ? "not here" : "not built"), r->summary,
+             (r->flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
+             (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
+             (r->flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "");
+    }
+  }
+  return 0;
+}
+
+/* The value of option argv[*i]: after '=' or in the next argument. */
+static const char *option_value(int argc, char **argv, int *i,
+                                const char *inline_value) {
+  if (inline_value) return inline_value;
+  if (*i + 1 >= argc) return NULL;
+  return argv[++*i];
+}
+
+static int run(int argc, char **argv) {
+  kl_options o;
+  kl_options_init(&o);
+  o.progress = print_progress;
+  const char *csv = NULL, *json = NULL;
+  for (int i = 0; i < argc; i++) {
+    char name[64];
+    const char *arg = argv[i], *inline_value = NULL;
+    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+    if (len >= sizeof name) return usage_error("unknown option '%s'", arg);
+    memcpy(name, arg, len);
+    name[len] = '\0';
+    if (eq) inline_value = eq + 1;
+#define IS(short_name, long_name)                                             \
+  ((short_name[0] && strcmp(name, short_name) == 0) ||                        \
+   strcmp(name, long_name) == 0)
+    if (IS("-h", "--help")) {
+      fputs(usage_run, stdout);
+      return 0;
+    }
+    if (IS("-q", "--quiet")) {
+      o.progress = NULL;
+      continue;
+    }
+    if (IS("", "--no-ceiling")) {
+      o.skip_ceiling = 1;
+      continue;
+    }
+    int takes_value = IS("-w", "--workload") || IS("-b", "--backend") ||
+                      IS("-r", "--rung") || IS("-n", "--size") ||
+                      IS("-t", "--type") || IS("", "--reps") ||
+                      IS("", "--warmup") || IS("", "--seed") ||
+                      IS("", "--csv") || IS("", "--json");
+    if (!takes_value) return usage_error("unknown option '%s'", arg);
+    const char *value = option_value(argc, argv, &i, inline_value);
+    if (!value) return usage_error("option '%s' needs a value", name);
+    long count;
+    if (IS("-w", "--workload")) o.workloads = value;
+    else if (IS("-b", "--backend")) o.backends = value;
+    else if (IS("-r", "--rung")) o.rungs = value;
+    else if (IS("-n", "--size")) {
+      kl_status st = kl_parse_size(value, &o.n);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("-t", "--type")) {
+      kl_status st = kl_type_parse(value, &o.type);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("", "--reps")) {
+      if (!parse_count(value, "--reps", 1, &count)) return 2;
+      o.reps = (int)count;
+    } else if (IS("", "--warmup")) {
+      if (!parse_count(value, "--warmup", 0, &count)) return 2;
+      o.warmup = (int)count;
+    } else if (IS("", "--seed")) {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long s = strtoull(value, &end, 10);
+      if (errno || end == value || *end != '\0' || value[0] == '-')
+        return usage_error("--seed '%s' must be a non-negative integer",
+                           value);
+      o.seed = s;
+    } else if (IS("", "--csv")) csv = value;
+    else if (IS("", "--json")) json = value;
+#undef IS
+  }
+
+  kl_report *rep = NULL;
+  kl_status st = kl_run(&o, &rep);
+  if (!rep) return fail(st);
+  kl_status wrote = kl_report_print(rep, stdout);
+  fflush(stdout);
+  if (wrote == KL_OK && csv) wrote = kl_report_write_csv(rep, csv);
+  if (wrote == KL_OK && json) wrote = kl_report_write_json(rep, json);
+  kl_report_free(rep);
+  if (wrote != KL_OK) return fail(wrote);
+  if (st != KL_OK && st != KL_CHECK_FAILED) return fail(st);
+  if (st == KL_CHECK_FAILED)
+    fprintf(stderr, "kladder: a check failed (see the table)\n");
+  return kl_exit_code(st);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fputs(usage_main, stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    fputs(usage_main, stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("kladder %s\n", KL_VERSION);
+    return 0;
+  }
+  if (strcmp(cmd, "list") == 0) {
+    if (argc > 2) return usage_error("list takes no arguments ('%s')", argv[2]);
+    return list();
+  }
+  if (strcmp(cmd, "run") == 0) return run(argc - 2, argv + 2);
+  return usage_error("unknown command '%s'; valid: list, run", cmd);
+}

@@ -1,0 +1,698 @@
+/* The harness: sizes a problem to the machine, runs a rung on fresh random
+ * inputs with poisoned outputs, checks every element, then times it. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* A default size may use this share of what is free, leaving room for the
+ * system and for the other backends of the same run. */
+#define DEFAULT_HOST_SHARE 0.5
+#define DEFAULT_DEVICE_SHARE 0.8
+/* An explicit size is refused beyond this share of what is free. */
+#define EXPLICIT_HOST_SHARE 0.95
+
+void kl_options_init(kl_options *o) {
+  memset(o, 0, sizeof *o);
+  o->type = KL_TYPE_DEFAULT;
+  o->reps = 10;
+  o->warmup = 2;
+  o->seed = 20261121;
+}
+
+/* ---- memory footprint -------------------------------------------------- */
+
+typedef struct footprint {
+  double host;   /* bytes of host memory the harness needs */
+  double device; /* bytes of backend memory, 0 for host backends */
+} footprint;
+
+static kl_status buffer_bytes(const kl_buffer_spec *s, size_t *bytes) {
+  size_t size = kl_type_size(s->type);
+  if (s->count < 0 || size == 0 || (uint64_t)s->count > SIZE_MAX / size)
+    return kl__usage(KL_TOO_LARGE, "buffer %s of %lld elements is too large",
+                     s->name, (long long)s->count);
+  *bytes = (size_t)s->count * size;
+  return KL_OK;
+}
+
+static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
+                                footprint *f) {
+  f->host = f->device = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    size_t bytes = 0;
+    kl_status st = buffer_bytes(&p->buffers[i], &bytes);
+    if (st != KL_OK) return st;
+    kl_role role = p->buffers[i].role;
+    if (b->host_memory) {
+      /* Checked in place; an INOUT buffer also keeps its input. */
+      f->host += (double)bytes * (role == KL_INOUT ? 2 : 1);
+    } else {
+      f->device += (double)bytes;
+      f->host += (double)bytes * (role == KL_INOUT ? 2 : 1);
+    }
+  }
+  return KL_OK;
+}
+
+static kl_status make_plan(const kl_workload *w, int64_t n, kl_type type,
+                           uint64_t seed, kl_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->n = n;
+  p->type = type;
+  p->seed = seed;
+  if (n < 1)
+    return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
+                     (long long)n);
+  return w->plan(p);
+}
+
+static kl_status check_fits(const kl_workload *w, const kl_plan *p,
+                            const kl_backend *b) {
+  footprint f;
+  kl_status st = plan_footprint(p, b, &f);
+  if (st != KL_OK) return st;
+  double host_free = (double)kl__host_memory_available();
+  if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
+    return kl__usage(KL_TOO_LARGE,
+                     "%s: n=%lld needs %.2f GiB of host memory; %.2f GiB "
+                     "are available",
+                     w->name, (long long)p->n, f.host / GIB, host_free / GIB);
+  if (!b->host_memory) {
+    size_t dev_free = 0, dev_total = 0;
+    st = b->memory(&dev_free, &dev_total);
+    if (st != KL_OK) return st;
+    if (f.device > (double)dev_total)
+      return kl__usage(KL_TOO_LARGE,
+                       "%s: n=%lld needs %.2f GiB of %s memory; the device "
+                       "has %.2f GiB",
+                       w->name, (long long)p->n, f.device / GIB, b->name,
+                       (double)dev_total / GIB);
+  }
+  return KL_OK;
+}
+
+/* ---- one rung ---------------------------------------------------------- */
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static kl_status record(kl_result *res, kl_status st) {
+  res->status = st;
+  if (st != KL_OK)
+    snprintf(res->error, sizeof res->error, "%s", kl_last_error());
+  return st;
+}
+
+typedef struct buffers {
+  void *dev[KL_MAX_BUFFERS];   /* the backend's buffers */
+  void *in[KL_MAX_BUFFERS];    /* inputs as the checker sees them */
+  void *out[KL_MAX_BUFFERS];   /* outputs as the checker sees them */
+  void *owned[2 * KL_MAX_BUFFERS]; /* host allocations to free */
+  int owned_count;
+} buffers;
+
+static void *host_buffer(buffers *bufs, size_t bytes) {
+  void *p = NULL;
+  if (kl__host_alloc(&p, bytes) != KL_OK) return NULL;
+  bufs->owned[bufs->owned_count++] = p;
+  return p;
+}
+
+static void release_buffers(const kl_plan *p, const kl_backend *b,
+                            buffers *bufs) {
+  for (int i = 0; i < p->buffer_count; i++)
+    if (bufs->dev[i]) b->release(bufs->dev[i]);
+  for (int i = 0; i < bufs->owned_count; i++) kl__host_release(bufs->owned[i]);
+}
+
+/* Allocate, fill with fresh inputs, upload and poison the outputs. */
+static kl_status prepare_buffers(const kl_workload *w, const kl_plan *p,
+                                 const kl_backend *b, buffers *bufs) {
+  void *fill[KL_MAX_BUFFERS] = {0};
+  size_t bytes[KL_MAX_BUFFERS] = {0};
+  for (int i = 0; i < p->buffer_count; i++) {
+    kl_status st = buffer_bytes(&p->buffers[i], &bytes[i]);
+    if (st == KL_OK) st = b->alloc(&bufs->dev[i], bytes[i]);
+    if (st != KL_OK) return st;
+    kl_role role = p->buffers[i].role;
+    if (b->host_memory) {
+      fill[i] = bufs->in[i] = bufs->out[i] = bufs->dev[i];
+      if (role == KL_INOUT && !(bufs->in[i] = host_buffer(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+    } else {
+      if (role != KL_OUT && !(bufs->in[i] = host_buffer(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+      if (role != KL_IN && !(bufs->out[i] = host_buffer(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+      fill[i] = bufs->in[i];
+    }
+  }
+  w->init(p, fill);
+  for (int i = 0; i < p->buffer_count; i++) {
+    kl_role role = p->buffers[i].role;
+    kl_status st = KL_OK;
+    if (role == KL_OUT)
+      st = b->fill_bytes(bufs->dev[i], 0xFF, bytes[i]); /* NaN, -1, 255 */
+    else if (!b->host_memory)
+      st = b->upload(bufs->dev[i], bufs->in[i], bytes[i]);
+    else if (role == KL_INOUT)
+      st = kl__host_copy(bufs->in[i], bufs->dev[i], bytes[i]);
+    if (st != KL_OK) return st;
+  }
+  return KL_OK;
+}
+
+static kl_status download_outputs(const kl_plan *p, const kl_backend *b,
+                                  buffers *bufs) {
+  if (b->host_memory) return KL_OK;
+  for (int i = 0; i < p->buffer_count; i++) {
+    if (p->buffers[i].role == KL_IN) continue;
+    size_t bytes = 0;
+    kl_status st = buffer_bytes(&p->buffers[i], &bytes);
+    if (st == KL_OK) st = b->download(bufs->out[i], bufs->dev[i], bytes);
+    if (st != KL_OK) return st;
+  }
+  return KL_OK;
+}
+
+/* Test hooks, so that the CLI's exit codes for a failed check and for a
+ * runtime error can be shown end to end: KLADDER_INJECT_WRONG=RUNG spoils
+ * one output element of that rung before the check, KLADDER_INJECT_ERROR=RUNG
+ * makes it fail as a device error would. */
+static kl_status inject_fault(const kl_plan *p, const kl_rung *r,
+                              buffers *bufs) {
+  const char *wrong = getenv("KLADDER_INJECT_WRONG");
+  const char *error = getenv("KLADDER_INJECT_ERROR");
+  if (error && strcmp(error, r->name) == 0)
+    return KL_FAIL(KL_DEVICE, "injected runtime error (KLADDER_INJECT_ERROR)");
+  if (!wrong || strcmp(wrong, r->name) != 0) return KL_OK;
+  for (int i = 0; i < p->buffer_count; i++) {
+    if (p->buffers[i].role == KL_IN) continue;
+    size_t size = kl_type_size(p->buffers[i].type);
+    unsigned char *elem =
+        (unsigned char *)bufs->out[i] + (size_t)(p->buffers[i].count / 2) * size;
+    elem[size - 1] ^= 0x40; /* an exponent bit of a float, a high bit else */
+    break;
+  }
+  return KL_OK;
+}
+
+static kl_status run_and_time(const kl_rung *r, const kl_backend *b,
+                              const kl_args *args, int reps, int warmup,
+                              kl_result *res) {
+  kl_status st = KL_OK;
+  for (int i = 0; i < warmup && st == KL_OK; i++) st = r->run(args);
+  if (st == KL_OK) st = b->sync();
+  if (st != KL_OK) return st;
+  double *times = malloc(sizeof *times * (size_t)reps);
+  if (!times) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  for (int i = 0; i < reps && st == KL_OK; i++) {
+    st = b->timer_start();
+    if (st == KL_OK) st = r->run(args);
+    if (st == KL_OK) st = b->timer_stop(&times[i]);
+  }
+  if (st == KL_OK) {
+    qsort(times, (size_t)reps, sizeof *times, compare_doubles);
+    res->t_min = times[0];
+    res->t_max = times[reps - 1];
+    res->t_median = reps % 2 ? times[reps / 2]
+                             : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+  }
+  free(times);
+  return st;
+}
+
+static kl_status measure(const kl_workload *w, const kl_rung *r,
+                         const kl_backend *b, int64_t n, kl_type type,
+                         uint64_t seed, int reps, int warmup, kl_result *res) {
+  memset(res, 0, sizeof *res);
+  res->workload = w;
+  res->rung = r;
+  res->n = n;
+  res->type = type;
+  res->verdict.first_bad = -1;
+  res->check = KL_CHECK_FAIL;
+  if (!r->run)
+    return record(res, kl__usage(KL_UNAVAILABLE,
+                                 "rung %s is not built into this library",
+                                 r->name));
+  if (reps < 1 || warmup < 0)
+    return record(res, kl__usage(KL_USAGE, "reps must be >= 1, warm-up >= 0"));
+  if ((int)type < 0 || type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(type)) ||
+      (r->types && !(r->types & KL_TYPE_BIT(type))))
+    return record(res, kl__usage(KL_USAGE, "%s %s has no type %s", w->name,
+                                 r->name, kl_type_name(type)));
+
+  kl_plan p;
+  kl_status st = make_plan(w, n, type, seed, &p);
+  if (st == KL_OK) st = check_fits(w, &p, b);
+  if (st != KL_OK) return record(res, st);
+  w->cost(&p, r, &res->bytes, &res->flops);
+
+  buffers bufs;
+  memset(&bufs, 0, sizeof bufs);
+  kl_args args;
+  memset(&args, 0, sizeof args);
+  args.plan = &p;
+  args.stream = b->stream();
+  int set_up = 0;
+  st = prepare_buffers(w, &p, b, &bufs);
+  if (st == KL_OK) {
+    memcpy(args.buffers, bufs.dev, sizeof args.buffers);
+    if (r->setup) st = r->setup(&args);
+    set_up = st == KL_OK;
+  }
+  /* The first run after the upload is the checked one. */
+  if (st == KL_OK) st = r->run(&args);
+  if (st == KL_OK) st = b->sync();
+  if (st == KL_OK) st = download_outputs(&p, b, &bufs);
+  if (st == KL_OK) st = inject_fault(&p, r, &bufs);
+  if (st == KL_OK) {
+    w->check(&p, r, bufs.in, bufs.out, &res->verdict);
+    if (r->flags & KL_RUNG_KNOWN_WRONG)
+      res->check = res->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
+    else
+      res->check = res->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
+    st = run_and_time(r, b, &args, reps, warmup, res);
+  }
+  if (set_up && r->teardown) r->teardown(&args);
+  release_buffers(&p, b, &bufs);
+  if (st == KL_OK && res->t_median > 0) {
+    double per_second = w->metric == KL_METRIC_GBS ? res->bytes : res->flops;
+    res->merit = per_second / res->t_median * 1e-9;
+  }
+  return record(res, st);
+}
+
+kl_status kl_run_rung(const kl_workload *w, const kl_rung *r, int64_t n,
+                      kl_type type, uint64_t seed, int reps, int warmup,
+                      kl_result *out) {
+  const kl_backend *b = kl_backend_find(r->backend);
+  if (!b || !kl_backend_available(b, NULL, 0)) {
+    memset(out, 0, sizeof *out);
+    out->workload = w;
+    out->rung = r;
+    return record(out, kl__usage(KL_UNAVAILABLE,
+                                 "backend %s is not available here",
+                                 r->backend));
+  }
+  if (type == KL_TYPE_DEFAULT) type = w->default_type;
+  kl_status st = measure(w, r, b, n, type, seed, reps, warmup, out);
+  if (st != KL_OK) return st;
+  return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
+}
+
+/* ---- selection --------------------------------------------------------- */
+
+/* Whether `name` is one of the comma-separated names in `list`. */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+typedef kl_status (*name_check_fn)(const char *name, void *ctx);
+
+/* Call check on every item of a comma-separated list; empty items are
+ * usage errors. */
+static kl_status each_name(const char *list, const char *what,
+                           name_check_fn check, void *ctx) {
+  if (!list) return KL_OK;
+  if (!*list) return kl__usage(KL_USAGE, "empty %s list", what);
+  for (const char *p = list; p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char name[128];
+    if (len == 0 || len >= sizeof name)
+      return kl__usage(KL_USAGE, "bad %s list '%s'", what, list);
+    memcpy(name, p, len);
+    name[len] = '\0';
+    kl_status st = check(name, ctx);
+    if (st != KL_OK) return st;
+    p = end ? end + 1 : NULL;
+  }
+  return KL_OK;
+}
+
+/* Append ", name" items to a bounded message buffer. */
+static void append(char *dst, size_t size, const char *fmt, ...) {
+  size_t used = strlen(dst);
+  if (used >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+static kl_status check_workload_name(const char *name, void *ctx) {
+  (void)ctx;
+  if (kl_workload_find(name)) return KL_OK;
+  char valid[512] = "";
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    append(valid, sizeof valid, "%s%s", i ? ", " : "", kl_workload_at(i)->name);
+  return kl__usage(KL_USAGE, "unknown workload '%s'; valid: %s", name, valid);
+}
+
+static kl_status check_backend_name(const char *name, void *ctx) {
+  (void)ctx;
+  const kl_backend *b = kl_backend_find(name);
+  char info[256];
+  if (!b) {
+    char valid[256] = "";
+    for (size_t i = 0; i < kl_backend_count(); i++)
+      append(valid, sizeof valid, "%s%s", i ? ", " : "", kl_backend_at(i)->name);
+    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", name, valid);
+  }
+  if (!kl_backend_available(b, info, sizeof info))
+    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
+                     name, info);
+  return KL_OK;
+}
+
+static int workload_selected(const kl_options *o, const kl_workload *w) {
+  return !o->workloads || listed(o->workloads, w->name);
+}
+
+static kl_status check_rung_name(const char *name, void *ctx) {
+  const kl_options *o = ctx;
+  char valid[1024] = "";
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    if (!workload_selected(o, w)) continue;
+    const kl_rung *r = kl_rung_find(w, name);
+    if (r) {
+      const kl_backend *b = kl_backend_find(r->backend);
+      char info[256] = "";
+      if (!r->run)
+        return kl__usage(KL_UNAVAILABLE, "rung '%s' is not built into this "
+                         "library", name);
+      if (!b || !kl_backend_available(b, info, sizeof info))
+        return kl__usage(KL_UNAVAILABLE, "rung '%s' needs backend '%s', which "
+                         "is not available here: %s", name, r->backend, info);
+      return KL_OK;
+    }
+    append(valid, sizeof valid, "%s%s:", valid[0] ? "; " : "", w->name);
+    for (size_t j = 0; j < w->rung_count; j++)
+      append(valid, sizeof valid, " %s", w->rungs[j].name);
+  }
+  return kl__usage(KL_USAGE, "unknown rung '%s'; valid: %s", name, valid);
+}
+
+/* ---- the run ----------------------------------------------------------- */
+
+typedef struct job {
+  const kl_workload *w;
+  const kl_rung *r;
+  const kl_backend *b;
+  int64_t n;
+  kl_type type;
+  int is_ceiling;
+} job;
+
+typedef struct job_list {
+  job *items;
+  size_t count, capacity;
+} job_list;
+
+static kl_status push_job(job_list *l, job j) {
+  if (l->count == l->capacity) {
+    size_t cap = l->capacity ? 2 * l->capacity : 32;
+    job *grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    l->items = grown;
+    l->capacity = cap;
+  }
+  l->items[l->count++] = j;
+  return KL_OK;
+}
+
+static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
+  const kl_backend *b = kl_backend_find(r->backend);
+  if (!r->run || !b || !kl_backend_available(b, NULL, 0)) return 0;
+  if (o->backends && !listed(o->backends, r->backend)) return 0;
+  if (o->rungs && !listed(o->rungs, r->name)) return 0;
+  return r->types == 0 || (r->types & KL_TYPE_BIT(t));
+}
+
+/* The size a workload runs at: the one asked for, or its default shrunk to
+ * fit every backend it will run on, with a note when it was shrunk. */
+static kl_status choose_size(const kl_options *o, const kl_workload *w,
+                             kl_type type, const job_list *jobs,
+                             int64_t *n, char *note, size_t note_size) {
+  if (o->n > 0) {
+    *n = o->n;
+    return KL_OK;
+  }
+  kl_plan p;
+  kl_status st = make_plan(w, w->default_n, type, o->seed, &p);
+  if (st != KL_OK) return st;
+  double scale = 1.0, host_free = (double)kl__host_memory_available();
+  const char *limit = NULL;
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    int used = 0;
+    for (size_t j = 0; j < jobs->count; j++)
+      used |= jobs->items[j].w == w && jobs->items[j].b == b;
+    if (!used) continue;
+    footprint f;
+    st = plan_footprint(&p, b, &f);
+    if (st != KL_OK) return st;
+    if (host_free > 0 && f.host > DEFAULT_HOST_SHARE * host_free &&
+        DEFAULT_HOST_SHARE * host_free / f.host < scale) {
+      scale = DEFAULT_HOST_SHARE * host_free / f.host;
+      limit = "host";
+    }
+    size_t dev_free = 0, dev_total = 0;
+    if (!b->host_memory && b->memory(&dev_free, &dev_total) == KL_OK &&
+        f.device > DEFAULT_DEVICE_SHARE * (double)dev_free &&
+        DEFAULT_DEVICE_SHARE * (double)dev_free / f.device < scale) {
+      scale = DEFAULT_DEVICE_SHARE * (double)dev_free / f.device;
+      limit = b->name;
+    }
+  }
+  *n = w->default_n;
+  if (scale < 1.0) {
+    int64_t fitted = (int64_t)((double)w->default_n * scale);
+    fitted &= ~(int64_t)((1 << 20) - 1); /* whole mebi-elements */
+    if (fitted < 1) fitted = 1;
+    *n = fitted;
+    append(note, note_size,
+           "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
+           w->name, (long long)fitted, (long long)w->default_n, limit);
+  }
+  return KL_OK;
+}
+
+static void progress(const kl_options *o, const char *fmt, ...) {
+  if (!o->progress) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  o->progress(o->progress_ctx, line);
+}
+
+static kl_type type_for(const kl_options *o, const kl_workload *w) {
+  return o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
+}
+
+/* Build the job list: the selected rungs in ladder order, preceded by the
+ * bandwidth ceiling of each backend that a memory-bound rung runs on. */
+static kl_status plan_jobs(const kl_options *o, job_list *jobs,
+                           kl_report *rep) {
+  job_list selected = {0};
+  kl_status st = KL_OK;
+  for (size_t i = 0; i < kl_workload_count() && st == KL_OK; i++) {
+    const kl_workload *w = kl_workload_at(i);
+    if (!workload_selected(o, w)) continue;
+    kl_type t = type_for(o, w);
+    if (!(w->types & KL_TYPE_BIT(t))) {
+      if (o->workloads)
+        return kl__usage(KL_USAGE, "workload %s has no type %s", w->name,
+                         kl_type_name(t));
+      append(rep->notes, sizeof rep->notes, "%s: skipped, it has no type %s. ",
+             w->name, kl_type_name(t));
+      continue;
+    }
+    size_t first = selected.count;
+    for (size_t j = 0; j < w->rung_count && st == KL_OK; j++) {
+      const kl_rung *r = &w->rungs[j];
+      if (!rung_selected(o, r, t)) continue;
+      job jb = {w, r, kl_backend_find(r->backend), 0, t, 0};
+      st = push_job(&selected, jb);
+    }
+    int64_t n = 0;
+    if (st == KL_OK && selected.count > first)
+      st = choose_size(o, w, t, &selected, &n, rep->notes, sizeof rep->notes);
+    for (size_t j = first; j < selected.count; j++) selected.items[j].n = n;
+  }
+  if (st == KL_OK && selected.count == 0)
+    st = kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung matches "
+                   "the selection");
+  if (st == KL_OK && !o->skip_ceiling) {
+    for (size_t i = 0; i < kl_backend_count() && st == KL_OK; i++) {
+      const kl_backend *b = kl_backend_at(i);
+      int needed = 0;
+      for (size_t j = 0; j < selected.count; j++)
+        needed |= selected.items[j].b == b &&
+                  selected.items[j].w->metric == KL_METRIC_GBS;
+      const kl_workload *sw = NULL;
+      const kl_rung *cr = needed ? kl__ceiling_rung(&sw, b->name) : NULL;
+      if (!cr) continue;
+      int64_t n = 0;
+      job jb = {sw, cr, b, 0, sw->default_type, 1};
+      job_list one = {&jb, 1, 1};
+      kl_options defaults = *o;
+      defaults.n = 0;
+      st = choose_size(&defaults, sw, sw->default_type, &one, &n, rep->notes,
+                       sizeof rep->notes);
+      jb.n = n;
+      int found = 0;
+      for (size_t j = 0; j < selected.count; j++) {
+        job *s = &selected.items[j];
+        if (s->r == cr && s->n == n && s->type == jb.type)
+          s->is_ceiling = found = 1;
+      }
+      if (!found && st == KL_OK) st = push_job(jobs, jb);
+    }
+  }
+  for (size_t j = 0; j < selected.count && st == KL_OK; j++)
+    st = push_job(jobs, selected.items[j]);
+  free(selected.items);
+  return st;
+}
+
+static const char *check_word(kl_check_state c) {
+  switch (c) {
+  case KL_CHECK_PASS: return "PASS";
+  case KL_CHECK_FAIL: return "FAIL";
+  case KL_CHECK_CAUGHT: return "WRONG as expected";
+  case KL_CHECK_MISSED: return "passed (known-wrong)";
+  }
+  return "?";
+}
+
+/* Percent of ceiling and speedup, once every job has run. */
+static void relate_results(const job_list *jobs, kl_report *rep) {
+  for (size_t i = 0; i < rep->count; i++) {
+    kl_result *res = &rep->results[i];
+    const job *ji = &jobs->items[i];
+    if (res->status != KL_OK) continue;
+    for (size_t j = 0; j < rep->count && res->ceiling == 0; j++) {
+      const kl_result *c = &rep->results[j];
+      const job *jj = &jobs->items[j];
+      if (c->status != KL_OK || c->check != KL_CHECK_PASS || jj->b != ji->b)
+        continue;
+      if (res->workload->metric == KL_METRIC_GBS && jj->is_ceiling)
+        res->ceiling = c->merit;
+      else if (res->workload->metric == KL_METRIC_GFLOPS &&
+               c->workload == res->workload && c->n == res->n &&
+               c->type == res->type && (c->rung->flags & KL_RUNG_VENDOR))
+        res->ceiling = c->merit;
+    }
+    if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
+    for (size_t j = 0; j < rep->count; j++) {
+      const kl_result *base = &rep->results[j];
+      if (base->workload == res->workload && base->n == res->n &&
+          base->type == res->type && base->status == KL_OK) {
+        res->speedup = base->t_median / res->t_median;
+        break;
+      }
+    }
+  }
+}
+
+kl_status kl_run(const kl_options *opt, kl_report **out) {
+  *out = NULL;
+  kl_options o = *opt;
+  if (o.reps < 1)
+    return kl__usage(KL_USAGE, "--reps must be at least 1 (got %d)", o.reps);
+  if (o.warmup < 0)
+    return kl__usage(KL_USAGE, "--warmup must be at least 0 (got %d)",
+                     o.warmup);
+  if (o.n < 0)
+    return kl__usage(KL_USAGE, "size %lld is negative", (long long)o.n);
+  kl_status st = each_name(o.workloads, "workload", check_workload_name, NULL);
+  if (st == KL_OK)
+    st = each_name(o.backends, "backend", check_backend_name, NULL);
+  if (st == KL_OK) st = each_name(o.rungs, "rung", check_rung_name, &o);
+  if (st != KL_OK) return st;
+
+  kl_report *rep = calloc(1, sizeof *rep);
+  if (!rep) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  rep->options = o;
+  kl_machine_describe(&rep->machine);
+  job_list jobs = {0};
+  st = plan_jobs(&o, &jobs, rep);
+  if (st == KL_OK) {
+    rep->results = calloc(jobs.count, sizeof *rep->results);
+    if (!rep->results) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
+  if (st != KL_OK) {
+    free(jobs.items);
+    kl_report_free(rep);
+    return st;
+  }
+  if (rep->notes[0]) progress(&o, "note: %s", rep->notes);
+
+  kl_status worst = KL_OK;
+  for (size_t i = 0; i < jobs.count; i++) {
+    const job *jb = &jobs.items[i];
+    kl_result *res = &rep->results[rep->count++];
+    progress(&o, "[%zu/%zu] %s %s (%s, n=%lld, %s)%s ...", i + 1, jobs.count,
+             jb->w->name, jb->r->name, jb->b->name, (long long)jb->n,
+             kl_type_name(jb->type), jb->is_ceiling ? " ceiling" : "");
+    double started = kl__now();
+    st = measure(jb->w, jb->r, jb->b, jb->n, jb->type, o.seed, o.reps,
+                 o.warmup, res);
+    if (st != KL_OK) {
+      progress(&o, "    error: %s", res->error);
+      /* The run goes on; its status is the worst by exit code: device
+       * errors over bad input over failed checks. */
+      if (kl_exit_code(st) > kl_exit_code(worst)) worst = st;
+      continue;
+    }
+    progress(&o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
+             res->t_median * 1e3, res->merit,
+             jb->w->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s",
+             check_word(res->check), kl__now() - started);
+    if (res->check == KL_CHECK_FAIL && kl_exit_code(worst) < 1)
+      worst = KL_CHECK_FAILED;
+  }
+  relate_results(&jobs, rep);
+  free(jobs.items);
+  *out = rep;
+  if (worst != KL_OK && worst != KL_CHECK_FAILED) {
+    /* Keep the first rung error as the message of the run. */
+    for (size_t i = 0; i < rep->count; i++)
+      if (rep->results[i].status != KL_OK) {
+        kl__usage(worst, "%s %s: %s", rep->results[i].workload->name,
+                  rep->results[i].rung->name, rep->results[i].error);
+        break;
+      }
+  }
+  return worst;
+}
+
+void kl_report_free(kl_report *r) {
+  if (!r) return;
+  free(r->results);
+  free(r);
+}

@@ -1,0 +1,99 @@
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "internal.h"
+
+double kl__now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int kl__omp_threads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+static size_t meminfo_field(const char *field) {
+  FILE *f = fopen("/proc/meminfo", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kib = 0, flen = strlen(field);
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, field, flen) == 0 && line[flen] == ':') {
+      unsigned long long v = 0;
+      if (sscanf(line + flen + 1, "%llu", &v) == 1) kib = (size_t)v;
+      break;
+    }
+  }
+  fclose(f);
+  return kib * 1024;
+}
+
+size_t kl__host_memory_available(void) {
+  size_t avail = meminfo_field("MemAvailable");
+  if (avail == 0) {
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0) avail = (size_t)pages * (size_t)page;
+  }
+  return avail;
+}
+
+kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes) {
+  *free_bytes = kl__host_memory_available();
+  *total_bytes = meminfo_field("MemTotal");
+  return KL_OK;
+}
+
+static void cpu_model(char *dst, size_t size) {
+  snprintf(dst, size, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "model name", 10) == 0) {
+      char *colon = strchr(line, ':');
+      if (colon) {
+        colon++;
+        while (*colon == ' ' || *colon == '\t') colon++;
+        colon[strcspn(colon, "\n")] = '\0';
+        snprintf(dst, size, "%s", colon);
+      }
+      break;
+    }
+  }
+  fclose(f);
+}
+
+void kl_machine_describe(kl_machine *m) {
+  memset(m, 0, sizeof *m);
+  cpu_model(m->cpu, sizeof m->cpu);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  m->cpu_threads = cpus > 0 ? (int)cpus : 1;
+  m->omp_threads = kl__omp_threads();
+  if (gethostname(m->host, sizeof m->host) != 0) m->host[0] = '\0';
+  m->host[sizeof m->host - 1] = '\0';
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    char info[256];
+    if (b->host_memory || !kl_backend_available(b, info, sizeof info))
+      continue;
+    /* GPU backends describe themselves as "NAME | driver X | runtime Y". */
+    char *bar = strstr(info, " | ");
+    if (bar) {
+      *bar = '\0';
+      snprintf(m->driver, sizeof m->driver, "%.63s", bar + 3);
+    }
+    snprintf(m->gpu, sizeof m->gpu, "%.127s", info);
+    break;
+  }
+}

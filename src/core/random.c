@@ -1,0 +1,61 @@
+#include "internal.h"
+
+/* splitmix64's finalizer over a mix of seed, stream and index: a strong
+ * enough bijection that neighbouring indices and seeds look independent. */
+uint64_t kl__hash(uint64_t seed, uint64_t stream, uint64_t i) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull +
+               i * 0x8CB92BA72F3D8DD7ull + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double kl__uniform(uint64_t seed, uint64_t stream, uint64_t i) {
+  return (double)(kl__hash(seed, stream, i) >> 11) * 0x1.0p-53;
+}
+
+void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
+                      uint64_t stream, double lo, double hi) {
+  double span = hi - lo;
+  switch (t) {
+  case KL_F32: {
+    float *x = dst;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (float)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
+    break;
+  }
+  case KL_F64: {
+    double *x = dst;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = lo + span * kl__uniform(seed, stream, (uint64_t)i);
+    break;
+  }
+  case KL_I32: {
+    int32_t *x = dst;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (int32_t)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
+    break;
+  }
+  case KL_U8: {
+    uint8_t *x = dst;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (uint8_t)(kl__hash(seed, stream, (uint64_t)i) >> 56);
+    break;
+  }
+  default:
+    break;
+  }
+}
+
+void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
+                     int64_t first_bad, double max_error) {
+  v->checked = checked;
+  v->bad_count = bad;
+  v->first_bad = bad ? first_bad : -1;
+  v->max_error = max_error;
+  v->passed = bad == 0 && checked > 0;
+}

@@ -1,0 +1,233 @@
+/* The result table on stdout, and the same fields as CSV and JSON. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char *check_text(const kl_result *r) {
+  if (r->status != KL_OK) return "ERROR";
+  switch (r->check) {
+  case KL_CHECK_PASS: return "PASS";
+  case KL_CHECK_FAIL: return "FAIL";
+  case KL_CHECK_CAUGHT: return "WRONG(expected)";
+  case KL_CHECK_MISSED: return "PASS(known-wrong)";
+  }
+  return "?";
+}
+
+static const char *unit_text(const kl_result *r) {
+  return r->workload->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s";
+}
+
+static void rung_marks(const kl_result *r, char *dst, size_t size) {
+  dst[0] = '\0';
+  const char *sep = "";
+  if (r->rung->flags & KL_RUNG_CEILING) {
+    snprintf(dst, size, "ceiling");
+    sep = ",";
+  }
+  if (r->rung->flags & KL_RUNG_VENDOR) {
+    size_t used = strlen(dst);
+    snprintf(dst + used, size - used, "%svendor", sep);
+    sep = ",";
+  }
+  if (r->rung->flags & KL_RUNG_KNOWN_WRONG) {
+    size_t used = strlen(dst);
+    snprintf(dst + used, size - used, "%sknown-wrong", sep);
+  }
+}
+
+static void format_time(double s, char *dst, size_t size) {
+  if (s <= 0) snprintf(dst, size, "-");
+  else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
+  else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
+  else snprintf(dst, size, "%.3f s", s);
+}
+
+kl_status kl_report_print(const kl_report *rep, FILE *f) {
+  const kl_machine *m = &rep->machine;
+  fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
+          KL_VERSION, m->cpu, m->cpu_threads, m->omp_threads,
+          m->gpu[0] ? m->gpu : "none", m->driver[0] ? " | " : "", m->driver);
+  fprintf(f, "seed %llu, %d timed runs after %d warm-up; time = median "
+          "[min, max]\n\n",
+          (unsigned long long)rep->options.seed, rep->options.reps,
+          rep->options.warmup);
+  fprintf(f, "%-9s %-22s %-7s %-4s %11s %11s %11s %11s %15s %7s %9s  %s\n",
+          "workload", "rung", "backend", "type", "n", "median", "min", "max",
+          "rate", "%ceil", "speedup", "check");
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    char med[32], tmin[32], tmax[32], rate[32], pct[16], spd[16], marks[64];
+    format_time(r->t_median, med, sizeof med);
+    format_time(r->t_min, tmin, sizeof tmin);
+    format_time(r->t_max, tmax, sizeof tmax);
+    if (r->status == KL_OK)
+      snprintf(rate, sizeof rate, "%.1f %s", r->merit, unit_text(r));
+    else
+      snprintf(rate, sizeof rate, "-");
+    if (r->percent > 0) snprintf(pct, sizeof pct, "%.1f%%", r->percent);
+    else snprintf(pct, sizeof pct, "-");
+    if (r->speedup > 0) snprintf(spd, sizeof spd, "%.2fx", r->speedup);
+    else snprintf(spd, sizeof spd, "-");
+    rung_marks(r, marks, sizeof marks);
+    fprintf(f, "%-9s %-22s %-7s %-4s %11lld %11s %11s %11s %15s %7s %9s  %s%s%s%s\n",
+            r->workload->name, r->rung->name, r->rung->backend,
+            kl_type_name(r->type), (long long)r->n, med, tmin, tmax, rate, pct,
+            spd, check_text(r), marks[0] ? " [" : "", marks,
+            marks[0] ? "]" : "");
+  }
+  fprintf(f, "\n%%ceil: percent of the backend's ceiling measured in this run "
+          "(memory-bound: its stream ceiling rung; compute-bound: the vendor "
+          "rung). speedup: over the first rung of the same workload and "
+          "size.\n");
+  if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    if (r->status != KL_OK)
+      fprintf(f, "%s %s: error: %s\n", r->workload->name, r->rung->name,
+              r->error);
+    else if (r->check != KL_CHECK_PASS)
+      fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
+              "(worst %.3g x tolerance)%s%s\n",
+              r->workload->name, r->rung->name, check_text(r),
+              (long long)r->verdict.bad_count, (long long)r->verdict.checked,
+              r->verdict.max_error, r->verdict.detail[0] ? "; " : "",
+              r->verdict.detail);
+  }
+  return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+static void csv_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
+  const kl_machine *m = &rep->machine;
+  fprintf(f, "workload,rung,backend,flags,type,n,median_s,min_s,max_s,bytes,"
+          "flops,unit,rate,ceiling,percent_ceiling,speedup,check,max_error,"
+          "bad_elements,status,error,cpu,cpu_threads,omp_threads,gpu,driver,"
+          "seed,reps,warmup\n");
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    char marks[64];
+    rung_marks(r, marks, sizeof marks);
+    fprintf(f, "%s,%s,%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%s,%.6g,%.6g,"
+            "%.4g,%.4g,%s,%.4g,%lld,",
+            r->workload->name, r->rung->name, r->rung->backend, marks,
+            kl_type_name(r->type), (long long)r->n, r->t_median, r->t_min,
+            r->t_max, r->bytes, r->flops, unit_text(r), r->merit, r->ceiling,
+            r->percent, r->speedup, check_text(r), r->verdict.max_error,
+            (long long)r->verdict.bad_count);
+    csv_string(f, kl_status_name(r->status));
+    fputc(',', f);
+    csv_string(f, r->error);
+    fputc(',', f);
+    csv_string(f, m->cpu);
+    fprintf(f, ",%d,%d,", m->cpu_threads, m->omp_threads);
+    csv_string(f, m->gpu);
+    fputc(',', f);
+    csv_string(f, m->driver);
+    fprintf(f, ",%llu,%d,%d\n", (unsigned long long)rep->options.seed,
+            rep->options.reps, rep->options.warmup);
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad)
+    return kl__usage(KL_IO, "writing '%s' failed", path);
+  return KL_OK;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+/* JSON has no NaN or infinity. */
+static void json_number(FILE *f, double x) {
+  if (isfinite(x)) fprintf(f, "%.9g", x);
+  else fprintf(f, "null");
+}
+
+kl_status kl_report_write_json(const kl_report *rep, const char *path) {
+  FILE *f = fopen(path, "w");
+  if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
+  const kl_machine *m = &rep->machine;
+  fprintf(f, "{\n  \"kladder\": \"%s\",\n  \"machine\": {\"cpu\": ", KL_VERSION);
+  json_string(f, m->cpu);
+  fprintf(f, ", \"cpu_threads\": %d, \"omp_threads\": %d, \"gpu\": ",
+          m->cpu_threads, m->omp_threads);
+  json_string(f, m->gpu);
+  fprintf(f, ", \"driver\": ");
+  json_string(f, m->driver);
+  fprintf(f, ", \"host\": ");
+  json_string(f, m->host);
+  fprintf(f, "},\n  \"options\": {\"seed\": %llu, \"reps\": %d, \"warmup\": "
+          "%d},\n  \"notes\": ",
+          (unsigned long long)rep->options.seed, rep->options.reps,
+          rep->options.warmup);
+  json_string(f, rep->notes);
+  fprintf(f, ",\n  \"results\": [");
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    char marks[64];
+    rung_marks(r, marks, sizeof marks);
+    fprintf(f, "%s\n    {\"workload\": ", i ? "," : "");
+    json_string(f, r->workload->name);
+    fprintf(f, ", \"rung\": ");
+    json_string(f, r->rung->name);
+    fprintf(f, ", \"backend\": ");
+    json_string(f, r->rung->backend);
+    fprintf(f, ", \"flags\": ");
+    json_string(f, marks);
+    fprintf(f, ", \"type\": \"%s\", \"n\": %lld, \"median_s\": ",
+            kl_type_name(r->type), (long long)r->n);
+    json_number(f, r->t_median);
+    fprintf(f, ", \"min_s\": ");
+    json_number(f, r->t_min);
+    fprintf(f, ", \"max_s\": ");
+    json_number(f, r->t_max);
+    fprintf(f, ", \"bytes\": ");
+    json_number(f, r->bytes);
+    fprintf(f, ", \"flops\": ");
+    json_number(f, r->flops);
+    fprintf(f, ", \"unit\": \"%s\", \"rate\": ", unit_text(r));
+    json_number(f, r->merit);
+    fprintf(f, ", \"ceiling\": ");
+    json_number(f, r->ceiling);
+    fprintf(f, ", \"percent_ceiling\": ");
+    json_number(f, r->percent);
+    fprintf(f, ", \"speedup\": ");
+    json_number(f, r->speedup);
+    fprintf(f, ", \"check\": \"%s\", \"max_error\": ", check_text(r));
+    json_number(f, r->verdict.max_error);
+    fprintf(f, ", \"bad_elements\": %lld, \"status\": ",
+            (long long)r->verdict.bad_count);
+    json_string(f, kl_status_name(r->status));
+    fprintf(f, ", \"error\": ");
+    json_string(f, r->error);
+    fprintf(f, "}");
+  }
+  fprintf(f, "\n  ]\n}\n");
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad)
+    return kl__usage(KL_IO, "writing '%s' failed", path);
+  return KL_OK;
+}

@@ -1,0 +1,121 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+static _Thread_local char last_error[512];
+
+static const char *const status_names[] = {
+#define KL_STATUS_NAME(name, exit_code, text) text,
+    KL_STATUS_MAP(KL_STATUS_NAME)
+#undef KL_STATUS_NAME
+};
+
+static const int exit_codes[] = {
+#define KL_STATUS_EXIT(name, exit_code, text) exit_code,
+    KL_STATUS_MAP(KL_STATUS_EXIT)
+#undef KL_STATUS_EXIT
+};
+
+const char *kl_status_name(kl_status s) {
+  if ((int)s < 0 || s >= KL_STATUS_COUNT) return "unknown status";
+  return status_names[s];
+}
+
+int kl_exit_code(kl_status s) {
+  if ((int)s < 0 || s >= KL_STATUS_COUNT) return 3;
+  return exit_codes[s];
+}
+
+const char *kl_last_error(void) { return last_error; }
+
+kl_status kl__fail_at(kl_status s, const char *file, int line,
+                      const char *fmt, ...) {
+  /* Keep only the path below src/ so that messages do not carry the
+   * build machine's directories. */
+  const char *short_file = strstr(file, "src/");
+  int len = snprintf(last_error, sizeof last_error, "%s:%d: ",
+                     short_file ? short_file : file, line);
+  if (len < 0 || (size_t)len >= sizeof last_error) return s;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error + len, sizeof last_error - (size_t)len, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+kl_status kl__usage(kl_status s, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+static const char *const type_names[] = {
+#define KL_TYPE_NAME(name, text, size) text,
+    KL_TYPE_MAP(KL_TYPE_NAME)
+#undef KL_TYPE_NAME
+};
+
+static const size_t type_sizes[] = {
+#define KL_TYPE_SIZE(name, text, size) size,
+    KL_TYPE_MAP(KL_TYPE_SIZE)
+#undef KL_TYPE_SIZE
+};
+
+const char *kl_type_name(kl_type t) {
+  if ((int)t < 0 || t >= KL_TYPE_COUNT) return "default";
+  return type_names[t];
+}
+
+size_t kl_type_size(kl_type t) {
+  if ((int)t < 0 || t >= KL_TYPE_COUNT) return 0;
+  return type_sizes[t];
+}
+
+kl_status kl_type_parse(const char *name, kl_type *out) {
+  for (int t = 0; t < KL_TYPE_COUNT; t++) {
+    if (strcmp(name, type_names[t]) == 0) {
+      *out = (kl_type)t;
+      return KL_OK;
+    }
+  }
+  return kl__usage(KL_USAGE, "unknown type '%s'; valid: f32, f64, i32, u8",
+                   name);
+}
+
+kl_status kl_parse_size(const char *text, int64_t *out) {
+  if (text == NULL || *text == '\0')
+    return kl__usage(KL_USAGE, "size is empty; give a positive integer");
+  const char *p = text;
+  if (*p == '-')
+    return kl__usage(KL_USAGE, "size '%s' is negative; give a positive integer",
+                     text);
+  if (*p == '+') p++;
+  if (*p < '0' || *p > '9')
+    return kl__usage(KL_USAGE, "size '%s' is not a number", text);
+  int64_t value = 0;
+  for (; *p >= '0' && *p <= '9'; p++) {
+    int digit = *p - '0';
+    if (value > (INT64_MAX - digit) / 10)
+      return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
+    value = value * 10 + digit;
+  }
+  int shift = 0;
+  if (*p == 'K' || *p == 'k') shift = 10, p++;
+  else if (*p == 'M' || *p == 'm') shift = 20, p++;
+  else if (*p == 'G' || *p == 'g') shift = 30, p++;
+  if (*p != '\0')
+    return kl__usage(KL_USAGE,
+                     "size '%s' is not a number (digits, then K, M or G)",
+                     text);
+  if (value == 0)
+    return kl__usage(KL_USAGE, "size '%s' is zero; give a positive integer",
+                     text);
+  if (value > (INT64_MAX >> shift))
+    return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
+  *out = value << shift;
+  return KL_OK;
+}

@@ -1,0 +1,123 @@
+/* The library API, as a C program embedding kladder would use it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kladder.h"
+
+static int failures, passes;
+
+#define EXPECT(cond)                                                          \
+  do {                                                                        \
+    if (cond) passes++;                                                       \
+    else {                                                                    \
+      failures++;                                                             \
+      printf("FAILED %s:%d: %s (last error: %s)\n", __FILE__, __LINE__,       \
+             #cond, kl_last_error());                                         \
+    }                                                                         \
+  } while (0)
+
+static void test_sizes(void) {
+  int64_t n = 0;
+  EXPECT(kl_parse_size("1000003", &n) == KL_OK && n == 1000003);
+  EXPECT(kl_parse_size("256M", &n) == KL_OK && n == 268435456);
+  EXPECT(kl_parse_size("2G", &n) == KL_OK && n == 2147483648LL);
+  EXPECT(kl_parse_size("4k", &n) == KL_OK && n == 4096);
+  EXPECT(kl_parse_size("0", &n) == KL_USAGE);
+  EXPECT(kl_parse_size("-3", &n) == KL_USAGE);
+  EXPECT(kl_parse_size("", &n) == KL_USAGE);
+  EXPECT(kl_parse_size("12x", &n) == KL_USAGE);
+  EXPECT(kl_parse_size("1.5", &n) == KL_USAGE);
+  EXPECT(kl_parse_size("9223372036854775808", &n) == KL_TOO_LARGE);
+  EXPECT(kl_parse_size("9999999999G", &n) == KL_TOO_LARGE);
+}
+
+static void test_names_and_codes(void) {
+  kl_type t;
+  EXPECT(kl_type_parse("f64", &t) == KL_OK && t == KL_F64);
+  EXPECT(kl_type_parse("double", &t) == KL_USAGE);
+  EXPECT(kl_type_size(KL_F32) == 4 && kl_type_size(KL_U8) == 1);
+  EXPECT(kl_exit_code(KL_OK) == 0);
+  EXPECT(kl_exit_code(KL_CHECK_FAILED) == 1);
+  EXPECT(kl_exit_code(KL_USAGE) == 2 && kl_exit_code(KL_TOO_LARGE) == 2);
+  EXPECT(kl_exit_code(KL_DEVICE) == 3 && kl_exit_code(KL_NO_MEMORY) == 3);
+  EXPECT(kl_workload_find("map") && kl_workload_find("stream"));
+  EXPECT(kl_workload_find("nope") == NULL);
+  EXPECT(kl_backend_find("serial") && kl_backend_available(
+      kl_backend_find("serial"), NULL, 0));
+  const kl_workload *map = kl_workload_find("map");
+  EXPECT(map && kl_rung_find(map, "serial") && !kl_rung_find(map, "fast"));
+  /* Every workload's ladder starts on the serial backend, so speedups are
+   * over the plain loop, and every rung name is unique in its ladder. */
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    EXPECT(w->rung_count > 0 && strcmp(w->rungs[0].backend, "serial") == 0);
+    for (size_t a = 0; a < w->rung_count; a++)
+      for (size_t b = a + 1; b < w->rung_count; b++)
+        EXPECT(strcmp(w->rungs[a].name, w->rungs[b].name) != 0);
+  }
+}
+
+static void test_run(void) {
+  kl_options o;
+  kl_options_init(&o);
+  o.workloads = "map";
+  o.backends = "serial,openmp";
+  o.n = 100003;
+  o.reps = 3;
+  o.warmup = 1;
+  kl_report *rep = NULL;
+  kl_status st = kl_run(&o, &rep);
+  EXPECT(st == KL_OK && rep != NULL);
+  if (!rep) return;
+  /* The serial and OpenMP ceilings (stream triad at its default size)
+   * come first, then the two map rungs. */
+  EXPECT(rep->count >= 3);
+  int maps = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
+    EXPECT(r->t_min > 0 && r->t_min <= r->t_median && r->t_median <= r->t_max);
+    if (strcmp(r->workload->name, "map") == 0) {
+      maps++;
+      EXPECT(r->n == 100003 && r->bytes == 8.0 * 100003);
+      EXPECT(r->ceiling > 0 && r->percent > 0 && r->speedup > 0);
+      EXPECT(r->verdict.checked == 100003);
+    }
+  }
+  EXPECT(maps == 2);
+  EXPECT(kl_report_write_csv(rep, "/nonexistent-dir/x.csv") == KL_IO);
+  kl_report_free(rep);
+
+  kl_options_init(&o);
+  o.workloads = "map";
+  o.rungs = "warp-speed";
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL);
+  EXPECT(strstr(kl_last_error(), "valid: map: serial openmp") != NULL);
+  o.rungs = NULL;
+  o.reps = 0;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE);
+}
+
+static void test_same_seed_same_result(void) {
+  const kl_workload *map = kl_workload_find("map");
+  const kl_rung *serial = kl_rung_find(map, "serial");
+  kl_result a, b;
+  EXPECT(kl_run_rung(map, serial, 1000, KL_TYPE_DEFAULT, 5, 1, 0, &a) ==
+         KL_OK);
+  EXPECT(kl_run_rung(map, serial, 1000, KL_TYPE_DEFAULT, 5, 1, 0, &b) ==
+         KL_OK);
+  EXPECT(a.verdict.max_error == b.verdict.max_error);
+  EXPECT(kl_run_rung(map, serial, 0, KL_TYPE_DEFAULT, 5, 1, 0, &a) ==
+         KL_USAGE);
+  EXPECT(kl_run_rung(map, serial, 1000, KL_F64, 5, 1, 0, &a) != KL_OK);
+}
+
+int main(void) {
+  test_sizes();
+  test_names_and_codes();
+  test_run();
+  test_same_seed_same_result();
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,92 @@
+/* The checker must catch wrong outputs: for every workload and type, a
+ * rung that leaves the poisoned output unwritten, and rungs that compute the
+ * right answer and then spoil one element (first, middle, last), must all
+ * be reported as failed. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kladder.h"
+
+static const kl_rung *reference_rung; /* the workload's serial rung */
+static int64_t spoil_at;              /* -1: write nothing at all */
+
+static int first_output(const kl_plan *p) {
+  for (int i = 0; i < p->buffer_count; i++)
+    if (p->buffers[i].role != KL_IN) return i;
+  return -1;
+}
+
+/* Far outside any tolerance, yet a plausible-looking number. */
+static void spoil(void *buf, kl_type t, int64_t i) {
+  switch (t) {
+  case KL_F32: ((float *)buf)[i] = ((float *)buf)[i] * 1.001f + 1e-3f; break;
+  case KL_F64: ((double *)buf)[i] = ((double *)buf)[i] * 1.001 + 1e-3; break;
+  case KL_I32: ((int32_t *)buf)[i] += 1; break;
+  case KL_U8: ((uint8_t *)buf)[i] += 1; break;
+  default: break;
+  }
+}
+
+static kl_status faulty_run(const kl_args *a) {
+  if (spoil_at < 0) return KL_OK; /* the poison stays */
+  kl_status st = reference_rung->run(a);
+  int out = first_output(a->plan);
+  if (st == KL_OK && out >= 0) {
+    int64_t count = a->plan->buffers[out].count;
+    spoil(a->buffers[out], a->plan->buffers[out].type,
+          spoil_at < count ? spoil_at : count - 1);
+  }
+  return st;
+}
+
+int main(void) {
+  int checked = 0, missed = 0;
+  for (size_t w = 0; w < kl_workload_count(); w++) {
+    const kl_workload *wl = kl_workload_at(w);
+    reference_rung = NULL;
+    for (size_t r = 0; r < wl->rung_count && !reference_rung; r++)
+      if (strcmp(wl->rungs[r].backend, "serial") == 0 &&
+          !(wl->rungs[r].flags & KL_RUNG_KNOWN_WRONG))
+        reference_rung = &wl->rungs[r];
+    if (!reference_rung) {
+      printf("%s: no serial rung to spoil\n", wl->name);
+      missed++;
+      continue;
+    }
+    for (int t = 0; t < KL_TYPE_COUNT; t++) {
+      if (!(wl->types & KL_TYPE_BIT(t))) continue;
+      const int64_t n = 4099;
+      const int64_t cases[] = {-1, 0, n / 2, n - 1};
+      for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        kl_rung faulty = *reference_rung;
+        faulty.name = "faulty";
+        faulty.run = faulty_run;
+        faulty.flags = 0;
+        spoil_at = cases[c];
+        kl_result res;
+        kl_status st = kl_run_rung(wl, &faulty, n, (kl_type)t, 7 + c, 1, 0,
+                                   &res);
+        int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
+                     (spoil_at < 0 || res.verdict.first_bad == spoil_at);
+        printf("%-8s %-4s %-16s %s (%lld bad, first at %lld)\n", wl->name,
+               kl_type_name((kl_type)t),
+               spoil_at < 0 ? "unwritten" : "one spoiled",
+               caught ? "caught" : "MISSED", (long long)res.verdict.bad_count,
+               (long long)res.verdict.first_bad);
+        checked++;
+        missed += !caught;
+      }
+      /* And the unspoiled reference itself passes. */
+      kl_result res;
+      if (kl_run_rung(wl, reference_rung, 4099, (kl_type)t, 3, 1, 0, &res) !=
+          KL_OK) {
+        printf("%s %s: reference rung failed: %s\n", wl->name,
+               kl_type_name((kl_type)t), res.error);
+        missed++;
+      }
+    }
+  }
+  printf("%d passed, %d failed\n", checked - missed, missed);
+  return missed ? 1 : 0;
+}
