@@ -1,5 +1,7 @@
-/* test_rungs BACKEND SIZE...: every rung of every workload on BACKEND, at
- * every size and type, on fresh inputs, checked on every element.
+/* test_rungs [--smallest-type] BACKEND SIZE...: every rung of every
+ * workload on BACKEND, at every size and type (or only each workload's
+ * smallest type, which reaches the most elements in a given memory), on
+ * fresh inputs, checked on every element.
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
  * absent or no size fits in memory. */
 #include <stdio.h>
@@ -9,8 +11,11 @@
 #include "kladder.h"
 
 int main(int argc, char **argv) {
+  int smallest_only = argc > 1 && strcmp(argv[1], "--smallest-type") == 0;
+  argc -= smallest_only;
+  argv += smallest_only;
   if (argc < 3) {
-    fprintf(stderr, "usage: test_rungs BACKEND SIZE...\n");
+    fprintf(stderr, "usage: test_rungs [--smallest-type] BACKEND SIZE...\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -28,11 +33,18 @@ int main(int argc, char **argv) {
     }
     for (size_t w = 0; w < kl_workload_count(); w++) {
       const kl_workload *wl = kl_workload_at(w);
+      int smallest = -1;
+      for (int t = 0; t < KL_TYPE_COUNT; t++)
+        if ((wl->types & KL_TYPE_BIT(t)) &&
+            (smallest < 0 ||
+             kl_type_size((kl_type)t) < kl_type_size((kl_type)smallest)))
+          smallest = t;
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;
         for (int t = 0; t < KL_TYPE_COUNT; t++) {
           if (!(wl->types & KL_TYPE_BIT(t))) continue;
+          if (smallest_only && t != smallest) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
           kl_result res;
           /* A different seed per size and type: fresh inputs each time. */

@@ -47,7 +47,7 @@ static int probe_once(void) {
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
   snprintf(gpu.info, sizeof gpu.info,
-           "%.120s (cc %d.%d, %d SMs, %.1f GiB) | driver %d.%d, runtime %d.%d",
+           "%.120s (cc %d.%d, %d SMs, %.1f GiB) | " KL_GPU " driver %d.%d, runtime %d.%d",
            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
            (double)prop.totalGlobalMem / (1u << 30), driver / 1000,
            driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);

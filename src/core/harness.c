@@ -76,12 +76,8 @@ static kl_status check_fits(const kl_workload *w, const kl_plan *p,
   footprint f;
   kl_status st = plan_footprint(p, b, &f);
   if (st != KL_OK) return st;
-  double host_free = (double)kl__host_memory_available();
-  if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
-    return kl__usage(KL_TOO_LARGE,
-                     "%s: n=%lld needs %.2f GiB of host memory; %.2f GiB "
-                     "are available",
-                     w->name, (long long)p->n, f.host / GIB, host_free / GIB);
+  /* The device first: where both fall short, its limit is the one that
+   * the user can do nothing about on this machine. */
   if (!b->host_memory) {
     size_t dev_free = 0, dev_total = 0;
     st = b->memory(&dev_free, &dev_total);
@@ -93,6 +89,12 @@ static kl_status check_fits(const kl_workload *w, const kl_plan *p,
                        w->name, (long long)p->n, f.device / GIB, b->name,
                        (double)dev_total / GIB);
   }
+  double host_free = (double)kl__host_memory_available();
+  if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
+    return kl__usage(KL_TOO_LARGE,
+                     "%s: n=%lld needs %.2f GiB of host memory; %.2f GiB "
+                     "are available",
+                     w->name, (long long)p->n, f.host / GIB, host_free / GIB);
   return KL_OK;
 }
 
@@ -542,6 +544,12 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
     if (st == KL_OK && selected.count > first)
       st = choose_size(o, w, t, &selected, &n, rep->notes, sizeof rep->notes);
     for (size_t j = first; j < selected.count; j++) selected.items[j].n = n;
+    /* A size that cannot fit is refused before anything runs. */
+    for (size_t j = first; j < selected.count && st == KL_OK; j++) {
+      kl_plan p;
+      st = make_plan(w, n, t, o->seed, &p);
+      if (st == KL_OK) st = check_fits(w, &p, selected.items[j].b);
+    }
   }
   if (st == KL_OK && selected.count == 0)
     st = kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung matches "

@@ -162,7 +162,7 @@ static void json_string(FILE *f, const char *s) {
 
 /* JSON has no NaN or infinity. */
 static void json_number(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.9g", x);
+  if (isfinite(x)) fprintf(f, "%.17g", x);
   else fprintf(f, "null");
 }
 
