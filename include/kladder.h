@@ -56,6 +56,7 @@ const char *kl_last_error(void);
   X(F32, "f32", 4)                                                            \
   X(F64, "f64", 8)                                                            \
   X(I32, "i32", 4)                                                            \
+  X(I64, "i64", 8)                                                            \
   X(U8, "u8", 1)
 
 typedef enum kl_type {
@@ -124,6 +125,8 @@ typedef struct kl_plan {
   int64_t n;
   kl_type type;
   uint64_t seed;
+  int op;     /* index into the workload's ops[], 0 when it has none */
+  int inputs; /* index into the workload's inputs[] patterns, 0 = random */
   int buffer_count;
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   int param_count;
@@ -145,6 +148,7 @@ typedef struct kl_verdict {
   int64_t bad_count; /* elements outside the tolerance */
   int64_t first_bad; /* index of the first one, -1 when none */
   double max_error;  /* largest error / its tolerance; <= 1 passes */
+  double abs_error;  /* largest absolute error against the reference */
   char detail[160];  /* e.g. the first bad element with expected and got */
 } kl_verdict;
 
@@ -168,7 +172,16 @@ typedef struct kl_rung {
   void (*teardown)(kl_args *a);       /* optional */
 } kl_rung;
 
-typedef enum kl_metric { KL_METRIC_GBS, KL_METRIC_GFLOPS } kl_metric;
+/* What a workload's rate counts: bytes moved, flops, or items (points,
+ * elements) processed, per second. */
+typedef enum kl_metric { KL_METRIC_GBS, KL_METRIC_GFLOPS, KL_METRIC_GITEMS } kl_metric;
+
+/* The cost model of one run. */
+typedef struct kl_cost {
+  double bytes; /* the fewest bytes a run must move through memory */
+  double flops;
+  double items; /* elements or points processed */
+} kl_cost;
 
 typedef struct kl_workload {
   const char *name;
@@ -176,6 +189,12 @@ typedef struct kl_workload {
   const char *tolerance; /* the verification rule, in words */
   const char *source;    /* where it comes from (seed and section) */
   kl_metric metric;
+  const char *item_unit; /* for KL_METRIC_GITEMS: e.g. "Gpt/s" */
+  /* Operations (reduce: sum, min, max) and input patterns (random first),
+   * each a NULL-terminated list, or NULL for none; the first is the
+   * default. */
+  const char *const *ops;
+  const char *const *inputs;
   unsigned types; /* KL_TYPE_BIT set */
   kl_type default_type;
   int64_t default_n; /* elements, before fitting to memory */
@@ -189,9 +208,8 @@ typedef struct kl_workload {
    * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
   void (*check)(const kl_plan *p, const kl_rung *r, void *const *in,
                 void *const *out, kl_verdict *v);
-  /* Bytes moved and flops done by one run of rung r. */
-  void (*cost)(const kl_plan *p, const kl_rung *r, double *bytes,
-               double *flops);
+  /* The cost model: what one run of rung r must move and compute. */
+  void (*cost)(const kl_plan *p, const kl_rung *r, kl_cost *c);
   const kl_rung *rungs;
   size_t rung_count;
 } kl_workload;
@@ -210,6 +228,8 @@ typedef struct kl_options {
   const char *rungs;     /* comma-separated; NULL = every rung */
   int64_t n;             /* elements; 0 = each workload's default */
   kl_type type;          /* KL_TYPE_DEFAULT = each workload's default */
+  const char *op;        /* operation, where the workload has several */
+  const char *inputs;    /* input pattern, where it has several */
   int reps;              /* timed runs after warm-up (>= 1) */
   int warmup;            /* untimed runs before them (>= 0) */
   uint64_t seed;         /* inputs are a function of the seed alone */
@@ -232,9 +252,10 @@ typedef struct kl_result {
   const kl_rung *rung;
   int64_t n;
   kl_type type;
+  int op, inputs;                /* indices, as in kl_plan */
   double t_median, t_min, t_max; /* seconds */
-  double bytes, flops;           /* per run, by the cost model */
-  double merit;                  /* GB/s or GFLOP/s at the median */
+  kl_cost cost;                  /* per run, by the cost model */
+  double merit;                  /* GB/s, GFLOP/s or G items/s, at the median */
   double ceiling;                /* the backend's ceiling, same unit; 0 none */
   double percent;                /* 100 * merit / ceiling; 0 when none */
   double speedup;                /* first rung's median / this median; 0 none */
@@ -271,10 +292,26 @@ kl_status kl_report_print(const kl_report *r, FILE *f);
 kl_status kl_report_write_csv(const kl_report *r, const char *path);
 kl_status kl_report_write_json(const kl_report *r, const char *path);
 
-/* One rung, one size, no ceiling: for tests and embedding programs. */
-kl_status kl_run_rung(const kl_workload *w, const kl_rung *r, int64_t n,
-                      kl_type type, uint64_t seed, int reps, int warmup,
+/* One problem instance, as kl_run_rung takes it. */
+typedef struct kl_problem {
+  int64_t n;
+  kl_type type;       /* KL_TYPE_DEFAULT: the workload's default */
+  const char *op;     /* NULL: the workload's default operation */
+  const char *inputs; /* NULL: random inputs */
+  uint64_t seed;
+} kl_problem;
+
+/* One rung, one problem, no ceiling: for tests and embedding programs.
+ * KL_OK when it ran and its check passed (or, for a known-wrong rung,
+ * failed as expected). */
+kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
+                      const kl_problem *problem, int reps, int warmup,
                       kl_result *out);
+
+/* The names of a result's operation and input pattern ("" when none). */
+const char *kl_result_op(const kl_result *r);
+const char *kl_result_inputs(const kl_result *r);
+const char *kl_metric_unit(const kl_workload *w);
 
 /* Parse a size: digits with an optional K, M or G suffix (powers of 1024).
  * KL_USAGE for zero, negative, non-numeric or overflowing text. */

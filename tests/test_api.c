@@ -80,7 +80,7 @@ static void test_run(void) {
     EXPECT(r->t_min > 0 && r->t_min <= r->t_median && r->t_median <= r->t_max);
     if (strcmp(r->workload->name, "map") == 0) {
       maps++;
-      EXPECT(r->n == 100003 && r->bytes == 8.0 * 100003);
+      EXPECT(r->n == 100003 && r->cost.bytes == 8.0 * 100003);
       EXPECT(r->ceiling > 0 && r->percent > 0 && r->speedup > 0);
       EXPECT(r->verdict.checked == 100003);
     }
@@ -103,14 +103,19 @@ static void test_same_seed_same_result(void) {
   const kl_workload *map = kl_workload_find("map");
   const kl_rung *serial = kl_rung_find(map, "serial");
   kl_result a, b;
-  EXPECT(kl_run_rung(map, serial, 1000, KL_TYPE_DEFAULT, 5, 1, 0, &a) ==
-         KL_OK);
-  EXPECT(kl_run_rung(map, serial, 1000, KL_TYPE_DEFAULT, 5, 1, 0, &b) ==
-         KL_OK);
+  kl_problem pb = {1000, KL_TYPE_DEFAULT, NULL, NULL, 5};
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_OK);
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &b) == KL_OK);
   EXPECT(a.verdict.max_error == b.verdict.max_error);
-  EXPECT(kl_run_rung(map, serial, 0, KL_TYPE_DEFAULT, 5, 1, 0, &a) ==
-         KL_USAGE);
-  EXPECT(kl_run_rung(map, serial, 1000, KL_F64, 5, 1, 0, &a) != KL_OK);
+  EXPECT(a.verdict.abs_error == b.verdict.abs_error);
+  pb.n = 0;
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  pb.n = 1000;
+  pb.type = KL_F64;
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) != KL_OK);
+  pb.type = KL_TYPE_DEFAULT;
+  pb.op = "max";
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
 }
 
 int main(void) {

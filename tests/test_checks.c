@@ -23,6 +23,7 @@ static void spoil(void *buf, kl_type t, int64_t i) {
   case KL_F32: ((float *)buf)[i] = ((float *)buf)[i] * 1.001f + 1e-3f; break;
   case KL_F64: ((double *)buf)[i] = ((double *)buf)[i] * 1.001 + 1e-3; break;
   case KL_I32: ((int32_t *)buf)[i] += 1; break;
+  case KL_I64: ((int64_t *)buf)[i] += 1; break;
   case KL_U8: ((uint8_t *)buf)[i] += 1; break;
   default: break;
   }
@@ -65,8 +66,8 @@ int main(void) {
         faulty.flags = 0;
         spoil_at = cases[c];
         kl_result res;
-        kl_status st = kl_run_rung(wl, &faulty, n, (kl_type)t, 7 + c, 1, 0,
-                                   &res);
+        kl_problem pb = {n, (kl_type)t, NULL, NULL, 7 + c};
+        kl_status st = kl_run_rung(wl, &faulty, &pb, 1, 0, &res);
         int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
                      (spoil_at < 0 || res.verdict.first_bad == spoil_at);
         printf("%-8s %-4s %-16s %s (%lld bad, first at %lld)\n", wl->name,
@@ -79,8 +80,8 @@ int main(void) {
       }
       /* And the unspoiled reference itself passes. */
       kl_result res;
-      if (kl_run_rung(wl, reference_rung, 4099, (kl_type)t, 3, 1, 0, &res) !=
-          KL_OK) {
+      kl_problem pb = {4099, (kl_type)t, NULL, NULL, 3};
+      if (kl_run_rung(wl, reference_rung, &pb, 1, 0, &res) != KL_OK) {
         printf("%s %s: reference rung failed: %s\n", wl->name,
                kl_type_name((kl_type)t), res.error);
         missed++;

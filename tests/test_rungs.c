@@ -1,7 +1,8 @@
-/* test_rungs [--smallest-type] BACKEND SIZE...: every rung of every
- * workload on BACKEND, at every size and type (or only each workload's
- * smallest type, which reaches the most elements in a given memory), on
- * fresh inputs, checked on every element.
+/* test_rungs [--quick] BACKEND SIZE...: every rung of every workload on
+ * BACKEND, at every size, type, operation and input pattern, on fresh
+ * inputs, checked on every element. --quick: only each workload's smallest
+ * type (which reaches the most elements in a given memory), default
+ * operation and random inputs, for the sizes beyond 2^31.
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
  * absent or no size fits in memory. */
 #include <stdio.h>
@@ -10,12 +11,27 @@
 
 #include "kladder.h"
 
+static size_t count(const char *const *list) {
+  size_t n = 0;
+  while (list && list[n]) n++;
+  return n;
+}
+
+static int smallest_type(const kl_workload *w) {
+  int best = -1;
+  for (int t = 0; t < KL_TYPE_COUNT; t++)
+    if ((w->types & KL_TYPE_BIT(t)) &&
+        (best < 0 || kl_type_size((kl_type)t) < kl_type_size((kl_type)best)))
+      best = t;
+  return best;
+}
+
 int main(int argc, char **argv) {
-  int smallest_only = argc > 1 && strcmp(argv[1], "--smallest-type") == 0;
-  argc -= smallest_only;
-  argv += smallest_only;
+  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+  argc -= quick;
+  argv += quick;
   if (argc < 3) {
-    fprintf(stderr, "usage: test_rungs [--smallest-type] BACKEND SIZE...\n");
+    fprintf(stderr, "usage: test_rungs [--quick] BACKEND SIZE...\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -33,44 +49,51 @@ int main(int argc, char **argv) {
     }
     for (size_t w = 0; w < kl_workload_count(); w++) {
       const kl_workload *wl = kl_workload_at(w);
-      int smallest = -1;
-      for (int t = 0; t < KL_TYPE_COUNT; t++)
-        if ((wl->types & KL_TYPE_BIT(t)) &&
-            (smallest < 0 ||
-             kl_type_size((kl_type)t) < kl_type_size((kl_type)smallest)))
-          smallest = t;
+      size_t ops = quick || !wl->ops ? 1 : count(wl->ops);
+      size_t patterns = quick || !wl->inputs ? 1 : count(wl->inputs);
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;
         for (int t = 0; t < KL_TYPE_COUNT; t++) {
           if (!(wl->types & KL_TYPE_BIT(t))) continue;
-          if (smallest_only && t != smallest) continue;
+          if (quick && t != smallest_type(wl)) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
-          kl_result res;
-          /* A different seed per size and type: fresh inputs each time. */
-          uint64_t seed = 1000u * (uint64_t)s + (uint64_t)t;
-          kl_status st =
-              kl_run_rung(wl, rung, n, (kl_type)t, seed, 1, 0, &res);
-          const char *word = "ok";
-          if (st == KL_TOO_LARGE) {
-            too_large++;
-            word = "SKIP (too large here)";
-          } else if (st != KL_OK) {
-            failed++;
-            word = "FAIL";
-          } else if (res.check == KL_CHECK_MISSED) {
-            word = "ok (known-wrong rung passed at this size)";
+          for (size_t op = 0; op < ops; op++) {
+            for (size_t in = 0; in < patterns; in++) {
+              /* A different seed per case: fresh inputs each time. */
+              kl_problem pb = {n, (kl_type)t, wl->ops ? wl->ops[op] : NULL,
+                               wl->inputs ? wl->inputs[in] : NULL,
+                               1000u * (uint64_t)s + 100u * (uint64_t)t +
+                                   10u * op + in};
+              kl_result res;
+              kl_status st = kl_run_rung(wl, rung, &pb, 1, 0, &res);
+              const char *word = "ok";
+              if (st == KL_TOO_LARGE) {
+                too_large++;
+                word = "SKIP (too large here)";
+              } else if (st != KL_OK) {
+                failed++;
+                word = "FAIL";
+              } else if (res.check == KL_CHECK_MISSED) {
+                word = "ok (known-wrong rung passed at this size)";
+              } else if (res.check == KL_CHECK_CAUGHT) {
+                word = "ok (known-wrong rung caught)";
+              }
+              if (st == KL_OK) ran++;
+              printf("%-9s %-22s %-4s %-4s %-10s n=%-11lld %s", wl->name,
+                     rung->name, kl_type_name((kl_type)t),
+                     pb.op ? pb.op : "-", pb.inputs ? pb.inputs : "-",
+                     (long long)n, word);
+              if (st == KL_CHECK_FAILED)
+                printf(": %lld bad of %lld; %s",
+                       (long long)res.verdict.bad_count,
+                       (long long)res.verdict.checked, res.verdict.detail);
+              else if (st != KL_OK)
+                printf(": %s", res.error[0] ? res.error : kl_last_error());
+              printf("\n");
+              fflush(stdout);
+            }
           }
-          if (st == KL_OK) ran++;
-          printf("%-8s %-22s %-4s n=%-11lld %s", wl->name, rung->name,
-                 kl_type_name((kl_type)t), (long long)n, word);
-          if (st != KL_OK && st != KL_TOO_LARGE) printf(": %s", res.error);
-          if (st == KL_CHECK_FAILED)
-            printf("%lld bad of %lld; %s", (long long)res.verdict.bad_count,
-                   (long long)res.verdict.checked, res.verdict.detail);
-          if (st == KL_TOO_LARGE) printf(": %s", kl_last_error());
-          printf("\n");
-          fflush(stdout);
         }
       }
     }

@@ -34,7 +34,11 @@ static const char usage_run[] =
     "                           (powers of 1024). Default: each workload's,\n"
     "                           shrunk to fit memory (the output says so)\n"
     "  -t, --type T             element type, where the workload has several:\n"
-    "                           f32, f64, i32, u8\n"
+    "                           f32, f64, i32, i64, u8\n"
+    "  -o, --op OP              operation, where the workload has several\n"
+    "                           (reduce: sum, min, max)\n"
+    "      --inputs PATTERN     input pattern, where the workload has several\n"
+    "                           (default random; see `kladder list`)\n"
     "      --reps N             timed runs per rung (default 10)\n"
     "      --warmup N           untimed runs before them (default 2)\n"
     "      --seed S             seed of the random inputs (default 20261121)\n"
@@ -47,8 +51,9 @@ static const char usage_run[] =
     "The table: median, min and max time of the timed runs; rate by the\n"
     "workload's cost model (GB/s or GFLOP/s at the median); %ceil, the rate\n"
     "as a percent of the backend's ceiling measured in the same run;\n"
-    "speedup over the first rung of the same workload; check PASS or FAIL\n"
-    "against a higher-precision reference on every element.\n"
+    "speedup over the first rung of the same workload; abs err, the largest\n"
+    "absolute error against the reference; check PASS or FAIL against a\n"
+    "higher-precision reference on every element.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error.\n";
@@ -101,11 +106,16 @@ static int list(void) {
     printf("  %s: %s\n    types:", w->name, w->summary);
     for (int t = 0; t < KL_TYPE_COUNT; t++)
       if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
-    printf(" (default %s), default n = %lld, rate in %s\n    check: %s\n"
-           "    from: %s\n",
+    printf(" (default %s), default n = %lld, rate in %s\n",
            kl_type_name(w->default_type), (long long)w->default_n,
-           w->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s", w->tolerance,
-           w->source);
+           kl_metric_unit(w));
+    for (size_t k = 0; w->ops && w->ops[k]; k++)
+      printf("%s%s%s", k ? ", " : "    ops: ", w->ops[k],
+             w->ops[k + 1] ? "" : " (the first is the default)\n");
+    for (size_t k = 0; w->inputs && w->inputs[k]; k++)
+      printf("%s%s%s", k ? ", " : "    inputs: ", w->inputs[k],
+             w->inputs[k + 1] ? "" : "\n");
+    printf("    check: %s\n    from: %s\n", w->tolerance, w->source);
     for (size_t j = 0; j < w->rung_count; j++) {
       const kl_rung *r = &w->rungs[j];
       const kl_backend *b = kl_backend_find(r->backend);
@@ -159,7 +169,8 @@ static int run(int argc, char **argv) {
     }
     int takes_value = IS("-w", "--workload") || IS("-b", "--backend") ||
                       IS("-r", "--rung") || IS("-n", "--size") ||
-                      IS("-t", "--type") || IS("", "--reps") ||
+                      IS("-t", "--type") || IS("-o", "--op") ||
+                      IS("", "--inputs") || IS("", "--reps") ||
                       IS("", "--warmup") || IS("", "--seed") ||
                       IS("", "--csv") || IS("", "--json");
     if (!takes_value) return usage_error("unknown option '%s'", arg);
@@ -169,6 +180,8 @@ static int run(int argc, char **argv) {
     if (IS("-w", "--workload")) o.workloads = value;
     else if (IS("-b", "--backend")) o.backends = value;
     else if (IS("-r", "--rung")) o.rungs = value;
+    else if (IS("-o", "--op")) o.op = value;
+    else if (IS("", "--inputs")) o.inputs = value;
     else if (IS("-n", "--size")) {
       kl_status st = kl_parse_size(value, &o.n);
       if (st != KL_OK) return fail(st);

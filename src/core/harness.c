@@ -59,16 +59,74 @@ static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
   return KL_OK;
 }
 
-static kl_status make_plan(const kl_workload *w, int64_t n, kl_type type,
-                           uint64_t seed, kl_plan *p) {
+/* A problem instance: what a plan is made from. */
+typedef struct instance {
+  int64_t n;
+  kl_type type;
+  uint64_t seed;
+  int op, inputs;
+} instance;
+
+static kl_status make_plan(const kl_workload *w, const instance *in,
+                           kl_plan *p) {
   memset(p, 0, sizeof *p);
-  p->n = n;
-  p->type = type;
-  p->seed = seed;
-  if (n < 1)
+  p->n = in->n;
+  p->type = in->type;
+  p->seed = in->seed;
+  p->op = in->op;
+  p->inputs = in->inputs;
+  if (in->n < 1)
     return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
-                     (long long)n);
+                     (long long)in->n);
   return w->plan(p);
+}
+
+static size_t list_length(const char *const *list) {
+  size_t n = 0;
+  while (list && list[n]) n++;
+  return n;
+}
+
+/* Index of name in a workload's NULL-terminated list; NULL or "" is the
+ * default (0). */
+static kl_status find_name(const kl_workload *w, const char *const *list,
+                           const char *what, const char *name, int *index) {
+  *index = 0;
+  if (!name || !*name) return KL_OK;
+  if (!list)
+    return kl__usage(KL_USAGE, "workload %s has no %ss (asked for '%s')",
+                     w->name, what, name);
+  char valid[256] = "";
+  for (size_t i = 0; list[i]; i++) {
+    if (strcmp(list[i], name) == 0) {
+      *index = (int)i;
+      return KL_OK;
+    }
+    size_t used = strlen(valid);
+    snprintf(valid + used, sizeof valid - used, "%s%s", i ? ", " : "",
+             list[i]);
+  }
+  return kl__usage(KL_USAGE, "unknown %s '%s' for %s; valid: %s", what, name,
+                   w->name, valid);
+}
+
+const char *kl_result_op(const kl_result *r) {
+  const char *const *ops = r->workload->ops;
+  return ops && (size_t)r->op < list_length(ops) ? ops[r->op] : "";
+}
+
+const char *kl_result_inputs(const kl_result *r) {
+  const char *const *in = r->workload->inputs;
+  return in && (size_t)r->inputs < list_length(in) ? in[r->inputs] : "";
+}
+
+const char *kl_metric_unit(const kl_workload *w) {
+  switch (w->metric) {
+  case KL_METRIC_GBS: return "GB/s";
+  case KL_METRIC_GFLOPS: return "GFLOP/s";
+  case KL_METRIC_GITEMS: return w->item_unit ? w->item_unit : "G/s";
+  }
+  return "?";
 }
 
 static kl_status check_fits(const kl_workload *w, const kl_plan *p,
@@ -235,13 +293,16 @@ static kl_status run_and_time(const kl_rung *r, const kl_backend *b,
 }
 
 static kl_status measure(const kl_workload *w, const kl_rung *r,
-                         const kl_backend *b, int64_t n, kl_type type,
-                         uint64_t seed, int reps, int warmup, kl_result *res) {
+                         const kl_backend *b, const instance *in, int reps,
+                         int warmup, kl_result *res) {
+  const kl_type type = in->type;
   memset(res, 0, sizeof *res);
   res->workload = w;
   res->rung = r;
-  res->n = n;
+  res->n = in->n;
   res->type = type;
+  res->op = in->op;
+  res->inputs = in->inputs;
   res->verdict.first_bad = -1;
   res->check = KL_CHECK_FAIL;
   if (!r->run)
@@ -257,10 +318,10 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
                                  r->name, kl_type_name(type)));
 
   kl_plan p;
-  kl_status st = make_plan(w, n, type, seed, &p);
+  kl_status st = make_plan(w, in, &p);
   if (st == KL_OK) st = check_fits(w, &p, b);
   if (st != KL_OK) return record(res, st);
-  w->cost(&p, r, &res->bytes, &res->flops);
+  w->cost(&p, r, &res->cost);
 
   buffers bufs;
   memset(&bufs, 0, sizeof bufs);
@@ -291,26 +352,32 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
   if (set_up && r->teardown) r->teardown(&args);
   release_buffers(&p, b, &bufs);
   if (st == KL_OK && res->t_median > 0) {
-    double per_second = w->metric == KL_METRIC_GBS ? res->bytes : res->flops;
-    res->merit = per_second / res->t_median * 1e-9;
+    double amount = w->metric == KL_METRIC_GBS      ? res->cost.bytes
+                    : w->metric == KL_METRIC_GFLOPS ? res->cost.flops
+                                                    : res->cost.items;
+    res->merit = amount / res->t_median * 1e-9;
   }
   return record(res, st);
 }
 
-kl_status kl_run_rung(const kl_workload *w, const kl_rung *r, int64_t n,
-                      kl_type type, uint64_t seed, int reps, int warmup,
+kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
+                      const kl_problem *pb, int reps, int warmup,
                       kl_result *out) {
   const kl_backend *b = kl_backend_find(r->backend);
-  if (!b || !kl_backend_available(b, NULL, 0)) {
-    memset(out, 0, sizeof *out);
-    out->workload = w;
-    out->rung = r;
+  memset(out, 0, sizeof *out);
+  out->workload = w;
+  out->rung = r;
+  if (!b || !kl_backend_available(b, NULL, 0))
     return record(out, kl__usage(KL_UNAVAILABLE,
                                  "backend %s is not available here",
                                  r->backend));
-  }
-  if (type == KL_TYPE_DEFAULT) type = w->default_type;
-  kl_status st = measure(w, r, b, n, type, seed, reps, warmup, out);
+  instance in = {pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type,
+                 pb->seed, 0, 0};
+  kl_status st = find_name(w, w->ops, "op", pb->op, &in.op);
+  if (st == KL_OK) st = find_name(w, w->inputs, "input pattern", pb->inputs,
+                                  &in.inputs);
+  if (st != KL_OK) return record(out, st);
+  st = measure(w, r, b, &in, reps, warmup, out);
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
 }
@@ -422,8 +489,7 @@ typedef struct job {
   const kl_workload *w;
   const kl_rung *r;
   const kl_backend *b;
-  int64_t n;
-  kl_type type;
+  instance in;
   int is_ceiling;
 } job;
 
@@ -455,14 +521,15 @@ static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
 /* The size a workload runs at: the one asked for, or its default shrunk to
  * fit every backend it will run on, with a note when it was shrunk. */
 static kl_status choose_size(const kl_options *o, const kl_workload *w,
-                             kl_type type, const job_list *jobs,
-                             int64_t *n, char *note, size_t note_size) {
+                             instance *in, const job_list *jobs, char *note,
+                             size_t note_size) {
   if (o->n > 0) {
-    *n = o->n;
+    in->n = o->n;
     return KL_OK;
   }
   kl_plan p;
-  kl_status st = make_plan(w, w->default_n, type, o->seed, &p);
+  in->n = w->default_n;
+  kl_status st = make_plan(w, in, &p);
   if (st != KL_OK) return st;
   double scale = 1.0, host_free = (double)kl__host_memory_available();
   const char *limit = NULL;
@@ -488,12 +555,11 @@ static kl_status choose_size(const kl_options *o, const kl_workload *w,
       limit = b->name;
     }
   }
-  *n = w->default_n;
   if (scale < 1.0) {
     int64_t fitted = (int64_t)((double)w->default_n * scale);
     fitted &= ~(int64_t)((1 << 20) - 1); /* whole mebi-elements */
     if (fitted < 1) fitted = 1;
-    *n = fitted;
+    in->n = fitted;
     append(note, note_size,
            "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
            w->name, (long long)fitted, (long long)w->default_n, limit);
@@ -511,8 +577,33 @@ static void progress(const kl_options *o, const char *fmt, ...) {
   o->progress(o->progress_ctx, line);
 }
 
-static kl_type type_for(const kl_options *o, const kl_workload *w) {
-  return o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
+/* The instance a workload runs with under these options, or a reason to
+ * skip it (KL_UNAVAILABLE with a note) or to stop (other statuses). */
+static kl_status workload_instance(const kl_options *o, const kl_workload *w,
+                                   instance *in, kl_report *rep) {
+  memset(in, 0, sizeof *in);
+  in->seed = o->seed;
+  in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
+  const char *reason = NULL;
+  if (!(w->types & KL_TYPE_BIT(in->type))) reason = "type";
+  else if (o->op && !w->ops) reason = "op";
+  else if (o->inputs && !w->inputs) reason = "inputs";
+  if (reason) {
+    /* A workload named on purpose must accept the options; in a run of
+     * every workload, those that cannot are skipped and said so. */
+    const char *value = reason[0] == 't' ? kl_type_name(in->type)
+                        : reason[0] == 'o' ? o->op : o->inputs;
+    if (o->workloads)
+      return kl__usage(KL_USAGE, "workload %s has no %s %s", w->name,
+                       reason[0] == 't' ? "type" : reason, value);
+    append(rep->notes, sizeof rep->notes, "%s: skipped, it has no %s %s. ",
+           w->name, reason[0] == 't' ? "type" : reason, value);
+    return KL_UNAVAILABLE;
+  }
+  kl_status st = find_name(w, w->ops, "op", o->op, &in->op);
+  if (st == KL_OK)
+    st = find_name(w, w->inputs, "input pattern", o->inputs, &in->inputs);
+  return st;
 }
 
 /* Build the job list: the selected rungs in ladder order, preceded by the
@@ -524,30 +615,26 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
   for (size_t i = 0; i < kl_workload_count() && st == KL_OK; i++) {
     const kl_workload *w = kl_workload_at(i);
     if (!workload_selected(o, w)) continue;
-    kl_type t = type_for(o, w);
-    if (!(w->types & KL_TYPE_BIT(t))) {
-      if (o->workloads)
-        return kl__usage(KL_USAGE, "workload %s has no type %s", w->name,
-                         kl_type_name(t));
-      append(rep->notes, sizeof rep->notes, "%s: skipped, it has no type %s. ",
-             w->name, kl_type_name(t));
+    instance in;
+    st = workload_instance(o, w, &in, rep);
+    if (st == KL_UNAVAILABLE) {
+      st = KL_OK;
       continue;
     }
     size_t first = selected.count;
     for (size_t j = 0; j < w->rung_count && st == KL_OK; j++) {
       const kl_rung *r = &w->rungs[j];
-      if (!rung_selected(o, r, t)) continue;
-      job jb = {w, r, kl_backend_find(r->backend), 0, t, 0};
+      if (!rung_selected(o, r, in.type)) continue;
+      job jb = {w, r, kl_backend_find(r->backend), in, 0};
       st = push_job(&selected, jb);
     }
-    int64_t n = 0;
     if (st == KL_OK && selected.count > first)
-      st = choose_size(o, w, t, &selected, &n, rep->notes, sizeof rep->notes);
-    for (size_t j = first; j < selected.count; j++) selected.items[j].n = n;
+      st = choose_size(o, w, &in, &selected, rep->notes, sizeof rep->notes);
+    for (size_t j = first; j < selected.count; j++) selected.items[j].in = in;
     /* A size that cannot fit is refused before anything runs. */
     for (size_t j = first; j < selected.count && st == KL_OK; j++) {
       kl_plan p;
-      st = make_plan(w, n, t, o->seed, &p);
+      st = make_plan(w, &in, &p);
       if (st == KL_OK) st = check_fits(w, &p, selected.items[j].b);
     }
   }
@@ -564,18 +651,16 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
       const kl_workload *sw = NULL;
       const kl_rung *cr = needed ? kl__ceiling_rung(&sw, b->name) : NULL;
       if (!cr) continue;
-      int64_t n = 0;
-      job jb = {sw, cr, b, 0, sw->default_type, 1};
+      job jb = {sw, cr, b, {0, sw->default_type, o->seed, 0, 0}, 1};
       job_list one = {&jb, 1, 1};
       kl_options defaults = *o;
       defaults.n = 0;
-      st = choose_size(&defaults, sw, sw->default_type, &one, &n, rep->notes,
+      st = choose_size(&defaults, sw, &jb.in, &one, rep->notes,
                        sizeof rep->notes);
-      jb.n = n;
       int found = 0;
       for (size_t j = 0; j < selected.count; j++) {
         job *s = &selected.items[j];
-        if (s->r == cr && s->n == n && s->type == jb.type)
+        if (s->r == cr && memcmp(&s->in, &jb.in, sizeof jb.in) == 0)
           s->is_ceiling = found = 1;
       }
       if (!found && st == KL_OK) st = push_job(jobs, jb);
@@ -597,6 +682,10 @@ static const char *check_word(kl_check_state c) {
   return "?";
 }
 
+static int same_instance(const job *a, const job *b) {
+  return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
+}
+
 /* Percent of ceiling and speedup, once every job has run. */
 static void relate_results(const job_list *jobs, kl_report *rep) {
   for (size_t i = 0; i < rep->count; i++) {
@@ -610,16 +699,14 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
         continue;
       if (res->workload->metric == KL_METRIC_GBS && jj->is_ceiling)
         res->ceiling = c->merit;
-      else if (res->workload->metric == KL_METRIC_GFLOPS &&
-               c->workload == res->workload && c->n == res->n &&
-               c->type == res->type && (c->rung->flags & KL_RUNG_VENDOR))
+      else if (res->workload->metric != KL_METRIC_GBS &&
+               same_instance(jj, ji) && (c->rung->flags & KL_RUNG_VENDOR))
         res->ceiling = c->merit;
     }
     if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
     for (size_t j = 0; j < rep->count; j++) {
       const kl_result *base = &rep->results[j];
-      if (base->workload == res->workload && base->n == res->n &&
-          base->type == res->type && base->status == KL_OK) {
+      if (same_instance(&jobs->items[j], ji) && base->status == KL_OK) {
         res->speedup = base->t_median / res->t_median;
         break;
       }
@@ -664,12 +751,13 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
   for (size_t i = 0; i < jobs.count; i++) {
     const job *jb = &jobs.items[i];
     kl_result *res = &rep->results[rep->count++];
-    progress(&o, "[%zu/%zu] %s %s (%s, n=%lld, %s)%s ...", i + 1, jobs.count,
-             jb->w->name, jb->r->name, jb->b->name, (long long)jb->n,
-             kl_type_name(jb->type), jb->is_ceiling ? " ceiling" : "");
+    progress(&o, "[%zu/%zu] %s %s (%s, n=%lld, %s%s%s)%s ...", i + 1,
+             jobs.count, jb->w->name, jb->r->name, jb->b->name,
+             (long long)jb->in.n, kl_type_name(jb->in.type),
+             jb->w->ops ? " " : "", jb->w->ops ? jb->w->ops[jb->in.op] : "",
+             jb->is_ceiling ? " ceiling" : "");
     double started = kl__now();
-    st = measure(jb->w, jb->r, jb->b, jb->n, jb->type, o.seed, o.reps,
-                 o.warmup, res);
+    st = measure(jb->w, jb->r, jb->b, &jb->in, o.reps, o.warmup, res);
     if (st != KL_OK) {
       progress(&o, "    error: %s", res->error);
       /* The run goes on; its status is the worst by exit code: device
@@ -678,8 +766,7 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
       continue;
     }
     progress(&o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
-             res->t_median * 1e3, res->merit,
-             jb->w->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s",
+             res->t_median * 1e3, res->merit, kl_metric_unit(jb->w),
              check_word(res->check), kl__now() - started);
     if (res->check == KL_CHECK_FAIL && kl_exit_code(worst) < 1)
       worst = KL_CHECK_FAILED;

@@ -37,7 +37,7 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
 /* ---- checks ---------------------------------------------------------- */
 /* Finish a verdict from the counts a check loop gathered. */
 void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
-                     int64_t first_bad, double max_error);
+                     int64_t first_bad, double max_error, double abs_error);
 
 /* ---- machine ----------------------------------------------------------- */
 size_t kl__host_memory_available(void);

@@ -39,6 +39,13 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
       x[i] = (int32_t)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
     break;
   }
+  case KL_I64: {
+    int64_t *x = dst;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; i++)
+      x[i] = (int64_t)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
+    break;
+  }
   case KL_U8: {
     uint8_t *x = dst;
 #pragma omp parallel for schedule(static)
@@ -52,7 +59,8 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
 }
 
 void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
-                     int64_t first_bad, double max_error) {
+                     int64_t first_bad, double max_error, double abs_error) {
+  v->abs_error = abs_error;
   v->checked = checked;
   v->bad_count = bad;
   v->first_bad = bad ? first_bad : -1;

@@ -17,7 +17,7 @@ static const char *check_text(const kl_result *r) {
 }
 
 static const char *unit_text(const kl_result *r) {
-  return r->workload->metric == KL_METRIC_GBS ? "GB/s" : "GFLOP/s";
+  return kl_metric_unit(r->workload);
 }
 
 static void rung_marks(const kl_result *r, char *dst, size_t size) {
@@ -54,9 +54,10 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
           "[min, max]\n\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
-  fprintf(f, "%-9s %-22s %-7s %-4s %11s %11s %11s %11s %15s %7s %9s  %s\n",
-          "workload", "rung", "backend", "type", "n", "median", "min", "max",
-          "rate", "%ceil", "speedup", "check");
+  fprintf(f, "%-9s %-22s %-7s %-4s %-4s %11s %11s %11s %11s %15s %7s %9s %9s  "
+          "%s\n",
+          "workload", "rung", "backend", "op", "type", "n", "median", "min",
+          "max", "rate", "%ceil", "speedup", "abs err", "check");
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     char med[32], tmin[32], tmax[32], rate[32], pct[16], spd[16], marks[64];
@@ -72,16 +73,21 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
     if (r->speedup > 0) snprintf(spd, sizeof spd, "%.2fx", r->speedup);
     else snprintf(spd, sizeof spd, "-");
     rung_marks(r, marks, sizeof marks);
-    fprintf(f, "%-9s %-22s %-7s %-4s %11lld %11s %11s %11s %15s %7s %9s  %s%s%s%s\n",
+    char err[16] = "-";
+    if (r->status == KL_OK)
+      snprintf(err, sizeof err, "%.2e", r->verdict.abs_error);
+    const char *op = kl_result_op(r);
+    fprintf(f, "%-9s %-22s %-7s %-4s %-4s %11lld %11s %11s %11s %15s %7s %9s "
+            "%9s  %s%s%s%s\n",
             r->workload->name, r->rung->name, r->rung->backend,
-            kl_type_name(r->type), (long long)r->n, med, tmin, tmax, rate, pct,
-            spd, check_text(r), marks[0] ? " [" : "", marks,
-            marks[0] ? "]" : "");
+            op[0] ? op : "-", kl_type_name(r->type), (long long)r->n, med,
+            tmin, tmax, rate, pct, spd, err, check_text(r),
+            marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling measured in this run "
           "(memory-bound: its stream ceiling rung; compute-bound: the vendor "
           "rung). speedup: over the first rung of the same workload and "
-          "size.\n");
+          "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
@@ -114,21 +120,22 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
   const kl_machine *m = &rep->machine;
-  fprintf(f, "workload,rung,backend,flags,type,n,median_s,min_s,max_s,bytes,"
-          "flops,unit,rate,ceiling,percent_ceiling,speedup,check,max_error,"
-          "bad_elements,status,error,cpu,cpu_threads,omp_threads,gpu,driver,"
-          "seed,reps,warmup\n");
+  fprintf(f, "workload,rung,backend,flags,op,inputs,type,n,median_s,min_s,"
+          "max_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,speedup,"
+          "check,abs_error,error_over_tolerance,bad_elements,status,error,cpu,"
+          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup\n");
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     char marks[64];
     rung_marks(r, marks, sizeof marks);
-    fprintf(f, "%s,%s,%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%s,%.6g,%.6g,"
-            "%.4g,%.4g,%s,%.4g,%lld,",
+    fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
+            "%s,%.6g,%.6g,%.4g,%.4g,%s,%.6g,%.4g,%lld,",
             r->workload->name, r->rung->name, r->rung->backend, marks,
-            kl_type_name(r->type), (long long)r->n, r->t_median, r->t_min,
-            r->t_max, r->bytes, r->flops, unit_text(r), r->merit, r->ceiling,
-            r->percent, r->speedup, check_text(r), r->verdict.max_error,
-            (long long)r->verdict.bad_count);
+            kl_result_op(r), kl_result_inputs(r), kl_type_name(r->type),
+            (long long)r->n, r->t_median, r->t_min, r->t_max, r->cost.bytes,
+            r->cost.flops, r->cost.items, unit_text(r), r->merit, r->ceiling,
+            r->percent, r->speedup, check_text(r), r->verdict.abs_error,
+            r->verdict.max_error, (long long)r->verdict.bad_count);
     csv_string(f, kl_status_name(r->status));
     fputc(',', f);
     csv_string(f, r->error);
@@ -197,6 +204,10 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     json_string(f, r->rung->backend);
     fprintf(f, ", \"flags\": ");
     json_string(f, marks);
+    fprintf(f, ", \"op\": ");
+    json_string(f, kl_result_op(r));
+    fprintf(f, ", \"inputs\": ");
+    json_string(f, kl_result_inputs(r));
     fprintf(f, ", \"type\": \"%s\", \"n\": %lld, \"median_s\": ",
             kl_type_name(r->type), (long long)r->n);
     json_number(f, r->t_median);
@@ -205,9 +216,11 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     fprintf(f, ", \"max_s\": ");
     json_number(f, r->t_max);
     fprintf(f, ", \"bytes\": ");
-    json_number(f, r->bytes);
+    json_number(f, r->cost.bytes);
     fprintf(f, ", \"flops\": ");
-    json_number(f, r->flops);
+    json_number(f, r->cost.flops);
+    fprintf(f, ", \"items\": ");
+    json_number(f, r->cost.items);
     fprintf(f, ", \"unit\": \"%s\", \"rate\": ", unit_text(r));
     json_number(f, r->merit);
     fprintf(f, ", \"ceiling\": ");
@@ -216,7 +229,9 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     json_number(f, r->percent);
     fprintf(f, ", \"speedup\": ");
     json_number(f, r->speedup);
-    fprintf(f, ", \"check\": \"%s\", \"max_error\": ", check_text(r));
+    fprintf(f, ", \"check\": \"%s\", \"abs_error\": ", check_text(r));
+    json_number(f, r->verdict.abs_error);
+    fprintf(f, ", \"error_over_tolerance\": ");
     json_number(f, r->verdict.max_error);
     fprintf(f, ", \"bad_elements\": %lld, \"status\": ",
             (long long)r->verdict.bad_count);

@@ -82,7 +82,7 @@ kl_status kl_type_parse(const char *name, kl_type *out) {
       return KL_OK;
     }
   }
-  return kl__usage(KL_USAGE, "unknown type '%s'; valid: f32, f64, i32, u8",
+  return kl__usage(KL_USAGE, "unknown type '%s'; valid: f32, f64, i32, i64, u8",
                    name);
 }
 

@@ -39,27 +39,29 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   const void *a = in[STREAM_A], *b = in[STREAM_B], *c = out[STREAM_C];
   const int triad = r->kernel == STREAM_TRIAD;
   int64_t bad = 0, first = INT64_MAX;
-  double worst = 0;
+  double worst = 0, worst_abs = 0;
 #pragma omp parallel for reduction(+ : bad) reduction(min : first) \
-    reduction(max : worst) schedule(static)
+    reduction(max : worst, worst_abs) schedule(static)
   for (int64_t i = 0; i < p->n; i++) {
-    double ai = value(p, a, i), got = value(p, c, i), ratio;
+    double ai = value(p, a, i), got = value(p, c, i), ratio, err;
     if (triad) {
       double bi = value(p, b, i);
       long double ref = (long double)ai + (long double)s * (long double)bi;
       double tol = 2 * u * (fabs(ai) + fabs(s * bi)) + DBL_MIN;
-      double err = (double)fabsl((long double)got - ref);
+      err = (double)fabsl((long double)got - ref);
       ratio = err <= tol ? err / tol : INFINITY;
     } else {
+      err = fabs(got - ai);
       ratio = got == ai ? 0 : INFINITY;
     }
+    if (err > worst_abs || err != err) worst_abs = err != err ? INFINITY : err;
     if (!(ratio <= 1)) {
       bad++;
       if (i < first) first = i;
     }
     if (ratio > worst) worst = ratio;
   }
-  kl__verdict_set(v, p->n, bad, first, worst);
+  kl__verdict_set(v, p->n, bad, first, worst, worst_abs);
   if (bad) {
     double ai = value(p, a, first), bi = value(p, b, first);
     snprintf(v->detail, sizeof v->detail, "c[%lld]: expected %.9g, got %.9g",
@@ -68,11 +70,11 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   }
 }
 
-static void cost(const kl_plan *p, const kl_rung *r, double *bytes,
-                 double *flops) {
+static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
   double array = (double)p->n * (double)kl_type_size(p->type);
-  *bytes = (r->kernel == STREAM_TRIAD ? 3 : 2) * array;
-  *flops = r->kernel == STREAM_TRIAD ? 2.0 * (double)p->n : 0;
+  c->bytes = (r->kernel == STREAM_TRIAD ? 3 : 2) * array;
+  c->flops = r->kernel == STREAM_TRIAD ? 2.0 * (double)p->n : 0;
+  c->items = (double)p->n;
 }
 
 #define STREAM_SERIAL(name, T, expr)                                          \
