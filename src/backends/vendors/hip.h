@@ -41,5 +41,13 @@
 #define cudaStreamSynchronize hipStreamSynchronize
 #define cudaStream_t hipStream_t
 #define cudaSuccess hipSuccess
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessor                         \
+  hipOccupancyMaxActiveBlocksPerMultiprocessor
+#define cudaMemcpyToSymbolAsync hipMemcpyToSymbolAsync
+
+/* Warp-level intrinsics: HIP of this vintage has the mask-less forms; a
+ * wavefront executes in lockstep, so the mask has nothing to select. */
+#define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
+#define __syncwarp(...) __builtin_amdgcn_wave_barrier()
 
 #endif
