@@ -19,6 +19,7 @@ static struct {
   cudaEvent_t start, stop;
   int sm_count;
   int max_threads_per_sm;
+  int warp_size;
 } gpu;
 
 static int probe_once(void) {
@@ -43,6 +44,7 @@ static int probe_once(void) {
   }
   gpu.sm_count = prop.multiProcessorCount;
   gpu.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
+  gpu.warp_size = prop.warpSize;
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
@@ -67,6 +69,7 @@ extern "C" int kl__gpu_sm_count(void) { return gpu.sm_count; }
 extern "C" int kl__gpu_max_threads_per_sm(void) {
   return gpu.max_threads_per_sm;
 }
+extern "C" int kl__gpu_warp_size(void) { return gpu.warp_size; }
 
 static kl_status alloc(void **ptr, size_t bytes) {
   cudaError_t err = cudaMalloc(ptr, bytes ? bytes : 1);

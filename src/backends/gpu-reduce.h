@@ -22,22 +22,26 @@ enum { KL_OP_SUM, KL_OP_MIN, KL_OP_MAX };
 #define KL_FULL_MASK 0xffffffffu
 
 template <int OP, typename A>
-static __device__ __forceinline__ A kl_combine(A a, A b) {
+static __host__ __device__ __forceinline__ A kl_combine(A a, A b) {
   if (OP == KL_OP_SUM) return a + b;
   if (OP == KL_OP_MIN) return b < a ? b : a;
   return a < b ? b : a;
 }
 
-template <int OP, typename A> static __device__ __forceinline__ A kl_identity();
+template <int OP, typename A>
+static __host__ __device__ __forceinline__ A kl_identity();
 
 #define KL_IDENTITIES(A, lowest, highest)                                     \
-  template <> __device__ __forceinline__ A kl_identity<KL_OP_SUM, A>() {      \
+  template <>                                                                 \
+  __host__ __device__ __forceinline__ A kl_identity<KL_OP_SUM, A>() {         \
     return (A)0;                                                              \
   }                                                                           \
-  template <> __device__ __forceinline__ A kl_identity<KL_OP_MIN, A>() {      \
+  template <>                                                                 \
+  __host__ __device__ __forceinline__ A kl_identity<KL_OP_MIN, A>() {         \
     return highest;                                                           \
   }                                                                           \
-  template <> __device__ __forceinline__ A kl_identity<KL_OP_MAX, A>() {      \
+  template <>                                                                 \
+  __host__ __device__ __forceinline__ A kl_identity<KL_OP_MAX, A>() {         \
     return lowest;                                                            \
   }
 KL_IDENTITIES(int, INT_MIN, INT_MAX)

@@ -38,6 +38,7 @@ extern "C" {
 /* Properties of the device in use, read once by the backend's probe. */
 int kl__gpu_sm_count(void);
 int kl__gpu_max_threads_per_sm(void);
+int kl__gpu_warp_size(void); /* 32 on NVIDIA, 64 on AMD GPUs and DCUs */
 #ifdef __cplusplus
 }
 #endif

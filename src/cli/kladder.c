@@ -120,7 +120,7 @@ static int list(void) {
       const kl_rung *r = &w->rungs[j];
       const kl_backend *b = kl_backend_find(r->backend);
       int ok = r->run && b && kl_backend_available(b, NULL, 0);
-      printf("    %-22s %-7s %-9s %s%s%s%s\n", r->name, r->backend,
+      printf("    %-24s %-7s %-9s %s%s%s%s\n", r->name, r->backend,
              ok ? "ready" : (r->run ? "not here" : "not built"), r->summary,
              (r->flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
              (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "",

@@ -791,3 +791,94 @@ void kl_report_free(kl_report *r) {
   free(r->results);
   free(r);
 }
+
+/* ---- library entry points ---------------------------------------------- */
+
+static const kl_backend *default_backend(void) {
+  /* The GPU when there is one, else every host core. */
+  for (size_t i = kl_backend_count(); i-- > 0;)
+    if (kl_backend_available(kl_backend_at(i), NULL, 0))
+      return kl_backend_at(i);
+  return NULL;
+}
+
+static const kl_rung *fastest_rung(const kl_workload *w, const kl_backend *b,
+                                   kl_type type) {
+  /* Ladders run from naive to best: the last hand-written rung wins. */
+  for (size_t i = w->rung_count; i-- > 0;) {
+    const kl_rung *r = &w->rungs[i];
+    if (strcmp(r->backend, b->name) == 0 && r->run &&
+        !(r->flags & (KL_RUNG_VENDOR | KL_RUNG_KNOWN_WRONG)) &&
+        (r->types == 0 || (r->types & KL_TYPE_BIT(type))))
+      return r;
+  }
+  return NULL;
+}
+
+kl_status kl__run_fastest(const kl_workload *w, const char *backend,
+                          const kl_problem *pb, void *const *user,
+                          int data_on_device) {
+  const kl_backend *b = backend ? kl_backend_find(backend) : default_backend();
+  if (backend && !b) return check_backend_name(backend, NULL);
+  if (!b || !kl_backend_available(b, NULL, 0))
+    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here",
+                     backend ? backend : "(any)");
+  instance in = {pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type,
+                 pb->seed, 0, 0};
+  if ((int)in.type < 0 || in.type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(in.type)))
+    return kl__usage(KL_USAGE, "%s has no type %s", w->name,
+                     kl_type_name(in.type));
+  kl_status st = find_name(w, w->ops, "op", pb->op, &in.op);
+  kl_plan p;
+  if (st == KL_OK) st = make_plan(w, &in, &p);
+  if (st != KL_OK) return st;
+  const kl_rung *r = fastest_rung(w, b, in.type);
+  if (!r)
+    return kl__usage(KL_UNAVAILABLE, "%s has no rung on backend %s", w->name,
+                     b->name);
+  for (int i = 0; i < p.buffer_count; i++)
+    if (!user[i])
+      return kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,
+                       p.buffers[i].name);
+
+  kl_args args;
+  memset(&args, 0, sizeof args);
+  args.plan = &p;
+  args.stream = b->stream();
+  int owned[KL_MAX_BUFFERS] = {0};
+  for (int i = 0; i < p.buffer_count && st == KL_OK; i++) {
+    size_t bytes = 0;
+    st = buffer_bytes(&p.buffers[i], &bytes);
+    int in_place = p.buffers[i].role == KL_IN &&
+                   (data_on_device || b->host_memory);
+    if (st != KL_OK) break;
+    if (in_place) {
+      args.buffers[i] = user[i];
+      continue;
+    }
+    st = b->alloc(&args.buffers[i], bytes);
+    owned[i] = st == KL_OK;
+    if (st == KL_OK && p.buffers[i].role != KL_OUT)
+      st = data_on_device && !b->host_memory
+               ? KL_FAIL(KL_USAGE, "an INOUT buffer must be in host memory")
+               : b->upload(args.buffers[i], user[i], bytes);
+  }
+  int set_up = 0;
+  if (st == KL_OK && r->setup) {
+    st = r->setup(&args);
+    set_up = st == KL_OK;
+  }
+  if (st == KL_OK) st = r->run(&args);
+  if (st == KL_OK) st = b->sync();
+  for (int i = 0; i < p.buffer_count && st == KL_OK; i++) {
+    size_t bytes = 0;
+    if (p.buffers[i].role == KL_IN) continue;
+    st = buffer_bytes(&p.buffers[i], &bytes);
+    if (st == KL_OK) st = b->download(user[i], args.buffers[i], bytes);
+  }
+  if (set_up && r->teardown) r->teardown(&args);
+  for (int i = 0; i < p.buffer_count; i++)
+    if (owned[i]) b->release(args.buffers[i]);
+  return st;
+}

@@ -42,6 +42,8 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
 /* ---- machine ----------------------------------------------------------- */
 size_t kl__host_memory_available(void);
 int kl__omp_threads(void);
+int kl__omp_thread(void); /* this thread's number inside a parallel region */
+int kl__omp_team(void);   /* the number of threads in that region */
 double kl__now(void); /* monotonic seconds */
 
 /* ---- the host backends share one memory model -------------------------- */
@@ -54,6 +56,14 @@ kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes);
 kl_status kl__host_timer_start(void);
 kl_status kl__host_timer_stop(double *seconds);
 void *kl__host_stream(void);
+
+/* Run the backend's fastest hand-written rung of a workload once: the
+ * library's entry points. buffers[i] is the caller's buffer i: IN buffers
+ * in host memory, or in the backend's memory when data_on_device; OUT
+ * buffers always in host memory. */
+kl_status kl__run_fastest(const kl_workload *w, const char *backend,
+                          const kl_problem *pb, void *const *buffers,
+                          int data_on_device);
 
 /* Bandwidth-ceiling lookup for a backend: the ceiling-flagged rung of the
  * stream workload. */

@@ -39,6 +39,22 @@ static size_t meminfo_field(const char *field) {
   return kib * 1024;
 }
 
+int kl__omp_thread(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+int kl__omp_team(void) {
+#ifdef _OPENMP
+  return omp_get_num_threads();
+#else
+  return 1;
+#endif
+}
+
 size_t kl__host_memory_available(void) {
   size_t avail = meminfo_field("MemAvailable");
   if (avail == 0) {

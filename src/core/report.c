@@ -54,7 +54,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
           "[min, max]\n\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
-  fprintf(f, "%-9s %-22s %-7s %-4s %-4s %11s %11s %11s %11s %15s %7s %9s %9s  "
+  fprintf(f, "%-9s %-24s %-7s %-4s %-4s %11s %11s %11s %11s %15s %7s %9s %9s  "
           "%s\n",
           "workload", "rung", "backend", "op", "type", "n", "median", "min",
           "max", "rate", "%ceil", "speedup", "abs err", "check");
@@ -77,7 +77,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
     if (r->status == KL_OK)
       snprintf(err, sizeof err, "%.2e", r->verdict.abs_error);
     const char *op = kl_result_op(r);
-    fprintf(f, "%-9s %-22s %-7s %-4s %-4s %11lld %11s %11s %11s %15s %7s %9s "
+    fprintf(f, "%-9s %-24s %-7s %-4s %-4s %11lld %11s %11s %11s %15s %7s %9s "
             "%9s  %s%s%s%s\n",
             r->workload->name, r->rung->name, r->rung->backend,
             op[0] ? op : "-", kl_type_name(r->type), (long long)r->n, med,

@@ -1,0 +1,26 @@
+/* kladder's reduce entry point: one call that reduces an array with a
+ * backend's fastest hand-written rung. */
+#ifndef KLADDER_REDUCE_H
+#define KLADDER_REDUCE_H
+
+#include "kladder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reduce the n elements at data with op "sum", "min" or "max" (NULL:
+ * sum), on backend "serial", "openmp", "cuda" or "hip" (NULL: the GPU when
+ * present, else OpenMP). type is KL_I32, KL_F32 or KL_F64. data is host
+ * memory, or that backend's device memory when data_on_device is nonzero.
+ * The result goes to host memory at result: an int64_t for an int32 sum, a
+ * double for a float or double sum, else one element of the input type.
+ * Sums of int32 are exact (widened to int64) for n <= 2^32. */
+kl_status kl_reduce(const char *backend, const char *op, kl_type type,
+                    const void *data, int64_t n, int data_on_device,
+                    void *result);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

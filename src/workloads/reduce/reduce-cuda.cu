@@ -1,0 +1,705 @@
+/* The reduce ladder on the GPU, from the seeds' racy kernel to a one-pass
+ * kernel with 16-byte loads, and CUB as the reference. Every kernel is a
+ * template over the operation OP, the input type T and the accumulator A
+ * (sums widen: int -> long long, float -> double); the dispatch at the
+ * bottom picks the instance from the plan. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../backends/gpu-reduce.h"
+#include "reduce.h"
+
+#if !defined(KL_HAVE_HIP)
+#include <cub/device/device_reduce.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
+#endif
+
+/* Elements each thread of the seed's grid-stride kernels handles. */
+#define PER_THREAD 100
+#define TREE_BLOCK 256
+#define ANY_BLOCK 1000 /* not a power of two, on purpose */
+#define BEST_BLOCK 512
+#define BEST_DEPTH 4 /* 16-byte loads in flight per thread */
+
+/* The rungs' device scratch, made once per problem by the setup. */
+typedef struct scratch {
+  void *partials;         /* per-block or per-warp partial results */
+  int64_t capacity;       /* in accumulators */
+  unsigned int *counter;  /* retirement counter, zero between runs */
+  void *host_partials;    /* the partials-host rung's copy */
+  int best_blocks;        /* the persistent grid of the best rung */
+  void *cub_temp;
+  size_t cub_bytes;
+} scratch;
+
+extern __shared__ __align__(16) unsigned char dynamic_shared[];
+
+template <int OP, typename A>
+__global__ void set_identity(A *out) {
+  *out = kl_identity<OP, A>();
+}
+
+template <int OP, typename A>
+static kl_status start_at_identity(A *out, cudaStream_t s) {
+  set_identity<OP, A><<<1, 1, 0, s>>>(out);
+  KL_GPU_CHECK_LAUNCH(set_identity);
+  return KL_OK;
+}
+
+static __device__ int64_t thread_index(void) {
+  return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+static __device__ int64_t grid_threads(void) {
+  return (int64_t)gridDim.x * blockDim.x;
+}
+
+/* ---- 1. the seed's race: read, combine, write back, unguarded ---------- */
+
+template <int OP, typename T, typename A>
+__global__ void racy_kernel(const T *__restrict__ x, A *out, int64_t n) {
+  int64_t i = thread_index();
+  /* volatile keeps one load and one store per thread, as the seed wrote
+   * it; threads overwrite each other's updates, which is the lesson. */
+  volatile A *target = out;
+  if (i < n) *target = kl_combine<OP>(*target, (A)x[i]);
+}
+
+template <int OP, typename T, typename A>
+static kl_status racy(const kl_args *a) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  racy_kernel<OP, T, A><<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
+      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(racy_kernel);
+  return KL_OK;
+}
+
+/* ---- 2. one global atomic per element ----------------------------------- */
+
+template <int OP, typename T, typename A>
+__global__ void atomic_kernel(const T *__restrict__ x, A *out, int64_t n) {
+  int64_t i = thread_index();
+  if (i < n) kl_atomic<OP>(out, (A)x[i]);
+}
+
+template <int OP, typename T, typename A>
+static kl_status atomic(const kl_args *a) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  atomic_kernel<OP, T, A><<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
+      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(atomic_kernel);
+  return KL_OK;
+}
+
+/* ---- 3. shared-memory atomics, one global atomic per block -------------- */
+
+template <int OP, typename T, typename A>
+__global__ void shared_atomic_kernel(const T *__restrict__ x, A *out,
+                                     int64_t n) {
+  __shared__ A block_result;
+  int64_t i = thread_index();
+  if (threadIdx.x == 0) block_result = kl_identity<OP, A>();
+  __syncthreads();
+  if (i < n) kl_atomic<OP>(&block_result, (A)x[i]);
+  __syncthreads();
+  if (threadIdx.x == 0) kl_atomic<OP>(out, block_result);
+}
+
+template <int OP, typename T, typename A>
+static kl_status shared_atomic(const kl_args *a) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  shared_atomic_kernel<OP, T, A>
+      <<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
+          (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(shared_atomic_kernel);
+  return KL_OK;
+}
+
+/* ---- 4 and 5. warp shuffles, one shared atomic per warp ----------------- */
+
+/* per_thread elements per thread, strided by the whole grid; then the
+ * warp's sum by shuffles, one shared atomic per warp and one global atomic
+ * per block. Rung 4 runs it with one element per thread, rung 5 with
+ * PER_THREAD. */
+template <int OP, typename T, typename A>
+__global__ __launch_bounds__(1024) void shuffle_kernel(
+    const T *__restrict__ x, A *out, int64_t n) {
+  __shared__ A block_result;
+  if (threadIdx.x == 0) block_result = kl_identity<OP, A>();
+  __syncthreads();
+  A v = kl_identity<OP, A>();
+  for (int64_t i = thread_index(); i < n; i += grid_threads())
+    v = kl_combine<OP>(v, (A)x[i]);
+  v = kl_warp_reduce<OP>(v);
+  if (threadIdx.x % warpSize == 0) kl_atomic<OP>(&block_result, v);
+  __syncthreads();
+  if (threadIdx.x == 0) kl_atomic<OP>(out, block_result);
+}
+
+template <int OP, typename T, typename A>
+static kl_status shuffle_launch(const kl_args *a, int64_t per_thread) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  shuffle_kernel<OP, T, A>
+      <<<kl__gpu_blocks(a->plan->n, 1024 * per_thread), 1024, 0, s>>>(
+          (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(shuffle_kernel);
+  return KL_OK;
+}
+
+template <int OP, typename T, typename A>
+static kl_status warp_shuffle(const kl_args *a) {
+  return shuffle_launch<OP, T, A>(a, 1);
+}
+
+template <int OP, typename T, typename A>
+static kl_status grid_stride(const kl_args *a) {
+  return shuffle_launch<OP, T, A>(a, PER_THREAD);
+}
+
+/* ---- 6 and 7. one partial per warp -------------------------------------- */
+
+/* Blocks of one warp each; lane 0 stores the warp's result. */
+template <int OP, typename T, typename A>
+__global__ void warp_partials_kernel(const T *__restrict__ x, A *partials,
+                                     int64_t n) {
+  A v = kl_identity<OP, A>();
+  for (int64_t i = thread_index(); i < n; i += grid_threads())
+    v = kl_combine<OP>(v, (A)x[i]);
+  v = kl_warp_reduce<OP>(v);
+  if (threadIdx.x == 0) partials[blockIdx.x] = v;
+}
+
+static unsigned partial_count(int64_t n) {
+  return kl__gpu_blocks(n, (int64_t)kl__gpu_warp_size() * PER_THREAD);
+}
+
+template <int OP, typename T, typename A>
+static kl_status warp_partials(const kl_args *a, unsigned blocks) {
+  const scratch *sc = (const scratch *)a->scratch;
+  warp_partials_kernel<OP, T, A>
+      <<<blocks, kl__gpu_warp_size(), 0, (cudaStream_t)a->stream>>>(
+          (const T *)a->buffers[REDUCE_IN], (A *)sc->partials, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(warp_partials_kernel);
+  return KL_OK;
+}
+
+template <int OP, typename T, typename A>
+static kl_status partials_host(const kl_args *a) {
+  const scratch *sc = (const scratch *)a->scratch;
+  cudaStream_t s = (cudaStream_t)a->stream;
+  unsigned blocks = partial_count(a->plan->n);
+  kl_status st = warp_partials<OP, T, A>(a, blocks);
+  if (st != KL_OK) return st;
+  A *host = (A *)sc->host_partials;
+  KL_GPU_CHECK(cudaMemcpyAsync(host, sc->partials, sizeof(A) * blocks,
+                               cudaMemcpyDeviceToHost, s));
+  KL_GPU_CHECK(cudaStreamSynchronize(s));
+  A result = kl_identity<OP, A>();
+  for (unsigned b = 0; b < blocks; b++) result = kl_combine<OP>(result, host[b]);
+  host[0] = result;
+  KL_GPU_CHECK(cudaMemcpyAsync(a->buffers[REDUCE_OUT], host, sizeof(A),
+                               cudaMemcpyHostToDevice, s));
+  /* The host copy must not change before the copy has read it. */
+  KL_GPU_CHECK(cudaStreamSynchronize(s));
+  return KL_OK;
+}
+
+/* The partials, read 16 bytes at a time by one block. */
+template <int OP, typename A>
+__global__ void sum_partials_kernel(const A *__restrict__ partials, A *out,
+                                    int64_t count) {
+  const int per_load = 16 / sizeof(A);
+  const int64_t loads = count / per_load;
+  A v = kl_identity<OP, A>();
+  for (int64_t i = threadIdx.x; i < loads; i += blockDim.x) {
+    uint4 raw = ((const uint4 *)partials)[i];
+    A part[16 / sizeof(A)];
+    memcpy(part, &raw, sizeof raw);
+#pragma unroll
+    for (int k = 0; k < 16 / (int)sizeof(A); k++) v = kl_combine<OP>(v, part[k]);
+  }
+  for (int64_t i = loads * per_load + threadIdx.x; i < count; i += blockDim.x)
+    v = kl_combine<OP>(v, partials[i]);
+  v = kl_block_reduce<OP>(v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+template <int OP, typename T, typename A>
+static kl_status partials_device(const kl_args *a) {
+  const scratch *sc = (const scratch *)a->scratch;
+  unsigned blocks = partial_count(a->plan->n);
+  kl_status st = warp_partials<OP, T, A>(a, blocks);
+  if (st != KL_OK) return st;
+  sum_partials_kernel<OP, A><<<1, 1024, 0, (cudaStream_t)a->stream>>>(
+      (const A *)sc->partials, (A *)a->buffers[REDUCE_OUT], blocks);
+  KL_GPU_CHECK_LAUNCH(sum_partials_kernel);
+  return KL_OK;
+}
+
+/* ---- 8. two passes, tree in shared memory (seed 004's reduction1) ------- */
+
+/* The last warp's step by shuffles: sh[0 .. live) hold the partials. */
+template <int OP, typename A>
+static __device__ A finish_in_warp(const A *sh, int live) {
+  A v = kl_identity<OP, A>();
+  if ((int)threadIdx.x < warpSize) {
+    if ((int)threadIdx.x < live) v = sh[threadIdx.x];
+    v = kl_warp_reduce<OP>(v);
+  }
+  return v;
+}
+
+/* The tree for power-of-two block sizes, halving until one warp's worth
+ * of partials is left. The seed went on with warp-synchronous volatile
+ * shared-memory steps; with independent thread scheduling those race, so
+ * the last steps are shuffles instead. Returns in thread 0. */
+template <int OP, typename A>
+static __device__ A tree_pow2(A *sh, A v, int size) {
+  const int tid = threadIdx.x;
+  for (int half = size / 2; half >= warpSize; half /= 2) {
+    if (tid < half) sh[tid] = kl_combine<OP>(sh[tid], sh[tid + half]);
+    __syncthreads();
+  }
+  v = finish_in_warp<OP>(sh, size < warpSize ? size : warpSize);
+  __syncthreads(); /* sh may be reused */
+  return v;
+}
+
+/* Any block size: fold the part above the largest power of two onto the
+ * part below, then the power-of-two tree. */
+template <int OP, typename A>
+static __device__ A tree_any(A *sh, A v) {
+  const int tid = threadIdx.x;
+  int pow2 = blockDim.x;
+  while (pow2 & (pow2 - 1)) pow2 &= pow2 - 1;
+  sh[tid] = v;
+  __syncthreads();
+  if (tid >= pow2) sh[tid - pow2] = kl_combine<OP>(sh[tid - pow2], sh[tid]);
+  __syncthreads();
+  return tree_pow2<OP>(sh, v, pow2);
+}
+
+template <int OP, typename TIN, typename A>
+static __device__ A strided_partial(const TIN *__restrict__ in, int64_t n) {
+  A v = kl_identity<OP, A>();
+  for (int64_t i = thread_index(); i < n; i += grid_threads())
+    v = kl_combine<OP>(v, (A)in[i]);
+  return v;
+}
+
+/* One pass of the two-pass scheme: out[block] = the block's result. The
+ * block size must be a power of two. */
+template <int OP, typename TIN, typename A>
+__global__ void tree_kernel(const TIN *__restrict__ in, A *out, int64_t n) {
+  A *sh = (A *)dynamic_shared;
+  A v = strided_partial<OP, TIN, A>(in, n);
+  sh[threadIdx.x] = v;
+  __syncthreads();
+  v = tree_pow2<OP>(sh, v, blockDim.x);
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+/* The same for any block size. */
+template <int OP, typename TIN, typename A>
+__global__ void tree_any_kernel(const TIN *__restrict__ in, A *out,
+                                int64_t n) {
+  A *sh = (A *)dynamic_shared;
+  A v = tree_any<OP>(sh, strided_partial<OP, TIN, A>(in, n));
+  if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+
+/* The same with the block size a compile-time constant: every loop bound
+ * is known, so the tree unrolls into straight-line code. */
+template <int BLOCK, int OP, typename TIN, typename A>
+__global__ __launch_bounds__(BLOCK) void tree_unrolled_kernel(
+    const TIN *__restrict__ in, A *out, int64_t n) {
+  __shared__ A sh[BLOCK];
+  const int tid = threadIdx.x;
+  A v = kl_identity<OP, A>();
+  for (int64_t i = (int64_t)blockIdx.x * BLOCK + tid; i < n;
+       i += (int64_t)gridDim.x * BLOCK)
+    v = kl_combine<OP>(v, (A)in[i]);
+  sh[tid] = v;
+  __syncthreads();
+#pragma unroll
+  for (int half = BLOCK / 2; half > 0; half /= 2) {
+    if (half < warpSize) break;
+    if (tid < half) sh[tid] = kl_combine<OP>(sh[tid], sh[tid + half]);
+    __syncthreads();
+  }
+  v = finish_in_warp<OP>(sh, BLOCK < warpSize ? BLOCK : warpSize);
+  if (tid == 0) out[blockIdx.x] = v;
+}
+
+/* Blocks for a grid that fills the device once, or fewer for small n. */
+static unsigned resident_grid(int64_t n, int block) {
+  int64_t resident = (int64_t)kl__gpu_sm_count() *
+                     (kl__gpu_max_threads_per_sm() / block);
+  int64_t needed = kl__gpu_blocks(n, block);
+  return (unsigned)(needed < resident ? needed : resident);
+}
+
+enum { TREE_POW2, TREE_UNROLLED, TREE_ANY };
+
+template <int OP, typename T, typename A>
+static kl_status tree_launch(const kl_args *a, int kind) {
+  const scratch *sc = (const scratch *)a->scratch;
+  cudaStream_t s = (cudaStream_t)a->stream;
+  const int block = kind == TREE_ANY ? ANY_BLOCK : TREE_BLOCK;
+  const unsigned blocks = resident_grid(a->plan->n, block);
+  const size_t shared = sizeof(A) * block;
+  const T *x = (const T *)a->buffers[REDUCE_IN];
+  A *partials = (A *)sc->partials, *out = (A *)a->buffers[REDUCE_OUT];
+  if (kind == TREE_UNROLLED) {
+    tree_unrolled_kernel<TREE_BLOCK, OP, T, A>
+        <<<blocks, TREE_BLOCK, 0, s>>>(x, partials, a->plan->n);
+    KL_GPU_CHECK_LAUNCH(tree_unrolled_kernel);
+    tree_unrolled_kernel<TREE_BLOCK, OP, A, A>
+        <<<1, TREE_BLOCK, 0, s>>>(partials, out, blocks);
+    KL_GPU_CHECK_LAUNCH(tree_unrolled_kernel);
+  } else if (kind == TREE_ANY) {
+    tree_any_kernel<OP, T, A><<<blocks, block, shared, s>>>(x, partials,
+                                                           a->plan->n);
+    KL_GPU_CHECK_LAUNCH(tree_any_kernel);
+    tree_any_kernel<OP, A, A><<<1, block, shared, s>>>(partials, out, blocks);
+    KL_GPU_CHECK_LAUNCH(tree_any_kernel);
+  } else {
+    tree_kernel<OP, T, A><<<blocks, block, shared, s>>>(x, partials,
+                                                       a->plan->n);
+    KL_GPU_CHECK_LAUNCH(tree_kernel);
+    tree_kernel<OP, A, A><<<1, block, shared, s>>>(partials, out, blocks);
+    KL_GPU_CHECK_LAUNCH(tree_kernel);
+  }
+  return KL_OK;
+}
+
+template <int OP, typename T, typename A>
+static kl_status tree(const kl_args *a) {
+  return tree_launch<OP, T, A>(a, TREE_POW2);
+}
+
+template <int OP, typename T, typename A>
+static kl_status tree_unrolled(const kl_args *a) {
+  return tree_launch<OP, T, A>(a, TREE_UNROLLED);
+}
+
+template <int OP, typename T, typename A>
+static kl_status tree_any_block(const kl_args *a) {
+  return tree_launch<OP, T, A>(a, TREE_ANY);
+}
+
+/* ---- 9. one pass, one atomic per block (reduction2) --------------------- */
+
+template <int OP, typename T, typename A>
+__global__ void tree_atomic_kernel(const T *__restrict__ x, A *out,
+                                   int64_t n) {
+  A *sh = (A *)dynamic_shared;
+  A v = tree_any<OP>(sh, strided_partial<OP, T, A>(x, n));
+  if (threadIdx.x == 0) kl_atomic<OP>(out, v);
+}
+
+template <int OP, typename T, typename A>
+static kl_status single_pass_atomic(const kl_args *a) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  tree_atomic_kernel<OP, T, A>
+      <<<resident_grid(a->plan->n, TREE_BLOCK), TREE_BLOCK,
+         sizeof(A) * TREE_BLOCK, s>>>((const T *)a->buffers[REDUCE_IN], out,
+                                      a->plan->n);
+  KL_GPU_CHECK_LAUNCH(tree_atomic_kernel);
+  return KL_OK;
+}
+
+/* ---- 10. one pass, fence and retirement counter (reduction3) ------------ */
+
+/* Every block stores its partial, fences it out to the device, and takes a
+ * ticket; the block that takes the last ticket knows every partial is
+ * visible and combines them. atomicInc with limit gridDim.x - 1 wraps the
+ * counter back to zero on that last ticket, ready for the next launch. */
+template <int OP, typename A>
+static __device__ bool retire(A v, A *partials, unsigned int *counter) {
+  __shared__ bool last;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = v;
+    __threadfence();
+    last = atomicInc(counter, gridDim.x - 1) == gridDim.x - 1;
+  }
+  __syncthreads();
+  return last;
+}
+
+/* The partials were written by other multiprocessors: read them past this
+ * one's L1, which is not coherent with theirs. */
+template <typename A>
+static __device__ A load_fresh(const A *p) {
+  return *(const volatile A *)p;
+}
+
+template <int OP, typename T, typename A>
+__global__ void fence_kernel(const T *__restrict__ x, A *out, A *partials,
+                             unsigned int *counter, int64_t n) {
+  A *sh = (A *)dynamic_shared;
+  A v = tree_any<OP>(sh, strided_partial<OP, T, A>(x, n));
+  if (!retire<OP>(v, partials, counter)) return;
+  v = kl_identity<OP, A>();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+    v = kl_combine<OP>(v, load_fresh(&partials[b]));
+  v = tree_any<OP>(sh, v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+template <int OP, typename T, typename A>
+static kl_status single_pass_fence(const kl_args *a) {
+  const scratch *sc = (const scratch *)a->scratch;
+  fence_kernel<OP, T, A>
+      <<<resident_grid(a->plan->n, TREE_BLOCK), TREE_BLOCK,
+         sizeof(A) * TREE_BLOCK, (cudaStream_t)a->stream>>>(
+          (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
+          (A *)sc->partials, sc->counter, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(fence_kernel);
+  return KL_OK;
+}
+
+/* ---- 11. the fastest: 16-byte loads, several in flight, one pass -------- */
+
+/* A persistent grid (as many blocks as fit at once) strides over the array
+ * in 16-byte vectors, BEST_DEPTH loads issued before the first is used and
+ * as many independent accumulators, so each thread keeps 64 bytes in
+ * flight. Elements before the first 16-byte boundary and after the last
+ * whole vector are done one by one. Then a shuffle-based block reduction
+ * and the retirement counter: one launch, no atomics on the data, and the
+ * same combining order in every run. */
+template <int OP, typename T, typename A>
+__global__ __launch_bounds__(BEST_BLOCK) void best_kernel(
+    const T *__restrict__ x, A *out, A *partials, unsigned int *counter,
+    int64_t n) {
+  const int per_vector = 16 / sizeof(T);
+  const int64_t tid = thread_index(), stride = grid_threads();
+  int64_t head = (int64_t)((16 - ((uintptr_t)x & 15)) & 15) / (int64_t)sizeof(T);
+  if ((uintptr_t)x % sizeof(T) != 0 || head > n) head = n;
+  const int64_t vectors = (n - head) / per_vector;
+  const uint4 *xv = (const uint4 *)(x + head);
+
+  A acc[BEST_DEPTH];
+#pragma unroll
+  for (int k = 0; k < BEST_DEPTH; k++) acc[k] = kl_identity<OP, A>();
+  int64_t v = tid;
+  for (; v + (BEST_DEPTH - 1) * stride < vectors; v += BEST_DEPTH * stride) {
+    uint4 raw[BEST_DEPTH];
+#pragma unroll
+    for (int k = 0; k < BEST_DEPTH; k++) raw[k] = xv[v + k * stride];
+#pragma unroll
+    for (int k = 0; k < BEST_DEPTH; k++) {
+      T e[16 / sizeof(T)];
+      memcpy(e, &raw[k], sizeof e);
+#pragma unroll
+      for (int j = 0; j < 16 / (int)sizeof(T); j++)
+        acc[k] = kl_combine<OP>(acc[k], (A)e[j]);
+    }
+  }
+  for (; v < vectors; v += stride) {
+    uint4 raw = xv[v];
+    T e[16 / sizeof(T)];
+    memcpy(e, &raw, sizeof e);
+#pragma unroll
+    for (int j = 0; j < 16 / (int)sizeof(T); j++)
+      acc[0] = kl_combine<OP>(acc[0], (A)e[j]);
+  }
+  for (int64_t i = tid; i < head; i += stride)
+    acc[1 % BEST_DEPTH] = kl_combine<OP>(acc[1 % BEST_DEPTH], (A)x[i]);
+  for (int64_t i = head + vectors * per_vector + tid; i < n; i += stride)
+    acc[2 % BEST_DEPTH] = kl_combine<OP>(acc[2 % BEST_DEPTH], (A)x[i]);
+#pragma unroll
+  for (int k = 1; k < BEST_DEPTH; k++) acc[0] = kl_combine<OP>(acc[0], acc[k]);
+
+  A r = kl_block_reduce<OP>(acc[0]);
+  if (!retire<OP>(r, partials, counter)) return;
+  r = kl_identity<OP, A>();
+  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
+    r = kl_combine<OP>(r, load_fresh(&partials[b]));
+  r = kl_block_reduce<OP>(r);
+  if (threadIdx.x == 0) *out = r;
+}
+
+template <int OP, typename T, typename A>
+static int best_grid(int64_t n) {
+  int per_sm = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, best_kernel<OP, T, A>, BEST_BLOCK, 0) != cudaSuccess ||
+      per_sm < 1)
+    per_sm = 1;
+  int64_t resident = (int64_t)per_sm * kl__gpu_sm_count();
+  int64_t needed = kl__gpu_blocks(n, (int64_t)BEST_BLOCK * (16 / sizeof(T)));
+  return (int)(needed < resident ? needed : resident);
+}
+
+template <int OP, typename T, typename A>
+static kl_status best(const kl_args *a) {
+  const scratch *sc = (const scratch *)a->scratch;
+  best_kernel<OP, T, A><<<sc->best_blocks, BEST_BLOCK, 0,
+                          (cudaStream_t)a->stream>>>(
+      (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
+      (A *)sc->partials, sc->counter, a->plan->n);
+  KL_GPU_CHECK_LAUNCH(best_kernel);
+  return KL_OK;
+}
+
+/* ---- 12. CUB, the reference --------------------------------------------- */
+
+#if !defined(KL_HAVE_HIP)
+template <int OP, typename T, typename A>
+static kl_status cub_reduce(const kl_args *a, void *temp, size_t *bytes) {
+  const T *x = (const T *)a->buffers[REDUCE_IN];
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  cudaStream_t s = (cudaStream_t)a->stream;
+  const int64_t n = a->plan->n;
+  /* The initial value's type is the accumulator's: int sums widen. */
+  if constexpr (OP == KL_OP_SUM)
+    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
+                                           cuda::std::plus<>(), (A)0, s));
+  else if constexpr (OP == KL_OP_MIN)
+    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
+                                           cuda::minimum<>(),
+                                           kl_identity<OP, A>(), s));
+  else
+    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
+                                           cuda::maximum<>(),
+                                           kl_identity<OP, A>(), s));
+  return KL_OK;
+}
+
+template <int OP, typename T, typename A>
+static kl_status cub_rung(const kl_args *a) {
+  scratch *sc = (scratch *)a->scratch;
+  return cub_reduce<OP, T, A>(a, sc->cub_temp, &sc->cub_bytes);
+}
+#endif
+
+/* ---- dispatch: one instance per type and operation ---------------------- */
+
+#define REDUCE_DISPATCH(family, a, ...)                                       \
+  do {                                                                        \
+    const kl_plan *p_ = (a)->plan;                                            \
+    switch (p_->type) {                                                       \
+    case KL_I32:                                                              \
+      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, int, long long>(__VA_ARGS__); \
+      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, int, int>(__VA_ARGS__);       \
+      return family<KL_OP_MAX, int, int>(__VA_ARGS__);                        \
+    case KL_F32:                                                              \
+      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, float, double>(__VA_ARGS__);  \
+      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, float, float>(__VA_ARGS__);   \
+      return family<KL_OP_MAX, float, float>(__VA_ARGS__);                    \
+    default:                                                                  \
+      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, double, double>(__VA_ARGS__); \
+      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, double, double>(__VA_ARGS__);\
+      return family<KL_OP_MAX, double, double>(__VA_ARGS__);                  \
+    }                                                                         \
+  } while (0)
+
+#define REDUCE_EXPORT_AS(symbol, family)                                      \
+  extern "C" kl_status kl__reduce_gpu_##symbol(const kl_args *a) {            \
+    REDUCE_DISPATCH(family, a, a);                                            \
+  }
+#define REDUCE_EXPORT(name) REDUCE_EXPORT_AS(name, name)
+REDUCE_EXPORT(racy)
+REDUCE_EXPORT(atomic)
+REDUCE_EXPORT(shared_atomic)
+REDUCE_EXPORT(warp_shuffle)
+REDUCE_EXPORT(grid_stride)
+REDUCE_EXPORT(partials_host)
+REDUCE_EXPORT(partials_device)
+REDUCE_EXPORT(tree)
+REDUCE_EXPORT(tree_unrolled)
+REDUCE_EXPORT(tree_any_block)
+REDUCE_EXPORT(single_pass_atomic)
+REDUCE_EXPORT(single_pass_fence)
+REDUCE_EXPORT(best)
+#if !defined(KL_HAVE_HIP)
+REDUCE_EXPORT_AS(cub, cub_rung)
+#endif
+
+/* ---- scratch -------------------------------------------------------------- */
+
+template <int OP, typename T, typename A>
+static int best_grid_for(const kl_args *a) {
+  return best_grid<OP, T, A>(a->plan->n);
+}
+
+static int best_blocks(const kl_args *a) { REDUCE_DISPATCH(best_grid_for, a, a); }
+
+#if !defined(KL_HAVE_HIP)
+template <int OP, typename T, typename A>
+static kl_status cub_size(const kl_args *a, size_t *bytes) {
+  return cub_reduce<OP, T, A>(a, NULL, bytes);
+}
+
+static kl_status cub_temp_bytes(const kl_args *a, size_t *bytes) {
+  REDUCE_DISPATCH(cub_size, a, a, bytes);
+}
+#endif
+
+extern "C" void kl__reduce_gpu_teardown(kl_args *a) {
+  scratch *sc = (scratch *)a->scratch;
+  if (!sc) return;
+  (void)cudaFree(sc->partials);
+  (void)cudaFree(sc->counter);
+  (void)cudaFree(sc->cub_temp);
+  free(sc->host_partials);
+  free(sc);
+  a->scratch = NULL;
+}
+
+extern "C" kl_status kl__reduce_gpu_setup(kl_args *a) {
+  scratch *sc = (scratch *)calloc(1, sizeof *sc);
+  if (!sc) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  a->scratch = sc;
+  /* Room for the largest partial count of any rung: one per warp of the
+   * partials rungs, or one per block of a resident grid. */
+  sc->capacity = partial_count(a->plan->n);
+  if (sc->capacity < 65536) sc->capacity = 65536;
+  const size_t bytes = 8 * (size_t)sc->capacity; /* any accumulator fits 8 */
+  kl_status st = KL_OK;
+  if (cudaMalloc(&sc->partials, bytes) != cudaSuccess ||
+      cudaMalloc((void **)&sc->counter, sizeof *sc->counter) != cudaSuccess) {
+    (void)cudaGetLastError();
+    st = KL_FAIL(KL_NO_MEMORY, "cudaMalloc of %zu bytes of partials failed",
+                 bytes);
+  }
+  if (st == KL_OK && !(sc->host_partials = malloc(bytes)))
+    st = KL_FAIL(KL_NO_MEMORY, "out of host memory for partials");
+  if (st == KL_OK) {
+    cudaError_t err = cudaMemsetAsync(sc->counter, 0, sizeof *sc->counter,
+                                      (cudaStream_t)a->stream);
+    if (err != cudaSuccess)
+      st = KL_FAIL(KL_DEVICE, "cudaMemsetAsync failed: %s",
+                   cudaGetErrorString(err));
+  }
+  if (st == KL_OK) sc->best_blocks = best_blocks(a);
+#if !defined(KL_HAVE_HIP)
+  if (st == KL_OK) st = cub_temp_bytes(a, &sc->cub_bytes);
+  if (st == KL_OK && cudaMalloc(&sc->cub_temp, sc->cub_bytes ? sc->cub_bytes : 1) !=
+                         cudaSuccess) {
+    (void)cudaGetLastError();
+    st = KL_FAIL(KL_NO_MEMORY, "cudaMalloc of %zu bytes for CUB failed",
+                 sc->cub_bytes);
+  }
+#endif
+  if (st != KL_OK) kl__reduce_gpu_teardown(a);
+  return st;
+}

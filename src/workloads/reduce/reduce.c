@@ -1,0 +1,275 @@
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kladder-reduce.h"
+#include "reduce.h"
+
+static const char *const ops[] = {"sum", "min", "max", NULL};
+static const char *const patterns[] = {"random", "equal", "alternating",
+                                       "large", "extreme-first",
+                                       "extreme-last", NULL};
+
+static kl_status plan(kl_plan *p) {
+  if (p->op == REDUCE_SUM && p->type == KL_I32 && p->n > (INT64_C(1) << 32))
+    return kl__usage(KL_USAGE, "reduce: an int32 sum is exact in int64 only "
+                     "up to 2^32 elements (n=%lld)", (long long)p->n);
+  p->buffer_count = 2;
+  p->buffers[REDUCE_IN] = (kl_buffer_spec){"x", p->type, p->n, KL_IN};
+  p->buffers[REDUCE_OUT] = (kl_buffer_spec){
+      "result", kl__reduce_result_type(p->type, p->op), 1, KL_OUT};
+  return KL_OK;
+}
+
+/* Element i of the chosen input pattern, as a double (exact for int32). */
+static double pattern_value(const kl_plan *p, int64_t i) {
+  const int ints = p->type == KL_I32;
+  const double spread = ints ? 1 << 20 : 1.0; /* random values lie in +-spread */
+  const double u = kl__uniform(p->seed, REDUCE_IN, (uint64_t)i);
+  const double v = spread * (2 * u - 1);
+  switch (p->inputs) {
+  case INPUTS_EQUAL:
+    return ints ? 7 + (double)(kl__hash(p->seed, 9, 0) % 100)
+                : 0.5 + 0.5 * kl__uniform(p->seed, 9, 0);
+  case INPUTS_ALTERNATING:
+    return (i % 2 ? -1 : 1) * fabs(v);
+  case INPUTS_LARGE: {
+    if (ints) return floor(-2147483648.0 + 4294967295.0 * u);
+    /* Magnitudes near the top of the range, yet such that a sum of as many
+     * elements as any memory holds (< 2^40) cannot overflow a double. */
+    double e = p->type == KL_F32 ? 100 + 26 * u : 950 + 30 * u;
+    return (kl__hash(p->seed, 10, (uint64_t)i) & 1 ? -1 : 1) * ldexp(1.5, (int)e);
+  }
+  case INPUTS_EXTREME_FIRST:
+  case INPUTS_EXTREME_LAST: {
+    int64_t at = p->inputs == INPUTS_EXTREME_FIRST ? 0 : p->n - 1;
+    if (i != at) return v;
+    /* Beyond every other element in the direction the operation looks. */
+    double beyond = 2 * spread + (ints ? 3 : 0.25);
+    return p->op == REDUCE_MIN ? -beyond : beyond;
+  }
+  default:
+    return v;
+  }
+}
+
+static void init(const kl_plan *p, void *const *host) {
+  void *x = host[REDUCE_IN];
+  if (p->inputs == INPUTS_RANDOM && p->type != KL_I32) {
+    kl__fill_uniform(p->type, x, p->n, p->seed, REDUCE_IN, -1, 1);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < p->n; i++) {
+    double v = pattern_value(p, i);
+    switch (p->type) {
+    case KL_I32: ((int32_t *)x)[i] = (int32_t)v; break;
+    case KL_F32: ((float *)x)[i] = (float)v; break;
+    default: ((double *)x)[i] = v; break;
+    }
+  }
+}
+
+static double element(const kl_plan *p, const void *x, int64_t i) {
+  switch (p->type) {
+  case KL_I32: return ((const int32_t *)x)[i];
+  case KL_F32: return ((const float *)x)[i];
+  default: return ((const double *)x)[i];
+  }
+}
+
+static double result_value(const kl_plan *p, const void *out) {
+  switch (kl__reduce_result_type(p->type, p->op)) {
+  case KL_I64: return (double)*(const int64_t *)out;
+  case KL_I32: return *(const int32_t *)out;
+  case KL_F32: return *(const float *)out;
+  default: return *(const double *)out;
+  }
+}
+
+/* Integer sums and every min and max must be exact. A floating sum, in
+ * double in any order, is within gamma_{n-1} * sum|x_i| of the exact sum,
+ * gamma_k = k*u/(1 - k*u), u = 2^-53 (Higham, "Accuracy and Stability of
+ * Numerical Algorithms", 2nd ed., eq. 4.4); the long-double reference adds
+ * at most n * 2^-64 * sum|x_i| of its own. */
+static void check(const kl_plan *p, const kl_rung *r, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  (void)r;
+  const void *x = in[REDUCE_IN];
+  const int64_t n = p->n;
+  double got = result_value(p, out[REDUCE_OUT]), expected = 0, bound = 0;
+  int exact = 0;
+  if (p->op == REDUCE_SUM && p->type == KL_I32) {
+    int64_t sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+    for (int64_t i = 0; i < n; i++) sum += ((const int32_t *)x)[i];
+    int64_t got64 = *(const int64_t *)out[REDUCE_OUT];
+    expected = (double)sum;
+    exact = 1;
+    got = got64 == sum ? expected : (double)got64;
+    if (got64 != sum && got == expected) got = nextafter(expected, INFINITY);
+  } else if (p->op == REDUCE_SUM) {
+    long double sum = 0, magnitude = 0;
+#pragma omp parallel
+    {
+      long double s = 0, m = 0;
+#pragma omp for schedule(static) nowait
+      for (int64_t i = 0; i < n; i++) {
+        double e = element(p, x, i);
+        s += e;
+        m += fabs(e);
+      }
+#pragma omp critical
+      {
+        sum += s;
+        magnitude += m;
+      }
+    }
+    const double u = DBL_EPSILON / 2, k = (double)(n - 1);
+    expected = (double)sum;
+    bound = (double)magnitude * (k * u / (1 - k * u) + (double)n * 0x1p-64);
+  } else {
+    const int max = p->op == REDUCE_MAX;
+    double best = element(p, x, 0);
+#pragma omp parallel for reduction(max : best) schedule(static) if (max)
+    for (int64_t i = 0; i < n; i++) {
+      double e = element(p, x, i);
+      if (max && e > best) best = e;
+    }
+    if (!max) {
+#pragma omp parallel for reduction(min : best) schedule(static)
+      for (int64_t i = 0; i < n; i++) {
+        double e = element(p, x, i);
+        if (e < best) best = e;
+      }
+    }
+    expected = best;
+    exact = 1;
+  }
+  double err = fabs(got - expected);
+  double ratio = exact ? (got == expected ? 0 : INFINITY)
+                       : (err <= bound ? (bound > 0 ? err / bound : 0) : INFINITY);
+  int bad = !(ratio <= 1);
+  kl__verdict_set(v, 1, bad, 0, ratio, err != err ? INFINITY : err);
+  if (bad)
+    snprintf(v->detail, sizeof v->detail,
+             "%s: expected %.17g, got %.17g (bound %.3g)", ops[p->op],
+             expected, got, bound);
+}
+
+static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
+  (void)r;
+  c->bytes = (double)p->n * (double)kl_type_size(p->type);
+  c->flops = (double)p->n;
+  c->items = (double)p->n;
+}
+
+/* The serial loops, one per type and operation: a compile-time operator so
+ * that each loop vectorizes. */
+#define REDUCE_SERIAL(name, T, A, start, step)                                \
+  static void name(const void *xv, int64_t n, void *out) {                    \
+    const T *restrict x = xv;                                                 \
+    A acc = start;                                                            \
+    for (int64_t i = 0; i < n; i++) step;                                     \
+    *(A *)out = acc;                                                          \
+  }
+REDUCE_SERIAL(sum_i32, int32_t, int64_t, 0, acc += x[i])
+REDUCE_SERIAL(sum_f32, float, double, 0, acc += x[i])
+REDUCE_SERIAL(sum_f64, double, double, 0, acc += x[i])
+REDUCE_SERIAL(min_i32, int32_t, int32_t, INT32_MAX, acc = x[i] < acc ? x[i] : acc)
+REDUCE_SERIAL(min_f32, float, float, INFINITY, acc = x[i] < acc ? x[i] : acc)
+REDUCE_SERIAL(min_f64, double, double, INFINITY, acc = x[i] < acc ? x[i] : acc)
+REDUCE_SERIAL(max_i32, int32_t, int32_t, INT32_MIN, acc = x[i] > acc ? x[i] : acc)
+REDUCE_SERIAL(max_f32, float, float, -INFINITY, acc = x[i] > acc ? x[i] : acc)
+REDUCE_SERIAL(max_f64, double, double, -INFINITY, acc = x[i] > acc ? x[i] : acc)
+
+typedef void (*serial_fn)(const void *, int64_t, void *);
+
+static kl_status serial(const kl_args *a) {
+  static const serial_fn table[3][3] = {{sum_i32, sum_f32, sum_f64},
+                                        {min_i32, min_f32, min_f64},
+                                        {max_i32, max_f32, max_f64}};
+  const kl_plan *p = a->plan;
+  int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
+  table[p->op][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);
+  return KL_OK;
+}
+
+#define GPU_RUNG(id, summary, flags, fn)                                      \
+  {KL_GPU "-" id, KL_GPU, summary, flags, 0, 0, KL_GPU_FN(fn),                \
+   KL_GPU_FN(kl__reduce_gpu_setup), KL_GPU_FN(kl__reduce_gpu_teardown)}
+
+static const kl_rung rungs[] = {
+    {"serial", "serial", "one loop, widening sums", 0, 0, 0, serial, NULL,
+     NULL},
+    {"openmp-clause", "openmp", "parallel for with a reduction clause", 0, 0,
+     0, kl__reduce_omp_clause, NULL, NULL},
+    {"openmp-partials", "openmp",
+     "one partial per thread, combined after the loop", 0, 0, 0,
+     kl__reduce_omp_partials, NULL, NULL},
+    GPU_RUNG("racy", "*out = op(*out, x) without atomics: a data race, "
+             "kept to be caught", KL_RUNG_KNOWN_WRONG, kl__reduce_gpu_racy),
+    GPU_RUNG("atomic", "one global atomic per element", 0,
+             kl__reduce_gpu_atomic),
+    GPU_RUNG("shared-atomic", "a shared atomic per element, a global one "
+             "per block", 0, kl__reduce_gpu_shared_atomic),
+    GPU_RUNG("warp-shuffle", "1024-thread blocks, shuffles, a shared atomic "
+             "per warp", 0, kl__reduce_gpu_warp_shuffle),
+    GPU_RUNG("grid-stride", "grid-stride loop, ~100 elements per thread", 0,
+             kl__reduce_gpu_grid_stride),
+    GPU_RUNG("partials-host", "one partial per warp, summed on the host", 0,
+             kl__reduce_gpu_partials_host),
+    GPU_RUNG("partials-device", "one partial per warp, summed by a second "
+             "kernel with 16-byte loads", 0, kl__reduce_gpu_partials_device),
+    GPU_RUNG("tree", "two passes, shared-memory tree, 256 threads", 0,
+             kl__reduce_gpu_tree),
+    GPU_RUNG("tree-unrolled", "the tree with the block size a compile-time "
+             "constant, fully unrolled", 0, kl__reduce_gpu_tree_unrolled),
+    GPU_RUNG("tree-any-block", "the tree for any block size (1000), "
+             "floored to a power of two", 0, kl__reduce_gpu_tree_any_block),
+    GPU_RUNG("single-pass-atomic", "one pass, tree per block, one atomic "
+             "per block", 0, kl__reduce_gpu_single_pass_atomic),
+    GPU_RUNG("single-pass-fence", "one pass, no atomics on data: fence and "
+             "retirement counter, the last block finishes", 0,
+             kl__reduce_gpu_single_pass_fence),
+    GPU_RUNG("best", "16-byte loads, 4 in flight, persistent grid, one pass",
+             0, kl__reduce_gpu_best),
+#if defined(KL_HAVE_HIP)
+    /* Debian ships no hipCUB: the reference rung is CUDA-only. */
+    {KL_GPU "-cub", KL_GPU, "CUB DeviceReduce (not in HIP builds)",
+     KL_RUNG_VENDOR, 0, 0, NULL, NULL, NULL},
+#else
+    GPU_RUNG("cub", "CUB DeviceReduce::Reduce", KL_RUNG_VENDOR,
+             kl__reduce_gpu_cub),
+#endif
+};
+
+const kl_workload kl__workload_reduce = {
+    .name = "reduce",
+    .summary = "sum, min or max of an array",
+    .tolerance = "int sums, min, max exact; float sums |s - ref| <= "
+                 "gamma_(n-1) sum|x|, u = 2^-53 (accumulated in double)",
+    .source = "seed 000 section 3.3, seed 004",
+    .metric = KL_METRIC_GBS,
+    .ops = ops,
+    .inputs = patterns,
+    .types = KL_TYPE_BIT(KL_I32) | KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
+    .default_type = KL_F64,
+    .default_n = 1 << 28, /* 2 GiB of doubles */
+    .plan = plan,
+    .init = init,
+    .check = check,
+    .cost = cost,
+    .rungs = rungs,
+    .rung_count = sizeof rungs / sizeof *rungs,
+};
+
+kl_status kl_reduce(const char *backend, const char *op, kl_type type,
+                    const void *data, int64_t n, int data_on_device,
+                    void *result) {
+  kl_problem pb = {n, type, op, NULL, 0};
+  void *buffers[2] = {(void *)data, result};
+  return kl__run_fastest(&kl__workload_reduce, backend, &pb, buffers,
+                         data_on_device);
+}

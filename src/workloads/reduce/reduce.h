@@ -1,0 +1,61 @@
+/* reduce: sum, min or max of an int32, float or double array (seeds 000
+ * §3.3 and 004).
+ * Sums widen: int32 into int64, exact and never wrapping for n <= 2^32;
+ * float and double into double. min and max keep the input type.
+ * Cost model: the input read once, n elements of its type; the 1-element
+ * result is negligible. One combine per element. */
+#ifndef KL_REDUCE_H
+#define KL_REDUCE_H
+
+#include "../../core/internal.h"
+
+enum { REDUCE_SUM, REDUCE_MIN, REDUCE_MAX }; /* = KL_OP_* on the GPU */
+enum { REDUCE_IN, REDUCE_OUT };
+enum {
+  INPUTS_RANDOM,
+  INPUTS_EQUAL,
+  INPUTS_ALTERNATING,
+  INPUTS_LARGE,
+  INPUTS_EXTREME_FIRST,
+  INPUTS_EXTREME_LAST
+};
+
+/* The result's type: sums widen, min and max do not. */
+static inline kl_type kl__reduce_result_type(kl_type in, int op) {
+  if (op != REDUCE_SUM) return in;
+  return in == KL_I32 ? KL_I64 : KL_F64;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+kl_status kl__reduce_omp_clause(const kl_args *a);
+kl_status kl__reduce_omp_partials(const kl_args *a);
+
+#define REDUCE_GPU_RUNGS(X)                                                   \
+  X(racy)                                                                     \
+  X(atomic)                                                                   \
+  X(shared_atomic)                                                            \
+  X(warp_shuffle)                                                             \
+  X(grid_stride)                                                              \
+  X(partials_host)                                                            \
+  X(partials_device)                                                          \
+  X(tree)                                                                     \
+  X(tree_unrolled)                                                            \
+  X(tree_any_block)                                                           \
+  X(single_pass_atomic)                                                       \
+  X(single_pass_fence)                                                        \
+  X(best)                                                                     \
+  X(cub)
+#define REDUCE_DECLARE(name) kl_status kl__reduce_gpu_##name(const kl_args *a);
+REDUCE_GPU_RUNGS(REDUCE_DECLARE)
+#undef REDUCE_DECLARE
+/* Rungs with device scratch (partials, counters, CUB's temporary storage)
+ * share one setup and teardown. */
+kl_status kl__reduce_gpu_setup(kl_args *a);
+void kl__reduce_gpu_teardown(kl_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
