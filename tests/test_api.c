@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "kladder.h"
+#include "kladder-reduce.h"
 
 static int failures, passes;
 
@@ -118,7 +119,56 @@ static void test_same_seed_same_result(void) {
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
 }
 
+/* kl_reduce on every backend here, from host memory and, on a GPU, from
+ * device memory, against sums computed here. */
+static void test_reduce_entry(void) {
+  enum { N = 100003 };
+  static int32_t ints[N];
+  static double doubles[N];
+  int64_t exact = 0;
+  double dsum = 0, dmin = 1e300;
+  for (int i = 0; i < N; i++) {
+    ints[i] = (int32_t)((i * 2654435761u) >> 1) - (1 << 30);
+    doubles[i] = (double)(i % 1000) / 8 - 60;
+    exact += ints[i];
+    dsum += doubles[i];
+    if (doubles[i] < dmin) dmin = doubles[i];
+  }
+  for (size_t k = 0; k < kl_backend_count(); k++) {
+    const kl_backend *b = kl_backend_at(k);
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    int64_t isum = 0;
+    double got = 0;
+    EXPECT(kl_reduce(b->name, "sum", KL_I32, ints, N, 0, &isum) == KL_OK);
+    EXPECT(isum == exact);
+    /* Multiples of 1/8 below 2^40: exact in double in any order. */
+    EXPECT(kl_reduce(b->name, NULL, KL_F64, doubles, N, 0, &got) == KL_OK);
+    EXPECT(got == dsum);
+    EXPECT(kl_reduce(b->name, "min", KL_F64, doubles, N, 0, &got) == KL_OK);
+    EXPECT(got == dmin);
+    if (!b->host_memory) {
+      void *dev = NULL;
+      EXPECT(b->alloc(&dev, sizeof ints) == KL_OK);
+      EXPECT(b->upload(dev, ints, sizeof ints) == KL_OK);
+      isum = 0;
+      EXPECT(kl_reduce(b->name, "sum", KL_I32, dev, N, 1, &isum) == KL_OK);
+      EXPECT(isum == exact);
+      b->release(dev);
+    }
+  }
+  int64_t isum;
+  EXPECT(kl_reduce(NULL, "sum", KL_I32, ints, N, 0, &isum) == KL_OK &&
+         isum == exact);
+  EXPECT(kl_reduce("serial", "product", KL_I32, ints, N, 0, &isum) ==
+         KL_USAGE);
+  EXPECT(kl_reduce("serial", "sum", KL_U8, ints, N, 0, &isum) == KL_USAGE);
+  EXPECT(kl_reduce("serial", "sum", KL_I32, ints, 0, 0, &isum) == KL_USAGE);
+  EXPECT(kl_reduce("tpu", "sum", KL_I32, ints, N, 0, &isum) == KL_USAGE);
+  EXPECT(kl_reduce("serial", "sum", KL_I32, NULL, N, 0, &isum) == KL_USAGE);
+}
+
 int main(void) {
+  test_reduce_entry();
   test_sizes();
   test_names_and_codes();
   test_run();
