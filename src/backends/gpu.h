@@ -43,6 +43,17 @@ int kl__gpu_warp_size(void); /* 32 on NVIDIA, 64 on AMD GPUs and DCUs */
 }
 #endif
 
+/* A load for data read exactly once: evict-first, so that a stream of it
+ * does not push out what is reused. HIP has no such hint here. */
+template <typename V>
+static __device__ __forceinline__ V kl_load_streaming(const V *p) {
+#if defined(KL_HAVE_HIP)
+  return *p;
+#else
+  return __ldcs(p);
+#endif
+}
+
 /* Blocks for n work items of per_block each; grids stay below 2^31 blocks,
  * which covers every n a device memory can hold for per_block >= 1. */
 static inline unsigned kl__gpu_blocks(int64_t n, int64_t per_block) {

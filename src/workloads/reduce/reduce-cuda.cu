@@ -20,7 +20,7 @@
 #define PER_THREAD 100
 #define TREE_BLOCK 256
 #define ANY_BLOCK 1000 /* not a power of two, on purpose */
-#define BEST_BLOCK 512
+#define BEST_BLOCK 1024
 #define BEST_DEPTH 4 /* 16-byte loads in flight per thread */
 
 /* The rungs' device scratch, made once per problem by the setup. */
@@ -503,7 +503,8 @@ __global__ __launch_bounds__(BEST_BLOCK) void best_kernel(
   for (; v + (BEST_DEPTH - 1) * stride < vectors; v += BEST_DEPTH * stride) {
     uint4 raw[BEST_DEPTH];
 #pragma unroll
-    for (int k = 0; k < BEST_DEPTH; k++) raw[k] = xv[v + k * stride];
+    for (int k = 0; k < BEST_DEPTH; k++)
+      raw[k] = kl_load_streaming(xv + v + k * stride);
 #pragma unroll
     for (int k = 0; k < BEST_DEPTH; k++) {
       T e[16 / sizeof(T)];
@@ -514,7 +515,7 @@ __global__ __launch_bounds__(BEST_BLOCK) void best_kernel(
     }
   }
   for (; v < vectors; v += stride) {
-    uint4 raw = xv[v];
+    uint4 raw = kl_load_streaming(xv + v);
     T e[16 / sizeof(T)];
     memcpy(e, &raw, sizeof e);
 #pragma unroll
