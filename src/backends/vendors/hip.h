@@ -9,6 +9,7 @@
 #define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define cudaDevAttrMaxThreadsPerMultiProcessor                                \
   hipDeviceAttributeMaxThreadsPerMultiProcessor
+#define cudaDevAttrWarpSize hipDeviceAttributeWarpSize
 #define cudaDeviceGetAttribute hipDeviceGetAttribute
 #define cudaDeviceProp hipDeviceProp_t
 #define cudaDeviceSynchronize hipDeviceSynchronize

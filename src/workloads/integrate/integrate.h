@@ -1,0 +1,67 @@
+/* integrate: I = integral over [0, 40000 pi] of sin^2(2x) cos^2(x) dx by the
+ * midpoint rule with n points (seed 000, section 3.3). Every rung uses the
+ * same points, x_i = (i + 0.5) h computed in double and rounded once to the
+ * evaluation type T, evaluates f in T, sums in double and multiplies the sum
+ * by h once at the end. One output: the integral, a double.
+ * Cost model (NOTES.md): per point two transcendental calls and 7 flops;
+ * 8 bytes per run, the result. */
+#ifndef KL_INTEGRATE_H
+#define KL_INTEGRATE_H
+
+#include <math.h>
+
+#include "../../core/internal.h"
+
+enum { INTEGRATE_OUT }; /* the one buffer */
+enum { INTEGRATE_H };   /* params[0]: the step h, shared by every rung */
+
+/* How a rung evaluates f, which sets the evaluation error its check allows:
+ * sin(2x) and cos(x) in T; 4 sin^2 x cos^4 x from one sincos; or the
+ * fast single-precision intrinsics after reducing x by the period pi. */
+enum { INTEGRATE_PLAIN, INTEGRATE_SINCOS, INTEGRATE_FAST };
+
+#define INTEGRATE_PERIODS 40000.0 /* the interval is [0, 40000 pi] */
+#define INTEGRATE_PI 3.14159265358979323846
+#define INTEGRATE_MAX_N (INT64_C(1) << 40)
+/* (i + 0.5) * h, 2x, the three products and the accumulation. */
+#define INTEGRATE_FLOPS_PER_POINT 7.0
+
+/* The point rule of the host rungs, one point each: the point in double,
+ * rounded once to T, f evaluated in T, returned exactly as a double. */
+static inline double kl__integrand_f32(int64_t i, double h) {
+  float x = (float)(((double)i + 0.5) * h);
+  float s = sinf(2.0f * x), c = cosf(x);
+  return (double)(s * s * (c * c));
+}
+
+static inline double kl__integrand_f64(int64_t i, double h) {
+  double x = ((double)i + 0.5) * h;
+  double s = sin(2.0 * x), c = cos(x);
+  return s * s * (c * c);
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+kl_status kl__integrate_omp(const kl_args *a);
+
+kl_status kl__integrate_gpu_atomic(const kl_args *a);
+kl_status kl__integrate_gpu_shared_atomic(const kl_args *a);
+kl_status kl__integrate_gpu_warp_shuffle(const kl_args *a);
+kl_status kl__integrate_gpu_grid_stride(const kl_args *a);
+kl_status kl__integrate_gpu_partials_setup(kl_args *a);
+void kl__integrate_gpu_partials_teardown(kl_args *a);
+kl_status kl__integrate_gpu_partials_host(const kl_args *a);
+kl_status kl__integrate_gpu_partials_device(const kl_args *a);
+kl_status kl__integrate_gpu_fast(const kl_args *a);
+kl_status kl__integrate_gpu_best_setup(kl_args *a);
+void kl__integrate_gpu_best_teardown(kl_args *a);
+kl_status kl__integrate_gpu_best(const kl_args *a);
+kl_status kl__integrate_gpu_cub_setup(kl_args *a);
+void kl__integrate_gpu_cub_teardown(kl_args *a);
+kl_status kl__integrate_gpu_cub(const kl_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
