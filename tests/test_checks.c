@@ -29,14 +29,23 @@ static void spoil(void *buf, kl_type t, int64_t i) {
   }
 }
 
+/* The element the faulty rung spoils: spoil_at, or the last element of
+ * an output shorter than that (a reduction's single result). */
+static int64_t spoiled_index(const kl_plan *p) {
+  int out = first_output(p);
+  int64_t count = out >= 0 ? p->buffers[out].count : 0;
+  return spoil_at < count ? spoil_at : count - 1;
+}
+
+static int64_t last_spoiled = -1;
+
 static kl_status faulty_run(const kl_args *a) {
   if (spoil_at < 0) return KL_OK; /* the poison stays */
   kl_status st = reference_rung->run(a);
   int out = first_output(a->plan);
   if (st == KL_OK && out >= 0) {
-    int64_t count = a->plan->buffers[out].count;
-    spoil(a->buffers[out], a->plan->buffers[out].type,
-          spoil_at < count ? spoil_at : count - 1);
+    last_spoiled = spoiled_index(a->plan);
+    spoil(a->buffers[out], a->plan->buffers[out].type, last_spoiled);
   }
   return st;
 }
@@ -69,7 +78,7 @@ int main(void) {
         kl_problem pb = {n, (kl_type)t, NULL, NULL, 7 + c};
         kl_status st = kl_run_rung(wl, &faulty, &pb, 1, 0, &res);
         int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
-                     (spoil_at < 0 || res.verdict.first_bad == spoil_at);
+                     (spoil_at < 0 || res.verdict.first_bad == last_spoiled);
         printf("%-8s %-4s %-16s %s (%lld bad, first at %lld)\n", wl->name,
                kl_type_name((kl_type)t),
                spoil_at < 0 ? "unwritten" : "one spoiled",
