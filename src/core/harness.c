@@ -67,6 +67,15 @@ typedef struct instance {
   int op, inputs;
 } instance;
 
+/* One rung to run on one instance, in a run's list. */
+typedef struct job {
+  const kl_workload *w;
+  const kl_rung *r;
+  const kl_backend *b;
+  instance in;
+  int is_ceiling;
+} job;
+
 static kl_status make_plan(const kl_workload *w, const instance *in,
                            kl_plan *p) {
   memset(p, 0, sizeof *p);
@@ -267,34 +276,111 @@ static kl_status inject_fault(const kl_plan *p, const kl_rung *r,
   return KL_OK;
 }
 
-static kl_status run_and_time(const kl_rung *r, const kl_backend *b,
-                              const kl_args *args, int reps, int warmup,
-                              kl_result *res) {
-  kl_status st = KL_OK;
-  for (int i = 0; i < warmup && st == KL_OK; i++) st = r->run(args);
-  if (st == KL_OK) st = b->sync();
+/* A rung made ready to run: its plan, its buffers filled and uploaded, its
+ * scratch set up. */
+typedef struct prepared {
+  const kl_workload *w;
+  const kl_rung *r;
+  const kl_backend *b;
+  kl_plan plan;
+  buffers bufs;
+  kl_args args;
+  int set_up;
+} prepared;
+
+static kl_status prepare(prepared *pr, const kl_workload *w,
+                         const kl_rung *r, const kl_backend *b,
+                         const instance *in) {
+  memset(pr, 0, sizeof *pr);
+  pr->w = w;
+  pr->r = r;
+  pr->b = b;
+  kl_status st = make_plan(w, in, &pr->plan);
+  if (st == KL_OK) st = check_fits(w, &pr->plan, b);
   if (st != KL_OK) return st;
-  double *times = malloc(sizeof *times * (size_t)reps);
+  pr->args.plan = &pr->plan;
+  pr->args.stream = b->stream();
+  st = prepare_buffers(w, &pr->plan, b, &pr->bufs);
+  if (st == KL_OK) {
+    memcpy(pr->args.buffers, pr->bufs.dev, sizeof pr->args.buffers);
+    if (r->setup) st = r->setup(&pr->args);
+    pr->set_up = st == KL_OK;
+  }
+  return st;
+}
+
+static void unprepare(prepared *pr) {
+  if (pr->set_up && pr->r->teardown) pr->r->teardown(&pr->args);
+  pr->set_up = 0;
+  if (pr->b) release_buffers(&pr->plan, pr->b, &pr->bufs);
+  pr->b = NULL;
+}
+
+static kl_status time_once(prepared *pr, double *seconds) {
+  kl_status st = pr->b->timer_start();
+  if (st == KL_OK) st = pr->r->run(&pr->args);
+  if (st == KL_OK) st = pr->b->timer_stop(seconds);
+  return st;
+}
+
+static double median_of(double *t, int count) {
+  qsort(t, (size_t)count, sizeof *t, compare_doubles);
+  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
+}
+
+/* Warm up, then time reps runs. With a ceiling, each run of the rung is
+ * followed by a run of the ceiling, and the ceiling's median is taken over
+ * those: on a machine whose bandwidth drifts (a shared virtual machine,
+ * clocks settling) rung and ceiling then see the same conditions. */
+static kl_status run_and_time(prepared *pr, prepared *ceiling, int reps,
+                              int warmup, kl_result *res,
+                              double *ceiling_median) {
+  kl_status st = KL_OK;
+  for (int i = 0; i < warmup && st == KL_OK; i++) {
+    st = pr->r->run(&pr->args);
+    if (st == KL_OK && ceiling) st = ceiling->r->run(&ceiling->args);
+  }
+  if (st == KL_OK) st = pr->b->sync();
+  if (st != KL_OK) return st;
+  double *times = malloc(2 * sizeof *times * (size_t)reps);
   if (!times) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  double *ceiling_times = times + reps;
   for (int i = 0; i < reps && st == KL_OK; i++) {
-    st = b->timer_start();
-    if (st == KL_OK) st = r->run(args);
-    if (st == KL_OK) st = b->timer_stop(&times[i]);
+    st = time_once(pr, &times[i]);
+    if (st == KL_OK && ceiling) st = time_once(ceiling, &ceiling_times[i]);
   }
   if (st == KL_OK) {
-    qsort(times, (size_t)reps, sizeof *times, compare_doubles);
+    res->t_median = median_of(times, reps);
     res->t_min = times[0];
     res->t_max = times[reps - 1];
-    res->t_median = reps % 2 ? times[reps / 2]
-                             : 0.5 * (times[reps / 2 - 1] + times[reps / 2]);
+    if (ceiling) *ceiling_median = median_of(ceiling_times, reps);
   }
   free(times);
   return st;
 }
 
+static double rate_of(const kl_workload *w, const kl_cost *c, double t) {
+  double amount = w->metric == KL_METRIC_GBS      ? c->bytes
+                  : w->metric == KL_METRIC_GFLOPS ? c->flops
+                                                  : c->items;
+  return t > 0 ? amount / t * 1e-9 : 0;
+}
+
+/* Prepare the bandwidth ceiling to time beside a rung; on failure (say
+ * its buffers do not fit next to the rung's) there is none, and the run's
+ * separately measured ceiling serves. */
+static prepared *prepare_ceiling(prepared *slot, const job *ceiling) {
+  if (!ceiling) return NULL;
+  if (prepare(slot, ceiling->w, ceiling->r, ceiling->b, &ceiling->in) ==
+      KL_OK)
+    return slot;
+  unprepare(slot);
+  return NULL;
+}
+
 static kl_status measure(const kl_workload *w, const kl_rung *r,
                          const kl_backend *b, const instance *in, int reps,
-                         int warmup, kl_result *res) {
+                         int warmup, const job *ceiling_job, kl_result *res) {
   const kl_type type = in->type;
   memset(res, 0, sizeof *res);
   res->workload = w;
@@ -317,46 +403,32 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
     return record(res, kl__usage(KL_USAGE, "%s %s has no type %s", w->name,
                                  r->name, kl_type_name(type)));
 
-  kl_plan p;
-  kl_status st = make_plan(w, in, &p);
-  if (st == KL_OK) st = check_fits(w, &p, b);
-  if (st != KL_OK) return record(res, st);
-  w->cost(&p, r, &res->cost);
-
-  buffers bufs;
-  memset(&bufs, 0, sizeof bufs);
-  kl_args args;
-  memset(&args, 0, sizeof args);
-  args.plan = &p;
-  args.stream = b->stream();
-  int set_up = 0;
-  st = prepare_buffers(w, &p, b, &bufs);
-  if (st == KL_OK) {
-    memcpy(args.buffers, bufs.dev, sizeof args.buffers);
-    if (r->setup) st = r->setup(&args);
-    set_up = st == KL_OK;
-  }
+  prepared pr, ceiling_slot;
+  kl_status st = prepare(&pr, w, r, b, in);
+  if (st == KL_OK) w->cost(&pr.plan, r, &res->cost);
   /* The first run after the upload is the checked one. */
-  if (st == KL_OK) st = r->run(&args);
+  if (st == KL_OK) st = r->run(&pr.args);
   if (st == KL_OK) st = b->sync();
-  if (st == KL_OK) st = download_outputs(&p, b, &bufs);
-  if (st == KL_OK) st = inject_fault(&p, r, &bufs);
+  if (st == KL_OK) st = download_outputs(&pr.plan, b, &pr.bufs);
+  if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
   if (st == KL_OK) {
-    w->check(&p, r, bufs.in, bufs.out, &res->verdict);
+    w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &res->verdict);
     if (r->flags & KL_RUNG_KNOWN_WRONG)
       res->check = res->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
     else
       res->check = res->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
-    st = run_and_time(r, b, &args, reps, warmup, res);
+    prepared *ceiling = prepare_ceiling(&ceiling_slot, ceiling_job);
+    double ceiling_median = 0;
+    st = run_and_time(&pr, ceiling, reps, warmup, res, &ceiling_median);
+    if (ceiling) {
+      kl_cost c;
+      ceiling->w->cost(&ceiling->plan, ceiling->r, &c);
+      res->ceiling = rate_of(ceiling->w, &c, ceiling_median);
+      unprepare(ceiling);
+    }
   }
-  if (set_up && r->teardown) r->teardown(&args);
-  release_buffers(&p, b, &bufs);
-  if (st == KL_OK && res->t_median > 0) {
-    double amount = w->metric == KL_METRIC_GBS      ? res->cost.bytes
-                    : w->metric == KL_METRIC_GFLOPS ? res->cost.flops
-                                                    : res->cost.items;
-    res->merit = amount / res->t_median * 1e-9;
-  }
+  unprepare(&pr);
+  if (st == KL_OK) res->merit = rate_of(w, &res->cost, res->t_median);
   return record(res, st);
 }
 
@@ -377,7 +449,7 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
   if (st == KL_OK) st = find_name(w, w->inputs, "input pattern", pb->inputs,
                                   &in.inputs);
   if (st != KL_OK) return record(out, st);
-  st = measure(w, r, b, &in, reps, warmup, out);
+  st = measure(w, r, b, &in, reps, warmup, NULL, out);
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
 }
@@ -484,14 +556,6 @@ static kl_status check_rung_name(const char *name, void *ctx) {
 }
 
 /* ---- the run ----------------------------------------------------------- */
-
-typedef struct job {
-  const kl_workload *w;
-  const kl_rung *r;
-  const kl_backend *b;
-  instance in;
-  int is_ceiling;
-} job;
 
 typedef struct job_list {
   job *items;
@@ -686,12 +750,24 @@ static int same_instance(const job *a, const job *b) {
   return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
 }
 
+/* The bandwidth ceiling to time beside a memory-bound rung: its backend's
+ * ceiling job, unless the rung is that job. */
+static const job *ceiling_beside(const job_list *jobs, const job *jb) {
+  if (jb->w->metric != KL_METRIC_GBS || jb->is_ceiling) return NULL;
+  for (size_t i = 0; i < jobs->count; i++)
+    if (jobs->items[i].is_ceiling && jobs->items[i].b == jb->b)
+      return &jobs->items[i];
+  return NULL;
+}
+
 /* Percent of ceiling and speedup, once every job has run. */
 static void relate_results(const job_list *jobs, kl_report *rep) {
   for (size_t i = 0; i < rep->count; i++) {
     kl_result *res = &rep->results[i];
     const job *ji = &jobs->items[i];
     if (res->status != KL_OK) continue;
+    /* A ceiling timed beside the rung is already in; else the ceiling
+     * job's own figure. */
     for (size_t j = 0; j < rep->count && res->ceiling == 0; j++) {
       const kl_result *c = &rep->results[j];
       const job *jj = &jobs->items[j];
@@ -757,7 +833,8 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
              jb->w->ops ? " " : "", jb->w->ops ? jb->w->ops[jb->in.op] : "",
              jb->is_ceiling ? " ceiling" : "");
     double started = kl__now();
-    st = measure(jb->w, jb->r, jb->b, &jb->in, o.reps, o.warmup, res);
+    st = measure(jb->w, jb->r, jb->b, &jb->in, o.reps, o.warmup,
+                 ceiling_beside(&jobs, jb), res);
     if (st != KL_OK) {
       progress(&o, "    error: %s", res->error);
       /* The run goes on; its status is the worst by exit code: device

@@ -84,9 +84,10 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
             tmin, tmax, rate, pct, spd, err, check_text(r),
             marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
-  fprintf(f, "\n%%ceil: percent of the backend's ceiling measured in this run "
-          "(memory-bound: its stream ceiling rung; compute-bound: the vendor "
-          "rung). speedup: over the first rung of the same workload and "
+  fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
+          "memory-bound rungs its stream ceiling rung, timed run for run "
+          "alternately with the rung; for compute-bound ones the vendor "
+          "rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   for (size_t i = 0; i < rep->count; i++) {
