@@ -323,37 +323,39 @@ static kl_status time_once(prepared *pr, double *seconds) {
   return st;
 }
 
-static double median_of(double *t, int count) {
-  qsort(t, (size_t)count, sizeof *t, compare_doubles);
+static double sorted_median(const double *t, int count) {
   return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
 }
 
-/* Warm up, then time reps runs. With a ceiling, each run of the rung is
- * followed by a run of the ceiling, and the ceiling's median is taken over
- * those: on a machine whose bandwidth drifts (a shared virtual machine,
- * clocks settling) rung and ceiling then see the same conditions. */
+/* Warm up, then time reps runs of the rung; with a ceiling, then warm up
+ * and time as many of the ceiling, straight after. On a machine whose
+ * bandwidth drifts (a shared virtual machine, clocks settling), rung and
+ * ceiling are then measured seconds apart, under the same conditions.
+ * Not run for run alternately: on a GPU each copy leaves the cache full of
+ * dirty lines that the next kernel pays to write back. */
+static kl_status time_runs(prepared *pr, int reps, int warmup, double *t) {
+  kl_status st = KL_OK;
+  for (int i = 0; i < warmup && st == KL_OK; i++) st = pr->r->run(&pr->args);
+  if (st == KL_OK) st = pr->b->sync();
+  for (int i = 0; i < reps && st == KL_OK; i++) st = time_once(pr, &t[i]);
+  if (st == KL_OK) qsort(t, (size_t)reps, sizeof *t, compare_doubles);
+  return st;
+}
+
 static kl_status run_and_time(prepared *pr, prepared *ceiling, int reps,
                               int warmup, kl_result *res,
                               double *ceiling_median) {
-  kl_status st = KL_OK;
-  for (int i = 0; i < warmup && st == KL_OK; i++) {
-    st = pr->r->run(&pr->args);
-    if (st == KL_OK && ceiling) st = ceiling->r->run(&ceiling->args);
-  }
-  if (st == KL_OK) st = pr->b->sync();
-  if (st != KL_OK) return st;
-  double *times = malloc(2 * sizeof *times * (size_t)reps);
+  double *times = malloc(sizeof *times * (size_t)reps);
   if (!times) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  double *ceiling_times = times + reps;
-  for (int i = 0; i < reps && st == KL_OK; i++) {
-    st = time_once(pr, &times[i]);
-    if (st == KL_OK && ceiling) st = time_once(ceiling, &ceiling_times[i]);
-  }
+  kl_status st = time_runs(pr, reps, warmup, times);
   if (st == KL_OK) {
-    res->t_median = median_of(times, reps);
+    res->t_median = sorted_median(times, reps);
     res->t_min = times[0];
     res->t_max = times[reps - 1];
-    if (ceiling) *ceiling_median = median_of(ceiling_times, reps);
+  }
+  if (st == KL_OK && ceiling) {
+    st = time_runs(ceiling, reps, warmup > 0 ? warmup : 1, times);
+    if (st == KL_OK) *ceiling_median = sorted_median(times, reps);
   }
   free(times);
   return st;

@@ -85,9 +85,8 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
             marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
-          "memory-bound rungs its stream ceiling rung, timed run for run "
-          "alternately with the rung; for compute-bound ones the vendor "
-          "rung. speedup: over the first rung of the same workload and "
+          "memory-bound rungs its stream ceiling rung, timed right after "
+          "the rung; for compute-bound ones the vendor rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   for (size_t i = 0; i < rep->count; i++) {
