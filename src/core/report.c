@@ -128,9 +128,12 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
     const kl_result *r = &rep->results[i];
     char marks[64];
     rung_marks(r, marks, sizeof marks);
-    fprintf(f, "%s,%s,%s,%s,%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
+    /* Flags may hold a comma ("ceiling,vendor"): quoted. */
+    fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
+            r->rung->backend);
+    csv_string(f, marks);
+    fprintf(f, ",%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
             "%s,%.6g,%.6g,%.4g,%.4g,%s,%.6g,%.4g,%lld,",
-            r->workload->name, r->rung->name, r->rung->backend, marks,
             kl_result_op(r), kl_result_inputs(r), kl_type_name(r->type),
             (long long)r->n, r->t_median, r->t_min, r->t_max, r->cost.bytes,
             r->cost.flops, r->cost.items, unit_text(r), r->merit, r->ceiling,
