@@ -57,6 +57,18 @@ kl_status kl__host_timer_start(void);
 kl_status kl__host_timer_stop(double *seconds);
 void *kl__host_stream(void);
 
+/* The fields every host backend shares: host memory, memcpy, a monotonic
+ * clock. */
+#define KL_HOST_BACKEND(backend_name, backend_summary, probe_fn)              \
+  {                                                                           \
+    .name = backend_name, .summary = backend_summary, .host_memory = 1,       \
+    .probe = probe_fn, .alloc = kl__host_alloc, .release = kl__host_release,  \
+    .upload = kl__host_copy, .download = kl__host_copy,                       \
+    .fill_bytes = kl__host_fill_bytes, .sync = kl__host_sync,                 \
+    .memory = kl__host_memory, .timer_start = kl__host_timer_start,           \
+    .timer_stop = kl__host_timer_stop, .stream = kl__host_stream,             \
+  }
+
 /* Run the backend's fastest hand-written rung of a workload once: the
  * library's entry points. buffers[i] is the caller's buffer i: IN buffers
  * in host memory, or in the backend's memory when data_on_device; OUT
