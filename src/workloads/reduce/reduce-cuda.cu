@@ -48,6 +48,29 @@ static kl_status start_at_identity(A *out, cudaStream_t s) {
   return KL_OK;
 }
 
+/* The rungs that combine into the output as they go: start it at the
+ * operation's identity, then launch threads of block size over n elements,
+ * per_block elements to a block. */
+template <typename T, typename A>
+using into_output_kernel = void (*)(const T *, A *, int64_t);
+
+template <int OP, typename T, typename A>
+static kl_status into_output(const kl_args *a, into_output_kernel<T, A> kernel,
+                             int threads, int64_t per_block,
+                             const char *name) {
+  cudaStream_t s = (cudaStream_t)a->stream;
+  A *out = (A *)a->buffers[REDUCE_OUT];
+  kl_status st = start_at_identity<OP>(out, s);
+  if (st != KL_OK) return st;
+  kernel<<<kl__gpu_blocks(a->plan->n, per_block), threads, 0, s>>>(
+      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", name,
+                   cudaGetErrorString(err));
+  return KL_OK;
+}
+
 static __device__ int64_t thread_index(void) {
   return (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
 }
@@ -69,14 +92,8 @@ __global__ void racy_kernel(const T *__restrict__ x, A *out, int64_t n) {
 
 template <int OP, typename T, typename A>
 static kl_status racy(const kl_args *a) {
-  cudaStream_t s = (cudaStream_t)a->stream;
-  A *out = (A *)a->buffers[REDUCE_OUT];
-  kl_status st = start_at_identity<OP>(out, s);
-  if (st != KL_OK) return st;
-  racy_kernel<OP, T, A><<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
-      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
-  KL_GPU_CHECK_LAUNCH(racy_kernel);
-  return KL_OK;
+  return into_output<OP, T, A>(a, racy_kernel<OP, T, A>, 256, 256,
+                               "racy_kernel");
 }
 
 /* ---- 2. one global atomic per element ----------------------------------- */
@@ -89,14 +106,8 @@ __global__ void atomic_kernel(const T *__restrict__ x, A *out, int64_t n) {
 
 template <int OP, typename T, typename A>
 static kl_status atomic(const kl_args *a) {
-  cudaStream_t s = (cudaStream_t)a->stream;
-  A *out = (A *)a->buffers[REDUCE_OUT];
-  kl_status st = start_at_identity<OP>(out, s);
-  if (st != KL_OK) return st;
-  atomic_kernel<OP, T, A><<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
-      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
-  KL_GPU_CHECK_LAUNCH(atomic_kernel);
-  return KL_OK;
+  return into_output<OP, T, A>(a, atomic_kernel<OP, T, A>, 256, 256,
+                               "atomic_kernel");
 }
 
 /* ---- 3. shared-memory atomics, one global atomic per block -------------- */
@@ -115,15 +126,8 @@ __global__ void shared_atomic_kernel(const T *__restrict__ x, A *out,
 
 template <int OP, typename T, typename A>
 static kl_status shared_atomic(const kl_args *a) {
-  cudaStream_t s = (cudaStream_t)a->stream;
-  A *out = (A *)a->buffers[REDUCE_OUT];
-  kl_status st = start_at_identity<OP>(out, s);
-  if (st != KL_OK) return st;
-  shared_atomic_kernel<OP, T, A>
-      <<<kl__gpu_blocks(a->plan->n, 256), 256, 0, s>>>(
-          (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
-  KL_GPU_CHECK_LAUNCH(shared_atomic_kernel);
-  return KL_OK;
+  return into_output<OP, T, A>(a, shared_atomic_kernel<OP, T, A>, 256, 256,
+                               "shared_atomic_kernel");
 }
 
 /* ---- 4 and 5. warp shuffles, one shared atomic per warp ----------------- */
@@ -148,26 +152,15 @@ __global__ __launch_bounds__(1024) void shuffle_kernel(
 }
 
 template <int OP, typename T, typename A>
-static kl_status shuffle_launch(const kl_args *a, int64_t per_thread) {
-  cudaStream_t s = (cudaStream_t)a->stream;
-  A *out = (A *)a->buffers[REDUCE_OUT];
-  kl_status st = start_at_identity<OP>(out, s);
-  if (st != KL_OK) return st;
-  shuffle_kernel<OP, T, A>
-      <<<kl__gpu_blocks(a->plan->n, 1024 * per_thread), 1024, 0, s>>>(
-          (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
-  KL_GPU_CHECK_LAUNCH(shuffle_kernel);
-  return KL_OK;
-}
-
-template <int OP, typename T, typename A>
 static kl_status warp_shuffle(const kl_args *a) {
-  return shuffle_launch<OP, T, A>(a, 1);
+  return into_output<OP, T, A>(a, shuffle_kernel<OP, T, A>, 1024, 1024,
+                               "shuffle_kernel");
 }
 
 template <int OP, typename T, typename A>
 static kl_status grid_stride(const kl_args *a) {
-  return shuffle_launch<OP, T, A>(a, PER_THREAD);
+  return into_output<OP, T, A>(a, shuffle_kernel<OP, T, A>, 1024,
+                               1024 * PER_THREAD, "shuffle_kernel");
 }
 
 /* ---- 6 and 7. one partial per warp -------------------------------------- */
