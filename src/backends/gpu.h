@@ -54,12 +54,17 @@ static __device__ __forceinline__ V kl_load_streaming(const V *p) {
 #endif
 }
 
-/* Blocks for n work items of per_block each; grids stay below 2^31 blocks,
- * which covers every n a device memory can hold for per_block >= 1. */
+/* Blocks for n work items of per_block each, at most KL_GPU_MAX_BLOCKS:
+ * HIP refuses grids of more than 2^32 work-items, so a grid stays within
+ * 2^21 blocks of up to 1024 threads, and every kernel launched with this
+ * count strides by the grid. Up to 2^21 blocks' worth of work (2^29
+ * elements at 256 per block) each thread still takes one item. */
+#define KL_GPU_MAX_BLOCKS (1 << 21)
+
 static inline unsigned kl__gpu_blocks(int64_t n, int64_t per_block) {
   int64_t blocks = (n + per_block - 1) / per_block;
   if (blocks < 1) blocks = 1;
-  if (blocks > 0x7fffffff) blocks = 0x7fffffff;
+  if (blocks > KL_GPU_MAX_BLOCKS) blocks = KL_GPU_MAX_BLOCKS;
   return (unsigned)blocks;
 }
 

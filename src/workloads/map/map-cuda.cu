@@ -12,12 +12,15 @@ static __device__ __forceinline__ float quad(float a, float b, float c,
   return a * x * x + b * x + c;
 }
 
-/* The seed's kernel: one element per thread, with a 64-bit index so that
- * arrays beyond 2^31 elements are covered. */
+/* The seed's kernel: one element per thread, 64-bit indices. Past the
+ * largest grid (KL_GPU_MAX_BLOCKS) a thread takes one more element per
+ * grid's width. */
 __global__ void map_thread(const float *__restrict__ x, float *__restrict__ y,
                            float a, float b, float c, int64_t n) {
-  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) y[i] = quad(a, b, c, x[i]);
+  int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    y[i] = quad(a, b, c, x[i]);
 }
 
 /* A grid sized to fill the device once; each thread strides by the whole
@@ -31,31 +34,35 @@ __global__ void map_grid_stride(const float *__restrict__ x,
     y[i] = quad(a, b, c, x[i]);
 }
 
-/* Each block owns MAP_VEC_DEPTH * blockDim.x float4s, read with all loads
- * in flight before any store; consecutive threads touch consecutive 16-byte
- * words, so every warp access is fully coalesced. The n % 4 tail is done by
+/* Each block takes MAP_VEC_DEPTH * blockDim.x float4s at a time, read with
+ * all loads in flight before any store; consecutive threads touch
+ * consecutive 16-byte words, so every warp access is fully coalesced. Past
+ * the largest grid, blocks stride by the grid. The n % 4 tail is done by
  * the first threads of block 0. */
 __global__ void map_vec4(const float4 *__restrict__ x, float4 *__restrict__ y,
                          float a, float b, float c, int64_t n4,
                          const float *__restrict__ x_tail,
                          float *__restrict__ y_tail, int tail) {
-  int64_t base = (int64_t)blockIdx.x * blockDim.x * MAP_VEC_DEPTH + threadIdx.x;
-  float4 v[MAP_VEC_DEPTH];
+  const int64_t per_block = (int64_t)blockDim.x * MAP_VEC_DEPTH;
+  for (int64_t base = (int64_t)blockIdx.x * per_block + threadIdx.x;
+       base - threadIdx.x < n4; base += (int64_t)gridDim.x * per_block) {
+    float4 v[MAP_VEC_DEPTH];
 #pragma unroll
-  for (int k = 0; k < MAP_VEC_DEPTH; k++) {
-    int64_t i = base + (int64_t)k * blockDim.x;
-    if (i < n4) v[k] = x[i];
-  }
+    for (int k = 0; k < MAP_VEC_DEPTH; k++) {
+      int64_t i = base + (int64_t)k * blockDim.x;
+      if (i < n4) v[k] = x[i];
+    }
 #pragma unroll
-  for (int k = 0; k < MAP_VEC_DEPTH; k++) {
-    int64_t i = base + (int64_t)k * blockDim.x;
-    if (i < n4) {
-      float4 r;
-      r.x = quad(a, b, c, v[k].x);
-      r.y = quad(a, b, c, v[k].y);
-      r.z = quad(a, b, c, v[k].z);
-      r.w = quad(a, b, c, v[k].w);
-      y[i] = r;
+    for (int k = 0; k < MAP_VEC_DEPTH; k++) {
+      int64_t i = base + (int64_t)k * blockDim.x;
+      if (i < n4) {
+        float4 r;
+        r.x = quad(a, b, c, v[k].x);
+        r.y = quad(a, b, c, v[k].y);
+        r.z = quad(a, b, c, v[k].z);
+        r.w = quad(a, b, c, v[k].w);
+        y[i] = r;
+      }
     }
   }
   if (blockIdx.x == 0 && (int)threadIdx.x < tail)

@@ -87,7 +87,7 @@ __global__ void racy_kernel(const T *__restrict__ x, A *out, int64_t n) {
   /* volatile keeps one load and one store per thread, as the seed wrote
    * it; threads overwrite each other's updates, which is the lesson. */
   volatile A *target = out;
-  if (i < n) *target = kl_combine<OP>(*target, (A)x[i]);
+  for (; i < n; i += grid_threads()) *target = kl_combine<OP>(*target, (A)x[i]);
 }
 
 template <int OP, typename T, typename A>
@@ -100,8 +100,8 @@ static kl_status racy(const kl_args *a) {
 
 template <int OP, typename T, typename A>
 __global__ void atomic_kernel(const T *__restrict__ x, A *out, int64_t n) {
-  int64_t i = thread_index();
-  if (i < n) kl_atomic<OP>(out, (A)x[i]);
+  for (int64_t i = thread_index(); i < n; i += grid_threads())
+    kl_atomic<OP>(out, (A)x[i]);
 }
 
 template <int OP, typename T, typename A>
@@ -116,10 +116,10 @@ template <int OP, typename T, typename A>
 __global__ void shared_atomic_kernel(const T *__restrict__ x, A *out,
                                      int64_t n) {
   __shared__ A block_result;
-  int64_t i = thread_index();
   if (threadIdx.x == 0) block_result = kl_identity<OP, A>();
   __syncthreads();
-  if (i < n) kl_atomic<OP>(&block_result, (A)x[i]);
+  for (int64_t i = thread_index(); i < n; i += grid_threads())
+    kl_atomic<OP>(&block_result, (A)x[i]);
   __syncthreads();
   if (threadIdx.x == 0) kl_atomic<OP>(out, block_result);
 }

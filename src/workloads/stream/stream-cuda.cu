@@ -1,17 +1,20 @@
 #include "../../backends/gpu.h"
 #include "stream.h"
 
-/* BabelStream's shape: one element per thread, 1024-thread blocks. The
- * backend's ceiling is the runtime's memcpy, not these kernels. */
+/* BabelStream's shape: one element per thread, 1024-thread blocks (and
+ * more per thread only past the largest grid). The backend's ceiling is
+ * the runtime's memcpy, not these kernels. */
 #define STREAM_BLOCK 1024
 
 #define STREAM_KERNEL(name, T, expr)                                          \
   __global__ void name(const T *__restrict__ a, const T *__restrict__ b,      \
                        T *__restrict__ c, T s, int64_t n) {                   \
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;               \
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;                   \
     (void)b;                                                                  \
     (void)s;                                                                  \
-    if (i < n) c[i] = expr;                                                   \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;   \
+         i += stride)                                                         \
+      c[i] = expr;                                                            \
   }
 STREAM_KERNEL(copy_f32, float, a[i])
 STREAM_KERNEL(copy_f64, double, a[i])
