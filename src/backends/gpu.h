@@ -56,9 +56,9 @@ static __device__ __forceinline__ V kl_load_streaming(const V *p) {
 
 /* Blocks for n work items of per_block each, at most KL_GPU_MAX_BLOCKS:
  * HIP refuses grids of more than 2^32 work-items, so a grid stays within
- * 2^21 blocks of up to 1024 threads, and every kernel launched with this
- * count strides by the grid. Up to 2^21 blocks' worth of work (2^29
- * elements at 256 per block) each thread still takes one item. */
+ * 2^21 blocks of up to 1024 threads. Kernels that take one item per thread
+ * are launched in chunks of at most that many blocks (KL_GPU_CHUNKS);
+ * others stride by the grid. */
 #define KL_GPU_MAX_BLOCKS (1 << 21)
 
 static inline unsigned kl__gpu_blocks(int64_t n, int64_t per_block) {
@@ -67,5 +67,15 @@ static inline unsigned kl__gpu_blocks(int64_t n, int64_t per_block) {
   if (blocks > KL_GPU_MAX_BLOCKS) blocks = KL_GPU_MAX_BLOCKS;
   return (unsigned)blocks;
 }
+
+/* Loop over [0, n) in chunks of at most per_block * KL_GPU_MAX_BLOCKS
+ * items: the body sees `offset` and `count`. One chunk below 2^29 items at
+ * 256 per block, so the common case is a single launch. */
+#define KL_GPU_CHUNKS(n, per_block, offset, count)                            \
+  for (int64_t offset = 0, count = 0, chunk_ = (int64_t)(per_block) *        \
+                                               KL_GPU_MAX_BLOCKS;             \
+       offset < (n) &&                                                        \
+       ((count = (n) - offset < chunk_ ? (n) - offset : chunk_), 1);          \
+       offset += chunk_)
 
 #endif

@@ -50,7 +50,7 @@ static kl_status start_at_identity(A *out, cudaStream_t s) {
 
 /* The rungs that combine into the output as they go: start it at the
  * operation's identity, then launch threads of block size over n elements,
- * per_block elements to a block. */
+ * per_block elements to a block, in chunks of at most the largest grid. */
 template <typename T, typename A>
 using into_output_kernel = void (*)(const T *, A *, int64_t);
 
@@ -62,12 +62,15 @@ static kl_status into_output(const kl_args *a, into_output_kernel<T, A> kernel,
   A *out = (A *)a->buffers[REDUCE_OUT];
   kl_status st = start_at_identity<OP>(out, s);
   if (st != KL_OK) return st;
-  kernel<<<kl__gpu_blocks(a->plan->n, per_block), threads, 0, s>>>(
-      (const T *)a->buffers[REDUCE_IN], out, a->plan->n);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess)
-    return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", name,
-                   cudaGetErrorString(err));
+  const T *x = (const T *)a->buffers[REDUCE_IN];
+  KL_GPU_CHUNKS(a->plan->n, per_block, offset, count) {
+    kernel<<<kl__gpu_blocks(count, per_block), threads, 0, s>>>(x + offset,
+                                                                 out, count);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+      return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", name,
+                     cudaGetErrorString(err));
+  }
   return KL_OK;
 }
 
@@ -87,7 +90,7 @@ __global__ void racy_kernel(const T *__restrict__ x, A *out, int64_t n) {
   /* volatile keeps one load and one store per thread, as the seed wrote
    * it; threads overwrite each other's updates, which is the lesson. */
   volatile A *target = out;
-  for (; i < n; i += grid_threads()) *target = kl_combine<OP>(*target, (A)x[i]);
+  if (i < n) *target = kl_combine<OP>(*target, (A)x[i]);
 }
 
 template <int OP, typename T, typename A>
@@ -100,8 +103,8 @@ static kl_status racy(const kl_args *a) {
 
 template <int OP, typename T, typename A>
 __global__ void atomic_kernel(const T *__restrict__ x, A *out, int64_t n) {
-  for (int64_t i = thread_index(); i < n; i += grid_threads())
-    kl_atomic<OP>(out, (A)x[i]);
+  int64_t i = thread_index();
+  if (i < n) kl_atomic<OP>(out, (A)x[i]);
 }
 
 template <int OP, typename T, typename A>
@@ -116,10 +119,10 @@ template <int OP, typename T, typename A>
 __global__ void shared_atomic_kernel(const T *__restrict__ x, A *out,
                                      int64_t n) {
   __shared__ A block_result;
+  int64_t i = thread_index();
   if (threadIdx.x == 0) block_result = kl_identity<OP, A>();
   __syncthreads();
-  for (int64_t i = thread_index(); i < n; i += grid_threads())
-    kl_atomic<OP>(&block_result, (A)x[i]);
+  if (i < n) kl_atomic<OP>(&block_result, (A)x[i]);
   __syncthreads();
   if (threadIdx.x == 0) kl_atomic<OP>(out, block_result);
 }

@@ -1,20 +1,17 @@
 #include "../../backends/gpu.h"
 #include "stream.h"
 
-/* BabelStream's shape: one element per thread, 1024-thread blocks (and
- * more per thread only past the largest grid). The backend's ceiling is
- * the runtime's memcpy, not these kernels. */
+/* BabelStream's shape: one element per thread, 1024-thread blocks. The
+ * backend's ceiling is the runtime's memcpy, not these kernels. */
 #define STREAM_BLOCK 1024
 
 #define STREAM_KERNEL(name, T, expr)                                          \
   __global__ void name(const T *__restrict__ a, const T *__restrict__ b,      \
                        T *__restrict__ c, T s, int64_t n) {                   \
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;                   \
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;               \
     (void)b;                                                                  \
     (void)s;                                                                  \
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;   \
-         i += stride)                                                         \
-      c[i] = expr;                                                            \
+    if (i < n) c[i] = expr;                                                   \
   }
 STREAM_KERNEL(copy_f32, float, a[i])
 STREAM_KERNEL(copy_f64, double, a[i])
@@ -24,12 +21,15 @@ STREAM_KERNEL(triad_f64, double, a[i] + s * b[i])
 #define STREAM_LAUNCH(kernel, T, args)                                        \
   do {                                                                        \
     const kl_plan *p_ = (args)->plan;                                         \
-    kernel<<<kl__gpu_blocks(p_->n, STREAM_BLOCK), STREAM_BLOCK, 0,            \
-             (cudaStream_t)(args)->stream>>>(                                 \
-        (const T *)(args)->buffers[STREAM_A],                                 \
-        (const T *)(args)->buffers[STREAM_B], (T *)(args)->buffers[STREAM_C], \
-        (T)p_->params[STREAM_SCALAR_PARAM], p_->n);                           \
-    KL_GPU_CHECK_LAUNCH(kernel);                                              \
+    KL_GPU_CHUNKS(p_->n, STREAM_BLOCK, offset, count) {                       \
+      kernel<<<kl__gpu_blocks(count, STREAM_BLOCK), STREAM_BLOCK, 0,          \
+               (cudaStream_t)(args)->stream>>>(                               \
+          (const T *)(args)->buffers[STREAM_A] + offset,                      \
+          (const T *)(args)->buffers[STREAM_B] + offset,                      \
+          (T *)(args)->buffers[STREAM_C] + offset,                            \
+          (T)p_->params[STREAM_SCALAR_PARAM], count);                         \
+      KL_GPU_CHECK_LAUNCH(kernel);                                            \
+    }                                                                         \
   } while (0)
 
 extern "C" kl_status kl__stream_gpu_copy(const kl_args *a) {
