@@ -434,6 +434,22 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
   return record(res, st);
 }
 
+/* The instance a kl_problem names, its type and names resolved. */
+static kl_status problem_instance(const kl_workload *w, const kl_problem *pb,
+                                  instance *in) {
+  *in = (instance){pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type
+                                                       : pb->type,
+                   pb->seed, 0, 0};
+  if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(in->type)))
+    return kl__usage(KL_USAGE, "%s has no type %s", w->name,
+                     kl_type_name(in->type));
+  kl_status st = find_name(w, w->ops, "op", pb->op, &in->op);
+  if (st == KL_OK)
+    st = find_name(w, w->inputs, "input pattern", pb->inputs, &in->inputs);
+  return st;
+}
+
 kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
                       const kl_problem *pb, int reps, int warmup,
                       kl_result *out) {
@@ -445,11 +461,8 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
     return record(out, kl__usage(KL_UNAVAILABLE,
                                  "backend %s is not available here",
                                  r->backend));
-  instance in = {pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type,
-                 pb->seed, 0, 0};
-  kl_status st = find_name(w, w->ops, "op", pb->op, &in.op);
-  if (st == KL_OK) st = find_name(w, w->inputs, "input pattern", pb->inputs,
-                                  &in.inputs);
+  instance in;
+  kl_status st = problem_instance(w, pb, &in);
   if (st != KL_OK) return record(out, st);
   st = measure(w, r, b, &in, reps, warmup, NULL, out);
   if (st != KL_OK) return st;
@@ -738,15 +751,6 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
   return st;
 }
 
-static const char *check_word(kl_check_state c) {
-  switch (c) {
-  case KL_CHECK_PASS: return "PASS";
-  case KL_CHECK_FAIL: return "FAIL";
-  case KL_CHECK_CAUGHT: return "WRONG as expected";
-  case KL_CHECK_MISSED: return "passed (known-wrong)";
-  }
-  return "?";
-}
 
 static int same_instance(const job *a, const job *b) {
   return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
@@ -846,7 +850,7 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
     }
     progress(&o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
              res->t_median * 1e3, res->merit, kl_metric_unit(jb->w),
-             check_word(res->check), kl__now() - started);
+             kl__check_text(res), kl__now() - started);
     if (res->check == KL_CHECK_FAIL && kl_exit_code(worst) < 1)
       worst = KL_CHECK_FAILED;
   }
@@ -902,13 +906,8 @@ kl_status kl__run_fastest(const kl_workload *w, const char *backend,
   if (!b || !kl_backend_available(b, NULL, 0))
     return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here",
                      backend ? backend : "(any)");
-  instance in = {pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type,
-                 pb->seed, 0, 0};
-  if ((int)in.type < 0 || in.type >= KL_TYPE_COUNT ||
-      !(w->types & KL_TYPE_BIT(in.type)))
-    return kl__usage(KL_USAGE, "%s has no type %s", w->name,
-                     kl_type_name(in.type));
-  kl_status st = find_name(w, w->ops, "op", pb->op, &in.op);
+  instance in;
+  kl_status st = problem_instance(w, pb, &in);
   kl_plan p;
   if (st == KL_OK) st = make_plan(w, &in, &p);
   if (st != KL_OK) return st;

@@ -69,6 +69,9 @@ void *kl__host_stream(void);
     .timer_stop = kl__host_timer_stop, .stream = kl__host_stream,             \
   }
 
+/* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
+const char *kl__check_text(const kl_result *r);
+
 /* Run the backend's fastest hand-written rung of a workload once: the
  * library's entry points. buffers[i] is the caller's buffer i: IN buffers
  * in host memory, or in the backend's memory when data_on_device; OUT

@@ -5,7 +5,7 @@
 
 #include "internal.h"
 
-static const char *check_text(const kl_result *r) {
+const char *kl__check_text(const kl_result *r) {
   if (r->status != KL_OK) return "ERROR";
   switch (r->check) {
   case KL_CHECK_PASS: return "PASS";
@@ -81,7 +81,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
             "%9s  %s%s%s%s\n",
             r->workload->name, r->rung->name, r->rung->backend,
             op[0] ? op : "-", kl_type_name(r->type), (long long)r->n, med,
-            tmin, tmax, rate, pct, spd, err, check_text(r),
+            tmin, tmax, rate, pct, spd, err, kl__check_text(r),
             marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
@@ -97,7 +97,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
     else if (r->check != KL_CHECK_PASS)
       fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
               "(worst %.3g x tolerance)%s%s\n",
-              r->workload->name, r->rung->name, check_text(r),
+              r->workload->name, r->rung->name, kl__check_text(r),
               (long long)r->verdict.bad_count, (long long)r->verdict.checked,
               r->verdict.max_error, r->verdict.detail[0] ? "; " : "",
               r->verdict.detail);
@@ -137,7 +137,7 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
             kl_result_op(r), kl_result_inputs(r), kl_type_name(r->type),
             (long long)r->n, r->t_median, r->t_min, r->t_max, r->cost.bytes,
             r->cost.flops, r->cost.items, unit_text(r), r->merit, r->ceiling,
-            r->percent, r->speedup, check_text(r), r->verdict.abs_error,
+            r->percent, r->speedup, kl__check_text(r), r->verdict.abs_error,
             r->verdict.max_error, (long long)r->verdict.bad_count);
     csv_string(f, kl_status_name(r->status));
     fputc(',', f);
@@ -232,7 +232,7 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     json_number(f, r->percent);
     fprintf(f, ", \"speedup\": ");
     json_number(f, r->speedup);
-    fprintf(f, ", \"check\": \"%s\", \"abs_error\": ", check_text(r));
+    fprintf(f, ", \"check\": \"%s\", \"abs_error\": ", kl__check_text(r));
     json_number(f, r->verdict.abs_error);
     fprintf(f, ", \"error_over_tolerance\": ");
     json_number(f, r->verdict.max_error);
