@@ -109,6 +109,25 @@ int kl_backend_available(const kl_backend *b, char *info, size_t info_size);
 /* ---- problems, buffers and rung arguments ------------------------------ */
 #define KL_MAX_BUFFERS 8
 #define KL_MAX_PARAMS 8
+#define KL_MAX_DIMS 4
+
+/* The shape of a problem with several extents (gemm: m, n, k), as named by
+ * the workload's dims, leads and scalars lists. Zero (or a clear bit in
+ * scalars_set) means "not given": each dim is then the size n, each leading
+ * dimension the rows of its matrix, each scalar the workload's default. */
+typedef struct kl_shape {
+  int64_t dims[KL_MAX_DIMS];
+  int64_t lead[KL_MAX_DIMS];
+  double scalars[KL_MAX_DIMS];
+  uint64_t scalars_set; /* bit i: scalars[i] was given */
+} kl_shape;
+
+/* Parse "MxNxK" (dims), "LDA,LDB,LDC" (leads; an empty item keeps the
+ * default) or "ALPHA,BETA" (scalars; likewise) into s. KL_USAGE with
+ * kl_last_error() saying why for anything else. */
+kl_status kl_shape_parse_dims(const char *text, kl_shape *s);
+kl_status kl_shape_parse_leads(const char *text, kl_shape *s);
+kl_status kl_shape_parse_scalars(const char *text, kl_shape *s);
 
 typedef enum kl_role { KL_IN, KL_OUT, KL_INOUT } kl_role;
 
@@ -131,6 +150,9 @@ typedef struct kl_plan {
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   int param_count;
   double params[KL_MAX_PARAMS]; /* scalars of the problem (map: a, b, c) */
+  /* Workloads with dims: the shape resolved, every extent, leading
+   * dimension and scalar set (gemm's alpha and beta are also params[0..1]). */
+  kl_shape shape;
 } kl_plan;
 
 /* What a rung receives: the plan and its buffers in the backend's memory. */
@@ -198,11 +220,25 @@ typedef struct kl_workload {
   unsigned types; /* KL_TYPE_BIT set */
   kl_type default_type;
   int64_t default_n; /* elements, before fitting to memory */
+  /* The default on host backends, where it is smaller (gemm: a naive rung
+   * at the GPU's size would run for an hour); 0 = default_n. */
+  int64_t host_default_n;
+  /* Names of the shape's extents, leading dimensions and scalars, each
+   * NULL-terminated, or NULL where the problem is just n elements. */
+  const char *const *dims;
+  const char *const *leads;
+  const char *const *scalars;
   /* Fill in the plan's buffers and parameters for p->n, p->type, p->seed;
    * KL_USAGE for an invalid size, with kl_last_error() saying why. */
   kl_status (*plan)(kl_plan *p);
   /* Fresh random inputs into the host buffers (inputs only). */
   void (*init)(const kl_plan *p, void *const *host);
+  /* Optional: fresh random inputs made on the device, in its buffers, for
+   * sizes where the host would be slow. KL_UNAVAILABLE: use init() (too
+   * small to be worth it, or no generator here); other errors stop. The
+   * harness downloads the inputs for the check afterwards. */
+  kl_status (*init_device)(const kl_plan *p, const kl_backend *b,
+                           void *const *device);
   /* Compare every output element with a reference computed in higher
    * precision from the inputs. in[i] holds buffer i as it was before the
    * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
@@ -234,6 +270,10 @@ typedef struct kl_options {
   int warmup;            /* untimed runs before them (>= 0) */
   uint64_t seed;         /* inputs are a function of the seed alone */
   int skip_ceiling;      /* nonzero: do not measure the ceilings */
+  kl_shape shape;        /* extents, leading dimensions, scalars */
+  /* Seconds of timed and warm-up runs per rung beyond which fewer are made
+   * (at least one timed run; the report notes it); 0 = no limit. */
+  double max_seconds;
   kl_progress_fn progress; /* NULL: silent */
   void *progress_ctx;
 } kl_options;
@@ -253,6 +293,8 @@ typedef struct kl_result {
   int64_t n;
   kl_type type;
   int op, inputs;                /* indices, as in kl_plan */
+  kl_shape shape;                /* as resolved, where the workload has dims */
+  int reps;                      /* timed runs made */
   double t_median, t_min, t_max; /* seconds */
   kl_cost cost;                  /* per run, by the cost model */
   double merit;                  /* GB/s, GFLOP/s or G items/s, at the median */
@@ -279,7 +321,7 @@ typedef struct kl_report {
   kl_options options;
   size_t count;
   kl_result *results;
-  char notes[1024]; /* size adjustments and other remarks for the reader */
+  char notes[4096]; /* size adjustments and other remarks for the reader */
 } kl_report;
 
 /* Run the selected rungs. KL_OK when every check passed; KL_CHECK_FAILED
@@ -299,6 +341,7 @@ typedef struct kl_problem {
   const char *op;     /* NULL: the workload's default operation */
   const char *inputs; /* NULL: random inputs */
   uint64_t seed;
+  kl_shape shape; /* zeroes: every extent n, default leads and scalars */
 } kl_problem;
 
 /* One rung, one problem, no ceiling: for tests and embedding programs.
@@ -312,6 +355,8 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
 const char *kl_result_op(const kl_result *r);
 const char *kl_result_inputs(const kl_result *r);
 const char *kl_metric_unit(const kl_workload *w);
+/* The size as text: "n" or, for workloads with dims, "MxNxK". */
+void kl_result_size(const kl_result *r, char *dst, size_t size);
 
 /* Parse a size: digits with an optional K, M or G suffix (powers of 1024).
  * KL_USAGE for zero, negative, non-numeric or overflowing text. */

@@ -104,7 +104,7 @@ static void test_same_seed_same_result(void) {
   const kl_workload *map = kl_workload_find("map");
   const kl_rung *serial = kl_rung_find(map, "serial");
   kl_result a, b;
-  kl_problem pb = {1000, KL_TYPE_DEFAULT, NULL, NULL, 5};
+  kl_problem pb = {.n = 1000, .type = KL_TYPE_DEFAULT, .seed = 5};
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_OK);
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &b) == KL_OK);
   EXPECT(a.verdict.max_error == b.verdict.max_error);

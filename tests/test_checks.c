@@ -75,7 +75,7 @@ int main(void) {
         faulty.flags = 0;
         spoil_at = cases[c];
         kl_result res;
-        kl_problem pb = {n, (kl_type)t, NULL, NULL, 7 + c};
+        kl_problem pb = {.n = n, .type = (kl_type)t, .seed = 7 + c};
         kl_status st = kl_run_rung(wl, &faulty, &pb, 1, 0, &res);
         int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
                      (spoil_at < 0 || res.verdict.first_bad == last_spoiled);
@@ -89,7 +89,7 @@ int main(void) {
       }
       /* And the unspoiled reference itself passes. */
       kl_result res;
-      kl_problem pb = {4099, (kl_type)t, NULL, NULL, 3};
+      kl_problem pb = {.n = 4099, .type = (kl_type)t, .seed = 3};
       if (kl_run_rung(wl, reference_rung, &pb, 1, 0, &res) != KL_OK) {
         printf("%s %s: reference rung failed: %s\n", wl->name,
                kl_type_name((kl_type)t), res.error);

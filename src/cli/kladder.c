@@ -39,8 +39,17 @@ static const char usage_run[] =
     "                           (reduce: sum, min, max)\n"
     "      --inputs PATTERN     input pattern, where the workload has several\n"
     "                           (default random; see `kladder list`)\n"
+    "  -s, --shape MxNxK        extents, where the workload has several (gemm:\n"
+    "                           m, n and k); an extent not given is the size\n"
+    "      --ld LDA,LDB,LDC     leading dimensions (gemm; default the rows)\n"
+    "      --alpha A            gemm's scalars (default alpha 1, beta 0)\n"
+    "      --beta B\n"
+    "      --scalars A,B        the same, as a list\n"
     "      --reps N             timed runs per rung (default 10)\n"
     "      --warmup N           untimed runs before them (default 2)\n"
+    "      --max-time S         fewer runs where a rung's would take more than\n"
+    "                           S seconds, at least one timed run (default 30;\n"
+    "                           0: no limit)\n"
     "      --seed S             seed of the random inputs (default 20261121)\n"
     "      --csv FILE           also write the results as CSV\n"
     "      --json FILE          also write the results as JSON\n"
@@ -172,7 +181,10 @@ static int run(int argc, char **argv) {
                       IS("-t", "--type") || IS("-o", "--op") ||
                       IS("", "--inputs") || IS("", "--reps") ||
                       IS("", "--warmup") || IS("", "--seed") ||
-                      IS("", "--csv") || IS("", "--json");
+                      IS("", "--csv") || IS("", "--json") ||
+                      IS("-s", "--shape") || IS("", "--ld") ||
+                      IS("", "--scalars") || IS("", "--alpha") ||
+                      IS("", "--beta") || IS("", "--max-time");
     if (!takes_value) return usage_error("unknown option '%s'", arg);
     const char *value = option_value(argc, argv, &i, inline_value);
     if (!value) return usage_error("option '%s' needs a value", name);
@@ -202,6 +214,31 @@ static int run(int argc, char **argv) {
         return usage_error("--seed '%s' must be a non-negative integer",
                            value);
       o.seed = s;
+    } else if (IS("-s", "--shape")) {
+      kl_status st = kl_shape_parse_dims(value, &o.shape);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("", "--ld")) {
+      kl_status st = kl_shape_parse_leads(value, &o.shape);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("", "--scalars")) {
+      kl_status st = kl_shape_parse_scalars(value, &o.shape);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("", "--alpha") || IS("", "--beta")) {
+      /* Shorthands for the first and second scalar. */
+      char text[80];
+      if (strchr(value, ',') || strlen(value) > 60)
+        return usage_error("%s takes one number", name);
+      snprintf(text, sizeof text, "%s%s", IS("", "--beta") ? "," : "", value);
+      kl_status st = kl_shape_parse_scalars(text, &o.shape);
+      if (st != KL_OK) return fail(st);
+    } else if (IS("", "--max-time")) {
+      char *end = NULL;
+      errno = 0;
+      double t = strtod(value, &end);
+      if (errno || end == value || *end != '\0' || !(t >= 0) || t > 1e6)
+        return usage_error("--max-time '%s' must be seconds from 0 to 1e6",
+                           value);
+      o.max_seconds = t;
     } else if (IS("", "--csv")) csv = value;
     else if (IS("", "--json")) json = value;
 #undef IS

@@ -1,5 +1,6 @@
 /* The harness: sizes a problem to the machine, runs a rung on fresh random
  * inputs with poisoned outputs, checks every element, then times it. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ void kl_options_init(kl_options *o) {
   o->reps = 10;
   o->warmup = 2;
   o->seed = 20261121;
+  o->max_seconds = 30;
 }
 
 /* ---- memory footprint -------------------------------------------------- */
@@ -65,6 +67,7 @@ typedef struct instance {
   kl_type type;
   uint64_t seed;
   int op, inputs;
+  kl_shape shape; /* as given; the plan resolves it */
 } instance;
 
 /* One rung to run on one instance, in a run's list. */
@@ -84,6 +87,11 @@ static kl_status make_plan(const kl_workload *w, const instance *in,
   p->seed = in->seed;
   p->op = in->op;
   p->inputs = in->inputs;
+  p->shape = in->shape;
+  for (int i = 0; i < KL_MAX_DIMS; i++)
+    if (in->shape.dims[i] < 0 || in->shape.lead[i] < 0)
+      return kl__usage(KL_USAGE, "%s: extents and leading dimensions must be "
+                       "positive", w->name);
   if (in->n < 1)
     return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
                      (long long)in->n);
@@ -226,11 +234,20 @@ static kl_status prepare_buffers(const kl_workload *w, const kl_plan *p,
       fill[i] = bufs->in[i];
     }
   }
-  w->init(p, fill);
+  /* Large inputs may be made on the device; the checker then gets them
+   * downloaded. */
+  kl_status made = KL_UNAVAILABLE;
+  if (!b->host_memory && w->init_device) {
+    made = w->init_device(p, b, bufs->dev);
+    if (made != KL_OK && made != KL_UNAVAILABLE) return made;
+  }
+  if (made != KL_OK) w->init(p, fill);
   for (int i = 0; i < p->buffer_count; i++) {
     kl_role role = p->buffers[i].role;
     kl_status st = KL_OK;
-    if (role == KL_OUT)
+    if (made == KL_OK && role != KL_OUT)
+      st = b->download(bufs->in[i], bufs->dev[i], bytes[i]);
+    else if (role == KL_OUT)
       st = b->fill_bytes(bufs->dev[i], 0xFF, bytes[i]); /* NaN, -1, 255 */
     else if (!b->host_memory)
       st = b->upload(bufs->dev[i], bufs->in[i], bytes[i]);
@@ -380,9 +397,23 @@ static prepared *prepare_ceiling(prepared *slot, const job *ceiling) {
   return NULL;
 }
 
+/* Fewer runs where the asked-for ones would take longer than max_seconds,
+ * judged by the checked run: at least one timed run, warm-up only where
+ * there is room for it. */
+static void fit_runs(double max_seconds, double one_run, int *reps,
+                     int *warmup) {
+  if (max_seconds <= 0 || one_run * (*reps + *warmup) <= max_seconds) return;
+  int runs = one_run > 0 ? (int)(max_seconds / one_run) : *reps + *warmup;
+  if (*warmup > 0) *warmup = runs > 2 ? 1 : 0;
+  *reps = runs - *warmup > *reps ? *reps
+          : runs - *warmup > 1   ? runs - *warmup
+                                 : 1;
+}
+
 static kl_status measure(const kl_workload *w, const kl_rung *r,
                          const kl_backend *b, const instance *in, int reps,
-                         int warmup, const job *ceiling_job, kl_result *res) {
+                         int warmup, double max_seconds,
+                         const job *ceiling_job, kl_result *res) {
   const kl_type type = in->type;
   memset(res, 0, sizeof *res);
   res->workload = w;
@@ -391,6 +422,7 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
   res->type = type;
   res->op = in->op;
   res->inputs = in->inputs;
+  res->shape = in->shape;
   res->verdict.first_bad = -1;
   res->check = KL_CHECK_FAIL;
   if (!r->run)
@@ -407,10 +439,16 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
 
   prepared pr, ceiling_slot;
   kl_status st = prepare(&pr, w, r, b, in);
-  if (st == KL_OK) w->cost(&pr.plan, r, &res->cost);
+  if (st == KL_OK) {
+    w->cost(&pr.plan, r, &res->cost);
+    res->shape = pr.plan.shape;
+  }
   /* The first run after the upload is the checked one. */
+  double started = kl__now();
   if (st == KL_OK) st = r->run(&pr.args);
   if (st == KL_OK) st = b->sync();
+  fit_runs(max_seconds, kl__now() - started, &reps, &warmup);
+  res->reps = reps;
   if (st == KL_OK) st = download_outputs(&pr.plan, b, &pr.bufs);
   if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
   if (st == KL_OK) {
@@ -434,12 +472,32 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
   return record(res, st);
 }
 
+/* What part of a given shape the workload has no names for, or NULL. */
+static const char *shape_unused(const kl_workload *w, const kl_shape *s) {
+  size_t dims = list_length(w->dims), leads = list_length(w->leads),
+         scalars = list_length(w->scalars);
+  for (size_t i = 0; i < KL_MAX_DIMS; i++) {
+    if (s->dims[i] && i >= dims) return dims ? "that many extents" : "shape";
+    if (s->lead[i] && i >= leads)
+      return leads ? "that many leading dimensions" : "leading dimensions";
+    if ((s->scalars_set >> i & 1) && i >= scalars)
+      return scalars ? "that many scalars" : "scalars";
+  }
+  return NULL;
+}
+
 /* The instance a kl_problem names, its type and names resolved. */
 static kl_status problem_instance(const kl_workload *w, const kl_problem *pb,
                                   instance *in) {
-  *in = (instance){pb->n, pb->type == KL_TYPE_DEFAULT ? w->default_type
-                                                       : pb->type,
-                   pb->seed, 0, 0};
+  memset(in, 0, sizeof *in);
+  in->n = pb->n;
+  in->type = pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type;
+  in->seed = pb->seed;
+  in->shape = pb->shape;
+  const char *unused = shape_unused(w, &pb->shape);
+  if (unused) return kl__usage(KL_USAGE, "%s has no %s", w->name, unused);
+  /* Every extent given: n is not needed. */
+  if (in->n == 0 && w->dims && pb->shape.dims[0]) in->n = pb->shape.dims[0];
   if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT ||
       !(w->types & KL_TYPE_BIT(in->type)))
     return kl__usage(KL_USAGE, "%s has no type %s", w->name,
@@ -464,7 +522,7 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
   instance in;
   kl_status st = problem_instance(w, pb, &in);
   if (st != KL_OK) return record(out, st);
-  st = measure(w, r, b, &in, reps, warmup, NULL, out);
+  st = measure(w, r, b, &in, reps, warmup, 0, NULL, out);
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
 }
@@ -602,8 +660,8 @@ static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
 static kl_status choose_size(const kl_options *o, const kl_workload *w,
                              instance *in, const job_list *jobs, char *note,
                              size_t note_size) {
-  if (o->n > 0) {
-    in->n = o->n;
+  if (o->n > 0 || (w->dims && in->shape.dims[0])) {
+    in->n = o->n > 0 ? o->n : in->shape.dims[0];
     return KL_OK;
   }
   kl_plan p;
@@ -635,8 +693,14 @@ static kl_status choose_size(const kl_options *o, const kl_workload *w,
     }
   }
   if (scale < 1.0) {
-    int64_t fitted = (int64_t)((double)w->default_n * scale);
-    fitted &= ~(int64_t)((1 << 20) - 1); /* whole mebi-elements */
+    int64_t fitted;
+    if (w->dims) { /* matrices: memory grows as n squared */
+      fitted = (int64_t)((double)w->default_n * sqrt(scale));
+      fitted &= ~(int64_t)255;
+    } else {
+      fitted = (int64_t)((double)w->default_n * scale);
+      fitted &= ~(int64_t)((1 << 20) - 1); /* whole mebi-elements */
+    }
     if (fitted < 1) fitted = 1;
     in->n = fitted;
     append(note, note_size,
@@ -663,10 +727,19 @@ static kl_status workload_instance(const kl_options *o, const kl_workload *w,
   memset(in, 0, sizeof *in);
   in->seed = o->seed;
   in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
+  in->shape = o->shape;
   const char *reason = NULL;
+  const char *unused = shape_unused(w, &o->shape);
   if (!(w->types & KL_TYPE_BIT(in->type))) reason = "type";
   else if (o->op && !w->ops) reason = "op";
   else if (o->inputs && !w->inputs) reason = "inputs";
+  if (!reason && unused) {
+    if (o->workloads) return kl__usage(KL_USAGE, "%s has no %s", w->name,
+                                       unused);
+    append(rep->notes, sizeof rep->notes, "%s: skipped, it has no %s. ",
+           w->name, unused);
+    return KL_UNAVAILABLE;
+  }
   if (reason) {
     /* A workload named on purpose must accept the options; in a run of
      * every workload, those that cannot are skipped and said so. */
@@ -709,11 +782,18 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
     }
     if (st == KL_OK && selected.count > first)
       st = choose_size(o, w, &in, &selected, rep->notes, sizeof rep->notes);
-    for (size_t j = first; j < selected.count; j++) selected.items[j].in = in;
+    for (size_t j = first; j < selected.count; j++) {
+      job *jb = &selected.items[j];
+      jb->in = in;
+      /* Host backends take the workload's smaller default. */
+      if (jb->b->host_memory && w->host_default_n && o->n == 0 &&
+          !in.shape.dims[0] && in.n > w->host_default_n)
+        jb->in.n = w->host_default_n;
+    }
     /* A size that cannot fit is refused before anything runs. */
     for (size_t j = first; j < selected.count && st == KL_OK; j++) {
       kl_plan p;
-      st = make_plan(w, &in, &p);
+      st = make_plan(w, &selected.items[j].in, &p);
       if (st == KL_OK) st = check_fits(w, &p, selected.items[j].b);
     }
   }
@@ -730,7 +810,14 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
       const kl_workload *sw = NULL;
       const kl_rung *cr = needed ? kl__ceiling_rung(&sw, b->name) : NULL;
       if (!cr) continue;
-      job jb = {sw, cr, b, {0, sw->default_type, o->seed, 0, 0}, 1};
+      job jb;
+      memset(&jb, 0, sizeof jb);
+      jb.w = sw;
+      jb.r = cr;
+      jb.b = b;
+      jb.in.type = sw->default_type;
+      jb.in.seed = o->seed;
+      jb.is_ceiling = 1;
       job_list one = {&jb, 1, 1};
       kl_options defaults = *o;
       defaults.n = 0;
@@ -777,8 +864,12 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
     for (size_t j = 0; j < rep->count && res->ceiling == 0; j++) {
       const kl_result *c = &rep->results[j];
       const job *jj = &jobs->items[j];
-      if (c->status != KL_OK || c->check != KL_CHECK_PASS || jj->b != ji->b)
-        continue;
+      if (c->status != KL_OK || c->check != KL_CHECK_PASS) continue;
+      /* A host vendor library (threaded) serves every host backend. */
+      int same_memory = jj->b == ji->b ||
+                        (res->workload->metric != KL_METRIC_GBS &&
+                         jj->b->host_memory && ji->b->host_memory);
+      if (!same_memory) continue;
       if (res->workload->metric == KL_METRIC_GBS && jj->is_ceiling)
         res->ceiling = c->merit;
       else if (res->workload->metric != KL_METRIC_GBS &&
@@ -833,13 +924,15 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
   for (size_t i = 0; i < jobs.count; i++) {
     const job *jb = &jobs.items[i];
     kl_result *res = &rep->results[rep->count++];
-    progress(&o, "[%zu/%zu] %s %s (%s, n=%lld, %s%s%s)%s ...", i + 1,
-             jobs.count, jb->w->name, jb->r->name, jb->b->name,
-             (long long)jb->in.n, kl_type_name(jb->in.type),
+    char size[96];
+    kl__size_text(jb->w, jb->in.n, &jb->in.shape, size, sizeof size);
+    progress(&o, "[%zu/%zu] %s %s (%s, n=%s, %s%s%s)%s ...", i + 1,
+             jobs.count, jb->w->name, jb->r->name, jb->b->name, size,
+             kl_type_name(jb->in.type),
              jb->w->ops ? " " : "", jb->w->ops ? jb->w->ops[jb->in.op] : "",
              jb->is_ceiling ? " ceiling" : "");
     double started = kl__now();
-    st = measure(jb->w, jb->r, jb->b, &jb->in, o.reps, o.warmup,
+    st = measure(jb->w, jb->r, jb->b, &jb->in, o.reps, o.warmup, o.max_seconds,
                  ceiling_beside(&jobs, jb), res);
     if (st != KL_OK) {
       progress(&o, "    error: %s", res->error);
@@ -928,7 +1021,9 @@ kl_status kl__run_fastest(const kl_workload *w, const char *backend,
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++) {
     size_t bytes = 0;
     st = buffer_bytes(&p.buffers[i], &bytes);
-    int in_place = p.buffers[i].role == KL_IN &&
+    /* Outputs of a few elements (a reduction's result) land in host
+     * memory; inputs, and buffers read and written, stay where they are. */
+    int in_place = p.buffers[i].role != KL_OUT &&
                    (data_on_device || b->host_memory);
     if (st != KL_OK) break;
     if (in_place) {
@@ -938,9 +1033,7 @@ kl_status kl__run_fastest(const kl_workload *w, const char *backend,
     st = b->alloc(&args.buffers[i], bytes);
     owned[i] = st == KL_OK;
     if (st == KL_OK && p.buffers[i].role != KL_OUT)
-      st = data_on_device && !b->host_memory
-               ? KL_FAIL(KL_USAGE, "an INOUT buffer must be in host memory")
-               : b->upload(args.buffers[i], user[i], bytes);
+      st = b->upload(args.buffers[i], user[i], bytes);
   }
   int set_up = 0;
   if (st == KL_OK && r->setup) {
@@ -951,7 +1044,7 @@ kl_status kl__run_fastest(const kl_workload *w, const char *backend,
   if (st == KL_OK) st = b->sync();
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++) {
     size_t bytes = 0;
-    if (p.buffers[i].role == KL_IN) continue;
+    if (!owned[i] || p.buffers[i].role == KL_IN) continue;
     st = buffer_bytes(&p.buffers[i], &bytes);
     if (st == KL_OK) st = b->download(user[i], args.buffers[i], bytes);
   }

@@ -71,6 +71,9 @@ void *kl__host_stream(void);
 
 /* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
 const char *kl__check_text(const kl_result *r);
+/* "n", or "MxNxK" for a workload with dims (an extent not given is n). */
+void kl__size_text(const kl_workload *w, int64_t n, const kl_shape *s,
+                   char *dst, size_t size);
 
 /* Run the backend's fastest hand-written rung of a workload once: the
  * library's entry points. buffers[i] is the caller's buffer i: IN buffers

@@ -16,6 +16,24 @@ const char *kl__check_text(const kl_result *r) {
   return "?";
 }
 
+void kl__size_text(const kl_workload *w, int64_t n, const kl_shape *s,
+                   char *dst, size_t size) {
+  if (!w->dims) {
+    snprintf(dst, size, "%lld", (long long)n);
+    return;
+  }
+  dst[0] = '\0';
+  for (size_t i = 0; w->dims[i] && i < KL_MAX_DIMS; i++) {
+    size_t used = strlen(dst);
+    snprintf(dst + used, size - used, "%s%lld", i ? "x" : "",
+             (long long)(s->dims[i] ? s->dims[i] : n));
+  }
+}
+
+void kl_result_size(const kl_result *r, char *dst, size_t size) {
+  kl__size_text(r->workload, r->n, &r->shape, dst, size);
+}
+
 static const char *unit_text(const kl_result *r) {
   return kl_metric_unit(r->workload);
 }
@@ -54,7 +72,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
           "[min, max]\n\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
-  fprintf(f, "%-9s %-24s %-7s %-4s %-4s %11s %11s %11s %11s %15s %7s %9s %9s  "
+  fprintf(f, "%-9s %-24s %-7s %-4s %-4s %14s %11s %11s %11s %15s %7s %9s %9s  "
           "%s\n",
           "workload", "rung", "backend", "op", "type", "n", "median", "min",
           "max", "rate", "%ceil", "speedup", "abs err", "check");
@@ -77,10 +95,12 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
     if (r->status == KL_OK)
       snprintf(err, sizeof err, "%.2e", r->verdict.abs_error);
     const char *op = kl_result_op(r);
-    fprintf(f, "%-9s %-24s %-7s %-4s %-4s %11lld %11s %11s %11s %15s %7s %9s "
+    char size[96];
+    kl_result_size(r, size, sizeof size);
+    fprintf(f, "%-9s %-24s %-7s %-4s %-4s %14s %11s %11s %11s %15s %7s %9s "
             "%9s  %s%s%s%s\n",
             r->workload->name, r->rung->name, r->rung->backend,
-            op[0] ? op : "-", kl_type_name(r->type), (long long)r->n, med,
+            op[0] ? op : "-", kl_type_name(r->type), size, med,
             tmin, tmax, rate, pct, spd, err, kl__check_text(r),
             marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
@@ -91,6 +111,11 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
+    if (r->status == KL_OK && r->reps < rep->options.reps)
+      fprintf(f, "%s %s: %d timed run%s instead of %d, to stay within %.0f s "
+              "(--max-time)\n", r->workload->name, r->rung->name, r->reps,
+              r->reps == 1 ? "" : "s", rep->options.reps,
+              rep->options.max_seconds);
     if (r->status != KL_OK)
       fprintf(f, "%s %s: error: %s\n", r->workload->name, r->rung->name,
               r->error);
@@ -120,10 +145,10 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
   const kl_machine *m = &rep->machine;
-  fprintf(f, "workload,rung,backend,flags,op,inputs,type,n,median_s,min_s,"
+  fprintf(f, "workload,rung,backend,flags,op,inputs,type,n,shape,median_s,min_s,"
           "max_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,speedup,"
           "check,abs_error,error_over_tolerance,bad_elements,status,error,cpu,"
-          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup\n");
+          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,timed_runs\n");
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     char marks[64];
@@ -132,10 +157,12 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
     fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
             r->rung->backend);
     csv_string(f, marks);
-    fprintf(f, ",%s,%s,%s,%lld,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
+    char size[96];
+    kl_result_size(r, size, sizeof size);
+    fprintf(f, ",%s,%s,%s,%lld,%s,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
             "%s,%.6g,%.6g,%.4g,%.4g,%s,%.6g,%.4g,%lld,",
             kl_result_op(r), kl_result_inputs(r), kl_type_name(r->type),
-            (long long)r->n, r->t_median, r->t_min, r->t_max, r->cost.bytes,
+            (long long)r->n, size, r->t_median, r->t_min, r->t_max, r->cost.bytes,
             r->cost.flops, r->cost.items, unit_text(r), r->merit, r->ceiling,
             r->percent, r->speedup, kl__check_text(r), r->verdict.abs_error,
             r->verdict.max_error, (long long)r->verdict.bad_count);
@@ -148,8 +175,8 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
     csv_string(f, m->gpu);
     fputc(',', f);
     csv_string(f, m->driver);
-    fprintf(f, ",%llu,%d,%d\n", (unsigned long long)rep->options.seed,
-            rep->options.reps, rep->options.warmup);
+    fprintf(f, ",%llu,%d,%d,%d\n", (unsigned long long)rep->options.seed,
+            rep->options.reps, rep->options.warmup, r->reps);
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad)
@@ -211,8 +238,11 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     json_string(f, kl_result_op(r));
     fprintf(f, ", \"inputs\": ");
     json_string(f, kl_result_inputs(r));
-    fprintf(f, ", \"type\": \"%s\", \"n\": %lld, \"median_s\": ",
-            kl_type_name(r->type), (long long)r->n);
+    char size[96];
+    kl_result_size(r, size, sizeof size);
+    fprintf(f, ", \"type\": \"%s\", \"n\": %lld, \"shape\": \"%s\", "
+            "\"timed_runs\": %d, \"median_s\": ",
+            kl_type_name(r->type), (long long)r->n, size, r->reps);
     json_number(f, r->t_median);
     fprintf(f, ", \"min_s\": ");
     json_number(f, r->t_min);

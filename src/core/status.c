@@ -1,5 +1,8 @@
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -117,5 +120,75 @@ kl_status kl_parse_size(const char *text, int64_t *out) {
   if (value > (INT64_MAX >> shift))
     return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
   *out = value << shift;
+  return KL_OK;
+}
+
+/* Split text at sep into at most KL_MAX_DIMS items of under 64 characters;
+ * the item count, or -1 when there are too many or one is too long. */
+static int split(const char *text, char sep, char items[][64]) {
+  int count = 0;
+  for (const char *p = text;; count++) {
+    const char *end = strchr(p, sep);
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (count == KL_MAX_DIMS || len >= 64) return -1;
+    memcpy(items[count], p, len);
+    items[count][len] = '\0';
+    if (!end) return count + 1;
+    p = end + 1;
+  }
+}
+
+kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+  char items[KL_MAX_DIMS][64];
+  int count = text ? split(text, 'x', items) : -1;
+  if (count < 0)
+    return kl__usage(KL_USAGE, "shape '%s' is not MxNxK (at most %d extents)",
+                     text ? text : "", KL_MAX_DIMS);
+  for (int i = 0; i < count; i++) {
+    int64_t v = 0;
+    kl_status st = kl_parse_size(items[i], &v);
+    if (st != KL_OK)
+      return kl__usage(st, "shape '%s': extent %d is not a positive integer",
+                       text, i + 1);
+    s->dims[i] = v;
+  }
+  return KL_OK;
+}
+
+kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
+  char items[KL_MAX_DIMS][64];
+  int count = text ? split(text, ',', items) : -1;
+  if (count < 0)
+    return kl__usage(KL_USAGE, "leading dimensions '%s' are not LDA,LDB,LDC",
+                     text ? text : "");
+  for (int i = 0; i < count; i++) {
+    int64_t v = 0;
+    if (!items[i][0]) continue;
+    kl_status st = kl_parse_size(items[i], &v);
+    if (st != KL_OK)
+      return kl__usage(st, "leading dimension %d in '%s' is not a positive "
+                       "integer", i + 1, text);
+    s->lead[i] = v;
+  }
+  return KL_OK;
+}
+
+kl_status kl_shape_parse_scalars(const char *text, kl_shape *s) {
+  char items[KL_MAX_DIMS][64];
+  int count = text ? split(text, ',', items) : -1;
+  if (count < 0)
+    return kl__usage(KL_USAGE, "scalars '%s' are not a comma-separated list",
+                     text ? text : "");
+  for (int i = 0; i < count; i++) {
+    if (!items[i][0]) continue;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(items[i], &end);
+    if (end == items[i] || *end != '\0' || errno == ERANGE || !isfinite(v))
+      return kl__usage(KL_USAGE, "scalar '%s' in '%s' is not a finite number",
+                       items[i], text);
+    s->scalars[i] = v;
+    s->scalars_set |= 1ull << i;
+  }
   return KL_OK;
 }

@@ -268,7 +268,7 @@ const kl_workload kl__workload_reduce = {
 kl_status kl_reduce(const char *backend, const char *op, kl_type type,
                     const void *data, int64_t n, int data_on_device,
                     void *result) {
-  kl_problem pb = {n, type, op, NULL, 0};
+  kl_problem pb = {.n = n, .type = type, .op = op};
   void *buffers[2] = {(void *)data, result};
   return kl__run_fastest(&kl__workload_reduce, backend, &pb, buffers,
                          data_on_device);
