@@ -64,24 +64,40 @@ int main(void) {
       missed++;
       continue;
     }
+    /* Shaped workloads (gemm) at a small odd shape whose output has gap
+     * rows (ldc > m): a write into them must be caught as well. */
+    kl_shape shape = {{0}, {0}, {0}, 0};
+    int64_t n = 4099, out_count = n, gap = -1;
+    if (wl->dims) {
+      const int64_t m = 67, cols = 61;
+      n = m;
+      shape.dims[0] = m;
+      shape.dims[1] = cols;
+      shape.dims[2] = 59;
+      shape.lead[2] = m + 3;
+      out_count = (m + 3) * (cols - 1) + m;
+      gap = m + 1; /* column 0, below the last row */
+    }
     for (int t = 0; t < KL_TYPE_COUNT; t++) {
       if (!(wl->types & KL_TYPE_BIT(t))) continue;
-      const int64_t n = 4099;
-      const int64_t cases[] = {-1, 0, n / 2, n - 1};
+      const int64_t cases[] = {-1, 0, out_count / 2, out_count - 1, gap};
       for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        if (c == 4 && gap < 0) continue;
         kl_rung faulty = *reference_rung;
         faulty.name = "faulty";
         faulty.run = faulty_run;
         faulty.flags = 0;
         spoil_at = cases[c];
         kl_result res;
-        kl_problem pb = {.n = n, .type = (kl_type)t, .seed = 7 + c};
+        kl_problem pb = {.n = n, .type = (kl_type)t, .seed = 7 + c,
+                         .shape = shape};
         kl_status st = kl_run_rung(wl, &faulty, &pb, 1, 0, &res);
         int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
                      (spoil_at < 0 || res.verdict.first_bad == last_spoiled);
         printf("%-8s %-4s %-16s %s (%lld bad, first at %lld)\n", wl->name,
                kl_type_name((kl_type)t),
-               spoil_at < 0 ? "unwritten" : "one spoiled",
+               spoil_at < 0 ? "unwritten" : c == 4 ? "gap row written"
+                                              : "one spoiled",
                caught ? "caught" : "MISSED", (long long)res.verdict.bad_count,
                (long long)res.verdict.first_bad);
         checked++;
@@ -89,7 +105,8 @@ int main(void) {
       }
       /* And the unspoiled reference itself passes. */
       kl_result res;
-      kl_problem pb = {.n = 4099, .type = (kl_type)t, .seed = 3};
+      kl_problem pb = {.n = n, .type = (kl_type)t, .seed = 3,
+                       .shape = shape};
       if (kl_run_rung(wl, reference_rung, &pb, 1, 0, &res) != KL_OK) {
         printf("%s %s: reference rung failed: %s\n", wl->name,
                kl_type_name((kl_type)t), res.error);

@@ -1,0 +1,558 @@
+/* gemm: the workload (shape, inputs, check, cost), the serial rungs and the
+ * ladder. The verification rule is derived in NOTES.md ("The check"). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gemm.h"
+#include "kladder-gemm.h"
+
+static const char *const dims[] = {"m", "n", "k", NULL};
+static const char *const leads[] = {"lda", "ldb", "ldc", NULL};
+static const char *const scalars[] = {"alpha", "beta", NULL};
+
+/* Elements a column-major matrix needs: the BLAS minimum, so that a user's
+ * array of exactly that size is never read past its end. */
+static int64_t matrix_count(int64_t rows, int64_t cols, int64_t ld) {
+  return ld * (cols - 1) + rows;
+}
+
+static kl_status plan(kl_plan *p) {
+  kl_shape *s = &p->shape;
+  for (int i = 0; i < 3; i++)
+    if (!s->dims[i]) s->dims[i] = p->n;
+  const int64_t m = s->dims[0], n = s->dims[1], k = s->dims[2];
+  const int64_t rows[3] = {m, k, m}, cols[3] = {k, n, n};
+  if (!(s->scalars_set & 1)) s->scalars[0] = 1;
+  if (!(s->scalars_set & 2)) s->scalars[1] = 0;
+  s->scalars_set |= 3;
+  /* Beyond 2^40 a side, products of extents could overflow int64. */
+  const int64_t limit = INT64_C(1) << 40;
+  for (int i = 0; i < 3; i++) {
+    if (s->dims[i] > limit)
+      return kl__usage(KL_TOO_LARGE, "gemm: extent %s = %lld is too large",
+                       dims[i], (long long)s->dims[i]);
+    if (!s->lead[i]) s->lead[i] = rows[i];
+    if (s->lead[i] < rows[i])
+      return kl__usage(KL_USAGE, "gemm: %s = %lld is smaller than the rows "
+                       "of its matrix (%lld)", leads[i], (long long)s->lead[i],
+                       (long long)rows[i]);
+    if (s->lead[i] > limit || (double)s->lead[i] * (double)cols[i] > 0x1p61)
+      return kl__usage(KL_TOO_LARGE, "gemm: %s = %lld makes its matrix too "
+                       "large", leads[i], (long long)s->lead[i]);
+  }
+  static const char *const names[3] = {"A", "B", "C"};
+  static const kl_role roles[3] = {KL_IN, KL_IN, KL_INOUT};
+  p->buffer_count = 3;
+  for (int i = 0; i < 3; i++)
+    p->buffers[i] = (kl_buffer_spec){
+        names[i], p->type, matrix_count(rows[i], cols[i], s->lead[i]),
+        roles[i]};
+  p->param_count = 2;
+  p->params[0] = s->scalars[0];
+  p->params[1] = s->scalars[1];
+  return KL_OK;
+}
+
+/* ---- inputs -------------------------------------------------------------- */
+
+/* Fill the rows of a column-major matrix with uniform values in [-1, 1)
+ * and the gap rows below them (up to ld) with `gap`. */
+static void fill_matrix(kl_type t, void *x, int64_t rows, int64_t cols,
+                        int64_t ld, uint64_t seed, uint64_t stream,
+                        double gap) {
+  const int64_t count = matrix_count(rows, cols, ld);
+  kl__fill_uniform(t, x, count, seed, stream, -1, 1);
+  if (ld == rows) return;
+#pragma omp parallel for schedule(static)
+  for (int64_t j = 0; j < cols - 1; j++)
+    for (int64_t i = rows; i < ld; i++) {
+      if (t == KL_F32) ((float *)x)[i + j * ld] = (float)gap;
+      else ((double *)x)[i + j * ld] = gap;
+    }
+}
+
+static void init(const kl_plan *p, void *const *host) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  fill_matrix(p->type, host[GEMM_A], s.m, s.k, s.lda, p->seed, GEMM_A, NAN);
+  fill_matrix(p->type, host[GEMM_B], s.k, s.n, s.ldb, p->seed, GEMM_B, NAN);
+  /* C's gap rows keep a known value the check looks for; with beta = 0 C
+   * is not an input, and NaN in it must not reach the result. */
+  fill_matrix(p->type, host[GEMM_C], s.m, s.n, s.ldc, p->seed, GEMM_C, 7.0);
+  if (s.beta == 0) {
+    const int64_t cols = s.n;
+#pragma omp parallel for schedule(static)
+    for (int64_t j = 0; j < cols; j++)
+      for (int64_t i = 0; i < s.m; i++) {
+        if (p->type == KL_F32) ((float *)host[GEMM_C])[i + j * s.ldc] = NAN;
+        else ((double *)host[GEMM_C])[i + j * s.ldc] = NAN;
+      }
+  }
+}
+
+static kl_status init_device(const kl_plan *p, const kl_backend *b,
+                             void *const *device) {
+#if defined(KL_HAVE_CUDA)
+  return kl__gemm_init_device(p, b, device);
+#else
+  (void)p, (void)b, (void)device;
+  return KL_UNAVAILABLE;
+#endif
+}
+
+/* ---- the check ------------------------------------------------------------
+ * Every element of C against ref = alpha A B + beta C0 within
+ *   tol_ij = (gamma_(k+3)(u) + u_ref) * mag_ij,
+ *   mag = |alpha| |A| |B| + |beta| |C0|, gamma_j(u) = j u / (1 - j u),
+ * u the unit roundoff of the type: any order of the k products and sums,
+ * with or without FMA, and the scalings by alpha and beta, stays inside
+ * it (Higham, Accuracy and Stability, 3.5). Up to EXACT_WORK multiply-adds
+ * the reference is summed in long double (u_ref: its rounding to double);
+ * beyond, it comes from a double-precision GEMM (cuBLAS on the GPU, else
+ * OpenBLAS, else a plain loop), whose own error adds gamma_(k+3)(2^-53),
+ * and 1024 elements at random are also checked against long double. */
+#define EXACT_WORK (INT64_C(1) << 30)
+#define SAMPLES 1024
+
+static double gamma_of(double j, double u) { return j * u / (1 - j * u); }
+
+static double unit_roundoff(kl_type t) {
+  return t == KL_F32 ? 0x1p-24 : 0x1p-53;
+}
+
+static double element(const kl_plan *p, const void *x, int64_t i) {
+  return p->type == KL_F32 ? (double)((const float *)x)[i]
+                           : ((const double *)x)[i];
+}
+
+/* ref and mag of one column of C in long double. */
+static void exact_column(const kl_plan *p, void *const *in, int64_t j,
+                         long double *sum, long double *mag, double *ref_out,
+                         double *mag_out) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  for (int64_t i = 0; i < s.m; i++) sum[i] = mag[i] = 0;
+  for (int64_t q = 0; q < s.k; q++) {
+    const long double b = element(p, in[GEMM_B], q + j * s.ldb);
+    for (int64_t i = 0; i < s.m; i++) {
+      const long double x = b * element(p, in[GEMM_A], i + q * s.lda);
+      sum[i] += x;
+      mag[i] += fabsl(x);
+    }
+  }
+  for (int64_t i = 0; i < s.m; i++) {
+    long double r = (long double)s.alpha * sum[i];
+    long double g = fabsl((long double)s.alpha) * mag[i];
+    if (s.beta != 0) {
+      const long double c = element(p, in[GEMM_C], i + j * s.ldc);
+      r += (long double)s.beta * c;
+      g += fabsl((long double)s.beta * c);
+    }
+    ref_out[i] = (double)r;
+    mag_out[i] = (double)g;
+  }
+}
+
+/* One element in long double: for the samples of a large problem. */
+static void exact_element(const kl_plan *p, void *const *in, int64_t i,
+                          int64_t j, double *ref, double *mag) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  long double sum = 0, g = 0;
+  for (int64_t q = 0; q < s.k; q++) {
+    const long double x = (long double)element(p, in[GEMM_A], i + q * s.lda) *
+                          element(p, in[GEMM_B], q + j * s.ldb);
+    sum += x;
+    g += fabsl(x);
+  }
+  long double r = (long double)s.alpha * sum;
+  g *= fabsl((long double)s.alpha);
+  if (s.beta != 0) {
+    const long double c = element(p, in[GEMM_C], i + j * s.ldc);
+    r += (long double)s.beta * c;
+    g += fabsl((long double)s.beta * c);
+  }
+  *ref = (double)r;
+  *mag = (double)g;
+}
+
+/* The last reference made, reused by the next rung of the same problem:
+ * a large one costs a GEMM on the GPU, a small one seconds of long double.
+ * Keyed by the plan and a fingerprint of the inputs, since the same plan
+ * may be filled on the host or on a device. */
+typedef struct reference {
+  uint64_t key;
+  double *ref, *mag; /* m x n, leading dimension m */
+  int exact;         /* summed in long double */
+} reference;
+
+static _Thread_local reference cached;
+
+static uint64_t mix(uint64_t h, uint64_t x) { return kl__hash(h, 17, x); }
+
+static uint64_t fingerprint(const kl_plan *p, void *const *in) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  uint64_t h = mix(0, (uint64_t)p->type);
+  const int64_t ints[6] = {s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
+  for (int i = 0; i < 6; i++) h = mix(h, (uint64_t)ints[i]);
+  uint64_t bits;
+  memcpy(&bits, &s.alpha, sizeof bits);
+  h = mix(h, bits);
+  memcpy(&bits, &s.beta, sizeof bits);
+  h = mix(h, bits);
+  for (int b = 0; b < 3; b++) {
+    const int64_t count = p->buffers[b].count;
+    const int64_t step = count > 4096 ? count / 4096 : 1;
+    for (int64_t i = 0; i < count; i += step) {
+      double x = element(p, in[b], i);
+      memcpy(&bits, &x, sizeof bits);
+      h = mix(h, bits);
+    }
+  }
+  return h;
+}
+
+static kl_status reference_for(const kl_plan *p, const kl_rung *r,
+                               void *const *in, reference **out) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  const uint64_t key = fingerprint(p, in);
+  *out = &cached;
+  if (cached.ref && cached.key == key) return KL_OK;
+  free(cached.ref);
+  free(cached.mag);
+  memset(&cached, 0, sizeof cached);
+  const size_t count = (size_t)s.m * (size_t)s.n;
+  double *ref = malloc(count * sizeof *ref), *mag = malloc(count * sizeof *mag);
+  if (!ref || !mag) {
+    free(ref);
+    free(mag);
+    return KL_FAIL(KL_NO_MEMORY, "gemm: no host memory for the reference");
+  }
+  kl_status st = KL_UNAVAILABLE;
+  int exact = (double)s.m * (double)s.n * (double)s.k <= (double)EXACT_WORK;
+  if (!exact) {
+    const kl_backend *b = kl_backend_find(r->backend);
+    if (b && !b->host_memory) st = kl__gemm_reference_device(p, in, ref, mag);
+    if (st == KL_UNAVAILABLE) st = kl__gemm_reference_openblas(p, in, ref, mag);
+    if (st != KL_OK && st != KL_UNAVAILABLE) {
+      free(ref);
+      free(mag);
+      return st;
+    }
+    /* No fast engine here: sum in long double, however long it takes. */
+    exact = st == KL_UNAVAILABLE;
+  }
+  if (exact) {
+    int failed = 0;
+#pragma omp parallel
+    {
+      long double *sum = malloc((size_t)s.m * sizeof *sum);
+      long double *g = malloc((size_t)s.m * sizeof *g);
+      if (!sum || !g) {
+#pragma omp atomic write
+        failed = 1;
+      }
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t j = 0; j < s.n; j++)
+        if (sum && g)
+          exact_column(p, in, j, sum, g, ref + j * s.m, mag + j * s.m);
+      free(sum);
+      free(g);
+    }
+    if (failed) {
+      free(ref);
+      free(mag);
+      return KL_FAIL(KL_NO_MEMORY, "gemm: no host memory for the reference");
+    }
+  }
+  cached = (reference){key, ref, mag, exact};
+  return KL_OK;
+}
+
+typedef struct tally {
+  int64_t checked, bad, first_bad;
+  double max_error, abs_error;
+} tally;
+
+/* Compare one element; returns nonzero when it is outside tolerance. */
+static int judge(tally *t, double got, double want, double tol) {
+  const double err = fabs(got - want);
+  t->checked++;
+  if (err > t->abs_error) t->abs_error = err;
+  const double ratio = err == 0 ? 0 : err / tol;
+  if (ratio > t->max_error || ratio != ratio) t->max_error = ratio;
+  return !(err <= tol);
+}
+
+static void check(const kl_plan *p, const kl_rung *r, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  reference *rf = NULL;
+  kl_status st = reference_for(p, r, in, &rf);
+  if (st != KL_OK) {
+    kl__verdict_set(v, 0, 1, 0, INFINITY, INFINITY);
+    snprintf(v->detail, sizeof v->detail, "no reference: %s", kl_last_error());
+    return;
+  }
+  const double u = unit_roundoff(p->type);
+  const double exact_factor = gamma_of((double)s.k + 3, u) + 0x1p-53;
+  const double factor =
+      exact_factor + (rf->exact ? 0 : gamma_of((double)s.k + 3, 0x1p-53));
+  const void *c = out[GEMM_C];
+  tally total = {0, 0, -1, 0, 0};
+  char detail[160] = "";
+#pragma omp parallel
+  {
+    tally mine = {0, 0, -1, 0, 0};
+#pragma omp for schedule(static)
+    for (int64_t j = 0; j < s.n; j++) {
+      for (int64_t i = 0; i < s.m; i++) {
+        const int64_t at = i + j * s.ldc;
+        if (judge(&mine, element(p, c, at), rf->ref[i + j * s.m],
+                  factor * rf->mag[i + j * s.m]) &&
+            mine.bad++ == 0)
+          mine.first_bad = at;
+      }
+      /* The gap rows of C are nobody's: they must come back as they were. */
+      for (int64_t i = s.m; j < s.n - 1 && i < s.ldc; i++) {
+        const int64_t at = i + j * s.ldc;
+        const size_t size = kl_type_size(p->type);
+        mine.checked++;
+        if (memcmp((const char *)c + at * (int64_t)size,
+                   (const char *)in[GEMM_C] + at * (int64_t)size, size) != 0 &&
+            mine.bad++ == 0)
+          mine.first_bad = at;
+      }
+    }
+#pragma omp critical
+    {
+      total.checked += mine.checked;
+      total.bad += mine.bad;
+      if (mine.bad && (total.first_bad < 0 || mine.first_bad < total.first_bad))
+        total.first_bad = mine.first_bad;
+      if (mine.max_error > total.max_error || mine.max_error != mine.max_error)
+        total.max_error = mine.max_error;
+      if (mine.abs_error > total.abs_error) total.abs_error = mine.abs_error;
+    }
+  }
+  int64_t sampled_bad = 0;
+  if (!rf->exact) {
+    /* The samples hold the rung to the exact rule, independent of the
+     * double-precision engine. */
+    tally samples = {0, 0, -1, 0, 0};
+    for (int q = 0; q < SAMPLES; q++) {
+      const uint64_t h = kl__hash(p->seed, 99, (uint64_t)q);
+      const int64_t i = (int64_t)(h % (uint64_t)s.m);
+      const int64_t j = (int64_t)((h >> 32) % (uint64_t)s.n);
+      double want, mag;
+      exact_element(p, in, i, j, &want, &mag);
+      if (judge(&samples, element(p, c, i + j * s.ldc), want,
+                exact_factor * mag) &&
+          samples.bad++ == 0)
+        samples.first_bad = i + j * s.ldc;
+    }
+    sampled_bad = samples.bad;
+    if (samples.bad && total.first_bad < 0) total.first_bad = samples.first_bad;
+    if (samples.max_error > total.max_error) total.max_error = samples.max_error;
+    snprintf(detail, sizeof detail, "reference: double GEMM, and %d elements "
+             "in long double (%lld outside)", SAMPLES, (long long)samples.bad);
+  }
+  kl__verdict_set(v, total.checked, total.bad + sampled_bad, total.first_bad,
+                  total.max_error, total.abs_error);
+  if (v->bad_count && total.first_bad >= 0) {
+    const int64_t at = total.first_bad, j = at / s.ldc, i = at % s.ldc;
+    if (i < s.m)
+      snprintf(v->detail, sizeof v->detail, "C(%lld,%lld) = %.17g, expected "
+               "%.17g within %.3g", (long long)i, (long long)j,
+               element(p, c, at), rf->ref[i + j * s.m],
+               factor * rf->mag[i + j * s.m]);
+    else
+      snprintf(v->detail, sizeof v->detail, "C(%lld,%lld) lies below the m = "
+               "%lld rows and was written", (long long)i, (long long)j,
+               (long long)s.m);
+  } else {
+    snprintf(v->detail, sizeof v->detail, "%s", detail);
+  }
+}
+
+static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
+  (void)r;
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  const double m = (double)s.m, n = (double)s.n, k = (double)s.k;
+  c->flops = 2 * m * n * k;
+  c->bytes = (double)kl_type_size(p->type) *
+             (m * k + k * n + m * n * (s.beta != 0 ? 2 : 1));
+  c->items = m * n;
+}
+
+/* ---- serial rungs ---------------------------------------------------------
+ * The seed's triple loop: one dot product per element of C, walking A
+ * along a row, lda elements apart. */
+#define GEMM_NAIVE(name, T)                                                   \
+  static void name(kl__gemm_shape s, const T *a, const T *b, T *c) {          \
+    const T alpha = (T)s.alpha, beta = (T)s.beta;                             \
+    for (int64_t i = 0; i < s.m; i++)                                         \
+      for (int64_t j = 0; j < s.n; j++) {                                     \
+        T sum = 0;                                                            \
+        for (int64_t q = 0; q < s.k; q++)                                     \
+          sum += a[i + q * s.lda] * b[q + j * s.ldb];                         \
+        T *cij = &c[i + j * s.ldc];                                           \
+        *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;           \
+      }                                                                       \
+  }
+GEMM_NAIVE(naive_f32, float)
+GEMM_NAIVE(naive_f64, double)
+
+/* The loops reordered (j, q, i) so that the innermost walks a column of A
+ * and of C with unit stride: each C column is a sum of scaled A columns. */
+#define GEMM_ORDERED(name, T)                                                 \
+  static void name(kl__gemm_shape s, const T *a, const T *b, T *c) {          \
+    const T alpha = (T)s.alpha, beta = (T)s.beta;                             \
+    for (int64_t j = 0; j < s.n; j++) {                                       \
+      T *cj = c + j * s.ldc;                                                  \
+      for (int64_t i = 0; i < s.m; i++) cj[i] = beta == 0 ? 0 : beta * cj[i]; \
+      for (int64_t q = 0; q < s.k; q++) {                                     \
+        const T bq = alpha * b[q + j * s.ldb];                                \
+        const T *aq = a + q * s.lda;                                          \
+        for (int64_t i = 0; i < s.m; i++) cj[i] += aq[i] * bq;                \
+      }                                                                       \
+    }                                                                         \
+  }
+GEMM_ORDERED(ordered_f32, float)
+GEMM_ORDERED(ordered_f64, double)
+
+static kl_status serial_naive(const kl_args *a) {
+  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  if (a->plan->type == KL_F32)
+    naive_f32(s, a->buffers[GEMM_A], a->buffers[GEMM_B], a->buffers[GEMM_C]);
+  else
+    naive_f64(s, a->buffers[GEMM_A], a->buffers[GEMM_B], a->buffers[GEMM_C]);
+  return KL_OK;
+}
+
+static kl_status serial_ordered(const kl_args *a) {
+  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  if (a->plan->type == KL_F32)
+    ordered_f32(s, a->buffers[GEMM_A], a->buffers[GEMM_B], a->buffers[GEMM_C]);
+  else
+    ordered_f64(s, a->buffers[GEMM_A], a->buffers[GEMM_B], a->buffers[GEMM_C]);
+  return KL_OK;
+}
+
+/* ---- the ladder ------------------------------------------------------------ */
+
+#define GPU_RUNG(id, summary, flags, types, fn)                               \
+  {KL_GPU "-" id, KL_GPU, summary, flags, 0, types, KL_GPU_FN(fn), NULL, NULL}
+
+static const kl_rung rungs[] = {
+    {"serial-naive", "serial", "the seed's triple loop, a dot product per "
+     "element, A walked along rows", 0, 0, 0, serial_naive, NULL, NULL},
+    {"serial-loop-order", "serial", "loops in j, k, i order: unit stride "
+     "down columns of A and C", 0, 0, 0, serial_ordered, NULL, NULL},
+    {"openmp-blocked", "openmp", "packed cache blocks, a SIMD register "
+     "micro-kernel, threads over blocks of C", 0, 0, 0, kl__gemm_omp_blocked,
+     NULL, NULL},
+    {"openblas", "openmp", "OpenBLAS cblas_?gemm on every host thread",
+     KL_RUNG_VENDOR, 0, 0,
+#if defined(KL_HAVE_OPENBLAS)
+     kl__gemm_openblas,
+#else
+     NULL,
+#endif
+     NULL, NULL},
+    GPU_RUNG("naive", "one element of C per thread, 8x8 blocks, grid-stride "
+             "[dcu.cc]", 0, 0, kl__gemm_gpu_naive),
+    GPU_RUNG("shared-8", "8x8 tiles of A and B in shared memory [shared.cc]",
+             0, 0, kl__gemm_gpu_shared8),
+    GPU_RUNG("shared-16", "16x16 shared-memory tiles", 0, 0,
+             kl__gemm_gpu_shared16),
+    GPU_RUNG("shared-32", "32x32 shared-memory tiles", 0, 0,
+             kl__gemm_gpu_shared32),
+    GPU_RUNG("regtile-64x64", "64x64 tiles by 32x32 threads, 4 elements "
+             "each in registers [more_elements.cc]", 0, 0,
+             kl__gemm_gpu_regtile_64x64),
+    GPU_RUNG("regtile-128x16", "128x16 tiles by 16x16 threads, 8 elements "
+             "each", 0, 0, kl__gemm_gpu_regtile_128x16),
+    GPU_RUNG("local-memory", "teaching rung: the register tile's "
+             "accumulators indexed at run time, so in local memory", 0, 0,
+             kl__gemm_gpu_local_memory),
+    GPU_RUNG("padded", "register tiles, shared arrays padded against bank "
+             "conflicts", 0, 0, kl__gemm_gpu_padded),
+    GPU_RUNG("dynamic", "tile sized at run time, dynamic shared memory", 0,
+             0, kl__gemm_gpu_dynamic),
+    GPU_RUNG("pipelined", "register tiles fed by asynchronous copies into "
+             "multi-buffered shared memory", 0, 0, kl__gemm_gpu_pipelined),
+    GPU_RUNG("dmma", "FP64 tensor cores: mma.sync m16n8k4 f64, pipelined "
+             "shared memory", 0, KL_TYPE_BIT(KL_F64), kl__gemm_gpu_dmma),
+#if defined(KL_HAVE_HIP)
+    /* hipBLAS is not in Debian: the reference rung is CUDA-only here. */
+    {KL_GPU "-blas", KL_GPU, "hipBLAS (not in this build)", KL_RUNG_VENDOR,
+     0, 0, NULL, NULL, NULL},
+#else
+    {KL_GPU "-cublas", KL_GPU, "cuBLAS ?gemm, default math (no TF32)",
+     KL_RUNG_VENDOR, 0, 0, KL_GPU_FN(kl__gemm_gpu_cublas),
+     KL_GPU_FN(kl__gemm_gpu_cublas_setup),
+     KL_GPU_FN(kl__gemm_gpu_cublas_teardown)},
+#endif
+};
+
+const kl_workload kl__workload_gemm = {
+    .name = "gemm",
+    .summary = "C = alpha A B + beta C, column-major, any shape",
+    .tolerance = "every element |c - ref| <= (gamma_(k+3)(u) + 2^-53) "
+                 "(|alpha| |A||B| + |beta| |C0|); ref in long double, or "
+                 "beyond 2^30 multiply-adds a double GEMM (its error added) "
+                 "plus 1024 long-double samples; rows below m untouched",
+    .source = "seed 000 section 3.5",
+    .metric = KL_METRIC_GFLOPS,
+    .types = KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
+    .default_type = KL_F64,
+    .default_n = 8192,
+    .host_default_n = 1024,
+    .dims = dims,
+    .leads = leads,
+    .scalars = scalars,
+    .plan = plan,
+    .init = init,
+    .init_device = init_device,
+    .check = check,
+    .cost = cost,
+    .rungs = rungs,
+    .rung_count = sizeof rungs / sizeof *rungs,
+};
+
+kl_status kl_gemm(const char *backend, kl_type type, int64_t m, int64_t n,
+                  int64_t k, double alpha, const void *a, int64_t lda,
+                  const void *b, int64_t ldb, double beta, void *c,
+                  int64_t ldc, int data_on_device) {
+  if (m < 1 || n < 1 || k < 1)
+    return kl__usage(KL_USAGE, "kl_gemm: m, n and k must be at least 1 "
+                     "(got %lld, %lld, %lld)", (long long)m, (long long)n,
+                     (long long)k);
+  if (!isfinite(alpha) || !isfinite(beta))
+    return kl__usage(KL_USAGE, "kl_gemm: alpha and beta must be finite");
+  kl_problem pb = {.n = m, .type = type};
+  const int64_t extents[3] = {m, n, k}, ld[3] = {lda, ldb, ldc};
+  for (int i = 0; i < 3; i++) {
+    pb.shape.dims[i] = extents[i];
+    if (ld[i] < 1)
+      return kl__usage(KL_USAGE, "kl_gemm: %s = %lld must be positive",
+                       leads[i], (long long)ld[i]);
+    pb.shape.lead[i] = ld[i];
+  }
+  pb.shape.scalars[0] = alpha;
+  pb.shape.scalars[1] = beta;
+  pb.shape.scalars_set = 3;
+  void *buffers[3] = {(void *)a, (void *)b, c};
+  return kl__run_fastest(&kl__workload_gemm, backend, &pb, buffers,
+                         data_on_device);
+}
+
+#if !defined(KL_HAVE_CUDA) && !defined(KL_HAVE_HIP)
+/* Without a GPU build there is no device engine. */
+kl_status kl__gemm_reference_device(const kl_plan *p, void *const *in,
+                                    double *ref, double *mag) {
+  (void)p, (void)in, (void)ref, (void)mag;
+  return KL_UNAVAILABLE;
+}
+#endif

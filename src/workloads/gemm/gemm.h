@@ -1,0 +1,82 @@
+/* gemm: C = alpha * A * B + beta * C in float or double (seed 000 §3.5).
+ * Column-major with leading dimensions, the BLAS convention: element (i, j)
+ * of A is A[i + j * lda], A is m x k, B is k x n, C is m x n, and
+ * lda >= m, ldb >= k, ldc >= m. Any m, n, k >= 1: rungs handle edges that
+ * are not multiples of their tiles.
+ * BLAS semantics for beta = 0: C is not read (it may hold NaN; the harness
+ * fills it with NaN then), so beta * C is never formed.
+ * Rows i >= m of A, B and C (between the rows and the leading dimension)
+ * belong to nobody: A's and B's are NaN, so a rung that uses them fails,
+ * and C's must come back unchanged.
+ * Cost model: 2 m n k flops per run; the fewest bytes, each matrix read
+ * once and C written once. */
+#ifndef KL_GEMM_H
+#define KL_GEMM_H
+
+#include "../../core/internal.h"
+
+enum { GEMM_A, GEMM_B, GEMM_C };
+
+/* The shape of a plan, as rungs read it. Offsets into the matrices can
+ * pass 2^31: index with int64_t or size_t. */
+typedef struct kl__gemm_shape {
+  int64_t m, n, k;
+  int64_t lda, ldb, ldc;
+  double alpha, beta;
+} kl__gemm_shape;
+
+static inline kl__gemm_shape kl__gemm_shape_of(const kl_plan *p) {
+  kl__gemm_shape s = {p->shape.dims[0], p->shape.dims[1], p->shape.dims[2],
+                      p->shape.lead[0], p->shape.lead[1], p->shape.lead[2],
+                      p->params[0],     p->params[1]};
+  return s;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Host rungs (gemm-omp.c, gemm-openblas.c). */
+kl_status kl__gemm_omp_blocked(const kl_args *a);
+kl_status kl__gemm_openblas(const kl_args *a);
+/* Whether the OpenBLAS rung is built in (it is when CMake found it). */
+int kl__gemm_have_openblas(void);
+
+/* GPU rungs, in ladder order (gemm-cuda.cu, gemm-fast-cuda.cu,
+ * gemm-cublas.cu). */
+#define GEMM_GPU_RUNGS(X)                                                     \
+  X(naive)                                                                    \
+  X(shared8)                                                                  \
+  X(shared16)                                                                 \
+  X(shared32)                                                                 \
+  X(regtile_64x64)                                                            \
+  X(regtile_128x16)                                                           \
+  X(local_memory)                                                             \
+  X(padded)                                                                   \
+  X(dynamic)                                                                  \
+  X(pipelined)                                                                \
+  X(dmma)                                                                     \
+  X(cublas)
+#define GEMM_DECLARE(name) kl_status kl__gemm_gpu_##name(const kl_args *a);
+GEMM_GPU_RUNGS(GEMM_DECLARE)
+#undef GEMM_DECLARE
+kl_status kl__gemm_gpu_cublas_setup(kl_args *a);
+void kl__gemm_gpu_cublas_teardown(kl_args *a);
+
+/* Random inputs made on the GPU with cuRAND (the seed's hipRAND step):
+ * KL_UNAVAILABLE where there is no generator or the problem is small. */
+kl_status kl__gemm_init_device(const kl_plan *p, const kl_backend *b,
+                               void *const *device);
+/* The reference for a large problem, computed on the GPU by cuBLAS DGEMM
+ * from the host inputs (floats widened to double): ref = alpha A B +
+ * beta C0 and mag = |alpha| |A| |B| + |beta| |C0|, both m x n with leading
+ * dimension m. KL_UNAVAILABLE without cuBLAS or a GPU. */
+kl_status kl__gemm_reference_device(const kl_plan *p, void *const *in,
+                                    double *ref, double *mag);
+/* The same with OpenBLAS on the host; KL_UNAVAILABLE without it. */
+kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
+                                      double *ref, double *mag);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
