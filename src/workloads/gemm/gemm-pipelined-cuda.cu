@@ -1,0 +1,473 @@
+/* gemm, the pipelined SIMT rung: the fastest CUDA-core kernel of the
+ * ladder. Each block computes a BM x BN tile of C with 256 threads; each
+ * thread keeps a TM x TN micro-tile of accumulators in registers. Tiles of
+ * A and B travel global -> shared by asynchronous copies (cp.async) into
+ * STAGES buffers, so the loads of tile t + STAGES - 1 are in flight while
+ * tile t is multiplied. Under HIP there is no cp.async: the same kernel
+ * copies synchronously, with two buffers (the AMD devices' 64 KB of LDS).
+ *
+ * Layouts (column-major inputs, element (i, j) at i + j * ld):
+ *   A tile, shared [k][m]: A is contiguous along m, so a column segment of
+ *     A lands as one row of the tile, untransposed. Fragments are read
+ *     along m, 16 bytes at a time.
+ *   B tile, shared [n][k], each row padded by 16 bytes: B is contiguous
+ *     along k, so a column segment of B lands as one row of the tile, also
+ *     untransposed. Fragments are read along k, 16 bytes at a time (4
+ *     floats / 2 doubles: that many steps of k for one column of the
+ *     micro-tile), and the padding makes the row stride an odd number of
+ *     16-byte chunks, so the rows read together fall in distinct banks.
+ * NOTES.md ("Pipelined SIMT rung") has the arithmetic of the tile choice. */
+#include <stdint.h>
+
+#include "../../backends/gpu.h"
+#include "gemm.h"
+
+#define THREADS 256
+/* Tiles of C along m that consecutive blocks walk before moving along n:
+ * the blocks resident at once then share a few panels of A and B in L2. */
+#define GROUP_M 8
+
+/* ---- copies global -> shared ----------------------------------------------
+ * One copy moves W elements (W * sizeof(T) bytes, 4 to 16), of which the
+ * first `valid` come from global memory and the rest are zeros: the edges
+ * of the matrices (rows past m or k, columns past n) arrive as zeros, so
+ * they add nothing to the products, and NaN in the rows between a matrix's
+ * rows and its leading dimension never enters them. When valid is 0, src
+ * is the matrix's base (a valid address) and nothing is read. */
+#if !defined(KL_HAVE_HIP)
+/* One element, or none (valid 0: zero fill), with cp.async.ca. */
+template <typename T>
+static __device__ __forceinline__ void copy_element(unsigned dst,
+                                                    const T *src, int valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst),
+               "l"(src), "n"((int)sizeof(T)), "r"(valid * (int)sizeof(T))
+               : "memory");
+}
+#endif
+
+template <typename T, int W>
+static __device__ __forceinline__ void copy_chunk(T *dst, const T *src,
+                                                  int valid) {
+#if defined(KL_HAVE_HIP)
+#pragma unroll
+  for (int v = 0; v < W; v++) dst[v] = v < valid ? src[v] : (T)0;
+#else
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  if (W == 1) {
+    copy_element(d, src, valid);
+  } else if (valid == W || valid == 0) {
+    /* .cg (L2 only) for 16-byte chunks: the reuse is in shared memory,
+     * not L1. The narrower forms exist only as .ca. */
+    const int bytes = valid * (int)sizeof(T);
+    if (W * sizeof(T) == 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                   "l"(src), "r"(bytes)
+                   : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d),
+                   "l"(src), "n"(W * (int)sizeof(T)), "r"(bytes)
+                   : "memory");
+  } else {
+    /* A chunk cut by the edge of the matrix goes element by element: a
+     * wide copy with a short src-size reads only src-size bytes, but the
+     * sanitizer counts the whole width, and the cut chunk of the last
+     * column can reach past the end of the allocation. */
+#pragma unroll
+    for (int v = 0; v < W; v++)
+      copy_element(d + v * (unsigned)sizeof(T), v < valid ? src + v : src,
+                   v < valid);
+  }
+#endif
+}
+
+static __device__ __forceinline__ void copies_commit(void) {
+#if !defined(KL_HAVE_HIP)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Wait until at most N of this thread's committed groups are in flight. */
+template <int N>
+static __device__ __forceinline__ void copies_wait(void) {
+#if !defined(KL_HAVE_HIP)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* ---- 16-byte fragments and small helpers ------------------------------- */
+static __device__ __forceinline__ void load16(const float *p, float *o) {
+  const float4 v = *(const float4 *)p;
+  o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
+static __device__ __forceinline__ void load16(const double *p, double *o) {
+  const double2 v = *(const double2 *)p;
+  o[0] = v.x, o[1] = v.y;
+}
+static __device__ __forceinline__ void store16(float *p, const float *o) {
+  *(float4 *)p = make_float4(o[0], o[1], o[2], o[3]);
+}
+static __device__ __forceinline__ void store16(double *p, const double *o) {
+  *(double2 *)p = make_double2(o[0], o[1]);
+}
+static __device__ __forceinline__ float fmadd(float a, float b, float c) {
+  return fmaf(a, b, c);
+}
+static __device__ __forceinline__ double fmadd(double a, double b,
+                                               double c) {
+  return fma(a, b, c);
+}
+
+/* Elements of T in 16 bytes: the width of every fragment read. */
+#define VEC_OF(T) ((int)(16 / sizeof(T)))
+
+/* Tile geometry of one instance. The 256 threads are 8 groups of 32
+ * (a warp on NVIDIA; on a 64-lane device two groups share a wavefront,
+ * which changes speed, not results), arranged 2 (m) x 4 (n); a group's 32
+ * threads are arranged 8 (m) x 4 (n); a thread owns TM x TN elements. */
+#define BM_OF(TM) (2 * 8 * (TM))
+#define BN_OF(TN) (4 * 4 * (TN))
+/* B rows are BK + one 16-byte chunk long: BK / VEC + 1 chunks, an odd
+ * number, so 8 consecutive rows start in 8 different 16-byte bank groups
+ * (row r starts in group r * odd mod 8). */
+#define BSTRIDE_OF(T, BK) ((BK) + VEC_OF(T))
+
+template <typename T, int TM, int TN, int BK, int STAGES>
+static size_t shared_bytes(void) {
+  return (size_t)STAGES *
+         ((size_t)BK * BM_OF(TM) + (size_t)BN_OF(TN) * BSTRIDE_OF(T, BK)) *
+         sizeof(T);
+}
+
+/* Copies of one k tile: A's tile is BK rows of BM / W chunks, B's BN rows
+ * of BK / W chunks, dealt to the threads in order, so consecutive threads
+ * take consecutive chunks of one column of the matrix (coalesced reads).
+ * A whole number of tile rows per pass of the 256 threads keeps a thread's
+ * position along the row (a_chunk_m, b_k) the same in every pass; pass r
+ * moves it r * THREADS / (chunks per row) rows down the tile. */
+template <typename T, int TM, int W>
+static __device__ __forceinline__ int a_chunk_m(void) {
+  return (int)threadIdx.x % (BM_OF(TM) / W) * W;
+}
+
+template <typename T, int TM, int TN, int BK, int W>
+static __device__ __forceinline__ void load_tile(
+    T *as, T *bs, const T *A, int64_t lda, const T *B, int64_t ldb,
+    int64_t n, int64_t k, int64_t k0, int64_t m0, int64_t n0, int a_valid,
+    int inside) {
+  constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
+  constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
+  constexpr int A_ROW = BM / W, B_ROW = BK / W;
+  constexpr int A_COPIES = BK * A_ROW / THREADS;
+  constexpr int B_COPIES = BN * B_ROW / THREADS;
+  constexpr int A_STEP = THREADS / A_ROW, B_STEP = THREADS / B_ROW;
+  static_assert(THREADS % A_ROW == 0 && THREADS % B_ROW == 0, "copy rows");
+  static_assert(A_COPIES * THREADS == BK * A_ROW, "A copies");
+  static_assert(B_COPIES * THREADS == BN * B_ROW, "B copies");
+  const int tid = threadIdx.x;
+  const int a_k = tid / A_ROW, a_m = a_chunk_m<T, TM, W>();
+  const int b_n = tid / B_ROW, b_k = tid % B_ROW * W;
+  as += a_k * BM + a_m;
+  bs += b_n * BSTRIDE + b_k;
+  if (inside && k0 + BK <= k) {
+    /* The whole tile lies inside the matrices (the common case): no
+     * guards, and each thread's chunks are A_STEP columns of A and B_STEP
+     * columns of B apart. */
+    const T *a_src = A + (k0 + a_k) * lda + m0 + a_m;
+    const T *b_src = B + (n0 + b_n) * ldb + k0 + b_k;
+#pragma unroll
+    for (int r = 0; r < A_COPIES; r++)
+      copy_chunk<T, W>(as + r * A_STEP * BM, a_src + r * A_STEP * lda, W);
+#pragma unroll
+    for (int r = 0; r < B_COPIES; r++)
+      copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, b_src + r * B_STEP * ldb,
+                       W);
+    return;
+  }
+#pragma unroll
+  for (int r = 0; r < A_COPIES; r++) {
+    /* Row kk of the tile is column k0 + kk of A: all W elements past k
+     * are zeros, else the a_valid of them inside m. */
+    const int kk = a_k + r * A_STEP;
+    const int valid = k0 + kk < k ? a_valid : 0;
+    const T *src = valid ? A + (k0 + kk) * lda + m0 + a_m : A;
+    copy_chunk<T, W>(as + r * A_STEP * BM, src, valid);
+  }
+  /* Row nn of the tile is column n0 + nn of B, its elements k0 + b_k on:
+   * those inside k if the column is inside n. */
+  const int64_t left = k - (k0 + b_k);
+  const int k_valid = left <= 0 ? 0 : left >= W ? W : (int)left;
+#pragma unroll
+  for (int r = 0; r < B_COPIES; r++) {
+    const int nn = b_n + r * B_STEP;
+    const int valid = n0 + nn < n ? k_valid : 0;
+    const T *src = valid ? B + (n0 + nn) * ldb + k0 + b_k : B;
+    copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, src, valid);
+  }
+}
+
+extern __shared__ __align__(16) unsigned char pipelined_shared[];
+
+/* C = alpha A B + beta C for the tiles tile_offset + blockIdx.x of a
+ * tiles_m x tiles_n grid of tiles. W: elements per copy (16, 8 or 4
+ * bytes), which the leading dimensions and pointers allow. c_vector: C's
+ * pointer and ldc allow 16-byte accesses. */
+template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB>
+__global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
+    int64_t m, int64_t n, int64_t k, T alpha, const T *__restrict__ A,
+    int64_t lda, const T *__restrict__ B, int64_t ldb, T beta, T *C,
+    int64_t ldc, int c_vector, int64_t tile_offset, int64_t tiles_m,
+    int64_t tiles_n) {
+  constexpr int VEC = VEC_OF(T);
+  constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
+  constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
+  constexpr int A_STAGE = BK * BM, B_STAGE = BN * BSTRIDE;
+  static_assert(TM % VEC == 0 && BK % VEC == 0, "fragments are 16 bytes");
+  static_assert(STAGES >= 2, "at least two buffers");
+
+  T *As = (T *)pipelined_shared;
+  T *Bs = As + STAGES * A_STAGE;
+
+  /* Grouped rasterization: tiles are numbered down GROUP_M tile rows,
+   * then across all tile columns, then the next GROUP_M rows. The last
+   * band may be shorter (rows); since t < tiles_m * tiles_n, in_group is
+   * below rows * tiles_n there too, so tile_n stays below tiles_n. */
+  const int64_t t = tile_offset + blockIdx.x;
+  const int64_t band = t / (GROUP_M * tiles_n);
+  const int64_t first = band * GROUP_M;
+  const int64_t rows =
+      tiles_m - first < GROUP_M ? tiles_m - first : (int64_t)GROUP_M;
+  const int64_t in_group = t - band * GROUP_M * tiles_n;
+  const int64_t m0 = (first + in_group % rows) * BM;
+  const int64_t n0 = (in_group / rows) * BN;
+
+  const int tid = threadIdx.x;
+  /* Lane bits: tm takes bits 1-3, tn bits 0 and 4. Then the A fragment's
+   * address (a function of tm) is the same for lanes l and l ^ 1, and B's
+   * (a function of tn) for lanes l and l ^ 2: the pairing under which a
+   * 16-byte shared load returns in two passes instead of four. Within 16
+   * lanes, A reads 8 distinct consecutive chunks (128 bytes: every bank
+   * once) and B reads 2 rows, adjacent, hence in different bank groups. */
+  const int group = tid / 32, lane = tid % 32;
+  const int tm = (lane >> 1) & 7;
+  const int tn = (lane & 1) | ((lane >> 3) & 2);
+  /* This thread's rows of the block tile: a_off + g * 8 * VEC + v for
+   * g < TM / VEC, v < VEC (each group of 8 threads along m covers 8 VEC
+   * consecutive rows, so its 16-byte reads are contiguous); its columns:
+   * b_col + 4 j for j < TN (columns 4 apart, so the 4 tn of a group read
+   * 4 consecutive B rows: distinct bank groups, as above). */
+  const int a_off = (group & 1) * (8 * TM) + tm * VEC;
+  const int b_col = (group >> 1) * (4 * TN) + tn;
+
+  /* Elements of this thread's A chunks inside m: the same for every k. */
+  const int64_t a_left = m - (m0 + a_chunk_m<T, TM, W>());
+  const int a_valid = a_left <= 0 ? 0 : a_left >= W ? W : (int)a_left;
+  const int64_t k_tiles = (k + BK - 1) / BK;
+  /* Whether the block's tile of C lies inside m and n: then only the last
+   * k tile can need guards. */
+  const int inside = m0 + BM <= m && n0 + BN <= n;
+
+  /* Prologue: tiles 0 .. STAGES - 2 in flight, one commit group each,
+   * empty groups past the last tile, so that group t is always tile t. */
+#pragma unroll
+  for (int s = 0; s < STAGES - 1; s++) {
+    if (s < k_tiles)
+      load_tile<T, TM, TN, BK, W>(As + s * A_STAGE, Bs + s * B_STAGE, A, lda,
+                                  B, ldb, n, k, (int64_t)s * BK, m0, n0,
+                                  a_valid, inside);
+    copies_commit();
+  }
+
+  T acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; i++)
+#pragma unroll
+    for (int j = 0; j < TN; j++) acc[i][j] = 0;
+
+  /* Buffers of tile kt (read now) and of tile kt + STAGES - 1 (filled
+   * now), counted modulo STAGES. */
+  int stage = 0, fill = STAGES - 1;
+  for (int64_t kt = 0; kt < k_tiles; kt++) {
+    /* STAGES - 1 + kt groups are committed; tile kt is group kt, so at
+     * most STAGES - 2 may still be in flight. The barrier then makes every
+     * thread's copies of tile kt visible to all, and tells that everyone
+     * has finished multiplying tile kt - 1, whose buffer is refilled next. */
+    copies_wait<STAGES - 2>();
+    __syncthreads();
+    {
+      const int64_t next = kt + STAGES - 1;
+      if (next < k_tiles)
+        load_tile<T, TM, TN, BK, W>(As + fill * A_STAGE, Bs + fill * B_STAGE,
+                                    A, lda, B, ldb, n, k, next * BK, m0, n0,
+                                    a_valid, inside);
+      copies_commit();
+      fill = fill == STAGES - 1 ? 0 : fill + 1;
+    }
+    const T *as = As + stage * A_STAGE + a_off;
+    const T *bs = Bs + stage * B_STAGE + b_col * BSTRIDE;
+#pragma unroll
+    for (int kq = 0; kq < BK; kq += VEC) {
+      /* B fragment: VEC steps of k for each of the TN columns. */
+      T b[TN][VEC];
+#pragma unroll
+      for (int j = 0; j < TN; j++) load16(bs + 4 * j * BSTRIDE + kq, b[j]);
+#pragma unroll
+      for (int kk = 0; kk < VEC; kk++) {
+        T a[TM];
+#pragma unroll
+        for (int g = 0; g < TM / VEC; g++)
+          load16(as + (kq + kk) * BM + g * 8 * VEC, &a[g * VEC]);
+        /* Column by column, down and up in turn: b[j][kk] stays in the
+         * operand reuse cache over TM consecutive FMAs, and a[i] over the
+         * turn from one column to the next. On the H100 at 8192: 42
+         * TFLOP/s row by row, 44.9 column by column, 45.7 serpentine
+         * (register bank conflicts showed as dispatch stalls). */
+#pragma unroll
+        for (int j = 0; j < TN; j++)
+#pragma unroll
+          for (int step = 0; step < TM; step++) {
+            const int i = j % 2 ? TM - 1 - step : step;
+            acc[i][j] = fmadd(a[i], b[j][kk], acc[i][j]);
+          }
+      }
+    }
+    stage = stage == STAGES - 1 ? 0 : stage + 1;
+  }
+  /* Drain the (empty) groups still committed before the block exits. */
+  copies_wait<0>();
+
+  /* Epilogue: C(row, col) for the micro-tile, guarded by m and n; rows
+   * past m are never written. With beta == 0, C is not read (BLAS). A
+   * whole 16-byte run inside m goes as one access when C allows it. */
+#pragma unroll
+  for (int j = 0; j < TN; j++) {
+    const int64_t col = n0 + b_col + 4 * j;
+    if (col >= n) continue;
+    T *c_col = C + col * ldc;
+#pragma unroll
+    for (int g = 0; g < TM / VEC; g++) {
+      const int64_t row = m0 + a_off + g * 8 * VEC;
+      if (row >= m) continue;
+      T *p = c_col + row;
+      T v[VEC];
+#pragma unroll
+      for (int e = 0; e < VEC; e++) v[e] = alpha * acc[g * VEC + e][j];
+      if (c_vector && row + VEC <= m) {
+        if (beta != (T)0) {
+          T old[VEC];
+          load16(p, old);
+#pragma unroll
+          for (int e = 0; e < VEC; e++) v[e] = fmadd(beta, old[e], v[e]);
+        }
+        store16(p, v);
+      } else {
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+          if (row + e < m)
+            p[e] = beta != (T)0 ? fmadd(beta, p[e], v[e]) : v[e];
+      }
+    }
+  }
+}
+
+/* ---- host side ----------------------------------------------------------- */
+
+/* The widest copy, in elements, that A's and B's pointers and leading
+ * dimensions keep aligned for every column: 16 bytes when both allow it. */
+static int copy_width(const kl_args *a, const kl__gemm_shape *s,
+                      size_t size) {
+  const uintptr_t p = (uintptr_t)a->buffers[GEMM_A] |
+                      (uintptr_t)a->buffers[GEMM_B];
+  for (int w = (int)(16 / size); w > 1; w /= 2)
+    if (p % (w * size) == 0 && s->lda % w == 0 && s->ldb % w == 0) return w;
+  return 1;
+}
+
+template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB>
+static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
+  constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
+  const size_t smem = shared_bytes<T, TM, TN, BK, STAGES>();
+#if !defined(KL_HAVE_HIP)
+  /* Above 48 KB, dynamic shared memory must be asked for; the carveout
+   * asks for the most shared memory per SM, so that the blocks fit. */
+  KL_GPU_CHECK(cudaFuncSetAttribute(
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  KL_GPU_CHECK(cudaFuncSetAttribute(
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>,
+      cudaFuncAttributePreferredSharedMemoryCarveout,
+      (int)cudaSharedmemCarveoutMaxShared));
+#endif
+  const T *A = (const T *)a->buffers[GEMM_A];
+  const T *B = (const T *)a->buffers[GEMM_B];
+  T *C = (T *)a->buffers[GEMM_C];
+  const int vec_bytes = 16;
+  const int c_vector = (uintptr_t)C % vec_bytes == 0 &&
+                       s->ldc % (vec_bytes / (int)sizeof(T)) == 0;
+  const int64_t tiles_m = (s->m + BM - 1) / BM;
+  const int64_t tiles_n = (s->n + BN - 1) / BN;
+  const int64_t tiles = tiles_m * tiles_n;
+  cudaStream_t stream = (cudaStream_t)a->stream;
+  /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
+  for (int64_t offset = 0; offset < tiles; offset += KL_GPU_MAX_BLOCKS) {
+    const int64_t left = tiles - offset;
+    const unsigned blocks =
+        (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
+    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>
+        <<<blocks, THREADS, smem, stream>>>(
+            s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
+            (T)s->beta, C, s->ldc, c_vector, offset, tiles_m, tiles_n);
+    KL_GPU_CHECK_LAUNCH(pipelined_kernel);
+  }
+  return KL_OK;
+}
+
+/* The tuning of each type: k step, buffers, and the blocks per SM the
+ * registers are capped for (measured on the H100 at 8192, see NOTES.md).
+ * float: BK 32, 4 buffers of 34 KB, one block per SM, so up to 255
+ * registers (it takes 168): at two blocks the cap of 128 left no room to
+ * schedule loads ahead (36 against 40 TFLOP/s at BK 16). double: BK 16, 4
+ * buffers of 25.6 KB, two blocks per SM at 128 registers. Under HIP copies
+ * are synchronous and a block has 64 KB of LDS: two buffers, BK 16. */
+#if defined(KL_HAVE_HIP)
+#define F32_BK 16
+#define F32_STAGES 2
+#define F64_STAGES 2
+#endif
+#ifndef F32_BK
+#define F32_BK 32
+#endif
+#ifndef F32_STAGES
+#define F32_STAGES 4
+#endif
+#ifndef F32_MINB
+#define F32_MINB 1
+#endif
+#ifndef F64_BK
+#define F64_BK 16
+#endif
+#ifndef F64_STAGES
+#define F64_STAGES 4
+#endif
+#ifndef F64_MINB
+#define F64_MINB 2
+#endif
+
+extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
+  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  if (a->plan->type == KL_F32) {
+    /* 128 x 128 tiles, 8 x 8 per thread. */
+    switch (copy_width(a, &s, sizeof(float))) {
+    case 4: return launch<float, 8, 8, F32_BK, F32_STAGES, 4, F32_MINB>(a, &s);
+    case 2: return launch<float, 8, 8, F32_BK, F32_STAGES, 2, F32_MINB>(a, &s);
+    default: return launch<float, 8, 8, F32_BK, F32_STAGES, 1, F32_MINB>(a, &s);
+    }
+  }
+  if (a->plan->type == KL_F64) {
+    /* 128 x 64 tiles, 8 x 4 per thread. */
+    if (copy_width(a, &s, sizeof(double)) == 2)
+      return launch<double, 8, 4, F64_BK, F64_STAGES, 2, F64_MINB>(a, &s);
+    return launch<double, 8, 4, F64_BK, F64_STAGES, 1, F64_MINB>(a, &s);
+  }
+  return kl__usage(KL_UNAVAILABLE, "gemm pipelined: type %s not supported",
+                   kl_type_name(a->plan->type));
+}
