@@ -63,41 +63,37 @@ static __device__ __forceinline__ void wait_copies(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING) : "memory");
 }
 
-template <int MK>
 static __device__ __forceinline__ void dmma(double *c, const double *a,
                                             const double *b) {
 #if defined(KL_DMMA_DEVICE)
-  if (MK == 4)
-    asm("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
-        "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\n"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(b[0]));
-  else if (MK == 8)
-    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
-        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
-  else
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
-        "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, "
-        "{%0,%1,%2,%3};\n"
-        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]),
-          "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+  asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
 #else
   (void)c, (void)a, (void)b;
   __trap();
 #endif
 }
 
-/* ---- the kernel -------------------------------------------------------------- */
+/* ---- the kernel --------------------------------------------------------------
+ * mma.m16n8k8 wants, per lane, A at rows (g, g + 8) and k (t, t + 4), and
+ * B at k (t, t + 4). Which rows of C a 16-row mma tile stands for, and
+ * which k a step takes in which order, are ours to choose, so long as A,
+ * B and C agree: mma row r is matrix row 2r (r < 8) or 2(r - 8) + 1, and
+ * mma k q is 2q (q < 4) or 2(q - 4) + 1. Then each lane's pairs are
+ * neighbours in memory: rows 2g and 2g + 1 of A's [k][m] slice, k 2t and
+ * 2t + 1 of B's [n][k] slice, so every fragment comes in 16-byte loads,
+ * half the shared-load instructions of 8-byte ones. The lane's four C
+ * values are then the 2 x 2 block at rows 2g, 2g + 1, columns 2t, 2t + 1.
+ *
+ * Padding (doubles): A rows BM + 2, B rows BK + 8. A 16-byte load is served
+ * a quarter-warp at a time (lanes g = 2p, 2p + 1, t = 0..3); with these
+ * strides those eight lanes fall in eight different 16-byte bank groups. */
+#define DMMA_A_PAD 2
+#define DMMA_B_PAD 8
 
-/* Shared rows are padded by 4 doubles: a warp's fragment loads then touch
- * 16 distinct 8-byte bank pairs per half-warp (row stride = 4 mod 16
- * doubles spreads the four t-rows of a fragment over the banks). */
-#define DMMA_PAD 4
-
-template <int BM, int BN, int BK, int WM, int WN, int MK, int STAGES>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES>
 struct dmma_config {
   enum {
     WARPS_M = BM / WM,
@@ -105,22 +101,48 @@ struct dmma_config {
     THREADS = WARPS_M * WARPS_N * 32,
     TILES_M = WM / 16, /* mma tiles per warp */
     TILES_N = WN / 8,
-    A_STRIDE = BM + DMMA_PAD, /* doubles between k-rows of the A slice */
-    B_STRIDE = BK + DMMA_PAD, /* doubles between n-columns of the B slice */
+    A_STRIDE = BM + DMMA_A_PAD, /* doubles between k-rows of the A slice */
+    B_STRIDE = BK + DMMA_B_PAD, /* doubles between columns of the B slice */
     A_STAGE = BK * A_STRIDE,
     B_STAGE = BN * B_STRIDE,
-    SHARED_BYTES = STAGES * (A_STAGE + B_STAGE) * 8
+    SHARED_BYTES = STAGES * (A_STAGE + B_STAGE) * 8,
+    /* Copies per thread per slice, VEC doubles each. */
+    A_ROWS_PER_PASS = THREADS / (BM / 2),
+    B_COLS_PER_PASS = THREADS / (BK / 2)
   };
 };
 
-/* Load k-slice `slice` of A and B into shared stage buffers a_s, b_s. */
+/* Load k-slice at k0 of A and B into the stage buffers a_s, b_s. A tile
+ * that lies wholly inside the matrices (the common case) takes the short
+ * path: fixed strides from one pointer per thread, no bounds. */
 template <int BM, int BN, int BK, int THREADS, int VEC, int A_STRIDE,
           int B_STRIDE>
 static __device__ __forceinline__ void load_slice(
     double *a_s, double *b_s, const double *a, const double *b,
-    const kl__gemm_shape &s, int64_t m0, int64_t n0, int64_t k0) {
-  /* A: BK rows of BM doubles, VEC at a time; consecutive threads take
-   * consecutive m, so a warp reads whole 128-byte lines. */
+    const kl__gemm_shape &s, int64_t m0, int64_t n0, int64_t k0,
+    bool inside) {
+  if (inside && VEC == 2) {
+    /* A: thread -> (row, m pair); a pass of all threads covers
+     * THREADS / (BM / 2) rows. Consecutive threads read consecutive pairs
+     * of one column of A: whole 128-byte lines. */
+    const int rows_per_pass = THREADS / (BM / 2);
+    const int row = threadIdx.x / (BM / 2), col = 2 * (threadIdx.x % (BM / 2));
+    const double *src = a + (k0 + row) * s.lda + m0 + col;
+    const int64_t step = rows_per_pass * s.lda;
+#pragma unroll
+    for (int r = 0; r < BK / rows_per_pass; r++)
+      copy_async<2>(a_s + (row + r * rows_per_pass) * A_STRIDE + col,
+                    src + r * step, 16);
+    const int cols_per_pass = THREADS / (BK / 2);
+    const int bcol = threadIdx.x / (BK / 2), brow = 2 * (threadIdx.x % (BK / 2));
+    const double *bsrc = b + (n0 + bcol) * s.ldb + k0 + brow;
+    const int64_t bstep = cols_per_pass * s.ldb;
+#pragma unroll
+    for (int c = 0; c < BN / cols_per_pass; c++)
+      copy_async<2>(b_s + (bcol + c * cols_per_pass) * B_STRIDE + brow,
+                    bsrc + c * bstep, 16);
+    return;
+  }
   const int a_chunks = BK * (BM / VEC);
 #pragma unroll
   for (int idx = threadIdx.x; idx < a_chunks; idx += THREADS) {
@@ -131,7 +153,6 @@ static __device__ __forceinline__ void load_slice(
     const double *src = valid ? a + k * s.lda + m : a;
     copy_async<VEC>(a_s + row * A_STRIDE + col, src, (int)valid * 8);
   }
-  /* B: BN columns of BK doubles. */
   const int b_chunks = BN * (BK / VEC);
 #pragma unroll
   for (int idx = threadIdx.x; idx < b_chunks; idx += THREADS) {
@@ -144,13 +165,14 @@ static __device__ __forceinline__ void load_slice(
   }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int MK, int STAGES, int VEC>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
+          int MIN_BLOCKS>
 static __global__ void __launch_bounds__(
-    dmma_config<BM, BN, BK, WM, WN, MK, STAGES>::THREADS, 1)
+    dmma_config<BM, BN, BK, WM, WN, STAGES>::THREADS, MIN_BLOCKS)
     dmma_kernel(kl__gemm_shape s, const double *__restrict__ a,
                 const double *__restrict__ b, double *__restrict__ c,
                 int tiles_m, int tiles_n) {
-  typedef dmma_config<BM, BN, BK, WM, WN, MK, STAGES> cfg;
+  typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   extern __shared__ __align__(16) double shared[];
   double *a_s = shared;
   double *b_s = shared + STAGES * cfg::A_STAGE;
@@ -165,6 +187,7 @@ static __global__ void __launch_bounds__(
   const int in_group = blockIdx.x % per_group;
   const int64_t m0 = (int64_t)(first + in_group % rows) * BM;
   const int64_t n0 = (int64_t)(in_group / rows) * BN;
+  const bool inside_mn = m0 + BM <= s.m && n0 + BN <= s.n;
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
@@ -179,15 +202,19 @@ static __global__ void __launch_bounds__(
       for (int r = 0; r < 4; r++) acc[i][j][r] = 0;
 
   const int slices = (int)((s.k + BK - 1) / BK);
+  const int full_slices = (int)(s.k / BK);
 #pragma unroll
   for (int st = 0; st < STAGES - 1; st++) {
     if (st < slices)
       load_slice<BM, BN, BK, cfg::THREADS, VEC, cfg::A_STRIDE, cfg::B_STRIDE>(
           a_s + st * cfg::A_STAGE, b_s + st * cfg::B_STAGE, a, b, s, m0, n0,
-          (int64_t)st * BK);
+          (int64_t)st * BK, inside_mn && st < full_slices);
     commit_copies(); /* empty groups keep the count uniform */
   }
 
+  /* Each lane's fragments sit at fixed offsets from these two points. */
+  const int a_lane = 2 * t * cfg::A_STRIDE + wm + 2 * g;
+  const int b_lane = (wn + g) * cfg::B_STRIDE + 2 * t;
   for (int slice = 0; slice < slices; slice++) {
     /* Slice `slice` has landed once at most STAGES - 2 groups are in
      * flight; the barrier also frees the stage read in the last pass. */
@@ -198,45 +225,49 @@ static __global__ void __launch_bounds__(
       load_slice<BM, BN, BK, cfg::THREADS, VEC, cfg::A_STRIDE, cfg::B_STRIDE>(
           a_s + (next % STAGES) * cfg::A_STAGE,
           b_s + (next % STAGES) * cfg::B_STAGE, a, b, s, m0, n0,
-          (int64_t)next * BK);
+          (int64_t)next * BK, inside_mn && next < full_slices);
     commit_copies();
 
-    const double *as = a_s + (slice % STAGES) * cfg::A_STAGE + wm + g;
-    const double *bs = b_s + (slice % STAGES) * cfg::B_STAGE +
-                       (wn + g) * cfg::B_STRIDE + t;
+    const double *as = a_s + (slice % STAGES) * cfg::A_STAGE + a_lane;
+    const double *bs = b_s + (slice % STAGES) * cfg::B_STAGE + b_lane;
 #pragma unroll
-    for (int kk = 0; kk < BK; kk += MK) {
-      double af[cfg::TILES_M][MK / 2], bf[cfg::TILES_N][MK / 4];
+    for (int kk = 0; kk < BK; kk += 8) {
+      double2 af[cfg::TILES_M][2], bf[cfg::TILES_N];
 #pragma unroll
-      for (int i = 0; i < cfg::TILES_M; i++)
+      for (int i = 0; i < cfg::TILES_M; i++) {
+        af[i][0] = *(const double2 *)(as + kk * cfg::A_STRIDE + i * 16);
+        af[i][1] =
+            *(const double2 *)(as + (kk + 1) * cfg::A_STRIDE + i * 16);
+      }
 #pragma unroll
-        for (int j = 0; j < MK / 4; j++)
-#pragma unroll
-          for (int h = 0; h < 2; h++)
-            af[i][2 * j + h] =
-                as[(kk + t + 4 * j) * cfg::A_STRIDE + i * 16 + 8 * h];
-#pragma unroll
-      for (int i = 0; i < cfg::TILES_N; i++)
-#pragma unroll
-        for (int j = 0; j < MK / 4; j++)
-          bf[i][j] = bs[i * 8 * cfg::B_STRIDE + kk + 4 * j];
+      for (int j = 0; j < cfg::TILES_N; j++)
+        bf[j] = *(const double2 *)(bs + j * 8 * cfg::B_STRIDE + kk);
 #pragma unroll
       for (int i = 0; i < cfg::TILES_M; i++)
 #pragma unroll
-        for (int j = 0; j < cfg::TILES_N; j++) dmma<MK>(acc[i][j], af[i], bf[j]);
+        for (int j = 0; j < cfg::TILES_N; j++) {
+          /* Registers a0..a3: (g, t) (g + 8, t) (g, t + 4) (g + 8, t + 4)
+           * = rows 2g, 2g + 1 at k 2t, then at k 2t + 1. */
+          const double av[4] = {af[i][0].x, af[i][0].y, af[i][1].x,
+                                af[i][1].y};
+          const double bv[2] = {bf[j].x, bf[j].y};
+          dmma(acc[i][j], av, bv);
+        }
     }
   }
   wait_copies<0>();
 
-  /* BLAS semantics: with beta = 0, C is not read. */
+  /* The lane's C values: rows 2g (acc 0, 1) and 2g + 1 (acc 2, 3), columns
+   * 2t (acc 0, 2) and 2t + 1 (acc 1, 3). BLAS semantics: with beta = 0, C
+   * is not read. */
 #pragma unroll
   for (int i = 0; i < cfg::TILES_M; i++)
 #pragma unroll
     for (int j = 0; j < cfg::TILES_N; j++)
 #pragma unroll
       for (int r = 0; r < 4; r++) {
-        const int64_t row = m0 + wm + i * 16 + g + 8 * (r / 2);
-        const int64_t col = n0 + wn + j * 8 + 2 * t + (r % 2);
+        const int64_t row = m0 + wm + i * 16 + 2 * g + r / 2;
+        const int64_t col = n0 + wn + j * 8 + 2 * t + r % 2;
         if (row < s.m && col < s.n) {
           double *cij = c + col * s.ldc + row;
           *cij = s.beta == 0 ? s.alpha * acc[i][j][r]
@@ -245,17 +276,19 @@ static __global__ void __launch_bounds__(
       }
 }
 
-template <int BM, int BN, int BK, int WM, int WN, int MK, int STAGES, int VEC>
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
+          int MIN_BLOCKS>
 static kl_status launch(const kl__gemm_shape &s, const double *a,
                         const double *b, double *c, cudaStream_t stream) {
-  typedef dmma_config<BM, BN, BK, WM, WN, MK, STAGES> cfg;
+  typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
   if (tiles_m * tiles_n > INT32_MAX)
     return kl__usage(KL_TOO_LARGE, "gemm dmma: %lld x %lld tiles are too "
                      "many for one grid", (long long)tiles_m,
                      (long long)tiles_n);
   void (*kernel)(kl__gemm_shape, const double *, const double *, double *,
-                 int, int) = dmma_kernel<BM, BN, BK, WM, WN, MK, STAGES, VEC>;
+                 int, int) =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS>;
   /* Beyond 48 KB of shared memory a kernel must opt in. */
   KL_GPU_CHECK(cudaFuncSetAttribute(
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::SHARED_BYTES));
@@ -266,16 +299,16 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
 }
 
 /* 16-byte copies need 16-byte aligned sources: even leading dimensions
- * and aligned bases. Otherwise 8-byte copies, at about half the rate of
- * loads issued. */
-template <int BM, int BN, int BK, int WM, int WN, int MK, int STAGES>
+ * and aligned bases. Otherwise 8-byte copies, twice as many. */
+template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static kl_status dispatch(const kl__gemm_shape &s, const double *a,
                           const double *b, double *c, cudaStream_t stream) {
   const int aligned = s.lda % 2 == 0 && s.ldb % 2 == 0 &&
                       (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
-  return aligned
-             ? launch<BM, BN, BK, WM, WN, MK, STAGES, 2>(s, a, b, c, stream)
-             : launch<BM, BN, BK, WM, WN, MK, STAGES, 1>(s, a, b, c, stream);
+  return aligned ? launch<BM, BN, BK, WM, WN, STAGES, 2, MIN_BLOCKS>(
+                       s, a, b, c, stream)
+                 : launch<BM, BN, BK, WM, WN, STAGES, 1, MIN_BLOCKS>(
+                       s, a, b, c, stream);
 }
 
 static int device_has_dmma(void) {
@@ -305,13 +338,15 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   const char *v = getenv("KLADDER_DMMA");
   const int variant = v ? atoi(v) : 0;
   switch (variant) {
-  case 1: return dispatch<128, 128, 32, 64, 32, 4, 3>(s, A, B, C, stream);
-  case 2: return dispatch<128, 128, 16, 64, 32, 16, 4>(s, A, B, C, stream);
-  case 3: return dispatch<128, 128, 32, 64, 32, 16, 3>(s, A, B, C, stream);
-  case 4: return dispatch<128, 64, 16, 64, 32, 4, 4>(s, A, B, C, stream);
-  case 5: return dispatch<128, 128, 16, 64, 32, 8, 4>(s, A, B, C, stream);
-  case 6: return dispatch<64, 128, 16, 32, 64, 4, 4>(s, A, B, C, stream);
-  default: return dispatch<128, 128, 16, 64, 32, 4, 4>(s, A, B, C, stream);
+  case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream);
+  case 2: return dispatch<128, 64, 16, 64, 32, 3, 2>(s, A, B, C, stream);
+  case 3: return dispatch<128, 64, 32, 64, 32, 3, 1>(s, A, B, C, stream);
+  case 4: return dispatch<128, 128, 32, 64, 32, 3, 1>(s, A, B, C, stream);
+  case 5: return dispatch<64, 64, 16, 32, 32, 3, 3>(s, A, B, C, stream);
+  case 6: return dispatch<128, 128, 16, 64, 32, 3, 1>(s, A, B, C, stream);
+  case 7: return dispatch<64, 128, 16, 64, 32, 3, 2>(s, A, B, C, stream);
+  case 8: return dispatch<128, 128, 16, 32, 64, 3, 1>(s, A, B, C, stream);
+  default: return dispatch<64, 128, 16, 32, 64, 3, 2>(s, A, B, C, stream);
   }
 }
 
