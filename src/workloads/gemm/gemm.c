@@ -471,8 +471,9 @@ static const kl_rung rungs[] = {
     GPU_RUNG("regtile-64x64", "64x64 tiles by 32x32 threads, 4 elements "
              "each in registers [more_elements.cc]", 0, 0,
              kl__gemm_gpu_regtile_64x64),
-    GPU_RUNG("regtile-128x16", "128x16 tiles by 16x16 threads, 8 elements "
-             "each", 0, 0, kl__gemm_gpu_regtile_128x16),
+    GPU_RUNG("regtile-128x16", "128x128 tiles 16 deep by 16x16 threads, 64 "
+             "elements each [more_elements.cc]", 0, 0,
+             kl__gemm_gpu_regtile_128x16),
     GPU_RUNG("local-memory", "teaching rung: the register tile's "
              "accumulators indexed at run time, so in local memory", 0, 0,
              kl__gemm_gpu_local_memory),
@@ -482,8 +483,9 @@ static const kl_rung rungs[] = {
              0, kl__gemm_gpu_dynamic),
     GPU_RUNG("pipelined", "register tiles fed by asynchronous copies into "
              "multi-buffered shared memory", 0, 0, kl__gemm_gpu_pipelined),
-    GPU_RUNG("dmma", "FP64 tensor cores: mma.sync m16n8k4 f64, pipelined "
-             "shared memory", 0, KL_TYPE_BIT(KL_F64), kl__gemm_gpu_dmma),
+    GPU_RUNG("dmma", "FP64 tensor cores: mma.sync m16n8k8, 128x128 tiles, "
+             "4-stage cp.async pipeline", 0, KL_TYPE_BIT(KL_F64),
+             kl__gemm_gpu_dmma),
 #if defined(KL_HAVE_HIP)
     /* hipBLAS is not in Debian: the reference rung is CUDA-only here. */
     {KL_GPU "-blas", KL_GPU, "hipBLAS (not in this build)", KL_RUNG_VENDOR,
