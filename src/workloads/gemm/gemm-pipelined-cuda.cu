@@ -142,18 +142,35 @@ static size_t shared_bytes(void) {
  * of BK / W chunks, dealt to the threads in order, so consecutive threads
  * take consecutive chunks of one column of the matrix (coalesced reads).
  * A whole number of tile rows per pass of the 256 threads keeps a thread's
- * position along the row (a_chunk_m, b_k) the same in every pass; pass r
- * moves it r * THREADS / (chunks per row) rows down the tile. */
+ * position along the row (a_chunk_m, b_chunk_k) the same in every pass;
+ * pass r moves it r * THREADS / (chunks per row) rows down the tile. */
 template <typename T, int TM, int W>
 static __device__ __forceinline__ int a_chunk_m(void) {
   return (int)threadIdx.x % (BM_OF(TM) / W) * W;
 }
+template <typename T, int TM, int W>
+static __device__ __forceinline__ int a_chunk_k(void) {
+  return (int)threadIdx.x / (BM_OF(TM) / W);
+}
+template <typename T, int BK, int W>
+static __device__ __forceinline__ int b_chunk_k(void) {
+  return (int)threadIdx.x % (BK / W) * W;
+}
+template <typename T, int BK, int W>
+static __device__ __forceinline__ int b_chunk_n(void) {
+  return (int)threadIdx.x / (BK / W);
+}
 
+/* A tile wholly inside the matrices (the common case): no guards. as, bs:
+ * this thread's first chunk in the stage; a_src, b_src: its first chunk in
+ * A and B for this tile, kept by the caller from tile to tile, so no
+ * address is rebuilt from threadIdx and k0 here. Each thread's chunks are
+ * A_STEP columns of A and B_STEP columns of B apart. */
 template <typename T, int TM, int TN, int BK, int W>
-static __device__ __forceinline__ void load_tile(
-    T *as, T *bs, const T *A, int64_t lda, const T *B, int64_t ldb,
-    int64_t n, int64_t k, int64_t k0, int64_t m0, int64_t n0, int a_valid,
-    int inside) {
+static __device__ __forceinline__ void copy_tile(T *as, T *bs,
+                                                 const T *a_src, int64_t lda,
+                                                 const T *b_src,
+                                                 int64_t ldb) {
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
   constexpr int A_ROW = BM / W, B_ROW = BK / W;
@@ -163,26 +180,32 @@ static __device__ __forceinline__ void load_tile(
   static_assert(THREADS % A_ROW == 0 && THREADS % B_ROW == 0, "copy rows");
   static_assert(A_COPIES * THREADS == BK * A_ROW, "A copies");
   static_assert(B_COPIES * THREADS == BN * B_ROW, "B copies");
-  const int tid = threadIdx.x;
-  const int a_k = tid / A_ROW, a_m = a_chunk_m<T, TM, W>();
-  const int b_n = tid / B_ROW, b_k = tid % B_ROW * W;
+#pragma unroll
+  for (int r = 0; r < A_COPIES; r++)
+    copy_chunk<T, W>(as + r * A_STEP * BM, a_src + r * A_STEP * lda, W);
+#pragma unroll
+  for (int r = 0; r < B_COPIES; r++)
+    copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, b_src + r * B_STEP * ldb, W);
+}
+
+/* A tile that crosses an edge of A or B (past m, n or k): every chunk
+ * guarded, addresses from scratch (this is the rare path). as, bs: the
+ * stage's base. */
+template <typename T, int TM, int TN, int BK, int W>
+static __device__ __forceinline__ void copy_tile_edge(
+    T *as, T *bs, const T *A, int64_t lda, const T *B, int64_t ldb,
+    int64_t n, int64_t k, int64_t k0, int64_t m0, int64_t n0,
+    int a_valid) {
+  constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
+  constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
+  constexpr int A_ROW = BM / W, B_ROW = BK / W;
+  constexpr int A_COPIES = BK * A_ROW / THREADS;
+  constexpr int B_COPIES = BN * B_ROW / THREADS;
+  constexpr int A_STEP = THREADS / A_ROW, B_STEP = THREADS / B_ROW;
+  const int a_k = a_chunk_k<T, TM, W>(), a_m = a_chunk_m<T, TM, W>();
+  const int b_n = b_chunk_n<T, BK, W>(), b_k = b_chunk_k<T, BK, W>();
   as += a_k * BM + a_m;
   bs += b_n * BSTRIDE + b_k;
-  if (inside && k0 + BK <= k) {
-    /* The whole tile lies inside the matrices (the common case): no
-     * guards, and each thread's chunks are A_STEP columns of A and B_STEP
-     * columns of B apart. */
-    const T *a_src = A + (k0 + a_k) * lda + m0 + a_m;
-    const T *b_src = B + (n0 + b_n) * ldb + k0 + b_k;
-#pragma unroll
-    for (int r = 0; r < A_COPIES; r++)
-      copy_chunk<T, W>(as + r * A_STEP * BM, a_src + r * A_STEP * lda, W);
-#pragma unroll
-    for (int r = 0; r < B_COPIES; r++)
-      copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, b_src + r * B_STEP * ldb,
-                       W);
-    return;
-  }
 #pragma unroll
   for (int r = 0; r < A_COPIES; r++) {
     /* Row kk of the tile is column k0 + kk of A: all W elements past k
@@ -205,13 +228,54 @@ static __device__ __forceinline__ void load_tile(
   }
 }
 
+/* Fragments from shared memory: A's for step s of the tile (TM values
+ * along m), B's for group q of VEC steps (VEC steps of k for each of the
+ * TN columns). as, bs: this thread's origin in the stage. */
+template <typename T, int TM, int BK>
+static __device__ __forceinline__ void frag_a(const T *as, int s, T *a) {
+  constexpr int VEC = VEC_OF(T), BM = BM_OF(TM);
+#pragma unroll
+  for (int g = 0; g < TM / VEC; g++)
+    load16(as + s * BM + g * 8 * VEC, &a[g * VEC]);
+}
+template <typename T, int TN, int BK>
+static __device__ __forceinline__ void frag_b(const T *bs, int q,
+                                              T (*b)[VEC_OF(T)]) {
+  constexpr int VEC = VEC_OF(T), BSTRIDE = BSTRIDE_OF(T, BK);
+#pragma unroll
+  for (int j = 0; j < TN; j++) load16(bs + 4 * j * BSTRIDE + q * VEC, b[j]);
+}
+
+/* One step of k: TM x TN FMAs. Column by column, down and up in turn:
+ * b[j][kk] stays in the operand reuse cache over TM consecutive FMAs, and
+ * a[i] over the turn from one column to the next. On the H100 at 8192: 42
+ * TFLOP/s row by row, 44.9 column by column, 45.7 serpentine (register
+ * bank conflicts showed as dispatch stalls). */
+template <typename T, int TM, int TN>
+static __device__ __forceinline__ void fma_step(T (*acc)[TN], const T *a,
+                                                T (*b)[VEC_OF(T)], int kk) {
+#pragma unroll
+  for (int j = 0; j < TN; j++)
+#pragma unroll
+    for (int step = 0; step < TM; step++) {
+      const int i = j % 2 ? TM - 1 - step : step;
+      acc[i][j] = fmadd(a[i], b[j][kk], acc[i][j]);
+    }
+}
+
 extern __shared__ __align__(16) unsigned char pipelined_shared[];
 
 /* C = alpha A B + beta C for the tiles tile_offset + blockIdx.x of a
  * tiles_m x tiles_n grid of tiles. W: elements per copy (16, 8 or 4
  * bytes), which the leading dimensions and pointers allow. c_vector: C's
- * pointer and ldc allow 16-byte accesses. */
-template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB>
+ * pointer and ldc allow 16-byte accesses. LEAD: 0, one barrier at the top
+ * of each k tile, then the refill, then the tile's math (each tile starts
+ * with its first fragment loads exposed); 1 to VEC, the barrier LEAD steps
+ * before the end of the tile, the next tile's first fragments loaded after
+ * it, under the last LEAD steps of math, and the refill after the math
+ * (NOTES.md, "Pipelined SIMT rung"). */
+template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
+          int LEAD>
 __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
     int64_t m, int64_t n, int64_t k, T alpha, const T *__restrict__ A,
     int64_t lda, const T *__restrict__ B, int64_t ldb, T beta, T *C,
@@ -221,8 +285,10 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
   constexpr int A_STAGE = BK * BM, B_STAGE = BN * BSTRIDE;
+  constexpr int GROUPS = BK / VEC;
   static_assert(TM % VEC == 0 && BK % VEC == 0, "fragments are 16 bytes");
   static_assert(STAGES >= 2, "at least two buffers");
+  static_assert(LEAD >= 0 && LEAD <= VEC, "barrier within the last group");
 
   T *As = (T *)pipelined_shared;
   T *Bs = As + STAGES * A_STAGE;
@@ -259,21 +325,39 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
   const int b_col = (group >> 1) * (4 * TN) + tn;
 
   /* Elements of this thread's A chunks inside m: the same for every k. */
-  const int64_t a_left = m - (m0 + a_chunk_m<T, TM, W>());
+  const int a_m = a_chunk_m<T, TM, W>(), a_k = a_chunk_k<T, TM, W>();
+  const int b_k = b_chunk_k<T, BK, W>(), b_n = b_chunk_n<T, BK, W>();
+  const int64_t a_left = m - (m0 + a_m);
   const int a_valid = a_left <= 0 ? 0 : a_left >= W ? W : (int)a_left;
   const int64_t k_tiles = (k + BK - 1) / BK;
-  /* Whether the block's tile of C lies inside m and n: then only the last
-   * k tile can need guards. */
-  const int inside = m0 + BM <= m && n0 + BN <= n;
+  /* Tiles issued before this one lie wholly inside the matrices when the
+   * block's tile of C lies inside m and n and the k tile inside k: only
+   * those take the unguarded copies. */
+  const int64_t k_full = m0 + BM <= m && n0 + BN <= n ? k / BK : 0;
+  /* This thread's chunks: offsets in a stage, and sources in A and B for
+   * the next tile to issue (advanced by one tile per issue; used only for
+   * tiles below k_full, so they never point outside the matrices then). */
+  T *const a_dst = As + a_k * BM + a_m;
+  T *const b_dst = Bs + b_n * BSTRIDE + b_k;
+  const T *a_src = A + a_k * lda + m0 + a_m;
+  const T *b_src = B + (n0 + b_n) * ldb + b_k;
+  const int64_t a_tile_step = BK * lda;
 
-  /* Prologue: tiles 0 .. STAGES - 2 in flight, one commit group each,
-   * empty groups past the last tile, so that group t is always tile t. */
+  /* Prologue: the first tiles in flight, one commit group each, empty
+   * groups past the last tile, so that group t is always tile t. With
+   * LEAD 0 a buffer stays free for the refill at the top of tile 0; else
+   * every buffer is filled, since refills happen after a tile's math. */
+  constexpr int PRE = LEAD ? STAGES : STAGES - 1;
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; s++) {
-    if (s < k_tiles)
-      load_tile<T, TM, TN, BK, W>(As + s * A_STAGE, Bs + s * B_STAGE, A, lda,
-                                  B, ldb, n, k, (int64_t)s * BK, m0, n0,
-                                  a_valid, inside);
+  for (int s = 0; s < PRE; s++) {
+    if (s < k_full)
+      copy_tile<T, TM, TN, BK, W>(a_dst + s * A_STAGE, b_dst + s * B_STAGE,
+                                  a_src, lda, b_src, ldb);
+    else if (s < k_tiles)
+      copy_tile_edge<T, TM, TN, BK, W>(As + s * A_STAGE, Bs + s * B_STAGE,
+                                       A, lda, B, ldb, n, k, (int64_t)s * BK,
+                                       m0, n0, a_valid);
+    a_src += a_tile_step, b_src += BK;
     copies_commit();
   }
 
@@ -283,54 +367,109 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
 #pragma unroll
     for (int j = 0; j < TN; j++) acc[i][j] = 0;
 
-  /* Buffers of tile kt (read now) and of tile kt + STAGES - 1 (filled
-   * now), counted modulo STAGES. */
-  int stage = 0, fill = STAGES - 1;
-  for (int64_t kt = 0; kt < k_tiles; kt++) {
-    /* STAGES - 1 + kt groups are committed; tile kt is group kt, so at
-     * most STAGES - 2 may still be in flight. The barrier then makes every
-     * thread's copies of tile kt visible to all, and tells that everyone
-     * has finished multiplying tile kt - 1, whose buffer is refilled next. */
-    copies_wait<STAGES - 2>();
-    __syncthreads();
-    {
-      const int64_t next = kt + STAGES - 1;
-      if (next < k_tiles)
-        load_tile<T, TM, TN, BK, W>(As + fill * A_STAGE, Bs + fill * B_STAGE,
-                                    A, lda, B, ldb, n, k, next * BK, m0, n0,
-                                    a_valid, inside);
-      copies_commit();
-      fill = fill == STAGES - 1 ? 0 : fill + 1;
-    }
-    const T *as = As + stage * A_STAGE + a_off;
-    const T *bs = Bs + stage * B_STAGE + b_col * BSTRIDE;
-#pragma unroll
-    for (int kq = 0; kq < BK; kq += VEC) {
-      /* B fragment: VEC steps of k for each of the TN columns. */
-      T b[TN][VEC];
-#pragma unroll
-      for (int j = 0; j < TN; j++) load16(bs + 4 * j * BSTRIDE + kq, b[j]);
-#pragma unroll
-      for (int kk = 0; kk < VEC; kk++) {
-        T a[TM];
-#pragma unroll
-        for (int g = 0; g < TM / VEC; g++)
-          load16(as + (kq + kk) * BM + g * 8 * VEC, &a[g * VEC]);
-        /* Column by column, down and up in turn: b[j][kk] stays in the
-         * operand reuse cache over TM consecutive FMAs, and a[i] over the
-         * turn from one column to the next. On the H100 at 8192: 42
-         * TFLOP/s row by row, 44.9 column by column, 45.7 serpentine
-         * (register bank conflicts showed as dispatch stalls). */
-#pragma unroll
-        for (int j = 0; j < TN; j++)
-#pragma unroll
-          for (int step = 0; step < TM; step++) {
-            const int i = j % 2 ? TM - 1 - step : step;
-            acc[i][j] = fmadd(a[i], b[j][kk], acc[i][j]);
-          }
+  if (LEAD == 0) {
+    /* Buffers of tile kt (read now) and of tile kt + STAGES - 1 (filled
+     * now), counted modulo STAGES. */
+    int stage = 0, fill = STAGES - 1;
+    for (int64_t kt = 0; kt < k_tiles; kt++) {
+      /* STAGES - 1 + kt groups are committed; tile kt is group kt, so at
+       * most STAGES - 2 may still be in flight. The barrier then makes
+       * every thread's copies of tile kt visible to all, and tells that
+       * everyone has finished multiplying tile kt - 1, whose buffer is
+       * refilled next. */
+      copies_wait<STAGES - 2>();
+      __syncthreads();
+      {
+        const int64_t next = kt + STAGES - 1;
+        if (next < k_full)
+          copy_tile<T, TM, TN, BK, W>(a_dst + fill * A_STAGE,
+                                      b_dst + fill * B_STAGE, a_src, lda,
+                                      b_src, ldb);
+        else if (next < k_tiles)
+          copy_tile_edge<T, TM, TN, BK, W>(
+              As + fill * A_STAGE, Bs + fill * B_STAGE, A, lda, B, ldb, n, k,
+              next * BK, m0, n0, a_valid);
+        a_src += a_tile_step, b_src += BK;
+        copies_commit();
+        fill = fill == STAGES - 1 ? 0 : fill + 1;
       }
+      const T *as = As + stage * A_STAGE + a_off;
+      const T *bs = Bs + stage * B_STAGE + b_col * BSTRIDE;
+#pragma unroll
+      for (int q = 0; q < GROUPS; q++) {
+        T b[TN][VEC];
+        frag_b<T, TN, BK>(bs, q, b);
+#pragma unroll
+        for (int kk = 0; kk < VEC; kk++) {
+          T a[TM];
+          frag_a<T, TM, BK>(as, q * VEC + kk, a);
+          fma_step<T, TM, TN>(acc, a, b, kk);
+        }
+      }
+      stage = stage == STAGES - 1 ? 0 : stage + 1;
     }
-    stage = stage == STAGES - 1 ? 0 : stage + 1;
+  } else {
+    /* STAGES groups are committed; tile 0 is group 0. */
+    copies_wait<STAGES - 1>();
+    __syncthreads();
+    /* Fragments of step 0 (A) and group 0 (B) of the tile about to be
+     * multiplied: loaded under the previous tile's last steps. */
+    T a0[TM], b0[TN][VEC];
+    frag_a<T, TM, BK>(As + a_off, 0, a0);
+    frag_b<T, TN, BK>(Bs + b_col * BSTRIDE, 0, b0);
+    int stage = 0;
+    for (int64_t kt = 0; kt < k_tiles; kt++) {
+      const int next_stage = stage == STAGES - 1 ? 0 : stage + 1;
+      const T *as = As + stage * A_STAGE + a_off;
+      const T *bs = Bs + stage * B_STAGE + b_col * BSTRIDE;
+      /* Per step and per group, so that each value is one name; the
+       * compiler renames them onto the registers it has. */
+      T a[BK][TM], b[GROUPS][TN][VEC];
+#pragma unroll
+      for (int i = 0; i < TM; i++) a[0][i] = a0[i];
+#pragma unroll
+      for (int j = 0; j < TN; j++)
+#pragma unroll
+        for (int v = 0; v < VEC; v++) b[0][j][v] = b0[j][v];
+#pragma unroll
+      for (int s = 0; s < BK; s++) {
+        const int q = s / VEC, kk = s % VEC;
+        if (s < BK - LEAD) {
+          /* Next step's A, next group's B, one step / one group ahead. */
+          frag_a<T, TM, BK>(as, s + 1, a[s + 1]);
+          if (kk == 0 && q + 1 < GROUPS) frag_b<T, TN, BK>(bs, q + 1, b[q + 1]);
+        } else if (s == BK - LEAD) {
+          /* The rest of this tile's fragments are read before the barrier,
+           * which then tells that every thread is done with this buffer
+           * (refilled after the math below) and, after the wait, that
+           * tile kt + 1 has landed: STAGES + kt groups are committed, tile
+           * kt + 1 is group kt + 1. Past the last tile the loads below
+           * read a buffer nobody writes, and their values go unused. */
+#pragma unroll
+          for (int u = s + 1; u < BK; u++) frag_a<T, TM, BK>(as, u, a[u]);
+          copies_wait<STAGES - 2>();
+          __syncthreads();
+          frag_a<T, TM, BK>(As + next_stage * A_STAGE + a_off, 0, a0);
+          frag_b<T, TN, BK>(Bs + next_stage * B_STAGE + b_col * BSTRIDE, 0,
+                            b0);
+        }
+        fma_step<T, TM, TN>(acc, a[s], b[q], kk);
+      }
+      /* Refill this tile's buffer with tile kt + STAGES, after the math,
+       * so the FMAs above never wait behind the copies' address work. */
+      const int64_t next = kt + STAGES;
+      if (next < k_full)
+        copy_tile<T, TM, TN, BK, W>(a_dst + stage * A_STAGE,
+                                    b_dst + stage * B_STAGE, a_src, lda,
+                                    b_src, ldb);
+      else if (next < k_tiles)
+        copy_tile_edge<T, TM, TN, BK, W>(As + stage * A_STAGE,
+                                         Bs + stage * B_STAGE, A, lda, B, ldb,
+                                         n, k, next * BK, m0, n0, a_valid);
+      a_src += a_tile_step, b_src += BK;
+      copies_commit();
+      stage = next_stage;
+    }
   }
   /* Drain the (empty) groups still committed before the block exits. */
   copies_wait<0>();
@@ -382,7 +521,8 @@ static int copy_width(const kl_args *a, const kl__gemm_shape *s,
   return 1;
 }
 
-template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB>
+template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
+          int LEAD>
 static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   const size_t smem = shared_bytes<T, TM, TN, BK, STAGES>();
@@ -390,10 +530,10 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   /* Above 48 KB, dynamic shared memory must be asked for; the carveout
    * asks for the most shared memory per SM, so that the blocks fit. */
   KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>,
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>,
       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>,
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>,
       cudaFuncAttributePreferredSharedMemoryCarveout,
       (int)cudaSharedmemCarveoutMaxShared));
 #endif
@@ -412,7 +552,7 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
     const int64_t left = tiles - offset;
     const unsigned blocks =
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
-    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB>
+    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>
         <<<blocks, THREADS, smem, stream>>>(
             s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
             (T)s->beta, C, s->ldc, c_vector, offset, tiles_m, tiles_n);
@@ -421,26 +561,33 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   return KL_OK;
 }
 
-/* The tuning of each type: k step, buffers, and the blocks per SM the
- * registers are capped for (measured on the H100 at 8192, see NOTES.md).
- * float: BK 32, 4 buffers of 34 KB, one block per SM, so up to 255
- * registers (it takes 168): at two blocks the cap of 128 left no room to
- * schedule loads ahead (36 against 40 TFLOP/s at BK 16). double: BK 16, 4
- * buffers of 25.6 KB, two blocks per SM at 128 registers. Under HIP copies
- * are synchronous and a block has 64 KB of LDS: two buffers, BK 16. */
+/* The tuning of each type: k step, buffers, blocks per SM the registers
+ * are capped for, and LEAD (see the kernel); measured on the H100 and H200
+ * at 8192, NOTES.md. float: BK 16, 6 buffers of 18 KB, one block per SM,
+ * so up to 255 registers (it takes 168): BK 32 with 4 buffers was 1%
+ * slower, BK 8 2%; at two blocks the cap of 128 left no room to schedule
+ * loads ahead. double: BK 16, 4 buffers of 25.6 KB, one block per SM (170
+ * registers; with two the 128 cap spills once the next tile's fragments
+ * are loaded early). Under HIP copies are synchronous and a block has 64 KB
+ * of LDS: two buffers, BK 16, the barrier at the top of each tile. */
 #if defined(KL_HAVE_HIP)
-#define F32_BK 16
 #define F32_STAGES 2
+#define F32_LEAD 0
 #define F64_STAGES 2
+#define F64_MINB 2
+#define F64_LEAD 0
 #endif
 #ifndef F32_BK
-#define F32_BK 32
+#define F32_BK 16
 #endif
 #ifndef F32_STAGES
-#define F32_STAGES 4
+#define F32_STAGES 6
 #endif
 #ifndef F32_MINB
 #define F32_MINB 1
+#endif
+#ifndef F32_LEAD
+#define F32_LEAD 4
 #endif
 #ifndef F64_BK
 #define F64_BK 16
@@ -449,7 +596,10 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
 #define F64_STAGES 4
 #endif
 #ifndef F64_MINB
-#define F64_MINB 2
+#define F64_MINB 1
+#endif
+#ifndef F64_LEAD
+#define F64_LEAD 2
 #endif
 
 extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
@@ -457,16 +607,24 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
   if (a->plan->type == KL_F32) {
     /* 128 x 128 tiles, 8 x 8 per thread. */
     switch (copy_width(a, &s, sizeof(float))) {
-    case 4: return launch<float, 8, 8, F32_BK, F32_STAGES, 4, F32_MINB>(a, &s);
-    case 2: return launch<float, 8, 8, F32_BK, F32_STAGES, 2, F32_MINB>(a, &s);
-    default: return launch<float, 8, 8, F32_BK, F32_STAGES, 1, F32_MINB>(a, &s);
+    case 4:
+      return launch<float, 8, 8, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(
+          a, &s);
+    case 2:
+      return launch<float, 8, 8, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(
+          a, &s);
+    default:
+      return launch<float, 8, 8, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(
+          a, &s);
     }
   }
   if (a->plan->type == KL_F64) {
     /* 128 x 64 tiles, 8 x 4 per thread. */
     if (copy_width(a, &s, sizeof(double)) == 2)
-      return launch<double, 8, 4, F64_BK, F64_STAGES, 2, F64_MINB>(a, &s);
-    return launch<double, 8, 4, F64_BK, F64_STAGES, 1, F64_MINB>(a, &s);
+      return launch<double, 8, 4, F64_BK, F64_STAGES, 2, F64_MINB, F64_LEAD>(
+          a, &s);
+    return launch<double, 8, 4, F64_BK, F64_STAGES, 1, F64_MINB, F64_LEAD>(
+        a, &s);
   }
   return kl__usage(KL_UNAVAILABLE, "gemm pipelined: type %s not supported",
                    kl_type_name(a->plan->type));
