@@ -145,10 +145,22 @@ static __device__ __forceinline__ copy_sources copy_sources_of(
   return c;
 }
 
-/* A slice wholly inside the matrices: 16-byte copies, no bounds. A:
- * consecutive threads take consecutive pairs of one column of A, whole
- * 128-byte lines; B likewise down its columns. */
-template <int BM, int BN, int BK, int THREADS>
+/* A slice wholly inside the matrices: no bounds. A: consecutive threads
+ * take consecutive pairs of one column of A, whole 128-byte lines; B
+ * likewise down its columns. A pair is one 16-byte copy, or two 8-byte
+ * ones where odd leading dimensions leave it unaligned. */
+template <int VEC>
+static __device__ __forceinline__ void copy_pair(double *dst,
+                                                 const double *src) {
+  if (VEC == 2) {
+    copy_async<2>(dst, src, 16);
+  } else {
+    copy_async<1>(dst, src, 8);
+    copy_async<1>(dst + 1, src + 1, 8);
+  }
+}
+
+template <int BM, int BN, int BK, int THREADS, int VEC>
 static __device__ __forceinline__ void load_slice_inside(
     double *a_s, double *b_s, const double *a_src, const double *b_src,
     const copy_sources &c) {
@@ -157,16 +169,16 @@ static __device__ __forceinline__ void load_slice_inside(
 #pragma unroll
   for (int r = 0; r < BK / a_rows; r++) {
     const int row = a_row + r * a_rows;
-    copy_async<2>(a_s + row * BM + 2 * a_chunk(row, a_pair),
-                  a_src + r * c.a_pass, 16);
+    copy_pair<VEC>(a_s + row * BM + 2 * a_chunk(row, a_pair),
+                   a_src + r * c.a_pass);
   }
   const int b_cols = THREADS / (BK / 2);
   const int b_col = threadIdx.x / (BK / 2), b_pair = threadIdx.x % (BK / 2);
 #pragma unroll
   for (int q = 0; q < BN / b_cols; q++) {
     const int col = b_col + q * b_cols;
-    copy_async<2>(b_s + col * BK + 2 * b_chunk(col, b_pair),
-                  b_src + q * c.b_pass, 16);
+    copy_pair<VEC>(b_s + col * BK + 2 * b_chunk(col, b_pair),
+                   b_src + q * c.b_pass);
   }
 }
 
@@ -316,11 +328,11 @@ static __global__ void __launch_bounds__(
   const int full_slices = (int)(s.k / BK);
   const copy_sources src = copy_sources_of<BM, BN, BK, cfg::THREADS>(
       a, b, s, m0, n0);
-  const bool fast = inside_mn && VEC == 2;
+  const bool fast = inside_mn;
 #pragma unroll
   for (int st = 0; st < STAGES; st++) {
     if (fast && st < full_slices)
-      load_slice_inside<BM, BN, BK, cfg::THREADS>(
+      load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
           a_s + st * cfg::A_STAGE, b_s + st * cfg::B_STAGE,
           src.a + st * src.a_slice, src.b + st * src.b_slice, src);
     else if (st < slices)
@@ -381,7 +393,7 @@ static __global__ void __launch_bounds__(
       if (last) {
         const int next = slice + STAGES;
         if (fast && next < full_slices)
-          load_slice_inside<BM, BN, BK, cfg::THREADS>(
+          load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
               a_s + stage * cfg::A_STAGE, b_s + stage * cfg::B_STAGE, a_next,
               b_next, src);
         else if (next < slices)
@@ -479,11 +491,20 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   switch (v ? atoi(v) : 0) {
   case 1: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream);
   case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream);
-  case 3: return dispatch<128, 128, 16, 32, 64, 4, 1>(s, A, B, C, stream);
-  /* 128 x 128 x 16 tiles, 8 warps of 64 x 32, 4 stages, one block per SM:
-   * 0.90-0.91x cuBLAS at 8192 over four runs of 20. */
-  default: return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream);
+  case 3: return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream);
+  default: break;
   }
+  /* 128 x 128 x 16 tiles, 8 warps of 64 x 32, 4 stages, one block per SM:
+   * 0.90-0.91x cuBLAS at 8192. Problems with fewer such tiles than SMs
+   * (1000^3 has 64) take smaller tiles, two or three blocks per SM, so
+   * that every SM has work. */
+  const int64_t sms = kl__gpu_sm_count();
+  const int64_t rows = (s.m + 127) / 128, cols = (s.n + 127) / 128;
+  if (rows * cols >= sms)
+    return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream);
+  if (2 * rows * cols >= sms)
+    return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream);
+  return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream);
 }
 
 #endif
