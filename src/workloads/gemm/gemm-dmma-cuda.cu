@@ -288,28 +288,36 @@ static __device__ __forceinline__ void multiply(
     for (int j = 0; j < TILES_N; j++) mma_tile(acc[i][j], a[i], b[j]);
 }
 
+/* SPLIT: the block computes a k-range of its tile, split_k long, and adds
+ * alpha times it into C with atomics (C was scaled by beta first): tile
+ * tile_offset + b % split_tiles, range b / split_tiles, for block b. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
-          int MIN_BLOCKS>
+          int MIN_BLOCKS, bool SPLIT>
 static __global__ void __launch_bounds__(
     dmma_config<BM, BN, BK, WM, WN, STAGES>::THREADS, MIN_BLOCKS)
     dmma_kernel(kl__gemm_shape s, const double *__restrict__ a,
                 const double *__restrict__ b, double *__restrict__ c,
-                int tiles_m, int tiles_n) {
+                int64_t tiles_m, int64_t tiles_n, int64_t tile_offset,
+                int64_t split_tiles, int64_t split_k) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   extern __shared__ __align__(16) double shared[];
   double *a_s = shared;
   double *b_s = shared + STAGES * cfg::A_STAGE;
 
-  /* Blocks run in groups of 8 tile-rows, column after column, so that the
-   * blocks resident together share A panels and B panels in L2. */
-  const int group_rows = 8;
-  const int per_group = group_rows * tiles_n;
-  const int group = blockIdx.x / per_group;
-  const int first = group * group_rows;
-  const int rows = tiles_m - first < group_rows ? tiles_m - first : group_rows;
-  const int in_group = blockIdx.x % per_group;
-  const int64_t m0 = (int64_t)(first + in_group % rows) * BM;
-  const int64_t n0 = (int64_t)(in_group / rows) * BN;
+  int64_t m0, n0;
+  if (SPLIT) {
+    /* The block's k-range as a problem of its own: A and B start at k_lo
+     * and k shrinks to the range (a multiple of BK but the last). */
+    const int64_t k_lo = (int64_t)(blockIdx.x / split_tiles) * split_k;
+    kl__gemm_tile_origin(tile_offset + blockIdx.x % split_tiles, tiles_m,
+                         tiles_n, BM, BN, &m0, &n0);
+    a += k_lo * s.lda;
+    b += k_lo;
+    s.k = s.k - k_lo < split_k ? s.k - k_lo : split_k;
+  } else {
+    kl__gemm_tile_origin(tile_offset + blockIdx.x, tiles_m, tiles_n, BM, BN,
+                         &m0, &n0);
+  }
   const bool inside_mn = m0 + BM <= s.m && n0 + BN <= s.n;
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -421,8 +429,11 @@ static __global__ void __launch_bounds__(
         const int64_t col = n0 + wn + j * 8 + 2 * t + r % 2;
         if (row < s.m && col < s.n) {
           double *cij = c + col * s.ldc + row;
-          *cij = s.beta == 0 ? s.alpha * acc[i][j][r]
-                             : s.alpha * acc[i][j][r] + s.beta * *cij;
+          if (SPLIT)
+            atomicAdd(cij, s.alpha * acc[i][j][r]);
+          else
+            *cij = s.beta == 0 ? s.alpha * acc[i][j][r]
+                               : s.alpha * acc[i][j][r] + s.beta * *cij;
         }
       }
 }
@@ -433,19 +444,48 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
                         const double *b, double *c, cudaStream_t stream) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
-  if (tiles_m * tiles_n > INT32_MAX)
-    return kl__usage(KL_TOO_LARGE, "gemm dmma: %lld x %lld tiles are too "
-                     "many for one grid", (long long)tiles_m,
-                     (long long)tiles_n);
-  void (*kernel)(kl__gemm_shape, const double *, const double *, double *,
-                 int, int) =
-      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS>;
+  const int64_t tiles = tiles_m * tiles_n;
+  void (*whole_tiles)(kl__gemm_shape, const double *, const double *,
+                      double *, int64_t, int64_t, int64_t, int64_t, int64_t) =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false>;
+  void (*k_ranges)(kl__gemm_shape, const double *, const double *, double *,
+                   int64_t, int64_t, int64_t, int64_t, int64_t) =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, true>;
   /* Beyond 48 KB of shared memory a kernel must opt in. */
-  KL_GPU_CHECK(cudaFuncSetAttribute(
-      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg::SHARED_BYTES));
-  kernel<<<(unsigned)(tiles_m * tiles_n), cfg::THREADS, cfg::SHARED_BYTES,
-           stream>>>(s, a, b, c, (int)tiles_m, (int)tiles_n);
-  KL_GPU_CHECK_LAUNCH(dmma_kernel);
+  KL_GPU_CHECK(cudaFuncSetAttribute(whole_tiles,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    cfg::SHARED_BYTES));
+  KL_GPU_CHECK(cudaFuncSetAttribute(k_ranges,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    cfg::SHARED_BYTES));
+  int per_sm = 0;
+  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, whole_tiles, cfg::THREADS, cfg::SHARED_BYTES));
+  int64_t split_tiles, split_k;
+  kl__gemm_tail_split(tiles, (int64_t)per_sm * kl__gpu_sm_count(), s.k, BK,
+                      &split_tiles, &split_k);
+  const int64_t whole = tiles - split_tiles;
+  if (split_tiles) {
+    /* The split tiles are the last ones: scale them, then sum into them. */
+    kl__gemm_scale_tiles<double, BM, BN>
+        <<<(unsigned)split_tiles, cfg::THREADS, 0, stream>>>(
+            s.m, s.n, s.beta, c, s.ldc, whole, tiles_m, tiles_n);
+    KL_GPU_CHECK_LAUNCH(kl__gemm_scale_tiles);
+    const int64_t splits = (s.k + split_k - 1) / split_k;
+    k_ranges<<<(unsigned)(split_tiles * splits), cfg::THREADS,
+               cfg::SHARED_BYTES, stream>>>(s, a, b, c, tiles_m, tiles_n,
+                                            whole, split_tiles, split_k);
+    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+  }
+  /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
+  for (int64_t offset = 0; offset < whole; offset += KL_GPU_MAX_BLOCKS) {
+    const int64_t left = whole - offset;
+    const unsigned blocks =
+        (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
+    whole_tiles<<<blocks, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
+        s, a, b, c, tiles_m, tiles_n, offset, 0, 0);
+    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+  }
   return KL_OK;
 }
 

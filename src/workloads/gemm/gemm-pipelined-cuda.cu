@@ -23,9 +23,6 @@
 #include "gemm.h"
 
 #define THREADS 256
-/* Tiles of C along m that consecutive blocks walk before moving along n:
- * the blocks resident at once then share a few panels of A and B in L2. */
-#define GROUP_M 8
 
 /* ---- copies global -> shared ----------------------------------------------
  * One copy moves W elements (W * sizeof(T) bytes, 4 to 16), of which the
@@ -274,13 +271,16 @@ extern __shared__ __align__(16) unsigned char pipelined_shared[];
  * before the end of the tile, the next tile's first fragments loaded after
  * it, under the last LEAD steps of math, and the refill after the math
  * (NOTES.md, "Pipelined SIMT rung"). */
+/* SPLIT: the block computes a k-range of its tile, split_k elements long,
+ * and adds alpha times it into C with atomics (C was scaled by beta
+ * first); blocks tile_offset + b % split_tiles, split b / split_tiles. */
 template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
-          int LEAD>
+          int LEAD, bool SPLIT>
 __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
     int64_t m, int64_t n, int64_t k, T alpha, const T *__restrict__ A,
     int64_t lda, const T *__restrict__ B, int64_t ldb, T beta, T *C,
     int64_t ldc, int c_vector, int64_t tile_offset, int64_t tiles_m,
-    int64_t tiles_n) {
+    int64_t tiles_n, int64_t split_tiles, int64_t split_k) {
   constexpr int VEC = VEC_OF(T);
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   constexpr int BSTRIDE = BSTRIDE_OF(T, BK);
@@ -293,18 +293,20 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
   T *As = (T *)pipelined_shared;
   T *Bs = As + STAGES * A_STAGE;
 
-  /* Grouped rasterization: tiles are numbered down GROUP_M tile rows,
-   * then across all tile columns, then the next GROUP_M rows. The last
-   * band may be shorter (rows); since t < tiles_m * tiles_n, in_group is
-   * below rows * tiles_n there too, so tile_n stays below tiles_n. */
-  const int64_t t = tile_offset + blockIdx.x;
-  const int64_t band = t / (GROUP_M * tiles_n);
-  const int64_t first = band * GROUP_M;
-  const int64_t rows =
-      tiles_m - first < GROUP_M ? tiles_m - first : (int64_t)GROUP_M;
-  const int64_t in_group = t - band * GROUP_M * tiles_n;
-  const int64_t m0 = (first + in_group % rows) * BM;
-  const int64_t n0 = (in_group / rows) * BN;
+  int64_t m0, n0;
+  if (SPLIT) {
+    /* This block's k-range, as a problem of its own: A and B start at
+     * k_lo, and k shrinks to the range (a multiple of BK but the last). */
+    const int64_t k_lo = (int64_t)(blockIdx.x / split_tiles) * split_k;
+    kl__gemm_tile_origin(tile_offset + blockIdx.x % split_tiles, tiles_m, tiles_n, BM,
+                BN, &m0, &n0);
+    A += k_lo * lda;
+    B += k_lo;
+    k = k - k_lo < split_k ? k - k_lo : split_k;
+  } else {
+    kl__gemm_tile_origin(tile_offset + blockIdx.x, tiles_m, tiles_n, BM, BN, &m0,
+                &n0);
+  }
 
   const int tid = threadIdx.x;
   /* Lane bits: tm takes bits 1-3, tn bits 0 and 4. Then the A fragment's
@@ -490,7 +492,11 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
       T v[VEC];
 #pragma unroll
       for (int e = 0; e < VEC; e++) v[e] = alpha * acc[g * VEC + e][j];
-      if (c_vector && row + VEC <= m) {
+      if (SPLIT) {
+#pragma unroll
+        for (int e = 0; e < VEC; e++)
+          if (row + e < m) atomicAdd(p + e, v[e]);
+      } else if (c_vector && row + VEC <= m) {
         if (beta != (T)0) {
           T old[VEC];
           load16(p, old);
@@ -530,10 +536,10 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   /* Above 48 KB, dynamic shared memory must be asked for; the carveout
    * asks for the most shared memory per SM, so that the blocks fit. */
   KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>,
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
   KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>,
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
       cudaFuncAttributePreferredSharedMemoryCarveout,
       (int)cudaSharedmemCarveoutMaxShared));
 #endif
@@ -547,15 +553,42 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   const int64_t tiles_n = (s->n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
   cudaStream_t stream = (cudaStream_t)a->stream;
+  int per_sm = 0;
+  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
+      THREADS, smem));
+  int64_t split_tiles, split_k;
+  kl__gemm_tail_split(tiles, (int64_t)per_sm * kl__gpu_sm_count(), s->k, BK,
+             &split_tiles, &split_k);
+  const int64_t whole = tiles - split_tiles;
+  if (split_tiles) {
+#if !defined(KL_HAVE_HIP)
+    KL_GPU_CHECK(cudaFuncSetAttribute(
+        pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+#endif
+    /* The split tiles are the last ones: scale them, then sum into them. */
+    kl__gemm_scale_tiles<T, BM, BN>
+        <<<(unsigned)split_tiles, THREADS, 0, stream>>>(
+        s->m, s->n, (T)s->beta, C, s->ldc, whole, tiles_m, tiles_n);
+    KL_GPU_CHECK_LAUNCH(kl__gemm_scale_tiles);
+    const int64_t splits = (s->k + split_k - 1) / split_k;
+    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>
+        <<<(unsigned)(split_tiles * splits), THREADS, smem, stream>>>(
+            s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
+            (T)s->beta, C, s->ldc, c_vector, whole, tiles_m, tiles_n,
+            split_tiles, split_k);
+    KL_GPU_CHECK_LAUNCH(pipelined_kernel);
+  }
   /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
-  for (int64_t offset = 0; offset < tiles; offset += KL_GPU_MAX_BLOCKS) {
-    const int64_t left = tiles - offset;
+  for (int64_t offset = 0; offset < whole; offset += KL_GPU_MAX_BLOCKS) {
+    const int64_t left = whole - offset;
     const unsigned blocks =
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
-    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD>
+    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>
         <<<blocks, THREADS, smem, stream>>>(
             s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
-            (T)s->beta, C, s->ldc, c_vector, offset, tiles_m, tiles_n);
+            (T)s->beta, C, s->ldc, c_vector, offset, tiles_m, tiles_n, 0, 0);
     KL_GPU_CHECK_LAUNCH(pipelined_kernel);
   }
   return KL_OK;

@@ -32,6 +32,69 @@ static inline kl__gemm_shape kl__gemm_shape_of(const kl_plan *p) {
   return s;
 }
 
+/* Tiles past the last whole wave of a GPU kernel run as a wave of a few
+ * blocks while the other SMs idle: at 8192^3 with 128 x 128 tiles, 4096
+ * tiles on 132 SMs leave 4 for a 32nd wave, 3% of the time. Those tiles
+ * are split along k over the free SMs instead, each block a k-range of at
+ * least 4 k-slices, summed into C by atomics. Sets the number of (last)
+ * tiles to split and the k-range of each block, or 0 tiles when splitting
+ * does not pay: the tail fills more than half a wave, or k is short. */
+static inline void kl__gemm_tail_split(int64_t tiles, int64_t slots,
+                                       int64_t k, int bk,
+                                       int64_t *split_tiles,
+                                       int64_t *split_k) {
+  *split_tiles = 0;
+  *split_k = 0;
+  const int64_t tail = slots > 0 ? tiles % slots : 0;
+  if (tail == 0 || tail > slots / 2 || tiles < slots) return;
+  const int64_t k_slices = (k + bk - 1) / bk;
+  int64_t splits = slots / tail;
+  if (splits > k_slices / 4) splits = k_slices / 4;
+  if (splits < 2) return;
+  *split_tiles = tail;
+  *split_k = (k_slices + splits - 1) / splits * bk;
+}
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+/* Tiles in grouped order: down 8 tile-rows, then across every tile column,
+ * then the next 8 rows, so that the blocks resident together share panels
+ * of A and B in L2. The last band may be shorter (rows); since t < tiles_m
+ * * tiles_n, in_group is below rows * tiles_n there too. */
+#define KL_GEMM_GROUP_ROWS 8
+static __device__ __forceinline__ void kl__gemm_tile_origin(
+    int64_t t, int64_t tiles_m, int64_t tiles_n, int bm, int bn, int64_t *m0,
+    int64_t *n0) {
+  const int64_t band = t / (KL_GEMM_GROUP_ROWS * tiles_n);
+  const int64_t first = band * KL_GEMM_GROUP_ROWS;
+  const int64_t rows = tiles_m - first < KL_GEMM_GROUP_ROWS
+                           ? tiles_m - first
+                           : (int64_t)KL_GEMM_GROUP_ROWS;
+  const int64_t in_group = t - band * KL_GEMM_GROUP_ROWS * tiles_n;
+  *m0 = (first + in_group % rows) * bm;
+  *n0 = (in_group / rows) * bn;
+}
+
+/* C = beta C over the tiles a k-split computes, before their atomics add
+ * into it; with beta = 0, C is not read (BLAS). One block per tile. */
+template <typename T, int BM, int BN>
+static __global__ void kl__gemm_scale_tiles(int64_t m, int64_t n, T beta,
+                                            T *c, int64_t ldc,
+                                            int64_t tile_offset,
+                                            int64_t tiles_m,
+                                            int64_t tiles_n) {
+  int64_t m0, n0;
+  kl__gemm_tile_origin(tile_offset + blockIdx.x, tiles_m, tiles_n, BM, BN,
+                       &m0, &n0);
+  for (int e = threadIdx.x; e < BM * BN; e += blockDim.x) {
+    const int64_t row = m0 + e % BM, col = n0 + e / BM;
+    if (row < m && col < n) {
+      T *p = c + col * ldc + row;
+      *p = beta == (T)0 ? (T)0 : beta * *p;
+    }
+  }
+}
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
