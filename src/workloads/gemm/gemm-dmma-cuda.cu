@@ -535,7 +535,7 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   default: break;
   }
   /* 128 x 128 x 16 tiles, 8 warps of 64 x 32, 4 stages, one block per SM:
-   * 0.90-0.91x cuBLAS at 8192. Problems with fewer such tiles than SMs
+   * 0.91-0.92x cuBLAS at 8192. Problems with fewer such tiles than SMs
    * (1000^3 has 64) take smaller tiles, two or three blocks per SM, so
    * that every SM has work. */
   const int64_t sms = kl__gpu_sm_count();
