@@ -40,6 +40,27 @@ static dim3 tile_grid(int64_t tiles_m, int64_t tiles_n) {
   return dim3((unsigned)(gx < 1 ? 1 : gx), (unsigned)(gy < 1 ? 1 : gy), 1);
 }
 
+/* Launch one of the rungs' kernels (they share a signature) over the
+ * tiles of C, tile_m x tile_n elements each, on the rung's stream. */
+template <typename T>
+static kl_status launch_tiles(void (*kernel)(kl__gemm_shape, const T *,
+                                             const T *, T *),
+                              const char *name, int64_t tile_m,
+                              int64_t tile_n, dim3 block, const kl_args *a) {
+  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  kernel<<<tile_grid(cdiv(s.m, tile_m), cdiv(s.n, tile_n)), block, 0,
+           (cudaStream_t)a->stream>>>(s, (const T *)a->buffers[GEMM_A],
+                                      (const T *)a->buffers[GEMM_B],
+                                      (T *)a->buffers[GEMM_C]);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess)
+    return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", name,
+                   cudaGetErrorString(err));
+  return KL_OK;
+}
+#define LAUNCH_TILES(kernel, tile_m, tile_n, block, a)                        \
+  launch_tiles(kernel, #kernel, tile_m, tile_n, block, a)
+
 /* C(i, j) = alpha acc + beta C(i, j), where C has that element. With beta
  * zero C is not read at all: the BLAS rule, and C holds NaN then. */
 template <typename T>
@@ -204,14 +225,8 @@ __global__ void naive_kernel(kl__gemm_shape s, const T *__restrict__ A,
 
 template <typename T>
 static kl_status naive(const kl_args *a) {
-  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  naive_kernel<T>
-      <<<tile_grid(cdiv(s.m, NAIVE_BLOCK), cdiv(s.n, NAIVE_BLOCK)),
-         dim3(NAIVE_BLOCK, NAIVE_BLOCK), 0, (cudaStream_t)a->stream>>>(
-          s, (const T *)a->buffers[GEMM_A], (const T *)a->buffers[GEMM_B],
-          (T *)a->buffers[GEMM_C]);
-  KL_GPU_CHECK_LAUNCH(naive_kernel);
-  return KL_OK;
+  return LAUNCH_TILES(naive_kernel<T>, NAIVE_BLOCK, NAIVE_BLOCK,
+                      dim3(NAIVE_BLOCK, NAIVE_BLOCK), a);
 }
 
 /* ---- 2. square shared-memory tiles (shared.cc) ---------------------------
@@ -252,14 +267,8 @@ __global__ __launch_bounds__(TILE *TILE) void shared_kernel(
 
 template <typename T, int TILE>
 static kl_status shared_tiles(const kl_args *a) {
-  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  shared_kernel<T, TILE>
-      <<<tile_grid(cdiv(s.m, TILE), cdiv(s.n, TILE)), dim3(TILE, TILE), 0,
-         (cudaStream_t)a->stream>>>(s, (const T *)a->buffers[GEMM_A],
-                                    (const T *)a->buffers[GEMM_B],
-                                    (T *)a->buffers[GEMM_C]);
-  KL_GPU_CHECK_LAUNCH(shared_kernel);
-  return KL_OK;
+  return LAUNCH_TILES((shared_kernel<T, TILE>), TILE, TILE, dim3(TILE, TILE),
+                      a);
 }
 
 template <typename T>
@@ -336,14 +345,8 @@ __global__ __launch_bounds__(BX *BY, MIN_BLOCKS(T, BX *BY)) void regtile_kernel(
 
 template <typename T, int BM, int BK, int BX, int BY, int UNROLL>
 static kl_status regtile(const kl_args *a) {
-  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  regtile_kernel<T, BM, BK, BX, BY, UNROLL>
-      <<<tile_grid(cdiv(s.m, BM), cdiv(s.n, BM)), dim3(BX, BY), 0,
-         (cudaStream_t)a->stream>>>(s, (const T *)a->buffers[GEMM_A],
-                                    (const T *)a->buffers[GEMM_B],
-                                    (T *)a->buffers[GEMM_C]);
-  KL_GPU_CHECK_LAUNCH(regtile_kernel);
-  return KL_OK;
+  return LAUNCH_TILES((regtile_kernel<T, BM, BK, BX, BY, UNROLL>), BM, BM,
+                      dim3(BX, BY), a);
 }
 
 /* The seed's first configuration: Nsub = Nsub_ = 64 by 32 x 32 threads,
@@ -422,14 +425,19 @@ __global__ __launch_bounds__(LOCAL_B *LOCAL_B) void local_memory_kernel(
 
 template <typename T>
 static kl_status local_memory(const kl_args *a) {
-  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  local_memory_kernel<T>
-      <<<tile_grid(cdiv(s.m, LOCAL_BM), cdiv(s.n, LOCAL_BM)),
-         dim3(LOCAL_B, LOCAL_B), 0, (cudaStream_t)a->stream>>>(
-          s, (const T *)a->buffers[GEMM_A], (const T *)a->buffers[GEMM_B],
-          (T *)a->buffers[GEMM_C]);
-  KL_GPU_CHECK_LAUNCH(local_memory_kernel);
-  return KL_OK;
+  return LAUNCH_TILES(local_memory_kernel<T>, LOCAL_BM, LOCAL_BM,
+                      dim3(LOCAL_B, LOCAL_B), a);
+}
+
+/* c (8 x 8, column-major) += av bv^T: the rank-1 update of a k step, in
+ * the padded and dynamic rungs. */
+template <typename T>
+static __device__ __forceinline__ void outer_product_8x8(T *c, const T *av,
+                                                         const T *bv) {
+#pragma unroll
+  for (int J = 0; J < 8; J++)
+#pragma unroll
+    for (int I = 0; I < 8; I++) c[I + J * 8] += av[I] * bv[J];
 }
 
 /* ---- 5a. padded shared memory (§3.5.6) -----------------------------------
@@ -504,10 +512,7 @@ __global__ __launch_bounds__(PAD_THREADS, MIN_BLOCKS(T, PAD_THREADS)) void padde
           load4(A_sub + kk * PAD_BM + HALF + tr * 4, av + 4);
           load4(B_sub + kk * LDB + tc * 4, bv);
           load4(B_sub + kk * LDB + HALF + tc * 4, bv + 4);
-#pragma unroll
-          for (int J = 0; J < 8; J++)
-#pragma unroll
-            for (int I = 0; I < 8; I++) c[I + J * 8] += av[I] * bv[J];
+          outer_product_8x8(c, av, bv);
         }
         __syncthreads();
       }
@@ -521,14 +526,8 @@ __global__ __launch_bounds__(PAD_THREADS, MIN_BLOCKS(T, PAD_THREADS)) void padde
 
 template <typename T>
 static kl_status padded(const kl_args *a) {
-  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  padded_kernel<T, sizeof(T) == 4 ? 1 : 2>
-      <<<tile_grid(cdiv(s.m, PAD_BM), cdiv(s.n, PAD_BM)), PAD_THREADS, 0,
-         (cudaStream_t)a->stream>>>(
-      s, (const T *)a->buffers[GEMM_A], (const T *)a->buffers[GEMM_B],
-      (T *)a->buffers[GEMM_C]);
-  KL_GPU_CHECK_LAUNCH(padded_kernel);
-  return KL_OK;
+  return LAUNCH_TILES((padded_kernel<T, sizeof(T) == 4 ? 1 : 2>), PAD_BM,
+                      PAD_BM, dim3(PAD_THREADS), a);
 }
 
 /* ---- 5b. tiles sized at run time, dynamic shared memory ------------------
@@ -609,10 +608,7 @@ __global__ __launch_bounds__(DYN_MAX_THREADS, MIN_BLOCKS(T, DYN_MAX_THREADS)) vo
           load4(as + bm / 2, av + 4);
           load4(bs, bv);
           load4(bs + bn / 2, bv + 4);
-#pragma unroll
-          for (int J = 0; J < 8; J++)
-#pragma unroll
-            for (int I = 0; I < 8; I++) c[I + J * 8] += av[I] * bv[J];
+          outer_product_8x8(c, av, bv);
         }
         __syncthreads();
       }
