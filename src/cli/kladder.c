@@ -115,9 +115,13 @@ static int list(void) {
     printf("  %s: %s\n    types:", w->name, w->summary);
     for (int t = 0; t < KL_TYPE_COUNT; t++)
       if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
-    printf(" (default %s), default n = %lld, rate in %s\n",
-           kl_type_name(w->default_type), (long long)w->default_n,
-           kl_metric_unit(w));
+    printf(" (default %s), default n = %lld", kl_type_name(w->default_type),
+           (long long)w->default_n);
+    if (w->host_default_n)
+      printf(" (%lld on host backends)", (long long)w->host_default_n);
+    for (size_t k = 0; w->dims && w->dims[k]; k++)
+      printf("%s%s", k ? " x " : ", shape ", w->dims[k]);
+    printf(", rate in %s\n", kl_metric_unit(w));
     for (size_t k = 0; w->ops && w->ops[k]; k++)
       printf("%s%s%s", k ? ", " : "    ops: ", w->ops[k],
              w->ops[k + 1] ? "" : " (the first is the default)\n");
