@@ -138,38 +138,44 @@ static int split(const char *text, char sep, char items[][64]) {
   }
 }
 
-kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+/* Positive sizes separated by sep into out[i], an empty item leaving
+ * out[i] as it is when skip_empty. 0 when all parsed; -1 when the list is
+ * malformed; else the 1-based index of the first bad item, its status in
+ * *st. */
+static int parse_sizes(const char *text, char sep, int skip_empty,
+                       int64_t *out, kl_status *st) {
   char items[KL_MAX_DIMS][64];
-  int count = text ? split(text, 'x', items) : -1;
-  if (count < 0)
+  int count = text ? split(text, sep, items) : -1;
+  if (count < 0) return -1;
+  for (int i = 0; i < count; i++) {
+    if (skip_empty && !items[i][0]) continue;
+    *st = kl_parse_size(items[i], &out[i]);
+    if (*st != KL_OK) return i + 1;
+  }
+  return 0;
+}
+
+kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+  kl_status st = KL_OK;
+  int bad = parse_sizes(text, 'x', 0, s->dims, &st);
+  if (bad < 0)
     return kl__usage(KL_USAGE, "shape '%s' is not MxNxK (at most %d extents)",
                      text ? text : "", KL_MAX_DIMS);
-  for (int i = 0; i < count; i++) {
-    int64_t v = 0;
-    kl_status st = kl_parse_size(items[i], &v);
-    if (st != KL_OK)
-      return kl__usage(st, "shape '%s': extent %d is not a positive integer",
-                       text, i + 1);
-    s->dims[i] = v;
-  }
+  if (bad)
+    return kl__usage(st, "shape '%s': extent %d is not a positive integer",
+                     text, bad);
   return KL_OK;
 }
 
 kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
-  char items[KL_MAX_DIMS][64];
-  int count = text ? split(text, ',', items) : -1;
-  if (count < 0)
+  kl_status st = KL_OK;
+  int bad = parse_sizes(text, ',', 1, s->lead, &st);
+  if (bad < 0)
     return kl__usage(KL_USAGE, "leading dimensions '%s' are not LDA,LDB,LDC",
                      text ? text : "");
-  for (int i = 0; i < count; i++) {
-    int64_t v = 0;
-    if (!items[i][0]) continue;
-    kl_status st = kl_parse_size(items[i], &v);
-    if (st != KL_OK)
-      return kl__usage(st, "leading dimension %d in '%s' is not a positive "
-                       "integer", i + 1, text);
-    s->lead[i] = v;
-  }
+  if (bad)
+    return kl__usage(st, "leading dimension %d in '%s' is not a positive "
+                     "integer", bad, text);
   return KL_OK;
 }
 
