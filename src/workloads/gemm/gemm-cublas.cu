@@ -183,17 +183,6 @@ static __global__ void absolute(double *x, int64_t count) {
     x[i] = fabs(x[i]);
 }
 
-/* A column-major matrix widened to double and packed (leading dimension
- * = rows) on the host, ready to upload. */
-static void widen(const kl_plan *p, const void *x, int64_t rows, int64_t cols,
-                  int64_t ld, double *dst) {
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++)
-      dst[i + j * rows] = p->type == KL_F32
-                              ? (double)((const float *)x)[i + j * ld]
-                              : ((const double *)x)[i + j * ld];
-}
-
 typedef struct device_matrices {
   double *a, *b, *c, *host;
   cublasHandle_t handle;
@@ -220,14 +209,14 @@ static kl_status reference(const kl_plan *p, void *const *in, double *ref,
   KL_GPU_CHECK(cudaMalloc(&d->b, nb * sizeof(double)));
   KL_GPU_CHECK(cudaMalloc(&d->c, nc * sizeof(double)));
   KL_CUBLAS_CHECK(cublasCreate(&d->handle));
-  widen(p, in[GEMM_A], s.m, s.k, s.lda, d->host);
+  kl__gemm_widen(p->type, in[GEMM_A], s.lda, s.m, s.k, 0, d->host);
   KL_GPU_CHECK(cudaMemcpy(d->a, d->host, na * sizeof(double),
                           cudaMemcpyHostToDevice));
-  widen(p, in[GEMM_B], s.k, s.n, s.ldb, d->host);
+  kl__gemm_widen(p->type, in[GEMM_B], s.ldb, s.k, s.n, 0, d->host);
   KL_GPU_CHECK(cudaMemcpy(d->b, d->host, nb * sizeof(double),
                           cudaMemcpyHostToDevice));
   if (s.beta != 0) {
-    widen(p, in[GEMM_C], s.m, s.n, s.ldc, d->host);
+    kl__gemm_widen(p->type, in[GEMM_C], s.ldc, s.m, s.n, 0, d->host);
     KL_GPU_CHECK(cudaMemcpy(d->c, d->host, nc * sizeof(double),
                             cudaMemcpyHostToDevice));
   }

@@ -55,20 +55,6 @@ kl_status kl__gemm_openblas(const kl_args *a) {
   return KL_OK;
 }
 
-/* rows x cols of src (leading dimension ld, float or double) into dst as
- * doubles with leading dimension rows, absolute values when asked. Rows
- * past `rows` are not read: they hold NaN. */
-static void widen(kl_type t, const void *src, int64_t ld, int64_t rows,
-                  int64_t cols, int absolute, double *dst) {
-#pragma omp parallel for schedule(static)
-  for (int64_t j = 0; j < cols; j++)
-    for (int64_t i = 0; i < rows; i++) {
-      double x = t == KL_F32 ? (double)((const float *)src)[i + j * ld]
-                             : ((const double *)src)[i + j * ld];
-      dst[i + j * rows] = absolute ? fabs(x) : x;
-    }
-}
-
 kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
                                       double *ref, double *mag) {
   const kl__gemm_shape s = kl__gemm_shape_of(p);
@@ -94,9 +80,10 @@ kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
      * tolerance scales with, mag = |alpha| |A| |B| + |beta| |C0|. */
     const int absolute = pass == 1;
     double *out = pass == 0 ? ref : mag;
-    widen(p->type, in[GEMM_A], s.lda, s.m, s.k, absolute, A);
-    widen(p->type, in[GEMM_B], s.ldb, s.k, s.n, absolute, B);
-    if (with_c) widen(p->type, in[GEMM_C], s.ldc, s.m, s.n, absolute, out);
+    kl__gemm_widen(p->type, in[GEMM_A], s.lda, s.m, s.k, absolute, A);
+    kl__gemm_widen(p->type, in[GEMM_B], s.ldb, s.k, s.n, absolute, B);
+    if (with_c)
+      kl__gemm_widen(p->type, in[GEMM_C], s.ldc, s.m, s.n, absolute, out);
     cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k,
                 absolute ? fabs(s.alpha) : s.alpha, A, m, B, k,
                 with_c ? (absolute ? fabs(s.beta) : s.beta) : 0.0, out, m);

@@ -127,6 +127,17 @@ static double element(const kl_plan *p, const void *x, int64_t i) {
                            : ((const double *)x)[i];
 }
 
+void kl__gemm_widen(kl_type t, const void *src, int64_t ld, int64_t rows,
+                    int64_t cols, int absolute, double *dst) {
+#pragma omp parallel for schedule(static)
+  for (int64_t j = 0; j < cols; j++)
+    for (int64_t i = 0; i < rows; i++) {
+      const double x = t == KL_F32 ? (double)((const float *)src)[i + j * ld]
+                                   : ((const double *)src)[i + j * ld];
+      dst[i + j * rows] = absolute ? fabs(x) : x;
+    }
+}
+
 /* ref and mag of one column of C in long double. */
 static void exact_column(const kl_plan *p, void *const *in, int64_t j,
                          long double *sum, long double *mag, double *ref_out,

@@ -125,6 +125,13 @@ GEMM_GPU_RUNGS(GEMM_DECLARE)
 kl_status kl__gemm_gpu_cublas_setup(kl_args *a);
 void kl__gemm_gpu_cublas_teardown(kl_args *a);
 
+/* A column-major rows x cols matrix (leading dimension ld) widened to
+ * double and packed into dst (leading dimension rows), as magnitudes when
+ * absolute is set; rows past `rows` are not read (they hold NaN). For the
+ * double-precision references below. */
+void kl__gemm_widen(kl_type t, const void *src, int64_t ld, int64_t rows,
+                    int64_t cols, int absolute, double *dst);
+
 /* Random inputs made on the GPU with cuRAND (the seed's hipRAND step):
  * KL_UNAVAILABLE where there is no generator or the problem is small. */
 kl_status kl__gemm_init_device(const kl_plan *p, const kl_backend *b,
