@@ -1,4 +1,4 @@
-/* test_gemm BACKEND: every gemm rung on BACKEND, both types, at the shapes
+/* test_gemm BACKEND [MxNxK...]: every gemm rung on BACKEND, both types, at the shapes
  * that break tiled kernels (1x1x1, primes, a tile and one, non-multiples,
  * a square above the largest tile), with alpha and beta other than 1 and 0
  * and leading dimensions beyond the rows (odd ones, which rule out 16-byte
@@ -84,11 +84,35 @@ static int check_entry_point(const char *backend) {
   return bad;
 }
 
+/* Shapes given as MxNxK on the command line replace the built-in list
+ * (scripts/gpu-sanitize.sh runs the rungs under compute-sanitizer at a few
+ * small ones, where the full list would take hours). */
+static gemm_case given[16];
+
+static size_t parse_shapes(int argc, char **argv) {
+  size_t count = 0;
+  for (int i = 2; i < argc; i++) {
+    long long m, n, k;
+    char end;
+    if (count == sizeof given / sizeof *given ||
+        sscanf(argv[i], "%lldx%lldx%lld%c", &m, &n, &k, &end) != 3 || m < 1 ||
+        n < 1 || k < 1) {
+      fprintf(stderr, "test_gemm: bad shape '%s' (MxNxK, at most %zu)\n",
+              argv[i], sizeof given / sizeof *given);
+      return 0;
+    }
+    given[count++] = (gemm_case){m, n, k};
+  }
+  return count;
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: test_gemm BACKEND\n");
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_gemm BACKEND [MxNxK...]\n");
     return 2;
   }
+  const size_t given_count = parse_shapes(argc, argv);
+  if (argc > 2 && given_count == 0) return 2;
   const kl_backend *b = kl_backend_find(argv[1]);
   char info[256] = "unknown backend";
   if (!b || !kl_backend_available(b, info, sizeof info)) {
@@ -102,15 +126,19 @@ int main(int argc, char **argv) {
    * computes each reference once. */
   for (int t = 0; t < KL_TYPE_COUNT; t++) {
     if (!(w->types & KL_TYPE_BIT(t))) continue;
-    const size_t shape_count = sizeof shapes / sizeof *shapes;
+    const gemm_case *list = given_count ? given : shapes;
+    const size_t shape_count =
+        given_count ? given_count : sizeof shapes / sizeof *shapes;
     for (size_t s = 0; s < shape_count; s++) {
-      if (b->host_memory && s >= shape_count - GPU_ONLY_SHAPES) continue;
+      if (!given_count && b->host_memory &&
+          s >= shape_count - GPU_ONLY_SHAPES)
+        continue;
       for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
         for (size_t r = 0; r < w->rung_count; r++) {
           const kl_rung *rung = &w->rungs[r];
           if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
-          const gemm_case *c = &shapes[s];
+          const gemm_case *c = &list[s];
           const variant *x = &variants[v];
           kl_problem pb = {.n = c->m, .type = (kl_type)t,
                            .seed = 100u * s + 10u * v + (uint64_t)t};

@@ -1,8 +1,10 @@
-/* test_rungs [--quick] BACKEND SIZE...: every rung of every workload on
- * BACKEND, at every size, type, operation and input pattern, on fresh
- * inputs, checked on every element. --quick: only each workload's smallest
- * type (which reaches the most elements in a given memory), default
- * operation and random inputs, for the sizes beyond 2^31.
+/* test_rungs [--quick] [--random-only] BACKEND SIZE...: every rung of every
+ * workload on BACKEND, at every size, type, operation and input pattern, on
+ * fresh inputs, checked on every element. --quick: only each workload's
+ * smallest type (which reaches the most elements in a given memory),
+ * default operation and random inputs, for the sizes beyond 2^31.
+ * --random-only: every type and operation, random inputs only (the memory
+ * a rung touches does not depend on the values: the sanitizer runs).
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
  * absent or no size fits in memory. */
 #include <stdio.h>
@@ -27,11 +29,15 @@ static int smallest_type(const kl_workload *w) {
 }
 
 int main(int argc, char **argv) {
-  int quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
-  argc -= quick;
-  argv += quick;
+  int quick = 0, random_only = 0;
+  for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
+    if (strcmp(argv[1], "--quick") == 0) quick = 1;
+    else if (strcmp(argv[1], "--random-only") == 0) random_only = 1;
+    else break;
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: test_rungs [--quick] BACKEND SIZE...\n");
+    fprintf(stderr,
+            "usage: test_rungs [--quick] [--random-only] BACKEND SIZE...\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -51,7 +57,8 @@ int main(int argc, char **argv) {
       const kl_workload *wl = kl_workload_at(w);
       if (wl->dims) continue; /* shaped workloads have their own tests */
       size_t ops = quick || !wl->ops ? 1 : count(wl->ops);
-      size_t patterns = quick || !wl->inputs ? 1 : count(wl->inputs);
+      size_t patterns =
+          quick || random_only || !wl->inputs ? 1 : count(wl->inputs);
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;

@@ -182,6 +182,28 @@ static __device__ __forceinline__ void load_slice_inside(
   }
 }
 
+/* A copy cut by the edge of a matrix: the `valid` doubles inside it come
+ * one by one, the rest are zero-filled from the matrix's first element
+ * (`base`, which always exists) with nothing read. A wide copy with a short
+ * src-size reads only src-size bytes, but its address range is the whole
+ * width: for the last element of an allocation of exactly ld * (cols - 1)
+ * + rows doubles it ends 8 bytes past the end, which compute-sanitizer
+ * reports and which a range-checking memory system may fault on. Only
+ * edge slices take this path. */
+template <int VEC>
+static __device__ __forceinline__ void copy_edge(double *dst,
+                                                 const double *src,
+                                                 const double *base,
+                                                 int valid) {
+  if (valid == VEC) {
+    copy_async<VEC>(dst, src, 8 * VEC);
+    return;
+  }
+#pragma unroll
+  for (int v = 0; v < VEC; v++)
+    copy_async<1>(dst + v, v < valid ? src + v : base, v < valid ? 8 : 0);
+}
+
 /* Load the k-slice at k0 of A and B into the stage buffers a_s, b_s, for
  * slices at the edges (or with leading dimensions too odd for 16-byte
  * copies). */
@@ -198,9 +220,8 @@ static __device__ __forceinline__ void load_slice(
     const int64_t m = m0 + e, k = k0 + row;
     int64_t valid = k < s.k ? s.m - m : 0;
     valid = valid < 0 ? 0 : valid > VEC ? VEC : valid;
-    const double *src = valid ? a + k * s.lda + m : a;
-    copy_async<VEC>(a_s + row * BM + 2 * a_chunk(row, e / 2) + e % 2, src,
-                    (int)valid * 8);
+    copy_edge<VEC>(a_s + row * BM + 2 * a_chunk(row, e / 2) + e % 2,
+                   a + k * s.lda + m, a, (int)valid);
   }
   const int b_copies = BN * (BK / VEC);
 #pragma unroll
@@ -209,9 +230,8 @@ static __device__ __forceinline__ void load_slice(
     const int64_t n = n0 + col, k = k0 + e;
     int64_t valid = n < s.n ? s.k - k : 0;
     valid = valid < 0 ? 0 : valid > VEC ? VEC : valid;
-    const double *src = valid ? b + n * s.ldb + k : b;
-    copy_async<VEC>(b_s + col * BK + 2 * b_chunk(col, e / 2) + e % 2, src,
-                    (int)valid * 8);
+    copy_edge<VEC>(b_s + col * BK + 2 * b_chunk(col, e / 2) + e % 2,
+                   b + n * s.ldb + k, b, (int)valid);
   }
 }
 

@@ -30,7 +30,8 @@
  * of the matrices (rows past m or k, columns past n) arrive as zeros, so
  * they add nothing to the products, and NaN in the rows between a matrix's
  * rows and its leading dimension never enters them. When valid is 0, src
- * is the matrix's base (a valid address) and nothing is read. */
+ * is the matrix's base (a valid address of at least one element) and
+ * nothing is read. */
 #if !defined(KL_HAVE_HIP)
 /* One element, or none (valid 0: zero fill), with cp.async.ca. */
 template <typename T>
@@ -52,7 +53,7 @@ static __device__ __forceinline__ void copy_chunk(T *dst, const T *src,
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   if (W == 1) {
     copy_element(d, src, valid);
-  } else if (valid == W || valid == 0) {
+  } else if (valid == W) {
     /* .cg (L2 only) for 16-byte chunks: the reuse is in shared memory,
      * not L1. The narrower forms exist only as .ca. */
     const int bytes = valid * (int)sizeof(T);
@@ -65,10 +66,12 @@ static __device__ __forceinline__ void copy_chunk(T *dst, const T *src,
                    "l"(src), "n"(W * (int)sizeof(T)), "r"(bytes)
                    : "memory");
   } else {
-    /* A chunk cut by the edge of the matrix goes element by element: a
-     * wide copy with a short src-size reads only src-size bytes, but the
-     * sanitizer counts the whole width, and the cut chunk of the last
-     * column can reach past the end of the allocation. */
+    /* A chunk cut by the edge of the matrix, or wholly outside it, goes
+     * element by element: a wide copy with a short src-size reads only
+     * src-size bytes, but the sanitizer counts the whole width, and the
+     * cut chunk of the last column can reach past the end of the
+     * allocation, as a zero-size wide copy from the base of a matrix
+     * smaller than the width does. */
 #pragma unroll
     for (int v = 0; v < W; v++)
       copy_element(d + v * (unsigned)sizeof(T), v < valid ? src + v : src,
