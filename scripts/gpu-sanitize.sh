@@ -6,88 +6,118 @@
 #
 #   scripts/gpu-sanitize.sh [BUILD_DIR]     (default build-sanitize)
 #
-# What runs under each tool (the four tools run side by side, one process
-# each, on the one GPU):
-#   - test_rungs --random-only cuda at 1, 2, 3, 31, 33, 65, 1000 and 100003
-#     elements: every rung of every workload without shapes, every type and
-#     operation;
-#   - test_gemm cuda at 1x1x1, 7x5x3, 67x45x33 (the shape that showed the
-#     DMMA rung's overread), 129x257x65 and 1541x1415x133 (more 128x128
-#     tiles than SMs and k long enough: the tail tiles are split along k),
-#     each with the four alpha/beta and leading-dimension variants of
-#     test_gemm (leading dimensions equal to the rows, larger and odd,
-#     larger and even; beta 0, 0.75, -1 and 1), every rung, both types;
-#   - the command line of the issue that found the overread.
+# KL_SANITIZE_JOB_LIMIT=SECONDS stops a job that runs longer (exit 124 in
+# the summary, which fails the gate); default 3000.
+#
+# What runs under each tool:
+#   rungs  test_rungs --random-only cuda at 1, 2, 3, 31, 33, 65, 1000 and
+#          100003 elements: every rung of every workload without shapes,
+#          every type and operation;
+#   gemm   test_gemm cuda at 1x1x1, 7x5x3, 67x45x33 (the shape that showed
+#          the DMMA rung's overread) and 129x257x65, one job each, each with
+#          test_gemm's four variants (leading dimensions equal to the rows,
+#          larger and odd, larger and even; beta 0, 0.75, -1 and 1), every
+#          rung, both types; under memcheck, initcheck and synccheck also 1541x1415x133
+#          (more 128x128 tiles than SMs, k long enough: the last tiles are
+#          split along k and summed by atomics);
+#   split  under racecheck, whose shared-memory tracking makes the tiled
+#          rungs thousands of times slower, only the rungs that split
+#          (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
+#          dimensions and beta 0.5, both types;
+#   cli    the command line of the issue that found the overread.
+# The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
 # ld * (cols - 1) + rows elements), and compute-sanitizer checks accesses
 # against the size asked for, not the allocator's granule.
-# Logs go to $OUT (or /tmp/kladder-sanitize); the summary is printed last.
+# Logs go to $OUT (or /tmp/kladder-sanitize) as sanitize-logs.tar.gz; the
+# summary is printed last.
 set -uo pipefail
 build=${1:-build-sanitize}
 out=${OUT:-/tmp/kladder-sanitize}
+logs=$(mktemp -d)
 mkdir -p "$out"
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 [ -x "$sanitizer" ] || { echo "compute-sanitizer not found"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-"$sanitizer" --version | tail -1 | tee -a "$out/gpu.txt"
-git rev-parse --short HEAD 2>/dev/null | sed 's/^/commit /' | tee -a "$out/gpu.txt"
+{
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  "$sanitizer" --version | tail -1
+  git rev-parse --short HEAD 2>/dev/null | sed 's/^/commit /'
+} | tee "$out/sanitize-env.txt"
 
 # -lineinfo: findings name the source line.
 cmake -S . -B "$build" -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo \
-  >"$out/build.log" 2>&1 &&
-  cmake --build "$build" -j "$(nproc)" >>"$out/build.log" 2>&1 ||
-  { tail -30 "$out/build.log"; exit 1; }
+  >"$logs/build.log" 2>&1 &&
+  cmake --build "$build" -j "$(nproc)" >>"$logs/build.log" 2>&1 ||
+  { tail -30 "$logs/build.log"; exit 1; }
 
-sizes="1 2 3 31 33 65 1000 100003"
-shapes="1x1x1 7x5x3 67x45x33 129x257x65 1541x1415x133"
-run_tool() {
-  local tool=$1 log="$out/$1.log" extra=()
-  case $tool in
-  memcheck) extra=(--leak-check full) ;;
-  esac
-  : >"$log"
-  local status=0
-  for cmd in "$build/tests/test_rungs --random-only cuda $sizes" \
-    "$build/tests/test_gemm cuda $shapes" \
-    "$build/kladder run -q -b cuda -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5 --reps 1 --warmup 0"; do
-    echo "=== $tool: $cmd" >>"$log"
-    # shellcheck disable=SC2086
-    "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
-      --print-limit 50 $cmd >>"$log" 2>&1
-    local rc=$?
-    echo "=== exit $rc" >>"$log"
-    [ $rc = 0 ] || status=1
+job_limit=${KL_SANITIZE_JOB_LIMIT:-3000}
+t="$build/tests"
+kl="$build/kladder run -q -b cuda --reps 1 --warmup 0"
+declare -A job=(
+  [rungs-small]="$t/test_rungs --random-only cuda 1 2 3 31 33 65"
+  [rungs-large]="$t/test_rungs --random-only cuda 1000 100003"
+  [split-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
+  [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
+  [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
+)
+# One job per gemm shape: under racecheck the four take a minute or two
+# each, together longer than everything else.
+shapes=(1x1x1 7x5x3 67x45x33 129x257x65)
+for s in "${shapes[@]}" 1541x1415x133; do job[gemm-$s]="$t/test_gemm cuda $s"; done
+plan=()
+for tool in memcheck initcheck synccheck racecheck; do
+  for name in rungs-small rungs-large cli "${shapes[@]/#/gemm-}"; do
+    plan+=("$tool $name")
   done
-  return $status
+  if [ $tool = racecheck ]; then
+    plan+=("$tool split-f64" "$tool split-f32")
+  else
+    plan+=("$tool gemm-1541x1415x133")
+  fi
+done
+
+run_job() { # tool name
+  local tool=$1 name=$2 log="$logs/$1-$2.log" extra=()
+  [ "$tool" = memcheck ] && extra=(--leak-check full)
+  local started=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout "$job_limit" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+    --print-limit 50 ${job[$name]} >"$log" 2>&1
+  echo "=== exit $? after $(( $(date +%s) - started )) s: ${job[$name]}" >>"$log"
 }
 
 started=$(date +%s)
-pids=()
-for tool in memcheck racecheck synccheck initcheck; do
-  run_tool $tool &
-  pids+=($!)
+for entry in "${plan[@]}"; do
+  run_job $entry &
 done
-failed=0
-for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+wait
 
-echo "== compute-sanitizer over every CUDA rung ($(( $(date +%s) - started )) s)"
-printf '%-10s %-9s %-10s %s\n' tool programs findings "checks (passed, failed)"
-for tool in memcheck racecheck synccheck initcheck; do
-  log="$out/$tool.log"
+echo "== compute-sanitizer over every CUDA rung ($(( $(date +%s) - started )) s wall)"
+printf '%-10s %-18s %4s %8s %5s  %s\n' tool job exit findings secs checks
+failed=0
+for entry in "${plan[@]}"; do
+  set -- $entry
+  log="$logs/$1-$2.log"
   findings=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | awk '{s += $3} END {print s + 0}')
-  exits=$(grep -c "^=== exit 0$" "$log")
-  checks=$(grep -E "^[0-9]+ passed, [0-9]+ failed|gemm cases on" "$log" | tr '\n' ';')
-  printf '%-10s %-9s %-10s %s\n' "$tool" "$exits/3 ok" "$findings" "$checks"
-  [ "$findings" = 0 ] || failed=1
+  hazards=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazards" "$log" | awk '{s += $3} END {print s + 0}')
+  findings=$((findings + hazards))
+  read -r rc secs < <(sed -nE 's/^=== exit ([0-9]+) after ([0-9]+) s.*/\1 \2/p' "$log")
+  checks=$(grep -E "^[0-9]+ passed, [0-9]+ failed|gemm cases on|PASS|FAIL" "$log" |
+    grep -Eo "^[0-9]+ passed, [0-9]+ failed|[0-9]+ gemm cases on cuda, [0-9]+ failed|(PASS|FAIL)$" |
+    sort | uniq -c | tr -s ' ' | tr '\n' ';')
+  printf '%-10s %-18s %4s %8s %5s  %s\n' "$1" "$2" "${rc:-?}" "$findings" "${secs:-?}" "$checks"
+  [ "${rc:-1}" = 0 ] && [ "$findings" = 0 ] || failed=1
 done
 if [ $failed != 0 ]; then
-  echo "FINDINGS (first of each log):"
-  for tool in memcheck racecheck synccheck initcheck; do
-    grep -m 5 -E "^========= (Invalid|Race|Barrier|Uninitialized|Error|Program hit|.*hazard)" \
-      "$out/$tool.log" | sed "s/^/$tool: /"
-    grep -E "FAIL" "$out/$tool.log" | head -5 | sed "s/^/$tool: /"
+  echo "== first findings"
+  for entry in "${plan[@]}"; do
+    set -- $entry
+    grep -E "^========= +(Invalid|Race|Barrier|Uninitialized|Error|Program hit|Leaked|.*hazard)" \
+      "$logs/$1-$2.log" | grep -v SUMMARY | head -3 | sed "s/^/$1 $2: /"
   done
 fi
+tar -czf "$out/sanitize-logs.tar.gz" -C "$logs" .
+rm -rf "$logs"
 echo "sanitize: $([ $failed = 0 ] && echo clean || echo FINDINGS)"
 exit $failed
