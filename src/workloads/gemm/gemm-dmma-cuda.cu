@@ -206,9 +206,11 @@ static __device__ __forceinline__ void copy_edge(double *dst,
 
 /* Load the k-slice at k0 of A and B into the stage buffers a_s, b_s, for
  * slices at the edges (or with leading dimensions too odd for 16-byte
- * copies). */
+ * copies). Not inlined: it runs only for edge tiles, and inlined into the
+ * k-loop it changed the scheduling of the interior path, whose speed is
+ * the rung's (8192^3: 0.90x cuBLAS inlined, 0.92x not; NOTES.md). */
 template <int BM, int BN, int BK, int THREADS, int VEC>
-static __device__ __forceinline__ void load_slice(
+static __device__ __noinline__ void load_slice(
     double *a_s, double *b_s, const double *a, const double *b,
     const kl__gemm_shape &s, int64_t m0, int64_t n0, int64_t k0) {
   /* Edges, and leading dimensions too odd for 16-byte copies: each copy
