@@ -177,12 +177,16 @@ static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
 REDUCE_SERIAL(sum_i32, int32_t, int64_t, 0, acc += x[i])
 REDUCE_SERIAL(sum_f32, float, double, 0, acc += x[i])
 REDUCE_SERIAL(sum_f64, double, double, 0, acc += x[i])
+/* Floating min and max: a NaN element replaces the accumulator, and no
+ * compare with a NaN is true, so only another NaN replaces it. */
+#define LOWER(v) acc = (v) < acc || isnan(v) ? (v) : acc
+#define HIGHER(v) acc = (v) > acc || isnan(v) ? (v) : acc
 REDUCE_SERIAL(min_i32, int32_t, int32_t, INT32_MAX, acc = x[i] < acc ? x[i] : acc)
-REDUCE_SERIAL(min_f32, float, float, INFINITY, acc = x[i] < acc ? x[i] : acc)
-REDUCE_SERIAL(min_f64, double, double, INFINITY, acc = x[i] < acc ? x[i] : acc)
+REDUCE_SERIAL(min_f32, float, float, INFINITY, LOWER(x[i]))
+REDUCE_SERIAL(min_f64, double, double, INFINITY, LOWER(x[i]))
 REDUCE_SERIAL(max_i32, int32_t, int32_t, INT32_MIN, acc = x[i] > acc ? x[i] : acc)
-REDUCE_SERIAL(max_f32, float, float, -INFINITY, acc = x[i] > acc ? x[i] : acc)
-REDUCE_SERIAL(max_f64, double, double, -INFINITY, acc = x[i] > acc ? x[i] : acc)
+REDUCE_SERIAL(max_f32, float, float, -INFINITY, HIGHER(x[i]))
+REDUCE_SERIAL(max_f64, double, double, -INFINITY, HIGHER(x[i]))
 
 typedef void (*serial_fn)(const void *, int64_t, void *);
 
