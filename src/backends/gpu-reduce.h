@@ -53,7 +53,7 @@ template <int OP, typename A>
 static __host__ __device__ __forceinline__ A kl_combine(A a, A b) {
   if (OP == KL_OP_SUM) return a + b;
   const bool b_wins = OP == KL_OP_MIN ? !(b >= a) : !(a >= b);
-  return b_wins & !kl_is_nan(a) ? b : a;
+  return (b_wins & !kl_is_nan(a)) ? b : a;
 }
 
 template <int OP, typename A>
