@@ -15,7 +15,12 @@ extern "C" {
  * memory, or that backend's device memory when data_on_device is nonzero.
  * The result goes to host memory at result: an int64_t for an int32 sum, a
  * double for a float or double sum, else one element of the input type.
- * Sums of int32 are exact (widened to int64) for n <= 2^32. */
+ * Sums of int32 are exact (widened to int64) for n <= 2^32.
+ * NaN and infinities (f32, f64): min and max return NaN when any element is
+ * NaN, as NumPy's np.min/np.max and IEEE 754-2019 minimum/maximum do (which
+ * NaN, sign or payload, is unspecified); sums follow IEEE arithmetic in the
+ * double accumulator: any NaN, or +Inf and -Inf together, give NaN, else an
+ * infinity gives that infinity. */
 kl_status kl_reduce(const char *backend, const char *op, kl_type type,
                     const void *data, int64_t n, int data_on_device,
                     void *result);

@@ -1,9 +1,12 @@
 /* The checker must catch wrong outputs: for every workload and type, a
  * rung that leaves the poisoned output unwritten, and rungs that compute the
  * right answer and then spoil one element (first, middle, last), must all
- * be reported as failed. */
+ * be reported as failed. And reduce's check must take a NaN result exactly
+ * where its reference is NaN, and an infinity exactly where the reference
+ * is that infinity. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kladder.h"
@@ -50,8 +53,122 @@ static kl_status faulty_run(const kl_args *a) {
   return st;
 }
 
+static int list_index(const char *const *list, const char *name) {
+  for (int i = 0; list && list[i]; i++)
+    if (strcmp(list[i], name) == 0) return i;
+  return -1;
+}
+
+/* reduce's check of a hand-made result, on inputs made by the workload's
+ * own plan and init: 1 when it passes or fails as it must. what names the
+ * result; FINITE_MAX stands for the largest element that is not NaN,
+ * which a compare that drops NaN would return. */
+static const char FINITE_MAX[] = "finite max";
+
+static int reduce_case(const char *op, const char *inputs, kl_type t,
+                       const char *what, double result, int must_pass) {
+  const kl_workload *w = kl_workload_find("reduce");
+  kl_plan p;
+  memset(&p, 0, sizeof p);
+  p.n = 1001;
+  p.type = t;
+  p.seed = 11;
+  p.op = list_index(w->ops, op);
+  p.inputs = list_index(w->inputs, inputs);
+  if (p.op < 0 || p.inputs < 0 || w->plan(&p) != KL_OK) {
+    printf("reduce %s %s %s: no plan: %s\n", op, inputs, kl_type_name(t),
+           kl_last_error());
+    return 0;
+  }
+  void *bufs[KL_MAX_BUFFERS] = {0};
+  int x = -1, r = -1; /* the input and the result */
+  for (int i = 0; i < p.buffer_count; i++) {
+    bufs[i] = calloc((size_t)p.buffers[i].count,
+                     kl_type_size(p.buffers[i].type));
+    if (p.buffers[i].role == KL_IN) x = i;
+    else r = i;
+  }
+  w->init(&p, bufs);
+  if (what == FINITE_MAX) {
+    result = -INFINITY;
+    for (int64_t i = 0; i < p.n; i++) {
+      double e = t == KL_F32 ? ((float *)bufs[x])[i] : ((double *)bufs[x])[i];
+      if (e > result) result = e;
+    }
+  }
+  if (p.buffers[r].type == KL_F32) *(float *)bufs[r] = (float)result;
+  else *(double *)bufs[r] = result;
+  kl_verdict v;
+  memset(&v, 0, sizeof v);
+  w->check(&p, &w->rungs[0], bufs, bufs, &v);
+  int ok = v.passed == must_pass;
+  if (v.passed && v.abs_error != 0) ok = 0; /* NaN for NaN is no error */
+  printf("reduce   %-4s %s over %-10s = %-10s (%g): %s\n", kl_type_name(t),
+         op, inputs, what, result, ok ? (v.passed ? "passed" : "caught")
+                                      : (v.passed ? "PASSED" : "REJECTED"));
+  for (int i = 0; i < p.buffer_count; i++) free(bufs[i]);
+  return ok;
+}
+
+/* NaN must stay where the reference has one and nowhere else; an
+ * infinity must be the reference's own. */
+static int reduce_nan_and_infinity(int *checked) {
+  int missed = 0;
+  const kl_type types[] = {KL_F32, KL_F64};
+  for (int k = 0; k < 2; k++) {
+    const kl_type t = types[k];
+    const struct {
+      const char *op, *inputs, *what;
+      double result;
+      int pass;
+    } cases[] = {
+        {"max", "nan-middle", "NaN", NAN, 1},
+        {"max", "nan-middle", "-NaN", -NAN, 1},
+        {"max", "nan-middle", FINITE_MAX, 0, 0},
+        {"min", "nan-first", "NaN", NAN, 1},
+        {"sum", "nan-last", "NaN", NAN, 1},
+        {"sum", "nan-last", "0", 0, 0},
+        {"sum", "random", "NaN", NAN, 0},
+        {"min", "random", "NaN", NAN, 0},
+        {"max", "random", "NaN", NAN, 0},
+        {"max", "random", "+Inf", INFINITY, 0},
+        {"sum", "inf-both", "+Inf", INFINITY, 0},
+        {"sum", "inf-both", "-Inf", -INFINITY, 0},
+        {"sum", "inf-both", "NaN", NAN, 1},
+        {"min", "inf-both", "-Inf", -INFINITY, 1},
+        {"max", "inf-both", "+Inf", INFINITY, 1},
+        {"min", "inf-middle", "-Inf", -INFINITY, 1},
+        {"min", "inf-middle", "+Inf", INFINITY, 0},
+        {"min", "inf-middle", "NaN", NAN, 0},
+        {"sum", "inf-last", "+Inf", INFINITY, 1},
+        {"sum", "inf-last", "NaN", NAN, 0},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+      (*checked)++;
+      missed += !reduce_case(cases[c].op, cases[c].inputs, t, cases[c].what,
+                             cases[c].result, cases[c].pass);
+    }
+  }
+  /* int32 has neither: its plan refuses the patterns, naming why. */
+  const kl_workload *w = kl_workload_find("reduce");
+  kl_plan p;
+  memset(&p, 0, sizeof p);
+  p.n = 1001;
+  p.type = KL_I32;
+  p.inputs = list_index(w->inputs, "nan-middle");
+  kl_status st = w->plan(&p);
+  int refused = st == KL_UNAVAILABLE &&
+                strstr(kl_last_error(), "needs a floating-point type");
+  printf("reduce   i32  nan-middle refused by the plan: %s (%s)\n",
+         refused ? "yes" : "NO", kl_last_error());
+  (*checked)++;
+  missed += !refused;
+  return missed;
+}
+
 int main(void) {
   int checked = 0, missed = 0;
+  missed += reduce_nan_and_infinity(&checked);
   for (size_t w = 0; w < kl_workload_count(); w++) {
     const kl_workload *wl = kl_workload_at(w);
     reference_rung = NULL;

@@ -5,6 +5,8 @@
  * default operation and random inputs, for the sizes beyond 2^31.
  * --random-only: every type and operation, random inputs only (the memory
  * a rung touches does not depend on the values: the sanitizer runs).
+ * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
+ * a NaN or infinity pattern for int32) is skipped as not applicable.
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
  * absent or no size fits in memory. */
 #include <stdio.h>
@@ -46,7 +48,7 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s not available here: %s\n", argv[1], info);
     return 77;
   }
-  int ran = 0, failed = 0, too_large = 0;
+  int ran = 0, failed = 0, too_large = 0, not_applicable = 0;
   for (int s = 2; s < argc; s++) {
     int64_t n = 0;
     if (kl_parse_size(argv[s], &n) != KL_OK) {
@@ -82,6 +84,9 @@ int main(int argc, char **argv) {
               if (st == KL_TOO_LARGE) {
                 too_large++;
                 word = "SKIP (too large here)";
+              } else if (st == KL_UNAVAILABLE) {
+                not_applicable++;
+                word = "SKIP (not applicable)";
               } else if (st != KL_OK) {
                 failed++;
                 word = "FAIL";
@@ -109,7 +114,10 @@ int main(int argc, char **argv) {
       }
     }
   }
-  printf("%d passed, %d failed, %d skipped\n", ran, failed, too_large);
+  printf("skipped: %d too large here, %d not applicable\n", too_large,
+         not_applicable);
+  printf("%d passed, %d failed, %d skipped\n", ran, failed,
+         too_large + not_applicable);
   if (failed) return 1;
   return ran ? 0 : 77;
 }

@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "gpu.h"
@@ -21,11 +22,38 @@ enum { KL_OP_SUM, KL_OP_MIN, KL_OP_MAX };
 
 #define KL_FULL_MASK 0xffffffffu
 
+/* Integers have no NaN: constant false, so their min and max stay one
+ * instruction. */
+static __host__ __device__ __forceinline__ bool kl_is_nan(int) { return false; }
+static __host__ __device__ __forceinline__ bool kl_is_nan(long long) {
+  return false;
+}
+static __host__ __device__ __forceinline__ bool kl_is_nan(float x) {
+  return isnan(x);
+}
+static __host__ __device__ __forceinline__ bool kl_is_nan(double x) {
+  return isnan(x);
+}
+
+/* Sums follow IEEE arithmetic (NaN, Inf - Inf) by themselves. Min and max
+ * of floating types propagate NaN, as NumPy's np.min/np.max and IEEE
+ * 754-2019 minimum/maximum do, whatever order a tree or the atomics meet
+ * the operands in: a NaN operand is returned itself, a before b, so a NaN
+ * already in an accumulator or in memory stays there (kl_atomic's loop
+ * relies on that to stop). A plain compare would keep or drop the NaN by
+ * its position.
+ * b wins when it is lower (higher) or a NaN, unless a is a NaN: !(b >= a)
+ * (!(a >= b)) holds for b < a (a < b) and whenever either is NaN. One
+ * predicate and one select: a chain (isnan(a) ? a : isnan(b) ? b : ...)
+ * compiled to branches and made best_kernel's f64 instances spill at their
+ * 32 registers, and && instead of & to predicated selects and extra moves.
+ * Now one more compare than a plain min (see reduce/NOTES.md); integer
+ * instances compile to the same code as a plain min. */
 template <int OP, typename A>
 static __host__ __device__ __forceinline__ A kl_combine(A a, A b) {
   if (OP == KL_OP_SUM) return a + b;
-  if (OP == KL_OP_MIN) return b < a ? b : a;
-  return a < b ? b : a;
+  const bool b_wins = OP == KL_OP_MIN ? !(b >= a) : !(a >= b);
+  return (b_wins & !kl_is_nan(a)) ? b : a;
 }
 
 template <int OP, typename A>
@@ -83,7 +111,7 @@ static __device__ __forceinline__ A kl_block_reduce(A v) {
 /* Atomic combine into global or shared memory. Sums use the hardware's
  * adds; min and max of integers too; min and max of floating types use a
  * compare-and-swap loop that returns as soon as the stored value already
- * wins, so most calls never swap. */
+ * wins (a stored NaN always does), so most calls never swap. */
 template <int OP>
 static __device__ __forceinline__ void kl_atomic(long long *p, long long v) {
   static_assert(OP == KL_OP_SUM, "64-bit integers are only summed");
@@ -105,11 +133,12 @@ static __device__ __forceinline__ void kl_atomic(double *p, double v) {
   }
   unsigned long long *bits = (unsigned long long *)p;
   unsigned long long old = *(volatile unsigned long long *)bits;
-  while (kl_combine<OP>(__longlong_as_double((long long)old), v) !=
-         __longlong_as_double((long long)old)) {
-    unsigned long long seen =
-        atomicCAS(bits, old, (unsigned long long)__double_as_longlong(v));
-    if (seen == old) break;
+  for (;;) {
+    unsigned long long want = (unsigned long long)__double_as_longlong(
+        kl_combine<OP>(__longlong_as_double((long long)old), v));
+    if (want == old) return; /* bits: a stored NaN is unequal to itself */
+    unsigned long long seen = atomicCAS(bits, old, want);
+    if (seen == old) return;
     old = seen;
   }
 }
@@ -122,9 +151,11 @@ static __device__ __forceinline__ void kl_atomic(float *p, float v) {
   }
   unsigned int *bits = (unsigned int *)p;
   unsigned int old = *(volatile unsigned int *)bits;
-  while (kl_combine<OP>(__uint_as_float(old), v) != __uint_as_float(old)) {
-    unsigned int seen = atomicCAS(bits, old, __float_as_uint(v));
-    if (seen == old) break;
+  for (;;) {
+    unsigned int want = __float_as_uint(kl_combine<OP>(__uint_as_float(old), v));
+    if (want == old) return; /* bits: a stored NaN is unequal to itself */
+    unsigned int seen = atomicCAS(bits, old, want);
+    if (seen == old) return;
     old = seen;
   }
 }

@@ -14,6 +14,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
+#include <cuda/std/type_traits>
 #endif
 
 /* Elements each thread of the seed's grid-stride kernels handles. */
@@ -563,6 +564,17 @@ static kl_status best(const kl_args *a) {
 /* ---- 12. CUB, the reference --------------------------------------------- */
 
 #if !defined(KL_HAVE_HIP)
+/* cuda::minimum and cuda::maximum keep or drop a NaN by the order they
+ * meet it in; floating min and max go through kl_combine instead, which
+ * keeps it. Integers keep CUB's own operators, which it may map to
+ * hardware reductions. */
+template <int OP, typename A>
+struct nan_aware {
+  __host__ __device__ A operator()(A a, A b) const {
+    return kl_combine<OP>(a, b);
+  }
+};
+
 template <int OP, typename T, typename A>
 static kl_status cub_reduce(const kl_args *a, void *temp, size_t *bytes) {
   const T *x = (const T *)a->buffers[REDUCE_IN];
@@ -573,6 +585,10 @@ static kl_status cub_reduce(const kl_args *a, void *temp, size_t *bytes) {
   if constexpr (OP == KL_OP_SUM)
     KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
                                            cuda::std::plus<>(), (A)0, s));
+  else if constexpr (cuda::std::is_floating_point_v<A>)
+    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
+                                           nan_aware<OP, A>(),
+                                           kl_identity<OP, A>(), s));
   else if constexpr (OP == KL_OP_MIN)
     KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
                                            cuda::minimum<>(),

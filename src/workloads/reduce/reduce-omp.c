@@ -17,21 +17,38 @@
 #define LOWER(acc, v) acc = v < acc ? v : acc
 #define HIGHER(acc, v) acc = v > acc ? v : acc
 
+/* The min and max clauses and compares drop a NaN, whatever its place, so
+ * floating min and max note NaN elements in a flag of their own, an or
+ * reduction that vectorizes as well, and return NaN at the end. Sums need
+ * nothing: IEEE arithmetic carries NaN and Inf - Inf through the clause.
+ * Integers have no NaN. */
+#define PLAIN_CLAUSE(flag)
+#define PLAIN_NOTE(flag, v)
+#define PLAIN_RESULT(acc, flag) ((void)flag, acc)
+#define NANFLAG_CLAUSE(flag) reduction(| : flag)
+#define NANFLAG_NOTE(flag, v) flag |= isnan(v)
+#define NANFLAG_RESULT(acc, flag) (flag ? NAN : acc)
+
 /* OpenMP's reduction clause does it all. */
-#define REDUCE_CLAUSE(name, T, A, start, clause, step)                       \
+#define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
   static int name(const void *xv, int64_t n, void *out) {                     \
     const T *restrict x = xv;                                                 \
     A acc = start;                                                            \
-    OMP(parallel for simd schedule(static) clause(acc))                       \
-    for (int64_t i = 0; i < n; i++) step(acc, x[i]);                          \
-    *(A *)out = acc;                                                          \
+    int seen_nan = 0;                                                         \
+    OMP(parallel for simd schedule(static) clause(acc)                        \
+            nan##_CLAUSE(seen_nan))                                           \
+    for (int64_t i = 0; i < n; i++) {                                         \
+      step(acc, x[i]);                                                        \
+      nan##_NOTE(seen_nan, x[i]);                                             \
+    }                                                                         \
+    *(A *)out = nan##_RESULT(acc, seen_nan);                                  \
     return 1;                                                                 \
   }
 
 /* By hand: each thread reduces its own contiguous block into a partial of
  * its own, a cache line apart from the others so that no two threads write
  * one line, and one thread combines the partials. */
-#define REDUCE_PARTIALS(name, T, A, start, clause, step)                     \
+#define REDUCE_PARTIALS(name, T, A, start, clause, step, nan)                 \
   static int name(const void *xv, int64_t n, void *out) {                     \
     const T *restrict x = xv;                                                 \
     enum { PAD = 64 / sizeof(A) };                                            \
@@ -39,32 +56,36 @@
     A *partials = malloc(sizeof(A) * PAD * (size_t)threads);                  \
     if (!partials) return 0;                                                  \
     for (int t = 0; t < threads; t++) partials[PAD * (size_t)t] = start;      \
-    OMP(parallel num_threads(threads)) {                                      \
+    int seen_nan = 0;                                                         \
+    OMP(parallel num_threads(threads) nan##_CLAUSE(seen_nan)) {               \
       const int64_t t = kl__omp_thread(), team = kl__omp_team();              \
       const int64_t begin = n / team * t + (t < n % team ? t : n % team);     \
       const int64_t end = begin + n / team + (t < n % team);                  \
       A acc = start;                                                          \
-      OMP(simd clause(acc))                                                   \
-      for (int64_t i = begin; i < end; i++) step(acc, x[i]);                  \
+      OMP(simd clause(acc) nan##_CLAUSE(seen_nan))                            \
+      for (int64_t i = begin; i < end; i++) {                                 \
+        step(acc, x[i]);                                                      \
+        nan##_NOTE(seen_nan, x[i]);                                           \
+      }                                                                       \
       partials[PAD * (size_t)t] = acc;                                        \
     }                                                                         \
     A result = start;                                                         \
     for (int t = 0; t < threads; t++) step(result, partials[PAD * (size_t)t]);\
     free(partials);                                                           \
-    *(A *)out = result;                                                       \
+    *(A *)out = nan##_RESULT(result, seen_nan);                               \
     return 1;                                                                 \
   }
 
 #define REDUCE_ALL(kind)                                                      \
-  kind(kind##_sum_i32, int32_t, int64_t, 0, SUM, ADD)                         \
-  kind(kind##_sum_f32, float, double, 0, SUM, ADD)                            \
-  kind(kind##_sum_f64, double, double, 0, SUM, ADD)                           \
-  kind(kind##_min_i32, int32_t, int32_t, INT32_MAX, MIN, LOWER)               \
-  kind(kind##_min_f32, float, float, INFINITY, MIN, LOWER)                    \
-  kind(kind##_min_f64, double, double, INFINITY, MIN, LOWER)                  \
-  kind(kind##_max_i32, int32_t, int32_t, INT32_MIN, MAX, HIGHER)              \
-  kind(kind##_max_f32, float, float, -INFINITY, MAX, HIGHER)                  \
-  kind(kind##_max_f64, double, double, -INFINITY, MAX, HIGHER)
+  kind(kind##_sum_i32, int32_t, int64_t, 0, SUM, ADD, PLAIN)                  \
+  kind(kind##_sum_f32, float, double, 0, SUM, ADD, PLAIN)                     \
+  kind(kind##_sum_f64, double, double, 0, SUM, ADD, PLAIN)                    \
+  kind(kind##_min_i32, int32_t, int32_t, INT32_MAX, MIN, LOWER, PLAIN)        \
+  kind(kind##_min_f32, float, float, INFINITY, MIN, LOWER, NANFLAG)           \
+  kind(kind##_min_f64, double, double, INFINITY, MIN, LOWER, NANFLAG)         \
+  kind(kind##_max_i32, int32_t, int32_t, INT32_MIN, MAX, HIGHER, PLAIN)       \
+  kind(kind##_max_f32, float, float, -INFINITY, MAX, HIGHER, NANFLAG)         \
+  kind(kind##_max_f64, double, double, -INFINITY, MAX, HIGHER, NANFLAG)
 REDUCE_ALL(REDUCE_CLAUSE)
 REDUCE_ALL(REDUCE_PARTIALS)
 

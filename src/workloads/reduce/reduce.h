@@ -2,6 +2,9 @@
  * §3.3 and 004).
  * Sums widen: int32 into int64, exact and never wrapping for n <= 2^32;
  * float and double into double. min and max keep the input type.
+ * A NaN never vanishes: floating min and max return NaN when any element
+ * is NaN (NumPy, IEEE 754-2019 minimum/maximum); sums follow IEEE
+ * arithmetic in double (NaN, or +Inf with -Inf, give NaN).
  * Cost model: the input read once, n elements of its type; the 1-element
  * result is negligible. One combine per element. */
 #ifndef KL_REDUCE_H
@@ -17,7 +20,16 @@ enum {
   INPUTS_ALTERNATING,
   INPUTS_LARGE,
   INPUTS_EXTREME_FIRST,
-  INPUTS_EXTREME_LAST
+  INPUTS_EXTREME_LAST,
+  /* Random, with one NaN or infinity at the first, middle or last index;
+   * inf-both: +Inf first and -Inf last. Floating types only. */
+  INPUTS_NAN_FIRST,
+  INPUTS_NAN_MIDDLE,
+  INPUTS_NAN_LAST,
+  INPUTS_INF_FIRST,
+  INPUTS_INF_MIDDLE,
+  INPUTS_INF_LAST,
+  INPUTS_INF_BOTH
 };
 
 /* The result's type: sums widen, min and max do not. */
