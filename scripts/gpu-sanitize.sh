@@ -42,7 +42,8 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   "$sanitizer" --version | tail -1
-  git rev-parse --short HEAD 2>/dev/null | sed 's/^/commit /'
+  # A copied tree may carry a stale .git: KL_COMMIT names the commit.
+  echo "commit ${KL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
 } | tee "$out/sanitize-env.txt"
 
 # -lineinfo: findings name the source line.
