@@ -8,8 +8,6 @@
 
 #include "internal.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-
 /* A default size may use this share of what is free, leaving room for the
  * system and for the other backends of the same run. */
 #define DEFAULT_HOST_SHARE 0.5
@@ -146,6 +144,17 @@ const char *kl_metric_unit(const kl_workload *w) {
   return "?";
 }
 
+/* Bytes in the largest unit up to GiB that keeps them at least 1: sizes
+ * under a small KLADDER_MEMORY_LIMIT would read "0.00 GiB". */
+static const char *bytes_text(double bytes, char *dst, size_t size) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB"};
+  int u = 3;
+  while (u > 0 && bytes < pow(1024.0, u)) u--;
+  if (u == 0) snprintf(dst, size, "%.0f bytes", bytes);
+  else snprintf(dst, size, "%.2f %s", bytes / pow(1024.0, u), units[u]);
+  return dst;
+}
+
 /* A device's free and total memory, at most KLADDER_MEMORY_LIMIT. */
 static kl_status device_memory(const kl_backend *b, size_t *free_bytes,
                                size_t *total_bytes) {
@@ -167,6 +176,7 @@ static kl_status check_fits(const kl_workload *w, const kl_plan *p,
   if (st != KL_OK) return st;
   /* Say so where the limit, not the machine, refuses the size. */
   const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
+  char need[32], have[32];
   /* The device first: where both fall short, its limit is the one that
    * the user can do nothing about on this machine. */
   if (!b->host_memory) {
@@ -175,18 +185,20 @@ static kl_status check_fits(const kl_workload *w, const kl_plan *p,
     if (st != KL_OK) return st;
     if (f.device > (double)dev_total)
       return kl__usage(KL_TOO_LARGE,
-                       "%s: n=%lld needs %.2f GiB of %s memory; the device "
-                       "has %.2f GiB%s",
-                       w->name, (long long)p->n, f.device / GIB, b->name,
-                       (double)dev_total / GIB, limited);
+                       "%s: n=%lld needs %s of %s memory; the device has %s%s",
+                       w->name, (long long)p->n,
+                       bytes_text(f.device, need, sizeof need), b->name,
+                       bytes_text((double)dev_total, have, sizeof have),
+                       limited);
   }
   double host_free = (double)kl__host_memory_available();
   if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
     return kl__usage(KL_TOO_LARGE,
-                     "%s: n=%lld needs %.2f GiB of host memory; %.2f GiB "
-                     "are available%s",
-                     w->name, (long long)p->n, f.host / GIB, host_free / GIB,
-                     limited);
+                     "%s: n=%lld needs %s of host memory; %s are "
+                     "available%s",
+                     w->name, (long long)p->n,
+                     bytes_text(f.host, need, sizeof need),
+                     bytes_text(host_free, have, sizeof have), limited);
   return KL_OK;
 }
 
