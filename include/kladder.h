@@ -258,6 +258,9 @@ const kl_rung *kl_rung_find(const kl_workload *w, const char *name);
 /* ---- running ----------------------------------------------------------- */
 typedef void (*kl_progress_fn)(void *ctx, const char *line);
 
+/* The most timed or warm-up runs a run accepts. */
+#define KL_MAX_REPS 1000000
+
 typedef struct kl_options {
   const char *workloads; /* comma-separated names; NULL = every workload */
   const char *backends;  /* comma-separated; NULL = every available one */
@@ -266,8 +269,8 @@ typedef struct kl_options {
   kl_type type;          /* KL_TYPE_DEFAULT = each workload's default */
   const char *op;        /* operation, where the workload has several */
   const char *inputs;    /* input pattern, where it has several */
-  int reps;              /* timed runs after warm-up (>= 1) */
-  int warmup;            /* untimed runs before them (>= 0) */
+  int reps;              /* timed runs after warm-up, 1..KL_MAX_REPS */
+  int warmup;            /* untimed runs before them, 0..KL_MAX_REPS */
   uint64_t seed;         /* inputs are a function of the seed alone */
   int skip_ceiling;      /* nonzero: do not measure the ceilings */
   kl_shape shape;        /* extents, leading dimensions, scalars */

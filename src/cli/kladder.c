@@ -45,8 +45,10 @@ static const char usage_run[] =
     "      --alpha A            gemm's scalars (default alpha 1, beta 0)\n"
     "      --beta B\n"
     "      --scalars A,B        the same, as a list\n"
-    "      --reps N             timed runs per rung (default 10)\n"
-    "      --warmup N           untimed runs before them (default 2)\n"
+    "      --reps N             timed runs per rung (default 10, at most\n"
+    "                           1000000)\n"
+    "      --warmup N           untimed runs before them (default 2, at most\n"
+    "                           1000000)\n"
     "      --max-time S         fewer runs where a rung's would take more than\n"
     "                           S seconds, at least one timed run (default 30;\n"
     "                           0: no limit)\n"
@@ -63,6 +65,13 @@ static const char usage_run[] =
     "speedup over the first rung of the same workload; abs err, the largest\n"
     "absolute error against the reference; check PASS or FAIL against a\n"
     "higher-precision reference on every element.\n"
+    "\n"
+    "environment:\n"
+    "  KLADDER_MEMORY_LIMIT=SIZE  the most memory kladder believes the host,\n"
+    "                           and each device, has: bytes, digits with an\n"
+    "                           optional K, M or G as for -n. Default sizes\n"
+    "                           shrink to fit it; larger explicit sizes are\n"
+    "                           refused (exit 2)\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error.\n";
@@ -91,9 +100,9 @@ static int parse_count(const char *text, const char *what, long min,
   char *end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (errno || end == text || *end != '\0' || v < min || v > 1000000) {
+  if (errno || end == text || *end != '\0' || v < min || v > KL_MAX_REPS) {
     fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
-            "1000000\n", what, text, min);
+            "%d\n", what, text, min, KL_MAX_REPS);
     return 0;
   }
   *out = v;

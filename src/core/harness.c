@@ -8,8 +8,6 @@
 
 #include "internal.h"
 
-#define GIB (1024.0 * 1024.0 * 1024.0)
-
 /* A default size may use this share of what is free, leaving room for the
  * system and for the other backends of the same run. */
 #define DEFAULT_HOST_SHARE 0.5
@@ -146,30 +144,61 @@ const char *kl_metric_unit(const kl_workload *w) {
   return "?";
 }
 
+/* Bytes in the largest unit up to GiB that keeps them at least 1: sizes
+ * under a small KLADDER_MEMORY_LIMIT would read "0.00 GiB". */
+static const char *bytes_text(double bytes, char *dst, size_t size) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB"};
+  int u = 3;
+  while (u > 0 && bytes < pow(1024.0, u)) u--;
+  if (u == 0) snprintf(dst, size, "%.0f bytes", bytes);
+  else snprintf(dst, size, "%.2f %s", bytes / pow(1024.0, u), units[u]);
+  return dst;
+}
+
+/* A device's free and total memory, at most KLADDER_MEMORY_LIMIT. */
+static kl_status device_memory(const kl_backend *b, size_t *free_bytes,
+                               size_t *total_bytes) {
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st == KL_OK) st = b->memory(free_bytes, total_bytes);
+  if (st != KL_OK) return st;
+  if (*free_bytes > limit) *free_bytes = limit;
+  if (*total_bytes > limit) *total_bytes = limit;
+  return KL_OK;
+}
+
 static kl_status check_fits(const kl_workload *w, const kl_plan *p,
                             const kl_backend *b) {
   footprint f;
-  kl_status st = plan_footprint(p, b, &f);
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st == KL_OK) st = plan_footprint(p, b, &f);
   if (st != KL_OK) return st;
+  /* Say so where the limit, not the machine, refuses the size. */
+  const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
+  char need[32], have[32];
   /* The device first: where both fall short, its limit is the one that
    * the user can do nothing about on this machine. */
   if (!b->host_memory) {
     size_t dev_free = 0, dev_total = 0;
-    st = b->memory(&dev_free, &dev_total);
+    st = device_memory(b, &dev_free, &dev_total);
     if (st != KL_OK) return st;
     if (f.device > (double)dev_total)
       return kl__usage(KL_TOO_LARGE,
-                       "%s: n=%lld needs %.2f GiB of %s memory; the device "
-                       "has %.2f GiB",
-                       w->name, (long long)p->n, f.device / GIB, b->name,
-                       (double)dev_total / GIB);
+                       "%s: n=%lld needs %s of %s memory; the device has %s%s",
+                       w->name, (long long)p->n,
+                       bytes_text(f.device, need, sizeof need), b->name,
+                       bytes_text((double)dev_total, have, sizeof have),
+                       limited);
   }
   double host_free = (double)kl__host_memory_available();
   if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
     return kl__usage(KL_TOO_LARGE,
-                     "%s: n=%lld needs %.2f GiB of host memory; %.2f GiB "
-                     "are available",
-                     w->name, (long long)p->n, f.host / GIB, host_free / GIB);
+                     "%s: n=%lld needs %s of host memory; %s are "
+                     "available%s",
+                     w->name, (long long)p->n,
+                     bytes_text(f.host, need, sizeof need),
+                     bytes_text(host_free, have, sizeof have), limited);
   return KL_OK;
 }
 
@@ -429,8 +458,10 @@ static kl_status measure(const kl_workload *w, const kl_rung *r,
     return record(res, kl__usage(KL_UNAVAILABLE,
                                  "rung %s is not built into this library",
                                  r->name));
-  if (reps < 1 || warmup < 0)
-    return record(res, kl__usage(KL_USAGE, "reps must be >= 1, warm-up >= 0"));
+  if (reps < 1 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
+    return record(res, kl__usage(KL_USAGE, "reps must be from 1 to %d, "
+                                 "warm-up from 0 to %d", KL_MAX_REPS,
+                                 KL_MAX_REPS));
   if ((int)type < 0 || type >= KL_TYPE_COUNT ||
       !(w->types & KL_TYPE_BIT(type)) ||
       (r->types && !(r->types & KL_TYPE_BIT(type))))
@@ -685,7 +716,8 @@ static kl_status choose_size(const kl_options *o, const kl_workload *w,
       limit = "host";
     }
     size_t dev_free = 0, dev_total = 0;
-    if (!b->host_memory && b->memory(&dev_free, &dev_total) == KL_OK &&
+    if (!b->host_memory &&
+        device_memory(b, &dev_free, &dev_total) == KL_OK &&
         f.device > DEFAULT_DEVICE_SHARE * (double)dev_free &&
         DEFAULT_DEVICE_SHARE * (double)dev_free / f.device < scale) {
       scale = DEFAULT_DEVICE_SHARE * (double)dev_free / f.device;
@@ -693,14 +725,18 @@ static kl_status choose_size(const kl_options *o, const kl_workload *w,
     }
   }
   if (scale < 1.0) {
-    int64_t fitted;
+    int64_t fitted, unit;
     if (w->dims) { /* matrices: memory grows as n squared */
       fitted = (int64_t)((double)w->default_n * sqrt(scale));
-      fitted &= ~(int64_t)255;
+      unit = 256;
     } else {
       fitted = (int64_t)((double)w->default_n * scale);
-      fitted &= ~(int64_t)((1 << 20) - 1); /* whole mebi-elements */
+      unit = (int64_t)1 << 20; /* whole mebi-elements */
     }
+    /* Where not even one unit fits (a small KLADDER_MEMORY_LIMIT), a power
+     * of two, rather than rounding down to a single element. */
+    while (unit > 1 && fitted < unit) unit /= 2;
+    fitted -= fitted % unit;
     if (fitted < 1) fitted = 1;
     in->n = fitted;
     append(note, note_size,
@@ -890,14 +926,19 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
 kl_status kl_run(const kl_options *opt, kl_report **out) {
   *out = NULL;
   kl_options o = *opt;
-  if (o.reps < 1)
-    return kl__usage(KL_USAGE, "--reps must be at least 1 (got %d)", o.reps);
-  if (o.warmup < 0)
-    return kl__usage(KL_USAGE, "--warmup must be at least 0 (got %d)",
-                     o.warmup);
+  /* The bound keeps the timings' array small (8 MB) and a run finite. */
+  if (o.reps < 1 || o.reps > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "--reps must be from 1 to %d (got %d)",
+                     KL_MAX_REPS, o.reps);
+  if (o.warmup < 0 || o.warmup > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "--warmup must be from 0 to %d (got %d)",
+                     KL_MAX_REPS, o.warmup);
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st != KL_OK) return st;
   if (o.n < 0)
     return kl__usage(KL_USAGE, "size %lld is negative", (long long)o.n);
-  kl_status st = each_name(o.workloads, "workload", check_workload_name, NULL);
+  st = each_name(o.workloads, "workload", check_workload_name, NULL);
   if (st == KL_OK)
     st = each_name(o.backends, "backend", check_backend_name, NULL);
   if (st == KL_OK) st = each_name(o.rungs, "rung", check_rung_name, &o);

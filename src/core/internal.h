@@ -40,6 +40,11 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
                      int64_t first_bad, double max_error, double abs_error);
 
 /* ---- machine ----------------------------------------------------------- */
+/* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
+ * kladder believes the host, and each device, has. SIZE_MAX when unset;
+ * KL_USAGE or KL_TOO_LARGE, with a message, when malformed. */
+kl_status kl__memory_limit(size_t *limit);
+/* Free host memory, at most the limit. */
 size_t kl__host_memory_available(void);
 int kl__omp_threads(void);
 int kl__omp_thread(void); /* this thread's number inside a parallel region */

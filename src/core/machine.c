@@ -1,5 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,18 +57,39 @@ int kl__omp_team(void) {
 #endif
 }
 
+kl_status kl__memory_limit(size_t *limit) {
+  *limit = SIZE_MAX;
+  const char *text = getenv("KLADDER_MEMORY_LIMIT");
+  if (!text) return KL_OK;
+  int64_t bytes = 0;
+  kl_status st = kl_parse_size(text, &bytes);
+  if (st != KL_OK) {
+    /* The parser's message, copied: it lives where the new one goes. */
+    char why[256];
+    snprintf(why, sizeof why, "%s", kl_last_error());
+    return kl__usage(st, "KLADDER_MEMORY_LIMIT: %s", why);
+  }
+  if ((uint64_t)bytes < SIZE_MAX) *limit = (size_t)bytes;
+  return KL_OK;
+}
+
 size_t kl__host_memory_available(void) {
   size_t avail = meminfo_field("MemAvailable");
   if (avail == 0) {
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) avail = (size_t)pages * (size_t)page;
   }
-  return avail;
+  size_t limit;
+  (void)kl__memory_limit(&limit); /* malformed: kl_run has said so */
+  return avail < limit ? avail : limit;
 }
 
 kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes) {
+  size_t limit;
+  (void)kl__memory_limit(&limit);
   *free_bytes = kl__host_memory_available();
   *total_bytes = meminfo_field("MemTotal");
+  if (*total_bytes > limit) *total_bytes = limit;
   return KL_OK;
 }
 
