@@ -104,9 +104,10 @@ static kl_status init_device(const kl_plan *p, const kl_backend *b,
 
 /* ---- the check ------------------------------------------------------------
  * Every element of C against ref = alpha A B + beta C0 within
- *   tol_ij = (gamma_(k+3)(u) + u_ref) * mag_ij,
+ *   tol_ij = (gamma_(k+3)(u) + u_ref) * mag_ij + (k + 3) eta,
  *   mag = |alpha| |A| |B| + |beta| |C0|, gamma_j(u) = j u / (1 - j u),
- * u the unit roundoff of the type: any order of the k products and sums,
+ * u the unit roundoff of the type, eta its smallest subnormal (gradual
+ * underflow): any order of the k products and sums,
  * with or without FMA, and the scalings by alpha and beta, stays inside
  * it (Higham, Accuracy and Stability, 3.5). Up to EXACT_WORK multiply-adds
  * the reference is summed in long double (u_ref: its rounding to double);
@@ -285,14 +286,29 @@ typedef struct tally {
   double max_error, abs_error;
 } tally;
 
-/* Compare one element; returns nonzero when it is outside tolerance. */
+/* Compare one element; returns nonzero when it is outside tolerance. An
+ * element equal to its reference passes, infinities of the same sign too
+ * (a result beyond the type's range overflows alike in both). Otherwise a
+ * tolerance that overflowed (scalars so large that |alpha| |A| |B| passes
+ * the largest double) bounds nothing: the element fails, as a result that
+ * cannot be verified must, rather than pass whatever it holds. */
 static int judge(tally *t, double got, double want, double tol) {
-  const double err = fabs(got - want);
   t->checked++;
-  if (err > t->abs_error) t->abs_error = err;
-  const double ratio = err == 0 ? 0 : err / tol;
+  if (got == want) return 0;
+  const double err = fabs(got - want);
+  if (err > t->abs_error || err != err) t->abs_error = err;
+  const double ratio = isfinite(tol) ? err / tol : INFINITY;
   if (ratio > t->max_error || ratio != ratio) t->max_error = ratio;
-  return !(err <= tol);
+  return !(err <= tol) || !isfinite(tol);
+}
+
+/* Gradual underflow: each of the k + 3 roundings may also lose up to half
+ * the smallest subnormal of the type whatever the magnitudes (with a tiny
+ * alpha the results lie on the subnormal grid, where the relative bound
+ * alone fails); a whole subnormal each, as half of double's is not a
+ * double. */
+static double underflow_floor(const kl_plan *p, int64_t k) {
+  return ((double)k + 3) * (p->type == KL_F32 ? 0x1p-149 : 0x1p-1074);
 }
 
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
@@ -309,6 +325,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   const double exact_factor = gamma_of((double)s.k + 3, u) + 0x1p-53;
   const double factor =
       exact_factor + (rf->exact ? 0 : gamma_of((double)s.k + 3, 0x1p-53));
+  const double tiny = underflow_floor(p, s.k);
   const void *c = out[GEMM_C];
   tally total = {0, 0, -1, 0, 0};
   char detail[160] = "";
@@ -320,7 +337,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       for (int64_t i = 0; i < s.m; i++) {
         const int64_t at = i + j * s.ldc;
         if (judge(&mine, element(p, c, at), rf->ref[i + j * s.m],
-                  factor * rf->mag[i + j * s.m]) &&
+                  factor * rf->mag[i + j * s.m] + tiny) &&
             mine.bad++ == 0)
           mine.first_bad = at;
       }
@@ -358,7 +375,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       double want, mag;
       exact_element(p, in, i, j, &want, &mag);
       if (judge(&samples, element(p, c, i + j * s.ldc), want,
-                exact_factor * mag) &&
+                exact_factor * mag + tiny) &&
           samples.bad++ == 0)
         samples.first_bad = i + j * s.ldc;
     }
@@ -376,7 +393,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       snprintf(v->detail, sizeof v->detail, "C(%lld,%lld) = %.17g, expected "
                "%.17g within %.3g", (long long)i, (long long)j,
                element(p, c, at), rf->ref[i + j * s.m],
-               factor * rf->mag[i + j * s.m]);
+               factor * rf->mag[i + j * s.m] + tiny);
     else
       snprintf(v->detail, sizeof v->detail, "C(%lld,%lld) lies below the m = "
                "%lld rows and was written", (long long)i, (long long)j,
