@@ -4,20 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "kladder.h"
 #include "kladder-reduce.h"
 
-static int failures, passes;
-
-#define EXPECT(cond)                                                          \
-  do {                                                                        \
-    if (cond) passes++;                                                       \
-    else {                                                                    \
-      failures++;                                                             \
-      printf("FAILED %s:%d: %s (last error: %s)\n", __FILE__, __LINE__,       \
-             #cond, kl_last_error());                                         \
-    }                                                                         \
-  } while (0)
 
 static void test_sizes(void) {
   int64_t n = 0;

@@ -5,19 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "kladder.h"
-
-static int failures, passes;
-
-#define EXPECT(cond)                                                          \
-  do {                                                                        \
-    if (cond) passes++;                                                       \
-    else {                                                                    \
-      failures++;                                                             \
-      printf("FAILED %s:%d: %s (last error: %s)\n", __FILE__, __LINE__,       \
-             #cond, kl_last_error());                                         \
-    }                                                                         \
-  } while (0)
 
 static kl_status run(kl_options *o, kl_report **rep) {
   *rep = NULL;
