@@ -74,31 +74,157 @@ size_t kl_type_size(kl_type t);
 /* KL_OK and *out set, or KL_USAGE for an unknown name. */
 kl_status kl_type_parse(const char *name, kl_type *out);
 
-/* ---- backends ---------------------------------------------------------- */
+/* ---- parameters --------------------------------------------------------
+ * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
+ * of them and `kladder list -w W` prints them. Exactly one is the main
+ * size (KL_PARAM_MAIN_SIZE, set by -n too), which the harness shrinks to
+ * fit memory when it is not given. */
+#define KL_MAX_PARAMS 12
+
+typedef enum kl_param_kind {
+  KL_PARAM_SIZE,   /* a count >= 1: digits with an optional K, M or G */
+  KL_PARAM_INT,    /* an integer */
+  KL_PARAM_REAL,   /* a finite real number */
+  KL_PARAM_CHOICE  /* one name of a list; its value is the index */
+} kl_param_kind;
+
+/* Flags of a parameter. The group flags give the order in which the
+ * positional options fill them: -s AxBxC the extents, --ld the leading
+ * dimensions, --scalars (--alpha, --beta) the scalars. */
+#define KL_PARAM_MAIN_SIZE 1u /* the main size: -n; shrunk to fit memory */
+#define KL_PARAM_EXTENT 2u    /* -s fills these, in declaration order */
+#define KL_PARAM_LEAD 4u      /* --ld fills these */
+#define KL_PARAM_SCALAR 8u    /* --scalars, --alpha, --beta fill these */
+#define KL_PARAM_OP 16u       /* the operation: the table's op column, --op */
+#define KL_PARAM_INPUTS 32u   /* the input pattern: --inputs */
+
+typedef struct kl_param {
+  const char *name;
+  kl_param_kind kind;
+  unsigned flags;
+  const char *help; /* one line */
+  /* The default (a choice's index). Where default_text is set, the plan
+   * derives the value when it is not given (gemm: m follows n), and
+   * default_text says how. */
+  double default_value;
+  const char *default_text;
+  /* The default on host backends where it is smaller there (gemm's n: a
+   * naive rung at the GPU's size would run for an hour); 0: the same. */
+  double host_default;
+  double min, max;            /* valid range of a number */
+  const char *const *choices; /* KL_PARAM_CHOICE: NULL-terminated */
+  const char *label;          /* in messages, where not the name ("input
+                                 pattern"); NULL: the name */
+  /* KL_PARAM_MAIN_SIZE: a default shrunk to fit memory is rounded down to
+   * a multiple of this (halved while larger than the size). */
+  int64_t step;
+} kl_param;
+
+/* ---- buffers ----------------------------------------------------------- */
+#define KL_MAX_BUFFERS 12
+
+typedef enum kl_role { KL_IN, KL_OUT, KL_INOUT } kl_role;
+
+/* Where a buffer lives. A host backend has only host memory: all three are
+ * ordinary host memory there. */
+#define KL_PLACEMENT_MAP(X)                                                   \
+  X(DEVICE, "device")     /* the backend's memory */                          \
+  X(PINNED, "pinned")     /* page-locked host memory, for async copies */     \
+  X(PAGEABLE, "pageable") /* ordinary host memory */
+
+typedef enum kl_placement {
+#define KL_PLACEMENT_ENUM(name, text) KL_MEM_##name,
+  KL_PLACEMENT_MAP(KL_PLACEMENT_ENUM)
+#undef KL_PLACEMENT_ENUM
+  KL_PLACEMENT_COUNT
+} kl_placement;
+
+const char *kl_placement_name(kl_placement p);
+
+/* Buffer flags. Outputs are poisoned (every byte 0xFF: NaN, -1, 255)
+ * before the checked run; scratch is poisoned too unless it must start at
+ * zero. A restored INOUT buffer gets its input back before every
+ * repetition, outside the timed region (cg's x). */
+#define KL_BUFFER_SCRATCH 1u  /* the rung's working memory, not checked */
+#define KL_BUFFER_ZEROED 2u   /* scratch that starts at zero (counters) */
+#define KL_BUFFER_RESTORED 4u /* INOUT restored before every repetition */
+
+typedef struct kl_buffer_spec {
+  const char *name;
+  kl_type type;
+  int64_t count; /* elements */
+  kl_role role;
+  kl_placement placement;
+  unsigned flags;
+} kl_buffer_spec;
+
+/* One problem instance: what a workload's plan() derives from the
+ * parameters, the type and the seed, plus the scratch its rung adds. */
+typedef struct kl_plan {
+  int64_t n;    /* the main size (also value[] of the main-size parameter) */
+  kl_type type;
+  uint64_t seed;
+  /* Each parameter's value, in the workload's order (a choice's index);
+   * given: bit i set where the user gave parameter i. plan() fills in
+   * what it derives. */
+  double value[KL_MAX_PARAMS];
+  uint64_t given;
+  int buffer_count;
+  kl_buffer_spec buffers[KL_MAX_BUFFERS];
+  /* Constants of the problem that plan() derives (map: a, b, c). */
+  int constant_count;
+  double constants[KL_MAX_PARAMS];
+} kl_plan;
+
+/* ---- backends ----------------------------------------------------------
+ * A backend is a kind of target; a context is one instance of it, with
+ * its streams (queues) and events. The harness opens a context per run;
+ * rungs launch on its streams. */
+#define KL_MAX_STREAMS 4
+#define KL_MAX_EVENTS 16
+
+struct kl_backend;
+
+typedef struct kl_context {
+  const struct kl_backend *backend;
+  int stream_count;
+  void *streams[KL_MAX_STREAMS]; /* cudaStream_t / hipStream_t; NULL on
+                                    host backends */
+  void *impl;                    /* the backend's own state */
+} kl_context;
+
 typedef struct kl_backend {
   const char *name;
   const char *summary;
   /* Nonzero when the backend's memory is ordinary host memory: the harness
    * then fills and checks its buffers in place, with no copies. */
   int host_memory;
+  /* The library's functions run on the available backend of the highest
+   * preference that has a library rung for the problem. */
+  int preference;
   /* 1 when usable here, 0 when not; writes what it found (device name,
    * driver) or why it is unusable into info. */
   int (*probe)(char *info, size_t info_size);
-  kl_status (*alloc)(void **ptr, size_t bytes);
-  void (*release)(void *ptr);
-  kl_status (*upload)(void *dst, const void *src, size_t bytes);
-  kl_status (*download)(void *dst, const void *src, size_t bytes);
-  kl_status (*fill_bytes)(void *dst, int byte, size_t bytes);
-  kl_status (*sync)(void);
   /* Free and total memory in bytes; host backends report the host's. */
   kl_status (*memory)(size_t *free_bytes, size_t *total_bytes);
-  /* Timer around one run: start before it, stop after it gives seconds.
-   * Device backends use device events on their stream; host ones a
-   * monotonic clock. */
-  kl_status (*timer_start)(void);
-  kl_status (*timer_stop)(double *seconds);
-  /* The stream rungs launch on (cudaStream_t / hipStream_t), NULL on hosts. */
-  void *(*stream)(void);
+  /* Open a context: its streams and events. close releases them. */
+  kl_status (*open)(kl_context *ctx);
+  void (*close)(kl_context *ctx);
+  kl_status (*alloc)(kl_context *ctx, kl_placement where, void **ptr,
+                     size_t bytes);
+  void (*release)(kl_context *ctx, kl_placement where, void *ptr);
+  /* A copy between any two placements, queued on a stream where the
+   * backend has them; complete after sync. */
+  kl_status (*copy)(kl_context *ctx, int stream, void *dst, const void *src,
+                    size_t bytes);
+  kl_status (*fill_bytes)(kl_context *ctx, kl_placement where, void *dst,
+                          int byte, size_t bytes);
+  kl_status (*sync)(kl_context *ctx); /* every stream */
+  /* Record event e (< KL_MAX_EVENTS) on a stream; the seconds between two
+   * recorded events, waiting for the later one. Device backends use device
+   * events, host ones a monotonic clock. */
+  kl_status (*record)(kl_context *ctx, int event, int stream);
+  kl_status (*elapsed)(kl_context *ctx, int from, int to, double *seconds);
 } kl_backend;
 
 size_t kl_backend_count(void);
@@ -106,15 +232,182 @@ const kl_backend *kl_backend_at(size_t i);
 const kl_backend *kl_backend_find(const char *name);
 int kl_backend_available(const kl_backend *b, char *info, size_t info_size);
 
-/* ---- problems, buffers and rung arguments ------------------------------ */
-#define KL_MAX_BUFFERS 8
-#define KL_MAX_PARAMS 8
-#define KL_MAX_DIMS 4
+/* ---- rungs ------------------------------------------------------------- */
+#define KL_MAX_PHASES 8
+#define KL_MAX_COUNTS 4
 
-/* The shape of a problem with several extents (gemm: m, n, k), as named by
- * the workload's dims, leads and scalars lists. Zero (or a clear bit in
- * scalars_set) means "not given": each dim is then the size n, each leading
- * dimension the rows of its matrix, each scalar the workload's default. */
+/* What a rung receives: the plan, its buffers (each in its placement), the
+ * backend context it runs on, and room for its own state. */
+typedef struct kl_args {
+  const kl_plan *plan;
+  void *buffers[KL_MAX_BUFFERS];
+  kl_context *ctx;
+  void *stream; /* ctx->streams[0]: the stream a one-stream rung uses */
+  /* Counts known only after a run (cg: iterations), in the order of the
+   * workload's count names; the rung writes them, the cost model reads
+   * them. */
+  double *counts;
+  /* For rungs that own their repetition loop: put the restored INOUT
+   * buffers back (untimed); the harness's own loop calls it itself. */
+  kl_status (*reset)(const struct kl_args *a);
+  /* The rung's own state, made by its setup() and read by its run(): a
+   * library handle, a grid size. No memory: that is the plan's. */
+  union {
+    void *pointer[4];
+    int64_t integer[4];
+  } state;
+} kl_args;
+
+/* A rung that owns its repetition loop (a CUDA graph, a pipeline over
+ * streams) makes `count` repetitions and reports each one's time and,
+ * where it has named phases, each phase's time per repetition. */
+typedef struct kl_reps {
+  int count;
+  double *seconds;       /* [count] */
+  double *phase_seconds; /* [count * KL_MAX_PHASES]: repetition i, phase k
+                            at i * KL_MAX_PHASES + k */
+} kl_reps;
+
+/* The verdict of one check. */
+typedef struct kl_verdict {
+  int passed;
+  int64_t checked;   /* elements compared */
+  int64_t bad_count; /* elements outside the tolerance */
+  int64_t first_bad; /* index of the first one, -1 when none */
+  double max_error;  /* largest error / its tolerance; <= 1 passes */
+  double abs_error;  /* largest absolute error against the reference */
+  char detail[160];  /* e.g. the first bad element with expected and got */
+} kl_verdict;
+
+#define KL_RUNG_VENDOR 1u      /* a vendor library: the reference to beat */
+#define KL_RUNG_KNOWN_WRONG 2u /* a teaching rung that must fail its check */
+#define KL_RUNG_CEILING 4u     /* its backend's ceiling for the workloads
+                                  that name this one as theirs */
+
+struct kl_workload;
+
+typedef struct kl_rung {
+  const char *name; /* unique within its workload, a literal in its table */
+  const kl_backend *backend;
+  const char *summary;
+  unsigned flags;
+  /* KL_TYPE_BIT set of the types for which kl_<workload>() runs this rung
+   * on its backend: the fastest hand-written rung measured (one per type
+   * and backend, pinned by test_api). */
+  unsigned library;
+  /* What the workload's check and cost must know of the rung (stream: copy
+   * or triad; integrate: how f is evaluated); 0 for most. */
+  int variant;
+  unsigned types; /* KL_TYPE_BIT set of supported types; 0 = all */
+  /* Optional: add the rung's scratch buffers to the plan. */
+  kl_status (*scratch)(kl_plan *p);
+  kl_status (*setup)(kl_args *a); /* optional: a handle, a grid size */
+  void (*teardown)(kl_args *a);   /* optional */
+  /* One repetition, timed by the harness; or, where run is NULL, run_reps
+   * owns the loop. Neither: not built into this library. */
+  kl_status (*run)(const kl_args *a);
+  kl_status (*run_reps)(const kl_args *a, kl_reps *reps);
+  const char *const *phases; /* run_reps's phase names, NULL-terminated */
+} kl_rung;
+
+/* What a workload's rate counts: bytes moved, flops, or items (points,
+ * elements) processed, per second. */
+typedef enum kl_metric { KL_METRIC_GBS, KL_METRIC_GFLOPS, KL_METRIC_GITEMS } kl_metric;
+
+/* The cost model of one run. */
+typedef struct kl_cost {
+  double bytes; /* the fewest bytes a run must move through memory */
+  double flops;
+  double items; /* elements or points processed */
+} kl_cost;
+
+struct kl_result;
+
+/* What a rung's rate is compared with, measured in the same run:
+ *   RUNG    the KL_RUNG_CEILING rung of workload `of` on the same backend
+ *           (the device-to-device copy for memory-bound work), timed right
+ *           after each rung;
+ *   VENDOR  the workload's own vendor rung on the same problem;
+ *   BOUND   a rate computed by bound() from the rate measured for `of`'s
+ *           ceiling rung (cg: its bytes per iteration at the copy's
+ *           bandwidth). */
+typedef enum kl_ceiling_kind {
+  KL_CEILING_NONE,
+  KL_CEILING_RUNG,
+  KL_CEILING_VENDOR,
+  KL_CEILING_BOUND
+} kl_ceiling_kind;
+
+typedef struct kl_ceiling {
+  kl_ceiling_kind kind;
+  const struct kl_workload *of;
+  double (*bound)(const struct kl_result *r, double measured);
+} kl_ceiling;
+
+/* A problem a workload's tests run: its parameters as -p takes them. */
+typedef struct kl_test_problem {
+  const char *params;
+  int64_t n; /* the main size, 0 where params give it */
+} kl_test_problem;
+
+typedef struct kl_workload {
+  const char *name;
+  const char *summary;
+  const char *tolerance; /* the verification rule, in words */
+  const char *source;    /* where it comes from (seed and section) */
+  kl_metric metric;
+  const char *unit; /* the rate's unit: "GB/s", "GFLOP/s", "Gpt/s" */
+  unsigned types;   /* KL_TYPE_BIT set */
+  kl_type default_type;
+  const kl_param *params; /* one of them KL_PARAM_MAIN_SIZE */
+  int param_count;
+  const char *const *counts; /* names of the counts a run reports, or NULL */
+  kl_ceiling ceiling;
+  /* Fill in the plan's buffers and constants from its parameters, type and
+   * seed, deriving the parameters not given; KL_USAGE (or KL_TOO_LARGE)
+   * for an invalid problem, with kl_last_error() saying why, KL_UNAVAILABLE
+   * for a combination it does not offer. The buffers are the footprint the
+   * harness sizes by. */
+  kl_status (*plan)(kl_plan *p);
+  /* Fresh random inputs into the host buffers (inputs only). */
+  void (*init)(const kl_plan *p, void *const *host);
+  /* Optional: fresh random inputs made in the backend's buffers, for sizes
+   * where the host would be slow. KL_UNAVAILABLE: use init() instead. */
+  kl_status (*init_device)(const kl_args *a);
+  /* Compare every output element with a reference computed in higher
+   * precision from the inputs. in[i] holds buffer i as it was before the
+   * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
+  void (*check)(const kl_plan *p, const kl_rung *r, void *const *in,
+                void *const *out, kl_verdict *v);
+  /* The cost model: what one run of rung r must move and compute, given
+   * the counts it reported. */
+  void (*cost)(const kl_plan *p, const kl_rung *r, const double *counts,
+               kl_cost *c);
+  /* Awkward problems for test_rungs and test_checks, and problems whose
+   * indices pass 2^31 (test_rungs --big); each list ends with {NULL, 0}. */
+  const kl_test_problem *tests;
+  const kl_test_problem *big_tests;
+  const kl_rung *rungs;
+  size_t rung_count;
+} kl_workload;
+
+size_t kl_workload_count(void);
+const kl_workload *kl_workload_at(size_t i);
+const kl_workload *kl_workload_find(const char *name);
+const kl_rung *kl_rung_find(const kl_workload *w, const char *name);
+/* Index of a workload's parameter, or -1. */
+int kl_param_index(const kl_workload *w, const char *name);
+
+/* ---- running ----------------------------------------------------------- */
+typedef void (*kl_progress_fn)(void *ctx, const char *line);
+
+/* The most timed or warm-up runs a run accepts. */
+#define KL_MAX_REPS 1000000
+
+/* Positional values for the parameter groups (KL_PARAM_EXTENT, _LEAD,
+ * _SCALAR): -s MxNxK, --ld, --scalars. Zero (or a clear bit in
+ * scalars_set) means "not given". */
+#define KL_MAX_DIMS 4
 typedef struct kl_shape {
   int64_t dims[KL_MAX_DIMS];
   int64_t lead[KL_MAX_DIMS];
@@ -129,151 +422,23 @@ kl_status kl_shape_parse_dims(const char *text, kl_shape *s);
 kl_status kl_shape_parse_leads(const char *text, kl_shape *s);
 kl_status kl_shape_parse_scalars(const char *text, kl_shape *s);
 
-typedef enum kl_role { KL_IN, KL_OUT, KL_INOUT } kl_role;
-
-typedef struct kl_buffer_spec {
-  const char *name;
-  kl_type type;
-  int64_t count; /* elements */
-  kl_role role;
-} kl_buffer_spec;
-
-/* One problem instance: what a workload's plan() derives from the size,
- * the type and the seed. */
-typedef struct kl_plan {
-  int64_t n;
-  kl_type type;
-  uint64_t seed;
-  int op;     /* index into the workload's ops[], 0 when it has none */
-  int inputs; /* index into the workload's inputs[] patterns, 0 = random */
-  int buffer_count;
-  kl_buffer_spec buffers[KL_MAX_BUFFERS];
-  int param_count;
-  double params[KL_MAX_PARAMS]; /* scalars of the problem (map: a, b, c) */
-  /* Workloads with dims: the shape resolved, every extent, leading
-   * dimension and scalar set (gemm's alpha and beta are also params[0..1]). */
-  kl_shape shape;
-} kl_plan;
-
-/* What a rung receives: the plan and its buffers in the backend's memory. */
-typedef struct kl_args {
-  const kl_plan *plan;
-  void *buffers[KL_MAX_BUFFERS];
-  void *stream;  /* backend stream, NULL on host backends */
-  void *scratch; /* a rung's own state, made by its setup() */
-} kl_args;
-
-/* The verdict of one check. */
-typedef struct kl_verdict {
-  int passed;
-  int64_t checked;   /* elements compared */
-  int64_t bad_count; /* elements outside the tolerance */
-  int64_t first_bad; /* index of the first one, -1 when none */
-  double max_error;  /* largest error / its tolerance; <= 1 passes */
-  double abs_error;  /* largest absolute error against the reference */
-  char detail[160];  /* e.g. the first bad element with expected and got */
-} kl_verdict;
-
-/* ---- rungs ------------------------------------------------------------- */
-#define KL_RUNG_VENDOR 1u      /* a vendor library: the reference to beat */
-#define KL_RUNG_KNOWN_WRONG 2u /* a teaching rung that must fail its check */
-#define KL_RUNG_CEILING 4u     /* its backend's bandwidth ceiling */
-
-struct kl_workload;
-
-typedef struct kl_rung {
-  const char *name;    /* unique within its workload */
-  const char *backend; /* kl_backend.name */
-  const char *summary;
-  unsigned flags;
-  int kernel;     /* which of the workload's kernels it computes (stream:
-                     copy or triad); 0 for workloads with one */
-  unsigned types; /* KL_TYPE_BIT set of supported types; 0 = all */
-  kl_status (*run)(const kl_args *a); /* NULL: not built into this library */
-  kl_status (*setup)(kl_args *a);     /* optional */
-  void (*teardown)(kl_args *a);       /* optional */
-} kl_rung;
-
-/* What a workload's rate counts: bytes moved, flops, or items (points,
- * elements) processed, per second. */
-typedef enum kl_metric { KL_METRIC_GBS, KL_METRIC_GFLOPS, KL_METRIC_GITEMS } kl_metric;
-
-/* The cost model of one run. */
-typedef struct kl_cost {
-  double bytes; /* the fewest bytes a run must move through memory */
-  double flops;
-  double items; /* elements or points processed */
-} kl_cost;
-
-typedef struct kl_workload {
-  const char *name;
-  const char *summary;
-  const char *tolerance; /* the verification rule, in words */
-  const char *source;    /* where it comes from (seed and section) */
-  kl_metric metric;
-  const char *item_unit; /* for KL_METRIC_GITEMS: e.g. "Gpt/s" */
-  /* Operations (reduce: sum, min, max) and input patterns (random first),
-   * each a NULL-terminated list, or NULL for none; the first is the
-   * default. */
-  const char *const *ops;
-  const char *const *inputs;
-  unsigned types; /* KL_TYPE_BIT set */
-  kl_type default_type;
-  int64_t default_n; /* elements, before fitting to memory */
-  /* The default on host backends, where it is smaller (gemm: a naive rung
-   * at the GPU's size would run for an hour); 0 = default_n. */
-  int64_t host_default_n;
-  /* Names of the shape's extents, leading dimensions and scalars, each
-   * NULL-terminated, or NULL where the problem is just n elements. */
-  const char *const *dims;
-  const char *const *leads;
-  const char *const *scalars;
-  /* Fill in the plan's buffers and parameters for p->n, p->type, p->seed;
-   * KL_USAGE for an invalid size, with kl_last_error() saying why. */
-  kl_status (*plan)(kl_plan *p);
-  /* Fresh random inputs into the host buffers (inputs only). */
-  void (*init)(const kl_plan *p, void *const *host);
-  /* Optional: fresh random inputs made on the device, in its buffers, for
-   * sizes where the host would be slow. KL_UNAVAILABLE: use init() (too
-   * small to be worth it, or no generator here); other errors stop. The
-   * harness downloads the inputs for the check afterwards. */
-  kl_status (*init_device)(const kl_plan *p, const kl_backend *b,
-                           void *const *device);
-  /* Compare every output element with a reference computed in higher
-   * precision from the inputs. in[i] holds buffer i as it was before the
-   * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
-  void (*check)(const kl_plan *p, const kl_rung *r, void *const *in,
-                void *const *out, kl_verdict *v);
-  /* The cost model: what one run of rung r must move and compute. */
-  void (*cost)(const kl_plan *p, const kl_rung *r, kl_cost *c);
-  const kl_rung *rungs;
-  size_t rung_count;
-} kl_workload;
-
-size_t kl_workload_count(void);
-const kl_workload *kl_workload_at(size_t i);
-const kl_workload *kl_workload_find(const char *name);
-const kl_rung *kl_rung_find(const kl_workload *w, const char *name);
-
-/* ---- running ----------------------------------------------------------- */
-typedef void (*kl_progress_fn)(void *ctx, const char *line);
-
-/* The most timed or warm-up runs a run accepts. */
-#define KL_MAX_REPS 1000000
-
 typedef struct kl_options {
   const char *workloads; /* comma-separated names; NULL = every workload */
   const char *backends;  /* comma-separated; NULL = every available one */
   const char *rungs;     /* comma-separated; NULL = every rung */
-  int64_t n;             /* elements; 0 = each workload's default */
+  int64_t n;             /* the main size; 0 = each workload's default */
   kl_type type;          /* KL_TYPE_DEFAULT = each workload's default */
-  const char *op;        /* operation, where the workload has several */
-  const char *inputs;    /* input pattern, where it has several */
-  int reps;              /* timed runs after warm-up, 1..KL_MAX_REPS */
-  int warmup;            /* untimed runs before them, 0..KL_MAX_REPS */
-  uint64_t seed;         /* inputs are a function of the seed alone */
-  int skip_ceiling;      /* nonzero: do not measure the ceilings */
-  kl_shape shape;        /* extents, leading dimensions, scalars */
+  /* Parameters, "NAME=VALUE[,NAME=VALUE...]". In a run of every workload a
+   * workload without one of them is skipped (with a note); a workload
+   * named with -w must have them all. */
+  const char *params;
+  const char *op;     /* the KL_PARAM_OP parameter's value (--op) */
+  const char *inputs; /* the KL_PARAM_INPUTS parameter's value (--inputs) */
+  kl_shape shape;     /* the group parameters by position */
+  int reps;           /* timed runs after warm-up, 1..KL_MAX_REPS */
+  int warmup;         /* untimed runs before them, 0..KL_MAX_REPS */
+  uint64_t seed;      /* inputs are a function of the seed alone */
+  int skip_ceiling;   /* nonzero: do not measure the ceilings */
   /* Seconds of timed and warm-up runs per rung beyond which fewer are made
    * (at least one timed run; the report notes it); 0 = no limit. */
   double max_seconds;
@@ -293,17 +458,20 @@ typedef enum kl_check_state {
 typedef struct kl_result {
   const kl_workload *workload;
   const kl_rung *rung;
-  int64_t n;
-  kl_type type;
-  int op, inputs;                /* indices, as in kl_plan */
-  kl_shape shape;                /* as resolved, where the workload has dims */
+  kl_plan plan;                  /* the problem as planned: n, type, values */
+  int64_t n;                     /* plan.n */
+  kl_type type;                  /* plan.type */
   int reps;                      /* timed runs made */
   double t_median, t_min, t_max; /* seconds */
-  kl_cost cost;                  /* per run, by the cost model */
-  double merit;                  /* GB/s, GFLOP/s or G items/s, at the median */
-  double ceiling;                /* the backend's ceiling, same unit; 0 none */
-  double percent;                /* 100 * merit / ceiling; 0 when none */
-  double speedup;                /* first rung's median / this median; 0 none */
+  /* Rungs with phases: each phase's median over the timed runs. */
+  int phase_count;
+  double phase_median[KL_MAX_PHASES];
+  double counts[KL_MAX_COUNTS]; /* as the last run reported them */
+  kl_cost cost;                 /* per run, by the cost model */
+  double merit;   /* GB/s, GFLOP/s or G items/s, at the median */
+  double ceiling; /* the ceiling, same unit; 0 none */
+  double percent; /* 100 * merit / ceiling; 0 when none */
+  double speedup; /* first rung's median / this median; 0 none */
   kl_check_state check;
   kl_verdict verdict;
   kl_status status; /* KL_OK, or why the rung could not run */
@@ -339,12 +507,10 @@ kl_status kl_report_write_json(const kl_report *r, const char *path);
 
 /* One problem instance, as kl_run_rung takes it. */
 typedef struct kl_problem {
-  int64_t n;
+  int64_t n;          /* the main size; 0: the parameters give it */
   kl_type type;       /* KL_TYPE_DEFAULT: the workload's default */
-  const char *op;     /* NULL: the workload's default operation */
-  const char *inputs; /* NULL: random inputs */
+  const char *params; /* "NAME=VALUE,..." or NULL: every default */
   uint64_t seed;
-  kl_shape shape; /* zeroes: every extent n, default leads and scalars */
 } kl_problem;
 
 /* One rung, one problem, no ceiling: for tests and embedding programs.
@@ -354,11 +520,16 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
                       const kl_problem *problem, int reps, int warmup,
                       kl_result *out);
 
-/* The names of a result's operation and input pattern ("" when none). */
+/* The names of a result's operation and input pattern (the values of its
+ * KL_PARAM_OP and KL_PARAM_INPUTS parameters; "" when none). */
 const char *kl_result_op(const kl_result *r);
 const char *kl_result_inputs(const kl_result *r);
+/* A parameter's value as text ("sum", "1.5", "1024"). */
+void kl_param_text(const kl_param *p, double value, char *dst, size_t size);
+/* Every parameter of a result other than the main size, "a=1,b=sum". */
+void kl_result_params(const kl_result *r, char *dst, size_t size);
 const char *kl_metric_unit(const kl_workload *w);
-/* The size as text: "n" or, for workloads with dims, "MxNxK". */
+/* The size as text: n, or the extents joined by 'x' ("MxNxK"). */
 void kl_result_size(const kl_result *r, char *dst, size_t size);
 
 /* Parse a size: digits with an optional K, M or G suffix (powers of 1024).

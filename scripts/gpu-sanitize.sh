@@ -10,9 +10,9 @@
 # the summary, which fails the gate); default 3000.
 #
 # What runs under each tool:
-#   rungs  test_rungs --random-only cuda at 1, 2, 3, 31, 33, 65, 1000 and
-#          100003 elements: every rung of every workload without shapes,
-#          every type and operation;
+#   rungs  test_rungs --random-only over stream, map, reduce and integrate:
+#          their own test problems (1 to 1000003 elements), then 1000 and
+#          100003: every rung, every type and operation;
 #   gemm   test_gemm cuda at 1x1x1, 7x5x3, 67x45x33 (the shape that showed
 #          the DMMA rung's overread) and 129x257x65, one job each, each with
 #          test_gemm's four variants (leading dimensions equal to the rows,
@@ -56,8 +56,8 @@ job_limit=${KL_SANITIZE_JOB_LIMIT:-3000}
 t="$build/tests"
 kl="$build/kladder run -q -b cuda --reps 1 --warmup 0"
 declare -A job=(
-  [rungs-small]="$t/test_rungs --random-only cuda 1 2 3 31 33 65"
-  [rungs-large]="$t/test_rungs --random-only cuda 1000 100003"
+  [rungs-small]="$t/test_rungs --random-only --workloads stream,map,reduce,integrate cuda"
+  [rungs-large]="$t/test_rungs --random-only --workloads stream,map,reduce,integrate cuda 1000 100003"
   [split-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"

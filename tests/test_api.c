@@ -43,7 +43,8 @@ static void test_names_and_codes(void) {
    * over the plain loop, and every rung name is unique in its ladder. */
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
-    EXPECT(w->rung_count > 0 && strcmp(w->rungs[0].backend, "serial") == 0);
+    EXPECT(w->rung_count > 0 &&
+           w->rungs[0].backend == kl_backend_find("serial"));
     for (size_t a = 0; a < w->rung_count; a++)
       for (size_t b = a + 1; b < w->rung_count; b++)
         EXPECT(strcmp(w->rungs[a].name, w->rungs[b].name) != 0);
@@ -100,13 +101,21 @@ static void test_same_seed_same_result(void) {
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &b) == KL_OK);
   EXPECT(a.verdict.max_error == b.verdict.max_error);
   EXPECT(a.verdict.abs_error == b.verdict.abs_error);
-  pb.n = 0;
+  /* n = 0 means "the parameters give it"; a zero or negative size is
+   * refused, from either. */
+  pb.n = -1;
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  pb.n = 0;
+  pb.params = "n=0";
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  pb.params = "n=1000";
+  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_OK && a.n == 1000);
+  pb.params = NULL;
   pb.n = 1000;
   pb.type = KL_F64;
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) != KL_OK);
   pb.type = KL_TYPE_DEFAULT;
-  pb.op = "max";
+  pb.params = "op=max";
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
 }
 
@@ -138,13 +147,20 @@ static void test_reduce_entry(void) {
     EXPECT(kl_reduce(b->name, "min", KL_F64, doubles, N, 0, &got) == KL_OK);
     EXPECT(got == dmin);
     if (!b->host_memory) {
+      /* Data already on the device, through a context of the backend. */
+      kl_context ctx;
+      memset(&ctx, 0, sizeof ctx);
+      ctx.backend = b;
       void *dev = NULL;
-      EXPECT(b->alloc(&dev, sizeof ints) == KL_OK);
-      EXPECT(b->upload(dev, ints, sizeof ints) == KL_OK);
+      EXPECT(b->open(&ctx) == KL_OK);
+      EXPECT(b->alloc(&ctx, KL_MEM_DEVICE, &dev, sizeof ints) == KL_OK);
+      EXPECT(b->copy(&ctx, 0, dev, ints, sizeof ints) == KL_OK &&
+             b->sync(&ctx) == KL_OK);
       isum = 0;
       EXPECT(kl_reduce(b->name, "sum", KL_I32, dev, N, 1, &isum) == KL_OK);
       EXPECT(isum == exact);
-      b->release(dev);
+      b->release(&ctx, KL_MEM_DEVICE, dev);
+      b->close(&ctx);
     }
   }
   int64_t isum;
@@ -212,7 +228,82 @@ static void test_reduce_nan(void) {
   free(d);
 }
 
+/* The library's rung of each workload, backend and type: the fastest
+ * hand-written rung measured on the H100 (docs/results/
+ * 2026-11-23-core-v2.md, scripts/gpu-library-rungs.sh). One line per
+ * choice; "" where a workload has none on that backend and type. */
+static const struct {
+  const char *workload, *backend;
+  kl_type type;
+  const char *rung;
+} library[] = {
+    {"map", "serial", KL_F32, "serial"},
+    {"map", "openmp", KL_F32, "openmp"},
+    {"map", "cuda", KL_F32, "cuda-vec4"},
+    {"reduce", "serial", KL_I32, "serial"},
+    {"reduce", "serial", KL_F32, "serial"},
+    {"reduce", "serial", KL_F64, "serial"},
+    {"reduce", "openmp", KL_I32, "openmp-partials"},
+    {"reduce", "openmp", KL_F32, "openmp-partials"},
+    {"reduce", "openmp", KL_F64, "openmp-partials"},
+    {"reduce", "cuda", KL_I32, "cuda-best"},
+    {"reduce", "cuda", KL_F32, "cuda-best"},
+    {"reduce", "cuda", KL_F64, "cuda-best"},
+    {"integrate", "serial", KL_F32, "serial"},
+    {"integrate", "serial", KL_F64, "serial"},
+    {"integrate", "openmp", KL_F32, "openmp"},
+    {"integrate", "openmp", KL_F64, "openmp"},
+    {"integrate", "cuda", KL_F32, "cuda-best"},
+    {"integrate", "cuda", KL_F64, "cuda-best"},
+    {"gemm", "serial", KL_F32, "serial-loop-order"},
+    {"gemm", "serial", KL_F64, "serial-loop-order"},
+    {"gemm", "openmp", KL_F32, "openmp-blocked"},
+    {"gemm", "openmp", KL_F64, "openmp-blocked"},
+    {"gemm", "cuda", KL_F32, "cuda-pipelined"},
+    {"gemm", "cuda", KL_F64, "cuda-dmma"},
+    {"stream", "serial", KL_F64, ""},
+    {"stream", "openmp", KL_F64, ""},
+    {"stream", "cuda", KL_F64, ""},
+};
+
+/* The rung marked for the library's use, "" for none, or "(several)". */
+static const char *library_rung(const kl_workload *w, const kl_backend *b,
+                                kl_type t) {
+  const char *found = "";
+  for (size_t i = 0; i < w->rung_count; i++) {
+    const kl_rung *r = &w->rungs[i];
+    if (r->backend != b || !(r->library & KL_TYPE_BIT(t))) continue;
+    if (found[0]) return "(several)";
+    found = r->name;
+    /* A library rung is hand-written and right. */
+    EXPECT(!(r->flags & (KL_RUNG_VENDOR | KL_RUNG_KNOWN_WRONG)));
+    EXPECT(r->types == 0 || (r->types & KL_TYPE_BIT(t)));
+  }
+  return found;
+}
+
+static void test_library_rungs(void) {
+  for (size_t i = 0; i < sizeof library / sizeof *library; i++) {
+    const kl_workload *w = kl_workload_find(library[i].workload);
+    const kl_backend *b = kl_backend_find(library[i].backend);
+    EXPECT(w && b);
+    if (!w || !b) continue;
+    const char *got = library_rung(w, b, library[i].type);
+    if (strcmp(got, library[i].rung) != 0)
+      printf("library rung of %s on %s for %s: %s, pinned %s\n", w->name,
+             b->name, kl_type_name(library[i].type), got, library[i].rung);
+    EXPECT(strcmp(got, library[i].rung) == 0);
+  }
+  /* Nowhere two for one backend and type. */
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    for (size_t k = 0; k < kl_backend_count(); k++)
+      for (int t = 0; t < KL_TYPE_COUNT; t++)
+        EXPECT(strcmp(library_rung(kl_workload_at(i), kl_backend_at(k),
+                                   (kl_type)t), "(several)") != 0);
+}
+
 int main(void) {
+  test_library_rungs();
   test_reduce_entry();
   test_reduce_nan();
   test_sizes();

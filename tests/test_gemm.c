@@ -136,21 +136,19 @@ int main(int argc, char **argv) {
       for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
         for (size_t r = 0; r < w->rung_count; r++) {
           const kl_rung *rung = &w->rungs[r];
-          if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;
+          if (rung->backend != b || !rung->run) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
           const gemm_case *c = &list[s];
           const variant *x = &variants[v];
-          kl_problem pb = {.n = c->m, .type = (kl_type)t,
+          char params[256];
+          snprintf(params, sizeof params,
+                   "m=%lld,k=%lld,lda=%lld,ldb=%lld,ldc=%lld,alpha=%.17g,"
+                   "beta=%.17g",
+                   (long long)c->m, (long long)c->k,
+                   (long long)(c->m + x->pad[0]), (long long)(c->k + x->pad[1]),
+                   (long long)(c->m + x->pad[2]), x->alpha, x->beta);
+          kl_problem pb = {.n = c->n, .type = (kl_type)t, .params = params,
                            .seed = 100u * s + 10u * v + (uint64_t)t};
-          pb.shape.dims[0] = c->m;
-          pb.shape.dims[1] = c->n;
-          pb.shape.dims[2] = c->k;
-          pb.shape.lead[0] = c->m + x->pad[0];
-          pb.shape.lead[1] = c->k + x->pad[1];
-          pb.shape.lead[2] = c->m + x->pad[2];
-          pb.shape.scalars[0] = x->alpha;
-          pb.shape.scalars[1] = x->beta;
-          pb.shape.scalars_set = 3;
           kl_result res;
           kl_status st = kl_run_rung(w, rung, &pb, 1, 0, &res);
           ran++;

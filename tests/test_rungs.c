@@ -1,25 +1,24 @@
-/* test_rungs [--quick] [--random-only] BACKEND SIZE...: every rung of every
- * workload on BACKEND, at every size, type, operation and input pattern, on
- * fresh inputs, checked on every element. --quick: only each workload's
- * smallest type (which reaches the most elements in a given memory),
- * default operation and random inputs, for the sizes beyond 2^31.
- * --random-only: every type and operation, random inputs only (the memory
- * a rung touches does not depend on the values: the sanitizer runs).
+/* test_rungs [--quick] [--random-only] [--big] [--workloads W,W...]
+ *            BACKEND [SIZE...]: every
+ * rung of every workload on BACKEND, on each workload's own test problems
+ * (its awkward sizes and shapes; with --big, those whose indices pass
+ * 2^31), or at the main sizes given, for every type and every value of
+ * the workload's operation and input-pattern parameters, on fresh inputs,
+ * checked on every element.
+ * --quick: only each workload's smallest type (which reaches the most
+ * elements in a given memory), default operation and inputs.
+ * --random-only: every type and operation, default inputs only (the
+ * memory a rung touches does not depend on the values: the sanitizer runs).
+ * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
  * a NaN or infinity pattern for int32) is skipped as not applicable.
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
- * absent or no size fits in memory. */
+ * absent or nothing fits in memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kladder.h"
-
-static size_t count(const char *const *list) {
-  size_t n = 0;
-  while (list && list[n]) n++;
-  return n;
-}
 
 static int smallest_type(const kl_workload *w) {
   int best = -1;
@@ -30,16 +29,84 @@ static int smallest_type(const kl_workload *w) {
   return best;
 }
 
+/* The choices of the parameter with this flag to go through: all, or
+ * only the default. */
+static int choices_of(const kl_workload *w, unsigned flag, int all,
+                      const kl_param **param) {
+  *param = NULL;
+  for (int i = 0; i < w->param_count; i++)
+    if ((w->params[i].flags & flag) && w->params[i].kind == KL_PARAM_CHOICE)
+      *param = &w->params[i];
+  if (!*param) return 1;
+  int count = 0;
+  while ((*param)->choices[count]) count++;
+  return all ? count : 1;
+}
+
+static int listed(const char *list, const char *name) {
+  const size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    const size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+typedef struct tally {
+  int ran, failed, too_large, not_applicable;
+} tally;
+
+static void run_case(const kl_workload *wl, const kl_rung *rung,
+                     const kl_problem *pb, tally *t) {
+  kl_result res;
+  kl_status st = kl_run_rung(wl, rung, pb, 1, 0, &res);
+  const char *word = "ok";
+  if (st == KL_TOO_LARGE) {
+    t->too_large++;
+    word = "SKIP (too large here)";
+  } else if (st == KL_UNAVAILABLE) {
+    t->not_applicable++;
+    word = "SKIP (not applicable)";
+  } else if (st != KL_OK) {
+    t->failed++;
+    word = "FAIL";
+  } else if (res.check == KL_CHECK_MISSED) {
+    word = "ok (known-wrong rung passed at this size)";
+  } else if (res.check == KL_CHECK_CAUGHT) {
+    word = "ok (known-wrong rung caught)";
+  }
+  if (st == KL_OK) t->ran++;
+  char size[96] = "-";
+  if (st == KL_OK || st == KL_CHECK_FAILED)
+    kl_result_size(&res, size, sizeof size);
+  printf("%-9s %-23s %-4s %-22s %-14s %s", wl->name, rung->name,
+         kl_type_name(pb->type), pb->params ? pb->params : "-", size, word);
+  if (st == KL_CHECK_FAILED)
+    printf(": %lld bad of %lld; %s", (long long)res.verdict.bad_count,
+           (long long)res.verdict.checked, res.verdict.detail);
+  else if (st != KL_OK)
+    printf(": %s", res.error[0] ? res.error : kl_last_error());
+  printf("\n");
+  fflush(stdout);
+}
+
 int main(int argc, char **argv) {
-  int quick = 0, random_only = 0;
+  int quick = 0, random_only = 0, big = 0;
+  const char *only = NULL;
   for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
     if (strcmp(argv[1], "--quick") == 0) quick = 1;
     else if (strcmp(argv[1], "--random-only") == 0) random_only = 1;
-    else break;
+    else if (strcmp(argv[1], "--big") == 0) big = 1;
+    else if (strcmp(argv[1], "--workloads") == 0 && argc > 2) {
+      only = argv[2];
+      argc--, argv++;
+    } else break;
   }
-  if (argc < 3) {
-    fprintf(stderr,
-            "usage: test_rungs [--quick] [--random-only] BACKEND SIZE...\n");
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--big] "
+            "[--workloads W,W...] BACKEND [SIZE...]\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -48,76 +115,68 @@ int main(int argc, char **argv) {
     printf("SKIP: backend %s not available here: %s\n", argv[1], info);
     return 77;
   }
-  int ran = 0, failed = 0, too_large = 0, not_applicable = 0;
-  for (int s = 2; s < argc; s++) {
+  /* Main sizes from the command line, as test problems of every workload. */
+  kl_test_problem given[64];
+  int given_count = 0;
+  for (int s = 2; s < argc && given_count < 63; s++) {
     int64_t n = 0;
     if (kl_parse_size(argv[s], &n) != KL_OK) {
       fprintf(stderr, "bad size %s: %s\n", argv[s], kl_last_error());
       return 2;
     }
-    for (size_t w = 0; w < kl_workload_count(); w++) {
-      const kl_workload *wl = kl_workload_at(w);
-      if (wl->dims) continue; /* shaped workloads have their own tests */
-      size_t ops = quick || !wl->ops ? 1 : count(wl->ops);
-      size_t patterns =
-          quick || random_only || !wl->inputs ? 1 : count(wl->inputs);
+    given[given_count++] = (kl_test_problem){NULL, n};
+  }
+  given[given_count] = (kl_test_problem){NULL, 0};
+  tally t = {0, 0, 0, 0};
+  for (size_t w = 0; w < kl_workload_count(); w++) {
+    const kl_workload *wl = kl_workload_at(w);
+    if (only && !listed(only, wl->name)) continue;
+    const kl_test_problem *problems =
+        given_count ? given : big ? wl->big_tests : wl->tests;
+    const kl_param *op, *inputs;
+    const int ops = choices_of(wl, KL_PARAM_OP, !quick, &op);
+    const int patterns =
+        choices_of(wl, KL_PARAM_INPUTS, !quick && !random_only, &inputs);
+    for (const kl_test_problem *tp = problems; tp && (tp->params || tp->n);
+         tp++) {
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
-        if (strcmp(rung->backend, b->name) != 0 || !rung->run) continue;
-        for (int t = 0; t < KL_TYPE_COUNT; t++) {
-          if (!(wl->types & KL_TYPE_BIT(t))) continue;
-          if (quick && t != smallest_type(wl)) continue;
-          if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
-          for (size_t op = 0; op < ops; op++) {
-            for (size_t in = 0; in < patterns; in++) {
+        if (rung->backend != b || (!rung->run && !rung->run_reps)) continue;
+        for (int type = 0; type < KL_TYPE_COUNT; type++) {
+          if (!(wl->types & KL_TYPE_BIT(type))) continue;
+          if (quick && type != smallest_type(wl)) continue;
+          if (rung->types && !(rung->types & KL_TYPE_BIT(type))) continue;
+          for (int o = 0; o < ops; o++) {
+            for (int in = 0; in < patterns; in++) {
+              char params[512];
+              snprintf(params, sizeof params, "%s%s%s%s%s%s%s",
+                       tp->params ? tp->params : "",
+                       tp->params && op ? "," : "", op ? op->name : "",
+                       op ? "=" : "", op ? op->choices[o] : "",
+                       (tp->params || op) && inputs ? "," : "",
+                       inputs ? "" : "");
+              if (inputs)
+                snprintf(params + strlen(params), sizeof params - strlen(params),
+                         "%s=%s", inputs->name, inputs->choices[in]);
               /* A different seed per case: fresh inputs each time. */
               kl_problem pb = {
-                  .n = n,
-                  .type = (kl_type)t,
-                  .op = wl->ops ? wl->ops[op] : NULL,
-                  .inputs = wl->inputs ? wl->inputs[in] : NULL,
-                  .seed = 1000u * (uint64_t)s + 100u * (uint64_t)t +
-                          10u * op + in};
-              kl_result res;
-              kl_status st = kl_run_rung(wl, rung, &pb, 1, 0, &res);
-              const char *word = "ok";
-              if (st == KL_TOO_LARGE) {
-                too_large++;
-                word = "SKIP (too large here)";
-              } else if (st == KL_UNAVAILABLE) {
-                not_applicable++;
-                word = "SKIP (not applicable)";
-              } else if (st != KL_OK) {
-                failed++;
-                word = "FAIL";
-              } else if (res.check == KL_CHECK_MISSED) {
-                word = "ok (known-wrong rung passed at this size)";
-              } else if (res.check == KL_CHECK_CAUGHT) {
-                word = "ok (known-wrong rung caught)";
-              }
-              if (st == KL_OK) ran++;
-              printf("%-9s %-22s %-4s %-4s %-10s n=%-11lld %s", wl->name,
-                     rung->name, kl_type_name((kl_type)t),
-                     pb.op ? pb.op : "-", pb.inputs ? pb.inputs : "-",
-                     (long long)n, word);
-              if (st == KL_CHECK_FAILED)
-                printf(": %lld bad of %lld; %s",
-                       (long long)res.verdict.bad_count,
-                       (long long)res.verdict.checked, res.verdict.detail);
-              else if (st != KL_OK)
-                printf(": %s", res.error[0] ? res.error : kl_last_error());
-              printf("\n");
-              fflush(stdout);
+                  .n = tp->n,
+                  .type = (kl_type)type,
+                  .params = params[0] ? params : NULL,
+                  .seed = 1000u * (uint64_t)(tp - problems) +
+                          100u * (uint64_t)type + 10u * (uint64_t)o +
+                          (uint64_t)in};
+              run_case(wl, rung, &pb, &t);
             }
           }
         }
       }
     }
   }
-  printf("skipped: %d too large here, %d not applicable\n", too_large,
-         not_applicable);
-  printf("%d passed, %d failed, %d skipped\n", ran, failed,
-         too_large + not_applicable);
-  if (failed) return 1;
-  return ran ? 0 : 77;
+  printf("skipped: %d too large here, %d not applicable\n", t.too_large,
+         t.not_applicable);
+  printf("%d passed, %d failed, %d skipped\n", t.ran, t.failed,
+         t.too_large + t.not_applicable);
+  if (t.failed) return 1;
+  return t.ran ? 0 : 77;
 }

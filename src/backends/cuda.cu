@@ -1,7 +1,8 @@
-/* The GPU backend: one device, one non-blocking stream that every rung
- * launches on, and a pair of events around each timed run. Built by nvcc
+/* The GPU backend: one device; each context has its own non-blocking
+ * streams and events. Built by nvcc
  * as "cuda" or by hipcc as "hip" from this same file. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
@@ -15,8 +16,6 @@ static struct {
   int probed;
   int usable;
   char info[256];
-  cudaStream_t stream;
-  cudaEvent_t start, stop;
   int sm_count;
   int max_threads_per_sm;
   int warp_size;
@@ -33,11 +32,7 @@ static int probe_once(void) {
   }
   cudaDeviceProp prop;
   if (cudaSetDevice(0) != cudaSuccess ||
-      cudaGetDeviceProperties(&prop, 0) != cudaSuccess ||
-      cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking) !=
-          cudaSuccess ||
-      cudaEventCreate(&gpu.start) != cudaSuccess ||
-      cudaEventCreate(&gpu.stop) != cudaSuccess) {
+      cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     snprintf(gpu.info, sizeof gpu.info, "%s device 0 unusable: %s", KL_GPU,
              cudaGetErrorString(cudaGetLastError()));
     return 0;
@@ -71,36 +66,99 @@ extern "C" int kl__gpu_max_threads_per_sm(void) {
 }
 extern "C" int kl__gpu_warp_size(void) { return gpu.warp_size; }
 
-static kl_status alloc(void **ptr, size_t bytes) {
-  cudaError_t err = cudaMalloc(ptr, bytes ? bytes : 1);
+/* A context: its own streams and events. */
+typedef struct gpu_context {
+  cudaEvent_t events[KL_MAX_EVENTS];
+  int event_count;
+} gpu_context;
+
+static void close_context(kl_context *ctx) {
+  gpu_context *g = (gpu_context *)ctx->impl;
+  for (int i = 0; i < ctx->stream_count; i++)
+    if (ctx->streams[i]) (void)cudaStreamDestroy((cudaStream_t)ctx->streams[i]);
+  ctx->stream_count = 0;
+  if (g)
+    for (int i = 0; i < g->event_count; i++) (void)cudaEventDestroy(g->events[i]);
+  free(g);
+  ctx->impl = NULL;
+}
+
+static kl_status open_context(kl_context *ctx) {
+  gpu_context *g = (gpu_context *)calloc(1, sizeof *g);
+  if (!g) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  ctx->impl = g;
+  for (int i = 0; i < KL_MAX_STREAMS; i++) {
+    cudaStream_t s;
+    cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    if (err != cudaSuccess) {
+      close_context(ctx);
+      return KL_FAIL(KL_DEVICE, "cudaStreamCreateWithFlags failed: %s",
+                     cudaGetErrorString(err));
+    }
+    ctx->streams[ctx->stream_count++] = (void *)s;
+  }
+  for (int i = 0; i < KL_MAX_EVENTS; i++) {
+    cudaError_t err = cudaEventCreate(&g->events[i]);
+    if (err != cudaSuccess) {
+      close_context(ctx);
+      return KL_FAIL(KL_DEVICE, "cudaEventCreate failed: %s",
+                     cudaGetErrorString(err));
+    }
+    g->event_count++;
+  }
+  return KL_OK;
+}
+
+static kl_status alloc(kl_context *ctx, kl_placement where, void **ptr,
+                       size_t bytes) {
+  (void)ctx;
+  if (where == KL_MEM_PAGEABLE) return kl__host_alloc(ptr, bytes);
+  cudaError_t err = where == KL_MEM_PINNED ? cudaMallocHost(ptr, bytes ? bytes : 1)
+                                       : cudaMalloc(ptr, bytes ? bytes : 1);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();
-    return KL_FAIL(KL_NO_MEMORY, "cudaMalloc(%zu bytes) failed: %s", bytes,
+    return KL_FAIL(KL_NO_MEMORY, "%s(%zu bytes) failed: %s",
+                   where == KL_MEM_PINNED ? "cudaMallocHost" : "cudaMalloc", bytes,
                    cudaGetErrorString(err));
   }
   return KL_OK;
 }
 
-static void release(void *ptr) { (void)cudaFree(ptr); }
+static void release(kl_context *ctx, kl_placement where, void *ptr) {
+  (void)ctx;
+  if (where == KL_MEM_PAGEABLE) kl__host_release(ptr);
+  else if (where == KL_MEM_PINNED) (void)cudaFreeHost(ptr);
+  else (void)cudaFree(ptr);
+}
 
-static kl_status upload(void *dst, const void *src, size_t bytes) {
-  KL_GPU_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+static cudaStream_t stream_at(kl_context *ctx, int stream) {
+  return (cudaStream_t)ctx->streams[stream >= 0 && stream < ctx->stream_count
+                                        ? stream
+                                        : 0];
+}
+
+/* Unified addressing: the runtime tells the direction from the pointers. */
+static kl_status copy(kl_context *ctx, int stream, void *dst, const void *src,
+                      size_t bytes) {
+  KL_GPU_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault,
+                               stream_at(ctx, stream)));
   return KL_OK;
 }
 
-static kl_status download(void *dst, const void *src, size_t bytes) {
-  KL_GPU_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+static kl_status fill_bytes(kl_context *ctx, kl_placement where, void *dst,
+                            int byte, size_t bytes) {
+  if (where != KL_MEM_DEVICE) {
+    if (bytes) memset(dst, byte, bytes);
+    return KL_OK;
+  }
+  KL_GPU_CHECK(cudaMemsetAsync(dst, byte, bytes, stream_at(ctx, 0)));
+  KL_GPU_CHECK(cudaStreamSynchronize(stream_at(ctx, 0)));
   return KL_OK;
 }
 
-static kl_status fill_bytes(void *dst, int byte, size_t bytes) {
-  KL_GPU_CHECK(cudaMemsetAsync(dst, byte, bytes, gpu.stream));
-  KL_GPU_CHECK(cudaStreamSynchronize(gpu.stream));
-  return KL_OK;
-}
-
-static kl_status sync(void) {
-  KL_GPU_CHECK(cudaStreamSynchronize(gpu.stream));
+static kl_status sync(kl_context *ctx) {
+  for (int i = 0; i < ctx->stream_count; i++)
+    KL_GPU_CHECK(cudaStreamSynchronize((cudaStream_t)ctx->streams[i]));
   return KL_OK;
 }
 
@@ -109,40 +167,41 @@ static kl_status memory(size_t *free_bytes, size_t *total_bytes) {
   return KL_OK;
 }
 
-static kl_status timer_start(void) {
-  KL_GPU_CHECK(cudaEventRecord(gpu.start, gpu.stream));
+static kl_status record(kl_context *ctx, int event, int stream) {
+  if (event < 0 || event >= KL_MAX_EVENTS)
+    return KL_FAIL(KL_USAGE, "event %d is not below %d", event, KL_MAX_EVENTS);
+  gpu_context *g = (gpu_context *)ctx->impl;
+  KL_GPU_CHECK(cudaEventRecord(g->events[event], stream_at(ctx, stream)));
   return KL_OK;
 }
 
-static kl_status timer_stop(double *seconds) {
+static kl_status elapsed(kl_context *ctx, int from, int to, double *seconds) {
+  if (from < 0 || to < 0 || from >= KL_MAX_EVENTS || to >= KL_MAX_EVENTS)
+    return KL_FAIL(KL_USAGE, "events %d and %d are not below %d", from, to,
+                   KL_MAX_EVENTS);
+  gpu_context *g = (gpu_context *)ctx->impl;
   float ms = 0;
-  KL_GPU_CHECK(cudaEventRecord(gpu.stop, gpu.stream));
-  KL_GPU_CHECK(cudaEventSynchronize(gpu.stop));
-  KL_GPU_CHECK(cudaEventElapsedTime(&ms, gpu.start, gpu.stop));
+  KL_GPU_CHECK(cudaEventSynchronize(g->events[to]));
+  KL_GPU_CHECK(cudaEventElapsedTime(&ms, g->events[from], g->events[to]));
   *seconds = 1e-3 * (double)ms;
   return KL_OK;
 }
 
-static void *stream(void) { return (void *)gpu.stream; }
-
 extern "C" const kl_backend kl__backend_gpu = {
     KL_GPU,
-#if defined(KL_HAVE_HIP)
-    "HIP on an AMD GPU or Hygon DCU",
-#else
-    "CUDA on an NVIDIA GPU",
-#endif
-    0,
+    KL_GPU_SUMMARY,
+    0, /* host_memory */
+    2, /* preference: above every host backend */
     probe,
+    memory,
+    open_context,
+    close_context,
     alloc,
     release,
-    upload,
-    download,
+    copy,
     fill_bytes,
     sync,
-    memory,
-    timer_start,
-    timer_stop,
-    stream,
+    record,
+    elapsed,
 };
 #endif

@@ -13,6 +13,12 @@
 
 #include "../core/internal.h"
 
+/* The backend's name and summary; vendors/hip.h names the HIP build's. */
+#ifndef KL_GPU
+#define KL_GPU "cuda"
+#define KL_GPU_SUMMARY "CUDA on an NVIDIA GPU"
+#endif
+
 /* Every runtime call is checked; the error names the call, file and line. */
 #define KL_GPU_CHECK(call)                                                    \
   do {                                                                        \

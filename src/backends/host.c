@@ -7,8 +7,6 @@
 
 #include "../core/internal.h"
 
-static double timer_started;
-
 #define HUGE_PAGE ((size_t)2 << 20)
 
 kl_status kl__host_alloc(void **ptr, size_t bytes) {
@@ -35,12 +33,46 @@ kl_status kl__host_alloc(void **ptr, size_t bytes) {
 
 void kl__host_release(void *ptr) { free(ptr); }
 
-kl_status kl__host_copy(void *dst, const void *src, size_t bytes) {
+/* A host context: the clock readings of its events. */
+typedef struct host_context {
+  double marks[KL_MAX_EVENTS];
+} host_context;
+
+kl_status kl__host_open(kl_context *ctx) {
+  host_context *h = calloc(1, sizeof *h);
+  if (!h) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  ctx->impl = h;
+  ctx->stream_count = 1; /* one stream, NULL: the calling thread */
+  return KL_OK;
+}
+
+void kl__host_close(kl_context *ctx) {
+  free(ctx->impl);
+  ctx->impl = NULL;
+}
+
+/* Device, pinned and pageable memory are all host memory here. */
+kl_status kl__host_ctx_alloc(kl_context *ctx, kl_placement where, void **ptr,
+                             size_t bytes) {
+  (void)ctx, (void)where;
+  return kl__host_alloc(ptr, bytes);
+}
+
+void kl__host_ctx_release(kl_context *ctx, kl_placement where, void *ptr) {
+  (void)ctx, (void)where;
+  kl__host_release(ptr);
+}
+
+kl_status kl__host_copy(kl_context *ctx, int stream, void *dst,
+                        const void *src, size_t bytes) {
+  (void)ctx, (void)stream;
   if (bytes) memcpy(dst, src, bytes);
   return KL_OK;
 }
 
-kl_status kl__host_fill_bytes(void *dst, int byte, size_t bytes) {
+kl_status kl__host_fill_bytes(kl_context *ctx, kl_placement where,
+                              void *dst, int byte, size_t bytes) {
+  (void)ctx, (void)where;
   /* In parallel chunks, so that OpenMP threads first-touch the pages they
    * will later work on. */
   unsigned char *d = dst;
@@ -54,16 +86,25 @@ kl_status kl__host_fill_bytes(void *dst, int byte, size_t bytes) {
   return KL_OK;
 }
 
-kl_status kl__host_sync(void) { return KL_OK; }
-
-kl_status kl__host_timer_start(void) {
-  timer_started = kl__now();
+kl_status kl__host_sync(kl_context *ctx) {
+  (void)ctx;
   return KL_OK;
 }
 
-kl_status kl__host_timer_stop(double *seconds) {
-  *seconds = kl__now() - timer_started;
+kl_status kl__host_record(kl_context *ctx, int event, int stream) {
+  (void)stream;
+  if (event < 0 || event >= KL_MAX_EVENTS)
+    return KL_FAIL(KL_USAGE, "event %d is not below %d", event, KL_MAX_EVENTS);
+  ((host_context *)ctx->impl)->marks[event] = kl__now();
   return KL_OK;
 }
 
-void *kl__host_stream(void) { return NULL; }
+kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
+                           double *seconds) {
+  if (from < 0 || to < 0 || from >= KL_MAX_EVENTS || to >= KL_MAX_EVENTS)
+    return KL_FAIL(KL_USAGE, "events %d and %d are not below %d", from, to,
+                   KL_MAX_EVENTS);
+  const host_context *h = ctx->impl;
+  *seconds = h->marks[to] - h->marks[from];
+  return KL_OK;
+}

@@ -13,4 +13,5 @@ static int probe(char *info, size_t size) {
 }
 
 const kl_backend kl__backend_openmp =
-    KL_HOST_BACKEND("openmp", "OpenMP threads on every host core", probe);
+    KL_HOST_BACKEND("openmp", "OpenMP threads on every host core", 1,
+                    probe);

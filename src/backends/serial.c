@@ -8,4 +8,4 @@ static int probe(char *info, size_t size) {
 }
 
 const kl_backend kl__backend_serial =
-    KL_HOST_BACKEND("serial", "plain C11 on one host core", probe);
+    KL_HOST_BACKEND("serial", "plain C11 on one host core", 0, probe);

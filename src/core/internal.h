@@ -34,17 +34,33 @@ double kl__uniform(uint64_t seed, uint64_t stream, uint64_t i); /* [0, 1) */
 void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
                       uint64_t stream, double lo, double hi);
 
-/* ---- checks ---------------------------------------------------------- */
-/* Finish a verdict from the counts a check loop gathered. */
+/* ---- checks ------------------------------------------------------------
+ * Every workload's check goes through one element-wise checker. Element i
+ * passes when it equals its reference (the same infinity too), when both
+ * are NaN, or when |got - want| <= tol for a finite tol; anything else
+ * fails, a NaN where the reference is a number and an infinite tolerance
+ * (which bounds nothing) among them. The verdict gathers the count, the
+ * first bad index, the worst error over tolerance and the largest absolute
+ * error. long double holds every int64 exactly. */
+typedef struct kl_element {
+  long double got, want;
+  double tol;
+} kl_element;
+typedef void (*kl_element_fn)(const void *ctx, int64_t i, kl_element *e);
+void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
+                        kl_verdict *v);
+/* Finish a verdict from the counts a check gathered. */
 void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
                      int64_t first_bad, double max_error, double abs_error);
+/* Element i of a buffer of type t, widened. */
+long double kl__element(kl_type t, const void *buf, int64_t i);
 
 /* ---- machine ----------------------------------------------------------- */
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;
  * KL_USAGE or KL_TOO_LARGE, with a message, when malformed. */
 kl_status kl__memory_limit(size_t *limit);
-/* Free host memory, at most the limit. */
+/* Free host memory as the system reports it (no limit applied). */
 size_t kl__host_memory_available(void);
 int kl__omp_threads(void);
 int kl__omp_thread(void); /* this thread's number inside a parallel region */
@@ -54,61 +70,95 @@ double kl__now(void); /* monotonic seconds */
 /* ---- the host backends share one memory model -------------------------- */
 kl_status kl__host_alloc(void **ptr, size_t bytes);
 void kl__host_release(void *ptr);
-kl_status kl__host_copy(void *dst, const void *src, size_t bytes);
-kl_status kl__host_fill_bytes(void *dst, int byte, size_t bytes);
-kl_status kl__host_sync(void);
 kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes);
-kl_status kl__host_timer_start(void);
-kl_status kl__host_timer_stop(double *seconds);
-void *kl__host_stream(void);
+kl_status kl__host_open(kl_context *ctx);
+void kl__host_close(kl_context *ctx);
+kl_status kl__host_ctx_alloc(kl_context *ctx, kl_placement where, void **ptr,
+                             size_t bytes);
+void kl__host_ctx_release(kl_context *ctx, kl_placement where, void *ptr);
+kl_status kl__host_copy(kl_context *ctx, int stream, void *dst,
+                        const void *src, size_t bytes);
+kl_status kl__host_fill_bytes(kl_context *ctx, kl_placement where,
+                              void *dst, int byte, size_t bytes);
+kl_status kl__host_sync(kl_context *ctx);
+kl_status kl__host_record(kl_context *ctx, int event, int stream);
+kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
+                           double *seconds);
 
 /* The fields every host backend shares: host memory, memcpy, a monotonic
  * clock. */
-#define KL_HOST_BACKEND(backend_name, backend_summary, probe_fn)              \
+#define KL_HOST_BACKEND(backend_name, backend_summary, rank, probe_fn)        \
   {                                                                           \
     .name = backend_name, .summary = backend_summary, .host_memory = 1,       \
-    .probe = probe_fn, .alloc = kl__host_alloc, .release = kl__host_release,  \
-    .upload = kl__host_copy, .download = kl__host_copy,                       \
-    .fill_bytes = kl__host_fill_bytes, .sync = kl__host_sync,                 \
-    .memory = kl__host_memory, .timer_start = kl__host_timer_start,           \
-    .timer_stop = kl__host_timer_stop, .stream = kl__host_stream,             \
+    .preference = rank, .probe = probe_fn, .memory = kl__host_memory,         \
+    .open = kl__host_open, .close = kl__host_close,                           \
+    .alloc = kl__host_ctx_alloc, .release = kl__host_ctx_release,             \
+    .copy = kl__host_copy, .fill_bytes = kl__host_fill_bytes,                 \
+    .sync = kl__host_sync, .record = kl__host_record,                         \
+    .elapsed = kl__host_elapsed,                                              \
   }
 
+/* Every backend and workload, declared from the one lists: a rung names
+ * its backend, a workload the workload whose ceiling it is measured
+ * against. */
+#define KL_BACKEND(name) extern const kl_backend kl__backend_##name;
+#include "../backends/backends.def"
+#undef KL_BACKEND
+#define KL_WORKLOAD(name) extern const kl_workload kl__workload_##name;
+#include "../workloads/workloads.def"
+#undef KL_WORKLOAD
+
+/* ---- parameters and reports -------------------------------------------- */
 /* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
 const char *kl__check_text(const kl_result *r);
-/* "n", or "MxNxK" for a workload with dims (an extent not given is n). */
-void kl__size_text(const kl_workload *w, int64_t n, const kl_shape *s,
-                   char *dst, size_t size);
+/* n, or the extents of a plan joined by 'x'. */
+void kl__size_text(const kl_workload *w, const kl_plan *p, char *dst,
+                   size_t size);
+/* The index of the workload's parameter with this flag, or -1. */
+int kl__param_with(const kl_workload *w, unsigned flag);
 
-/* Run the backend's fastest hand-written rung of a workload once: the
- * library's entry points. buffers[i] is the caller's buffer i: IN buffers
- * in host memory, or in the backend's memory when data_on_device; OUT
- * buffers always in host memory. */
-kl_status kl__run_fastest(const kl_workload *w, const char *backend,
+/* Run the library's rung of a workload for the problem, on the named
+ * backend or (NULL) the preferred available one: the library's entry
+ * points. buffers[i] is the caller's buffer i: IN buffers in host memory,
+ * or in the backend's memory when data_on_device; OUT buffers always in
+ * host memory. */
+kl_status kl__run_library(const kl_workload *w, const char *backend,
                           const kl_problem *pb, void *const *buffers,
                           int data_on_device);
-
-/* Bandwidth-ceiling lookup for a backend: the ceiling-flagged rung of the
- * stream workload. */
-const kl_rung *kl__ceiling_rung(const kl_workload **w, const char *backend);
 
 #ifdef __cplusplus
 }
 #endif
 
-/* Name of the GPU backend this library was built for; the GPU rungs of
- * every workload are named with it, so that one source serves both. */
-#if defined(KL_HAVE_HIP)
-#define KL_GPU "hip"
-#else
-#define KL_GPU "cuda"
-#endif
-
+/* Rungs and engines that need an optional library name their function
+ * through one of these: the function where the build has the library, NULL
+ * (listed, not built) where it has not. Only here does a build's content
+ * decide anything; the sources that use a library are compiled only where
+ * it is found (CMakeLists.txt). */
 #if defined(KL_HAVE_CUDA) || defined(KL_HAVE_HIP)
-#define KL_HAVE_GPU 1
 #define KL_GPU_FN(fn) fn
 #else
 #define KL_GPU_FN(fn) NULL
+#endif
+#if defined(KL_HAVE_GPU_CUB)
+#define KL_GPU_CUB_FN(fn) fn
+#else
+#define KL_GPU_CUB_FN(fn) NULL
+#endif
+#if defined(KL_HAVE_GPU_BLAS)
+#define KL_GPU_BLAS_FN(fn) fn
+#else
+#define KL_GPU_BLAS_FN(fn) NULL
+#endif
+#if defined(KL_HAVE_GPU_RAND)
+#define KL_GPU_RAND_FN(fn) fn
+#else
+#define KL_GPU_RAND_FN(fn) NULL
+#endif
+#if defined(KL_HAVE_OPENBLAS)
+#define KL_OPENBLAS_FN(fn) fn
+#else
+#define KL_OPENBLAS_FN(fn) NULL
 #endif
 
 #endif

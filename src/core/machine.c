@@ -79,17 +79,12 @@ size_t kl__host_memory_available(void) {
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) avail = (size_t)pages * (size_t)page;
   }
-  size_t limit;
-  (void)kl__memory_limit(&limit); /* malformed: kl_run has said so */
-  return avail < limit ? avail : limit;
+  return avail;
 }
 
 kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes) {
-  size_t limit;
-  (void)kl__memory_limit(&limit);
   *free_bytes = kl__host_memory_available();
   *total_bytes = meminfo_field("MemTotal");
-  if (*total_bytes > limit) *total_bytes = limit;
   return KL_OK;
 }
 

@@ -57,13 +57,3 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
     break;
   }
 }
-
-void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
-                     int64_t first_bad, double max_error, double abs_error) {
-  v->abs_error = abs_error;
-  v->checked = checked;
-  v->bad_count = bad;
-  v->first_bad = bad ? first_bad : -1;
-  v->max_error = max_error;
-  v->passed = bad == 0 && checked > 0;
-}

@@ -1,33 +1,13 @@
-#include <stdio.h>
+/* The registries of backends and workloads, each from its one list. */
 #include <string.h>
 
 #include "internal.h"
 
-extern const kl_backend kl__backend_serial;
-extern const kl_backend kl__backend_openmp;
-
-#if KL_HAVE_GPU
-extern const kl_backend kl__backend_gpu;
-#else
-/* Listed even when not built, so that `kladder list` can say why. */
-static int gpu_not_built(char *info, size_t size) {
-  snprintf(info, size, "not built: no CUDA compiler was found at build time");
-  return 0;
-}
-static const kl_backend kl__backend_gpu = {.name = KL_GPU,
-                                           .summary = "CUDA on an NVIDIA GPU",
-                                           .probe = gpu_not_built};
-#endif
-
 static const kl_backend *const backends[] = {
-    &kl__backend_serial,
-    &kl__backend_openmp,
-    &kl__backend_gpu,
+#define KL_BACKEND(name) &kl__backend_##name,
+#include "../backends/backends.def"
+#undef KL_BACKEND
 };
-
-#define KL_WORKLOAD(name) extern const kl_workload kl__workload_##name;
-#include "../workloads/workloads.def"
-#undef KL_WORKLOAD
 
 static const kl_workload *const workloads[] = {
 #define KL_WORKLOAD(name) &kl__workload_##name,
@@ -71,16 +51,14 @@ const kl_rung *kl_rung_find(const kl_workload *w, const char *name) {
   return NULL;
 }
 
-const kl_rung *kl__ceiling_rung(const kl_workload **w, const char *backend) {
-  const kl_workload *stream = kl_workload_find("stream");
-  if (!stream) return NULL;
-  for (size_t i = 0; i < stream->rung_count; i++) {
-    const kl_rung *r = &stream->rungs[i];
-    if ((r->flags & KL_RUNG_CEILING) && strcmp(r->backend, backend) == 0 &&
-        r->run) {
-      *w = stream;
-      return r;
-    }
-  }
-  return NULL;
+int kl_param_index(const kl_workload *w, const char *name) {
+  for (int i = 0; i < w->param_count; i++)
+    if (strcmp(w->params[i].name, name) == 0) return i;
+  return -1;
+}
+
+int kl__param_with(const kl_workload *w, unsigned flag) {
+  for (int i = 0; i < w->param_count; i++)
+    if (w->params[i].flags & flag) return i;
+  return -1;
 }

@@ -16,24 +16,6 @@ const char *kl__check_text(const kl_result *r) {
   return "?";
 }
 
-void kl__size_text(const kl_workload *w, int64_t n, const kl_shape *s,
-                   char *dst, size_t size) {
-  if (!w->dims) {
-    snprintf(dst, size, "%lld", (long long)n);
-    return;
-  }
-  dst[0] = '\0';
-  for (size_t i = 0; w->dims[i] && i < KL_MAX_DIMS; i++) {
-    size_t used = strlen(dst);
-    snprintf(dst + used, size - used, "%s%lld", i ? "x" : "",
-             (long long)(s->dims[i] ? s->dims[i] : n));
-  }
-}
-
-void kl_result_size(const kl_result *r, char *dst, size_t size) {
-  kl__size_text(r->workload, r->n, &r->shape, dst, size);
-}
-
 static const char *unit_text(const kl_result *r) {
   return kl_metric_unit(r->workload);
 }
@@ -99,14 +81,15 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
     kl_result_size(r, size, sizeof size);
     fprintf(f, "%-9s %-24s %-7s %-4s %-4s %14s %11s %11s %11s %15s %7s %9s "
             "%9s  %s%s%s%s\n",
-            r->workload->name, r->rung->name, r->rung->backend,
+            r->workload->name, r->rung->name, r->rung->backend->name,
             op[0] ? op : "-", kl_type_name(r->type), size, med,
             tmin, tmax, rate, pct, spd, err, kl__check_text(r),
             marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
-          "memory-bound rungs its stream ceiling rung, timed right after "
-          "the rung; for compute-bound ones the vendor rung. speedup: over the first rung of the same workload and "
+          "memory-bound rungs the ceiling rung their workload names (the "
+          "device copy), timed right after the rung; for compute-bound ones "
+          "the vendor rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   for (size_t i = 0; i < rep->count; i++) {
@@ -130,6 +113,19 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
   return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
 }
 
+/* "name=value;..." of a result's phase medians (seconds) or counts. */
+static void pairs_text(const kl_result *r, int phases, char *dst,
+                       size_t size) {
+  dst[0] = '\0';
+  const char *const *names = phases ? r->rung->phases : r->workload->counts;
+  const int count = phases ? r->phase_count : KL_MAX_COUNTS;
+  for (int k = 0; names && k < count && names[k]; k++) {
+    size_t used = strlen(dst);
+    snprintf(dst + used, size - used, "%s%s=%.9g", k ? ";" : "", names[k],
+             phases ? r->phase_median[k] : r->counts[k]);
+  }
+}
+
 /* ---- CSV --------------------------------------------------------------- */
 
 static void csv_string(FILE *f, const char *s) {
@@ -148,14 +144,15 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
   fprintf(f, "workload,rung,backend,flags,op,inputs,type,n,shape,median_s,min_s,"
           "max_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,speedup,"
           "check,abs_error,error_over_tolerance,bad_elements,status,error,cpu,"
-          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,timed_runs\n");
+          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,timed_runs,params,"
+          "phases,counts\n");
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     char marks[64];
     rung_marks(r, marks, sizeof marks);
     /* Flags may hold a comma ("ceiling,vendor"): quoted. */
     fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
-            r->rung->backend);
+            r->rung->backend->name);
     csv_string(f, marks);
     char size[96];
     kl_result_size(r, size, sizeof size);
@@ -175,8 +172,18 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
     csv_string(f, m->gpu);
     fputc(',', f);
     csv_string(f, m->driver);
-    fprintf(f, ",%llu,%d,%d,%d\n", (unsigned long long)rep->options.seed,
+    fprintf(f, ",%llu,%d,%d,%d,", (unsigned long long)rep->options.seed,
             rep->options.reps, rep->options.warmup, r->reps);
+    char text[512];
+    kl_result_params(r, text, sizeof text);
+    csv_string(f, text);
+    fputc(',', f);
+    pairs_text(r, 1, text, sizeof text);
+    csv_string(f, text);
+    fputc(',', f);
+    pairs_text(r, 0, text, sizeof text);
+    csv_string(f, text);
+    fputc('\n', f);
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad)
@@ -231,7 +238,7 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     fprintf(f, ", \"rung\": ");
     json_string(f, r->rung->name);
     fprintf(f, ", \"backend\": ");
-    json_string(f, r->rung->backend);
+    json_string(f, r->rung->backend->name);
     fprintf(f, ", \"flags\": ");
     json_string(f, marks);
     fprintf(f, ", \"op\": ");
@@ -271,7 +278,26 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
     json_string(f, kl_status_name(r->status));
     fprintf(f, ", \"error\": ");
     json_string(f, r->error);
-    fprintf(f, "}");
+    char text[512];
+    kl_result_params(r, text, sizeof text);
+    fprintf(f, ", \"params\": ");
+    json_string(f, text);
+    fprintf(f, ", \"phases\": {");
+    for (int k = 0; r->rung->phases && k < r->phase_count; k++) {
+      fprintf(f, "%s", k ? ", " : "");
+      json_string(f, r->rung->phases[k]);
+      fprintf(f, ": ");
+      json_number(f, r->phase_median[k]);
+    }
+    fprintf(f, "}, \"counts\": {");
+    for (int k = 0; r->workload->counts && k < KL_MAX_COUNTS &&
+                    r->workload->counts[k]; k++) {
+      fprintf(f, "%s", k ? ", " : "");
+      json_string(f, r->workload->counts[k]);
+      fprintf(f, ": ");
+      json_number(f, r->counts[k]);
+    }
+    fprintf(f, "}}");
   }
   fprintf(f, "\n  ]\n}\n");
   int bad = ferror(f);

@@ -6,6 +6,9 @@
 
 #include <hip/hip_runtime.h>
 
+#define KL_GPU "hip"
+#define KL_GPU_SUMMARY "HIP on an AMD GPU or Hygon DCU"
+
 #define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define cudaDevAttrMaxThreadsPerMultiProcessor                                \
   hipDeviceAttributeMaxThreadsPerMultiProcessor
@@ -23,6 +26,10 @@
 #define cudaEventSynchronize hipEventSynchronize
 #define cudaEvent_t hipEvent_t
 #define cudaFree hipFree
+#define cudaFreeHost hipHostFree
+#define cudaMallocHost hipHostMalloc
+#define cudaMemcpyDefault hipMemcpyDefault
+#define cudaStreamDestroy hipStreamDestroy
 #define cudaGetDeviceCount hipGetDeviceCount
 #define cudaGetDeviceProperties hipGetDeviceProperties
 #define cudaGetErrorString hipGetErrorString

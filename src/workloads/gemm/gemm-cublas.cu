@@ -1,38 +1,11 @@
-/* gemm's vendor side on the GPU: the cuBLAS reference rung, the reference
- * that checks large problems (cuBLAS DGEMM), and random inputs made on the
- * device with cuRAND (the seed's hipRAND step). Debian ships neither
- * hipBLAS nor hipRAND, so a HIP build has none of them. */
+/* gemm's BLAS on the GPU: the cuBLAS reference rung and the reference that
+ * checks large problems (cuBLAS DGEMM); hipBLAS through vendors/hip.h.
+ * Built only where the library is found. */
 #include "../../backends/gpu.h"
 #include "gemm.h"
 
-#if defined(KL_HAVE_HIP)
-
-extern "C" kl_status kl__gemm_gpu_cublas(const kl_args *a) {
-  (void)a;
-  return kl__usage(KL_UNAVAILABLE, "gemm: no BLAS in this HIP build");
-}
-extern "C" kl_status kl__gemm_gpu_cublas_setup(kl_args *a) {
-  (void)a;
-  return KL_OK;
-}
-extern "C" void kl__gemm_gpu_cublas_teardown(kl_args *a) { (void)a; }
-extern "C" kl_status kl__gemm_init_device(const kl_plan *p,
-                                          const kl_backend *b,
-                                          void *const *device) {
-  (void)p, (void)b, (void)device;
-  return KL_UNAVAILABLE;
-}
-extern "C" kl_status kl__gemm_reference_device(const kl_plan *p,
-                                               void *const *in, double *ref,
-                                               double *mag) {
-  (void)p, (void)in, (void)ref, (void)mag;
-  return KL_UNAVAILABLE;
-}
-
-#else
 
 #include <cublas_v2.h>
-#include <curand.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,31 +18,23 @@ extern "C" kl_status kl__gemm_reference_device(const kl_plan *p,
                      cublasGetStatusString(kl_st_));                          \
   } while (0)
 
-#define KL_CURAND_CHECK(call)                                                 \
-  do {                                                                        \
-    curandStatus_t kl_st_ = (call);                                           \
-    if (kl_st_ != CURAND_STATUS_SUCCESS)                                      \
-      return KL_FAIL(KL_DEVICE, "%s failed: cuRAND status %d", #call,         \
-                     (int)kl_st_);                                            \
-  } while (0)
-
 /* ---- the reference rung -------------------------------------------------- */
 
-/* The handle lives in the rung's scratch: made once per problem, outside
+/* The handle lives in the rung's state: made once per problem, outside
  * the timed runs (creating one costs far more than a small GEMM). Default
  * math: cuBLAS then never rounds float inputs to TF32. */
 extern "C" kl_status kl__gemm_gpu_cublas_setup(kl_args *a) {
   cublasHandle_t handle = NULL;
   KL_CUBLAS_CHECK(cublasCreate(&handle));
-  a->scratch = handle;
+  a->state.pointer[0] = handle;
   KL_CUBLAS_CHECK(cublasSetStream(handle, (cudaStream_t)a->stream));
   KL_CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));
   return KL_OK;
 }
 
 extern "C" void kl__gemm_gpu_cublas_teardown(kl_args *a) {
-  if (a->scratch) cublasDestroy((cublasHandle_t)a->scratch);
-  a->scratch = NULL;
+  if (a->state.pointer[0]) cublasDestroy((cublasHandle_t)a->state.pointer[0]);
+  a->state.pointer[0] = NULL;
 }
 
 /* The 64-bit interface: extents and leading dimensions may pass 2^31. */
@@ -93,86 +58,8 @@ static kl_status blas_gemm(cublasHandle_t handle, kl_type type,
 
 extern "C" kl_status kl__gemm_gpu_cublas(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
-  return blas_gemm((cublasHandle_t)a->scratch, a->plan->type, &s,
+  return blas_gemm((cublasHandle_t)a->state.pointer[0], a->plan->type, &s,
                    a->buffers[GEMM_A], a->buffers[GEMM_B], a->buffers[GEMM_C]);
-}
-
-/* ---- inputs made on the device -------------------------------------------- */
-
-/* Above this many elements in all, the host's fill (and the upload after
- * it) takes seconds per rung; cuRAND takes milliseconds. */
-#define DEVICE_INIT_ELEMENTS (INT64_C(1) << 24)
-
-/* From cuRAND's (0, 1] to the host fill's range, [-1, 1); the rows below
- * the matrix (up to its leading dimension) get `gap`, and with fill_nan
- * the matrix itself is NaN (C when beta = 0: not an input). */
-template <typename T>
-static __global__ void shape_values(T *x, int64_t count, int64_t rows,
-                                    int64_t ld, T gap, int fill_nan) {
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t row = i % ld;
-    if (row >= rows) x[i] = gap;
-    else if (fill_nan) x[i] = (T)NAN;
-    else x[i] = 1 - 2 * x[i];
-  }
-}
-
-template <typename T>
-static kl_status make_matrix(curandGenerator_t gen, cudaStream_t stream,
-                             T *x, int64_t rows, int64_t cols, int64_t ld,
-                             T gap, int fill_nan) {
-  const int64_t count = ld * (cols - 1) + rows;
-  if (sizeof(T) == 4)
-    KL_CURAND_CHECK(curandGenerateUniform(gen, (float *)x, (size_t)count));
-  else
-    KL_CURAND_CHECK(
-        curandGenerateUniformDouble(gen, (double *)x, (size_t)count));
-  shape_values<T><<<kl__gpu_blocks(count, 256 * 8), 256, 0, stream>>>(
-      x, count, rows, ld, gap, fill_nan);
-  KL_GPU_CHECK_LAUNCH(shape_values);
-  return KL_OK;
-}
-
-template <typename T>
-static kl_status make_inputs(const kl_plan *p, curandGenerator_t gen,
-                             cudaStream_t stream, void *const *device) {
-  const kl__gemm_shape s = kl__gemm_shape_of(p);
-  const T nan = (T)NAN;
-  kl_status st = make_matrix<T>(gen, stream, (T *)device[GEMM_A], s.m, s.k,
-                                s.lda, nan, 0);
-  if (st == KL_OK)
-    st = make_matrix<T>(gen, stream, (T *)device[GEMM_B], s.k, s.n, s.ldb,
-                        nan, 0);
-  if (st == KL_OK)
-    st = make_matrix<T>(gen, stream, (T *)device[GEMM_C], s.m, s.n, s.ldc,
-                        (T)7, s.beta == 0);
-  return st;
-}
-
-extern "C" kl_status kl__gemm_init_device(const kl_plan *p,
-                                          const kl_backend *b,
-                                          void *const *device) {
-  int64_t total = 0;
-  for (int i = 0; i < p->buffer_count; i++) total += p->buffers[i].count;
-  if (total < DEVICE_INIT_ELEMENTS || strcmp(b->name, "cuda") != 0)
-    return KL_UNAVAILABLE;
-  cudaStream_t stream = (cudaStream_t)b->stream();
-  curandGenerator_t gen = NULL;
-  KL_CURAND_CHECK(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_PHILOX4_32_10));
-  kl_status st = KL_OK;
-  if (curandSetStream(gen, stream) != CURAND_STATUS_SUCCESS ||
-      curandSetPseudoRandomGeneratorSeed(gen, p->seed) !=
-          CURAND_STATUS_SUCCESS)
-    st = KL_FAIL(KL_DEVICE, "cuRAND generator setup failed");
-  if (st == KL_OK)
-    st = p->type == KL_F32 ? make_inputs<float>(p, gen, stream, device)
-                           : make_inputs<double>(p, gen, stream, device);
-  if (st == KL_OK && cudaStreamSynchronize(stream) != cudaSuccess)
-    st = KL_FAIL(KL_DEVICE, "making gemm inputs with cuRAND failed: %s",
-                 cudaGetErrorString(cudaGetLastError()));
-  curandDestroyGenerator(gen);
-  return st;
 }
 
 /* ---- the reference for large problems -------------------------------------- */
@@ -261,5 +148,3 @@ extern "C" kl_status kl__gemm_reference_device(const kl_plan *p,
   release(&d);
   return st;
 }
-
-#endif

@@ -1,22 +1,18 @@
 /* gemm through OpenBLAS: the host's vendor rung, the reference to beat,
  * and a double-precision reference for checks of problems too large for a
- * long-double loop. Built when CMake finds OpenBLAS (KL_HAVE_OPENBLAS);
- * otherwise every entry point says it is unavailable. */
+ * long-double loop. Built only where CMake finds OpenBLAS. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "gemm.h"
 
-#if defined(KL_HAVE_OPENBLAS)
 #include <cblas.h>
 
 /* Declared here too: Debian's cblas.h may be the netlib one, which lacks
  * OpenBLAS's own extensions, while the library linked is OpenBLAS. */
 void openblas_set_num_threads(int num_threads);
 int openblas_get_num_threads(void);
-
-int kl__gemm_have_openblas(void) { return 1; }
 
 /* Debian's default libopenblas0 is the pthreads flavour: it keeps a thread
  * pool of its own, sized from OPENBLAS_NUM_THREADS or the core count, not
@@ -92,22 +88,3 @@ kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
   free(B);
   return KL_OK;
 }
-
-#else /* no OpenBLAS in this build */
-
-int kl__gemm_have_openblas(void) { return 0; }
-
-kl_status kl__gemm_openblas(const kl_args *a) {
-  (void)a;
-  return kl__usage(KL_UNAVAILABLE,
-                   "this build has no OpenBLAS (install libopenblas-dev "
-                   "and configure again)");
-}
-
-kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
-                                      double *ref, double *mag) {
-  (void)p, (void)in, (void)ref, (void)mag;
-  return KL_UNAVAILABLE;
-}
-
-#endif

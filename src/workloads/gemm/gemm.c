@@ -9,9 +9,7 @@
 #include "gemm.h"
 #include "kladder-gemm.h"
 
-static const char *const dims[] = {"m", "n", "k", NULL};
-static const char *const leads[] = {"lda", "ldb", "ldc", NULL};
-static const char *const scalars[] = {"alpha", "beta", NULL};
+static const char *const leads[] = {"lda", "ldb", "ldc"};
 
 /* Elements a column-major matrix needs: the BLAS minimum, so that a user's
  * array of exactly that size is never read past its end. */
@@ -20,39 +18,38 @@ static int64_t matrix_count(int64_t rows, int64_t cols, int64_t ld) {
 }
 
 static kl_status plan(kl_plan *p) {
-  kl_shape *s = &p->shape;
-  for (int i = 0; i < 3; i++)
-    if (!s->dims[i]) s->dims[i] = p->n;
-  const int64_t m = s->dims[0], n = s->dims[1], k = s->dims[2];
+  double *v = p->value;
+  /* m and k follow n where not given; each leading dimension the rows of
+   * its matrix. */
+  if (!(p->given >> GEMM_P_M & 1)) v[GEMM_P_M] = (double)p->n;
+  if (!(p->given >> GEMM_P_K & 1)) v[GEMM_P_K] = (double)p->n;
+  v[GEMM_P_N] = (double)p->n;
+  const int64_t m = (int64_t)v[GEMM_P_M], n = p->n, k = (int64_t)v[GEMM_P_K];
   const int64_t rows[3] = {m, k, m}, cols[3] = {k, n, n};
-  if (!(s->scalars_set & 1)) s->scalars[0] = 1;
-  if (!(s->scalars_set & 2)) s->scalars[1] = 0;
-  s->scalars_set |= 3;
   /* Beyond 2^40 a side, products of extents could overflow int64. */
   const int64_t limit = INT64_C(1) << 40;
+  if (n > limit)
+    return kl__usage(KL_TOO_LARGE, "gemm: extent n = %lld is too large",
+                     (long long)n);
   for (int i = 0; i < 3; i++) {
-    if (s->dims[i] > limit)
-      return kl__usage(KL_TOO_LARGE, "gemm: extent %s = %lld is too large",
-                       dims[i], (long long)s->dims[i]);
-    if (!s->lead[i]) s->lead[i] = rows[i];
-    if (s->lead[i] < rows[i])
+    double *ld = &v[GEMM_P_LDA + i];
+    if (!(p->given >> (GEMM_P_LDA + i) & 1)) *ld = (double)rows[i];
+    if ((int64_t)*ld < rows[i])
       return kl__usage(KL_USAGE, "gemm: %s = %lld is smaller than the rows "
-                       "of its matrix (%lld)", leads[i], (long long)s->lead[i],
+                       "of its matrix (%lld)", leads[i], (long long)*ld,
                        (long long)rows[i]);
-    if (s->lead[i] > limit || (double)s->lead[i] * (double)cols[i] > 0x1p61)
+    if (*ld > (double)limit || *ld * (double)cols[i] > 0x1p61)
       return kl__usage(KL_TOO_LARGE, "gemm: %s = %lld makes its matrix too "
-                       "large", leads[i], (long long)s->lead[i]);
+                       "large", leads[i], (long long)*ld);
   }
   static const char *const names[3] = {"A", "B", "C"};
   static const kl_role roles[3] = {KL_IN, KL_IN, KL_INOUT};
   p->buffer_count = 3;
   for (int i = 0; i < 3; i++)
     p->buffers[i] = (kl_buffer_spec){
-        names[i], p->type, matrix_count(rows[i], cols[i], s->lead[i]),
-        roles[i]};
-  p->param_count = 2;
-  p->params[0] = s->scalars[0];
-  p->params[1] = s->scalars[1];
+        names[i], p->type,
+        matrix_count(rows[i], cols[i], (int64_t)v[GEMM_P_LDA + i]), roles[i],
+        KL_MEM_DEVICE, 0};
   return KL_OK;
 }
 
@@ -90,16 +87,6 @@ static void init(const kl_plan *p, void *const *host) {
         else ((double *)host[GEMM_C])[i + j * s.ldc] = NAN;
       }
   }
-}
-
-static kl_status init_device(const kl_plan *p, const kl_backend *b,
-                             void *const *device) {
-#if defined(KL_HAVE_CUDA)
-  return kl__gemm_init_device(p, b, device);
-#else
-  (void)p, (void)b, (void)device;
-  return KL_UNAVAILABLE;
-#endif
 }
 
 /* ---- the check ------------------------------------------------------------
@@ -224,6 +211,9 @@ static uint64_t fingerprint(const kl_plan *p, void *const *in) {
   return h;
 }
 
+typedef kl_status (*reference_fn)(const kl_plan *p, void *const *in,
+                                  double *ref, double *mag);
+
 static kl_status reference_for(const kl_plan *p, const kl_rung *r,
                                void *const *in, reference **out) {
   const kl__gemm_shape s = kl__gemm_shape_of(p);
@@ -243,9 +233,12 @@ static kl_status reference_for(const kl_plan *p, const kl_rung *r,
   kl_status st = KL_UNAVAILABLE;
   int exact = (double)s.m * (double)s.n * (double)s.k <= (double)EXACT_WORK;
   if (!exact) {
-    const kl_backend *b = kl_backend_find(r->backend);
-    if (b && !b->host_memory) st = kl__gemm_reference_device(p, in, ref, mag);
-    if (st == KL_UNAVAILABLE) st = kl__gemm_reference_openblas(p, in, ref, mag);
+    /* The engines this build has: a GPU BLAS for rungs on a device, else
+     * OpenBLAS. */
+    reference_fn device = KL_GPU_BLAS_FN(kl__gemm_reference_device);
+    reference_fn host = KL_OPENBLAS_FN(kl__gemm_reference_openblas);
+    if (device && !r->backend->host_memory) st = device(p, in, ref, mag);
+    if (st == KL_UNAVAILABLE && host) st = host(p, in, ref, mag);
     if (st != KL_OK && st != KL_UNAVAILABLE) {
       free(ref);
       free(mag);
@@ -403,8 +396,9 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   }
 }
 
-static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
-  (void)r;
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)r, (void)counts;
   const kl__gemm_shape s = kl__gemm_shape_of(p);
   const double m = (double)s.m, n = (double)s.n, k = (double)s.k;
   c->flops = 2 * m * n * k;
@@ -469,62 +463,104 @@ static kl_status serial_ordered(const kl_args *a) {
 
 /* ---- the ladder ------------------------------------------------------------ */
 
-#define GPU_RUNG(id, summary, flags, types, fn)                               \
-  {KL_GPU "-" id, KL_GPU, summary, flags, 0, types, KL_GPU_FN(fn), NULL, NULL}
+#define GPU_RUNG(rung_name, text, ...)                                        \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   __VA_ARGS__}
+#define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {"serial-naive", "serial", "the seed's triple loop, a dot product per "
-     "element, A walked along rows", 0, 0, 0, serial_naive, NULL, NULL},
-    {"serial-loop-order", "serial", "loops in j, k, i order: unit stride "
-     "down columns of A and C", 0, 0, 0, serial_ordered, NULL, NULL},
-    {"openmp-blocked", "openmp", "packed cache blocks, a SIMD register "
-     "micro-kernel, threads over blocks of C", 0, 0, 0, kl__gemm_omp_blocked,
-     NULL, NULL},
-    {"openblas", "openmp", "OpenBLAS cblas_?gemm on every host thread",
-     KL_RUNG_VENDOR, 0, 0,
-#if defined(KL_HAVE_OPENBLAS)
-     kl__gemm_openblas,
-#else
-     NULL,
-#endif
-     NULL, NULL},
-    GPU_RUNG("naive", "one element of C per thread, 8x8 blocks, grid-stride "
-             "[dcu.cc]", 0, 0, kl__gemm_gpu_naive),
-    GPU_RUNG("shared-8", "8x8 tiles of A and B in shared memory [shared.cc]",
-             0, 0, kl__gemm_gpu_shared8),
-    GPU_RUNG("shared-16", "16x16 shared-memory tiles", 0, 0,
-             kl__gemm_gpu_shared16),
-    GPU_RUNG("shared-32", "32x32 shared-memory tiles", 0, 0,
-             kl__gemm_gpu_shared32),
-    GPU_RUNG("regtile-64x64", "64x64 tiles by 32x32 threads, 4 elements "
-             "each in registers [more_elements.cc]", 0, 0,
-             kl__gemm_gpu_regtile_64x64),
-    GPU_RUNG("regtile-128x16", "128x128 tiles 16 deep by 16x16 threads, 64 "
-             "elements each [more_elements.cc]", 0, 0,
-             kl__gemm_gpu_regtile_128x16),
-    GPU_RUNG("local-memory", "teaching rung: the register tile's "
-             "accumulators indexed at run time, so in local memory", 0, 0,
-             kl__gemm_gpu_local_memory),
-    GPU_RUNG("padded", "register tiles, shared arrays padded against bank "
-             "conflicts", 0, 0, kl__gemm_gpu_padded),
-    GPU_RUNG("dynamic", "tile sized at run time, dynamic shared memory", 0,
-             0, kl__gemm_gpu_dynamic),
-    GPU_RUNG("pipelined", "register tiles fed by asynchronous copies into "
-             "multi-buffered shared memory", 0, 0, kl__gemm_gpu_pipelined),
-    GPU_RUNG("dmma", "FP64 tensor cores: mma.sync m16n8k8, 128x128 tiles, "
-             "4-stage cp.async pipeline", 0, KL_TYPE_BIT(KL_F64),
-             kl__gemm_gpu_dmma),
-#if defined(KL_HAVE_HIP)
-    /* hipBLAS is not in Debian: the reference rung is CUDA-only here. */
-    {KL_GPU "-blas", KL_GPU, "hipBLAS (not in this build)", KL_RUNG_VENDOR,
-     0, 0, NULL, NULL, NULL},
-#else
-    {KL_GPU "-cublas", KL_GPU, "cuBLAS ?gemm, default math (no TF32)",
-     KL_RUNG_VENDOR, 0, 0, KL_GPU_FN(kl__gemm_gpu_cublas),
-     KL_GPU_FN(kl__gemm_gpu_cublas_setup),
-     KL_GPU_FN(kl__gemm_gpu_cublas_teardown)},
-#endif
+    {.name = "serial-naive", .backend = &kl__backend_serial,
+     .summary = "the seed's triple loop, a dot product per element, A "
+                "walked along rows",
+     .run = serial_naive},
+    {.name = "serial-loop-order", .backend = &kl__backend_serial,
+     .summary = "loops in j, k, i order: unit stride down columns of A and C",
+     .library = FLOATS, .run = serial_ordered},
+    {.name = "openmp-blocked", .backend = &kl__backend_openmp,
+     .summary = "packed cache blocks, a SIMD register micro-kernel, threads "
+                "over blocks of C",
+     .library = FLOATS, .run = kl__gemm_omp_blocked},
+    {.name = "openblas", .backend = &kl__backend_openmp,
+     .summary = "OpenBLAS cblas_?gemm on every host thread",
+     .flags = KL_RUNG_VENDOR, .run = KL_OPENBLAS_FN(kl__gemm_openblas)},
+    GPU_RUNG("cuda-naive", "one element of C per thread, 8x8 blocks, "
+             "grid-stride [dcu.cc]", .run = KL_GPU_FN(kl__gemm_gpu_naive)),
+    GPU_RUNG("cuda-shared-8", "8x8 tiles of A and B in shared memory "
+             "[shared.cc]", .run = KL_GPU_FN(kl__gemm_gpu_shared8)),
+    GPU_RUNG("cuda-shared-16", "16x16 shared-memory tiles",
+             .run = KL_GPU_FN(kl__gemm_gpu_shared16)),
+    GPU_RUNG("cuda-shared-32", "32x32 shared-memory tiles",
+             .run = KL_GPU_FN(kl__gemm_gpu_shared32)),
+    GPU_RUNG("cuda-regtile-64x64", "64x64 tiles by 32x32 threads, 4 elements "
+             "each in registers [more_elements.cc]",
+             .run = KL_GPU_FN(kl__gemm_gpu_regtile_64x64)),
+    GPU_RUNG("cuda-regtile-128x16", "128x128 tiles 16 deep by 16x16 threads, "
+             "64 elements each [more_elements.cc]",
+             .run = KL_GPU_FN(kl__gemm_gpu_regtile_128x16)),
+    GPU_RUNG("cuda-local-memory", "teaching rung: the register tile's "
+             "accumulators indexed at run time, so in local memory",
+             .run = KL_GPU_FN(kl__gemm_gpu_local_memory)),
+    GPU_RUNG("cuda-padded", "register tiles, shared arrays padded against "
+             "bank conflicts", .run = KL_GPU_FN(kl__gemm_gpu_padded)),
+    GPU_RUNG("cuda-dynamic", "tile sized at run time, dynamic shared memory",
+             .run = KL_GPU_FN(kl__gemm_gpu_dynamic)),
+    GPU_RUNG("cuda-pipelined", "register tiles fed by asynchronous copies "
+             "into multi-buffered shared memory",
+             .library = KL_TYPE_BIT(KL_F32),
+             .run = KL_GPU_FN(kl__gemm_gpu_pipelined)),
+    GPU_RUNG("cuda-dmma", "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
+             "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
+             .library = KL_TYPE_BIT(KL_F64),
+             .run = KL_GPU_FN(kl__gemm_gpu_dmma)),
+    GPU_RUNG("cuda-cublas", "cuBLAS ?gemm, default math (no TF32)",
+             .flags = KL_RUNG_VENDOR,
+             .setup = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_setup),
+             .teardown = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_teardown),
+             .run = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas)),
 };
+
+#define EXTENT (KL_PARAM_EXTENT)
+static const kl_param params[GEMM_P_COUNT] = {
+    [GEMM_P_M] = {.name = "m", .kind = KL_PARAM_SIZE, .flags = EXTENT,
+                  .help = "rows of A and C", .default_text = "n", .min = 1,
+                  .max = 0x1p40},
+    [GEMM_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
+                  .flags = KL_PARAM_MAIN_SIZE | EXTENT,
+                  .help = "columns of B and C; the default of m and k",
+                  .default_value = 8192, .host_default = 1024, .min = 1,
+                  .max = 0x1p40, .step = 256},
+    [GEMM_P_K] = {.name = "k", .kind = KL_PARAM_SIZE, .flags = EXTENT,
+                  .help = "columns of A, rows of B", .default_text = "n",
+                  .min = 1, .max = 0x1p40},
+    [GEMM_P_LDA] = {.name = "lda", .kind = KL_PARAM_SIZE,
+                    .flags = KL_PARAM_LEAD, .help = "leading dimension of A",
+                    .default_text = "m", .min = 1, .max = 0x1p40},
+    [GEMM_P_LDB] = {.name = "ldb", .kind = KL_PARAM_SIZE,
+                    .flags = KL_PARAM_LEAD, .help = "leading dimension of B",
+                    .default_text = "k", .min = 1, .max = 0x1p40},
+    [GEMM_P_LDC] = {.name = "ldc", .kind = KL_PARAM_SIZE,
+                    .flags = KL_PARAM_LEAD, .help = "leading dimension of C",
+                    .default_text = "m", .min = 1, .max = 0x1p40},
+    [GEMM_P_ALPHA] = {.name = "alpha", .kind = KL_PARAM_REAL,
+                      .flags = KL_PARAM_SCALAR, .help = "scales A B",
+                      .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
+    [GEMM_P_BETA] = {.name = "beta", .kind = KL_PARAM_REAL,
+                     .flags = KL_PARAM_SCALAR,
+                     .help = "scales C; 0: C is not read (BLAS)",
+                     .default_value = 0, .min = -DBL_MAX, .max = DBL_MAX},
+};
+
+/* The shapes that break tiled kernels: one element, primes, a tile and
+ * one, leading dimensions past the rows (odd ones rule out 16-byte
+ * copies), scalars other than 1 and 0. */
+static const kl_test_problem tests[] = {
+    {"m=1,n=1,k=1", 0},
+    {"m=7,n=5,k=3,alpha=-1.5,beta=0.75,lda=10,ldb=8,ldc=8", 0},
+    {"m=64,n=64,k=64", 0},
+    {"m=129,n=257,k=65,lda=131,ldb=67,ldc=130,alpha=2,beta=-1", 0},
+    {"m=67,n=45,k=33,beta=1,alpha=0.5", 0},
+    {NULL, 0}};
+static const kl_test_problem big_tests[] = {{NULL, 0}};
 
 const kl_workload kl__workload_gemm = {
     .name = "gemm",
@@ -535,18 +571,19 @@ const kl_workload kl__workload_gemm = {
                  "plus 1024 long-double samples; rows below m untouched",
     .source = "seed 000 section 3.5",
     .metric = KL_METRIC_GFLOPS,
-    .types = KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
+    .unit = "GFLOP/s",
+    .types = FLOATS,
     .default_type = KL_F64,
-    .default_n = 8192,
-    .host_default_n = 1024,
-    .dims = dims,
-    .leads = leads,
-    .scalars = scalars,
+    .params = params,
+    .param_count = GEMM_P_COUNT,
+    .ceiling = {KL_CEILING_VENDOR, NULL, NULL},
     .plan = plan,
     .init = init,
-    .init_device = init_device,
+    .init_device = KL_GPU_RAND_FN(kl__gemm_init_device),
     .check = check,
     .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
 };
@@ -561,28 +598,19 @@ kl_status kl_gemm(const char *backend, kl_type type, int64_t m, int64_t n,
                      (long long)k);
   if (!isfinite(alpha) || !isfinite(beta))
     return kl__usage(KL_USAGE, "kl_gemm: alpha and beta must be finite");
-  kl_problem pb = {.n = m, .type = type};
-  const int64_t extents[3] = {m, n, k}, ld[3] = {lda, ldb, ldc};
-  for (int i = 0; i < 3; i++) {
-    pb.shape.dims[i] = extents[i];
+  const int64_t ld[3] = {lda, ldb, ldc};
+  for (int i = 0; i < 3; i++)
     if (ld[i] < 1)
       return kl__usage(KL_USAGE, "kl_gemm: %s = %lld must be positive",
                        leads[i], (long long)ld[i]);
-    pb.shape.lead[i] = ld[i];
-  }
-  pb.shape.scalars[0] = alpha;
-  pb.shape.scalars[1] = beta;
-  pb.shape.scalars_set = 3;
+  /* %.17g gives the scalars back exactly. */
+  char params[256];
+  snprintf(params, sizeof params,
+           "m=%lld,k=%lld,lda=%lld,ldb=%lld,ldc=%lld,alpha=%.17g,beta=%.17g",
+           (long long)m, (long long)k, (long long)lda, (long long)ldb,
+           (long long)ldc, alpha, beta);
+  kl_problem pb = {.n = n, .type = type, .params = params};
   void *buffers[3] = {(void *)a, (void *)b, c};
-  return kl__run_fastest(&kl__workload_gemm, backend, &pb, buffers,
+  return kl__run_library(&kl__workload_gemm, backend, &pb, buffers,
                          data_on_device);
 }
-
-#if !defined(KL_HAVE_CUDA) && !defined(KL_HAVE_HIP)
-/* Without a GPU build there is no device engine. */
-kl_status kl__gemm_reference_device(const kl_plan *p, void *const *in,
-                                    double *ref, double *mag) {
-  (void)p, (void)in, (void)ref, (void)mag;
-  return KL_UNAVAILABLE;
-}
-#endif

@@ -16,6 +16,18 @@
 #include "../../core/internal.h"
 
 enum { GEMM_A, GEMM_B, GEMM_C };
+/* The parameters, in the workload's order. */
+enum {
+  GEMM_P_M,
+  GEMM_P_N,
+  GEMM_P_K,
+  GEMM_P_LDA,
+  GEMM_P_LDB,
+  GEMM_P_LDC,
+  GEMM_P_ALPHA,
+  GEMM_P_BETA,
+  GEMM_P_COUNT
+};
 
 /* The shape of a plan, as rungs read it. Offsets into the matrices can
  * pass 2^31: index with int64_t or size_t. */
@@ -26,9 +38,11 @@ typedef struct kl__gemm_shape {
 } kl__gemm_shape;
 
 static inline kl__gemm_shape kl__gemm_shape_of(const kl_plan *p) {
-  kl__gemm_shape s = {p->shape.dims[0], p->shape.dims[1], p->shape.dims[2],
-                      p->shape.lead[0], p->shape.lead[1], p->shape.lead[2],
-                      p->params[0],     p->params[1]};
+  const double *v = p->value;
+  kl__gemm_shape s = {(int64_t)v[GEMM_P_M],   (int64_t)v[GEMM_P_N],
+                      (int64_t)v[GEMM_P_K],   (int64_t)v[GEMM_P_LDA],
+                      (int64_t)v[GEMM_P_LDB], (int64_t)v[GEMM_P_LDC],
+                      v[GEMM_P_ALPHA],        v[GEMM_P_BETA]};
   return s;
 }
 
@@ -101,8 +115,6 @@ extern "C" {
 /* Host rungs (gemm-omp.c, gemm-openblas.c). */
 kl_status kl__gemm_omp_blocked(const kl_args *a);
 kl_status kl__gemm_openblas(const kl_args *a);
-/* Whether the OpenBLAS rung is built in (it is when CMake found it). */
-int kl__gemm_have_openblas(void);
 
 /* GPU rungs, in ladder order (gemm-cuda.cu, gemm-fast-cuda.cu,
  * gemm-cublas.cu). */
@@ -133,16 +145,15 @@ void kl__gemm_widen(kl_type t, const void *src, int64_t ld, int64_t rows,
                     int64_t cols, int absolute, double *dst);
 
 /* Random inputs made on the GPU with cuRAND (the seed's hipRAND step):
- * KL_UNAVAILABLE where there is no generator or the problem is small. */
-kl_status kl__gemm_init_device(const kl_plan *p, const kl_backend *b,
-                               void *const *device);
+ * KL_UNAVAILABLE where the problem is small. */
+kl_status kl__gemm_init_device(const kl_args *a);
 /* The reference for a large problem, computed on the GPU by cuBLAS DGEMM
  * from the host inputs (floats widened to double): ref = alpha A B +
  * beta C0 and mag = |alpha| |A| |B| + |beta| |C0|, both m x n with leading
- * dimension m. KL_UNAVAILABLE without cuBLAS or a GPU. */
+ * dimension m. KL_UNAVAILABLE without a GPU. */
 kl_status kl__gemm_reference_device(const kl_plan *p, void *const *in,
                                     double *ref, double *mag);
-/* The same with OpenBLAS on the host; KL_UNAVAILABLE without it. */
+/* The same with OpenBLAS on the host. */
 kl_status kl__gemm_reference_openblas(const kl_plan *p, void *const *in,
                                       double *ref, double *mag);
 #ifdef __cplusplus

@@ -2,13 +2,8 @@
 #include <stdlib.h>
 
 #include "../../backends/gpu-reduce.h"
-#include "integrate.h"
+#include "integrand-gpu.h"
 
-#if !defined(KL_HAVE_HIP)
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
-#include <thrust/iterator/counting_iterator.h>
-#endif
 
 #define SEED_BLOCK 256  /* the seed's block for the atomic rungs */
 #define WIDE_BLOCK 1024 /* the largest block: fewest global atomics */
@@ -18,72 +13,6 @@
 /* Caps the partials array (512 KiB) for large n; 1e8 points need 31250
  * warps of 32 lanes at 100 points each, the seed's configuration. */
 #define PARTIALS_MAX 65536
-
-/* ---- evaluating f ----------------------------------------------------------
- * The point rule of every rung: x_i in double, rounded once to T. A 64-bit
- * index is exact in double up to 2^53, far past INTEGRATE_MAX_N. */
-static __device__ __forceinline__ double point(int64_t i, double h) {
-  return ((double)i + 0.5) * h;
-}
-
-static __device__ __forceinline__ double integrand(float x) {
-  float s = sinf(2.0f * x), c = cosf(x);
-  return (double)(s * s * (c * c));
-}
-
-static __device__ __forceinline__ double integrand(double x) {
-  double s = sin(2.0 * x), c = cos(x);
-  return s * s * (c * c);
-}
-
-/* sin^2(2x) cos^2(x) = 4 sin^2(x) cos^4(x): one sincos instead of a sin and
- * a cos, whose argument reductions are most of the cost. */
-static __device__ __forceinline__ double integrand_sincos(float x) {
-  float s, c;
-  sincosf(x, &s, &c);
-  float c2 = c * c;
-  return (double)(4.0f * (s * s) * (c2 * c2));
-}
-
-static __device__ __forceinline__ double integrand_sincos(double x) {
-  double s, c;
-  sincos(x, &s, &c);
-  double c2 = c * c;
-  return 4.0 * (s * s) * (c2 * c2);
-}
-
-/* pi = PI_A + PI_B + PI_C to within 2e-19. PI_A has 8 significant bits, so
- * k PI_A is exact for k < 2^16 (here k <= 40000), and x - k PI_A is exact
- * by Sterbenz's lemma; the fused steps add at most 2^-24 each. */
-#define PI_A 3.140625f
-#define PI_B 0x1.fb5444p-11f
-#define PI_C 0x1.68c234p-38f
-#define HALF_PI_BELOW 0x1.921fb4p+0f /* the float just below pi/2 */
-#define INV_PI 0.31830988618379067154
-
-/* f has period pi, and __sinf/__cosf are accurate only on [-pi, pi]: reduce
- * x to r in [-pi/2, pi/2] so that 2r stays inside. k comes from a double
- * product because a float one can be off by one near the half-periods,
- * which would push 2r past pi; the clamp keeps 2r inside when the fused
- * steps round r just past pi/2. */
-static __device__ __forceinline__ double integrand_fast(float x) {
-  float k = (float)rint((double)x * INV_PI);
-  float r = fmaf(-k, PI_C, fmaf(-k, PI_B, fmaf(-k, PI_A, x)));
-  r = fminf(fmaxf(r, -HALF_PI_BELOW), HALF_PI_BELOW);
-  float s = __sinf(2.0f * r), c = __cosf(r);
-  return (double)(s * s * (c * c));
-}
-
-template <typename T, int EVAL>
-static __device__ __forceinline__ double value(double x) {
-  if (EVAL == INTEGRATE_FAST) return integrand_fast((float)x);
-  if (EVAL == INTEGRATE_SINCOS) return integrand_sincos((T)x);
-  return integrand((T)x);
-}
-
-/* ---- kernels -------------------------------------------------------------
- * The one-point-per-thread kernels still loop: a grid is capped at 2^31
- * threads (HIP refuses more than 2^32 work-items), and n may reach 2^40. */
 
 template <typename T>
 __global__ void integrate_atomic(double *sum, int64_t n, double h) {
@@ -192,8 +121,6 @@ __global__ __launch_bounds__(BEST_BLOCK) void integrate_best(
   if (threadIdx.x == 0) *out = total * h;
 }
 
-/* The atomic rungs sum into the output; h multiplies the finished sum. */
-__global__ void integrate_scale(double *sum, double h) { *sum *= h; }
 
 /* ---- host side ----------------------------------------------------------- */
 
@@ -203,7 +130,7 @@ static cudaStream_t stream_of(const kl_args *a) {
 static double *out_of(const kl_args *a) {
   return (double *)a->buffers[INTEGRATE_OUT];
 }
-static double step(const kl_args *a) { return a->plan->params[INTEGRATE_H]; }
+static double step(const kl_args *a) { return a->plan->constants[INTEGRATE_H]; }
 static int is_f32(const kl_args *a) { return a->plan->type == KL_F32; }
 
 /* Blocks for n points at per_thread points a thread, at least one and at
@@ -223,17 +150,6 @@ static kl_status zero_output(const kl_args *a) {
 static kl_status scale_output(const kl_args *a) {
   integrate_scale<<<1, 1, 0, stream_of(a)>>>(out_of(a), step(a));
   KL_GPU_CHECK_LAUNCH(integrate_scale);
-  return KL_OK;
-}
-
-static kl_status device_alloc(void **ptr, size_t bytes) {
-  KL_GPU_CHECK(cudaMalloc(ptr, bytes));
-  return KL_OK;
-}
-
-/* Teardowns cannot report; the error is still recorded for kl_last_error. */
-static kl_status device_free(void *ptr) {
-  if (ptr) KL_GPU_CHECK(cudaFree(ptr));
   return KL_OK;
 }
 
@@ -302,185 +218,95 @@ extern "C" kl_status kl__integrate_gpu_fast(const kl_args *a) {
 }
 
 /* ---- per-warp partials --------------------------------------------------- */
+/* Scratch: one sum per warp on the device and its host copy, and the
+ * result in host memory, which must outlive the copy that reads it. */
+#define PARTIALS(a) ((double *)(a)->buffers[INTEGRATE_SCRATCH])
+#define HOST_PARTIALS(a) ((double *)(a)->buffers[INTEGRATE_SCRATCH + 1])
+#define HOST_RESULT(a) ((double *)(a)->buffers[INTEGRATE_SCRATCH + 2])
+#define WARPS(a) ((unsigned)(a)->plan->buffers[INTEGRATE_SCRATCH].count)
 
-typedef struct partials {
-  double *device; /* one sum per warp */
-  double *host;
-  double result; /* outlives the asynchronous copy that reads it */
-  unsigned warps;
-  int warp_size;
-} partials;
-
-extern "C" void kl__integrate_gpu_partials_teardown(kl_args *a) {
-  partials *p = (partials *)a->scratch;
-  if (!p) return;
-  (void)device_free(p->device);
-  free(p->host);
-  free(p);
-  a->scratch = NULL;
+extern "C" kl_status kl__integrate_gpu_partials_scratch(kl_plan *p) {
+  unsigned warps = grid_for(p->n, kl__gpu_warp_size(), POINTS_PER_THREAD);
+  if (warps > PARTIALS_MAX) warps = PARTIALS_MAX;
+  p->buffers[INTEGRATE_SCRATCH] = (kl_buffer_spec){
+      "partials", KL_F64, warps, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
+  p->buffers[INTEGRATE_SCRATCH + 1] = (kl_buffer_spec){
+      "host partials", KL_F64, warps, KL_INOUT, KL_MEM_PAGEABLE,
+      KL_BUFFER_SCRATCH};
+  p->buffers[INTEGRATE_SCRATCH + 2] = (kl_buffer_spec){
+      "host result", KL_F64, 1, KL_INOUT, KL_MEM_PAGEABLE, KL_BUFFER_SCRATCH};
+  p->buffer_count = INTEGRATE_SCRATCH + 3;
+  return KL_OK;
 }
 
-extern "C" kl_status kl__integrate_gpu_partials_setup(kl_args *a) {
-  int warp_size = 0;
-  KL_GPU_CHECK(cudaDeviceGetAttribute(&warp_size, cudaDevAttrWarpSize, 0));
-  partials *p = (partials *)calloc(1, sizeof *p);
-  if (!p) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  a->scratch = p;
-  p->warp_size = warp_size;
-  p->warps = grid_for(a->plan->n, warp_size, POINTS_PER_THREAD);
-  if (p->warps > PARTIALS_MAX) p->warps = PARTIALS_MAX;
-  p->host = (double *)malloc(p->warps * sizeof(double));
-  kl_status st = p->host ? device_alloc((void **)&p->device,
-                                        p->warps * sizeof(double))
-                         : KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  if (st != KL_OK) kl__integrate_gpu_partials_teardown(a);
-  return st;
-}
-
-static kl_status launch_partials(const kl_args *a, const partials *p) {
+static kl_status launch_partials(const kl_args *a) {
+  const int warp = kl__gpu_warp_size();
   if (is_f32(a))
-    integrate_warp_partials<float>
-        <<<p->warps, p->warp_size, 0, stream_of(a)>>>(p->device, a->plan->n,
-                                                      step(a));
+    integrate_warp_partials<float><<<WARPS(a), warp, 0, stream_of(a)>>>(
+        PARTIALS(a), a->plan->n, step(a));
   else
-    integrate_warp_partials<double>
-        <<<p->warps, p->warp_size, 0, stream_of(a)>>>(p->device, a->plan->n,
-                                                      step(a));
+    integrate_warp_partials<double><<<WARPS(a), warp, 0, stream_of(a)>>>(
+        PARTIALS(a), a->plan->n, step(a));
   KL_GPU_CHECK_LAUNCH(integrate_warp_partials);
   return KL_OK;
 }
 
 extern "C" kl_status kl__integrate_gpu_partials_host(const kl_args *a) {
-  partials *p = (partials *)a->scratch;
-  kl_status st = launch_partials(a, p);
+  kl_status st = launch_partials(a);
   if (st != KL_OK) return st;
-  KL_GPU_CHECK(cudaMemcpyAsync(p->host, p->device, p->warps * sizeof(double),
+  double *host = HOST_PARTIALS(a);
+  KL_GPU_CHECK(cudaMemcpyAsync(host, PARTIALS(a), WARPS(a) * sizeof(double),
                                cudaMemcpyDeviceToHost, stream_of(a)));
   KL_GPU_CHECK(cudaStreamSynchronize(stream_of(a)));
   double sum = 0;
-  for (unsigned w = 0; w < p->warps; w++) sum += p->host[w];
-  p->result = sum * step(a);
-  KL_GPU_CHECK(cudaMemcpyAsync(out_of(a), &p->result, sizeof(double),
+  for (unsigned w = 0; w < WARPS(a); w++) sum += host[w];
+  *HOST_RESULT(a) = sum * step(a);
+  KL_GPU_CHECK(cudaMemcpyAsync(out_of(a), HOST_RESULT(a), sizeof(double),
                                cudaMemcpyHostToDevice, stream_of(a)));
   return KL_OK;
 }
 
 extern "C" kl_status kl__integrate_gpu_partials_device(const kl_args *a) {
-  partials *p = (partials *)a->scratch;
-  kl_status st = launch_partials(a, p);
+  kl_status st = launch_partials(a);
   if (st != KL_OK) return st;
   integrate_sum_partials<<<1, SUM_BLOCK, 0, stream_of(a)>>>(
-      p->device, (int)p->warps, step(a), out_of(a));
+      PARTIALS(a), (int)WARPS(a), step(a), out_of(a));
   KL_GPU_CHECK_LAUNCH(integrate_sum_partials);
   return KL_OK;
 }
 
 /* ---- best: one pass over a resident grid --------------------------------- */
+/* Scratch: a sum per block of the resident grid, and the retirement
+ * counter, zero at the start and left so by the last block. */
+#define BLOCK_SUMS(a) ((double *)(a)->buffers[INTEGRATE_SCRATCH])
+#define RETIRED(a) ((unsigned *)(a)->buffers[INTEGRATE_SCRATCH + 1])
+#define BLOCKS(a) ((unsigned)(a)->plan->buffers[INTEGRATE_SCRATCH].count)
 
-typedef struct best {
-  double *block_sums;
-  unsigned *retired;
-  unsigned blocks;
-} best;
-
-extern "C" void kl__integrate_gpu_best_teardown(kl_args *a) {
-  best *b = (best *)a->scratch;
-  if (!b) return;
-  (void)device_free(b->block_sums);
-  (void)device_free(b->retired);
-  free(b);
-  a->scratch = NULL;
-}
-
-static kl_status best_allocate(kl_args *a, best *b) {
+extern "C" kl_status kl__integrate_gpu_best_scratch(kl_plan *p) {
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, is_f32(a) ? integrate_best<float> : integrate_best<double>,
+      &per_sm,
+      p->type == KL_F32 ? integrate_best<float> : integrate_best<double>,
       BEST_BLOCK, 0));
   int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
-  unsigned needed = grid_for(a->plan->n, BEST_BLOCK, 1);
-  b->blocks = resident < needed ? (unsigned)resident : needed;
-  kl_status st = device_alloc((void **)&b->block_sums,
-                              b->blocks * sizeof(double));
-  if (st == KL_OK) st = device_alloc((void **)&b->retired, sizeof(unsigned));
-  if (st != KL_OK) return st;
-  KL_GPU_CHECK(cudaMemsetAsync(b->retired, 0, sizeof(unsigned), stream_of(a)));
+  unsigned needed = grid_for(p->n, BEST_BLOCK, 1);
+  const unsigned blocks = resident < needed ? (unsigned)resident : needed;
+  p->buffers[INTEGRATE_SCRATCH] = (kl_buffer_spec){
+      "block sums", KL_F64, blocks, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
+  p->buffers[INTEGRATE_SCRATCH + 1] = (kl_buffer_spec){
+      "retired", KL_I32, 1, KL_INOUT, KL_MEM_DEVICE,
+      KL_BUFFER_SCRATCH | KL_BUFFER_ZEROED};
+  p->buffer_count = INTEGRATE_SCRATCH + 2;
   return KL_OK;
-}
-
-extern "C" kl_status kl__integrate_gpu_best_setup(kl_args *a) {
-  best *b = (best *)calloc(1, sizeof *b);
-  if (!b) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  a->scratch = b;
-  kl_status st = best_allocate(a, b);
-  if (st != KL_OK) kl__integrate_gpu_best_teardown(a);
-  return st;
 }
 
 extern "C" kl_status kl__integrate_gpu_best(const kl_args *a) {
-  const best *b = (const best *)a->scratch;
   if (is_f32(a))
-    integrate_best<float><<<b->blocks, BEST_BLOCK, 0, stream_of(a)>>>(
-        out_of(a), b->block_sums, b->retired, (double)a->plan->n, step(a));
+    integrate_best<float><<<BLOCKS(a), BEST_BLOCK, 0, stream_of(a)>>>(
+        out_of(a), BLOCK_SUMS(a), RETIRED(a), (double)a->plan->n, step(a));
   else
-    integrate_best<double><<<b->blocks, BEST_BLOCK, 0, stream_of(a)>>>(
-        out_of(a), b->block_sums, b->retired, (double)a->plan->n, step(a));
+    integrate_best<double><<<BLOCKS(a), BEST_BLOCK, 0, stream_of(a)>>>(
+        out_of(a), BLOCK_SUMS(a), RETIRED(a), (double)a->plan->n, step(a));
   KL_GPU_CHECK_LAUNCH(integrate_best);
   return KL_OK;
 }
-
-/* ---- cub::DeviceReduce::TransformReduce ---------------------------------- */
-#if !defined(KL_HAVE_HIP)
-
-/* Point i's value by the plain rule: the one functor CUB needs. */
-template <typename T> struct integrand_at {
-  double h;
-  __device__ double operator()(long long i) const {
-    return value<T, INTEGRATE_PLAIN>(point(i, h));
-  }
-};
-
-template <typename T>
-static cudaError_t cub_reduce(void *temp, size_t *bytes, const kl_args *a) {
-  integrand_at<T> op = {step(a)};
-  return cub::DeviceReduce::TransformReduce(
-      temp, *bytes, thrust::counting_iterator<long long>(0), out_of(a),
-      (long long)a->plan->n, cuda::std::plus<>{}, op, 0.0, stream_of(a));
-}
-
-typedef struct vendor_temp {
-  void *storage;
-  size_t bytes;
-} vendor_temp;
-
-extern "C" void kl__integrate_gpu_cub_teardown(kl_args *a) {
-  vendor_temp *t = (vendor_temp *)a->scratch;
-  if (!t) return;
-  (void)device_free(t->storage);
-  free(t);
-  a->scratch = NULL;
-}
-
-static kl_status cub_allocate(kl_args *a, vendor_temp *t) {
-  KL_GPU_CHECK(is_f32(a) ? cub_reduce<float>(NULL, &t->bytes, a)
-                         : cub_reduce<double>(NULL, &t->bytes, a));
-  return device_alloc(&t->storage, t->bytes);
-}
-
-extern "C" kl_status kl__integrate_gpu_cub_setup(kl_args *a) {
-  vendor_temp *t = (vendor_temp *)calloc(1, sizeof *t);
-  if (!t) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  a->scratch = t;
-  kl_status st = cub_allocate(a, t);
-  if (st != KL_OK) kl__integrate_gpu_cub_teardown(a);
-  return st;
-}
-
-extern "C" kl_status kl__integrate_gpu_cub(const kl_args *a) {
-  vendor_temp *t = (vendor_temp *)a->scratch;
-  KL_GPU_CHECK(is_f32(a) ? cub_reduce<float>(t->storage, &t->bytes, a)
-                         : cub_reduce<double>(t->storage, &t->bytes, a));
-  return scale_output(a);
-}
-
-#endif

@@ -4,7 +4,7 @@
  * each thread sums its share in double and the reduction adds the shares. */
 kl_status kl__integrate_omp(const kl_args *a) {
   const int64_t n = a->plan->n;
-  const double h = a->plan->params[INTEGRATE_H];
+  const double h = a->plan->constants[INTEGRATE_H];
   double sum = 0;
   if (a->plan->type == KL_F32) {
 #pragma omp parallel for reduction(+ : sum) schedule(static)

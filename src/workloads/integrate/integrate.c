@@ -4,14 +4,6 @@
 
 #include "integrate.h"
 
-/* Where a build has no CUB (hipcc here has no hipCUB), the vendor rung is
- * listed but not built. */
-#if defined(KL_HAVE_HIP)
-#define KL_CUB_FN(fn) NULL
-#else
-#define KL_CUB_FN(fn) KL_GPU_FN(fn)
-#endif
-
 static double upper_limit(void) { return INTEGRATE_PERIODS * INTEGRATE_PI; }
 
 static kl_status plan(kl_plan *p) {
@@ -22,9 +14,10 @@ static kl_status plan(kl_plan *p) {
                      "integrate: n = %lld points is more than 2^40 = %lld",
                      (long long)p->n, (long long)INTEGRATE_MAX_N);
   p->buffer_count = 1;
-  p->buffers[INTEGRATE_OUT] = (kl_buffer_spec){"integral", KL_F64, 1, KL_OUT};
-  p->param_count = 1;
-  p->params[INTEGRATE_H] = upper_limit() / (double)p->n;
+  p->buffers[INTEGRATE_OUT] =
+      (kl_buffer_spec){"integral", KL_F64, 1, KL_OUT, KL_MEM_DEVICE, 0};
+  p->constant_count = 1;
+  p->constants[INTEGRATE_H] = upper_limit() / (double)p->n;
   return KL_OK;
 }
 
@@ -121,6 +114,11 @@ static double evaluation_error(int kernel, double u) {
   }
 }
 
+static void result_element(const void *ctx, int64_t i, kl_element *e) {
+  (void)i;
+  *e = *(const kl_element *)ctx;
+}
+
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)in;
@@ -128,25 +126,25 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   const double uT = p->type == KL_F32 ? FLT_EPSILON / 2 : ud;
   const double exact = midpoint_exact(p->n);
   const double H = 5 * ud * L, S = gamma_k(n, ud) * L;
-  const double E = evaluation_error(r->kernel, uT) * L;
+  const double E = evaluation_error(r->variant, uT) * L;
   double G = 2 * gamma_k(4, ud) * L * L;
   if (p->type == KL_F32)
-    G = fabs(grid_integral_f32(p->n, p->params[INTEGRATE_H]) - exact) + H +
+    G = fabs(grid_integral_f32(p->n, p->constants[INTEGRATE_H]) - exact) + H +
         S + 20 * ud * L;
   const double bound = G + E + S + H;
   const double got = ((const double *)out[INTEGRATE_OUT])[0];
   const double err = fabs(got - exact);
-  const int bad = !(err <= bound); /* NaN too */
-  kl__verdict_set(v, 1, bad, bad ? 0 : -1, bad ? INFINITY : err / bound,
-                  err == err ? err : INFINITY);
-  if (bad)
+  const kl_element e = {got, exact, bound};
+  kl__check_elements(1, result_element, &e, v);
+  if (v->bad_count)
     snprintf(v->detail, sizeof v->detail,
              "integral: got %.17g, exact %.17g, |error| %.3g > bound %.3g",
              got, exact, err, bound);
 }
 
-static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
-  (void)r;
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)r, (void)counts;
   c->bytes = sizeof(double);
   c->flops = INTEGRATE_FLOPS_PER_POINT * (double)p->n;
   c->items = (double)p->n;
@@ -154,7 +152,7 @@ static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
 
 static kl_status serial(const kl_args *a) {
   const int64_t n = a->plan->n;
-  const double h = a->plan->params[INTEGRATE_H];
+  const double h = a->plan->constants[INTEGRATE_H];
   double sum = 0;
   if (a->plan->type == KL_F32)
     for (int64_t i = 0; i < n; i++) sum += kl__integrand_f32(i, h);
@@ -164,50 +162,70 @@ static kl_status serial(const kl_args *a) {
   return KL_OK;
 }
 
+#define GPU_RUNG(rung_name, text, ...)                                        \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   __VA_ARGS__}
+#define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
+
 static const kl_rung rungs[] = {
-    {"serial", "serial", "one loop, double accumulator", 0, INTEGRATE_PLAIN,
-     0, serial, NULL, NULL},
-    {"openmp", "openmp", "parallel for with a sum reduction", 0,
-     INTEGRATE_PLAIN, 0, kl__integrate_omp, NULL, NULL},
-    {KL_GPU "-atomic", KL_GPU,
-     "one global double atomicAdd per point, 256-thread blocks", 0,
-     INTEGRATE_PLAIN, 0, KL_GPU_FN(kl__integrate_gpu_atomic), NULL, NULL},
-    {KL_GPU "-shared-atomic", KL_GPU,
-     "a shared-memory atomic per point, one global atomic per block", 0,
-     INTEGRATE_PLAIN, 0, KL_GPU_FN(kl__integrate_gpu_shared_atomic), NULL,
-     NULL},
-    {KL_GPU "-warp-shuffle", KL_GPU,
-     "1024-thread blocks, warp shuffles, a shared atomic per warp", 0,
-     INTEGRATE_PLAIN, 0, KL_GPU_FN(kl__integrate_gpu_warp_shuffle), NULL,
-     NULL},
-    {KL_GPU "-grid-stride", KL_GPU,
-     "as warp-shuffle, about 100 points per thread", 0, INTEGRATE_PLAIN, 0,
-     KL_GPU_FN(kl__integrate_gpu_grid_stride), NULL, NULL},
-    {KL_GPU "-partials-host", KL_GPU,
-     "one partial sum per warp, summed on the host", 0, INTEGRATE_PLAIN, 0,
-     KL_GPU_FN(kl__integrate_gpu_partials_host),
-     KL_GPU_FN(kl__integrate_gpu_partials_setup),
-     KL_GPU_FN(kl__integrate_gpu_partials_teardown)},
-    {KL_GPU "-partials-device", KL_GPU,
-     "one partial sum per warp, summed by a second kernel with 16-byte loads",
-     0, INTEGRATE_PLAIN, 0, KL_GPU_FN(kl__integrate_gpu_partials_device),
-     KL_GPU_FN(kl__integrate_gpu_partials_setup),
-     KL_GPU_FN(kl__integrate_gpu_partials_teardown)},
-    {KL_GPU "-fast", KL_GPU,
-     "__sinf/__cosf after reducing x by the period pi (f32)", 0,
-     INTEGRATE_FAST, KL_TYPE_BIT(KL_F32), KL_GPU_FN(kl__integrate_gpu_fast),
-     NULL, NULL},
-    {KL_GPU "-best", KL_GPU,
-     "persistent grid, one sincos per point, one pass with a last block", 0,
-     INTEGRATE_SINCOS, 0, KL_GPU_FN(kl__integrate_gpu_best),
-     KL_GPU_FN(kl__integrate_gpu_best_setup),
-     KL_GPU_FN(kl__integrate_gpu_best_teardown)},
-    {KL_GPU "-cub", KL_GPU,
-     "cub::DeviceReduce::TransformReduce over a counting iterator",
-     KL_RUNG_VENDOR, INTEGRATE_PLAIN, 0, KL_CUB_FN(kl__integrate_gpu_cub),
-     KL_CUB_FN(kl__integrate_gpu_cub_setup),
-     KL_CUB_FN(kl__integrate_gpu_cub_teardown)},
+    {.name = "serial", .backend = &kl__backend_serial,
+     .summary = "one loop, double accumulator", .library = FLOATS,
+     .variant = INTEGRATE_PLAIN, .run = serial},
+    {.name = "openmp", .backend = &kl__backend_openmp,
+     .summary = "parallel for with a sum reduction", .library = FLOATS,
+     .variant = INTEGRATE_PLAIN, .run = kl__integrate_omp},
+    GPU_RUNG("cuda-atomic",
+             "one global double atomicAdd per point, 256-thread blocks",
+             .variant = INTEGRATE_PLAIN,
+             .run = KL_GPU_FN(kl__integrate_gpu_atomic)),
+    GPU_RUNG("cuda-shared-atomic",
+             "a shared-memory atomic per point, one global atomic per block",
+             .variant = INTEGRATE_PLAIN,
+             .run = KL_GPU_FN(kl__integrate_gpu_shared_atomic)),
+    GPU_RUNG("cuda-warp-shuffle",
+             "1024-thread blocks, warp shuffles, a shared atomic per warp",
+             .variant = INTEGRATE_PLAIN,
+             .run = KL_GPU_FN(kl__integrate_gpu_warp_shuffle)),
+    GPU_RUNG("cuda-grid-stride", "as warp-shuffle, about 100 points per "
+             "thread", .variant = INTEGRATE_PLAIN,
+             .run = KL_GPU_FN(kl__integrate_gpu_grid_stride)),
+    GPU_RUNG("cuda-partials-host",
+             "one partial sum per warp, summed on the host",
+             .variant = INTEGRATE_PLAIN,
+             .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
+             .run = KL_GPU_FN(kl__integrate_gpu_partials_host)),
+    GPU_RUNG("cuda-partials-device", "one partial sum per warp, summed by a "
+             "second kernel with 16-byte loads", .variant = INTEGRATE_PLAIN,
+             .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
+             .run = KL_GPU_FN(kl__integrate_gpu_partials_device)),
+    GPU_RUNG("cuda-fast",
+             "__sinf/__cosf after reducing x by the period pi (f32)",
+             .variant = INTEGRATE_FAST, .types = KL_TYPE_BIT(KL_F32),
+             .run = KL_GPU_FN(kl__integrate_gpu_fast)),
+    GPU_RUNG("cuda-best", "persistent grid, one sincos per point, one pass "
+             "with a last block", .library = FLOATS,
+             .variant = INTEGRATE_SINCOS,
+             .scratch = KL_GPU_FN(kl__integrate_gpu_best_scratch),
+             .run = KL_GPU_FN(kl__integrate_gpu_best)),
+    GPU_RUNG("cuda-cub",
+             "cub::DeviceReduce::TransformReduce over a counting iterator",
+             .flags = KL_RUNG_VENDOR, .variant = INTEGRATE_PLAIN,
+             .scratch = KL_GPU_CUB_FN(kl__integrate_gpu_cub_scratch),
+             .run = KL_GPU_CUB_FN(kl__integrate_gpu_cub)),
 };
+
+static const kl_param params[] = {
+    {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
+     .help = "midpoints", .default_value = 100000000, /* the seed's 1e8 */
+     .min = 1, .max = (double)INTEGRATE_MAX_N, .step = 1 << 20},
+};
+
+/* n = 1, 2, 32 and 64 put every point on a zero of f; 1000003 is none of
+ * the special divisors of 120000. */
+static const kl_test_problem tests[] = {
+    {NULL, 1}, {NULL, 2}, {NULL, 31}, {NULL, 32}, {NULL, 33}, {NULL, 63},
+    {NULL, 64}, {NULL, 65}, {NULL, 1000003}, {NULL, 0}};
+static const kl_test_problem big_tests[] = {{NULL, 2147483651}, {NULL, 0}};
 
 const kl_workload kl__workload_integrate = {
     .name = "integrate",
@@ -217,14 +235,18 @@ const kl_workload kl__workload_integrate = {
                  "2 ulp, gamma_n summation; M_n = 10000 pi unless n | 120000",
     .source = "seed 000 section 3.3",
     .metric = KL_METRIC_GITEMS,
-    .item_unit = "Gpt/s",
-    .types = KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
+    .unit = "Gpt/s",
+    .types = FLOATS,
     .default_type = KL_F64,
-    .default_n = 100000000, /* the seed's 1e8 points */
+    .params = params,
+    .param_count = 1,
+    .ceiling = {KL_CEILING_VENDOR, NULL, NULL},
     .plan = plan,
     .init = init,
     .check = check,
     .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
 };

@@ -12,8 +12,9 @@
 
 #include "../../core/internal.h"
 
-enum { INTEGRATE_OUT }; /* the one buffer */
-enum { INTEGRATE_H };   /* params[0]: the step h, shared by every rung */
+/* The one output, then a GPU rung's scratch buffers. */
+enum { INTEGRATE_OUT, INTEGRATE_SCRATCH };
+enum { INTEGRATE_H }; /* constants[0]: the step h, shared by every rung */
 
 /* How a rung evaluates f, which sets the evaluation error its check allows:
  * sin(2x) and cos(x) in T; 4 sin^2 x cos^4 x from one sincos; or the
@@ -49,16 +50,13 @@ kl_status kl__integrate_gpu_atomic(const kl_args *a);
 kl_status kl__integrate_gpu_shared_atomic(const kl_args *a);
 kl_status kl__integrate_gpu_warp_shuffle(const kl_args *a);
 kl_status kl__integrate_gpu_grid_stride(const kl_args *a);
-kl_status kl__integrate_gpu_partials_setup(kl_args *a);
-void kl__integrate_gpu_partials_teardown(kl_args *a);
+kl_status kl__integrate_gpu_partials_scratch(kl_plan *p);
 kl_status kl__integrate_gpu_partials_host(const kl_args *a);
 kl_status kl__integrate_gpu_partials_device(const kl_args *a);
 kl_status kl__integrate_gpu_fast(const kl_args *a);
-kl_status kl__integrate_gpu_best_setup(kl_args *a);
-void kl__integrate_gpu_best_teardown(kl_args *a);
+kl_status kl__integrate_gpu_best_scratch(kl_plan *p);
 kl_status kl__integrate_gpu_best(const kl_args *a);
-kl_status kl__integrate_gpu_cub_setup(kl_args *a);
-void kl__integrate_gpu_cub_teardown(kl_args *a);
+kl_status kl__integrate_gpu_cub_scratch(kl_plan *p);
 kl_status kl__integrate_gpu_cub(const kl_args *a);
 #ifdef __cplusplus
 }

@@ -64,8 +64,8 @@ __global__ void map_vec4(const float4 *__restrict__ x, float4 *__restrict__ y,
 
 #define MAP_ARGS(args)                                                        \
   (const float *)(args)->buffers[MAP_X], (float *)(args)->buffers[MAP_Y],     \
-      (float)(args)->plan->params[MAP_A], (float)(args)->plan->params[MAP_B], \
-      (float)(args)->plan->params[MAP_C]
+      (float)(args)->plan->constants[MAP_A], (float)(args)->plan->constants[MAP_B], \
+      (float)(args)->plan->constants[MAP_C]
 
 extern "C" kl_status kl__map_gpu_thread(const kl_args *a) {
   const float *x = (const float *)a->buffers[MAP_X];
@@ -74,8 +74,8 @@ extern "C" kl_status kl__map_gpu_thread(const kl_args *a) {
   KL_GPU_CHUNKS(p->n, MAP_BLOCK, offset, count) {
     map_thread<<<kl__gpu_blocks(count, MAP_BLOCK), MAP_BLOCK, 0,
                  (cudaStream_t)a->stream>>>(
-        x + offset, y + offset, (float)p->params[MAP_A],
-        (float)p->params[MAP_B], (float)p->params[MAP_C], count);
+        x + offset, y + offset, (float)p->constants[MAP_A],
+        (float)p->constants[MAP_B], (float)p->constants[MAP_C], count);
     KL_GPU_CHECK_LAUNCH(map_thread);
   }
   return KL_OK;
@@ -107,8 +107,8 @@ extern "C" kl_status kl__map_gpu_vec4(const kl_args *a) {
     map_vec4<<<kl__gpu_blocks(count, per_block), MAP_BLOCK, 0,
                (cudaStream_t)a->stream>>>(
         (const float4 *)x + offset, (float4 *)y + offset,
-        (float)a->plan->params[MAP_A], (float)a->plan->params[MAP_B],
-        (float)a->plan->params[MAP_C], n4 > 0 ? count : 0, x + 4 * n4,
+        (float)a->plan->constants[MAP_A], (float)a->plan->constants[MAP_B],
+        (float)a->plan->constants[MAP_C], n4 > 0 ? count : 0, x + 4 * n4,
         y + 4 * n4, offset == 0 ? tail : 0);
     KL_GPU_CHECK_LAUNCH(map_vec4);
   }

@@ -3,9 +3,9 @@
 kl_status kl__map_omp(const kl_args *args) {
   const float *restrict x = args->buffers[MAP_X];
   float *restrict y = args->buffers[MAP_Y];
-  const float a = (float)args->plan->params[MAP_A],
-              b = (float)args->plan->params[MAP_B],
-              c = (float)args->plan->params[MAP_C];
+  const float a = (float)args->plan->constants[MAP_A],
+              b = (float)args->plan->constants[MAP_B],
+              c = (float)args->plan->constants[MAP_C];
   const int64_t n = args->plan->n;
 #pragma omp parallel for simd schedule(static)
   for (int64_t i = 0; i < n; i++) y[i] = a * x[i] * x[i] + b * x[i] + c;

@@ -10,12 +10,6 @@
 #include "../../backends/gpu-reduce.h"
 #include "reduce.h"
 
-#if !defined(KL_HAVE_HIP)
-#include <cub/device/device_reduce.cuh>
-#include <cuda/functional>
-#include <cuda/std/functional>
-#include <cuda/std/type_traits>
-#endif
 
 /* Elements each thread of the seed's grid-stride kernels handles. */
 #define PER_THREAD 100
@@ -24,16 +18,12 @@
 #define BEST_BLOCK 1024
 #define BEST_DEPTH 4 /* 16-byte loads in flight per thread */
 
-/* The rungs' device scratch, made once per problem by the setup. */
-typedef struct scratch {
-  void *partials;         /* per-block or per-warp partial results */
-  int64_t capacity;       /* in accumulators */
-  unsigned int *counter;  /* retirement counter, zero between runs */
-  void *host_partials;    /* the partials-host rung's copy */
-  int best_blocks;        /* the persistent grid of the best rung */
-  void *cub_temp;
-  size_t cub_bytes;
-} scratch;
+/* The rungs' scratch, buffers of the plan (kl__reduce_gpu_scratch). */
+#define PARTIALS(a) ((a)->buffers[REDUCE_PARTIALS])
+#define RETIRED(a) ((unsigned int *)(a)->buffers[REDUCE_RETIRED])
+#define HOST_PARTIALS(a) ((a)->buffers[REDUCE_HOST_PARTIALS])
+/* The persistent grid of the best rung, worked out by the setup. */
+#define BEST_BLOCKS(a) ((int)(a)->state.integer[0])
 
 extern __shared__ __align__(16) unsigned char dynamic_shared[];
 
@@ -186,23 +176,21 @@ static unsigned partial_count(int64_t n) {
 
 template <int OP, typename T, typename A>
 static kl_status warp_partials(const kl_args *a, unsigned blocks) {
-  const scratch *sc = (const scratch *)a->scratch;
   warp_partials_kernel<OP, T, A>
       <<<blocks, kl__gpu_warp_size(), 0, (cudaStream_t)a->stream>>>(
-          (const T *)a->buffers[REDUCE_IN], (A *)sc->partials, a->plan->n);
+          (const T *)a->buffers[REDUCE_IN], (A *)PARTIALS(a), a->plan->n);
   KL_GPU_CHECK_LAUNCH(warp_partials_kernel);
   return KL_OK;
 }
 
 template <int OP, typename T, typename A>
 static kl_status partials_host(const kl_args *a) {
-  const scratch *sc = (const scratch *)a->scratch;
   cudaStream_t s = (cudaStream_t)a->stream;
   unsigned blocks = partial_count(a->plan->n);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
-  A *host = (A *)sc->host_partials;
-  KL_GPU_CHECK(cudaMemcpyAsync(host, sc->partials, sizeof(A) * blocks,
+  A *host = (A *)HOST_PARTIALS(a);
+  KL_GPU_CHECK(cudaMemcpyAsync(host, PARTIALS(a), sizeof(A) * blocks,
                                cudaMemcpyDeviceToHost, s));
   KL_GPU_CHECK(cudaStreamSynchronize(s));
   A result = kl_identity<OP, A>();
@@ -237,12 +225,11 @@ __global__ void sum_partials_kernel(const A *__restrict__ partials, A *out,
 
 template <int OP, typename T, typename A>
 static kl_status partials_device(const kl_args *a) {
-  const scratch *sc = (const scratch *)a->scratch;
   unsigned blocks = partial_count(a->plan->n);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
   sum_partials_kernel<OP, A><<<1, 1024, 0, (cudaStream_t)a->stream>>>(
-      (const A *)sc->partials, (A *)a->buffers[REDUCE_OUT], blocks);
+      (const A *)PARTIALS(a), (A *)a->buffers[REDUCE_OUT], blocks);
   KL_GPU_CHECK_LAUNCH(sum_partials_kernel);
   return KL_OK;
 }
@@ -354,13 +341,12 @@ enum { TREE_POW2, TREE_UNROLLED, TREE_ANY };
 
 template <int OP, typename T, typename A>
 static kl_status tree_launch(const kl_args *a, int kind) {
-  const scratch *sc = (const scratch *)a->scratch;
   cudaStream_t s = (cudaStream_t)a->stream;
   const int block = kind == TREE_ANY ? ANY_BLOCK : TREE_BLOCK;
   const unsigned blocks = resident_grid(a->plan->n, block);
   const size_t shared = sizeof(A) * block;
   const T *x = (const T *)a->buffers[REDUCE_IN];
-  A *partials = (A *)sc->partials, *out = (A *)a->buffers[REDUCE_OUT];
+  A *partials = (A *)PARTIALS(a), *out = (A *)a->buffers[REDUCE_OUT];
   if (kind == TREE_UNROLLED) {
     tree_unrolled_kernel<TREE_BLOCK, OP, T, A>
         <<<blocks, TREE_BLOCK, 0, s>>>(x, partials, a->plan->n);
@@ -463,12 +449,11 @@ __global__ void fence_kernel(const T *__restrict__ x, A *out, A *partials,
 
 template <int OP, typename T, typename A>
 static kl_status single_pass_fence(const kl_args *a) {
-  const scratch *sc = (const scratch *)a->scratch;
   fence_kernel<OP, T, A>
       <<<resident_grid(a->plan->n, TREE_BLOCK), TREE_BLOCK,
          sizeof(A) * TREE_BLOCK, (cudaStream_t)a->stream>>>(
           (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
-          (A *)sc->partials, sc->counter, a->plan->n);
+          (A *)PARTIALS(a), RETIRED(a), a->plan->n);
   KL_GPU_CHECK_LAUNCH(fence_kernel);
   return KL_OK;
 }
@@ -552,81 +537,15 @@ static int best_grid(int64_t n) {
 
 template <int OP, typename T, typename A>
 static kl_status best(const kl_args *a) {
-  const scratch *sc = (const scratch *)a->scratch;
-  best_kernel<OP, T, A><<<sc->best_blocks, BEST_BLOCK, 0,
+  best_kernel<OP, T, A><<<BEST_BLOCKS(a), BEST_BLOCK, 0,
                           (cudaStream_t)a->stream>>>(
       (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
-      (A *)sc->partials, sc->counter, a->plan->n);
+      (A *)PARTIALS(a), RETIRED(a), a->plan->n);
   KL_GPU_CHECK_LAUNCH(best_kernel);
   return KL_OK;
 }
 
-/* ---- 12. CUB, the reference --------------------------------------------- */
-
-#if !defined(KL_HAVE_HIP)
-/* cuda::minimum and cuda::maximum keep or drop a NaN by the order they
- * meet it in; floating min and max go through kl_combine instead, which
- * keeps it. Integers keep CUB's own operators, which it may map to
- * hardware reductions. */
-template <int OP, typename A>
-struct nan_aware {
-  __host__ __device__ A operator()(A a, A b) const {
-    return kl_combine<OP>(a, b);
-  }
-};
-
-template <int OP, typename T, typename A>
-static kl_status cub_reduce(const kl_args *a, void *temp, size_t *bytes) {
-  const T *x = (const T *)a->buffers[REDUCE_IN];
-  A *out = (A *)a->buffers[REDUCE_OUT];
-  cudaStream_t s = (cudaStream_t)a->stream;
-  const int64_t n = a->plan->n;
-  /* The initial value's type is the accumulator's: int sums widen. */
-  if constexpr (OP == KL_OP_SUM)
-    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
-                                           cuda::std::plus<>(), (A)0, s));
-  else if constexpr (cuda::std::is_floating_point_v<A>)
-    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
-                                           nan_aware<OP, A>(),
-                                           kl_identity<OP, A>(), s));
-  else if constexpr (OP == KL_OP_MIN)
-    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
-                                           cuda::minimum<>(),
-                                           kl_identity<OP, A>(), s));
-  else
-    KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,
-                                           cuda::maximum<>(),
-                                           kl_identity<OP, A>(), s));
-  return KL_OK;
-}
-
-template <int OP, typename T, typename A>
-static kl_status cub_rung(const kl_args *a) {
-  scratch *sc = (scratch *)a->scratch;
-  return cub_reduce<OP, T, A>(a, sc->cub_temp, &sc->cub_bytes);
-}
-#endif
-
 /* ---- dispatch: one instance per type and operation ---------------------- */
-
-#define REDUCE_DISPATCH(family, a, ...)                                       \
-  do {                                                                        \
-    const kl_plan *p_ = (a)->plan;                                            \
-    switch (p_->type) {                                                       \
-    case KL_I32:                                                              \
-      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, int, long long>(__VA_ARGS__); \
-      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, int, int>(__VA_ARGS__);       \
-      return family<KL_OP_MAX, int, int>(__VA_ARGS__);                        \
-    case KL_F32:                                                              \
-      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, float, double>(__VA_ARGS__);  \
-      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, float, float>(__VA_ARGS__);   \
-      return family<KL_OP_MAX, float, float>(__VA_ARGS__);                    \
-    default:                                                                  \
-      if (p_->op == KL_OP_SUM) return family<KL_OP_SUM, double, double>(__VA_ARGS__); \
-      if (p_->op == KL_OP_MIN) return family<KL_OP_MIN, double, double>(__VA_ARGS__);\
-      return family<KL_OP_MAX, double, double>(__VA_ARGS__);                  \
-    }                                                                         \
-  } while (0)
 
 #define REDUCE_EXPORT_AS(symbol, family)                                      \
   extern "C" kl_status kl__reduce_gpu_##symbol(const kl_args *a) {            \
@@ -646,76 +565,38 @@ REDUCE_EXPORT(tree_any_block)
 REDUCE_EXPORT(single_pass_atomic)
 REDUCE_EXPORT(single_pass_fence)
 REDUCE_EXPORT(best)
-#if !defined(KL_HAVE_HIP)
-REDUCE_EXPORT_AS(cub, cub_rung)
-#endif
 
-/* ---- scratch -------------------------------------------------------------- */
+/* ---- scratch and setup ---------------------------------------------------- */
 
 template <int OP, typename T, typename A>
 static int best_grid_for(const kl_args *a) {
   return best_grid<OP, T, A>(a->plan->n);
 }
 
+extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
+  /* Room for the largest partial count of any rung: one per warp of the
+   * partials rungs, or one per block of a resident grid; 8 bytes hold any
+   * accumulator. */
+  int64_t capacity = partial_count(p->n);
+  if (capacity < 65536) capacity = 65536;
+  if (p->buffer_count + 3 > KL_MAX_BUFFERS)
+    return KL_FAIL(KL_USAGE, "reduce: no room for the scratch buffers");
+  p->buffers[REDUCE_PARTIALS] = (kl_buffer_spec){
+      "partials", KL_U8, 8 * capacity, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
+  /* The retirement counter starts at zero; the last block leaves it so. */
+  p->buffers[REDUCE_RETIRED] = (kl_buffer_spec){
+      "retired", KL_I32, 1, KL_INOUT, KL_MEM_DEVICE,
+      KL_BUFFER_SCRATCH | KL_BUFFER_ZEROED};
+  p->buffers[REDUCE_HOST_PARTIALS] = (kl_buffer_spec){
+      "host partials", KL_U8, 8 * capacity, KL_INOUT, KL_MEM_PAGEABLE,
+      KL_BUFFER_SCRATCH};
+  p->buffer_count = REDUCE_HOST_PARTIALS + 1;
+  return KL_OK;
+}
+
 static int best_blocks(const kl_args *a) { REDUCE_DISPATCH(best_grid_for, a, a); }
 
-#if !defined(KL_HAVE_HIP)
-template <int OP, typename T, typename A>
-static kl_status cub_size(const kl_args *a, size_t *bytes) {
-  return cub_reduce<OP, T, A>(a, NULL, bytes);
-}
-
-static kl_status cub_temp_bytes(const kl_args *a, size_t *bytes) {
-  REDUCE_DISPATCH(cub_size, a, a, bytes);
-}
-#endif
-
-extern "C" void kl__reduce_gpu_teardown(kl_args *a) {
-  scratch *sc = (scratch *)a->scratch;
-  if (!sc) return;
-  (void)cudaFree(sc->partials);
-  (void)cudaFree(sc->counter);
-  (void)cudaFree(sc->cub_temp);
-  free(sc->host_partials);
-  free(sc);
-  a->scratch = NULL;
-}
-
 extern "C" kl_status kl__reduce_gpu_setup(kl_args *a) {
-  scratch *sc = (scratch *)calloc(1, sizeof *sc);
-  if (!sc) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  a->scratch = sc;
-  /* Room for the largest partial count of any rung: one per warp of the
-   * partials rungs, or one per block of a resident grid. */
-  sc->capacity = partial_count(a->plan->n);
-  if (sc->capacity < 65536) sc->capacity = 65536;
-  const size_t bytes = 8 * (size_t)sc->capacity; /* any accumulator fits 8 */
-  kl_status st = KL_OK;
-  if (cudaMalloc(&sc->partials, bytes) != cudaSuccess ||
-      cudaMalloc((void **)&sc->counter, sizeof *sc->counter) != cudaSuccess) {
-    (void)cudaGetLastError();
-    st = KL_FAIL(KL_NO_MEMORY, "cudaMalloc of %zu bytes of partials failed",
-                 bytes);
-  }
-  if (st == KL_OK && !(sc->host_partials = malloc(bytes)))
-    st = KL_FAIL(KL_NO_MEMORY, "out of host memory for partials");
-  if (st == KL_OK) {
-    cudaError_t err = cudaMemsetAsync(sc->counter, 0, sizeof *sc->counter,
-                                      (cudaStream_t)a->stream);
-    if (err != cudaSuccess)
-      st = KL_FAIL(KL_DEVICE, "cudaMemsetAsync failed: %s",
-                   cudaGetErrorString(err));
-  }
-  if (st == KL_OK) sc->best_blocks = best_blocks(a);
-#if !defined(KL_HAVE_HIP)
-  if (st == KL_OK) st = cub_temp_bytes(a, &sc->cub_bytes);
-  if (st == KL_OK && cudaMalloc(&sc->cub_temp, sc->cub_bytes ? sc->cub_bytes : 1) !=
-                         cudaSuccess) {
-    (void)cudaGetLastError();
-    st = KL_FAIL(KL_NO_MEMORY, "cudaMalloc of %zu bytes for CUB failed",
-                 sc->cub_bytes);
-  }
-#endif
-  if (st != KL_OK) kl__reduce_gpu_teardown(a);
-  return st;
+  a->state.integer[0] = best_blocks(a);
+  return KL_OK;
 }

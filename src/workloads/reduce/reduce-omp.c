@@ -94,7 +94,7 @@ typedef int (*reduce_fn)(const void *, int64_t, void *);
 static kl_status dispatch(const kl_args *a, const reduce_fn table[3][3]) {
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  if (!table[p->op][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]))
+  if (!table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]))
     return KL_FAIL(KL_NO_MEMORY, "out of host memory for partials");
   return KL_OK;
 }

@@ -15,17 +15,19 @@ static const char *const patterns[] = {
     "inf-middle", "inf-last",   "inf-both",    NULL};
 
 static kl_status plan(kl_plan *p) {
-  if (p->op == REDUCE_SUM && p->type == KL_I32 && p->n > (INT64_C(1) << 32))
+  if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32 && p->n > (INT64_C(1) << 32))
     return kl__usage(KL_USAGE, "reduce: an int32 sum is exact in int64 only "
                      "up to 2^32 elements (n=%lld)", (long long)p->n);
-  if (p->type == KL_I32 && p->inputs >= INPUTS_NAN_FIRST)
+  if (p->type == KL_I32 && REDUCE_INPUTS(p) >= INPUTS_NAN_FIRST)
     return kl__usage(KL_UNAVAILABLE, "reduce: input pattern '%s' needs a "
                      "floating-point type (i32 has no NaN or infinity)",
-                     patterns[p->inputs]);
+                     patterns[REDUCE_INPUTS(p)]);
   p->buffer_count = 2;
-  p->buffers[REDUCE_IN] = (kl_buffer_spec){"x", p->type, p->n, KL_IN};
+  p->buffers[REDUCE_IN] =
+      (kl_buffer_spec){"x", p->type, p->n, KL_IN, KL_MEM_DEVICE, 0};
   p->buffers[REDUCE_OUT] = (kl_buffer_spec){
-      "result", kl__reduce_result_type(p->type, p->op), 1, KL_OUT};
+      "result", kl__reduce_result_type(p->type, REDUCE_OP(p)), 1, KL_OUT,
+      KL_MEM_DEVICE, 0};
   return KL_OK;
 }
 
@@ -35,7 +37,7 @@ static double pattern_value(const kl_plan *p, int64_t i) {
   const double spread = ints ? 1 << 20 : 1.0; /* random values lie in +-spread */
   const double u = kl__uniform(p->seed, REDUCE_IN, (uint64_t)i);
   const double v = spread * (2 * u - 1);
-  switch (p->inputs) {
+  switch (REDUCE_INPUTS(p)) {
   case INPUTS_EQUAL:
     return ints ? 7 + (double)(kl__hash(p->seed, 9, 0) % 100)
                 : 0.5 + 0.5 * kl__uniform(p->seed, 9, 0);
@@ -50,11 +52,11 @@ static double pattern_value(const kl_plan *p, int64_t i) {
   }
   case INPUTS_EXTREME_FIRST:
   case INPUTS_EXTREME_LAST: {
-    int64_t at = p->inputs == INPUTS_EXTREME_FIRST ? 0 : p->n - 1;
+    int64_t at = REDUCE_INPUTS(p) == INPUTS_EXTREME_FIRST ? 0 : p->n - 1;
     if (i != at) return v;
     /* Beyond every other element in the direction the operation looks. */
     double beyond = 2 * spread + (ints ? 3 : 0.25);
-    return p->op == REDUCE_MIN ? -beyond : beyond;
+    return REDUCE_OP(p) == REDUCE_MIN ? -beyond : beyond;
   }
   default:
     return v;
@@ -66,10 +68,10 @@ static double pattern_value(const kl_plan *p, int64_t i) {
  * looks (-Inf for min, +Inf for max and sum), so they are the result;
  * inf-both puts +Inf first and -Inf last, or only +Inf when n = 1. */
 static int specials(const kl_plan *p, int64_t at[2], double value[2]) {
-  const double inf = p->op == REDUCE_MIN ? -INFINITY : INFINITY;
+  const double inf = REDUCE_OP(p) == REDUCE_MIN ? -INFINITY : INFINITY;
   const int64_t middle = p->n / 2, last = p->n - 1;
   value[0] = inf;
-  switch (p->inputs) {
+  switch (REDUCE_INPUTS(p)) {
   case INPUTS_NAN_FIRST: at[0] = 0; value[0] = NAN; return 1;
   case INPUTS_NAN_MIDDLE: at[0] = middle; value[0] = NAN; return 1;
   case INPUTS_NAN_LAST: at[0] = last; value[0] = NAN; return 1;
@@ -99,7 +101,7 @@ static void init(const kl_plan *p, void *const *host) {
   int64_t at[2];
   double value[2];
   const int count = specials(p, at, value);
-  if ((p->inputs == INPUTS_RANDOM || count) && p->type != KL_I32) {
+  if ((REDUCE_INPUTS(p) == INPUTS_RANDOM || count) && p->type != KL_I32) {
     kl__fill_uniform(p->type, x, p->n, p->seed, REDUCE_IN, -1, 1);
     for (int k = 0; k < count; k++) store(p, x, at[k], value[k]);
     return;
@@ -117,12 +119,28 @@ static double element(const kl_plan *p, const void *x, int64_t i) {
 }
 
 static double result_value(const kl_plan *p, const void *out) {
-  switch (kl__reduce_result_type(p->type, p->op)) {
+  switch (kl__reduce_result_type(p->type, REDUCE_OP(p))) {
   case KL_I64: return (double)*(const int64_t *)out;
   case KL_I32: return *(const int32_t *)out;
   case KL_F32: return *(const float *)out;
   default: return *(const double *)out;
   }
+}
+
+/* The result against the reference; int64 sums compared as integers
+ * (long double holds them exactly). */
+typedef struct reduce_result {
+  double got, want, tol;
+  int i32_sum;
+  int64_t got64, want64;
+} reduce_result;
+
+static void result_element(const void *ctx, int64_t i, kl_element *e) {
+  const reduce_result *k = ctx;
+  (void)i;
+  e->got = k->i32_sum ? (long double)k->got64 : k->got;
+  e->want = k->i32_sum ? (long double)k->want64 : k->want;
+  e->tol = k->tol;
 }
 
 /* Integer sums and every min and max must be exact. A floating sum, in
@@ -142,17 +160,18 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   const void *x = in[REDUCE_IN];
   const int64_t n = p->n;
   double got = result_value(p, out[REDUCE_OUT]), expected = 0, bound = 0;
-  int exact = 0;
-  if (p->op == REDUCE_SUM && p->type == KL_I32) {
+  int exact = 0, i32_sum = 0;
+  int64_t got64 = 0, sum64 = 0;
+  if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32) {
     int64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (int64_t i = 0; i < n; i++) sum += ((const int32_t *)x)[i];
-    int64_t got64 = *(const int64_t *)out[REDUCE_OUT];
+    got64 = *(const int64_t *)out[REDUCE_OUT];
+    sum64 = sum;
     expected = (double)sum;
-    exact = 1;
-    got = got64 == sum ? expected : (double)got64;
-    if (got64 != sum && got == expected) got = nextafter(expected, INFINITY);
-  } else if (p->op == REDUCE_SUM) {
+    got = (double)got64;
+    exact = i32_sum = 1;
+  } else if (REDUCE_OP(p) == REDUCE_SUM) {
     long double sum = 0, magnitude = 0;
 #pragma omp parallel
     {
@@ -175,7 +194,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   } else {
     /* OpenMP's min and max reductions, like a plain compare, drop a NaN:
      * it is noted apart. Every input is exact in double. */
-    const double sign = p->op == REDUCE_MAX ? 1 : -1;
+    const double sign = REDUCE_OP(p) == REDUCE_MAX ? 1 : -1;
     double best = -INFINITY; /* of sign * x */
     int any_nan = 0;
 #pragma omp parallel for reduction(max : best) reduction(| : any_nan) \
@@ -188,26 +207,20 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
     expected = any_nan ? NAN : sign * best;
     exact = 1;
   }
-  double err = fabs(got - expected), ratio;
-  if (isnan(expected) || isinf(expected) || !isfinite(got)) {
-    int same = isnan(expected) ? isnan(got) : got == expected;
-    err = same ? 0 : INFINITY;
-    ratio = same ? 0 : INFINITY;
-  } else if (exact) {
-    ratio = got == expected ? 0 : INFINITY;
-  } else {
-    ratio = err <= bound ? (bound > 0 ? err / bound : 0) : INFINITY;
-  }
-  int bad = !(ratio <= 1);
-  kl__verdict_set(v, 1, bad, 0, ratio, err);
-  if (bad)
+  /* The one element-wise rule: exact where tol is 0, NaN only for NaN,
+   * the same infinity for an infinity. */
+  const reduce_result k = {got, expected, exact ? 0 : bound, i32_sum, got64,
+                           sum64};
+  kl__check_elements(1, result_element, &k, v);
+  if (v->bad_count)
     snprintf(v->detail, sizeof v->detail,
-             "%s: expected %.17g, got %.17g (bound %.3g)", ops[p->op],
+             "%s: expected %.17g, got %.17g (bound %.3g)", ops[REDUCE_OP(p)],
              expected, got, bound);
 }
 
-static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
-  (void)r;
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)r, (void)counts;
   c->bytes = (double)p->n * (double)kl_type_size(p->type);
   c->flops = (double)p->n;
   c->items = (double)p->n;
@@ -255,58 +268,84 @@ static kl_status serial(const kl_args *a) {
                                         {max_i32, max_f32, max_f64}};
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  table[p->op][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);
   return KL_OK;
 }
 
-#define GPU_RUNG(id, summary, flags, fn)                                      \
-  {KL_GPU "-" id, KL_GPU, summary, flags, 0, 0, KL_GPU_FN(fn),                \
-   KL_GPU_FN(kl__reduce_gpu_setup), KL_GPU_FN(kl__reduce_gpu_teardown)}
+#define GPU_RUNG(rung_name, text, ...)                                        \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),                              \
+   .setup = KL_GPU_FN(kl__reduce_gpu_setup), __VA_ARGS__}
+#define EVERY_TYPE (KL_TYPE_BIT(KL_I32) | KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {"serial", "serial", "one loop, widening sums", 0, 0, 0, serial, NULL,
-     NULL},
-    {"openmp-clause", "openmp", "parallel for with a reduction clause", 0, 0,
-     0, kl__reduce_omp_clause, NULL, NULL},
-    {"openmp-partials", "openmp",
-     "one partial per thread, combined after the loop", 0, 0, 0,
-     kl__reduce_omp_partials, NULL, NULL},
-    GPU_RUNG("racy", "*out = op(*out, x) without atomics: a data race, "
-             "kept to be caught", KL_RUNG_KNOWN_WRONG, kl__reduce_gpu_racy),
-    GPU_RUNG("atomic", "one global atomic per element", 0,
-             kl__reduce_gpu_atomic),
-    GPU_RUNG("shared-atomic", "a shared atomic per element, a global one "
-             "per block", 0, kl__reduce_gpu_shared_atomic),
-    GPU_RUNG("warp-shuffle", "1024-thread blocks, shuffles, a shared atomic "
-             "per warp", 0, kl__reduce_gpu_warp_shuffle),
-    GPU_RUNG("grid-stride", "grid-stride loop, ~100 elements per thread", 0,
-             kl__reduce_gpu_grid_stride),
-    GPU_RUNG("partials-host", "one partial per warp, summed on the host", 0,
-             kl__reduce_gpu_partials_host),
-    GPU_RUNG("partials-device", "one partial per warp, summed by a second "
-             "kernel with 16-byte loads", 0, kl__reduce_gpu_partials_device),
-    GPU_RUNG("tree", "two passes, shared-memory tree, 256 threads", 0,
-             kl__reduce_gpu_tree),
-    GPU_RUNG("tree-unrolled", "the tree with the block size a compile-time "
-             "constant, fully unrolled", 0, kl__reduce_gpu_tree_unrolled),
-    GPU_RUNG("tree-any-block", "the tree for any block size (1000), "
-             "floored to a power of two", 0, kl__reduce_gpu_tree_any_block),
-    GPU_RUNG("single-pass-atomic", "one pass, tree per block, one atomic "
-             "per block", 0, kl__reduce_gpu_single_pass_atomic),
-    GPU_RUNG("single-pass-fence", "one pass, no atomics on data: fence and "
-             "retirement counter, the last block finishes", 0,
-             kl__reduce_gpu_single_pass_fence),
-    GPU_RUNG("best", "16-byte loads, 4 in flight, persistent grid, one pass",
-             0, kl__reduce_gpu_best),
-#if defined(KL_HAVE_HIP)
-    /* Debian ships no hipCUB: the reference rung is CUDA-only. */
-    {KL_GPU "-cub", KL_GPU, "CUB DeviceReduce (not in HIP builds)",
-     KL_RUNG_VENDOR, 0, 0, NULL, NULL, NULL},
-#else
-    GPU_RUNG("cub", "CUB DeviceReduce::Reduce", KL_RUNG_VENDOR,
-             kl__reduce_gpu_cub),
-#endif
+    {.name = "serial", .backend = &kl__backend_serial,
+     .summary = "one loop, widening sums", .library = EVERY_TYPE,
+     .run = serial},
+    {.name = "openmp-clause", .backend = &kl__backend_openmp,
+     .summary = "parallel for with a reduction clause",
+     .run = kl__reduce_omp_clause},
+    {.name = "openmp-partials", .backend = &kl__backend_openmp,
+     .summary = "one partial per thread, combined after the loop",
+     .library = EVERY_TYPE, .run = kl__reduce_omp_partials},
+    GPU_RUNG("cuda-racy", "*out = op(*out, x) without atomics: a data race, "
+             "kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
+             .run = KL_GPU_FN(kl__reduce_gpu_racy)),
+    GPU_RUNG("cuda-atomic", "one global atomic per element",
+             .run = KL_GPU_FN(kl__reduce_gpu_atomic)),
+    GPU_RUNG("cuda-shared-atomic", "a shared atomic per element, a global "
+             "one per block", .run = KL_GPU_FN(kl__reduce_gpu_shared_atomic)),
+    GPU_RUNG("cuda-warp-shuffle", "1024-thread blocks, shuffles, a shared "
+             "atomic per warp", .run = KL_GPU_FN(kl__reduce_gpu_warp_shuffle)),
+    GPU_RUNG("cuda-grid-stride", "grid-stride loop, ~100 elements per thread",
+             .run = KL_GPU_FN(kl__reduce_gpu_grid_stride)),
+    GPU_RUNG("cuda-partials-host", "one partial per warp, summed on the host",
+             .run = KL_GPU_FN(kl__reduce_gpu_partials_host)),
+    GPU_RUNG("cuda-partials-device", "one partial per warp, summed by a "
+             "second kernel with 16-byte loads",
+             .run = KL_GPU_FN(kl__reduce_gpu_partials_device)),
+    GPU_RUNG("cuda-tree", "two passes, shared-memory tree, 256 threads",
+             .run = KL_GPU_FN(kl__reduce_gpu_tree)),
+    GPU_RUNG("cuda-tree-unrolled", "the tree with the block size a "
+             "compile-time constant, fully unrolled",
+             .run = KL_GPU_FN(kl__reduce_gpu_tree_unrolled)),
+    GPU_RUNG("cuda-tree-any-block", "the tree for any block size (1000), "
+             "floored to a power of two",
+             .run = KL_GPU_FN(kl__reduce_gpu_tree_any_block)),
+    GPU_RUNG("cuda-single-pass-atomic", "one pass, tree per block, one "
+             "atomic per block",
+             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_atomic)),
+    GPU_RUNG("cuda-single-pass-fence", "one pass, no atomics on data: fence "
+             "and retirement counter, the last block finishes",
+             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_fence)),
+    GPU_RUNG("cuda-best", "16-byte loads, 4 in flight, persistent grid, one "
+             "pass", .library = EVERY_TYPE,
+             .run = KL_GPU_FN(kl__reduce_gpu_best)),
+    {.name = "cuda-cub", .backend = &kl__backend_gpu,
+     .summary = "CUB DeviceReduce::Reduce", .flags = KL_RUNG_VENDOR,
+     .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
+     .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)},
 };
+
+static const kl_param params[] = {
+    [REDUCE_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
+                    .flags = KL_PARAM_MAIN_SIZE, .help = "elements of x",
+                    .default_value = 1 << 28, /* 2 GiB of doubles */
+                    .min = 1, .max = 0x1p62, .step = 1 << 20},
+    [REDUCE_P_OP] = {.name = "op", .kind = KL_PARAM_CHOICE,
+                     .flags = KL_PARAM_OP, .help = "the operation",
+                     .choices = ops},
+    [REDUCE_P_INPUTS] = {.name = "inputs", .kind = KL_PARAM_CHOICE,
+                         .flags = KL_PARAM_INPUTS, .label = "input pattern",
+                         .help = "random, or a pattern that breaks careless "
+                                 "reductions (NaN and infinity: floats only)",
+                         .choices = patterns},
+};
+
+static const kl_test_problem tests[] = {
+    {NULL, 1}, {NULL, 2}, {NULL, 31}, {NULL, 32}, {NULL, 33}, {NULL, 63},
+    {NULL, 64}, {NULL, 65}, {NULL, 1000003}, {NULL, 0}};
+static const kl_test_problem big_tests[] = {{NULL, 2147483651}, {NULL, 0}};
 
 const kl_workload kl__workload_reduce = {
     .name = "reduce",
@@ -316,15 +355,18 @@ const kl_workload kl__workload_reduce = {
                  "NaN iff the reference is NaN, infinities exact",
     .source = "seed 000 section 3.3, seed 004",
     .metric = KL_METRIC_GBS,
-    .ops = ops,
-    .inputs = patterns,
-    .types = KL_TYPE_BIT(KL_I32) | KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
+    .unit = "GB/s",
+    .types = EVERY_TYPE,
     .default_type = KL_F64,
-    .default_n = 1 << 28, /* 2 GiB of doubles */
+    .params = params,
+    .param_count = sizeof params / sizeof *params,
+    .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,
     .check = check,
     .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
 };
@@ -332,8 +374,15 @@ const kl_workload kl__workload_reduce = {
 kl_status kl_reduce(const char *backend, const char *op, kl_type type,
                     const void *data, int64_t n, int data_on_device,
                     void *result) {
-  kl_problem pb = {.n = n, .type = type, .op = op};
+  char params[64];
+  if (op && strlen(op) > 32)
+    return kl__usage(KL_USAGE, "kl_reduce: unknown op '%.32s...'", op);
+  snprintf(params, sizeof params, "op=%s", op ? op : ops[0]);
+  kl_problem pb = {.n = n, .type = type, .params = params};
+  if (n < 1)
+    return kl__usage(KL_USAGE, "kl_reduce: n = %lld must be at least 1",
+                     (long long)n);
   void *buffers[2] = {(void *)data, result};
-  return kl__run_fastest(&kl__workload_reduce, backend, &pb, buffers,
+  return kl__run_library(&kl__workload_reduce, backend, &pb, buffers,
                          data_on_device);
 }

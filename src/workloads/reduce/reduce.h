@@ -13,7 +13,21 @@
 #include "../../core/internal.h"
 
 enum { REDUCE_SUM, REDUCE_MIN, REDUCE_MAX }; /* = KL_OP_* on the GPU */
-enum { REDUCE_IN, REDUCE_OUT };
+/* The plan's buffers: the input and the result, then the GPU rungs'
+ * scratch (partials, a retirement counter, a host copy of the partials,
+ * CUB's temporary storage). */
+enum {
+  REDUCE_IN,
+  REDUCE_OUT,
+  REDUCE_PARTIALS,
+  REDUCE_RETIRED,
+  REDUCE_HOST_PARTIALS,
+  REDUCE_CUB_TEMP
+};
+/* The parameters, in the workload's order. */
+enum { REDUCE_P_N, REDUCE_P_OP, REDUCE_P_INPUTS };
+#define REDUCE_OP(p) ((int)(p)->value[REDUCE_P_OP])
+#define REDUCE_INPUTS(p) ((int)(p)->value[REDUCE_P_INPUTS])
 enum {
   INPUTS_RANDOM,
   INPUTS_EQUAL,
@@ -62,12 +76,36 @@ kl_status kl__reduce_omp_partials(const kl_args *a);
 #define REDUCE_DECLARE(name) kl_status kl__reduce_gpu_##name(const kl_args *a);
 REDUCE_GPU_RUNGS(REDUCE_DECLARE)
 #undef REDUCE_DECLARE
-/* Rungs with device scratch (partials, counters, CUB's temporary storage)
- * share one setup and teardown. */
+/* Every GPU rung's scratch, and the CUB rung's (with its temporary
+ * storage); the setup works out the best rung's grid. */
+kl_status kl__reduce_gpu_scratch(kl_plan *p);
+kl_status kl__reduce_gpu_cub_scratch(kl_plan *p);
 kl_status kl__reduce_gpu_setup(kl_args *a);
-void kl__reduce_gpu_teardown(kl_args *a);
 #ifdef __cplusplus
 }
+#endif
+
+/* One template instance per type and operation, family<OP, T, A>(...):
+ * sums widen int to long long and float to double. */
+#ifdef __cplusplus
+#define REDUCE_DISPATCH(family, a, ...)                                       \
+  do {                                                                        \
+    const kl_plan *p_ = (a)->plan;                                            \
+    switch (p_->type) {                                                       \
+    case KL_I32:                                                              \
+      if (REDUCE_OP(p_) == KL_OP_SUM) return family<KL_OP_SUM, int, long long>(__VA_ARGS__); \
+      if (REDUCE_OP(p_) == KL_OP_MIN) return family<KL_OP_MIN, int, int>(__VA_ARGS__);       \
+      return family<KL_OP_MAX, int, int>(__VA_ARGS__);                        \
+    case KL_F32:                                                              \
+      if (REDUCE_OP(p_) == KL_OP_SUM) return family<KL_OP_SUM, float, double>(__VA_ARGS__);  \
+      if (REDUCE_OP(p_) == KL_OP_MIN) return family<KL_OP_MIN, float, float>(__VA_ARGS__);   \
+      return family<KL_OP_MAX, float, float>(__VA_ARGS__);                    \
+    default:                                                                  \
+      if (REDUCE_OP(p_) == KL_OP_SUM) return family<KL_OP_SUM, double, double>(__VA_ARGS__); \
+      if (REDUCE_OP(p_) == KL_OP_MIN) return family<KL_OP_MIN, double, double>(__VA_ARGS__);\
+      return family<KL_OP_MAX, double, double>(__VA_ARGS__);                  \
+    }                                                                         \
+  } while (0)
 #endif
 
 #endif

@@ -27,7 +27,7 @@ STREAM_KERNEL(triad_f64, double, a[i] + s * b[i])
           (const T *)(args)->buffers[STREAM_A] + offset,                      \
           (const T *)(args)->buffers[STREAM_B] + offset,                      \
           (T *)(args)->buffers[STREAM_C] + offset,                            \
-          (T)p_->params[STREAM_SCALAR_PARAM], count);                         \
+          (T)p_->constants[STREAM_SCALAR], count);                         \
       KL_GPU_CHECK_LAUNCH(kernel);                                            \
     }                                                                         \
   } while (0)

@@ -7,7 +7,7 @@
     const T *restrict a = args->buffers[STREAM_A];                            \
     const T *restrict b = args->buffers[STREAM_B];                            \
     T *restrict c = args->buffers[STREAM_C];                                  \
-    const T s = (T)args->plan->params[STREAM_SCALAR_PARAM];                   \
+    const T s = (T)args->plan->constants[STREAM_SCALAR];                   \
     const int64_t n = args->plan->n;                                          \
     (void)b;                                                                  \
     (void)s;                                                                  \

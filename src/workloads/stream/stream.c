@@ -9,12 +9,13 @@ static kl_status plan(kl_plan *p) {
   static const kl_role roles[] = {KL_IN, KL_IN, KL_OUT};
   p->buffer_count = 3;
   for (int i = 0; i < 3; i++)
-    p->buffers[i] = (kl_buffer_spec){names[i], p->type, p->n, roles[i]};
+    p->buffers[i] = (kl_buffer_spec){names[i], p->type, p->n, roles[i],
+                                     KL_MEM_DEVICE, 0};
   /* A fresh scalar per seed, away from 0 and 1 so that neither hides a
    * missing multiply. */
-  p->param_count = 1;
-  p->params[STREAM_SCALAR_PARAM] = 0.25 + 0.5 * kl__uniform(p->seed, 99, 0);
-  if (p->type == KL_F32) p->params[0] = (float)p->params[0];
+  p->constant_count = 1;
+  p->constants[STREAM_SCALAR] = 0.25 + 0.5 * kl__uniform(p->seed, 99, 0);
+  if (p->type == KL_F32) p->constants[0] = (float)p->constants[0];
   return KL_OK;
 }
 
@@ -32,48 +33,52 @@ static double value(const kl_plan *p, const void *buf, int64_t i) {
  * a fused multiply-add), so |c - exact| <= 2u(|a| + |s*b|), u the unit
  * roundoff of the type; the reference is exact in long double for f32 and
  * carries 11 more bits than needed for f64. */
+/* copy must be exact. triad, c = a + s*b, rounds at most twice (once with
+ * a fused multiply-add), so |c - exact| <= 2u(|a| + |s*b|), u the unit
+ * roundoff of the type; the reference is exact in long double for f32 and
+ * carries 11 more bits than needed for f64. */
+typedef struct stream_check {
+  const kl_plan *p;
+  const void *a, *b, *c;
+  double s, u;
+  int triad;
+} stream_check;
+
+static void element(const void *ctx, int64_t i, kl_element *e) {
+  const stream_check *k = ctx;
+  const double ai = value(k->p, k->a, i);
+  e->got = value(k->p, k->c, i);
+  if (!k->triad) {
+    e->want = ai;
+    e->tol = 0;
+    return;
+  }
+  const double bi = value(k->p, k->b, i);
+  e->want = (long double)ai + (long double)k->s * (long double)bi;
+  e->tol = 2 * k->u * (fabs(ai) + fabs(k->s * bi)) + DBL_MIN;
+}
+
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
-  const double s = p->params[STREAM_SCALAR_PARAM];
-  const double u = p->type == KL_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
-  const void *a = in[STREAM_A], *b = in[STREAM_B], *c = out[STREAM_C];
-  const int triad = r->kernel == STREAM_TRIAD;
-  int64_t bad = 0, first = INT64_MAX;
-  double worst = 0, worst_abs = 0;
-#pragma omp parallel for reduction(+ : bad) reduction(min : first) \
-    reduction(max : worst, worst_abs) schedule(static)
-  for (int64_t i = 0; i < p->n; i++) {
-    double ai = value(p, a, i), got = value(p, c, i), ratio, err;
-    if (triad) {
-      double bi = value(p, b, i);
-      long double ref = (long double)ai + (long double)s * (long double)bi;
-      double tol = 2 * u * (fabs(ai) + fabs(s * bi)) + DBL_MIN;
-      err = (double)fabsl((long double)got - ref);
-      ratio = err <= tol ? err / tol : INFINITY;
-    } else {
-      err = fabs(got - ai);
-      ratio = got == ai ? 0 : INFINITY;
-    }
-    if (err > worst_abs || err != err) worst_abs = err != err ? INFINITY : err;
-    if (!(ratio <= 1)) {
-      bad++;
-      if (i < first) first = i;
-    }
-    if (ratio > worst) worst = ratio;
-  }
-  kl__verdict_set(v, p->n, bad, first, worst, worst_abs);
-  if (bad) {
-    double ai = value(p, a, first), bi = value(p, b, first);
+  const stream_check k = {p, in[STREAM_A], in[STREAM_B], out[STREAM_C],
+                          p->constants[STREAM_SCALAR],
+                          p->type == KL_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2,
+                          r->variant == STREAM_TRIAD};
+  kl__check_elements(p->n, element, &k, v);
+  if (v->bad_count) {
+    const int64_t i = v->first_bad;
+    const double ai = value(p, k.a, i), bi = value(p, k.b, i);
     snprintf(v->detail, sizeof v->detail, "c[%lld]: expected %.9g, got %.9g",
-             (long long)first, triad ? ai + s * bi : ai,
-             value(p, c, first));
+             (long long)i, k.triad ? ai + k.s * bi : ai, value(p, k.c, i));
   }
 }
 
-static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)counts;
   double array = (double)p->n * (double)kl_type_size(p->type);
-  c->bytes = (r->kernel == STREAM_TRIAD ? 3 : 2) * array;
-  c->flops = r->kernel == STREAM_TRIAD ? 2.0 * (double)p->n : 0;
+  c->bytes = (r->variant == STREAM_TRIAD ? 3 : 2) * array;
+  c->flops = r->variant == STREAM_TRIAD ? 2.0 * (double)p->n : 0;
   c->items = (double)p->n;
 }
 
@@ -82,7 +87,7 @@ static void cost(const kl_plan *p, const kl_rung *r, kl_cost *c) {
     const T *restrict a = args->buffers[STREAM_A];                            \
     const T *restrict b = args->buffers[STREAM_B];                            \
     T *restrict c = args->buffers[STREAM_C];                                  \
-    const T s = (T)args->plan->params[STREAM_SCALAR_PARAM];                   \
+    const T s = (T)args->plan->constants[STREAM_SCALAR];                   \
     (void)b;                                                                  \
     (void)s;                                                                  \
     for (int64_t i = 0; i < args->plan->n; i++) c[i] = expr;                  \
@@ -103,22 +108,43 @@ static kl_status serial_triad(const kl_args *a) {
 }
 
 static const kl_rung rungs[] = {
-    {"serial-copy", "serial", "c = a, one loop", 0, STREAM_COPY, 0,
-     serial_copy, NULL, NULL},
-    {"serial-triad", "serial", "c = a + s*b, one loop", KL_RUNG_CEILING,
-     STREAM_TRIAD, 0, serial_triad, NULL, NULL},
-    {"openmp-copy", "openmp", "c = a, parallel for", 0, STREAM_COPY, 0,
-     kl__stream_omp_copy, NULL, NULL},
-    {"openmp-triad", "openmp", "c = a + s*b, parallel for", KL_RUNG_CEILING,
-     STREAM_TRIAD, 0, kl__stream_omp_triad, NULL, NULL},
-    {KL_GPU "-copy", KL_GPU, "c = a, one element per thread", 0, STREAM_COPY,
-     0, KL_GPU_FN(kl__stream_gpu_copy), NULL, NULL},
-    {KL_GPU "-triad", KL_GPU, "c = a + s*b, one element per thread", 0,
-     STREAM_TRIAD, 0, KL_GPU_FN(kl__stream_gpu_triad), NULL, NULL},
-    {KL_GPU "-memcpy", KL_GPU, "device-to-device copy by the runtime",
-     KL_RUNG_CEILING | KL_RUNG_VENDOR, STREAM_COPY, 0,
-     KL_GPU_FN(kl__stream_gpu_memcpy), NULL, NULL},
+    {.name = "serial-copy", .backend = &kl__backend_serial,
+     .summary = "c = a, one loop", .variant = STREAM_COPY,
+     .run = serial_copy},
+    {.name = "serial-triad", .backend = &kl__backend_serial,
+     .summary = "c = a + s*b, one loop", .flags = KL_RUNG_CEILING,
+     .variant = STREAM_TRIAD, .run = serial_triad},
+    {.name = "openmp-copy", .backend = &kl__backend_openmp,
+     .summary = "c = a, parallel for", .variant = STREAM_COPY,
+     .run = kl__stream_omp_copy},
+    {.name = "openmp-triad", .backend = &kl__backend_openmp,
+     .summary = "c = a + s*b, parallel for", .flags = KL_RUNG_CEILING,
+     .variant = STREAM_TRIAD, .run = kl__stream_omp_triad},
+    {.name = "cuda-copy", .backend = &kl__backend_gpu,
+     .summary = "c = a, one element per thread", .variant = STREAM_COPY,
+     .run = KL_GPU_FN(kl__stream_gpu_copy)},
+    {.name = "cuda-triad", .backend = &kl__backend_gpu,
+     .summary = "c = a + s*b, one element per thread",
+     .variant = STREAM_TRIAD, .run = KL_GPU_FN(kl__stream_gpu_triad)},
+    {.name = "cuda-memcpy", .backend = &kl__backend_gpu,
+     .summary = "device-to-device copy by the runtime",
+     .flags = KL_RUNG_CEILING | KL_RUNG_VENDOR, .variant = STREAM_COPY,
+     .run = KL_GPU_FN(kl__stream_gpu_memcpy)},
 };
+
+static const kl_param params[] = {
+    {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
+     .help = "elements per array",
+     .default_value = 1 << 27, /* 1 GiB per f64 array: far beyond any cache */
+     .min = 1, .max = 0x1p62, .step = 1 << 20},
+};
+
+static const kl_test_problem tests[] = {
+    {NULL, 1}, {NULL, 2}, {NULL, 31}, {NULL, 32}, {NULL, 33}, {NULL, 63},
+    {NULL, 64}, {NULL, 65}, {NULL, 1000003}, {NULL, 0}};
+/* One element beyond 2^31 + 2: past every 32-bit index and not a multiple
+ * of any vector width. */
+static const kl_test_problem big_tests[] = {{NULL, 2147483651}, {NULL, 0}};
 
 const kl_workload kl__workload_stream = {
     .name = "stream",
@@ -126,13 +152,18 @@ const kl_workload kl__workload_stream = {
     .tolerance = "copy exact; triad |c - ref| <= 2u(|a| + |s*b|)",
     .source = "BabelStream's kernels and byte counting",
     .metric = KL_METRIC_GBS,
+    .unit = "GB/s",
     .types = KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64),
     .default_type = KL_F64,
-    .default_n = 1 << 27, /* 1 GiB per f64 array: far beyond any cache */
+    .params = params,
+    .param_count = 1,
+    .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,
     .check = check,
     .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
 };

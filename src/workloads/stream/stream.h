@@ -12,7 +12,7 @@
 enum { STREAM_COPY, STREAM_TRIAD };
 enum { STREAM_A, STREAM_B, STREAM_C };
 
-#define STREAM_SCALAR_PARAM 0
+enum { STREAM_SCALAR }; /* constants[0]: s */
 
 #ifdef __cplusplus
 extern "C" {

@@ -14,7 +14,8 @@ static const char usage_main[] =
     "and rate as a share of a ceiling measured in the same run.\n"
     "\n"
     "commands:\n"
-    "  list          workloads, their rungs, and the backends available here\n"
+    "  list [-w W]   workloads, their rungs, and the backends available here;\n"
+    "                with -w, one workload's parameters and defaults\n"
     "  run           run ladders (see `kladder run --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
@@ -30,21 +31,26 @@ static const char usage_run[] =
     "  -w, --workload W[,W...]  workloads to run (see `kladder list`)\n"
     "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip\n"
     "  -r, --rung R[,R...]      rungs to run, by name\n"
-    "  -n, --size N             elements; digits with an optional K, M or G\n"
-    "                           (powers of 1024). Default: each workload's,\n"
+    "  -n, --size N             the main size (elements; gemm: n, the default\n"
+    "                           of m and k); digits with an optional K, M or\n"
+    "                           G (powers of 1024). Default: each workload's,\n"
     "                           shrunk to fit memory (the output says so)\n"
+    "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
+    "                           any parameter of the workload (`kladder list\n"
+    "                           -w W` lists them); -p may be repeated\n"
     "  -t, --type T             element type, where the workload has several:\n"
     "                           f32, f64, i32, i64, u8\n"
-    "  -o, --op OP              operation, where the workload has several\n"
-    "                           (reduce: sum, min, max)\n"
-    "      --inputs PATTERN     input pattern, where the workload has several\n"
-    "                           (default random; see `kladder list`)\n"
-    "  -s, --shape MxNxK        extents, where the workload has several (gemm:\n"
-    "                           m, n and k); an extent not given is the size\n"
-    "      --ld LDA,LDB,LDC     leading dimensions (gemm; default the rows)\n"
-    "      --alpha A            gemm's scalars (default alpha 1, beta 0)\n"
-    "      --beta B\n"
-    "      --scalars A,B        the same, as a list\n"
+    "  -o, --op OP              the operation, where the workload has one\n"
+    "                           (reduce: sum, min, max); -p op=OP\n"
+    "      --inputs PATTERN     the input pattern, where the workload has one\n"
+    "                           (default random); -p inputs=PATTERN\n"
+    "  -s, --shape MxNxK        the extents in order (gemm: m, n and k); one\n"
+    "                           not given follows -n\n"
+    "      --ld LDA,LDB,LDC     the leading dimensions in order (gemm; default\n"
+    "                           the rows)\n"
+    "      --alpha A            the first and second scalar (gemm: alpha,\n"
+    "      --beta B             default 1, and beta, default 0)\n"
+    "      --scalars A,B        the scalars in order, as a list\n"
     "      --reps N             timed runs per rung (default 10, at most\n"
     "                           1000000)\n"
     "      --warmup N           untimed runs before them (default 2, at most\n"
@@ -109,45 +115,83 @@ static int parse_count(const char *text, const char *what, long min,
   return 1;
 }
 
-static int list(void) {
-  printf("backends:\n");
-  for (size_t i = 0; i < kl_backend_count(); i++) {
-    const kl_backend *b = kl_backend_at(i);
-    char info[256];
-    int ok = kl_backend_available(b, info, sizeof info);
-    printf("  %-8s %-13s %s: %s\n", b->name, ok ? "available" : "not here",
-           b->summary, info);
+static void print_types(const kl_workload *w) {
+  printf("    types:");
+  for (int t = 0; t < KL_TYPE_COUNT; t++)
+    if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
+  printf(" (default %s), rate in %s\n", kl_type_name(w->default_type),
+         kl_metric_unit(w));
+}
+
+static void print_params(const kl_workload *w) {
+  printf("    parameters (-p NAME=VALUE):\n");
+  for (int i = 0; i < w->param_count; i++) {
+    const kl_param *p = &w->params[i];
+    char value[64], lo[32], hi[32];
+    if (p->default_text) snprintf(value, sizeof value, "%s", p->default_text);
+    else kl_param_text(p, p->default_value, value, sizeof value);
+    printf("      %-8s %s; default %s", p->name, p->help, value);
+    if (p->host_default > 0) {
+      kl_param_text(p, p->host_default, lo, sizeof lo);
+      printf(" (%s on host backends)", lo);
+    }
+    if (p->kind == KL_PARAM_CHOICE) {
+      printf("; one of");
+      for (size_t k = 0; p->choices[k]; k++)
+        printf("%s %s", k ? "," : "", p->choices[k]);
+    } else {
+      kl_param_text(p, p->min, lo, sizeof lo);
+      kl_param_text(p, p->max, hi, sizeof hi);
+      printf("; from %s to %s", lo, hi);
+    }
+    printf("%s\n", (p->flags & KL_PARAM_MAIN_SIZE) ? " (-n)" : "");
   }
-  printf("\nworkloads (rungs in ladder order, naive first):\n");
+}
+
+static void print_rungs(const kl_workload *w) {
+  for (size_t j = 0; j < w->rung_count; j++) {
+    const kl_rung *r = &w->rungs[j];
+    const int built = r->run || r->run_reps;
+    const int ok = built && kl_backend_available(r->backend, NULL, 0);
+    printf("    %-24s %-7s %-9s %s%s%s%s%s\n", r->name, r->backend->name,
+           ok ? "ready" : (built ? "not here" : "not built"), r->summary,
+           (r->flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
+           (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
+           (r->flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "",
+           r->library ? " [library]" : "");
+  }
+}
+
+/* Every workload in brief, or one (-w W) with its parameters. */
+static int list(const char *only) {
+  const kl_workload *one = only ? kl_workload_find(only) : NULL;
+  if (only && !one) {
+    fprintf(stderr, "kladder: error: unknown workload '%s'; valid:", only);
+    for (size_t i = 0; i < kl_workload_count(); i++)
+      fprintf(stderr, "%s %s", i ? "," : "", kl_workload_at(i)->name);
+    fprintf(stderr, "\n");
+    return 2;
+  }
+  if (!one) {
+    printf("backends:\n");
+    for (size_t i = 0; i < kl_backend_count(); i++) {
+      const kl_backend *b = kl_backend_at(i);
+      char info[256];
+      int ok = kl_backend_available(b, info, sizeof info);
+      printf("  %-8s %-13s %s: %s\n", b->name, ok ? "available" : "not here",
+             b->summary, info);
+    }
+    printf("\nworkloads (rungs in ladder order, naive first; `kladder list "
+           "-w W` for W's parameters):\n");
+  }
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
-    printf("  %s: %s\n    types:", w->name, w->summary);
-    for (int t = 0; t < KL_TYPE_COUNT; t++)
-      if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
-    printf(" (default %s), default n = %lld", kl_type_name(w->default_type),
-           (long long)w->default_n);
-    if (w->host_default_n)
-      printf(" (%lld on host backends)", (long long)w->host_default_n);
-    for (size_t k = 0; w->dims && w->dims[k]; k++)
-      printf("%s%s", k ? " x " : ", shape ", w->dims[k]);
-    printf(", rate in %s\n", kl_metric_unit(w));
-    for (size_t k = 0; w->ops && w->ops[k]; k++)
-      printf("%s%s%s", k ? ", " : "    ops: ", w->ops[k],
-             w->ops[k + 1] ? "" : " (the first is the default)\n");
-    for (size_t k = 0; w->inputs && w->inputs[k]; k++)
-      printf("%s%s%s", k ? ", " : "    inputs: ", w->inputs[k],
-             w->inputs[k + 1] ? "" : "\n");
+    if (one && w != one) continue;
+    printf("  %s: %s\n", w->name, w->summary);
+    print_types(w);
+    if (one) print_params(w);
     printf("    check: %s\n    from: %s\n", w->tolerance, w->source);
-    for (size_t j = 0; j < w->rung_count; j++) {
-      const kl_rung *r = &w->rungs[j];
-      const kl_backend *b = kl_backend_find(r->backend);
-      int ok = r->run && b && kl_backend_available(b, NULL, 0);
-      printf("    %-24s %-7s %-9s %s%s%s%s\n", r->name, r->backend,
-             ok ? "ready" : (r->run ? "not here" : "not built"), r->summary,
-             (r->flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
-             (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
-             (r->flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "");
-    }
+    print_rungs(w);
   }
   return 0;
 }
@@ -165,6 +209,8 @@ static int run(int argc, char **argv) {
   kl_options_init(&o);
   o.progress = print_progress;
   const char *csv = NULL, *json = NULL;
+  static char params[4096];
+  params[0] = '\0';
   for (int i = 0; i < argc; i++) {
     char name[64];
     const char *arg = argv[i], *inline_value = NULL;
@@ -189,7 +235,8 @@ static int run(int argc, char **argv) {
       o.skip_ceiling = 1;
       continue;
     }
-    int takes_value = IS("-w", "--workload") || IS("-b", "--backend") ||
+    int takes_value = IS("-p", "--param") || IS("-w", "--workload") ||
+                      IS("-b", "--backend") ||
                       IS("-r", "--rung") || IS("-n", "--size") ||
                       IS("-t", "--type") || IS("-o", "--op") ||
                       IS("", "--inputs") || IS("", "--reps") ||
@@ -202,7 +249,15 @@ static int run(int argc, char **argv) {
     const char *value = option_value(argc, argv, &i, inline_value);
     if (!value) return usage_error("option '%s' needs a value", name);
     long count;
-    if (IS("-w", "--workload")) o.workloads = value;
+    if (IS("-p", "--param")) {
+      /* Several -p options add up. */
+      size_t used = strlen(params);
+      if (!*value || used + strlen(value) + 2 > sizeof params)
+        return usage_error("parameter list '%s' is empty or too long", value);
+      snprintf(params + used, sizeof params - used, "%s%s", used ? "," : "",
+               value);
+      o.params = params;
+    } else if (IS("-w", "--workload")) o.workloads = value;
     else if (IS("-b", "--backend")) o.backends = value;
     else if (IS("-r", "--rung")) o.rungs = value;
     else if (IS("-o", "--op")) o.op = value;
@@ -288,8 +343,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "list") == 0) {
-    if (argc > 2) return usage_error("list takes no arguments ('%s')", argv[2]);
-    return list();
+    if (argc == 2) return list(NULL);
+    if ((strcmp(argv[2], "-w") == 0 || strcmp(argv[2], "--workload") == 0) &&
+        argc == 4)
+      return list(argv[3]);
+    return usage_error("list takes only -w WORKLOAD ('%s')", argv[2]);
   }
   if (strcmp(cmd, "run") == 0) return run(argc - 2, argv + 2);
   return usage_error("unknown command '%s'; valid: list, run", cmd);

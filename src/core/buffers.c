@@ -1,0 +1,122 @@
+/* A plan's buffers: allocated at exactly their size in their placement,
+ * filled with fresh inputs, outputs and scratch poisoned; downloaded for
+ * the check, restored between repetitions, released. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+static void *host_copy(kl__buffers *bufs, size_t bytes) {
+  void *p = NULL;
+  if (kl__host_alloc(&p, bytes) != KL_OK) return NULL;
+  bufs->owned[bufs->owned_count++] = p;
+  return p;
+}
+
+/* Whether buffer i lives in memory the host reads directly. */
+static int in_host_memory(const kl_plan *p, const kl_context *ctx, int i) {
+  return ctx->backend->host_memory || p->buffers[i].placement != KL_MEM_DEVICE;
+}
+
+void kl__buffers_release(const kl_plan *p, kl_context *ctx,
+                         kl__buffers *bufs) {
+  for (int i = 0; i < p->buffer_count; i++)
+    if (bufs->dev[i])
+      ctx->backend->release(ctx, p->buffers[i].placement, bufs->dev[i]);
+  for (int i = 0; i < bufs->owned_count; i++) kl__host_release(bufs->owned[i]);
+  memset(bufs, 0, sizeof *bufs);
+}
+
+kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
+                              kl_context *ctx, kl__buffers *bufs) {
+  const kl_backend *b = ctx->backend;
+  void *fill[KL_MAX_BUFFERS] = {0};
+  size_t bytes[KL_MAX_BUFFERS] = {0};
+  memset(bufs, 0, sizeof *bufs);
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    kl_status st = kl__buffer_bytes(s, &bytes[i]);
+    if (st == KL_OK) st = b->alloc(ctx, s->placement, &bufs->dev[i], bytes[i]);
+    if (st != KL_OK) return st;
+    if (s->flags & KL_BUFFER_SCRATCH) continue;
+    if (in_host_memory(p, ctx, i)) {
+      /* Checked in place; an INOUT buffer also keeps its input. */
+      fill[i] = bufs->in[i] = bufs->out[i] = bufs->dev[i];
+      if (s->role == KL_INOUT && !(bufs->in[i] = host_copy(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+    } else {
+      if (s->role != KL_OUT && !(bufs->in[i] = host_copy(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+      if (s->role != KL_IN && !(bufs->out[i] = host_copy(bufs, bytes[i])))
+        return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
+                       bytes[i]);
+      fill[i] = bufs->in[i];
+    }
+  }
+  /* Large inputs may be made on the device; the checker then gets them
+   * downloaded. */
+  kl_status made = KL_UNAVAILABLE;
+  if (!b->host_memory && w->init_device) {
+    kl_args args;
+    memset(&args, 0, sizeof args);
+    args.plan = p;
+    args.ctx = ctx;
+    args.stream = ctx->streams[0];
+    memcpy(args.buffers, bufs->dev, sizeof args.buffers);
+    made = w->init_device(&args);
+    if (made != KL_OK && made != KL_UNAVAILABLE) return made;
+  }
+  if (made != KL_OK) w->init(p, fill);
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    const int host = in_host_memory(p, ctx, i);
+    kl_status st = KL_OK;
+    if (s->flags & KL_BUFFER_SCRATCH)
+      st = b->fill_bytes(ctx, s->placement, bufs->dev[i],
+                         (s->flags & KL_BUFFER_ZEROED) ? 0 : 0xFF, bytes[i]);
+    else if (made == KL_OK && s->role != KL_OUT) {
+      if (bufs->in[i] != bufs->dev[i])
+        st = b->copy(ctx, 0, bufs->in[i], bufs->dev[i], bytes[i]);
+    }
+    else if (s->role == KL_OUT) /* NaN, -1, 255 */
+      st = b->fill_bytes(ctx, s->placement, bufs->dev[i], 0xFF, bytes[i]);
+    else if (!host)
+      st = b->copy(ctx, 0, bufs->dev[i], bufs->in[i], bytes[i]);
+    else if (s->role == KL_INOUT)
+      st = kl__host_copy(ctx, 0, bufs->in[i], bufs->dev[i], bytes[i]);
+    if (st != KL_OK) return st;
+  }
+  return b->sync(ctx);
+}
+
+kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,
+                               kl__buffers *bufs) {
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (s->role == KL_IN || (s->flags & KL_BUFFER_SCRATCH) ||
+        in_host_memory(p, ctx, i))
+      continue;
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st == KL_OK) st = ctx->backend->copy(ctx, 0, bufs->out[i], bufs->dev[i], bytes);
+    if (st != KL_OK) return st;
+  }
+  return ctx->backend->sync(ctx);
+}
+
+kl_status kl__buffers_restore(const kl_plan *p, kl_context *ctx,
+                              const kl__buffers *bufs) {
+  int any = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (s->role != KL_INOUT || !(s->flags & KL_BUFFER_RESTORED)) continue;
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st == KL_OK) st = ctx->backend->copy(ctx, 0, bufs->dev[i], bufs->in[i], bytes);
+    if (st != KL_OK) return st;
+    any = 1;
+  }
+  return any ? ctx->backend->sync(ctx) : KL_OK;
+}

@@ -1,0 +1,68 @@
+/* The one element-wise checker every workload's check calls. */
+#include <math.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
+                     int64_t first_bad, double max_error, double abs_error) {
+  v->abs_error = abs_error;
+  v->checked = checked;
+  v->bad_count = bad;
+  v->first_bad = bad ? first_bad : -1;
+  v->max_error = max_error;
+  v->passed = bad == 0 && checked > 0;
+}
+
+long double kl__element(kl_type t, const void *buf, int64_t i) {
+  switch (t) {
+  case KL_F32: return ((const float *)buf)[i];
+  case KL_F64: return ((const double *)buf)[i];
+  case KL_I32: return ((const int32_t *)buf)[i];
+  case KL_I64: return ((const int64_t *)buf)[i];
+  case KL_U8: return ((const uint8_t *)buf)[i];
+  default: return NAN;
+  }
+}
+
+/* The error over tolerance of one element (0: exact, above 1 or NaN:
+ * outside) and its absolute error. */
+static double judge(const kl_element *e, double *abs_error) {
+  if (e->got == e->want || (isnan(e->got) && isnan(e->want))) {
+    *abs_error = 0;
+    return 0;
+  }
+  const long double err = fabsl(e->got - e->want);
+  *abs_error = isnan(err) ? INFINITY : (double)err;
+  if (!isfinite(e->tol) || isnan(err)) return INFINITY;
+  if (err <= e->tol) return e->tol > 0 ? (double)(err / e->tol) : 0;
+  return e->tol > 0 ? (double)(err / e->tol) : INFINITY;
+}
+
+void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
+                        kl_verdict *v) {
+  int64_t bad = 0, first = INT64_MAX;
+  double worst = 0, worst_abs = 0;
+#pragma omp parallel for reduction(+ : bad) reduction(min : first) \
+    reduction(max : worst, worst_abs) schedule(static)
+  for (int64_t i = 0; i < count; i++) {
+    kl_element e;
+    element(ctx, i, &e);
+    double abs_error;
+    const double ratio = judge(&e, &abs_error);
+    if (!(ratio <= 1)) {
+      bad++;
+      if (i < first) first = i;
+    }
+    if (ratio > worst) worst = ratio;
+    if (abs_error > worst_abs) worst_abs = abs_error;
+  }
+  kl__verdict_set(v, count, bad, first, worst, worst_abs);
+  if (bad) {
+    kl_element e;
+    element(ctx, first, &e);
+    snprintf(v->detail, sizeof v->detail,
+             "element %lld: expected %.17Lg, got %.17Lg (tolerance %.3g)",
+             (long long)first, e.want, e.got, e.tol);
+  }
+}

@@ -1,0 +1,103 @@
+/* Between the core's own files: instances, plans, sizing, buffers and one
+ * rung's measurement. Not for backends or workloads, which see internal.h.
+ * The files depend on each other in one direction only:
+ *   params -> sizing -> buffers -> measure -> run, library; report reads
+ *   results through params. */
+#ifndef KL_HARNESS_H
+#define KL_HARNESS_H
+
+#include "internal.h"
+
+/* A problem instance: what a plan is made from. */
+typedef struct kl__instance {
+  int64_t n;   /* the main size; 0 until chosen */
+  int n_given; /* by the user, rather than a default fitted to memory */
+  kl_type type;
+  uint64_t seed;
+  double value[KL_MAX_PARAMS]; /* where given */
+  uint64_t given;              /* bit i: parameter i was given */
+} kl__instance;
+
+/* ---- params.c ---------------------------------------------------------- */
+/* The instance a workload runs with under these options. KL_UNAVAILABLE,
+ * with a remark appended to note, when a run of every workload skips this
+ * one (it lacks a parameter or type asked for); a usage error where the
+ * workload was named. */
+kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
+                                    kl__instance *in, char *note,
+                                    size_t note_size);
+kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
+                                    kl__instance *in);
+/* The plan of an instance for rung r (its scratch included; r may be NULL)
+ * on a backend whose memory is host memory or not. */
+kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
+                        const kl__instance *in, int host_backend, kl_plan *p);
+/* The main size a workload runs at by default, on host backends or not. */
+int64_t kl__default_size(const kl_workload *w, int host_backend);
+/* Append to a bounded message. */
+void kl__append(char *dst, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* ---- sizing.c ---------------------------------------------------------- */
+/* A backend's free and total memory, and the host's free memory, at most
+ * KLADDER_MEMORY_LIMIT: the one place the limit applies. */
+kl_status kl__backend_memory(const kl_backend *b, size_t *free_bytes,
+                             size_t *total_bytes);
+size_t kl__host_free(void);
+/* KL_TOO_LARGE, saying what does not fit where, unless the plan's buffers
+ * fit on the backend and the harness's host copies fit on the host. */
+kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
+                         const kl_backend *b);
+/* Shrink in->n from the workload's default until the plans of every rung
+ * listed fit their backends, with a note when it shrank. */
+kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
+                               const kl_rung *const *rungs, size_t count,
+                               char *note, size_t note_size);
+
+/* ---- buffers.c --------------------------------------------------------- */
+/* A plan's buffers on a context: the backend's, and the host copies the
+ * check reads (in: inputs before the run; out: outputs after it). */
+typedef struct kl__buffers {
+  void *dev[KL_MAX_BUFFERS];
+  void *in[KL_MAX_BUFFERS];
+  void *out[KL_MAX_BUFFERS];
+  void *owned[2 * KL_MAX_BUFFERS]; /* host copies to free */
+  int owned_count;
+} kl__buffers;
+
+/* Allocate every buffer, make fresh inputs, upload them, poison outputs
+ * and scratch (zero where asked). */
+kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
+                              kl_context *ctx, kl__buffers *bufs);
+kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,
+                               kl__buffers *bufs);
+/* Put the restored INOUT buffers back to their inputs. */
+kl_status kl__buffers_restore(const kl_plan *p, kl_context *ctx,
+                              const kl__buffers *bufs);
+void kl__buffers_release(const kl_plan *p, kl_context *ctx,
+                         kl__buffers *bufs);
+kl_status kl__buffer_bytes(const kl_buffer_spec *s, size_t *bytes);
+
+/* ---- measure.c --------------------------------------------------------- */
+/* A ceiling timed beside a rung: its rung, workload and instance. */
+typedef struct kl__beside {
+  const kl_workload *w;
+  const kl_rung *r;
+  kl__instance in;
+} kl__beside;
+
+/* Check, then time, one rung on one instance in an open context; with a
+ * ceiling beside it, time that right after. */
+kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
+                      const kl__instance *in, int reps, int warmup,
+                      double max_seconds, const kl__beside *ceiling,
+                      kl_result *res);
+double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
+/* Open and close a context of backend b. */
+kl_status kl__context_open(const kl_backend *b, kl_context *ctx);
+void kl__context_close(kl_context *ctx);
+
+#endif

@@ -1,0 +1,305 @@
+/* One rung on one instance: prepare its buffers, make the checked run,
+ * check every element, then time its repetitions (and a ceiling's right
+ * after, when it has one). */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+kl_status kl__context_open(const kl_backend *b, kl_context *ctx) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->backend = b;
+  kl_status st = b->open(ctx);
+  if (st != KL_OK) ctx->backend = NULL;
+  return st;
+}
+
+void kl__context_close(kl_context *ctx) {
+  if (ctx->backend) ctx->backend->close(ctx);
+  ctx->backend = NULL;
+}
+
+double kl__rate(const kl_workload *w, const kl_cost *c, double seconds) {
+  double amount = w->metric == KL_METRIC_GBS      ? c->bytes
+                  : w->metric == KL_METRIC_GFLOPS ? c->flops
+                                                  : c->items;
+  return seconds > 0 ? amount / seconds * 1e-9 : 0;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_of(double *t, int count) {
+  qsort(t, (size_t)count, sizeof *t, compare_doubles);
+  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
+}
+
+static kl_status record(kl_result *res, kl_status st) {
+  res->status = st;
+  if (st != KL_OK)
+    snprintf(res->error, sizeof res->error, "%s", kl_last_error());
+  return st;
+}
+
+/* A rung made ready to run: its plan, its buffers filled and uploaded, its
+ * state set up. args is reached from reset() through its address. */
+typedef struct prepared {
+  kl_args args;
+  const kl_workload *w;
+  const kl_rung *r;
+  kl_context *ctx;
+  kl_plan plan;
+  kl__buffers bufs;
+  double counts[KL_MAX_COUNTS];
+  int set_up;
+} prepared;
+
+static kl_status reset(const kl_args *a) {
+  const prepared *pr = (const prepared *)((const char *)a -
+                                          offsetof(prepared, args));
+  return kl__buffers_restore(&pr->plan, pr->ctx, &pr->bufs);
+}
+
+static kl_status prepare(prepared *pr, const kl_workload *w, const kl_rung *r,
+                         kl_context *ctx, const kl__instance *in) {
+  memset(pr, 0, sizeof *pr);
+  pr->w = w;
+  pr->r = r;
+  pr->ctx = ctx;
+  kl_status st = kl__plan_make(w, r, in, ctx->backend->host_memory, &pr->plan);
+  if (st == KL_OK) st = kl__check_fits(w, &pr->plan, ctx->backend);
+  if (st == KL_OK) st = kl__buffers_prepare(w, &pr->plan, ctx, &pr->bufs);
+  if (st != KL_OK) return st;
+  pr->args.plan = &pr->plan;
+  pr->args.ctx = ctx;
+  pr->args.stream = ctx->streams[0];
+  pr->args.counts = pr->counts;
+  pr->args.reset = reset;
+  memcpy(pr->args.buffers, pr->bufs.dev, sizeof pr->args.buffers);
+  if (r->setup) st = r->setup(&pr->args);
+  pr->set_up = st == KL_OK;
+  return st;
+}
+
+static void unprepare(prepared *pr) {
+  if (pr->set_up && pr->r->teardown) pr->r->teardown(&pr->args);
+  pr->set_up = 0;
+  if (pr->ctx) kl__buffers_release(&pr->plan, pr->ctx, &pr->bufs);
+  pr->ctx = NULL;
+}
+
+/* The timings of one series of repetitions. */
+typedef struct series {
+  double *seconds;       /* [reps] */
+  double *phase_seconds; /* [reps * KL_MAX_PHASES] */
+} series;
+
+/* reps repetitions after warmup ones: the harness's loop, each one
+ * timed with the context's events after a reset, or the rung's own. */
+static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
+  const kl_rung *r = pr->r;
+  kl_context *ctx = pr->ctx;
+  const kl_backend *b = ctx->backend;
+  kl_status st = KL_OK;
+  if (!r->run) {
+    kl_reps warm = {warmup, s->seconds, s->phase_seconds};
+    kl_reps timed = {reps, s->seconds, s->phase_seconds};
+    if (warmup > 0) st = r->run_reps(&pr->args, &warm);
+    if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
+    return st == KL_OK ? b->sync(ctx) : st;
+  }
+  for (int i = 0; i < warmup && st == KL_OK; i++) {
+    st = reset(&pr->args);
+    if (st == KL_OK) st = r->run(&pr->args);
+  }
+  if (st == KL_OK) st = b->sync(ctx);
+  for (int i = 0; i < reps && st == KL_OK; i++) {
+    st = reset(&pr->args);
+    if (st == KL_OK) st = b->record(ctx, 0, 0);
+    if (st == KL_OK) st = r->run(&pr->args);
+    if (st == KL_OK) st = b->record(ctx, 1, 0);
+    if (st == KL_OK) st = b->elapsed(ctx, 0, 1, &s->seconds[i]);
+  }
+  return st;
+}
+
+/* Test hooks, so that the CLI's exit codes for a failed check and for a
+ * runtime error can be shown end to end: KLADDER_INJECT_WRONG=RUNG spoils
+ * one output element of that rung before the check, KLADDER_INJECT_ERROR=RUNG
+ * makes it fail as a device error would. */
+static kl_status inject_fault(const kl_plan *p, const kl_rung *r,
+                              kl__buffers *bufs) {
+  const char *wrong = getenv("KLADDER_INJECT_WRONG");
+  const char *error = getenv("KLADDER_INJECT_ERROR");
+  if (error && strcmp(error, r->name) == 0)
+    return KL_FAIL(KL_DEVICE, "injected runtime error (KLADDER_INJECT_ERROR)");
+  if (!wrong || strcmp(wrong, r->name) != 0) return KL_OK;
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (s->role == KL_IN || (s->flags & KL_BUFFER_SCRATCH)) continue;
+    size_t size = kl_type_size(s->type);
+    unsigned char *elem =
+        (unsigned char *)bufs->out[i] + (size_t)(s->count / 2) * size;
+    elem[size - 1] ^= 0x40; /* an exponent bit of a float, a high bit else */
+    break;
+  }
+  return KL_OK;
+}
+
+/* Fewer runs where the asked-for ones would take longer than max_seconds,
+ * judged by the checked run: at least one timed run, warm-up only where
+ * there is room for it. */
+static void fit_runs(double max_seconds, double one_run, int *reps,
+                     int *warmup) {
+  if (max_seconds <= 0 || one_run * (*reps + *warmup) <= max_seconds) return;
+  int runs = one_run > 0 ? (int)(max_seconds / one_run) : *reps + *warmup;
+  if (*warmup > 0) *warmup = runs > 2 ? 1 : 0;
+  *reps = runs - *warmup > *reps ? *reps
+          : runs - *warmup > 1   ? runs - *warmup
+                                 : 1;
+}
+
+/* The checked run: one repetition, the rung's own loop or not. */
+static kl_status checked_run(prepared *pr, series *s) {
+  if (pr->r->run) {
+    kl_status st = pr->r->run(&pr->args);
+    return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
+  }
+  kl_reps once = {1, s->seconds, s->phase_seconds};
+  kl_status st = pr->r->run_reps(&pr->args, &once);
+  return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
+}
+
+/* Warm up and time the rung; with a ceiling, warm up and time as many of
+ * it straight after. On a machine whose bandwidth drifts (a shared virtual
+ * machine, clocks settling), rung and ceiling are then measured seconds
+ * apart, under the same conditions. Not run for run alternately: on a GPU
+ * each copy leaves the cache full of dirty lines that the next kernel pays
+ * to write back. */
+static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
+                           int warmup, series *s, kl_result *res) {
+  kl_status st = run_series(pr, reps, warmup, s);
+  if (st != KL_OK) return st;
+  const int phases = pr->r->run ? 0 : res->phase_count;
+  double *one = malloc(sizeof *one * (size_t)reps);
+  if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  for (int k = 0; k < phases; k++) {
+    for (int i = 0; i < reps; i++)
+      one[i] = s->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)k];
+    res->phase_median[k] = median_of(one, reps);
+  }
+  free(one);
+  res->t_median = median_of(s->seconds, reps);
+  res->t_min = s->seconds[0];
+  res->t_max = s->seconds[reps - 1];
+  memcpy(res->counts, pr->counts, sizeof res->counts);
+  pr->w->cost(&pr->plan, pr->r, pr->counts, &res->cost);
+  res->merit = kl__rate(pr->w, &res->cost, res->t_median);
+  if (ceiling) {
+    st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
+    if (st == KL_OK) {
+      kl_cost c;
+      ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
+      res->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
+    }
+  }
+  return st;
+}
+
+kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
+                      const kl__instance *in, int reps, int warmup,
+                      double max_seconds, const kl__beside *beside,
+                      kl_result *res) {
+  memset(res, 0, sizeof *res);
+  res->workload = w;
+  res->rung = r;
+  res->n = in->n;
+  res->type = in->type;
+  res->verdict.first_bad = -1;
+  res->check = KL_CHECK_FAIL;
+  if (!r->run && !r->run_reps)
+    return record(res, kl__usage(KL_UNAVAILABLE,
+                                 "rung %s is not built into this library",
+                                 r->name));
+  if (reps < 1 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
+    return record(res, kl__usage(KL_USAGE, "reps must be from 1 to %d, "
+                                 "warm-up from 0 to %d", KL_MAX_REPS,
+                                 KL_MAX_REPS));
+  const kl_type type = in->type;
+  if ((int)type < 0 || type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(type)) ||
+      (r->types && !(r->types & KL_TYPE_BIT(type))))
+    return record(res, kl__usage(KL_USAGE, "%s %s has no type %s", w->name,
+                                 r->name, kl_type_name(type)));
+  for (res->phase_count = 0;
+       r->phases && r->phases[res->phase_count] &&
+       res->phase_count < KL_MAX_PHASES;)
+    res->phase_count++;
+
+  series s = {malloc(sizeof(double) * (size_t)reps),
+              calloc((size_t)reps * KL_MAX_PHASES, sizeof(double))};
+  if (!s.seconds || !s.phase_seconds) {
+    free(s.seconds);
+    free(s.phase_seconds);
+    return record(res, KL_FAIL(KL_NO_MEMORY, "out of host memory"));
+  }
+  prepared pr, ceiling_slot, *ceiling = NULL;
+  kl_status st = prepare(&pr, w, r, ctx, in);
+  if (st == KL_OK) {
+    res->plan = pr.plan;
+    res->n = pr.plan.n;
+  }
+  /* The first run after the upload is the checked one. */
+  double started = kl__now();
+  if (st == KL_OK) st = checked_run(&pr, &s);
+  fit_runs(max_seconds, kl__now() - started, &reps, &warmup);
+  res->reps = reps;
+  if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
+  if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
+  if (st == KL_OK) {
+    w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &res->verdict);
+    if (r->flags & KL_RUNG_KNOWN_WRONG)
+      res->check = res->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
+    else
+      res->check = res->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
+    /* Where the ceiling's buffers do not fit beside the rung's, there is
+     * none beside it; the run's own ceiling measurement serves. */
+    if (beside && prepare(&ceiling_slot, beside->w, beside->r, ctx,
+                          &beside->in) == KL_OK)
+      ceiling = &ceiling_slot;
+    else if (beside)
+      unprepare(&ceiling_slot);
+    st = time_rung(&pr, ceiling, reps, warmup, &s, res);
+    if (ceiling) unprepare(ceiling);
+  }
+  unprepare(&pr);
+  free(s.seconds);
+  free(s.phase_seconds);
+  return record(res, st);
+}
+
+kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
+                      const kl_problem *pb, int reps, int warmup,
+                      kl_result *out) {
+  memset(out, 0, sizeof *out);
+  out->workload = w;
+  out->rung = r;
+  if (!kl_backend_available(r->backend, NULL, 0))
+    return record(out, kl__usage(KL_UNAVAILABLE,
+                                 "backend %s is not available here",
+                                 r->backend->name));
+  kl__instance in;
+  kl_status st = kl__instance_from_problem(w, pb, &in);
+  if (st != KL_OK) return record(out, st);
+  kl_context ctx;
+  st = kl__context_open(r->backend, &ctx);
+  if (st != KL_OK) return record(out, st);
+  st = kl__measure(w, r, &ctx, &in, reps, warmup, 0, NULL, out);
+  kl__context_close(&ctx);
+  if (st != KL_OK) return st;
+  return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
+}

@@ -1,0 +1,378 @@
+/* Parameters: from the options, -p text and a kl_problem to an instance,
+ * from an instance to a plan, and back to text for the reports. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+void kl__append(char *dst, size_t size, const char *fmt, ...) {
+  size_t used = strlen(dst);
+  if (used >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst + used, size - used, fmt, ap);
+  va_end(ap);
+}
+
+static const char *label_of(const kl_param *p) {
+  return p->label ? p->label : p->name;
+}
+
+void kl_param_text(const kl_param *p, double value, char *dst, size_t size) {
+  if (p->kind == KL_PARAM_CHOICE) {
+    size_t count = 0;
+    while (p->choices && p->choices[count]) count++;
+    snprintf(dst, size, "%s",
+             value >= 0 && (size_t)value < count ? p->choices[(size_t)value]
+                                                 : "?");
+  } else if (p->kind == KL_PARAM_REAL) {
+    snprintf(dst, size, "%.17g", value);
+  } else {
+    snprintf(dst, size, "%lld", (long long)value);
+  }
+}
+
+/* Parse one value of parameter p of workload w. */
+static kl_status parse_value(const kl_workload *w, const kl_param *p,
+                             const char *text, double *value) {
+  if (p->kind == KL_PARAM_CHOICE) {
+    char valid[256] = "";
+    for (size_t i = 0; p->choices && p->choices[i]; i++) {
+      if (strcmp(p->choices[i], text) == 0) {
+        *value = (double)i;
+        return KL_OK;
+      }
+      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "", p->choices[i]);
+    }
+    return kl__usage(KL_USAGE, "unknown %s '%s' for %s; valid: %s",
+                     label_of(p), text, w->name, valid);
+  }
+  double v = 0;
+  if (p->kind == KL_PARAM_SIZE) {
+    int64_t n = 0;
+    kl_status st = kl_parse_size(text, &n);
+    if (st != KL_OK) {
+      char why[256];
+      snprintf(why, sizeof why, "%s", kl_last_error());
+      return kl__usage(st, "%s: %s: %s", w->name, p->name, why);
+    }
+    v = (double)n;
+  } else {
+    char *end = NULL;
+    errno = 0;
+    v = p->kind == KL_PARAM_INT ? (double)strtoll(text, &end, 10)
+                                : strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+      return kl__usage(KL_USAGE, "%s: %s = '%s' is not %s", w->name, p->name,
+                       text, p->kind == KL_PARAM_INT ? "an integer"
+                                                     : "a finite number");
+  }
+  if (v < p->min || v > p->max) {
+    char lo[32], hi[32];
+    kl_param_text(p, p->min, lo, sizeof lo);
+    kl_param_text(p, p->max, hi, sizeof hi);
+    return kl__usage(v > p->max && p->kind == KL_PARAM_SIZE ? KL_TOO_LARGE
+                                                            : KL_USAGE,
+                     "%s: %s = %s is outside [%s, %s]", w->name, p->name,
+                     text, lo, hi);
+  }
+  *value = v;
+  return KL_OK;
+}
+
+static void set_value(kl__instance *in, int i, double v) {
+  in->value[i] = v;
+  in->given |= 1ull << i;
+}
+
+/* Parameter i is given: the main size also sets n. */
+static void give(const kl_workload *w, kl__instance *in, int i, double v) {
+  set_value(in, i, v);
+  if (w->params[i].flags & KL_PARAM_MAIN_SIZE) {
+    in->n = (int64_t)v;
+    in->n_given = 1;
+  }
+}
+
+/* Apply "NAME=VALUE,..." to an instance. An unknown name is a usage error
+ * where `named`, else KL_UNAVAILABLE with a note. */
+static kl_status apply_params(const kl_workload *w, const char *text,
+                              int named, kl__instance *in, char *note,
+                              size_t note_size) {
+  if (!text) return KL_OK;
+  if (!*text) return kl__usage(KL_USAGE, "empty parameter list");
+  for (const char *p = text; p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char item[256];
+    if (len >= sizeof item)
+      return kl__usage(KL_USAGE, "parameter '%.40s...' is too long", p);
+    memcpy(item, p, len);
+    item[len] = '\0';
+    p = end ? end + 1 : NULL;
+    char *eq = strchr(item, '=');
+    if (!eq || eq == item || !eq[1])
+      return kl__usage(KL_USAGE, "parameter '%s' is not NAME=VALUE", item);
+    *eq = '\0';
+    int i = kl_param_index(w, item);
+    if (i < 0) {
+      if (named) {
+        char valid[256] = "";
+        for (int k = 0; k < w->param_count; k++)
+          kl__append(valid, sizeof valid, "%s%s", k ? ", " : "",
+                     w->params[k].name);
+        return kl__usage(KL_USAGE, "workload %s has no parameter %s; valid: "
+                         "%s", w->name, item, valid);
+      }
+      kl__append(note, note_size, "%s: skipped, it has no parameter %s. ",
+                 w->name, item);
+      return KL_UNAVAILABLE;
+    }
+    double v;
+    kl_status st = parse_value(w, &w->params[i], eq + 1, &v);
+    if (st != KL_OK) return st;
+    give(w, in, i, v);
+  }
+  return KL_OK;
+}
+
+/* The i-th parameter with flag, or -1. */
+static int nth_with(const kl_workload *w, unsigned flag, int nth) {
+  for (int i = 0; i < w->param_count; i++)
+    if ((w->params[i].flags & flag) && nth-- == 0) return i;
+  return -1;
+}
+
+static int count_with(const kl_workload *w, unsigned flag) {
+  int count = 0;
+  for (int i = 0; i < w->param_count; i++)
+    count += (w->params[i].flags & flag) != 0;
+  return count;
+}
+
+/* The positional groups: what the workload has no parameter for, or
+ * NULL, with the values applied. */
+static const char *apply_shape(const kl_workload *w, const kl_shape *s,
+                               kl__instance *in) {
+  const int extents = count_with(w, KL_PARAM_EXTENT),
+            leads = count_with(w, KL_PARAM_LEAD),
+            scalars = count_with(w, KL_PARAM_SCALAR);
+  for (int i = 0; i < KL_MAX_DIMS; i++) {
+    if (s->dims[i] && i >= extents)
+      return extents ? "that many extents" : "shape";
+    if (s->lead[i] && i >= leads)
+      return leads ? "that many leading dimensions" : "leading dimensions";
+    if ((s->scalars_set >> i & 1) && i >= scalars)
+      return scalars ? "that many scalars" : "scalars";
+  }
+  for (int i = 0; i < KL_MAX_DIMS; i++) {
+    if (s->dims[i]) give(w, in, nth_with(w, KL_PARAM_EXTENT, i), (double)s->dims[i]);
+    if (s->lead[i]) give(w, in, nth_with(w, KL_PARAM_LEAD, i), (double)s->lead[i]);
+    if (s->scalars_set >> i & 1)
+      give(w, in, nth_with(w, KL_PARAM_SCALAR, i), s->scalars[i]);
+  }
+  return NULL;
+}
+
+/* Every given value within its parameter's range (the positional groups
+ * set them unchecked). */
+static kl_status check_ranges(const kl_workload *w, const kl__instance *in) {
+  for (int i = 0; i < w->param_count; i++) {
+    const kl_param *p = &w->params[i];
+    const double v = in->value[i];
+    if (!(in->given >> i & 1) || p->kind == KL_PARAM_CHOICE ||
+        (v >= p->min && v <= p->max))
+      continue;
+    char text[32], lo[32], hi[32];
+    kl_param_text(p, v, text, sizeof text);
+    kl_param_text(p, p->min, lo, sizeof lo);
+    kl_param_text(p, p->max, hi, sizeof hi);
+    return kl__usage(v > p->max ? KL_TOO_LARGE : KL_USAGE,
+                     "%s: %s = %s is outside [%s, %s]", w->name, p->name,
+                     text, lo, hi);
+  }
+  return KL_OK;
+}
+
+/* --op and --inputs: the parameter with that role. */
+static kl_status apply_role(const kl_workload *w, unsigned flag,
+                            const char *what, const char *value, int named,
+                            kl__instance *in, char *note, size_t note_size) {
+  if (!value) return KL_OK;
+  int i = kl__param_with(w, flag);
+  if (i < 0) {
+    if (named)
+      return kl__usage(KL_USAGE, "workload %s has no %s %s", w->name, what,
+                       value);
+    kl__append(note, note_size, "%s: skipped, it has no %s %s. ", w->name,
+               what, value);
+    return KL_UNAVAILABLE;
+  }
+  double v;
+  kl_status st = parse_value(w, &w->params[i], value, &v);
+  if (st == KL_OK) give(w, in, i, v);
+  return st;
+}
+
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
+                                    kl__instance *in, char *note,
+                                    size_t note_size) {
+  memset(in, 0, sizeof *in);
+  const int named = o->workloads && listed(o->workloads, w->name);
+  in->seed = o->seed;
+  in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
+  if (!(w->types & KL_TYPE_BIT(in->type))) {
+    if (named)
+      return kl__usage(KL_USAGE, "workload %s has no type %s", w->name,
+                       kl_type_name(in->type));
+    kl__append(note, note_size, "%s: skipped, it has no type %s. ", w->name,
+               kl_type_name(in->type));
+    return KL_UNAVAILABLE;
+  }
+  if (o->n > 0) {
+    in->n = o->n;
+    in->n_given = 1;
+    int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+    if (main >= 0) {
+      char text[32];
+      double v;
+      snprintf(text, sizeof text, "%lld", (long long)o->n);
+      kl_status st = parse_value(w, &w->params[main], text, &v);
+      if (st != KL_OK) return st;
+      give(w, in, main, v);
+    }
+  }
+  kl_status st = apply_role(w, KL_PARAM_OP, "op", o->op, named, in, note,
+                            note_size);
+  if (st == KL_OK)
+    st = apply_role(w, KL_PARAM_INPUTS, "inputs", o->inputs, named, in, note,
+                    note_size);
+  if (st != KL_OK) return st;
+  const char *unused = apply_shape(w, &o->shape, in);
+  if (unused) {
+    if (named) return kl__usage(KL_USAGE, "%s has no %s", w->name, unused);
+    kl__append(note, note_size, "%s: skipped, it has no %s. ", w->name,
+               unused);
+    return KL_UNAVAILABLE;
+  }
+  st = apply_params(w, o->params, named, in, note, note_size);
+  return st == KL_OK ? check_ranges(w, in) : st;
+}
+
+kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
+                                    kl__instance *in) {
+  memset(in, 0, sizeof *in);
+  in->seed = pb->seed;
+  in->type = pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type;
+  if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(in->type)))
+    return kl__usage(KL_USAGE, "%s has no type %s", w->name,
+                     kl_type_name(in->type));
+  if (pb->n < 0)
+    return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
+                     (long long)pb->n);
+  if (pb->n > 0) in->n = pb->n, in->n_given = 1;
+  char note[256] = "";
+  kl_status st = apply_params(w, pb->params, 1, in, note, sizeof note);
+  if (st == KL_OK && !in->n_given) in->n = kl__default_size(w, 0);
+  return st;
+}
+
+int64_t kl__default_size(const kl_workload *w, int host_backend) {
+  int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  if (main < 0) return 1;
+  const kl_param *p = &w->params[main];
+  if (host_backend && p->host_default > 0 &&
+      p->host_default < p->default_value)
+    return (int64_t)p->host_default;
+  return (int64_t)p->default_value;
+}
+
+kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
+                        const kl__instance *in, int host_backend, kl_plan *p) {
+  memset(p, 0, sizeof *p);
+  p->type = in->type;
+  p->seed = in->seed;
+  p->given = in->given;
+  p->n = in->n;
+  /* Host backends take their smaller defaults where nothing was given. */
+  if (!in->n_given && host_backend) {
+    int64_t host = kl__default_size(w, 1);
+    if (host < p->n) p->n = host;
+  }
+  if (p->n < 1)
+    return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
+                     (long long)p->n);
+  for (int i = 0; i < w->param_count; i++) {
+    const kl_param *q = &w->params[i];
+    if (in->given >> i & 1) p->value[i] = in->value[i];
+    else if (q->flags & KL_PARAM_MAIN_SIZE) p->value[i] = (double)p->n;
+    else if (host_backend && q->host_default > 0) p->value[i] = q->host_default;
+    else p->value[i] = q->default_value;
+  }
+  kl_status st = w->plan(p);
+  if (st == KL_OK && r && r->scratch) st = r->scratch(p);
+  return st;
+}
+
+/* ---- back to text ------------------------------------------------------ */
+
+const char *kl_metric_unit(const kl_workload *w) { return w->unit; }
+
+static const char *role_text(const kl_result *r, unsigned flag) {
+  int i = kl__param_with(r->workload, flag);
+  const kl_param *p = i >= 0 ? &r->workload->params[i] : NULL;
+  if (!p || p->kind != KL_PARAM_CHOICE) return "";
+  size_t value = (size_t)r->plan.value[i], count = 0;
+  while (p->choices[count]) count++;
+  return value < count ? p->choices[value] : "";
+}
+
+const char *kl_result_op(const kl_result *r) {
+  return role_text(r, KL_PARAM_OP);
+}
+
+const char *kl_result_inputs(const kl_result *r) {
+  return role_text(r, KL_PARAM_INPUTS);
+}
+
+void kl_result_params(const kl_result *r, char *dst, size_t size) {
+  const kl_workload *w = r->workload;
+  dst[0] = '\0';
+  for (int i = 0; i < w->param_count; i++) {
+    if (w->params[i].flags & KL_PARAM_MAIN_SIZE) continue;
+    char value[64];
+    kl_param_text(&w->params[i], r->plan.value[i], value, sizeof value);
+    kl__append(dst, size, "%s%s=%s", dst[0] ? ";" : "", w->params[i].name,
+               value);
+  }
+}
+
+void kl__size_text(const kl_workload *w, const kl_plan *p, char *dst,
+                   size_t size) {
+  dst[0] = '\0';
+  for (int i = 0; i < w->param_count; i++)
+    if (w->params[i].flags & KL_PARAM_EXTENT)
+      kl__append(dst, size, "%s%lld", dst[0] ? "x" : "",
+                 (long long)p->value[i]);
+  if (!dst[0]) snprintf(dst, size, "%lld", (long long)p->n);
+}
+
+void kl_result_size(const kl_result *r, char *dst, size_t size) {
+  kl__size_text(r->workload, &r->plan, dst, size);
+}

@@ -1,0 +1,449 @@
+/* kl_run: select the rungs, size each workload, plan the ceilings, open a
+ * context per backend, measure every job, and relate the results. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+void kl_options_init(kl_options *o) {
+  memset(o, 0, sizeof *o);
+  o->type = KL_TYPE_DEFAULT;
+  o->reps = 10;
+  o->warmup = 2;
+  o->seed = 20261121;
+  o->max_seconds = 30;
+}
+
+/* ---- selection --------------------------------------------------------- */
+
+/* Whether `name` is one of the comma-separated names in `list`. */
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+typedef kl_status (*name_check_fn)(const char *name, void *ctx);
+
+/* Call check on every item of a comma-separated list; empty items are
+ * usage errors. */
+static kl_status each_name(const char *list, const char *what,
+                           name_check_fn check, void *ctx) {
+  if (!list) return KL_OK;
+  if (!*list) return kl__usage(KL_USAGE, "empty %s list", what);
+  for (const char *p = list; p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char name[128];
+    if (len == 0 || len >= sizeof name)
+      return kl__usage(KL_USAGE, "bad %s list '%s'", what, list);
+    memcpy(name, p, len);
+    name[len] = '\0';
+    kl_status st = check(name, ctx);
+    if (st != KL_OK) return st;
+    p = end ? end + 1 : NULL;
+  }
+  return KL_OK;
+}
+
+static kl_status check_workload_name(const char *name, void *ctx) {
+  (void)ctx;
+  if (kl_workload_find(name)) return KL_OK;
+  char valid[512] = "";
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+               kl_workload_at(i)->name);
+  return kl__usage(KL_USAGE, "unknown workload '%s'; valid: %s", name, valid);
+}
+
+static kl_status check_backend_name(const char *name, void *ctx) {
+  (void)ctx;
+  const kl_backend *b = kl_backend_find(name);
+  char info[256];
+  if (!b) {
+    char valid[256] = "";
+    for (size_t i = 0; i < kl_backend_count(); i++)
+      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+                 kl_backend_at(i)->name);
+    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", name, valid);
+  }
+  if (!kl_backend_available(b, info, sizeof info))
+    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
+                     name, info);
+  return KL_OK;
+}
+
+static int workload_selected(const kl_options *o, const kl_workload *w) {
+  return !o->workloads || listed(o->workloads, w->name);
+}
+
+static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
+
+static kl_status check_rung_name(const char *name, void *ctx) {
+  const kl_options *o = ctx;
+  char valid[1024] = "";
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    if (!workload_selected(o, w)) continue;
+    const kl_rung *r = kl_rung_find(w, name);
+    if (r) {
+      char info[256] = "";
+      if (!rung_built(r))
+        return kl__usage(KL_UNAVAILABLE, "rung '%s' is not built into this "
+                         "library", name);
+      if (!kl_backend_available(r->backend, info, sizeof info))
+        return kl__usage(KL_UNAVAILABLE, "rung '%s' needs backend '%s', which "
+                         "is not available here: %s", name, r->backend->name,
+                         info);
+      return KL_OK;
+    }
+    kl__append(valid, sizeof valid, "%s%s:", valid[0] ? "; " : "", w->name);
+    for (size_t j = 0; j < w->rung_count; j++)
+      kl__append(valid, sizeof valid, " %s", w->rungs[j].name);
+  }
+  return kl__usage(KL_USAGE, "unknown rung '%s'; valid: %s", name, valid);
+}
+
+static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
+  if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
+  if (o->backends && !listed(o->backends, r->backend->name)) return 0;
+  if (o->rungs && !listed(o->rungs, r->name)) return 0;
+  return r->types == 0 || (r->types & KL_TYPE_BIT(t));
+}
+
+/* ---- jobs -------------------------------------------------------------- */
+
+/* One rung to run on one instance, in a run's list. */
+typedef struct job {
+  const kl_workload *w;
+  const kl_rung *r;
+  kl__instance in;
+  int is_ceiling;
+} job;
+
+typedef struct job_list {
+  job *items;
+  size_t count, capacity;
+} job_list;
+
+static kl_status push_job(job_list *l, job j) {
+  if (l->count == l->capacity) {
+    size_t cap = l->capacity ? 2 * l->capacity : 32;
+    job *grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    l->items = grown;
+    l->capacity = cap;
+  }
+  l->items[l->count++] = j;
+  return KL_OK;
+}
+
+static int measured_beside(const kl_workload *w) {
+  return w->ceiling.of && (w->ceiling.kind == KL_CEILING_RUNG ||
+                           w->ceiling.kind == KL_CEILING_BOUND);
+}
+
+/* The ceiling-flagged rung of workload `of` on backend b, or NULL. */
+static const kl_rung *ceiling_rung(const kl_workload *of, const kl_backend *b) {
+  for (size_t i = 0; i < of->rung_count; i++) {
+    const kl_rung *r = &of->rungs[i];
+    if ((r->flags & KL_RUNG_CEILING) && r->backend == b && rung_built(r))
+      return r;
+  }
+  return NULL;
+}
+
+/* The jobs of one workload: its selected rungs in ladder order, at the
+ * size asked for or its default shrunk to fit them all. */
+static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
+                               job_list *selected, kl_report *rep) {
+  kl__instance in;
+  kl_status st = kl__instance_from_options(o, w, &in, rep->notes,
+                                           sizeof rep->notes);
+  if (st == KL_UNAVAILABLE) return KL_OK;
+  if (st != KL_OK) return st;
+  const kl_rung *chosen[256];
+  size_t count = 0;
+  for (size_t j = 0; j < w->rung_count && count < 256; j++)
+    if (rung_selected(o, &w->rungs[j], in.type)) chosen[count++] = &w->rungs[j];
+  if (count == 0) return KL_OK;
+  st = kl__fit_default_size(w, &in, chosen, count, rep->notes,
+                            sizeof rep->notes);
+  /* A size that cannot fit is refused before anything runs. */
+  for (size_t j = 0; j < count && st == KL_OK; j++) {
+    kl_plan p;
+    st = kl__plan_make(w, chosen[j], &in, chosen[j]->backend->host_memory, &p);
+    if (st == KL_OK) st = kl__check_fits(w, &p, chosen[j]->backend);
+  }
+  for (size_t j = 0; j < count && st == KL_OK; j++) {
+    /* Host backends take their smaller default: a different instance, so
+     * speedups compare like with like. */
+    job jb = {w, chosen[j], in, 0};
+    if (!in.n_given && chosen[j]->backend->host_memory) {
+      const int64_t host = kl__default_size(w, 1);
+      if (host < jb.in.n) jb.in.n = host;
+    }
+    st = push_job(selected, jb);
+  }
+  return st;
+}
+
+/* The ceiling jobs: for each workload measured against another's ceiling
+ * rung, that rung on each backend it runs on, at its own default size;
+ * first in the list, so that every rung's percent has its ceiling. */
+static kl_status ceiling_jobs(const kl_options *o, job_list *selected,
+                              job_list *jobs, kl_report *rep) {
+  kl_status st = KL_OK;
+  for (size_t i = 0; i < selected->count && st == KL_OK; i++) {
+    const job *s = &selected->items[i];
+    if (!measured_beside(s->w)) continue;
+    const kl_workload *of = s->w->ceiling.of;
+    const kl_rung *cr = ceiling_rung(of, s->r->backend);
+    if (!cr) continue;
+    int known = 0;
+    for (size_t j = 0; j < jobs->count; j++)
+      known |= jobs->items[j].r == cr;
+    if (known) continue;
+    kl_options defaults;
+    kl_options_init(&defaults);
+    defaults.seed = o->seed;
+    job jb = {of, cr, {0}, 1};
+    st = kl__instance_from_options(&defaults, of, &jb.in, rep->notes,
+                                   sizeof rep->notes);
+    if (st == KL_OK)
+      st = kl__fit_default_size(of, &jb.in, &cr, 1, rep->notes,
+                                sizeof rep->notes);
+    if (st != KL_OK) break;
+    /* Where the selection already runs it on that instance, that job is
+     * the ceiling. */
+    int found = 0;
+    for (size_t j = 0; j < selected->count; j++) {
+      job *t = &selected->items[j];
+      if (t->r == cr && memcmp(&t->in, &jb.in, sizeof jb.in) == 0)
+        t->is_ceiling = found = 1;
+    }
+    if (!found) st = push_job(jobs, jb);
+  }
+  return st;
+}
+
+static kl_status plan_jobs(const kl_options *o, job_list *jobs,
+                           kl_report *rep) {
+  job_list selected = {0};
+  kl_status st = KL_OK;
+  for (size_t i = 0; i < kl_workload_count() && st == KL_OK; i++) {
+    const kl_workload *w = kl_workload_at(i);
+    if (workload_selected(o, w)) st = workload_jobs(o, w, &selected, rep);
+  }
+  if (st == KL_OK && selected.count == 0)
+    st = kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung matches "
+                   "the selection");
+  if (st == KL_OK && !o->skip_ceiling) st = ceiling_jobs(o, &selected, jobs, rep);
+  for (size_t j = 0; j < selected.count && st == KL_OK; j++)
+    st = push_job(jobs, selected.items[j]);
+  free(selected.items);
+  return st;
+}
+
+static int same_instance(const job *a, const job *b) {
+  return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
+}
+
+/* The ceiling job to time beside a rung, unless the rung is one. */
+static const job *ceiling_beside(const job_list *jobs, const job *jb) {
+  if (!measured_beside(jb->w) || jb->is_ceiling) return NULL;
+  for (size_t i = 0; i < jobs->count; i++) {
+    const job *c = &jobs->items[i];
+    if (c->is_ceiling && c->w == jb->w->ceiling.of &&
+        c->r->backend == jb->r->backend)
+      return c;
+  }
+  return NULL;
+}
+
+/* Percent of ceiling and speedup, once every job has run. */
+static void relate_results(const job_list *jobs, kl_report *rep) {
+  for (size_t i = 0; i < rep->count; i++) {
+    kl_result *res = &rep->results[i];
+    const job *ji = &jobs->items[i];
+    const kl_ceiling *c = &ji->w->ceiling;
+    if (res->status != KL_OK) continue;
+    /* A ceiling timed beside the rung is already in; else the ceiling
+     * job's own figure, or the vendor rung's on the same problem. */
+    double measured = res->ceiling;
+    for (size_t j = 0; j < rep->count && measured == 0; j++) {
+      const kl_result *other = &rep->results[j];
+      const job *jj = &jobs->items[j];
+      if (other->status != KL_OK || other->check != KL_CHECK_PASS) continue;
+      if (measured_beside(ji->w) && jj->is_ceiling && jj->w == c->of &&
+          jj->r->backend == ji->r->backend)
+        measured = other->merit;
+      /* A host vendor library (threaded) serves every host backend. */
+      int same_memory = jj->r->backend == ji->r->backend ||
+                        (jj->r->backend->host_memory &&
+                         ji->r->backend->host_memory);
+      if (c->kind == KL_CEILING_VENDOR && same_memory &&
+          same_instance(jj, ji) && (jj->r->flags & KL_RUNG_VENDOR))
+        measured = other->merit;
+    }
+    res->ceiling = c->kind == KL_CEILING_BOUND && measured > 0
+                       ? c->bound(res, measured)
+                       : measured;
+    if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
+    for (size_t j = 0; j < rep->count; j++) {
+      const kl_result *base = &rep->results[j];
+      if (same_instance(&jobs->items[j], ji) && base->status == KL_OK) {
+        res->speedup = base->t_median / res->t_median;
+        break;
+      }
+    }
+  }
+}
+
+static void progress(const kl_options *o, const char *fmt, ...) {
+  if (!o->progress) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  o->progress(o->progress_ctx, line);
+}
+
+/* One context per backend of the run, opened when first needed. */
+typedef struct contexts {
+  kl_context ctx[16];
+  size_t count;
+} contexts;
+
+static kl_status context_for(contexts *cs, const kl_backend *b,
+                             kl_context **out) {
+  for (size_t i = 0; i < cs->count; i++)
+    if (cs->ctx[i].backend == b) {
+      *out = &cs->ctx[i];
+      return KL_OK;
+    }
+  if (cs->count == sizeof cs->ctx / sizeof *cs->ctx)
+    return KL_FAIL(KL_USAGE, "too many backends in one run");
+  kl_status st = kl__context_open(b, &cs->ctx[cs->count]);
+  if (st == KL_OK) *out = &cs->ctx[cs->count++];
+  return st;
+}
+
+static void run_jobs(const kl_options *o, const job_list *jobs,
+                     kl_report *rep, kl_status *worst) {
+  contexts cs;
+  memset(&cs, 0, sizeof cs);
+  for (size_t i = 0; i < jobs->count; i++) {
+    const job *jb = &jobs->items[i];
+    kl_result *res = &rep->results[rep->count++];
+    kl_plan p;
+    char size[96] = "?", params[256] = "";
+    int planned = kl__plan_make(jb->w, jb->r, &jb->in, jb->r->backend->host_memory,
+                      &p) == KL_OK;
+    if (planned) kl__size_text(jb->w, &p, size, sizeof size);
+    int op = kl__param_with(jb->w, KL_PARAM_OP);
+    if (planned && op >= 0)
+      kl_param_text(&jb->w->params[op], p.value[op], params, sizeof params);
+    progress(o, "[%zu/%zu] %s %s (%s, n=%s, %s%s%s)%s ...", i + 1,
+             jobs->count, jb->w->name, jb->r->name, jb->r->backend->name,
+             size, kl_type_name(jb->in.type), params[0] ? " " : "", params,
+             jb->is_ceiling ? " ceiling" : "");
+    double started = kl__now();
+    kl_context *ctx = NULL;
+    const job *c = ceiling_beside(jobs, jb);
+    kl__beside beside = {c ? c->w : NULL, c ? c->r : NULL,
+                         c ? c->in : jb->in};
+    kl_status st = context_for(&cs, jb->r->backend, &ctx);
+    if (st == KL_OK)
+      st = kl__measure(jb->w, jb->r, ctx, &jb->in, o->reps, o->warmup,
+                       o->max_seconds, c ? &beside : NULL, res);
+    else {
+      memset(res, 0, sizeof *res);
+      res->workload = jb->w;
+      res->rung = jb->r;
+      res->status = st;
+      snprintf(res->error, sizeof res->error, "%s", kl_last_error());
+    }
+    if (st != KL_OK) {
+      progress(o, "    error: %s", res->error);
+      /* The run goes on; its status is the worst by exit code: device
+       * errors over bad input over failed checks. */
+      if (kl_exit_code(st) > kl_exit_code(*worst)) *worst = st;
+      continue;
+    }
+    progress(o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
+             res->t_median * 1e3, res->merit, kl_metric_unit(jb->w),
+             kl__check_text(res), kl__now() - started);
+    if (res->check == KL_CHECK_FAIL && kl_exit_code(*worst) < 1)
+      *worst = KL_CHECK_FAILED;
+  }
+  for (size_t i = 0; i < cs.count; i++) kl__context_close(&cs.ctx[i]);
+}
+
+kl_status kl_run(const kl_options *opt, kl_report **out) {
+  *out = NULL;
+  kl_options o = *opt;
+  /* The bound keeps the timings' array small (8 MB) and a run finite. */
+  if (o.reps < 1 || o.reps > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "--reps must be from 1 to %d (got %d)",
+                     KL_MAX_REPS, o.reps);
+  if (o.warmup < 0 || o.warmup > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "--warmup must be from 0 to %d (got %d)",
+                     KL_MAX_REPS, o.warmup);
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st != KL_OK) return st;
+  if (o.n < 0)
+    return kl__usage(KL_USAGE, "size %lld is negative", (long long)o.n);
+  st = each_name(o.workloads, "workload", check_workload_name, NULL);
+  if (st == KL_OK)
+    st = each_name(o.backends, "backend", check_backend_name, NULL);
+  if (st == KL_OK) st = each_name(o.rungs, "rung", check_rung_name, &o);
+  if (st != KL_OK) return st;
+
+  kl_report *rep = calloc(1, sizeof *rep);
+  if (!rep) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  rep->options = o;
+  kl_machine_describe(&rep->machine);
+  job_list jobs = {0};
+  st = plan_jobs(&o, &jobs, rep);
+  if (st == KL_OK) {
+    rep->results = calloc(jobs.count, sizeof *rep->results);
+    if (!rep->results) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
+  if (st != KL_OK) {
+    free(jobs.items);
+    kl_report_free(rep);
+    return st;
+  }
+  if (rep->notes[0]) progress(&o, "note: %s", rep->notes);
+  kl_status worst = KL_OK;
+  run_jobs(&o, &jobs, rep, &worst);
+  relate_results(&jobs, rep);
+  free(jobs.items);
+  *out = rep;
+  if (worst != KL_OK && worst != KL_CHECK_FAILED) {
+    /* Keep the first rung error as the message of the run. */
+    for (size_t i = 0; i < rep->count; i++)
+      if (rep->results[i].status != KL_OK) {
+        kl__usage(worst, "%s %s: %s", rep->results[i].workload->name,
+                  rep->results[i].rung->name, rep->results[i].error);
+        break;
+      }
+  }
+  return worst;
+}
+
+void kl_report_free(kl_report *r) {
+  if (!r) return;
+  free(r->results);
+  free(r);
+}

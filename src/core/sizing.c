@@ -1,0 +1,175 @@
+/* Sizing: what a plan needs where, whether it fits, and the default size
+ * shrunk until it does, whatever the shape. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* A default size may use this share of what is free, leaving room for the
+ * system and for the other backends of the same run. */
+#define DEFAULT_HOST_SHARE 0.5
+#define DEFAULT_DEVICE_SHARE 0.8
+/* An explicit size is refused beyond this share of what is free. */
+#define EXPLICIT_HOST_SHARE 0.95
+
+kl_status kl__backend_memory(const kl_backend *b, size_t *free_bytes,
+                             size_t *total_bytes) {
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st == KL_OK) st = b->memory(free_bytes, total_bytes);
+  if (st != KL_OK) return st;
+  if (*free_bytes > limit) *free_bytes = limit;
+  if (*total_bytes > limit) *total_bytes = limit;
+  return KL_OK;
+}
+
+size_t kl__host_free(void) {
+  size_t limit, avail = kl__host_memory_available();
+  (void)kl__memory_limit(&limit); /* malformed: kl_run has said so */
+  return avail < limit ? avail : limit;
+}
+
+kl_status kl__buffer_bytes(const kl_buffer_spec *s, size_t *bytes) {
+  size_t size = kl_type_size(s->type);
+  if (s->count < 0 || size == 0 || (uint64_t)s->count > SIZE_MAX / size)
+    return kl__usage(KL_TOO_LARGE, "buffer %s of %lld elements is too large",
+                     s->name, (long long)s->count);
+  *bytes = (size_t)s->count * size;
+  return KL_OK;
+}
+
+typedef struct footprint {
+  double host;   /* bytes of host memory, the harness's copies included */
+  double device; /* bytes of backend memory, 0 for host backends */
+} footprint;
+
+/* The harness keeps a host copy of what it uploads and of what it checks:
+ * inputs and outputs of device buffers, the input of an INOUT buffer in
+ * host memory. Scratch has no copy. */
+static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
+                                footprint *f) {
+  f->host = f->device = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st != KL_OK) return st;
+    const int on_device = s->placement == KL_MEM_DEVICE && !b->host_memory;
+    const double copies = (s->flags & KL_BUFFER_SCRATCH) ? 0
+                          : on_device ? (s->role == KL_INOUT ? 2 : 1)
+                                      : (s->role == KL_INOUT ? 1 : 0);
+    if (on_device) f->device += (double)bytes;
+    else f->host += (double)bytes;
+    f->host += copies * (double)bytes;
+  }
+  return KL_OK;
+}
+
+/* Bytes in the largest unit up to GiB that keeps them at least 1: sizes
+ * under a small KLADDER_MEMORY_LIMIT would read "0.00 GiB". */
+static const char *bytes_text(double bytes, char *dst, size_t size) {
+  static const char *const units[] = {"bytes", "KiB", "MiB", "GiB"};
+  int u = 3;
+  while (u > 0 && bytes < pow(1024.0, u)) u--;
+  if (u == 0) snprintf(dst, size, "%.0f bytes", bytes);
+  else snprintf(dst, size, "%.2f %s", bytes / pow(1024.0, u), units[u]);
+  return dst;
+}
+
+kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
+                         const kl_backend *b) {
+  footprint f;
+  size_t limit;
+  kl_status st = kl__memory_limit(&limit);
+  if (st == KL_OK) st = plan_footprint(p, b, &f);
+  if (st != KL_OK) return st;
+  /* Say so where the limit, not the machine, refuses the size. */
+  const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
+  char need[32], have[32];
+  /* The device first: where both fall short, its limit is the one that
+   * the user can do nothing about on this machine. */
+  if (!b->host_memory) {
+    size_t dev_free = 0, dev_total = 0;
+    st = kl__backend_memory(b, &dev_free, &dev_total);
+    if (st != KL_OK) return st;
+    if (f.device > (double)dev_total)
+      return kl__usage(KL_TOO_LARGE,
+                       "%s: n=%lld needs %s of %s memory; the device has %s%s",
+                       w->name, (long long)p->n,
+                       bytes_text(f.device, need, sizeof need), b->name,
+                       bytes_text((double)dev_total, have, sizeof have),
+                       limited);
+  }
+  double host_free = (double)kl__host_free();
+  if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
+    return kl__usage(KL_TOO_LARGE,
+                     "%s: n=%lld needs %s of host memory; %s are "
+                     "available%s",
+                     w->name, (long long)p->n,
+                     bytes_text(f.host, need, sizeof need),
+                     bytes_text(host_free, have, sizeof have), limited);
+  return KL_OK;
+}
+
+/* Whether every listed rung's plan at size n fits the default shares;
+ * where not, *limit names the memory that refused. Plans that are
+ * invalid at n count as not fitting (an extent shrunk below another's
+ * minimum). */
+static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
+                   const kl_rung *const *rungs, size_t count,
+                   const char **limit) {
+  const double host_free = (double)kl__host_free();
+  in->n = n;
+  for (size_t j = 0; j < count; j++) {
+    const kl_backend *b = rungs[j]->backend;
+    kl_plan p;
+    footprint f;
+    if (kl__plan_make(w, rungs[j], in, b->host_memory, &p) != KL_OK ||
+        plan_footprint(&p, b, &f) != KL_OK)
+      return 0;
+    if (host_free > 0 && f.host > DEFAULT_HOST_SHARE * host_free) {
+      *limit = "host";
+      return 0;
+    }
+    size_t dev_free = 0, dev_total = 0;
+    if (!b->host_memory && kl__backend_memory(b, &dev_free, &dev_total) == KL_OK &&
+        f.device > DEFAULT_DEVICE_SHARE * (double)dev_free) {
+      *limit = b->name;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
+                               const kl_rung *const *rungs, size_t count,
+                               char *note, size_t note_size) {
+  const int64_t wanted = kl__default_size(w, 0);
+  const char *limit = "host";
+  if (in->n_given || fits_at(w, in, wanted, rungs, count, &limit)) {
+    if (!in->n_given) in->n = wanted;
+    return KL_OK;
+  }
+  /* The largest size that fits, by bisection: the footprint grows with
+   * the size, however the plan shapes it. */
+  int64_t lo = 0, hi = wanted;
+  const char *ignored;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (fits_at(w, in, mid, rungs, count, &ignored)) lo = mid;
+    else hi = mid;
+  }
+  /* Rounded down to the workload's step; where not even one step fits (a
+   * small KLADDER_MEMORY_LIMIT), to a power of two below it. */
+  int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  int64_t unit = main >= 0 && w->params[main].step > 0 ? w->params[main].step : 1;
+  while (unit > 1 && lo < unit) unit /= 2;
+  int64_t fitted = lo - lo % unit;
+  if (fitted < 1) fitted = 1;
+  in->n = fitted;
+  kl__append(note, note_size,
+             "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
+             w->name, (long long)fitted, (long long)wanted, limit);
+  return KL_OK;
+}
