@@ -34,6 +34,8 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
                         const kl__instance *in, int host_backend, kl_plan *p);
 /* The main size a workload runs at by default, on host backends or not. */
 int64_t kl__default_size(const kl_workload *w, int host_backend);
+/* Whether `name` is one of the comma-separated names in `list`. */
+int kl__listed(const char *list, const char *name);
 /* Append to a bounded message. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -130,6 +130,37 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
 }
 #endif
 
+/* The one dispatch on element type: `body` with T the C type of t, in a
+ * case of its own per type; `otherwise` for a type outside the family.
+ * KL_FOR_FLOAT_TYPE covers f32 and f64, KL_FOR_TYPE every type. The body
+ * comes last, so that its commas need no parentheses. Works in C and in
+ * CUDA/HIP sources, e.g.
+ *   KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE, return launch<T>(a)); */
+#define KL_TYPE_CASE(tag, ctype, T, ...)                                       \
+  case tag: {                                                                 \
+    typedef ctype T;                                                          \
+    __VA_ARGS__;                                                              \
+  } break;
+#define KL_FOR_FLOAT_TYPE(t, T, otherwise, ...)                               \
+  do {                                                                        \
+    switch (t) {                                                              \
+      KL_TYPE_CASE(KL_F32, float, T, __VA_ARGS__)                             \
+      KL_TYPE_CASE(KL_F64, double, T, __VA_ARGS__)                            \
+    default: { otherwise; } break;                                            \
+    }                                                                         \
+  } while (0)
+#define KL_FOR_TYPE(t, T, otherwise, ...)                                     \
+  do {                                                                        \
+    switch (t) {                                                              \
+      KL_TYPE_CASE(KL_F32, float, T, __VA_ARGS__)                             \
+      KL_TYPE_CASE(KL_F64, double, T, __VA_ARGS__)                            \
+      KL_TYPE_CASE(KL_I32, int32_t, T, __VA_ARGS__)                           \
+      KL_TYPE_CASE(KL_I64, int64_t, T, __VA_ARGS__)                           \
+      KL_TYPE_CASE(KL_U8, uint8_t, T, __VA_ARGS__)                            \
+    default: { otherwise; } break;                                            \
+    }                                                                         \
+  } while (0)
+
 /* Rungs and engines that need an optional library name their function
  * through one of these: the function where the build has the library, NULL
  * (listed, not built) where it has not. Only here does a build's content

@@ -218,7 +218,7 @@ static kl_status apply_role(const kl_workload *w, unsigned flag,
   return st;
 }
 
-static int listed(const char *list, const char *name) {
+int kl__listed(const char *list, const char *name) {
   size_t len = strlen(name);
   for (const char *p = list; p && *p;) {
     const char *end = strchr(p, ',');
@@ -233,7 +233,7 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
                                     kl__instance *in, char *note,
                                     size_t note_size) {
   memset(in, 0, sizeof *in);
-  const int named = o->workloads && listed(o->workloads, w->name);
+  const int named = o->workloads && kl__listed(o->workloads, w->name);
   in->seed = o->seed;
   in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
   if (!(w->types & KL_TYPE_BIT(in->type))) {

@@ -18,18 +18,6 @@ void kl_options_init(kl_options *o) {
 
 /* ---- selection --------------------------------------------------------- */
 
-/* Whether `name` is one of the comma-separated names in `list`. */
-static int listed(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    p = end ? end + 1 : NULL;
-  }
-  return 0;
-}
-
 typedef kl_status (*name_check_fn)(const char *name, void *ctx);
 
 /* Call check on every item of a comma-separated list; empty items are
@@ -81,7 +69,7 @@ static kl_status check_backend_name(const char *name, void *ctx) {
 }
 
 static int workload_selected(const kl_options *o, const kl_workload *w) {
-  return !o->workloads || listed(o->workloads, w->name);
+  return !o->workloads || kl__listed(o->workloads, w->name);
 }
 
 static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
@@ -113,8 +101,8 @@ static kl_status check_rung_name(const char *name, void *ctx) {
 
 static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
   if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
-  if (o->backends && !listed(o->backends, r->backend->name)) return 0;
-  if (o->rungs && !listed(o->rungs, r->name)) return 0;
+  if (o->backends && !kl__listed(o->backends, r->backend->name)) return 0;
+  if (o->rungs && !kl__listed(o->rungs, r->name)) return 0;
   return r->types == 0 || (r->types & KL_TYPE_BIT(t));
 }
 

@@ -80,8 +80,8 @@ extern "C" kl_status kl__gemm_init_device(const kl_args *a) {
           CURAND_STATUS_SUCCESS)
     st = KL_FAIL(KL_DEVICE, "cuRAND generator setup failed");
   if (st == KL_OK)
-    st = p->type == KL_F32 ? make_inputs<float>(p, gen, stream, device)
-                           : make_inputs<double>(p, gen, stream, device);
+    KL_FOR_FLOAT_TYPE(p->type, T, st = KL_USAGE,
+                      st = make_inputs<T>(p, gen, stream, device));
   if (st == KL_OK && cudaStreamSynchronize(stream) != cudaSuccess)
     st = KL_FAIL(KL_DEVICE, "making gemm inputs with cuRAND failed: %s",
                  cudaGetErrorString(cudaGetLastError()));

@@ -111,8 +111,7 @@ static double unit_roundoff(kl_type t) {
 }
 
 static double element(const kl_plan *p, const void *x, int64_t i) {
-  return p->type == KL_F32 ? (double)((const float *)x)[i]
-                           : ((const double *)x)[i];
+  return (double)kl__element(p->type, x, i);
 }
 
 void kl__gemm_widen(kl_type t, const void *src, int64_t ld, int64_t rows,

@@ -28,8 +28,9 @@ static cudaError_t cub_reduce(void *temp, size_t *bytes, const kl_args *a) {
 
 static cudaError_t reduce_of_type(void *temp, size_t *bytes,
                                   const kl_args *a) {
-  return a->plan->type == KL_F32 ? cub_reduce<float>(temp, bytes, a)
-                                 : cub_reduce<double>(temp, bytes, a);
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return cudaErrorInvalidValue,
+                    return cub_reduce<T>(temp, bytes, a));
+  return cudaErrorInvalidValue;
 }
 
 /* The temporary storage CUB asks for, as a scratch buffer. */

@@ -5,18 +5,20 @@
  * backend's ceiling is the runtime's memcpy, not these kernels. */
 #define STREAM_BLOCK 1024
 
-#define STREAM_KERNEL(name, T, expr)                                          \
-  __global__ void name(const T *__restrict__ a, const T *__restrict__ b,      \
-                       T *__restrict__ c, T s, int64_t n) {                   \
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;               \
-    (void)b;                                                                  \
-    (void)s;                                                                  \
-    if (i < n) c[i] = expr;                                                   \
-  }
-STREAM_KERNEL(copy_f32, float, a[i])
-STREAM_KERNEL(copy_f64, double, a[i])
-STREAM_KERNEL(triad_f32, float, a[i] + s * b[i])
-STREAM_KERNEL(triad_f64, double, a[i] + s * b[i])
+template <typename T>
+__global__ void copy_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                            T *__restrict__ c, T s, int64_t n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  (void)b, (void)s;
+  if (i < n) c[i] = a[i];
+}
+
+template <typename T>
+__global__ void triad_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                             T *__restrict__ c, T s, int64_t n) {
+  int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) c[i] = a[i] + s * b[i];
+}
 
 #define STREAM_LAUNCH(kernel, T, args)                                        \
   do {                                                                        \
@@ -27,23 +29,22 @@ STREAM_KERNEL(triad_f64, double, a[i] + s * b[i])
           (const T *)(args)->buffers[STREAM_A] + offset,                      \
           (const T *)(args)->buffers[STREAM_B] + offset,                      \
           (T *)(args)->buffers[STREAM_C] + offset,                            \
-          (T)p_->constants[STREAM_SCALAR], count);                         \
+          (T)p_->constants[STREAM_SCALAR], count);                            \
       KL_GPU_CHECK_LAUNCH(kernel);                                            \
     }                                                                         \
   } while (0)
 
 extern "C" kl_status kl__stream_gpu_copy(const kl_args *a) {
-  if (a->plan->type == KL_F32) STREAM_LAUNCH(copy_f32, float, a);
-  else STREAM_LAUNCH(copy_f64, double, a);
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    STREAM_LAUNCH(copy_kernel<T>, T, a));
   return KL_OK;
 }
 
 extern "C" kl_status kl__stream_gpu_triad(const kl_args *a) {
-  if (a->plan->type == KL_F32) STREAM_LAUNCH(triad_f32, float, a);
-  else STREAM_LAUNCH(triad_f64, double, a);
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    STREAM_LAUNCH(triad_kernel<T>, T, a));
   return KL_OK;
 }
-
 extern "C" kl_status kl__stream_gpu_memcpy(const kl_args *a) {
   size_t bytes = (size_t)a->plan->n * kl_type_size(a->plan->type);
   KL_GPU_CHECK(cudaMemcpyAsync(a->buffers[STREAM_C], a->buffers[STREAM_A],

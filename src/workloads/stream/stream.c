@@ -25,8 +25,7 @@ static void init(const kl_plan *p, void *const *host) {
 }
 
 static double value(const kl_plan *p, const void *buf, int64_t i) {
-  return p->type == KL_F32 ? (double)((const float *)buf)[i]
-                           : ((const double *)buf)[i];
+  return (double)kl__element(p->type, buf, i);
 }
 
 /* copy must be exact. triad, c = a + s*b, rounds at most twice (once with
@@ -82,28 +81,23 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-#define STREAM_SERIAL(name, T, expr)                                          \
-  static void name(const kl_args *args) {                                     \
-    const T *restrict a = args->buffers[STREAM_A];                            \
-    const T *restrict b = args->buffers[STREAM_B];                            \
-    T *restrict c = args->buffers[STREAM_C];                                  \
-    const T s = (T)args->plan->constants[STREAM_SCALAR];                   \
-    (void)b;                                                                  \
-    (void)s;                                                                  \
-    for (int64_t i = 0; i < args->plan->n; i++) c[i] = expr;                  \
-  }
-STREAM_SERIAL(copy_f32, float, a[i])
-STREAM_SERIAL(copy_f64, double, a[i])
-STREAM_SERIAL(triad_f32, float, a[i] + s * b[i])
-STREAM_SERIAL(triad_f64, double, a[i] + s * b[i])
-
 static kl_status serial_copy(const kl_args *a) {
-  (a->plan->type == KL_F32 ? copy_f32 : copy_f64)(a);
+  const int64_t n = a->plan->n;
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+    const T *restrict x = a->buffers[STREAM_A];
+    T *restrict c = a->buffers[STREAM_C];
+    for (int64_t i = 0; i < n; i++) c[i] = x[i]);
   return KL_OK;
 }
 
 static kl_status serial_triad(const kl_args *a) {
-  (a->plan->type == KL_F32 ? triad_f32 : triad_f64)(a);
+  const int64_t n = a->plan->n;
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+    const T *restrict x = a->buffers[STREAM_A];
+    const T *restrict y = a->buffers[STREAM_B];
+    T *restrict c = a->buffers[STREAM_C];
+    const T s = (T)a->plan->constants[STREAM_SCALAR];
+    for (int64_t i = 0; i < n; i++) c[i] = x[i] + s * y[i]);
   return KL_OK;
 }
 
