@@ -7,7 +7,8 @@
  * Every case starts from one of a set of valid command lines and applies
  * one to four mutations: dropped, repeated and swapped tokens, flipped
  * characters, numbers replaced by boundary values (0, -1, 2^31, 2^63, 2^64,
- * 10^30, ...), huge shapes and leading dimensions, empty and 100 kB
+ * 10^30, ...), huge shapes and leading dimensions, -p parameters that are
+ * huge, malformed or unknown, empty and 100 kB
  * arguments, and --csv/--json paths that are directories or lie in missing
  * directories. Case K's command line is a function of the seed and K alone,
  * so a failure reproduces with --seed S --case K whatever the job count.
@@ -87,6 +88,13 @@ static const char *const seeds[] = {
     "out.json --reps 1",
     "run -w map,stream -r serial,openmp,serial-triad -t f32 -n 1K --reps 1 "
     "--seed 18446744073709551615",
+    /* Parameters by name (-p, --param), as core v2 takes them. */
+    "list -w gemm",
+    "run -w gemm -b serial -p m=7,n=5,k=3,lda=9,ldc=8 -p alpha=-1.5,beta=0.5 "
+    "--reps 1 --warmup 0",
+    "run -w reduce -b serial,openmp -p op=max,inputs=nan-middle,n=1000 -t f32 "
+    "--reps 1 --no-ceiling",
+    "run -w map,stream -b serial --param n=4096 --reps 2 --warmup 0",
 };
 #define SEED_COUNT (sizeof seeds / sizeof seeds[0])
 
@@ -116,6 +124,16 @@ static const char *const huge_leads[] = {
 };
 #define HUGE_LEAD_COUNT (sizeof huge_leads / sizeof huge_leads[0])
 
+/* -p values: huge or odd parameters, malformed and unknown ones. */
+static const char *const huge_params[] = {
+    "m=2147483648,n=2147483648,k=2147483648", "n=9223372036854775807",
+    "k=4294967296", "m=1099511627776,n=1,k=1", "lda=4611686018427387904",
+    "ldb=1,ldc=1", "alpha=1e308,beta=-1e308", "beta=nan", "alpha=1e-320",
+    "n=1099511627777", "n=0", "op=product", "inputs=nan-first", "op=",
+    "=", ",,", "n", "frob=1", "n=1,n=2", "m=7,m=8",
+};
+#define HUGE_PARAM_COUNT (sizeof huge_params / sizeof huge_params[0])
+
 /* The memory limit of most cases, then others for one case in eight: none
  * above it, so that no case can size itself beyond it; some malformed. */
 #define LIMIT "4M"
@@ -134,7 +152,7 @@ static const char *const options[] = {
     "-w", "-b", "-r", "-n", "-t", "-o", "--inputs", "-s", "--ld", "--alpha",
     "--beta", "--scalars", "--reps", "--warmup", "--seed", "--csv", "--json",
     "--no-ceiling", "--max-time", "-q", "-h", "--size=", "--ld=", "--",
-    "-", "run", "list",
+    "-", "run", "list", "-p", "--param", "--param=",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -286,8 +304,11 @@ static void mutate(command *c, rng *r) {
   case 5: /* a number replaced by a boundary value */
     if (i >= 0) replace_number(c, r, i);
     break;
-  case 6:
-    set_option(c, "-s", huge_shapes[below(r, HUGE_SHAPE_COUNT)]);
+  case 6: /* a huge shape, as -s or as parameters */
+    if (below(r, 2))
+      set_option(c, "-s", huge_shapes[below(r, HUGE_SHAPE_COUNT)]);
+    else
+      set_option(c, "-p", huge_params[below(r, HUGE_PARAM_COUNT)]);
     break;
   case 7:
     set_option(c, "--ld", huge_leads[below(r, HUGE_LEAD_COUNT)]);

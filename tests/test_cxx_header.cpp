@@ -1,5 +1,6 @@
 // kladder.h from C++: the header compiles as C++ and links against the C
-// library (extern "C" linkage), and a run works end to end.
+// library (extern "C" linkage), and a run, and a run of one rung on one
+// problem, work end to end.
 #include <cstdio>
 #include <cstring>
 
@@ -19,6 +20,24 @@ int main() {
            rep->results[0].check == KL_CHECK_PASS &&
            std::strcmp(rep->results[0].rung->name, "serial") == 0;
   kl_report_free(rep);
-  std::printf("%d passed, %d failed\n", ok, !ok);
-  return ok ? 0 : 1;
+  // One rung on one problem, its parameters as text (kl_problem's params),
+  // and the backend by pointer.
+  const kl_workload *gemm = kl_workload_find("gemm");
+  const kl_rung *rung =
+      gemm ? kl_rung_find(gemm, "serial-loop-order") : nullptr;
+  kl_problem pb;
+  std::memset(&pb, 0, sizeof pb);
+  pb.n = 5;
+  pb.type = KL_F64;
+  pb.params = "m=7,k=3,lda=10,alpha=-1.5,beta=0.75";
+  pb.seed = 1;
+  kl_result res;
+  char size[64] = "";
+  int ran = rung && rung->backend == kl_backend_find("serial") &&
+            kl_run_rung(gemm, rung, &pb, 1, 0, &res) == KL_OK &&
+            res.check == KL_CHECK_PASS;
+  if (ran) kl_result_size(&res, size, sizeof size);
+  ran = ran && std::strcmp(size, "7x5x3") == 0;
+  std::printf("%d passed, %d failed\n", ok + ran, !ok + !ran);
+  return ok && ran ? 0 : 1;
 }

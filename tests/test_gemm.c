@@ -38,6 +38,30 @@ static const variant variants[] = {
     {2, -1, {4, 2, 6}},      /* even ones, with gaps */
     {0.5, 1, {0, 0, 0}}};
 
+/* The problem as planned is the one asked for: the parameters' text
+ * reached the plan (the extents, the leading dimensions and the scalars
+ * that kl_problem's shape once carried as numbers). */
+static int planned_as_asked(const kl_workload *w, const kl_result *res,
+                            const gemm_case *c, const variant *x) {
+  const struct {
+    const char *name;
+    double value;
+  } want[] = {{"m", (double)c->m},
+              {"n", (double)c->n},
+              {"k", (double)c->k},
+              {"lda", (double)(c->m + x->pad[0])},
+              {"ldb", (double)(c->k + x->pad[1])},
+              {"ldc", (double)(c->m + x->pad[2])},
+              {"alpha", x->alpha},
+              {"beta", x->beta}};
+  if (res->plan.n != c->n || res->n != c->n) return 0;
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    const int p = kl_param_index(w, want[i].name);
+    if (p < 0 || res->plan.value[p] != want[i].value) return 0;
+  }
+  return 1;
+}
+
 static int check_entry_point(const char *backend) {
   /* kl_gemm on host arrays against a plain triple loop in double. */
   const int64_t m = 37, n = 29, k = 41, lda = 40, ldb = 43, ldc = 38;
@@ -152,22 +176,20 @@ int main(int argc, char **argv) {
           kl_result res;
           kl_status st = kl_run_rung(w, rung, &pb, 1, 0, &res);
           ran++;
-          const char *word = "ok";
-          if (st != KL_OK) {
-            failed++;
-            word = "FAIL";
-          }
-          if (st != KL_OK || (s == 0 && v == 0))
+          const char *why = NULL;
+          if (st != KL_OK)
+            why = res.status != KL_OK ? res.error : res.verdict.detail;
+          else if (!planned_as_asked(w, &res, c, x))
+            why = "the plan is not the problem asked for";
+          if (why) failed++;
+          if (why || (s == 0 && v == 0))
             printf("%-6s %-22s %s %lldx%lldx%lld alpha %g beta %g ld +%lld"
                    ",+%lld,+%lld%s%s\n",
-                   word, rung->name, kl_type_name((kl_type)t),
+                   why ? "FAIL" : "ok", rung->name, kl_type_name((kl_type)t),
                    (long long)c->m, (long long)c->n, (long long)c->k,
                    x->alpha, x->beta, (long long)x->pad[0],
                    (long long)x->pad[1], (long long)x->pad[2],
-                   st == KL_OK ? "" : ": ",
-                   st == KL_OK ? ""
-                   : res.status != KL_OK ? res.error
-                                         : res.verdict.detail);
+                   why ? ": " : "", why ? why : "");
           fflush(stdout);
         }
       }

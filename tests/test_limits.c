@@ -61,10 +61,24 @@ static int64_t map_default_n(kl_status *st) {
   return n;
 }
 
+/* A workload's main-size parameter, or NULL. */
+static const kl_param *main_size(const kl_workload *w) {
+  for (int i = 0; w && i < w->param_count; i++)
+    if (w->params[i].flags & KL_PARAM_MAIN_SIZE) return &w->params[i];
+  return NULL;
+}
+
 static void test_memory_limit(void) {
   kl_options o;
   kl_report *rep;
   kl_status st;
+  /* The defaults the cases below shrink: map's 256M elements on every
+   * backend, gemm's 1024 on the host backends. */
+  const kl_param *map_n = main_size(kl_workload_find("map"));
+  const kl_param *gemm_n = main_size(kl_workload_find("gemm"));
+  EXPECT(map_n && map_n->default_value == 256.0 * 1024 * 1024 &&
+         map_n->host_default == 0);
+  EXPECT(gemm_n && gemm_n->host_default == 1024);
   /* map's default (256M floats, 2 GiB with its output) shrinks to fit half
    * of 8 MiB: 512Ki floats in, 512Ki out. */
   setenv("KLADDER_MEMORY_LIMIT", "8M", 1);
@@ -76,6 +90,13 @@ static void test_memory_limit(void) {
   setenv("KLADDER_MEMORY_LIMIT", "64K", 1);
   small_options(&o);
   o.n = 100000;
+  EXPECT(run(&o, &rep) == KL_TOO_LARGE && !rep &&
+         strstr(kl_last_error(), "of host memory") &&
+         strstr(kl_last_error(), "KLADDER_MEMORY_LIMIT"));
+  /* The same size as a parameter (-p n=100000) too. */
+  small_options(&o);
+  o.n = 0;
+  o.params = "n=100000";
   EXPECT(run(&o, &rep) == KL_TOO_LARGE && !rep &&
          strstr(kl_last_error(), "of host memory") &&
          strstr(kl_last_error(), "KLADDER_MEMORY_LIMIT"));

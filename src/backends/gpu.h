@@ -60,6 +60,99 @@ static __device__ __forceinline__ V kl_load_streaming(const V *p) {
 #endif
 }
 
+/* ---- asynchronous copies into shared memory --------------------------------
+ * cp.async on NVIDIA GPUs (sm_80 and later); plain loads and stores under
+ * HIP, where the copy is synchronous and the pipelines built on it run with
+ * fewer buffers (KL_GPU_ASYNC_COPIES). kl_async_copy<T, W>(dst, src, valid)
+ * moves W elements to shared memory, the first `valid` read from src and
+ * the rest zeros; kl_async_commit closes a group of copies, and
+ * kl_async_wait<N> waits until at most N groups are in flight. */
+#if defined(KL_HAVE_HIP)
+#define KL_GPU_ASYNC_COPIES 0
+#else
+#define KL_GPU_ASYNC_COPIES 1
+
+/* One element, or none (valid 0: zero fill), with cp.async.ca. */
+template <typename T>
+static __device__ __forceinline__ void kl_copy_element(unsigned dst,
+                                                       const T *src,
+                                                       int valid) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst),
+               "l"(src), "n"((int)sizeof(T)), "r"(valid * (int)sizeof(T))
+               : "memory");
+}
+#endif
+
+template <typename T, int W>
+static __device__ __forceinline__ void kl_async_copy(T *dst, const T *src,
+                                                     int valid) {
+#if defined(KL_HAVE_HIP)
+#pragma unroll
+  for (int v = 0; v < W; v++) dst[v] = v < valid ? src[v] : (T)0;
+#else
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  if (W == 1) {
+    kl_copy_element(d, src, valid);
+  } else if (valid == W) {
+    /* .cg (L2 only) for 16-byte chunks: the reuse is in shared memory,
+     * not L1. The narrower forms exist only as .ca. */
+    const int bytes = valid * (int)sizeof(T);
+    if (W * sizeof(T) == 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
+                   "l"(src), "r"(bytes)
+                   : "memory");
+    else
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d),
+                   "l"(src), "n"(W * (int)sizeof(T)), "r"(bytes)
+                   : "memory");
+  } else {
+    /* A chunk cut by the edge of the matrix, or wholly outside it, goes
+     * element by element: a wide copy with a short src-size reads only
+     * src-size bytes, but the sanitizer counts the whole width, and the
+     * cut chunk of the last column can reach past the end of the
+     * allocation, as a zero-size wide copy from the base of a matrix
+     * smaller than the width does. */
+#pragma unroll
+    for (int v = 0; v < W; v++)
+      kl_copy_element(d + v * (unsigned)sizeof(T), v < valid ? src + v : src,
+                   v < valid);
+  }
+#endif
+}
+
+static __device__ __forceinline__ void kl_async_commit(void) {
+#if !defined(KL_HAVE_HIP)
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/* Wait until at most N of this thread's committed groups are in flight. */
+template <int N>
+static __device__ __forceinline__ void kl_async_wait(void) {
+#if !defined(KL_HAVE_HIP)
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* A kernel may use `bytes` of dynamic shared memory (above 48 KB it must
+ * ask), with the carveout that gives shared memory the most of each SM.
+ * HIP has no such opt-in: a block has its 64 KB. */
+template <typename K>
+static inline cudaError_t kl__gpu_allow_shared(K kernel, size_t bytes) {
+#if defined(KL_HAVE_HIP)
+  (void)kernel, (void)bytes;
+  return cudaSuccess;
+#else
+  cudaError_t err = cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute(kernel,
+                               cudaFuncAttributePreferredSharedMemoryCarveout,
+                               (int)cudaSharedmemCarveoutMaxShared);
+  return err;
+#endif
+}
+
 /* Blocks for n work items of per_block each, at most KL_GPU_MAX_BLOCKS:
  * HIP refuses grids of more than 2^32 work-items, so a grid stays within
  * 2^21 blocks of up to 1024 threads. Kernels that take one item per thread

@@ -171,6 +171,12 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
 #else
 #define KL_GPU_FN(fn) NULL
 #endif
+/* NVIDIA-only instructions (mma.sync, cp.async in PTX): NAME-nvidia.cu. */
+#if defined(KL_HAVE_CUDA)
+#define KL_NVIDIA_FN(fn) fn
+#else
+#define KL_NVIDIA_FN(fn) NULL
+#endif
 #if defined(KL_HAVE_GPU_CUB)
 #define KL_GPU_CUB_FN(fn) fn
 #else

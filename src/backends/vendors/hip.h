@@ -1,6 +1,6 @@
-/* The CUDA runtime names kladder's GPU sources use, mapped onto HIP.
- * This is the only place HIP differs from CUDA: add a name here when a
- * source starts using it. */
+/* The CUDA runtime and library names kladder's GPU sources use, mapped
+ * onto HIP. This is the only place HIP differs from CUDA: add a name here
+ * when a source starts using it. */
 #ifndef KL_VENDORS_HIP_H
 #define KL_VENDORS_HIP_H
 
@@ -59,4 +59,67 @@
 #define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
 #define __syncwarp(...) __builtin_amdgcn_wave_barrier()
 
+#endif
+
+
+/* The libraries' names, each section for the sources that ask for it
+ * (backends/gpu-cub.h, gpu-blas.h, gpu-rand.h), in HIP builds that found
+ * the library (CMakeLists.txt). Not compiled here: Debian has none of
+ * them, so these sections wait for a ROCm machine. */
+#if defined(KL_GPU_WANT_CUB) && !defined(KL_VENDORS_HIP_CUB)
+#define KL_VENDORS_HIP_CUB
+#include <functional>
+#include <hipcub/hipcub.hpp>
+#include <thrust/iterator/counting_iterator.h>
+#include <type_traits>
+namespace cub = hipcub;
+namespace cuda {
+namespace std {
+template <class T = void> using plus = ::std::plus<T>;
+template <class T>
+inline constexpr bool is_floating_point_v = ::std::is_floating_point_v<T>;
+} // namespace std
+template <class T = void> struct minimum {
+  template <class A> __host__ __device__ A operator()(A a, A b) const {
+    return b < a ? b : a;
+  }
+};
+template <class T = void> struct maximum {
+  template <class A> __host__ __device__ A operator()(A a, A b) const {
+    return a < b ? b : a;
+  }
+};
+} // namespace cuda
+#endif
+
+#if defined(KL_GPU_WANT_BLAS) && !defined(KL_VENDORS_HIP_BLAS)
+#define KL_VENDORS_HIP_BLAS
+#include <hipblas/hipblas.h>
+#define CUBLAS_DEFAULT_MATH HIPBLAS_DEFAULT_MATH
+#define CUBLAS_OP_N HIPBLAS_OP_N
+#define CUBLAS_STATUS_SUCCESS HIPBLAS_STATUS_SUCCESS
+#define cublasCreate hipblasCreate
+#define cublasDestroy hipblasDestroy
+#define cublasDgemm_64 hipblasDgemm_64
+#define cublasGetStatusString hipblasStatusToString
+#define cublasHandle_t hipblasHandle_t
+#define cublasSetMathMode hipblasSetMathMode
+#define cublasSetStream hipblasSetStream
+#define cublasSgemm_64 hipblasSgemm_64
+#define cublasStatus_t hipblasStatus_t
+#endif
+
+#if defined(KL_GPU_WANT_RAND) && !defined(KL_VENDORS_HIP_RAND)
+#define KL_VENDORS_HIP_RAND
+#include <hiprand/hiprand.h>
+#define CURAND_RNG_PSEUDO_PHILOX4_32_10 HIPRAND_RNG_PSEUDO_PHILOX4_32_10
+#define CURAND_STATUS_SUCCESS HIPRAND_STATUS_SUCCESS
+#define curandCreateGenerator hiprandCreateGenerator
+#define curandDestroyGenerator hiprandDestroyGenerator
+#define curandGenerateUniform hiprandGenerateUniform
+#define curandGenerateUniformDouble hiprandGenerateUniformDouble
+#define curandGenerator_t hiprandGenerator_t
+#define curandSetPseudoRandomGeneratorSeed hiprandSetPseudoRandomGeneratorSeed
+#define curandSetStream hiprandSetStream
+#define curandStatus_t hiprandStatus_t
 #endif

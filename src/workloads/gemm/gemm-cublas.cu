@@ -1,14 +1,12 @@
 /* gemm's BLAS on the GPU: the cuBLAS reference rung and the reference that
  * checks large problems (cuBLAS DGEMM); hipBLAS through vendors/hip.h.
  * Built only where the library is found. */
-#include "../../backends/gpu.h"
-#include "gemm.h"
-
-
-#include <cublas_v2.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../backends/gpu-blas.h"
+#include "gemm.h"
 
 #define KL_CUBLAS_CHECK(call)                                                 \
   do {                                                                        \

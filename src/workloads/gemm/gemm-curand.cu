@@ -1,9 +1,8 @@
 /* gemm's inputs made on the GPU with cuRAND (the seed's hipRAND step;
  * hipRAND through vendors/hip.h). Built only where the library is found. */
-#include <curand.h>
 #include <math.h>
 
-#include "../../backends/gpu.h"
+#include "../../backends/gpu-rand.h"
 #include "gemm.h"
 
 #define KL_CURAND_CHECK(call)                                                 \

@@ -25,74 +25,12 @@
 #define THREADS 256
 
 /* ---- copies global -> shared ----------------------------------------------
- * One copy moves W elements (W * sizeof(T) bytes, 4 to 16), of which the
- * first `valid` come from global memory and the rest are zeros: the edges
- * of the matrices (rows past m or k, columns past n) arrive as zeros, so
- * they add nothing to the products, and NaN in the rows between a matrix's
- * rows and its leading dimension never enters them. When valid is 0, src
- * is the matrix's base (a valid address of at least one element) and
- * nothing is read. */
-#if !defined(KL_HAVE_HIP)
-/* One element, or none (valid 0: zero fill), with cp.async.ca. */
-template <typename T>
-static __device__ __forceinline__ void copy_element(unsigned dst,
-                                                    const T *src, int valid) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(dst),
-               "l"(src), "n"((int)sizeof(T)), "r"(valid * (int)sizeof(T))
-               : "memory");
-}
-#endif
-
-template <typename T, int W>
-static __device__ __forceinline__ void copy_chunk(T *dst, const T *src,
-                                                  int valid) {
-#if defined(KL_HAVE_HIP)
-#pragma unroll
-  for (int v = 0; v < W; v++) dst[v] = v < valid ? src[v] : (T)0;
-#else
-  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-  if (W == 1) {
-    copy_element(d, src, valid);
-  } else if (valid == W) {
-    /* .cg (L2 only) for 16-byte chunks: the reuse is in shared memory,
-     * not L1. The narrower forms exist only as .ca. */
-    const int bytes = valid * (int)sizeof(T);
-    if (W * sizeof(T) == 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d),
-                   "l"(src), "r"(bytes)
-                   : "memory");
-    else
-      asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(d),
-                   "l"(src), "n"(W * (int)sizeof(T)), "r"(bytes)
-                   : "memory");
-  } else {
-    /* A chunk cut by the edge of the matrix, or wholly outside it, goes
-     * element by element: a wide copy with a short src-size reads only
-     * src-size bytes, but the sanitizer counts the whole width, and the
-     * cut chunk of the last column can reach past the end of the
-     * allocation, as a zero-size wide copy from the base of a matrix
-     * smaller than the width does. */
-#pragma unroll
-    for (int v = 0; v < W; v++)
-      copy_element(d + v * (unsigned)sizeof(T), v < valid ? src + v : src,
-                   v < valid);
-  }
-#endif
-}
-
-static __device__ __forceinline__ void copies_commit(void) {
-#if !defined(KL_HAVE_HIP)
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-/* Wait until at most N of this thread's committed groups are in flight. */
-template <int N>
-static __device__ __forceinline__ void copies_wait(void) {
-#if !defined(KL_HAVE_HIP)
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
+ * kl_async_copy (backends/gpu.h): W elements, the first `valid` from
+ * global memory and the rest zeros: the edges of the matrices (rows past m
+ * or k, columns past n) arrive as zeros, so they add nothing to the
+ * products, and NaN in the rows between a matrix's rows and its leading
+ * dimension never enters them. When valid is 0, src is the matrix's base
+ * (a valid address of at least one element) and nothing is read. */
 
 /* ---- 16-byte fragments and small helpers ------------------------------- */
 static __device__ __forceinline__ void load16(const float *p, float *o) {
@@ -182,10 +120,10 @@ static __device__ __forceinline__ void copy_tile(T *as, T *bs,
   static_assert(B_COPIES * THREADS == BN * B_ROW, "B copies");
 #pragma unroll
   for (int r = 0; r < A_COPIES; r++)
-    copy_chunk<T, W>(as + r * A_STEP * BM, a_src + r * A_STEP * lda, W);
+    kl_async_copy<T, W>(as + r * A_STEP * BM, a_src + r * A_STEP * lda, W);
 #pragma unroll
   for (int r = 0; r < B_COPIES; r++)
-    copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, b_src + r * B_STEP * ldb, W);
+    kl_async_copy<T, W>(bs + r * B_STEP * BSTRIDE, b_src + r * B_STEP * ldb, W);
 }
 
 /* A tile that crosses an edge of A or B (past m, n or k): every chunk
@@ -213,7 +151,7 @@ static __device__ __forceinline__ void copy_tile_edge(
     const int kk = a_k + r * A_STEP;
     const int valid = k0 + kk < k ? a_valid : 0;
     const T *src = valid ? A + (k0 + kk) * lda + m0 + a_m : A;
-    copy_chunk<T, W>(as + r * A_STEP * BM, src, valid);
+    kl_async_copy<T, W>(as + r * A_STEP * BM, src, valid);
   }
   /* Row nn of the tile is column n0 + nn of B, its elements k0 + b_k on:
    * those inside k if the column is inside n. */
@@ -224,7 +162,7 @@ static __device__ __forceinline__ void copy_tile_edge(
     const int nn = b_n + r * B_STEP;
     const int valid = n0 + nn < n ? k_valid : 0;
     const T *src = valid ? B + (n0 + nn) * ldb + k0 + b_k : B;
-    copy_chunk<T, W>(bs + r * B_STEP * BSTRIDE, src, valid);
+    kl_async_copy<T, W>(bs + r * B_STEP * BSTRIDE, src, valid);
   }
 }
 
@@ -363,7 +301,7 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
                                        A, lda, B, ldb, n, k, (int64_t)s * BK,
                                        m0, n0, a_valid);
     a_src += a_tile_step, b_src += BK;
-    copies_commit();
+    kl_async_commit();
   }
 
   T acc[TM][TN];
@@ -382,7 +320,7 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
        * every thread's copies of tile kt visible to all, and tells that
        * everyone has finished multiplying tile kt - 1, whose buffer is
        * refilled next. */
-      copies_wait<STAGES - 2>();
+      kl_async_wait<STAGES - 2>();
       __syncthreads();
       {
         const int64_t next = kt + STAGES - 1;
@@ -395,7 +333,7 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
               As + fill * A_STAGE, Bs + fill * B_STAGE, A, lda, B, ldb, n, k,
               next * BK, m0, n0, a_valid);
         a_src += a_tile_step, b_src += BK;
-        copies_commit();
+        kl_async_commit();
         fill = fill == STAGES - 1 ? 0 : fill + 1;
       }
       const T *as = As + stage * A_STAGE + a_off;
@@ -415,7 +353,7 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
     }
   } else {
     /* STAGES groups are committed; tile 0 is group 0. */
-    copies_wait<STAGES - 1>();
+    kl_async_wait<STAGES - 1>();
     __syncthreads();
     /* Fragments of step 0 (A) and group 0 (B) of the tile about to be
      * multiplied: loaded under the previous tile's last steps. */
@@ -452,7 +390,7 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
            * read a buffer nobody writes, and their values go unused. */
 #pragma unroll
           for (int u = s + 1; u < BK; u++) frag_a<T, TM, BK>(as, u, a[u]);
-          copies_wait<STAGES - 2>();
+          kl_async_wait<STAGES - 2>();
           __syncthreads();
           frag_a<T, TM, BK>(As + next_stage * A_STAGE + a_off, 0, a0);
           frag_b<T, TN, BK>(Bs + next_stage * B_STAGE + b_col * BSTRIDE, 0,
@@ -472,12 +410,12 @@ __global__ __launch_bounds__(THREADS, MINB) void pipelined_kernel(
                                          Bs + stage * B_STAGE, A, lda, B, ldb,
                                          n, k, next * BK, m0, n0, a_valid);
       a_src += a_tile_step, b_src += BK;
-      copies_commit();
+      kl_async_commit();
       stage = next_stage;
     }
   }
   /* Drain the (empty) groups still committed before the block exits. */
-  copies_wait<0>();
+  kl_async_wait<0>();
 
   /* Epilogue: C(row, col) for the micro-tile, guarded by m and n; rows
    * past m are never written. With beta == 0, C is not read (BLAS). A
@@ -535,17 +473,8 @@ template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
 static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   const size_t smem = shared_bytes<T, TM, TN, BK, STAGES>();
-#if !defined(KL_HAVE_HIP)
-  /* Above 48 KB, dynamic shared memory must be asked for; the carveout
-   * asks for the most shared memory per SM, so that the blocks fit. */
-  KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
-      cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  KL_GPU_CHECK(cudaFuncSetAttribute(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
-      cudaFuncAttributePreferredSharedMemoryCarveout,
-      (int)cudaSharedmemCarveoutMaxShared));
-#endif
+  KL_GPU_CHECK(kl__gpu_allow_shared(
+      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>, smem));
   const T *A = (const T *)a->buffers[GEMM_A];
   const T *B = (const T *)a->buffers[GEMM_B];
   T *C = (T *)a->buffers[GEMM_C];
@@ -565,11 +494,8 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
              &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
-#if !defined(KL_HAVE_HIP)
-    KL_GPU_CHECK(cudaFuncSetAttribute(
-        pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-#endif
+    KL_GPU_CHECK(kl__gpu_allow_shared(
+        pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>, smem));
     /* The split tiles are the last ones: scale them, then sum into them. */
     kl__gemm_scale_tiles<T, BM, BN>
         <<<(unsigned)split_tiles, THREADS, 0, stream>>>(
@@ -606,37 +532,14 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
  * registers; with two the 128 cap spills once the next tile's fragments
  * are loaded early). Under HIP copies are synchronous and a block has 64 KB
  * of LDS: two buffers, BK 16, the barrier at the top of each tile. */
-#if defined(KL_HAVE_HIP)
-#define F32_STAGES 2
-#define F32_LEAD 0
-#define F64_STAGES 2
-#define F64_MINB 2
-#define F64_LEAD 0
-#endif
-#ifndef F32_BK
 #define F32_BK 16
-#endif
-#ifndef F32_STAGES
-#define F32_STAGES 6
-#endif
-#ifndef F32_MINB
+#define F32_STAGES (KL_GPU_ASYNC_COPIES ? 6 : 2)
 #define F32_MINB 1
-#endif
-#ifndef F32_LEAD
-#define F32_LEAD 4
-#endif
-#ifndef F64_BK
+#define F32_LEAD (KL_GPU_ASYNC_COPIES ? 4 : 0)
 #define F64_BK 16
-#endif
-#ifndef F64_STAGES
-#define F64_STAGES 4
-#endif
-#ifndef F64_MINB
-#define F64_MINB 1
-#endif
-#ifndef F64_LEAD
-#define F64_LEAD 2
-#endif
+#define F64_STAGES (KL_GPU_ASYNC_COPIES ? 4 : 2)
+#define F64_MINB (KL_GPU_ASYNC_COPIES ? 1 : 2)
+#define F64_LEAD (KL_GPU_ASYNC_COPIES ? 2 : 0)
 
 extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);

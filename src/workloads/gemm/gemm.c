@@ -510,7 +510,7 @@ static const kl_rung rungs[] = {
     GPU_RUNG("cuda-dmma", "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
              "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
              .library = KL_TYPE_BIT(KL_F64),
-             .run = KL_GPU_FN(kl__gemm_gpu_dmma)),
+             .run = KL_NVIDIA_FN(kl__gemm_gpu_dmma)),
     GPU_RUNG("cuda-cublas", "cuBLAS ?gemm, default math (no TF32)",
              .flags = KL_RUNG_VENDOR,
              .setup = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_setup),

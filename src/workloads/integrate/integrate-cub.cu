@@ -3,10 +3,7 @@
  * the library is found. */
 #include <string.h>
 
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
-#include <thrust/iterator/counting_iterator.h>
-
+#include "../../backends/gpu-cub.h"
 #include "integrand-gpu.h"
 
 /* Point i's value by the plain rule: the one functor CUB needs. */

@@ -2,11 +2,7 @@
  * has it). Built only where the library is found. */
 #include <string.h>
 
-#include <cub/device/device_reduce.cuh>
-#include <cuda/functional>
-#include <cuda/std/functional>
-#include <cuda/std/type_traits>
-
+#include "../../backends/gpu-cub.h"
 #include "../../backends/gpu-reduce.h"
 #include "reduce.h"
 

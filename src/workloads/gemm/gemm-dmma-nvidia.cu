@@ -20,15 +20,6 @@
 
 #include <stdlib.h>
 
-#if defined(KL_HAVE_HIP)
-
-extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
-  (void)a;
-  return kl__usage(KL_UNAVAILABLE, "gemm: mma.sync f64 is NVIDIA sm_90 only");
-}
-
-#else
-
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define KL_DMMA_DEVICE 1
 #endif
@@ -568,5 +559,3 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
     return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream);
   return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream);
 }
-
-#endif
