@@ -1,13 +1,13 @@
 /* kladder: ladders of compute kernels, verified and measured against the
  * hardware's ceiling in the same run.
  *
- * The model, in four nouns:
- *   backend  - one execution target (serial C, OpenMP, CUDA or HIP), described
- *              by one kl_backend struct of function pointers;
- *   workload - a problem: its buffers, random inputs, verification rule and
- *              cost model (bytes moved and flops per run);
+ * The model (docs/design.md has the picture):
+ *   workload - a problem: its parameters, a plan of its buffers, random
+ *              inputs, verification rule, cost model and ceiling;
  *   rung     - one implementation of a workload on one backend; a workload's
  *              rungs form its ladder, ordered from naive to best;
+ *   backend  - one execution target (serial C, OpenMP, CUDA or HIP), opened
+ *              as a context with its streams and events;
  *   report   - the measured results of a run: one kl_result per rung.
  *
  * Everything the `kladder` command does goes through kl_run() and the

@@ -1,6 +1,7 @@
 /* The CUDA runtime and library names kladder's GPU sources use, mapped
- * onto HIP. This is the only place HIP differs from CUDA: add a name here
- * when a source starts using it. */
+ * onto HIP: add a name here when a source starts using it. Beside this
+ * file only backends/gpu.h tells HIP from CUDA, where the hardware
+ * differs (cp.async, the shared-memory opt-in). */
 #ifndef KL_VENDORS_HIP_H
 #define KL_VENDORS_HIP_H
 
