@@ -225,8 +225,30 @@ static split split_for(int64_t m, int64_t n, int64_t mr, int64_t nr,
  * worksharing B pack and the barrier line up; the first k slice applies
  * beta, later ones add to what it left. */
 #define NEST(T, KC, MC, NC)                                                   \
+  /* The threads, the blocks and the packing buffers' sizes for a shape:   \
+   * B's panel, shared, and one A block per thread, each a whole number of  \
+   * ALIGN bytes. */                                                          \
+  typedef struct sizes_##T {                                                  \
+    int threads;                                                              \
+    int64_t kc_max, nc_max, mc_max;                                           \
+    size_t a_bytes, b_bytes;                                                  \
+  } sizes_##T;                                                                \
+  static sizes_##T sizes_of_##T(const kl__gemm_shape *s) {                    \
+    const int64_t m = s->m, n = s->n, k = s->k;                               \
+    sizes_##T z;                                                              \
+    z.threads = 2 * m * n * k < SERIAL_FLOPS ? 1 : kl__omp_threads();        \
+    /* Equal slices: k = 513 as 256 + 256 + 1 would spend a whole pass     \
+     * over C on the last one. */                                             \
+    z.kc_max = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC);             \
+    z.nc_max =                                                                \
+        ROUND_UP((n + (n + NC - 1) / NC - 1) / ((n + NC - 1) / NC), NR);     \
+    z.mc_max = ROUND_UP(m < MC ? m : MC, MR_##T);                             \
+    z.b_bytes = ROUND_UP((size_t)(z.kc_max * z.nc_max) * sizeof(T), ALIGN);  \
+    z.a_bytes = ROUND_UP((size_t)(z.kc_max * z.mc_max) * sizeof(T), ALIGN);  \
+    return z;                                                                 \
+  }                                                                           \
   static kl_status gemm_##T(const kl__gemm_shape *s, const T *A, const T *B,  \
-                            T *C) {                                           \
+                            T *C, void *bv, void *av) {                       \
     const int64_t m = s->m, n = s->n, k = s->k;                               \
     const int64_t lda = s->lda, ldb = s->ldb, ldc = s->ldc;                   \
     const T alpha = (T)s->alpha, beta = (T)s->beta;                           \
@@ -238,26 +260,10 @@ static split split_for(int64_t m, int64_t n, int64_t mr, int64_t nr,
           C[i + j * ldc] = beta != 0 ? beta * C[i + j * ldc] : 0;             \
       return KL_OK;                                                           \
     }                                                                         \
-    const int threads = 2 * m * n * k < SERIAL_FLOPS ? 1 : kl__omp_threads(); \
-    /* Equal slices: k = 513 as 256 + 256 + 1 would spend a whole pass     \
-     * over C on the last one. */                                             \
-    const int64_t kc_max = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC); \
-    const int64_t nc_max =                                                    \
-        ROUND_UP((n + (n + NC - 1) / NC - 1) / ((n + NC - 1) / NC), NR);     \
-    const int64_t mc_max = ROUND_UP(m < MC ? m : MC, MR_##T);                 \
-    const size_t b_bytes = ROUND_UP((size_t)(kc_max * nc_max) * sizeof(T),   \
-                                    ALIGN);                                   \
-    const size_t a_bytes = ROUND_UP((size_t)(kc_max * mc_max) * sizeof(T),   \
-                                    ALIGN);                                   \
-    /* The host backend's allocator: 2 MiB pages for the B panel, where  \
-     * 4 KiB ones cost ~2000 page faults a call, 1-2% of a 2048 run. */      \
-    void *bv = NULL, *av = NULL;                                              \
-    kl_status st = kl__host_alloc(&bv, b_bytes);                              \
-    if (st == KL_OK) st = kl__host_alloc(&av, a_bytes * (size_t)threads);     \
-    if (st != KL_OK) {                                                        \
-      kl__host_release(bv);                                                   \
-      return st;                                                              \
-    }                                                                         \
+    const sizes_##T z = sizes_of_##T(s);                                      \
+    const int threads = z.threads;                                            \
+    const int64_t kc_max = z.kc_max, nc_max = z.nc_max;                       \
+    const size_t a_bytes = z.a_bytes;                                         \
     T *bp = bv, *ap = av;                                                     \
     _Pragma("omp parallel num_threads(threads)") {                            \
       const int t = kl__omp_thread();                                         \
@@ -297,8 +303,6 @@ static split split_for(int64_t m, int64_t n, int64_t mr, int64_t nr,
         }                                                                     \
       }                                                                       \
     }                                                                         \
-    kl__host_release(bp);                                                     \
-    kl__host_release(ap);                                                     \
     return KL_OK;                                                             \
   }
 
@@ -314,11 +318,35 @@ PACK(float)
 NEST(double, KC_F64, MC_F64, NC_F64)
 NEST(float, KC_F32, MC_F32, NC_F32)
 
+/* The packing buffers as scratch of the plan: B's panel and the threads'
+ * A blocks. The host backends' allocator gives large ones 2 MiB pages,
+ * where 4 KiB ones cost ~2000 page faults a call, 1-2% of a 2048 run. */
+kl_status kl__gemm_omp_scratch(kl_plan *p) {
+  const kl__gemm_shape s = kl__gemm_shape_of(p);
+  size_t a_bytes, b_bytes;
+  if (p->type == KL_F32) {
+    const sizes_float z = sizes_of_float(&s);
+    a_bytes = z.a_bytes * (size_t)z.threads, b_bytes = z.b_bytes;
+  } else {
+    const sizes_double z = sizes_of_double(&s);
+    a_bytes = z.a_bytes * (size_t)z.threads, b_bytes = z.b_bytes;
+  }
+  p->buffers[GEMM_B_PANEL] = (kl_buffer_spec){
+      "packed B panel", KL_U8, (int64_t)b_bytes, KL_INOUT, KL_MEM_PAGEABLE,
+      KL_BUFFER_SCRATCH};
+  p->buffers[GEMM_A_BLOCKS] = (kl_buffer_spec){
+      "packed A blocks", KL_U8, (int64_t)a_bytes, KL_INOUT, KL_MEM_PAGEABLE,
+      KL_BUFFER_SCRATCH};
+  p->buffer_count = GEMM_A_BLOCKS + 1;
+  return KL_OK;
+}
+
 kl_status kl__gemm_omp_blocked(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  void *const *b = a->buffers;
   if (a->plan->type == KL_F32)
-    return gemm_float(&s, a->buffers[GEMM_A], a->buffers[GEMM_B],
-                      a->buffers[GEMM_C]);
-  return gemm_double(&s, a->buffers[GEMM_A], a->buffers[GEMM_B],
-                     a->buffers[GEMM_C]);
+    return gemm_float(&s, b[GEMM_A], b[GEMM_B], b[GEMM_C], b[GEMM_B_PANEL],
+                      b[GEMM_A_BLOCKS]);
+  return gemm_double(&s, b[GEMM_A], b[GEMM_B], b[GEMM_C], b[GEMM_B_PANEL],
+                     b[GEMM_A_BLOCKS]);
 }

@@ -478,7 +478,8 @@ static const kl_rung rungs[] = {
     {.name = "openmp-blocked", .backend = &kl__backend_openmp,
      .summary = "packed cache blocks, a SIMD register micro-kernel, threads "
                 "over blocks of C",
-     .library = FLOATS, .run = kl__gemm_omp_blocked},
+     .library = FLOATS, .scratch = kl__gemm_omp_scratch,
+     .run = kl__gemm_omp_blocked},
     {.name = "openblas", .backend = &kl__backend_openmp,
      .summary = "OpenBLAS cblas_?gemm on every host thread",
      .flags = KL_RUNG_VENDOR, .run = KL_OPENBLAS_FN(kl__gemm_openblas)},

@@ -15,7 +15,9 @@
 
 #include "../../core/internal.h"
 
-enum { GEMM_A, GEMM_B, GEMM_C };
+/* The plan's buffers: A, B and C, then openmp-blocked's scratch (the
+ * packed B panel and the threads' packed A blocks). */
+enum { GEMM_A, GEMM_B, GEMM_C, GEMM_B_PANEL, GEMM_A_BLOCKS };
 /* The parameters, in the workload's order. */
 enum {
   GEMM_P_M,
@@ -114,6 +116,7 @@ extern "C" {
 #endif
 /* Host rungs (gemm-omp.c, gemm-openblas.c). */
 kl_status kl__gemm_omp_blocked(const kl_args *a);
+kl_status kl__gemm_omp_scratch(kl_plan *p);
 kl_status kl__gemm_openblas(const kl_args *a);
 
 /* GPU rungs, in ladder order (gemm-cuda.cu, gemm-fast-cuda.cu,

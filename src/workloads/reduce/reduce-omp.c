@@ -31,7 +31,8 @@
 
 /* OpenMP's reduction clause does it all. */
 #define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
-  static int name(const void *xv, int64_t n, void *out) {                     \
+  static int name(const void *xv, int64_t n, void *out, void *scratch) {      \
+    (void)scratch;                                                            \
     const T *restrict x = xv;                                                 \
     A acc = start;                                                            \
     int seen_nan = 0;                                                         \
@@ -49,12 +50,11 @@
  * its own, a cache line apart from the others so that no two threads write
  * one line, and one thread combines the partials. */
 #define REDUCE_PARTIALS(name, T, A, start, clause, step, nan)                 \
-  static int name(const void *xv, int64_t n, void *out) {                     \
+  static int name(const void *xv, int64_t n, void *out, void *scratch) {      \
     const T *restrict x = xv;                                                 \
     enum { PAD = 64 / sizeof(A) };                                            \
     const int threads = kl__omp_threads();                                    \
-    A *partials = malloc(sizeof(A) * PAD * (size_t)threads);                  \
-    if (!partials) return 0;                                                  \
+    A *partials = scratch;                                                    \
     for (int t = 0; t < threads; t++) partials[PAD * (size_t)t] = start;      \
     int seen_nan = 0;                                                         \
     OMP(parallel num_threads(threads) nan##_CLAUSE(seen_nan)) {               \
@@ -71,7 +71,6 @@
     }                                                                         \
     A result = start;                                                         \
     for (int t = 0; t < threads; t++) step(result, partials[PAD * (size_t)t]);\
-    free(partials);                                                           \
     *(A *)out = nan##_RESULT(result, seen_nan);                               \
     return 1;                                                                 \
   }
@@ -89,13 +88,13 @@
 REDUCE_ALL(REDUCE_CLAUSE)
 REDUCE_ALL(REDUCE_PARTIALS)
 
-typedef int (*reduce_fn)(const void *, int64_t, void *);
+typedef int (*reduce_fn)(const void *, int64_t, void *, void *);
 
 static kl_status dispatch(const kl_args *a, const reduce_fn table[3][3]) {
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  if (!table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]))
-    return KL_FAIL(KL_NO_MEMORY, "out of host memory for partials");
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
+                         a->buffers[REDUCE_PARTIALS]);
   return KL_OK;
 }
 
@@ -105,6 +104,15 @@ kl_status kl__reduce_omp_clause(const kl_args *a) {
       {REDUCE_CLAUSE_min_i32, REDUCE_CLAUSE_min_f32, REDUCE_CLAUSE_min_f64},
       {REDUCE_CLAUSE_max_i32, REDUCE_CLAUSE_max_f32, REDUCE_CLAUSE_max_f64}};
   return dispatch(a, table);
+}
+
+/* One cache line per thread, as scratch of the plan. */
+kl_status kl__reduce_omp_scratch(kl_plan *p) {
+  p->buffers[REDUCE_PARTIALS] = (kl_buffer_spec){
+      "thread partials", KL_U8, 64 * (int64_t)kl__omp_threads(), KL_INOUT,
+      KL_MEM_PAGEABLE, KL_BUFFER_SCRATCH};
+  p->buffer_count = REDUCE_PARTIALS + 1;
+  return KL_OK;
 }
 
 kl_status kl__reduce_omp_partials(const kl_args *a) {

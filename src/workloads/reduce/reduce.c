@@ -287,7 +287,8 @@ static const kl_rung rungs[] = {
      .run = kl__reduce_omp_clause},
     {.name = "openmp-partials", .backend = &kl__backend_openmp,
      .summary = "one partial per thread, combined after the loop",
-     .library = EVERY_TYPE, .run = kl__reduce_omp_partials},
+     .library = EVERY_TYPE, .scratch = kl__reduce_omp_scratch,
+     .run = kl__reduce_omp_partials},
     GPU_RUNG("cuda-racy", "*out = op(*out, x) without atomics: a data race, "
              "kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
              .run = KL_GPU_FN(kl__reduce_gpu_racy)),

@@ -13,8 +13,9 @@
 #include "../../core/internal.h"
 
 enum { REDUCE_SUM, REDUCE_MIN, REDUCE_MAX }; /* = KL_OP_* on the GPU */
-/* The plan's buffers: the input and the result, then the GPU rungs'
- * scratch (partials, a retirement counter, a host copy of the partials,
+/* The plan's buffers: the input and the result, then the rungs' scratch
+ * (partials: one cache line per thread for openmp-partials, per warp or
+ * block on the GPU; a retirement counter, a host copy of the partials,
  * CUB's temporary storage). */
 enum {
   REDUCE_IN,
@@ -57,6 +58,7 @@ extern "C" {
 #endif
 kl_status kl__reduce_omp_clause(const kl_args *a);
 kl_status kl__reduce_omp_partials(const kl_args *a);
+kl_status kl__reduce_omp_scratch(kl_plan *p);
 
 #define REDUCE_GPU_RUNGS(X)                                                   \
   X(racy)                                                                     \
