@@ -101,6 +101,13 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 }
 
 static const char *const counts[] = {"iterations", NULL};
+
+/* A ceiling computed from one measured in the same run: here the bytes a
+ * run moves at the measured bandwidth, as cg's will be, in items/s. */
+static double bound(const kl_result *r, double measured_gbs) {
+  return r->cost.bytes > 0 ? measured_gbs / r->cost.bytes * r->cost.items
+                           : 0;
+}
 static kl_rung rungs[2];
 static const kl_param params[] = {
     [P_N] = {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
@@ -120,6 +127,7 @@ static const kl_workload toy = {
     .source = "tests/test_model.c", .metric = KL_METRIC_GITEMS,
     .unit = "G/s", .types = KL_TYPE_BIT(KL_F64), .default_type = KL_F64,
     .params = params, .param_count = 4, .counts = counts,
+    .ceiling = {KL_CEILING_BOUND, &kl__workload_stream, bound},
     .plan = plan, .init = init, .check = check, .cost = cost,
     .rungs = rungs, .rung_count = 2};
 
@@ -148,6 +156,13 @@ int main(void) {
          res.phase_median[1] == 0.002);
   EXPECT(res.t_min == 0.003 && res.t_max > res.t_min && res.reps == 4);
   EXPECT(res.counts[0] == 7 && res.cost.bytes == 8.0 * 513 * 7);
+
+  /* A BOUND ceiling: 100 GB/s measured for 8*513*7 bytes and 7 items
+   * a run gives 7 items per 28728 bytes, 0.0244 G items/s. */
+  EXPECT(kl__ceiling_rate(&toy, &res, 100) == 100.0 / (8.0 * 513 * 7) * 7);
+  EXPECT(kl__ceiling_rate(&toy, &res, 0) == 0);
+  const kl_workload *map = kl_workload_find("map");
+  EXPECT(map && kl__ceiling_rate(map, &res, 100) == 100);
 
   /* Parameters: names, ranges, choices; a size too large for memory,
    * scratch included. */

@@ -117,6 +117,12 @@ void kl__size_text(const kl_workload *w, const kl_plan *p, char *dst,
 /* The index of the workload's parameter with this flag, or -1. */
 int kl__param_with(const kl_workload *w, unsigned flag);
 
+/* A result's ceiling from the rate measured for its workload's ceiling
+ * (the ceiling rung's, or the vendor rung's): that rate, or for a BOUND
+ * ceiling what the workload's bound() makes of it; 0 when none. */
+double kl__ceiling_rate(const kl_workload *w, const kl_result *r,
+                        double measured);
+
 /* Run the library's rung of a workload for the problem, on the named
  * backend or (NULL) the preferred available one: the library's entry
  * points. buffers[i] is the caller's buffer i: IN buffers in host memory,

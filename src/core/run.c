@@ -256,6 +256,12 @@ static const job *ceiling_beside(const job_list *jobs, const job *jb) {
   return NULL;
 }
 
+double kl__ceiling_rate(const kl_workload *w, const kl_result *r,
+                        double measured) {
+  if (w->ceiling.kind != KL_CEILING_BOUND) return measured;
+  return measured > 0 && w->ceiling.bound ? w->ceiling.bound(r, measured) : 0;
+}
+
 /* Percent of ceiling and speedup, once every job has run. */
 static void relate_results(const job_list *jobs, kl_report *rep) {
   for (size_t i = 0; i < rep->count; i++) {
@@ -281,9 +287,7 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
           same_instance(jj, ji) && (jj->r->flags & KL_RUNG_VENDOR))
         measured = other->merit;
     }
-    res->ceiling = c->kind == KL_CEILING_BOUND && measured > 0
-                       ? c->bound(res, measured)
-                       : measured;
+    res->ceiling = kl__ceiling_rate(ji->w, res, measured);
     if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
     for (size_t j = 0; j < rep->count; j++) {
       const kl_result *base = &rep->results[j];
