@@ -345,7 +345,31 @@ static void test_library_rungs(void) {
     EXPECT(stream->rungs[r].library == 0);
 }
 
+/* Issue 10: a call that succeeds clears the message of an earlier
+ * failure; a value outside kl_type is named as such. */
+static void test_last_error(void) {
+  int64_t n;
+  EXPECT(kl_parse_size("12x", &n) == KL_USAGE && kl_last_error()[0]);
+  EXPECT(kl_parse_size("12", &n) == KL_OK && kl_last_error()[0] == '\0');
+  const kl_workload *map = kl_workload_find("map");
+  kl_result r;
+  kl_problem pb = {.n = 100, .type = (kl_type)42, .seed = 1};
+  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &r) == KL_USAGE &&
+         strstr(kl_last_error(), "42 is not a kl_type value"));
+  pb.type = KL_TYPE_DEFAULT;
+  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &r) == KL_OK &&
+         kl_last_error()[0] == '\0');
+  int32_t x[3] = {1, 2, 3};
+  int64_t sum = 0;
+  EXPECT(kl_reduce("serial", "product", KL_I32, x, 3, 0, &sum) == KL_USAGE);
+  EXPECT(kl_reduce("serial", "sum", KL_I32, x, 3, 0, &sum) == KL_OK &&
+         sum == 6 && kl_last_error()[0] == '\0');
+  EXPECT(strcmp(kl_type_name((kl_type)42), "(not a type)") == 0 &&
+         strcmp(kl_type_name(KL_TYPE_DEFAULT), "default") == 0);
+}
+
 int main(void) {
+  test_last_error();
   test_library_rungs();
   test_reduce_entry();
   test_reduce_nan();

@@ -24,6 +24,9 @@ kl_status kl__usage(kl_status s, const char *fmt, ...)
 #endif
     ;
 #define KL_FAIL(s, ...) kl__fail_at((s), __FILE__, __LINE__, __VA_ARGS__)
+/* Every public function returns through this: KL_OK clears the message of
+ * an earlier call (or of a step that failed and was recovered from). */
+kl_status kl__done(kl_status s);
 
 /* ---- random inputs ------------------------------------------------------
  * Counter-based: element i of stream `stream` under seed `seed` is a pure

@@ -282,9 +282,9 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
   return record(res, st);
 }
 
-kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
-                      const kl_problem *pb, int reps, int warmup,
-                      kl_result *out) {
+static kl_status run_rung(const kl_workload *w, const kl_rung *r,
+                         const kl_problem *pb, int reps, int warmup,
+                         kl_result *out) {
   memset(out, 0, sizeof *out);
   out->workload = w;
   out->rung = r;
@@ -302,4 +302,10 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
   kl__context_close(&ctx);
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
+}
+
+kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
+                      const kl_problem *pb, int reps, int warmup,
+                      kl_result *out) {
+  return kl__done(run_rung(w, r, pb, reps, warmup, out));
 }

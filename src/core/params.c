@@ -279,8 +279,10 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   memset(in, 0, sizeof *in);
   in->seed = pb->seed;
   in->type = pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type;
-  if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT ||
-      !(w->types & KL_TYPE_BIT(in->type)))
+  if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT)
+    return kl__usage(KL_USAGE, "%s: %d is not a kl_type value (KL_F32 .. "
+                     "KL_U8, or KL_TYPE_DEFAULT)", w->name, (int)pb->type);
+  if (!(w->types & KL_TYPE_BIT(in->type)))
     return kl__usage(KL_USAGE, "%s has no type %s", w->name,
                      kl_type_name(in->type));
   if (pb->n < 0)

@@ -45,7 +45,7 @@ static void format_time(double s, char *dst, size_t size) {
   else snprintf(dst, size, "%.3f s", s);
 }
 
-kl_status kl_report_print(const kl_report *rep, FILE *f) {
+static kl_status print_report(const kl_report *rep, FILE *f) {
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
           KL_VERSION, m->cpu, m->cpu_threads, m->omp_threads,
@@ -113,6 +113,10 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
   return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
 }
 
+kl_status kl_report_print(const kl_report *rep, FILE *f) {
+  return kl__done(print_report(rep, f));
+}
+
 /* "name=value;..." of a result's phase medians (seconds) or counts. */
 static void pairs_text(const kl_result *r, int phases, char *dst,
                        size_t size) {
@@ -137,7 +141,7 @@ static void csv_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
+static kl_status write_csv(const kl_report *rep, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
   const kl_machine *m = &rep->machine;
@@ -191,6 +195,10 @@ kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
   return KL_OK;
 }
 
+kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
+  return kl__done(write_csv(rep, path));
+}
+
 /* ---- JSON -------------------------------------------------------------- */
 
 static void json_string(FILE *f, const char *s) {
@@ -210,7 +218,7 @@ static void json_number(FILE *f, double x) {
   else fprintf(f, "null");
 }
 
-kl_status kl_report_write_json(const kl_report *rep, const char *path) {
+static kl_status write_json(const kl_report *rep, const char *path) {
   FILE *f = fopen(path, "w");
   if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
   const kl_machine *m = &rep->machine;
@@ -304,4 +312,8 @@ kl_status kl_report_write_json(const kl_report *rep, const char *path) {
   if (fclose(f) != 0 || bad)
     return kl__usage(KL_IO, "writing '%s' failed", path);
   return KL_OK;
+}
+
+kl_status kl_report_write_json(const kl_report *rep, const char *path) {
+  return kl__done(write_json(rep, path));
 }

@@ -380,7 +380,7 @@ static void run_jobs(const kl_options *o, const job_list *jobs,
   for (size_t i = 0; i < cs.count; i++) kl__context_close(&cs.ctx[i]);
 }
 
-kl_status kl_run(const kl_options *opt, kl_report **out) {
+static kl_status run_all(const kl_options *opt, kl_report **out) {
   *out = NULL;
   kl_options o = *opt;
   /* The bound keeps the timings' array small (8 MB) and a run finite. */
@@ -432,6 +432,10 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
       }
   }
   return worst;
+}
+
+kl_status kl_run(const kl_options *opt, kl_report **out) {
+  return kl__done(run_all(opt, out));
 }
 
 void kl_report_free(kl_report *r) {

@@ -33,6 +33,11 @@ int kl_exit_code(kl_status s) {
 
 const char *kl_last_error(void) { return last_error; }
 
+kl_status kl__done(kl_status s) {
+  if (s == KL_OK) last_error[0] = '\0';
+  return s;
+}
+
 kl_status kl__fail_at(kl_status s, const char *file, int line,
                       const char *fmt, ...) {
   /* Keep only the path below src/ so that messages do not carry the
@@ -69,7 +74,8 @@ static const size_t type_sizes[] = {
 };
 
 const char *kl_type_name(kl_type t) {
-  if ((int)t < 0 || t >= KL_TYPE_COUNT) return "default";
+  if (t == KL_TYPE_DEFAULT) return "default";
+  if ((int)t < 0 || t >= KL_TYPE_COUNT) return "(not a type)";
   return type_names[t];
 }
 
@@ -78,7 +84,7 @@ size_t kl_type_size(kl_type t) {
   return type_sizes[t];
 }
 
-kl_status kl_type_parse(const char *name, kl_type *out) {
+static kl_status parse_type(const char *name, kl_type *out) {
   for (int t = 0; t < KL_TYPE_COUNT; t++) {
     if (strcmp(name, type_names[t]) == 0) {
       *out = (kl_type)t;
@@ -89,7 +95,11 @@ kl_status kl_type_parse(const char *name, kl_type *out) {
                    name);
 }
 
-kl_status kl_parse_size(const char *text, int64_t *out) {
+kl_status kl_type_parse(const char *name, kl_type *out) {
+  return kl__done(parse_type(name, out));
+}
+
+static kl_status parse_size(const char *text, int64_t *out) {
   if (text == NULL || *text == '\0')
     return kl__usage(KL_USAGE, "size is empty; give a positive integer");
   const char *p = text;
@@ -121,6 +131,10 @@ kl_status kl_parse_size(const char *text, int64_t *out) {
     return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
   *out = value << shift;
   return KL_OK;
+}
+
+kl_status kl_parse_size(const char *text, int64_t *out) {
+  return kl__done(parse_size(text, out));
 }
 
 /* Split text at sep into at most KL_MAX_DIMS items of under 64 characters;
@@ -155,7 +169,7 @@ static int parse_sizes(const char *text, char sep, int skip_empty,
   return 0;
 }
 
-kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+static kl_status parse_dims(const char *text, kl_shape *s) {
   kl_status st = KL_OK;
   int bad = parse_sizes(text, 'x', 0, s->dims, &st);
   if (bad < 0)
@@ -167,7 +181,11 @@ kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
   return KL_OK;
 }
 
-kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
+kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+  return kl__done(parse_dims(text, s));
+}
+
+static kl_status parse_leads(const char *text, kl_shape *s) {
   kl_status st = KL_OK;
   int bad = parse_sizes(text, ',', 1, s->lead, &st);
   if (bad < 0)
@@ -179,7 +197,11 @@ kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
   return KL_OK;
 }
 
-kl_status kl_shape_parse_scalars(const char *text, kl_shape *s) {
+kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
+  return kl__done(parse_leads(text, s));
+}
+
+static kl_status parse_scalars(const char *text, kl_shape *s) {
   char items[KL_MAX_DIMS][64];
   int count = text ? split(text, ',', items) : -1;
   if (count < 0)
@@ -197,4 +219,8 @@ kl_status kl_shape_parse_scalars(const char *text, kl_shape *s) {
     s->scalars_set |= 1ull << i;
   }
   return KL_OK;
+}
+
+kl_status kl_shape_parse_scalars(const char *text, kl_shape *s) {
+  return kl__done(parse_scalars(text, s));
 }

@@ -611,6 +611,6 @@ kl_status kl_gemm(const char *backend, kl_type type, int64_t m, int64_t n,
            (long long)ldc, alpha, beta);
   kl_problem pb = {.n = n, .type = type, .params = params};
   void *buffers[3] = {(void *)a, (void *)b, c};
-  return kl__run_library(&kl__workload_gemm, backend, &pb, buffers,
-                         data_on_device);
+  return kl__done(kl__run_library(&kl__workload_gemm, backend, &pb, buffers,
+                         data_on_device));
 }

@@ -384,6 +384,6 @@ kl_status kl_reduce(const char *backend, const char *op, kl_type type,
     return kl__usage(KL_USAGE, "kl_reduce: n = %lld must be at least 1",
                      (long long)n);
   void *buffers[2] = {(void *)data, result};
-  return kl__run_library(&kl__workload_reduce, backend, &pb, buffers,
-                         data_on_device);
+  return kl__done(kl__run_library(&kl__workload_reduce, backend, &pb, buffers,
+                         data_on_device));
 }
