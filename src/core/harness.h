@@ -34,6 +34,13 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
                         const kl__instance *in, int host_backend, kl_plan *p);
 /* The main size a workload runs at by default, on host backends or not. */
 int64_t kl__default_size(const kl_workload *w, int host_backend);
+/* The main size an instance runs at on a host backend or not: where no
+ * size was given, host backends take the smaller host default. */
+int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
+                          int host_backend);
+/* The backend of that name, available here; else a usage error naming
+ * the valid ones, or KL_UNAVAILABLE saying why it is not usable. */
+kl_status kl__backend_named(const char *name, const kl_backend **out);
 /* Whether `name` is one of the comma-separated names in `list`. */
 int kl__listed(const char *list, const char *name);
 /* Append to a bounded message. */
@@ -98,6 +105,8 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
                       double max_seconds, const kl__beside *ceiling,
                       kl_result *res);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
+/* The process's own context of backend b, for calls outside a run. */
+kl_status kl__process_context(const kl_backend *b, kl_context **out);
 /* Open and close a context of backend b. */
 kl_status kl__context_open(const kl_backend *b, kl_context *ctx);
 void kl__context_close(kl_context *ctx);

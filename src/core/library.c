@@ -5,24 +5,6 @@
 
 #include "harness.h"
 
-/* One context per backend for the library's calls, opened on first use
- * and kept for the process: a call costs no stream creation. */
-static kl_context library_contexts[16];
-
-static kl_status library_context(const kl_backend *b, kl_context **out) {
-  for (size_t i = 0; i < kl_backend_count() && i < 16; i++) {
-    if (kl_backend_at(i) != b) continue;
-    kl_context *ctx = &library_contexts[i];
-    if (!ctx->backend) {
-      kl_status st = kl__context_open(b, ctx);
-      if (st != KL_OK) return st;
-    }
-    *out = ctx;
-    return KL_OK;
-  }
-  return KL_FAIL(KL_USAGE, "backend %s is not registered", b->name);
-}
-
 static const kl_rung *library_rung(const kl_workload *w, const kl_backend *b,
                                    kl_type type) {
   for (size_t i = 0; i < w->rung_count; i++) {
@@ -51,26 +33,19 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
   kl__instance in;
   kl_status st = kl__instance_from_problem(w, pb, &in);
   if (st != KL_OK) return st;
-  const kl_backend *b =
-      backend ? kl_backend_find(backend) : preferred_backend(w, in.type);
-  if (backend && !b) {
-    char valid[256] = "";
-    for (size_t i = 0; i < kl_backend_count(); i++)
-      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
-                 kl_backend_at(i)->name);
-    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", backend,
-                     valid);
-  }
-  if (!b || !kl_backend_available(b, NULL, 0))
-    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here",
-                     backend ? backend : "(any)");
+  const kl_backend *b = NULL;
+  if (backend) st = kl__backend_named(backend, &b);
+  else if (!(b = preferred_backend(w, in.type)))
+    st = kl__usage(KL_UNAVAILABLE, "%s: no backend here has a library rung "
+                   "for %s", w->name, kl_type_name(in.type));
+  if (st != KL_OK) return st;
   const kl_rung *r = library_rung(w, b, in.type);
   if (!r)
     return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
                      "for %s", w->name, b->name, kl_type_name(in.type));
   kl_context *ctx = NULL;
   kl_plan p;
-  st = library_context(b, &ctx);
+  st = kl__process_context(b, &ctx);
   if (st == KL_OK) st = kl__plan_make(w, r, &in, 0, &p);
   if (st != KL_OK) return st;
   for (int i = 0; i < p.buffer_count; i++)

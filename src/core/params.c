@@ -36,6 +36,21 @@ void kl_param_text(const kl_param *p, double value, char *dst, size_t size) {
   }
 }
 
+/* KL_OK where v lies in p's range; else why not (a size too large is
+ * KL_TOO_LARGE). */
+static kl_status check_range(const kl_workload *w, const kl_param *p,
+                             double v) {
+  if (p->kind == KL_PARAM_CHOICE || (v >= p->min && v <= p->max)) return KL_OK;
+  char text[32], lo[32], hi[32];
+  kl_param_text(p, v, text, sizeof text);
+  kl_param_text(p, p->min, lo, sizeof lo);
+  kl_param_text(p, p->max, hi, sizeof hi);
+  return kl__usage(v > p->max && p->kind == KL_PARAM_SIZE ? KL_TOO_LARGE
+                                                          : KL_USAGE,
+                   "%s: %s = %s is outside [%s, %s]", w->name, p->name, text,
+                   lo, hi);
+}
+
 /* Parse one value of parameter p of workload w. */
 static kl_status parse_value(const kl_workload *w, const kl_param *p,
                              const char *text, double *value) {
@@ -71,27 +86,15 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
                        text, p->kind == KL_PARAM_INT ? "an integer"
                                                      : "a finite number");
   }
-  if (v < p->min || v > p->max) {
-    char lo[32], hi[32];
-    kl_param_text(p, p->min, lo, sizeof lo);
-    kl_param_text(p, p->max, hi, sizeof hi);
-    return kl__usage(v > p->max && p->kind == KL_PARAM_SIZE ? KL_TOO_LARGE
-                                                            : KL_USAGE,
-                     "%s: %s = %s is outside [%s, %s]", w->name, p->name,
-                     text, lo, hi);
-  }
-  *value = v;
-  return KL_OK;
-}
-
-static void set_value(kl__instance *in, int i, double v) {
-  in->value[i] = v;
-  in->given |= 1ull << i;
+  kl_status st = check_range(w, p, v);
+  if (st == KL_OK) *value = v;
+  return st;
 }
 
 /* Parameter i is given: the main size also sets n. */
 static void give(const kl_workload *w, kl__instance *in, int i, double v) {
-  set_value(in, i, v);
+  in->value[i] = v;
+  in->given |= 1ull << i;
   if (w->params[i].flags & KL_PARAM_MAIN_SIZE) {
     in->n = (int64_t)v;
     in->n_given = 1;
@@ -178,22 +181,14 @@ static const char *apply_shape(const kl_workload *w, const kl_shape *s,
   return NULL;
 }
 
-/* Every given value within its parameter's range (the positional groups
- * set them unchecked). */
+/* Every given value within its parameter's range (-n and the positional
+ * groups set them unchecked). */
 static kl_status check_ranges(const kl_workload *w, const kl__instance *in) {
   for (int i = 0; i < w->param_count; i++) {
-    const kl_param *p = &w->params[i];
-    const double v = in->value[i];
-    if (!(in->given >> i & 1) || p->kind == KL_PARAM_CHOICE ||
-        (v >= p->min && v <= p->max))
-      continue;
-    char text[32], lo[32], hi[32];
-    kl_param_text(p, v, text, sizeof text);
-    kl_param_text(p, p->min, lo, sizeof lo);
-    kl_param_text(p, p->max, hi, sizeof hi);
-    return kl__usage(v > p->max ? KL_TOO_LARGE : KL_USAGE,
-                     "%s: %s = %s is outside [%s, %s]", w->name, p->name,
-                     text, lo, hi);
+    kl_status st = in->given >> i & 1
+                       ? check_range(w, &w->params[i], in->value[i])
+                       : KL_OK;
+    if (st != KL_OK) return st;
   }
   return KL_OK;
 }
@@ -216,6 +211,22 @@ static kl_status apply_role(const kl_workload *w, unsigned flag,
   kl_status st = parse_value(w, &w->params[i], value, &v);
   if (st == KL_OK) give(w, in, i, v);
   return st;
+}
+
+kl_status kl__backend_named(const char *name, const kl_backend **out) {
+  const kl_backend *b = *out = kl_backend_find(name);
+  char info[256];
+  if (!b) {
+    char valid[256] = "";
+    for (size_t i = 0; i < kl_backend_count(); i++)
+      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+                 kl_backend_at(i)->name);
+    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", name, valid);
+  }
+  if (!kl_backend_available(b, info, sizeof info))
+    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
+                     name, info);
+  return KL_OK;
 }
 
 int kl__listed(const char *list, const char *name) {
@@ -247,15 +258,8 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
   if (o->n > 0) {
     in->n = o->n;
     in->n_given = 1;
-    int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-    if (main >= 0) {
-      char text[32];
-      double v;
-      snprintf(text, sizeof text, "%lld", (long long)o->n);
-      kl_status st = parse_value(w, &w->params[main], text, &v);
-      if (st != KL_OK) return st;
-      give(w, in, main, v);
-    }
+    const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+    if (main >= 0) give(w, in, main, (double)o->n);
   }
   kl_status st = apply_role(w, KL_PARAM_OP, "op", o->op, named, in, note,
                             note_size);
@@ -305,18 +309,20 @@ int64_t kl__default_size(const kl_workload *w, int host_backend) {
   return (int64_t)p->default_value;
 }
 
+int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
+                          int host_backend) {
+  /* Host backends take their smaller default where no size was given. */
+  const int64_t host = kl__default_size(w, 1);
+  return !in->n_given && host_backend && host < in->n ? host : in->n;
+}
+
 kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
                         const kl__instance *in, int host_backend, kl_plan *p) {
   memset(p, 0, sizeof *p);
   p->type = in->type;
   p->seed = in->seed;
   p->given = in->given;
-  p->n = in->n;
-  /* Host backends take their smaller defaults where nothing was given. */
-  if (!in->n_given && host_backend) {
-    int64_t host = kl__default_size(w, 1);
-    if (host < p->n) p->n = host;
-  }
+  p->n = kl__instance_size(w, in, host_backend);
   if (p->n < 1)
     return kl__usage(KL_USAGE, "%s: size %lld must be at least 1", w->name,
                      (long long)p->n);

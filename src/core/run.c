@@ -53,19 +53,8 @@ static kl_status check_workload_name(const char *name, void *ctx) {
 
 static kl_status check_backend_name(const char *name, void *ctx) {
   (void)ctx;
-  const kl_backend *b = kl_backend_find(name);
-  char info[256];
-  if (!b) {
-    char valid[256] = "";
-    for (size_t i = 0; i < kl_backend_count(); i++)
-      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
-                 kl_backend_at(i)->name);
-    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", name, valid);
-  }
-  if (!kl_backend_available(b, info, sizeof info))
-    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
-                     name, info);
-  return KL_OK;
+  const kl_backend *b;
+  return kl__backend_named(name, &b);
 }
 
 static int workload_selected(const kl_options *o, const kl_workload *w) {
@@ -174,10 +163,7 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
     /* Host backends take their smaller default: a different instance, so
      * speedups compare like with like. */
     job jb = {w, chosen[j], in, 0};
-    if (!in.n_given && chosen[j]->backend->host_memory) {
-      const int64_t host = kl__default_size(w, 1);
-      if (host < jb.in.n) jb.in.n = host;
-    }
+    jb.in.n = kl__instance_size(w, &in, chosen[j]->backend->host_memory);
     st = push_job(selected, jb);
   }
   return st;
@@ -338,8 +324,10 @@ static void run_jobs(const kl_options *o, const job_list *jobs,
     kl_result *res = &rep->results[rep->count++];
     kl_plan p;
     char size[96] = "?", params[256] = "";
-    int planned = kl__plan_make(jb->w, jb->r, &jb->in, jb->r->backend->host_memory,
-                      &p) == KL_OK;
+    /* The size as planned, without the rung's scratch (measure plans
+     * that). */
+    int planned = kl__plan_make(jb->w, NULL, &jb->in,
+                                jb->r->backend->host_memory, &p) == KL_OK;
     if (planned) kl__size_text(jb->w, &p, size, sizeof size);
     int op = kl__param_with(jb->w, KL_PARAM_OP);
     if (planned && op >= 0)

@@ -112,14 +112,21 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
   return KL_OK;
 }
 
-/* Whether every listed rung's plan at size n fits the default shares;
- * where not, *limit names the memory that refused. Plans that are
- * invalid at n count as not fitting (an extent shrunk below another's
- * minimum). */
+/* The memory a default may use, read once per fit: a share of the host's
+ * free memory and of each rung's backend's. */
+#define MAX_SIZED_RUNGS 256
+typedef struct budget {
+  double host;                     /* 0: unknown, no limit */
+  double device[MAX_SIZED_RUNGS];  /* per listed rung; -1: host backend or
+                                      unknown, no limit */
+} budget;
+
+/* Whether every listed rung's plan at size n fits the budget; where not,
+ * *limit names the memory that refused. Plans that are invalid at n count
+ * as not fitting (an extent shrunk below another's minimum). */
 static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
                    const kl_rung *const *rungs, size_t count,
-                   const char **limit) {
-  const double host_free = (double)kl__host_free();
+                   const budget *bud, const char **limit) {
   in->n = n;
   for (size_t j = 0; j < count; j++) {
     const kl_backend *b = rungs[j]->backend;
@@ -128,13 +135,11 @@ static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
     if (kl__plan_make(w, rungs[j], in, b->host_memory, &p) != KL_OK ||
         plan_footprint(&p, b, &f) != KL_OK)
       return 0;
-    if (host_free > 0 && f.host > DEFAULT_HOST_SHARE * host_free) {
+    if (bud->host > 0 && f.host > bud->host) {
       *limit = "host";
       return 0;
     }
-    size_t dev_free = 0, dev_total = 0;
-    if (!b->host_memory && kl__backend_memory(b, &dev_free, &dev_total) == KL_OK &&
-        f.device > DEFAULT_DEVICE_SHARE * (double)dev_free) {
+    if (bud->device[j] >= 0 && f.device > bud->device[j]) {
       *limit = b->name;
       return 0;
     }
@@ -146,9 +151,22 @@ kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
                                const kl_rung *const *rungs, size_t count,
                                char *note, size_t note_size) {
   const int64_t wanted = kl__default_size(w, 0);
+  if (in->n_given) return KL_OK;
+  if (count > MAX_SIZED_RUNGS)
+    return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
+                   MAX_SIZED_RUNGS);
+  budget bud;
+  bud.host = DEFAULT_HOST_SHARE * (double)kl__host_free();
+  for (size_t j = 0; j < count; j++) {
+    size_t dev_free = 0, dev_total = 0;
+    bud.device[j] = -1;
+    if (!rungs[j]->backend->host_memory &&
+        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) == KL_OK)
+      bud.device[j] = DEFAULT_DEVICE_SHARE * (double)dev_free;
+  }
   const char *limit = "host";
-  if (in->n_given || fits_at(w, in, wanted, rungs, count, &limit)) {
-    if (!in->n_given) in->n = wanted;
+  if (fits_at(w, in, wanted, rungs, count, &bud, &limit)) {
+    in->n = wanted;
     return KL_OK;
   }
   /* The largest size that fits, by bisection: the footprint grows with
@@ -157,7 +175,7 @@ kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
   const char *ignored;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (fits_at(w, in, mid, rungs, count, &ignored)) lo = mid;
+    if (fits_at(w, in, mid, rungs, count, &bud, &ignored)) lo = mid;
     else hi = mid;
   }
   /* Rounded down to the workload's step; where not even one step fits (a
