@@ -6,6 +6,18 @@
 
 #include "harness.h"
 
+kl_status kl__plan_scratch(kl_plan *p, int index, const char *name,
+                           kl_type type, int64_t count, kl_placement where,
+                           unsigned flags) {
+  if (index < 0 || index >= KL_MAX_BUFFERS)
+    return KL_FAIL(KL_USAGE, "scratch %s: buffer %d is past the %d a plan "
+                   "holds", name, index, KL_MAX_BUFFERS);
+  p->buffers[index] = (kl_buffer_spec){name, type, count, KL_INOUT, where,
+                                       KL_BUFFER_SCRATCH | flags};
+  if (p->buffer_count < index + 1) p->buffer_count = index + 1;
+  return KL_OK;
+}
+
 static void *host_copy(kl__buffers *bufs, size_t bytes) {
   void *p = NULL;
   if (kl__host_alloc(&p, bytes) != KL_OK) return NULL;

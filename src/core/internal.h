@@ -58,6 +58,14 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
 /* Element i of a buffer of type t, widened. */
 long double kl__element(kl_type t, const void *buf, int64_t i);
 
+/* ---- plans ------------------------------------------------------------- */
+/* Declare buffer `index` of a plan as a rung's scratch (KL_BUFFER_SCRATCH,
+ * plus KL_BUFFER_ZEROED where it must start at zero) and extend the
+ * plan's buffer count to cover it. KL_USAGE past KL_MAX_BUFFERS. */
+kl_status kl__plan_scratch(kl_plan *p, int index, const char *name,
+                           kl_type type, int64_t count, kl_placement where,
+                           unsigned flags);
+
 /* ---- machine ----------------------------------------------------------- */
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;

@@ -331,14 +331,12 @@ kl_status kl__gemm_omp_scratch(kl_plan *p) {
     const sizes_double z = sizes_of_double(&s);
     a_bytes = z.a_bytes * (size_t)z.threads, b_bytes = z.b_bytes;
   }
-  p->buffers[GEMM_B_PANEL] = (kl_buffer_spec){
-      "packed B panel", KL_U8, (int64_t)b_bytes, KL_INOUT, KL_MEM_PAGEABLE,
-      KL_BUFFER_SCRATCH};
-  p->buffers[GEMM_A_BLOCKS] = (kl_buffer_spec){
-      "packed A blocks", KL_U8, (int64_t)a_bytes, KL_INOUT, KL_MEM_PAGEABLE,
-      KL_BUFFER_SCRATCH};
-  p->buffer_count = GEMM_A_BLOCKS + 1;
-  return KL_OK;
+  kl_status st = kl__plan_scratch(p, GEMM_B_PANEL, "packed B panel", KL_U8,
+                                  (int64_t)b_bytes, KL_MEM_PAGEABLE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, GEMM_A_BLOCKS, "packed A blocks", KL_U8,
+                          (int64_t)a_bytes, KL_MEM_PAGEABLE, 0);
+  return st;
 }
 
 kl_status kl__gemm_omp_blocked(const kl_args *a) {

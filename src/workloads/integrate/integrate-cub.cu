@@ -37,11 +37,8 @@ extern "C" kl_status kl__integrate_gpu_cub_scratch(kl_plan *p) {
   memset(&query, 0, sizeof query);
   query.plan = p;
   KL_GPU_CHECK(reduce_of_type(NULL, &bytes, &query));
-  p->buffers[INTEGRATE_SCRATCH] = (kl_buffer_spec){
-      "CUB temporary storage", KL_U8, bytes ? (int64_t)bytes : 1, KL_INOUT,
-      KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
-  p->buffer_count = INTEGRATE_SCRATCH + 1;
-  return KL_OK;
+  return kl__plan_scratch(p, INTEGRATE_SCRATCH, "CUB temporary storage",
+                          KL_U8, bytes ? (int64_t)bytes : 1, KL_MEM_DEVICE, 0);
 }
 
 extern "C" kl_status kl__integrate_gpu_cub(const kl_args *a) {

@@ -228,15 +228,15 @@ extern "C" kl_status kl__integrate_gpu_fast(const kl_args *a) {
 extern "C" kl_status kl__integrate_gpu_partials_scratch(kl_plan *p) {
   unsigned warps = grid_for(p->n, kl__gpu_warp_size(), POINTS_PER_THREAD);
   if (warps > PARTIALS_MAX) warps = PARTIALS_MAX;
-  p->buffers[INTEGRATE_SCRATCH] = (kl_buffer_spec){
-      "partials", KL_F64, warps, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
-  p->buffers[INTEGRATE_SCRATCH + 1] = (kl_buffer_spec){
-      "host partials", KL_F64, warps, KL_INOUT, KL_MEM_PAGEABLE,
-      KL_BUFFER_SCRATCH};
-  p->buffers[INTEGRATE_SCRATCH + 2] = (kl_buffer_spec){
-      "host result", KL_F64, 1, KL_INOUT, KL_MEM_PAGEABLE, KL_BUFFER_SCRATCH};
-  p->buffer_count = INTEGRATE_SCRATCH + 3;
-  return KL_OK;
+  kl_status st = kl__plan_scratch(p, INTEGRATE_SCRATCH, "partials", KL_F64,
+                                  warps, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, INTEGRATE_SCRATCH + 1, "host partials", KL_F64,
+                          warps, KL_MEM_PAGEABLE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, INTEGRATE_SCRATCH + 2, "host result", KL_F64, 1,
+                          KL_MEM_PAGEABLE, 0);
+  return st;
 }
 
 static kl_status launch_partials(const kl_args *a) {
@@ -291,13 +291,12 @@ extern "C" kl_status kl__integrate_gpu_best_scratch(kl_plan *p) {
   int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
   unsigned needed = grid_for(p->n, BEST_BLOCK, 1);
   const unsigned blocks = resident < needed ? (unsigned)resident : needed;
-  p->buffers[INTEGRATE_SCRATCH] = (kl_buffer_spec){
-      "block sums", KL_F64, blocks, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
-  p->buffers[INTEGRATE_SCRATCH + 1] = (kl_buffer_spec){
-      "retired", KL_I32, 1, KL_INOUT, KL_MEM_DEVICE,
-      KL_BUFFER_SCRATCH | KL_BUFFER_ZEROED};
-  p->buffer_count = INTEGRATE_SCRATCH + 2;
-  return KL_OK;
+  kl_status st = kl__plan_scratch(p, INTEGRATE_SCRATCH, "block sums", KL_F64,
+                                  blocks, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, INTEGRATE_SCRATCH + 1, "retired", KL_I32, 1,
+                          KL_MEM_DEVICE, KL_BUFFER_ZEROED);
+  return st;
 }
 
 extern "C" kl_status kl__integrate_gpu_best(const kl_args *a) {

@@ -65,11 +65,8 @@ extern "C" kl_status kl__reduce_gpu_cub_scratch(kl_plan *p) {
   query.plan = p;
   if (st == KL_OK) st = temp_bytes(&query, &bytes);
   if (st != KL_OK) return st;
-  p->buffers[REDUCE_CUB_TEMP] = (kl_buffer_spec){
-      "CUB temporary storage", KL_U8, bytes ? (int64_t)bytes : 1, KL_INOUT,
-      KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
-  p->buffer_count = REDUCE_CUB_TEMP + 1;
-  return KL_OK;
+  return kl__plan_scratch(p, REDUCE_CUB_TEMP, "CUB temporary storage", KL_U8,
+                          bytes ? (int64_t)bytes : 1, KL_MEM_DEVICE, 0);
 }
 
 extern "C" kl_status kl__reduce_gpu_cub(const kl_args *a) {

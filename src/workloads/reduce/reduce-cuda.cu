@@ -579,19 +579,16 @@ extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
    * accumulator. */
   int64_t capacity = partial_count(p->n);
   if (capacity < 65536) capacity = 65536;
-  if (p->buffer_count + 3 > KL_MAX_BUFFERS)
-    return KL_FAIL(KL_USAGE, "reduce: no room for the scratch buffers");
-  p->buffers[REDUCE_PARTIALS] = (kl_buffer_spec){
-      "partials", KL_U8, 8 * capacity, KL_INOUT, KL_MEM_DEVICE, KL_BUFFER_SCRATCH};
+  kl_status st = kl__plan_scratch(p, REDUCE_PARTIALS, "partials", KL_U8,
+                                  8 * capacity, KL_MEM_DEVICE, 0);
   /* The retirement counter starts at zero; the last block leaves it so. */
-  p->buffers[REDUCE_RETIRED] = (kl_buffer_spec){
-      "retired", KL_I32, 1, KL_INOUT, KL_MEM_DEVICE,
-      KL_BUFFER_SCRATCH | KL_BUFFER_ZEROED};
-  p->buffers[REDUCE_HOST_PARTIALS] = (kl_buffer_spec){
-      "host partials", KL_U8, 8 * capacity, KL_INOUT, KL_MEM_PAGEABLE,
-      KL_BUFFER_SCRATCH};
-  p->buffer_count = REDUCE_HOST_PARTIALS + 1;
-  return KL_OK;
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, REDUCE_RETIRED, "retired", KL_I32, 1,
+                          KL_MEM_DEVICE, KL_BUFFER_ZEROED);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, REDUCE_HOST_PARTIALS, "host partials", KL_U8,
+                          8 * capacity, KL_MEM_PAGEABLE, 0);
+  return st;
 }
 
 static int best_blocks(const kl_args *a) { REDUCE_DISPATCH(best_grid_for, a, a); }

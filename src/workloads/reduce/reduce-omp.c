@@ -108,11 +108,8 @@ kl_status kl__reduce_omp_clause(const kl_args *a) {
 
 /* One cache line per thread, as scratch of the plan. */
 kl_status kl__reduce_omp_scratch(kl_plan *p) {
-  p->buffers[REDUCE_PARTIALS] = (kl_buffer_spec){
-      "thread partials", KL_U8, 64 * (int64_t)kl__omp_threads(), KL_INOUT,
-      KL_MEM_PAGEABLE, KL_BUFFER_SCRATCH};
-  p->buffer_count = REDUCE_PARTIALS + 1;
-  return KL_OK;
+  return kl__plan_scratch(p, REDUCE_PARTIALS, "thread partials", KL_U8,
+                          64 * (int64_t)kl__omp_threads(), KL_MEM_PAGEABLE, 0);
 }
 
 kl_status kl__reduce_omp_partials(const kl_args *a) {
