@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define KL_VERSION "0.1.0"
+#include "kladder-version.h"
 
 /* ---- status codes -------------------------------------------------------
  * Every public function returns one. kl_exit_code() maps it onto the CLI's
@@ -444,6 +444,9 @@ typedef struct kl_options {
   double max_seconds;
   kl_progress_fn progress; /* NULL: silent */
   void *progress_ctx;
+  /* The command line that asked for the run, as the results files record
+   * it; NULL: none. */
+  const char *command_line;
 } kl_options;
 
 void kl_options_init(kl_options *o); /* defaults: 10 reps, 2 warm-up */
@@ -463,6 +466,10 @@ typedef struct kl_result {
   kl_type type;                  /* plan.type */
   int reps;                      /* timed runs made */
   double t_median, t_min, t_max; /* seconds */
+  double t_stddev;               /* of the timed runs; 0 for one run */
+  /* Every timed run's seconds, in the order they ran ([reps]); owned by
+   * the report and freed with it; NULL in a result of kl_run_rung. */
+  double *times;
   /* Rungs with phases: each phase's median over the timed runs. */
   int phase_count;
   double phase_median[KL_MAX_PHASES];
@@ -471,6 +478,9 @@ typedef struct kl_result {
   double merit;   /* GB/s, GFLOP/s or G items/s, at the median */
   double ceiling; /* the ceiling, same unit; 0 none */
   double percent; /* 100 * merit / ceiling; 0 when none */
+  /* Why there is no percent, or why it is above 105%, in words; NULL
+   * where it needs none. */
+  const char *ceiling_note;
   double speedup; /* first rung's median / this median; 0 none */
   kl_check_state check;
   kl_verdict verdict;
@@ -487,8 +497,26 @@ typedef struct kl_machine {
   char host[64];
 } kl_machine;
 
+/* How this library was built, as the results files record it. */
+typedef struct kl_build_info {
+  const char *version;    /* KL_VERSION */
+  const char *commit;     /* `git describe` of the sources; "" when they
+                             were not a git checkout */
+  const char *build_type; /* Release, Debug, ... */
+  const char *c_compiler; /* "GNU 12.2.0" */
+  const char *c_flags;
+  const char *gpu_compiler; /* "" without a GPU backend */
+  const char *gpu_flags;
+} kl_build_info;
+
+const kl_build_info *kl_build(void);
+
 typedef struct kl_report {
   kl_machine machine;
+  /* When the run started, UTC, ISO 8601 ("2026-11-23T14:05:09Z"). */
+  char started[32];
+  /* The options of the run; options.command_line points at this copy. */
+  char *command_line;
   kl_options options;
   size_t count;
   kl_result *results;
@@ -504,6 +532,20 @@ void kl_report_free(kl_report *r);
 kl_status kl_report_print(const kl_report *r, FILE *f);
 kl_status kl_report_write_csv(const kl_report *r, const char *path);
 kl_status kl_report_write_json(const kl_report *r, const char *path);
+
+/* A results file opened before the run, so that a bad path costs nothing
+ * and a failed run leaves nothing behind. open checks the path and starts
+ * the file (a regular file is written beside it under a temporary name and
+ * renamed into place by write; a device or pipe is written directly), and
+ * fails with KL_USAGE and one line in kl_last_error() when it cannot be
+ * written: a directory, a missing folder, no permission, a full device.
+ * write finishes the file from the report and frees the output; discard
+ * removes what open created and frees it. */
+typedef enum kl_format { KL_FORMAT_CSV, KL_FORMAT_JSON } kl_format;
+typedef struct kl_output kl_output;
+kl_status kl_output_open(const char *path, kl_format format, kl_output **out);
+kl_status kl_output_write(kl_output *out, const kl_report *r);
+void kl_output_discard(kl_output *out);
 
 /* One problem instance, as kl_run_rung takes it. */
 typedef struct kl_problem {

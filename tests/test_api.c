@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "expect.h"
 #include "kladder.h"
@@ -51,6 +52,53 @@ static void test_names_and_codes(void) {
   }
 }
 
+static int file_exists(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f) fclose(f);
+  return f != NULL;
+}
+
+/* Results files: checked and started when opened, complete or absent. */
+static void test_outputs(const kl_report *rep) {
+  const kl_build_info *b = kl_build();
+  EXPECT(b && strcmp(b->version, KL_VERSION) == 0 && b->commit &&
+         b->build_type && b->c_compiler && b->c_flags && b->gpu_compiler &&
+         b->gpu_flags);
+  kl_output *out = NULL;
+  EXPECT(kl_output_open("/", KL_FORMAT_CSV, &out) == KL_USAGE && !out);
+  EXPECT(strstr(kl_last_error(), "is a directory") != NULL);
+  EXPECT(kl_output_open("", KL_FORMAT_JSON, &out) == KL_USAGE && !out);
+  EXPECT(kl_output_open("x.csv", (kl_format)7, &out) == KL_USAGE && !out);
+  if (file_exists("/dev/full")) {
+    EXPECT(kl_output_open("/dev/full", KL_FORMAT_CSV, &out) == KL_USAGE);
+    EXPECT(strstr(kl_last_error(), "No space left") != NULL);
+  }
+  char path[64];
+  snprintf(path, sizeof path, "test_api_%ld.json", (long)time(NULL));
+  remove(path);
+  /* Discarded: nothing left behind. */
+  EXPECT(kl_output_open(path, KL_FORMAT_JSON, &out) == KL_OK && out);
+  kl_output_discard(out);
+  EXPECT(!file_exists(path));
+  /* Written: the whole file, under its name only once complete. */
+  EXPECT(kl_output_open(path, KL_FORMAT_JSON, &out) == KL_OK && out);
+  EXPECT(!file_exists(path));
+  EXPECT(kl_output_write(out, rep) == KL_OK && kl_last_error()[0] == '\0');
+  FILE *f = fopen(path, "r");
+  char text[65536] = "";
+  if (f) {
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+  }
+  EXPECT(strncmp(text, "{\n  \"format\": \"kladder-results-1\"", 33) == 0);
+  EXPECT(strstr(text, "\"command_line\": \"kladder run -w map\"") != NULL);
+  EXPECT(strstr(text, "\"times_s\": [") != NULL);
+  EXPECT(strstr(text, "\"stddev_s\": ") != NULL);
+  EXPECT(strcmp(text + strlen(text) - 4, "]\n}\n") == 0);
+  remove(path);
+}
+
 static void test_run(void) {
   kl_options o;
   kl_options_init(&o);
@@ -59,27 +107,42 @@ static void test_run(void) {
   o.n = 100003;
   o.reps = 3;
   o.warmup = 1;
+  char command[] = "kladder run -w map";
+  o.command_line = command;
   kl_report *rep = NULL;
   kl_status st = kl_run(&o, &rep);
   EXPECT(st == KL_OK && rep != NULL);
   if (!rep) return;
-  /* The serial and OpenMP ceilings (stream triad at its default size)
-   * come first, then the two map rungs. */
-  EXPECT(rep->count >= 3);
+  /* The report keeps its own copy of the command line. */
+  command[0] = 'X';
+  EXPECT(rep->command_line && strcmp(rep->command_line, "kladder run -w map") == 0);
+  EXPECT(strlen(rep->started) == 20 && rep->started[10] == 'T');
+  /* The serial and OpenMP ceilings (stream's triad over as many bytes as
+   * map's plan: 2 x 100003 f32 = 800024 bytes, so 3 arrays of 33335
+   * doubles) come first, then the two map rungs. */
+  EXPECT(rep->count == 4);
   int maps = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
     EXPECT(r->t_min > 0 && r->t_min <= r->t_median && r->t_median <= r->t_max);
+    EXPECT(r->reps == 3 && r->times && r->t_stddev >= 0);
+    for (int k = 0; r->times && k < r->reps; k++)
+      EXPECT(r->times[k] >= r->t_min && r->times[k] <= r->t_max);
+    if (strcmp(r->workload->name, "stream") == 0)
+      EXPECT(r->n == 33335 && (r->rung->flags & KL_RUNG_CEILING));
     if (strcmp(r->workload->name, "map") == 0) {
       maps++;
       EXPECT(r->n == 100003 && r->cost.bytes == 8.0 * 100003);
       EXPECT(r->ceiling > 0 && r->percent > 0 && r->speedup > 0);
       EXPECT(r->verdict.checked == 100003);
+      EXPECT(r->percent <= 105 || r->ceiling_note != NULL);
     }
   }
   EXPECT(maps == 2);
-  EXPECT(kl_report_write_csv(rep, "/nonexistent-dir/x.csv") == KL_IO);
+  EXPECT(kl_report_write_csv(rep, "/nonexistent-dir/x.csv") == KL_USAGE);
+  EXPECT(strstr(kl_last_error(), "its directory does not exist") != NULL);
+  test_outputs(rep);
   kl_report_free(rep);
 
   kl_options_init(&o);

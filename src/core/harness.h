@@ -6,7 +6,21 @@
 #ifndef KL_HARNESS_H
 #define KL_HARNESS_H
 
+#include <time.h>
+
 #include "internal.h"
+
+/* ---- files.c ----------------------------------------------------------- */
+/* Open the results file `path` for writing: *dest a copy of the path, *f
+ * the stream, and *temp where it is written until it is complete (renamed
+ * to *dest) or NULL for a device or pipe written directly. KL_USAGE, with
+ * why the path cannot be written in `why`, where it cannot. */
+kl_status kl__output_file(const char *path, FILE **f, char **dest,
+                          char **temp, char *why, size_t why_size);
+
+/* ---- machine.c --------------------------------------------------------- */
+/* t as UTC (gmtime_r: C11's gmtime is not thread-safe); 0 on failure. */
+int kl__utc(time_t t, struct tm *out);
 
 /* A problem instance: what a plan is made from. */
 typedef struct kl__instance {
@@ -19,12 +33,12 @@ typedef struct kl__instance {
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */
-/* The instance a workload runs with under these options. KL_UNAVAILABLE,
- * with a remark appended to note, when a run of every workload skips this
- * one (it lacks a parameter or type asked for); a usage error where the
- * workload was named. */
+/* The instance a workload runs with under these options. Where it lacks
+ * a parameter, type, op or shape asked for: a usage error when `named`
+ * (the only workload of the run), else KL_UNAVAILABLE with a remark
+ * appended to note (the run skips it). */
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
-                                    kl__instance *in, char *note,
+                                    kl__instance *in, int named, char *note,
                                     size_t note_size);
 kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
                                     kl__instance *in);
@@ -65,6 +79,14 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
 kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
                                const kl_rung *const *rungs, size_t count,
                                char *note, size_t note_size);
+
+/* The bytes of a plan's buffers, the memory a run of it works over. */
+kl_status kl__plan_bytes(const kl_plan *p, double *bytes);
+/* Set in->n (given as the most it may be) to the smallest size at which
+ * w's plan holds at least `bytes`: a ceiling measured over as much memory
+ * as the rung it serves, and so no more cache-resident than it. */
+kl_status kl__size_for_bytes(const kl_workload *w, kl__instance *in,
+                             int host_backend, double bytes);
 
 /* ---- buffers.c --------------------------------------------------------- */
 /* A plan's buffers on a context: the backend's, and the host copies the

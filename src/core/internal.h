@@ -27,6 +27,16 @@ kl_status kl__usage(kl_status s, const char *fmt, ...)
 /* Every public function returns through this: KL_OK clears the message of
  * an earlier call (or of a step that failed and was recovered from). */
 kl_status kl__done(kl_status s);
+/* A user's text quoted in a message, cut to its first KL_CLIP_BYTES bytes
+ * so that the reason after it always fits the message:
+ *   kl__usage(KL_USAGE, "size " KL_Q " is zero", KL_CLIP(text)) */
+#define KL_CLIP_BYTES 48
+#define KL_Q "'%.48s%s'"
+#define KL_CLIP(text) (text), kl__ellipsis(text)
+const char *kl__ellipsis(const char *text); /* "..." where it is cut */
+/* A real number as the whole of text: NULL and *out set, or why not ("is
+ * not a number"), to follow the quoted text in a message. */
+const char *kl__parse_real(const char *text, double *out);
 
 /* ---- random inputs ------------------------------------------------------
  * Counter-based: element i of stream `stream` under seed `seed` is a pure

@@ -9,7 +9,7 @@
 #include <omp.h>
 #endif
 
-#include "internal.h"
+#include "harness.h"
 
 double kl__now(void) {
   struct timespec ts;
@@ -131,3 +131,5 @@ void kl_machine_describe(kl_machine *m) {
     break;
   }
 }
+
+int kl__utc(time_t t, struct tm *out) { return gmtime_r(&t, out) != NULL; }

@@ -1,6 +1,7 @@
 /* One rung on one instance: prepare its buffers, make the checked run,
  * check every element, then time its repetitions (and a ceiling's right
  * after, when it has one). */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,15 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
     res->phase_median[k] = median_of(one, reps);
   }
   free(one);
+  /* Kept in the order run before the median sorts them; a report that
+   * cannot keep them still has the summary. */
+  res->times = malloc(sizeof *res->times * (size_t)reps);
+  if (res->times) memcpy(res->times, s->seconds, sizeof *res->times * (size_t)reps);
+  double mean = 0, squares = 0;
+  for (int i = 0; i < reps; i++) mean += s->seconds[i] / reps;
+  for (int i = 0; i < reps; i++)
+    squares += (s->seconds[i] - mean) * (s->seconds[i] - mean);
+  res->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
   res->t_median = median_of(s->seconds, reps);
   res->t_min = s->seconds[0];
   res->t_max = s->seconds[reps - 1];
@@ -318,6 +328,8 @@ static kl_status run_rung(const kl_workload *w, const kl_rung *r,
   st = kl__process_context(r->backend, &ctx);
   if (st != KL_OK) return record(out, st);
   st = kl__measure(w, r, ctx, &in, reps, warmup, 0, NULL, out);
+  free(out->times); /* a result alone has no owner for them */
+  out->times = NULL;
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
 }

@@ -63,8 +63,8 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
       }
       kl__append(valid, sizeof valid, "%s%s", i ? ", " : "", p->choices[i]);
     }
-    return kl__usage(KL_USAGE, "unknown %s '%s' for %s; valid: %s",
-                     label_of(p), text, w->name, valid);
+    return kl__usage(KL_USAGE, "unknown %s " KL_Q " for %s; valid: %s",
+                     label_of(p), KL_CLIP(text), w->name, valid);
   }
   double v = 0;
   if (p->kind == KL_PARAM_SIZE) {
@@ -77,14 +77,19 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
     }
     v = (double)n;
   } else {
-    char *end = NULL;
-    errno = 0;
-    v = p->kind == KL_PARAM_INT ? (double)strtoll(text, &end, 10)
-                                : strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
-      return kl__usage(KL_USAGE, "%s: %s = '%s' is not %s", w->name, p->name,
-                       text, p->kind == KL_PARAM_INT ? "an integer"
-                                                     : "a finite number");
+    const char *why = NULL;
+    if (p->kind == KL_PARAM_INT) {
+      char *end = NULL;
+      errno = 0;
+      v = (double)strtoll(text, &end, 10);
+      if (end == text || *end != '\0') why = "is not an integer";
+      else if (errno == ERANGE) why = "is beyond the range of a 64-bit integer";
+    } else {
+      why = kl__parse_real(text, &v);
+    }
+    if (why)
+      return kl__usage(KL_USAGE, "%s: %s = " KL_Q " %s", w->name, p->name,
+                       KL_CLIP(text), why);
   }
   kl_status st = check_range(w, p, v);
   if (st == KL_OK) *value = v;
@@ -113,13 +118,14 @@ static kl_status apply_params(const kl_workload *w, const char *text,
     size_t len = end ? (size_t)(end - p) : strlen(p);
     char item[256];
     if (len >= sizeof item)
-      return kl__usage(KL_USAGE, "parameter '%.40s...' is too long", p);
+      return kl__usage(KL_USAGE, "parameter " KL_Q " is too long", KL_CLIP(p));
     memcpy(item, p, len);
     item[len] = '\0';
     p = end ? end + 1 : NULL;
     char *eq = strchr(item, '=');
     if (!eq || eq == item || !eq[1])
-      return kl__usage(KL_USAGE, "parameter '%s' is not NAME=VALUE", item);
+      return kl__usage(KL_USAGE, "parameter " KL_Q " is not NAME=VALUE",
+                       KL_CLIP(item));
     *eq = '\0';
     int i = kl_param_index(w, item);
     if (i < 0) {
@@ -157,20 +163,32 @@ static int count_with(const kl_workload *w, unsigned flag) {
   return count;
 }
 
-/* The positional groups: what the workload has no parameter for, or
- * NULL, with the values applied. */
-static const char *apply_shape(const kl_workload *w, const kl_shape *s,
-                               kl__instance *in) {
+/* The positional groups applied; where the workload has fewer parameters
+ * in a group than were given, what it has, in words ("no shape", "only 3
+ * extents"), and nothing applied. */
+static int shape_misfit(int have, int given_index, const char *none,
+                        const char *what, char *why, size_t why_size) {
+  if (given_index < have) return 0;
+  if (have == 0) snprintf(why, why_size, "has no %s", none);
+  else snprintf(why, why_size, "takes at most %d %s", have, what);
+  return 1;
+}
+
+static int apply_shape(const kl_workload *w, const kl_shape *s,
+                       kl__instance *in, char *why, size_t why_size) {
   const int extents = count_with(w, KL_PARAM_EXTENT),
             leads = count_with(w, KL_PARAM_LEAD),
             scalars = count_with(w, KL_PARAM_SCALAR);
   for (int i = 0; i < KL_MAX_DIMS; i++) {
-    if (s->dims[i] && i >= extents)
-      return extents ? "that many extents" : "shape";
-    if (s->lead[i] && i >= leads)
-      return leads ? "that many leading dimensions" : "leading dimensions";
-    if ((s->scalars_set >> i & 1) && i >= scalars)
-      return scalars ? "that many scalars" : "scalars";
+    if (s->dims[i] &&
+        shape_misfit(extents, i, "shape", "extents", why, why_size))
+      return 0;
+    if (s->lead[i] && shape_misfit(leads, i, "leading dimensions",
+                                   "leading dimensions", why, why_size))
+      return 0;
+    if ((s->scalars_set >> i & 1) &&
+        shape_misfit(scalars, i, "scalars", "scalars", why, why_size))
+      return 0;
   }
   for (int i = 0; i < KL_MAX_DIMS; i++) {
     if (s->dims[i]) give(w, in, nth_with(w, KL_PARAM_EXTENT, i), (double)s->dims[i]);
@@ -178,7 +196,7 @@ static const char *apply_shape(const kl_workload *w, const kl_shape *s,
     if (s->scalars_set >> i & 1)
       give(w, in, nth_with(w, KL_PARAM_SCALAR, i), s->scalars[i]);
   }
-  return NULL;
+  return 1;
 }
 
 /* Every given value within its parameter's range (-n and the positional
@@ -221,7 +239,8 @@ kl_status kl__backend_named(const char *name, const kl_backend **out) {
     for (size_t i = 0; i < kl_backend_count(); i++)
       kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
                  kl_backend_at(i)->name);
-    return kl__usage(KL_USAGE, "unknown backend '%s'; valid: %s", name, valid);
+    return kl__usage(KL_USAGE, "unknown backend " KL_Q "; valid: %s",
+                     KL_CLIP(name), valid);
   }
   if (!kl_backend_available(b, info, sizeof info))
     return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
@@ -241,10 +260,9 @@ int kl__listed(const char *list, const char *name) {
 }
 
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
-                                    kl__instance *in, char *note,
+                                    kl__instance *in, int named, char *note,
                                     size_t note_size) {
   memset(in, 0, sizeof *in);
-  const int named = o->workloads && kl__listed(o->workloads, w->name);
   in->seed = o->seed;
   in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
   if (!(w->types & KL_TYPE_BIT(in->type))) {
@@ -267,11 +285,10 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
     st = apply_role(w, KL_PARAM_INPUTS, "inputs", o->inputs, named, in, note,
                     note_size);
   if (st != KL_OK) return st;
-  const char *unused = apply_shape(w, &o->shape, in);
-  if (unused) {
-    if (named) return kl__usage(KL_USAGE, "%s has no %s", w->name, unused);
-    kl__append(note, note_size, "%s: skipped, it has no %s. ", w->name,
-               unused);
+  char why[96];
+  if (!apply_shape(w, &o->shape, in, why, sizeof why)) {
+    if (named) return kl__usage(KL_USAGE, "%s %s", w->name, why);
+    kl__append(note, note_size, "%s: skipped, it %s. ", w->name, why);
     return KL_UNAVAILABLE;
   }
   st = apply_params(w, o->params, named, in, note, note_size);

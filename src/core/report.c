@@ -1,9 +1,11 @@
 /* The result table on stdout, and the same fields as CSV and JSON. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "harness.h"
 
 const char *kl__check_text(const kl_result *r) {
   if (r->status != KL_OK) return "ERROR";
@@ -43,6 +45,27 @@ static void format_time(double s, char *dst, size_t size) {
   else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
   else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
   else snprintf(dst, size, "%.3f s", s);
+}
+
+/* Why %ceil is missing or above 105%: one line per workload and reason,
+ * with the rungs it concerns. */
+static void print_ceiling_notes(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    int first = 1;
+    for (size_t j = 0; j < i && first; j++)
+      first = !(rep->results[j].workload == r->workload &&
+                rep->results[j].ceiling_note == r->ceiling_note);
+    if (!r->ceiling_note || !first) continue;
+    fprintf(f, "%%ceil %s, %s", r->percent > 0 ? "above 105%" : "-",
+            r->workload->name);
+    for (size_t j = i; j < rep->count; j++) {
+      const kl_result *o = &rep->results[j];
+      if (o->workload == r->workload && o->ceiling_note == r->ceiling_note)
+        fprintf(f, " %s", o->rung->name);
+    }
+    fprintf(f, ": %s\n", r->ceiling_note);
+  }
 }
 
 static kl_status print_report(const kl_report *rep, FILE *f) {
@@ -92,6 +115,7 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
           "the vendor rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
+  print_ceiling_notes(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     if (r->status == KL_OK && r->reps < rep->options.reps)
@@ -134,74 +158,99 @@ static void pairs_text(const kl_result *r, int phases, char *dst,
 
 static void csv_string(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++) {
+  for (; s && *s; s++) {
     if (*s == '"') fputc('"', f);
     fputc(*s, f);
   }
   fputc('"', f);
 }
 
-static kl_status write_csv(const kl_report *rep, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
-  const kl_machine *m = &rep->machine;
-  fprintf(f, "workload,rung,backend,flags,op,inputs,type,n,shape,median_s,min_s,"
-          "max_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,speedup,"
-          "check,abs_error,error_over_tolerance,bad_elements,status,error,cpu,"
-          "cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,timed_runs,params,"
-          "phases,counts\n");
-  for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
-    char marks[64];
-    rung_marks(r, marks, sizeof marks);
-    /* Flags may hold a comma ("ceiling,vendor"): quoted. */
-    fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
-            r->rung->backend->name);
-    csv_string(f, marks);
-    char size[96];
-    kl_result_size(r, size, sizeof size);
-    fprintf(f, ",%s,%s,%s,%lld,%s,%.9g,%.9g,%.9g,%.17g,%.17g,%.17g,"
-            "%s,%.6g,%.6g,%.4g,%.4g,%s,%.6g,%.4g,%lld,",
-            kl_result_op(r), kl_result_inputs(r), kl_type_name(r->type),
-            (long long)r->n, size, r->t_median, r->t_min, r->t_max, r->cost.bytes,
-            r->cost.flops, r->cost.items, unit_text(r), r->merit, r->ceiling,
-            r->percent, r->speedup, kl__check_text(r), r->verdict.abs_error,
-            r->verdict.max_error, (long long)r->verdict.bad_count);
-    csv_string(f, kl_status_name(r->status));
-    fputc(',', f);
-    csv_string(f, r->error);
-    fputc(',', f);
-    csv_string(f, m->cpu);
-    fprintf(f, ",%d,%d,", m->cpu_threads, m->omp_threads);
-    csv_string(f, m->gpu);
-    fputc(',', f);
-    csv_string(f, m->driver);
-    fprintf(f, ",%llu,%d,%d,%d,", (unsigned long long)rep->options.seed,
-            rep->options.reps, rep->options.warmup, r->reps);
-    char text[512];
-    kl_result_params(r, text, sizeof text);
-    csv_string(f, text);
-    fputc(',', f);
-    pairs_text(r, 1, text, sizeof text);
-    csv_string(f, text);
-    fputc(',', f);
-    pairs_text(r, 0, text, sizeof text);
-    csv_string(f, text);
-    fputc('\n', f);
-  }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad)
-    return kl__usage(KL_IO, "writing '%s' failed", path);
-  return KL_OK;
+/* A measured value, or an empty field where there is none. */
+static void csv_number(FILE *f, int measured, const char *format, double x) {
+  fputc(',', f);
+  if (measured && isfinite(x)) fprintf(f, format, x);
 }
 
-kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
-  return kl__done(write_csv(rep, path));
+/* What a result has measured: its timings and cost once it ran, its
+ * check once it was checked. */
+static int timed(const kl_result *r) { return r->status == KL_OK; }
+static int checked(const kl_result *r) { return r->verdict.checked > 0; }
+
+static const char csv_header[] =
+    "workload,rung,backend,flags,op,inputs,type,n,shape,median_s,min_s,"
+    "max_s,stddev_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,"
+    "ceiling_note,speedup,check,abs_error,error_over_tolerance,bad_elements,"
+    "status,error,cpu,cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,"
+    "timed_runs,params,phases,counts,started,version,commit,build_type,"
+    "c_compiler,c_flags,gpu_compiler,gpu_flags,command_line\n";
+
+static void csv_row(FILE *f, const kl_report *rep, const kl_result *r) {
+  const kl_machine *m = &rep->machine;
+  const kl_build_info *b = kl_build();
+  char marks[64], size[96], text[512];
+  rung_marks(r, marks, sizeof marks);
+  kl_result_size(r, size, sizeof size);
+  fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
+          r->rung->backend->name);
+  csv_string(f, marks); /* "ceiling,vendor" holds a comma */
+  fprintf(f, ",%s,%s,%s,%lld,%s", kl_result_op(r), kl_result_inputs(r),
+          kl_type_name(r->type), (long long)r->n, size);
+  csv_number(f, timed(r), "%.9g", r->t_median);
+  csv_number(f, timed(r), "%.9g", r->t_min);
+  csv_number(f, timed(r), "%.9g", r->t_max);
+  csv_number(f, timed(r) && r->reps > 1, "%.9g", r->t_stddev);
+  csv_number(f, timed(r), "%.17g", r->cost.bytes);
+  csv_number(f, timed(r), "%.17g", r->cost.flops);
+  csv_number(f, timed(r), "%.17g", r->cost.items);
+  fprintf(f, ",%s", unit_text(r));
+  csv_number(f, timed(r), "%.6g", r->merit);
+  csv_number(f, r->ceiling > 0, "%.6g", r->ceiling);
+  csv_number(f, r->ceiling > 0, "%.4g", r->percent);
+  fputc(',', f);
+  csv_string(f, r->ceiling_note);
+  csv_number(f, r->speedup > 0, "%.4g", r->speedup);
+  fprintf(f, ",%s", kl__check_text(r));
+  csv_number(f, checked(r), "%.6g", r->verdict.abs_error);
+  csv_number(f, checked(r), "%.4g", r->verdict.max_error);
+  csv_number(f, checked(r), "%.0f", (double)r->verdict.bad_count);
+  fputc(',', f);
+  csv_string(f, kl_status_name(r->status));
+  fputc(',', f);
+  csv_string(f, r->error);
+  fputc(',', f);
+  csv_string(f, m->cpu);
+  fprintf(f, ",%d,%d,", m->cpu_threads, m->omp_threads);
+  csv_string(f, m->gpu);
+  fputc(',', f);
+  csv_string(f, m->driver);
+  fprintf(f, ",%llu,%d,%d,%d,", (unsigned long long)rep->options.seed,
+          rep->options.reps, rep->options.warmup, r->reps);
+  kl_result_params(r, text, sizeof text);
+  csv_string(f, text);
+  fputc(',', f);
+  pairs_text(r, 1, text, sizeof text);
+  csv_string(f, text);
+  fputc(',', f);
+  pairs_text(r, 0, text, sizeof text);
+  csv_string(f, text);
+  const char *const meta[] = {rep->started, b->version, b->commit,
+                              b->build_type, b->c_compiler, b->c_flags,
+                              b->gpu_compiler, b->gpu_flags,
+                              rep->command_line};
+  for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
+    fputc(',', f);
+    csv_string(f, meta[i]);
+  }
+  fputc('\n', f);
 }
 
 /* ---- JSON -------------------------------------------------------------- */
 
 static void json_string(FILE *f, const char *s) {
+  if (!s) {
+    fputs("null", f);
+    return;
+  }
   fputc('"', f);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
@@ -212,108 +261,233 @@ static void json_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* JSON has no NaN or infinity. */
-static void json_number(FILE *f, double x) {
-  if (isfinite(x)) fprintf(f, "%.17g", x);
-  else fprintf(f, "null");
+/* A measured value, or null where there is none (JSON has no NaN or
+ * infinity either). */
+static void json_number(FILE *f, int measured, double x) {
+  if (measured && isfinite(x)) fprintf(f, "%.17g", x);
+  else fputs("null", f);
 }
 
-static kl_status write_json(const kl_report *rep, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) return kl__usage(KL_IO, "cannot open '%s' for writing", path);
+/* "key": value pairs, each after a comma. */
+static void json_key(FILE *f, const char *key) { fprintf(f, ", \"%s\": ", key); }
+
+static void json_text(FILE *f, const char *key, const char *value) {
+  json_key(f, key);
+  json_string(f, value);
+}
+
+static void json_value(FILE *f, const char *key, int measured, double x) {
+  json_key(f, key);
+  json_number(f, measured, x);
+}
+
+/* The first member, written when the file is opened: a device that
+ * cannot take it fails before the run. */
+static const char json_head[] = "{\n  \"format\": \"kladder-results-1\"";
+
+static void json_result(FILE *f, const kl_result *r) {
+  char marks[64], size[96], text[512];
+  rung_marks(r, marks, sizeof marks);
+  kl_result_size(r, size, sizeof size);
+  fprintf(f, "{\"workload\": ");
+  json_string(f, r->workload->name);
+  json_text(f, "rung", r->rung->name);
+  json_text(f, "backend", r->rung->backend->name);
+  json_text(f, "flags", marks);
+  json_text(f, "op", kl_result_op(r));
+  json_text(f, "inputs", kl_result_inputs(r));
+  json_text(f, "type", kl_type_name(r->type));
+  json_value(f, "n", 1, (double)r->n);
+  json_text(f, "shape", size);
+  json_value(f, "timed_runs", 1, r->reps);
+  json_value(f, "median_s", timed(r), r->t_median);
+  json_value(f, "min_s", timed(r), r->t_min);
+  json_value(f, "max_s", timed(r), r->t_max);
+  json_value(f, "stddev_s", timed(r) && r->reps > 1, r->t_stddev);
+  json_key(f, "times_s");
+  if (timed(r) && r->times) {
+    fputc('[', f);
+    for (int i = 0; i < r->reps; i++) {
+      if (i) fputs(", ", f);
+      json_number(f, 1, r->times[i]);
+    }
+    fputc(']', f);
+  } else {
+    fputs("null", f);
+  }
+  json_value(f, "bytes", timed(r), r->cost.bytes);
+  json_value(f, "flops", timed(r), r->cost.flops);
+  json_value(f, "items", timed(r), r->cost.items);
+  json_text(f, "unit", unit_text(r));
+  json_value(f, "rate", timed(r), r->merit);
+  json_value(f, "ceiling", r->ceiling > 0, r->ceiling);
+  json_value(f, "percent_ceiling", r->ceiling > 0, r->percent);
+  json_text(f, "ceiling_note", r->ceiling_note);
+  json_value(f, "speedup", r->speedup > 0, r->speedup);
+  json_text(f, "check", kl__check_text(r));
+  json_value(f, "abs_error", checked(r), r->verdict.abs_error);
+  json_value(f, "error_over_tolerance", checked(r), r->verdict.max_error);
+  json_value(f, "bad_elements", checked(r), (double)r->verdict.bad_count);
+  json_text(f, "status", kl_status_name(r->status));
+  json_text(f, "error", r->error);
+  kl_result_params(r, text, sizeof text);
+  json_text(f, "params", text);
+  json_key(f, "phases");
+  fputc('{', f);
+  for (int k = 0; r->rung->phases && k < r->phase_count; k++) {
+    fprintf(f, "%s", k ? ", " : "");
+    json_string(f, r->rung->phases[k]);
+    fprintf(f, ": ");
+    json_number(f, timed(r), r->phase_median[k]);
+  }
+  fputc('}', f);
+  json_key(f, "counts");
+  fputc('{', f);
+  for (int k = 0; r->workload->counts && k < KL_MAX_COUNTS &&
+                  r->workload->counts[k]; k++) {
+    fprintf(f, "%s", k ? ", " : "");
+    json_string(f, r->workload->counts[k]);
+    fprintf(f, ": ");
+    json_number(f, timed(r), r->counts[k]);
+  }
+  fputs("}}", f);
+}
+
+/* Everything after json_head. */
+static void json_body(FILE *f, const kl_report *rep) {
   const kl_machine *m = &rep->machine;
-  fprintf(f, "{\n  \"kladder\": \"%s\",\n  \"machine\": {\"cpu\": ", KL_VERSION);
+  const kl_build_info *b = kl_build();
+  fprintf(f, ",\n  \"kladder\": ");
+  json_string(f, b->version);
+  fprintf(f, ",\n  \"started\": ");
+  json_string(f, rep->started[0] ? rep->started : NULL);
+  fprintf(f, ",\n  \"command_line\": ");
+  json_string(f, rep->command_line);
+  fprintf(f, ",\n  \"build\": {\"version\": ");
+  json_string(f, b->version);
+  json_text(f, "commit", b->commit[0] ? b->commit : NULL);
+  json_text(f, "build_type", b->build_type);
+  json_text(f, "c_compiler", b->c_compiler);
+  json_text(f, "c_flags", b->c_flags);
+  json_text(f, "gpu_compiler", b->gpu_compiler[0] ? b->gpu_compiler : NULL);
+  json_text(f, "gpu_flags", b->gpu_compiler[0] ? b->gpu_flags : NULL);
+  fprintf(f, "},\n  \"machine\": {\"cpu\": ");
   json_string(f, m->cpu);
-  fprintf(f, ", \"cpu_threads\": %d, \"omp_threads\": %d, \"gpu\": ",
-          m->cpu_threads, m->omp_threads);
-  json_string(f, m->gpu);
-  fprintf(f, ", \"driver\": ");
-  json_string(f, m->driver);
-  fprintf(f, ", \"host\": ");
-  json_string(f, m->host);
+  json_value(f, "cpu_threads", 1, m->cpu_threads);
+  json_value(f, "omp_threads", 1, m->omp_threads);
+  json_text(f, "gpu", m->gpu[0] ? m->gpu : NULL);
+  json_text(f, "driver", m->driver[0] ? m->driver : NULL);
+  json_text(f, "host", m->host);
   fprintf(f, "},\n  \"options\": {\"seed\": %llu, \"reps\": %d, \"warmup\": "
-          "%d},\n  \"notes\": ",
+          "%d, \"max_time_s\": ",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
+  json_number(f, rep->options.max_seconds > 0, rep->options.max_seconds);
+  fprintf(f, ", \"ceilings\": %s},\n  \"notes\": ",
+          rep->options.skip_ceiling ? "false" : "true");
   json_string(f, rep->notes);
   fprintf(f, ",\n  \"results\": [");
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
-    char marks[64];
-    rung_marks(r, marks, sizeof marks);
-    fprintf(f, "%s\n    {\"workload\": ", i ? "," : "");
-    json_string(f, r->workload->name);
-    fprintf(f, ", \"rung\": ");
-    json_string(f, r->rung->name);
-    fprintf(f, ", \"backend\": ");
-    json_string(f, r->rung->backend->name);
-    fprintf(f, ", \"flags\": ");
-    json_string(f, marks);
-    fprintf(f, ", \"op\": ");
-    json_string(f, kl_result_op(r));
-    fprintf(f, ", \"inputs\": ");
-    json_string(f, kl_result_inputs(r));
-    char size[96];
-    kl_result_size(r, size, sizeof size);
-    fprintf(f, ", \"type\": \"%s\", \"n\": %lld, \"shape\": \"%s\", "
-            "\"timed_runs\": %d, \"median_s\": ",
-            kl_type_name(r->type), (long long)r->n, size, r->reps);
-    json_number(f, r->t_median);
-    fprintf(f, ", \"min_s\": ");
-    json_number(f, r->t_min);
-    fprintf(f, ", \"max_s\": ");
-    json_number(f, r->t_max);
-    fprintf(f, ", \"bytes\": ");
-    json_number(f, r->cost.bytes);
-    fprintf(f, ", \"flops\": ");
-    json_number(f, r->cost.flops);
-    fprintf(f, ", \"items\": ");
-    json_number(f, r->cost.items);
-    fprintf(f, ", \"unit\": \"%s\", \"rate\": ", unit_text(r));
-    json_number(f, r->merit);
-    fprintf(f, ", \"ceiling\": ");
-    json_number(f, r->ceiling);
-    fprintf(f, ", \"percent_ceiling\": ");
-    json_number(f, r->percent);
-    fprintf(f, ", \"speedup\": ");
-    json_number(f, r->speedup);
-    fprintf(f, ", \"check\": \"%s\", \"abs_error\": ", kl__check_text(r));
-    json_number(f, r->verdict.abs_error);
-    fprintf(f, ", \"error_over_tolerance\": ");
-    json_number(f, r->verdict.max_error);
-    fprintf(f, ", \"bad_elements\": %lld, \"status\": ",
-            (long long)r->verdict.bad_count);
-    json_string(f, kl_status_name(r->status));
-    fprintf(f, ", \"error\": ");
-    json_string(f, r->error);
-    char text[512];
-    kl_result_params(r, text, sizeof text);
-    fprintf(f, ", \"params\": ");
-    json_string(f, text);
-    fprintf(f, ", \"phases\": {");
-    for (int k = 0; r->rung->phases && k < r->phase_count; k++) {
-      fprintf(f, "%s", k ? ", " : "");
-      json_string(f, r->rung->phases[k]);
-      fprintf(f, ": ");
-      json_number(f, r->phase_median[k]);
-    }
-    fprintf(f, "}, \"counts\": {");
-    for (int k = 0; r->workload->counts && k < KL_MAX_COUNTS &&
-                    r->workload->counts[k]; k++) {
-      fprintf(f, "%s", k ? ", " : "");
-      json_string(f, r->workload->counts[k]);
-      fprintf(f, ": ");
-      json_number(f, r->counts[k]);
-    }
-    fprintf(f, "}}");
+    fprintf(f, "%s\n    ", i ? "," : "");
+    json_result(f, &rep->results[i]);
   }
   fprintf(f, "\n  ]\n}\n");
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad)
-    return kl__usage(KL_IO, "writing '%s' failed", path);
+}
+
+/* ---- results files ----------------------------------------------------- */
+
+struct kl_output {
+  kl_format format;
+  FILE *f;
+  char *path;
+  char *temp; /* written here and renamed to path; NULL: written directly */
+};
+
+static void output_free(kl_output *o) {
+  if (!o) return;
+  if (o->f) fclose(o->f);
+  if (o->temp) remove(o->temp);
+  free(o->temp);
+  free(o->path);
+  free(o);
+}
+
+static kl_status output_open(const char *path, kl_format format,
+                             kl_output **out) {
+  *out = NULL;
+  if (format != KL_FORMAT_CSV && format != KL_FORMAT_JSON)
+    return kl__usage(KL_USAGE, "%d is not a kl_format value", (int)format);
+  if (!path || !*path)
+    return kl__usage(KL_USAGE, "the results file name is empty");
+  kl_output *o = calloc(1, sizeof *o);
+  if (!o) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  o->format = format;
+  char why[160] = "";
+  kl_status st = kl__output_file(path, &o->f, &o->path, &o->temp, why,
+                                 sizeof why);
+  if (st == KL_OK) {
+    fputs(format == KL_FORMAT_CSV ? csv_header : json_head, o->f);
+    if (fflush(o->f) != 0 || ferror(o->f)) {
+      snprintf(why, sizeof why, "%s", strerror(errno));
+      st = KL_USAGE;
+    }
+  }
+  if (st != KL_OK) {
+    output_free(o);
+    return kl__usage(st, "cannot write results to " KL_Q ": %s",
+                     KL_CLIP(path), why);
+  }
+  *out = o;
   return KL_OK;
 }
 
+kl_status kl_output_open(const char *path, kl_format format, kl_output **out) {
+  return kl__done(output_open(path, format, out));
+}
+
+static kl_status output_write(kl_output *o, const kl_report *rep) {
+  if (!o) return kl__usage(KL_USAGE, "no results file to write");
+  if (!rep) {
+    output_free(o);
+    return kl__usage(KL_USAGE, "no report to write");
+  }
+  if (o->format == KL_FORMAT_CSV)
+    for (size_t i = 0; i < rep->count; i++) csv_row(o->f, rep, &rep->results[i]);
+  else
+    json_body(o->f, rep);
+  int bad = fflush(o->f) != 0 || ferror(o->f);
+  int err = errno;
+  bad |= fclose(o->f) != 0;
+  o->f = NULL;
+  if (!bad && o->temp && rename(o->temp, o->path) != 0) bad = 1, err = errno;
+  if (!bad && o->temp) {
+    free(o->temp);
+    o->temp = NULL;
+  }
+  kl_status st = bad ? kl__usage(KL_IO, "writing results to " KL_Q " failed: "
+                                 "%s", KL_CLIP(o->path), strerror(err))
+                     : KL_OK;
+  output_free(o);
+  return st;
+}
+
+kl_status kl_output_write(kl_output *o, const kl_report *rep) {
+  return kl__done(output_write(o, rep));
+}
+
+void kl_output_discard(kl_output *o) { output_free(o); }
+
+static kl_status write_file(const kl_report *rep, const char *path,
+                            kl_format format) {
+  kl_output *o;
+  kl_status st = output_open(path, format, &o);
+  return st == KL_OK ? output_write(o, rep) : st;
+}
+
+kl_status kl_report_write_csv(const kl_report *rep, const char *path) {
+  return kl__done(write_file(rep, path, KL_FORMAT_CSV));
+}
+
 kl_status kl_report_write_json(const kl_report *rep, const char *path) {
-  return kl__done(write_json(rep, path));
+  return kl__done(write_file(rep, path, KL_FORMAT_JSON));
 }

@@ -1,9 +1,11 @@
 /* kl_run: select the rungs, size each workload, plan the ceilings, open a
  * context per backend, measure every job, and relate the results. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -31,7 +33,8 @@ static kl_status each_name(const char *list, const char *what,
     size_t len = end ? (size_t)(end - p) : strlen(p);
     char name[128];
     if (len == 0 || len >= sizeof name)
-      return kl__usage(KL_USAGE, "bad %s list '%s'", what, list);
+      return kl__usage(KL_USAGE, "bad %s list " KL_Q ": an empty or "
+                       "overlong name", what, KL_CLIP(list));
     memcpy(name, p, len);
     name[len] = '\0';
     kl_status st = check(name, ctx);
@@ -48,7 +51,8 @@ static kl_status check_workload_name(const char *name, void *ctx) {
   for (size_t i = 0; i < kl_workload_count(); i++)
     kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
                kl_workload_at(i)->name);
-  return kl__usage(KL_USAGE, "unknown workload '%s'; valid: %s", name, valid);
+  return kl__usage(KL_USAGE, "unknown workload " KL_Q "; valid: %s",
+                   KL_CLIP(name), valid);
 }
 
 static kl_status check_backend_name(const char *name, void *ctx) {
@@ -85,7 +89,8 @@ static kl_status check_rung_name(const char *name, void *ctx) {
     for (size_t j = 0; j < w->rung_count; j++)
       kl__append(valid, sizeof valid, " %s", w->rungs[j].name);
   }
-  return kl__usage(KL_USAGE, "unknown rung '%s'; valid: %s", name, valid);
+  return kl__usage(KL_USAGE, "unknown rung " KL_Q "; valid: %s",
+                   KL_CLIP(name), valid);
 }
 
 static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
@@ -103,6 +108,9 @@ typedef struct job {
   const kl_rung *r;
   kl__instance in;
   int is_ceiling;
+  /* The job whose rung is this one's ceiling (RUNG and BOUND ceilings),
+   * timed beside it; -1 for none. */
+  ptrdiff_t ceiling;
 } job;
 
 typedef struct job_list {
@@ -137,14 +145,26 @@ static const kl_rung *ceiling_rung(const kl_workload *of, const kl_backend *b) {
   return NULL;
 }
 
+/* How many workloads the options select. */
+static size_t selected_workloads(const kl_options *o) {
+  size_t count = 0;
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    count += workload_selected(o, kl_workload_at(i));
+  return count;
+}
+
 /* The jobs of one workload: its selected rungs in ladder order, at the
- * size asked for or its default shrunk to fit them all. */
+ * size asked for or its default shrunk to fit them all. In a run of
+ * several workloads, one that cannot take the options (a parameter, type
+ * or shape it lacks, a size beyond its range or this machine's memory) is
+ * skipped with a note, and the others run; alone, it is an error. */
 static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
                                job_list *selected, kl_report *rep) {
+  const int alone = selected_workloads(o) == 1;
   kl__instance in;
-  kl_status st = kl__instance_from_options(o, w, &in, rep->notes,
+  kl_status st = kl__instance_from_options(o, w, &in, alone, rep->notes,
                                            sizeof rep->notes);
-  if (st == KL_UNAVAILABLE) return KL_OK;
+  if (st == KL_UNAVAILABLE) return KL_OK; /* skipped, with its note */
   if (st != KL_OK) return st;
   const kl_rung *chosen[256];
   size_t count = 0;
@@ -159,55 +179,90 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
     st = kl__plan_make(w, chosen[j], &in, chosen[j]->backend->host_memory, &p);
     if (st == KL_OK) st = kl__check_fits(w, &p, chosen[j]->backend);
   }
+  if (st == KL_TOO_LARGE && !alone) {
+    kl__append(rep->notes, sizeof rep->notes, "skipped %s. ",
+               kl_last_error());
+    return KL_OK;
+  }
   for (size_t j = 0; j < count && st == KL_OK; j++) {
     /* Host backends take their smaller default: a different instance, so
      * speedups compare like with like. */
-    job jb = {w, chosen[j], in, 0};
+    job jb = {w, chosen[j], in, 0, -1};
     jb.in.n = kl__instance_size(w, &in, chosen[j]->backend->host_memory);
+    jb.in.n_given = 1;
     st = push_job(selected, jb);
   }
   return st;
 }
 
-/* The ceiling jobs: for each workload measured against another's ceiling
- * rung, that rung on each backend it runs on, at its own default size;
- * first in the list, so that every rung's percent has its ceiling. */
-static kl_status ceiling_jobs(const kl_options *o, job_list *selected,
-                              job_list *jobs, kl_report *rep) {
-  kl_status st = KL_OK;
-  for (size_t i = 0; i < selected->count && st == KL_OK; i++) {
-    const job *s = &selected->items[i];
-    if (!measured_beside(s->w)) continue;
-    const kl_workload *of = s->w->ceiling.of;
-    const kl_rung *cr = ceiling_rung(of, s->r->backend);
-    if (!cr) continue;
-    int known = 0;
-    for (size_t j = 0; j < jobs->count; j++)
-      known |= jobs->items[j].r == cr;
-    if (known) continue;
-    kl_options defaults;
-    kl_options_init(&defaults);
-    defaults.seed = o->seed;
-    job jb = {of, cr, {0}, 1};
-    st = kl__instance_from_options(&defaults, of, &jb.in, rep->notes,
-                                   sizeof rep->notes);
-    if (st == KL_OK)
-      st = kl__fit_default_size(of, &jb.in, &cr, 1, rep->notes,
-                                sizeof rep->notes);
-    if (st != KL_OK) break;
-    /* Where the selection already runs it on that instance, that job is
-     * the ceiling. */
-    int found = 0;
-    for (size_t j = 0; j < selected->count; j++) {
-      job *t = &selected->items[j];
-      if (t->r == cr && memcmp(&t->in, &jb.in, sizeof jb.in) == 0)
-        t->is_ceiling = found = 1;
-    }
-    if (!found) st = push_job(jobs, jb);
-  }
-  return st;
+/* Whether two jobs of workload w run the same problem: the same size,
+ * type, seed and parameters, however each was given. */
+static int same_problem(const kl_workload *w, const kl__instance *a,
+                        const kl__instance *b) {
+  const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  const uint64_t other = main >= 0 ? ~(1ull << main) : ~0ull;
+  if (a->n != b->n || a->type != b->type || a->seed != b->seed ||
+      (a->given & other) != (b->given & other))
+    return 0;
+  for (int i = 0; i < w->param_count; i++)
+    if (i != main && (a->given >> i & 1) && a->value[i] != b->value[i])
+      return 0;
+  return 1;
 }
 
+/* The ceiling job of a rung job: the ceiling rung of its workload's
+ * `of` on its backend, over as much memory as the rung's plan (up to the
+ * ceiling workload's default size, already far beyond any cache), so that
+ * a rung working in the cache is not compared with a copy through DRAM.
+ * Its index among the ceiling jobs, found or added; -1 for none. */
+static kl_status ceiling_for(const kl_options *o, const job *s,
+                             job_list *ceilings, kl_report *rep,
+                             ptrdiff_t *index) {
+  *index = -1;
+  const kl_workload *of = s->w->ceiling.of;
+  const kl_rung *cr = ceiling_rung(of, s->r->backend);
+  if (!cr) return KL_OK;
+  const int host = cr->backend->host_memory;
+  kl_plan p;
+  double bytes = 0;
+  kl_status st = kl__plan_make(s->w, NULL, &s->in, host, &p);
+  if (st == KL_OK) st = kl__plan_bytes(&p, &bytes);
+  kl_options defaults;
+  kl_options_init(&defaults);
+  defaults.seed = o->seed;
+  job jb = {of, cr, {0}, 1, -1};
+  if (st == KL_OK)
+    st = kl__instance_from_options(&defaults, of, &jb.in, 1, rep->notes,
+                                   sizeof rep->notes);
+  if (st == KL_OK)
+    st = kl__fit_default_size(of, &jb.in, &cr, 1, rep->notes,
+                              sizeof rep->notes);
+  if (st == KL_OK) {
+    jb.in.n = kl__instance_size(of, &jb.in, host);
+    jb.in.n_given = 1;
+    st = kl__size_for_bytes(of, &jb.in, host, bytes);
+  }
+  if (st != KL_OK) return st;
+  for (size_t j = 0; j < ceilings->count; j++) {
+    const job *c = &ceilings->items[j];
+    if (c->r == cr && same_problem(of, &c->in, &jb.in)) {
+      *index = (ptrdiff_t)j;
+      return KL_OK;
+    }
+  }
+  *index = (ptrdiff_t)ceilings->count;
+  return push_job(ceilings, jb);
+}
+
+/* Notes are sentences, each followed by a space until the last. */
+static void trim_notes(kl_report *rep) {
+  size_t end = strlen(rep->notes);
+  while (end > 0 && rep->notes[end - 1] == ' ') rep->notes[--end] = '\0';
+}
+
+/* The ceiling jobs first, so that every rung's percent has its ceiling,
+ * then the rungs; a selected job that runs a ceiling's rung on its
+ * problem is that ceiling, not measured twice. */
 static kl_status plan_jobs(const kl_options *o, job_list *jobs,
                            kl_report *rep) {
   job_list selected = {0};
@@ -216,13 +271,53 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
     const kl_workload *w = kl_workload_at(i);
     if (workload_selected(o, w)) st = workload_jobs(o, w, &selected, rep);
   }
+  trim_notes(rep);
   if (st == KL_OK && selected.count == 0)
-    st = kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung matches "
-                   "the selection");
-  if (st == KL_OK && !o->skip_ceiling) st = ceiling_jobs(o, &selected, jobs, rep);
-  for (size_t j = 0; j < selected.count && st == KL_OK; j++)
-    st = push_job(jobs, selected.items[j]);
+    st = rep->notes[0]
+             ? kl__usage(KL_UNAVAILABLE, "nothing to run: %s", rep->notes)
+             : kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung "
+                         "matches the selection");
+  for (size_t i = 0; i < selected.count && st == KL_OK && !o->skip_ceiling;
+       i++) {
+    job *s = &selected.items[i];
+    if (measured_beside(s->w)) st = ceiling_for(o, s, jobs, rep, &s->ceiling);
+  }
+  /* A ceiling job that the selection runs anyway is that job: the final
+   * list is the other ceiling jobs, then the selection. */
+  const size_t ceiling_count = jobs->count;
+  ptrdiff_t *final_index = malloc((ceiling_count + 1) * sizeof *final_index);
+  if (!final_index && st == KL_OK)
+    st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  size_t kept_ceilings = 0;
+  for (size_t c = 0; c < ceiling_count && st == KL_OK; c++) {
+    const job *cj = &jobs->items[c];
+    final_index[c] = -1;
+    for (size_t j = 0; j < selected.count && final_index[c] < 0; j++) {
+      job *t = &selected.items[j];
+      if (t->r == cj->r && same_problem(t->w, &t->in, &cj->in)) {
+        t->is_ceiling = 1;
+        final_index[c] = (ptrdiff_t)j; /* made final below */
+      }
+    }
+    if (final_index[c] < 0) final_index[c] = -2 - (ptrdiff_t)kept_ceilings++;
+  }
+  job_list kept = {0};
+  for (size_t c = 0; c < ceiling_count && st == KL_OK; c++) {
+    if (final_index[c] < -1) st = push_job(&kept, jobs->items[c]);
+    final_index[c] = final_index[c] < -1 ? -2 - final_index[c]
+                                         : (ptrdiff_t)kept_ceilings +
+                                               final_index[c];
+  }
+  for (size_t j = 0; j < selected.count && st == KL_OK; j++) {
+    job jb = selected.items[j];
+    if (jb.ceiling >= 0) jb.ceiling = final_index[jb.ceiling];
+    if (jb.is_ceiling) jb.ceiling = -1;
+    st = push_job(&kept, jb);
+  }
+  free(final_index);
   free(selected.items);
+  free(jobs->items);
+  *jobs = kept;
   return st;
 }
 
@@ -232,20 +327,67 @@ static int same_instance(const job *a, const job *b) {
 
 /* The ceiling job to time beside a rung, unless the rung is one. */
 static const job *ceiling_beside(const job_list *jobs, const job *jb) {
-  if (!measured_beside(jb->w) || jb->is_ceiling) return NULL;
-  for (size_t i = 0; i < jobs->count; i++) {
-    const job *c = &jobs->items[i];
-    if (c->is_ceiling && c->w == jb->w->ceiling.of &&
-        c->r->backend == jb->r->backend)
-      return c;
-  }
-  return NULL;
+  return jb->ceiling >= 0 ? &jobs->items[jb->ceiling] : NULL;
 }
 
 double kl__ceiling_rate(const kl_workload *w, const kl_result *r,
                         double measured) {
   if (w->ceiling.kind != KL_CEILING_BOUND) return measured;
   return measured > 0 && w->ceiling.bound ? w->ceiling.bound(r, measured) : 0;
+}
+
+/* Whether the build has a vendor rung of w whose figure serves backend b
+ * (one on b, or a host library for a host backend). */
+static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
+  for (size_t i = 0; i < w->rung_count; i++) {
+    const kl_rung *r = &w->rungs[i];
+    if ((r->flags & KL_RUNG_VENDOR) && rung_built(r) &&
+        (r->backend == b || (r->backend->host_memory && b->host_memory)))
+      return 1;
+  }
+  return 0;
+}
+
+/* The percent above which a rate needs a word: timing noise alone stays
+ * below it. */
+#define ABOVE_CEILING_PERCENT 105.0
+
+/* Why a result has no percent of ceiling, or one above
+ * ABOVE_CEILING_PERCENT; NULL when it needs no word. */
+static const char *ceiling_note(const kl_report *rep, const job *jb,
+                                const kl_result *res) {
+  const kl_ceiling *c = &jb->w->ceiling;
+  if (res->ceiling > 0) {
+    if (res->percent <= ABOVE_CEILING_PERCENT) return NULL;
+    if (res->t_median < 20e-6)
+      return "its runs take under 20 us, where launch and timer overheads "
+             "rather than bandwidth set both rates";
+    if (jb->r->backend->host_memory && c->kind == KL_CEILING_RUNG)
+      return "a CPU reads every cache line before it writes it "
+             "(write-allocate), which the cost models do not count: the "
+             "triad ceiling moves 4 bytes for every 3 it counts, a copy 3 "
+             "for 2, so a rung that writes less than the triad can pass it";
+    return "above the ceiling measured beside it: timing noise, or the "
+           "rung moves fewer bytes than its cost model counts (a cache "
+           "keeps some of them)";
+  }
+  if (rep->options.skip_ceiling && c->kind != KL_CEILING_VENDOR)
+    return "ceilings not measured (--no-ceiling)";
+  switch (c->kind) {
+  case KL_CEILING_NONE:
+    return "the workload declares no ceiling";
+  case KL_CEILING_VENDOR:
+    return has_vendor_for(jb->w, jb->r->backend)
+               ? "its vendor rung did not pass on this problem in this run "
+                 "(not selected, or it failed)"
+               : "no vendor rung for this backend in this build";
+  case KL_CEILING_RUNG:
+  case KL_CEILING_BOUND:
+    return ceiling_rung(c->of, jb->r->backend)
+               ? "its ceiling rung did not pass in this run"
+               : "no ceiling rung for this backend";
+  }
+  return NULL;
 }
 
 /* Percent of ceiling and speedup, once every job has run. */
@@ -262,8 +404,7 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
       const kl_result *other = &rep->results[j];
       const job *jj = &jobs->items[j];
       if (other->status != KL_OK || other->check != KL_CHECK_PASS) continue;
-      if (measured_beside(ji->w) && jj->is_ceiling && jj->w == c->of &&
-          jj->r->backend == ji->r->backend)
+      if (ji->ceiling == (ptrdiff_t)j || (ji->is_ceiling && j == i))
         measured = other->merit;
       /* A host vendor library (threaded) serves every host backend. */
       int same_memory = jj->r->backend == ji->r->backend ||
@@ -275,6 +416,7 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
     }
     res->ceiling = kl__ceiling_rate(ji->w, res, measured);
     if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
+    res->ceiling_note = ceiling_note(rep, ji, res);
     for (size_t j = 0; j < rep->count; j++) {
       const kl_result *base = &rep->results[j];
       if (same_instance(&jobs->items[j], ji) && base->status == KL_OK) {
@@ -392,6 +534,19 @@ static kl_status run_all(const kl_options *opt, kl_report **out) {
   kl_report *rep = calloc(1, sizeof *rep);
   if (!rep) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   rep->options = o;
+  if (o.command_line) {
+    rep->command_line = malloc(strlen(o.command_line) + 1);
+    if (!rep->command_line) {
+      free(rep);
+      return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    }
+    strcpy(rep->command_line, o.command_line);
+  }
+  rep->options.command_line = rep->command_line;
+  time_t now = time(NULL);
+  struct tm utc;
+  if (now != (time_t)-1 && kl__utc(now, &utc))
+    strftime(rep->started, sizeof rep->started, "%Y-%m-%dT%H:%M:%SZ", &utc);
   kl_machine_describe(&rep->machine);
   job_list jobs = {0};
   st = plan_jobs(&o, &jobs, rep);
@@ -404,6 +559,7 @@ static kl_status run_all(const kl_options *opt, kl_report **out) {
     kl_report_free(rep);
     return st;
   }
+  trim_notes(rep);
   if (rep->notes[0]) progress(&o, "note: %s", rep->notes);
   kl_status worst = KL_OK;
   run_jobs(&o, &jobs, rep, &worst);
@@ -428,6 +584,8 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
 
 void kl_report_free(kl_report *r) {
   if (!r) return;
+  for (size_t i = 0; r->results && i < r->count; i++) free(r->results[i].times);
+  free(r->command_line);
   free(r->results);
   free(r);
 }

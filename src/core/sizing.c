@@ -86,7 +86,10 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
   if (st != KL_OK) return st;
   /* Say so where the limit, not the machine, refuses the size. */
   const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
-  char need[32], have[32];
+  char need[32], have[32], shape[96], size[112];
+  kl__size_text(w, p, shape, sizeof shape);
+  snprintf(size, sizeof size, "%s%s",
+           kl__param_with(w, KL_PARAM_EXTENT) >= 0 ? "shape " : "n=", shape);
   /* The device first: where both fall short, its limit is the one that
    * the user can do nothing about on this machine. */
   if (!b->host_memory) {
@@ -95,8 +98,8 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
     if (st != KL_OK) return st;
     if (f.device > (double)dev_total)
       return kl__usage(KL_TOO_LARGE,
-                       "%s: n=%lld needs %s of %s memory; the device has %s%s",
-                       w->name, (long long)p->n,
+                       "%s: %s needs %s of %s memory; the device has %s%s",
+                       w->name, size,
                        bytes_text(f.device, need, sizeof need), b->name,
                        bytes_text((double)dev_total, have, sizeof have),
                        limited);
@@ -104,9 +107,9 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
   double host_free = (double)kl__host_free();
   if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
     return kl__usage(KL_TOO_LARGE,
-                     "%s: n=%lld needs %s of host memory; %s are "
+                     "%s: %s needs %s of host memory; %s are "
                      "available%s",
-                     w->name, (long long)p->n,
+                     w->name, size,
                      bytes_text(f.host, need, sizeof need),
                      bytes_text(host_free, have, sizeof have), limited);
   return KL_OK;
@@ -189,5 +192,45 @@ kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
   kl__append(note, note_size,
              "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
              w->name, (long long)fitted, (long long)wanted, limit);
+  return KL_OK;
+}
+
+kl_status kl__plan_bytes(const kl_plan *p, double *bytes) {
+  *bytes = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    size_t b = 0;
+    kl_status st = kl__buffer_bytes(&p->buffers[i], &b);
+    if (st != KL_OK) return st;
+    *bytes += (double)b;
+  }
+  return KL_OK;
+}
+
+/* Whether w's plan at size n holds at least `bytes`; a plan invalid at n
+ * does not. */
+static int holds_at(const kl_workload *w, kl__instance *in, int64_t n,
+                    int host_backend, double bytes) {
+  kl_plan p;
+  double held = 0;
+  in->n = n;
+  return kl__plan_make(w, NULL, in, host_backend, &p) == KL_OK &&
+         kl__plan_bytes(&p, &held) == KL_OK && held >= bytes;
+}
+
+kl_status kl__size_for_bytes(const kl_workload *w, kl__instance *in,
+                             int host_backend, double bytes) {
+  const int64_t most = in->n;
+  if (holds_at(w, in, 1, host_backend, bytes) ||
+      !holds_at(w, in, most, host_backend, bytes)) {
+    in->n = holds_at(w, in, 1, host_backend, bytes) ? 1 : most;
+    return KL_OK;
+  }
+  int64_t lo = 1, hi = most; /* lo does not hold the bytes, hi does */
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (holds_at(w, in, mid, host_backend, bytes)) hi = mid;
+    else lo = mid;
+  }
+  in->n = hi;
   return KL_OK;
 }

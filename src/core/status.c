@@ -53,6 +53,10 @@ kl_status kl__fail_at(kl_status s, const char *file, int line,
   return s;
 }
 
+const char *kl__ellipsis(const char *text) {
+  return strlen(text) > KL_CLIP_BYTES ? "..." : "";
+}
+
 kl_status kl__usage(kl_status s, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -91,8 +95,8 @@ static kl_status parse_type(const char *name, kl_type *out) {
       return KL_OK;
     }
   }
-  return kl__usage(KL_USAGE, "unknown type '%s'; valid: f32, f64, i32, i64, u8",
-                   name);
+  return kl__usage(KL_USAGE, "unknown type " KL_Q "; valid: f32, f64, i32, i64, u8",
+                   KL_CLIP(name));
 }
 
 kl_status kl_type_parse(const char *name, kl_type *out) {
@@ -104,16 +108,18 @@ static kl_status parse_size(const char *text, int64_t *out) {
     return kl__usage(KL_USAGE, "size is empty; give a positive integer");
   const char *p = text;
   if (*p == '-')
-    return kl__usage(KL_USAGE, "size '%s' is negative; give a positive integer",
-                     text);
+    return kl__usage(KL_USAGE, "size " KL_Q " is negative; give a positive "
+                     "integer", KL_CLIP(text));
   if (*p == '+') p++;
   if (*p < '0' || *p > '9')
-    return kl__usage(KL_USAGE, "size '%s' is not a number", text);
+    return kl__usage(KL_USAGE, "size " KL_Q " is not a number",
+                     KL_CLIP(text));
   int64_t value = 0;
   for (; *p >= '0' && *p <= '9'; p++) {
     int digit = *p - '0';
     if (value > (INT64_MAX - digit) / 10)
-      return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
+      return kl__usage(KL_TOO_LARGE, "size " KL_Q " is too large",
+                       KL_CLIP(text));
     value = value * 10 + digit;
   }
   int shift = 0;
@@ -122,19 +128,34 @@ static kl_status parse_size(const char *text, int64_t *out) {
   else if (*p == 'G' || *p == 'g') shift = 30, p++;
   if (*p != '\0')
     return kl__usage(KL_USAGE,
-                     "size '%s' is not a number (digits, then K, M or G)",
-                     text);
+                     "size " KL_Q " is not a number (digits, then K, M or "
+                     "G)", KL_CLIP(text));
   if (value == 0)
-    return kl__usage(KL_USAGE, "size '%s' is zero; give a positive integer",
-                     text);
+    return kl__usage(KL_USAGE, "size " KL_Q " is zero; give a positive integer",
+                     KL_CLIP(text));
   if (value > (INT64_MAX >> shift))
-    return kl__usage(KL_TOO_LARGE, "size '%s' is too large", text);
+    return kl__usage(KL_TOO_LARGE, "size " KL_Q " is too large",
+                       KL_CLIP(text));
   *out = value << shift;
   return KL_OK;
 }
 
 kl_status kl_parse_size(const char *text, int64_t *out) {
   return kl__done(parse_size(text, out));
+}
+
+const char *kl__parse_real(const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end != '\0') return "is not a number";
+  if (!isfinite(v) && errno != ERANGE) return "is not a finite number";
+  /* An underflow is the nearest double, subnormal or zero, as Python and
+   * NumPy read it; an overflow is out of range. */
+  if (errno == ERANGE && fabs(v) > 1.0)
+    return "is beyond the range of a double (about 1.8e308)";
+  *out = v;
+  return NULL;
 }
 
 /* Split text at sep into at most KL_MAX_DIMS items of under 64 characters;
@@ -173,11 +194,11 @@ static kl_status parse_dims(const char *text, kl_shape *s) {
   kl_status st = KL_OK;
   int bad = parse_sizes(text, 'x', 0, s->dims, &st);
   if (bad < 0)
-    return kl__usage(KL_USAGE, "shape '%s' is not MxNxK (at most %d extents)",
-                     text ? text : "", KL_MAX_DIMS);
+    return kl__usage(KL_USAGE, "shape " KL_Q " is not MxNxK (at most %d "
+                     "extents)", KL_CLIP(text ? text : ""), KL_MAX_DIMS);
   if (bad)
-    return kl__usage(st, "shape '%s': extent %d is not a positive integer",
-                     text, bad);
+    return kl__usage(st, "shape " KL_Q ": extent %d is not a positive integer",
+                     KL_CLIP(text), bad);
   return KL_OK;
 }
 
@@ -189,11 +210,11 @@ static kl_status parse_leads(const char *text, kl_shape *s) {
   kl_status st = KL_OK;
   int bad = parse_sizes(text, ',', 1, s->lead, &st);
   if (bad < 0)
-    return kl__usage(KL_USAGE, "leading dimensions '%s' are not LDA,LDB,LDC",
-                     text ? text : "");
+    return kl__usage(KL_USAGE, "leading dimensions " KL_Q " are not "
+                     "LDA,LDB,LDC", KL_CLIP(text ? text : ""));
   if (bad)
-    return kl__usage(st, "leading dimension %d in '%s' is not a positive "
-                     "integer", bad, text);
+    return kl__usage(st, "leading dimension %d in " KL_Q " is not a "
+                     "positive integer", bad, KL_CLIP(text));
   return KL_OK;
 }
 
@@ -205,16 +226,15 @@ static kl_status parse_scalars(const char *text, kl_shape *s) {
   char items[KL_MAX_DIMS][64];
   int count = text ? split(text, ',', items) : -1;
   if (count < 0)
-    return kl__usage(KL_USAGE, "scalars '%s' are not a comma-separated list",
-                     text ? text : "");
+    return kl__usage(KL_USAGE, "scalars " KL_Q " are not a comma-separated "
+                     "list", KL_CLIP(text ? text : ""));
   for (int i = 0; i < count; i++) {
     if (!items[i][0]) continue;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(items[i], &end);
-    if (end == items[i] || *end != '\0' || errno == ERANGE || !isfinite(v))
-      return kl__usage(KL_USAGE, "scalar '%s' in '%s' is not a finite number",
-                       items[i], text);
+    double v;
+    const char *why = kl__parse_real(items[i], &v);
+    if (why)
+      return kl__usage(KL_USAGE, "scalar " KL_Q " in " KL_Q " %s",
+                       KL_CLIP(items[i]), KL_CLIP(text), why);
     s->scalars[i] = v;
     s->scalars_set |= 1ull << i;
   }

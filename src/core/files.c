@@ -1,0 +1,101 @@
+/* The results files' POSIX side: where a file is written, checked before
+ * the run, and written beside its destination so that a failed run leaves
+ * nothing behind. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static char *copy_text(const char *text, const char *suffix) {
+  char *copy = malloc(strlen(text) + strlen(suffix) + 1);
+  if (copy) strcat(strcpy(copy, text), suffix);
+  return copy;
+}
+
+/* A regular file: a temporary one beside it, with the mode the file would
+ * have had, renamed into place when complete. */
+static int open_beside(const char *path, mode_t mode, FILE **f, char **temp,
+                       char *why, size_t why_size) {
+  *temp = copy_text(path, ".tmp-XXXXXX");
+  if (!*temp) {
+    snprintf(why, why_size, "out of host memory");
+    return 0;
+  }
+  int fd = mkstemp(*temp);
+  if (fd < 0) {
+    snprintf(why, why_size, "%s", strerror(errno));
+    free(*temp);
+    *temp = NULL;
+    return 0;
+  }
+  if (fchmod(fd, mode) != 0 || !(*f = fdopen(fd, "w"))) {
+    snprintf(why, why_size, "%s", strerror(errno));
+    close(fd);
+    remove(*temp);
+    free(*temp);
+    *temp = NULL;
+    return 0;
+  }
+  return 1;
+}
+
+/* A device or a pipe is written directly; a pipe with no reader yet is
+ * refused rather than waited for. */
+static int open_direct(const char *path, int fifo, FILE **f, char *why,
+                       size_t why_size) {
+  int fd = open(path, O_WRONLY | (fifo ? O_NONBLOCK : 0));
+  if (fd >= 0 && fifo) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+      close(fd);
+      fd = -1;
+    }
+  }
+  if (fd < 0 || !(*f = fdopen(fd, "w"))) {
+    snprintf(why, why_size, "%s", fifo && errno == ENXIO
+                                      ? "a pipe with no reader"
+                                      : strerror(errno));
+    if (fd >= 0) close(fd);
+    return 0;
+  }
+  return 1;
+}
+
+kl_status kl__output_file(const char *path, FILE **f, char **dest,
+                          char **temp, char *why, size_t why_size) {
+  *f = NULL;
+  *temp = NULL;
+  *dest = copy_text(path, "");
+  if (!*dest) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  struct stat info;
+  int ok;
+  if (stat(path, &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      snprintf(why, why_size, "it is a directory");
+      ok = 0;
+    } else if (S_ISREG(info.st_mode)) {
+      ok = access(path, W_OK) == 0;
+      if (!ok) snprintf(why, why_size, "%s", strerror(errno));
+      else ok = open_beside(path, info.st_mode & 07777, f, temp, why, why_size);
+    } else {
+      ok = open_direct(path, S_ISFIFO(info.st_mode), f, why, why_size);
+    }
+  } else if (errno == ENOENT) {
+    /* A new file: the mode the process's umask gives. */
+    mode_t mask = umask(0);
+    umask(mask);
+    ok = open_beside(path, 0666 & ~mask, f, temp, why, why_size);
+    if (!ok && errno == ENOENT)
+      snprintf(why, why_size, "its directory does not exist");
+  } else {
+    snprintf(why, why_size, "%s", strerror(errno));
+    ok = 0;
+  }
+  return ok ? KL_OK : KL_USAGE;
+}
