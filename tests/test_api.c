@@ -429,6 +429,17 @@ static void test_last_error(void) {
          sum == 6 && kl_last_error()[0] == '\0');
   EXPECT(strcmp(kl_type_name((kl_type)42), "(not a type)") == 0 &&
          strcmp(kl_type_name(KL_TYPE_DEFAULT), "default") == 0);
+  /* Every enum outside its range gets its own word or message. */
+  EXPECT(strcmp(kl_placement_name(KL_MEM_PINNED), "pinned") == 0 &&
+         strcmp(kl_placement_name((kl_placement)9), "(not a placement)") == 0);
+  EXPECT(strcmp(kl_status_name((kl_status)99), "unknown status") == 0 &&
+         kl_exit_code((kl_status)99) == 3);
+  kl_options o;
+  kl_options_init(&o);
+  o.type = (kl_type)-7;
+  kl_report *rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "-7 is not a kl_type value"));
 }
 
 int main(void) {

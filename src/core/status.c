@@ -77,6 +77,17 @@ static const size_t type_sizes[] = {
 #undef KL_TYPE_SIZE
 };
 
+static const char *const placement_names[] = {
+#define KL_PLACEMENT_NAME(name, text) text,
+    KL_PLACEMENT_MAP(KL_PLACEMENT_NAME)
+#undef KL_PLACEMENT_NAME
+};
+
+const char *kl_placement_name(kl_placement p) {
+  if ((int)p < 0 || p >= KL_PLACEMENT_COUNT) return "(not a placement)";
+  return placement_names[p];
+}
+
 const char *kl_type_name(kl_type t) {
   if (t == KL_TYPE_DEFAULT) return "default";
   if ((int)t < 0 || t >= KL_TYPE_COUNT) return "(not a type)";
