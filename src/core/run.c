@@ -367,9 +367,10 @@ static const char *ceiling_note(const kl_report *rep, const job *jb,
              "(write-allocate), which the cost models do not count: the "
              "triad ceiling moves 4 bytes for every 3 it counts, a copy 3 "
              "for 2, so a rung that writes less than the triad can pass it";
-    return "above the ceiling measured beside it: timing noise, or the "
-           "rung moves fewer bytes than its cost model counts (a cache "
-           "keeps some of them)";
+    return "above the copy measured beside it: a rung that mostly reads "
+           "can pass a copy, which pays for turning the memory bus between "
+           "reads and writes; or a cache keeps some of the bytes its cost "
+           "model counts";
   }
   if (rep->options.skip_ceiling && c->kind != KL_CEILING_VENDOR)
     return "ceilings not measured (--no-ceiling)";
