@@ -3,15 +3,27 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
+PREFIX ?= /usr/local
 
-.PHONY: all build run test clean
+.PHONY: all configure build run test install uninstall clean
 
 all: build
 
-$(BUILD)/CMakeCache.txt:
+# CMake runs again on every build, a second when nothing changed: it then
+# sees optional packages installed since the last run (OpenBLAS, nvcc).
+# CMAKE_FLAGS that differ from the last run's ($(BUILD)/.cmake-flags) start
+# a fresh cache, so that a flag left out is left out, not kept from before.
+configure:
+	@mkdir -p $(BUILD)
+	@if [ -f $(BUILD)/.cmake-flags ] && \
+	    [ "$$(cat $(BUILD)/.cmake-flags)" != '$(CMAKE_FLAGS)' ]; then \
+	  echo "CMAKE_FLAGS changed: a fresh cache in $(BUILD)"; \
+	  rm -f $(BUILD)/CMakeCache.txt; \
+	fi
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	@printf '%s\n' '$(CMAKE_FLAGS)' > $(BUILD)/.cmake-flags
 
-build: $(BUILD)/CMakeCache.txt
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The default suite on every backend this machine has.
@@ -20,6 +32,22 @@ run: build
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# make install PREFIX=/opt/kladder (default /usr/local); DESTDIR works too.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# Removes what the last install from $(BUILD) wrote (its manifest).
+uninstall:
+	@if [ ! -f $(BUILD)/install_manifest.txt ]; then \
+	  echo "nothing to uninstall: no $(BUILD)/install_manifest.txt"; exit 1; \
+	fi
+	@while IFS= read -r f || [ -n "$$f" ]; do \
+	  if [ -e "$$f" ] || [ -L "$$f" ]; then echo "rm $$f"; rm -f "$$f"; fi; \
+	done < $(BUILD)/install_manifest.txt
+	@sed -n 's|/kladderConfig\.cmake$$||p' $(BUILD)/install_manifest.txt | \
+	  while IFS= read -r d || [ -n "$$d" ]; do rmdir "$$d" 2>/dev/null || true; done
+	@rm -f $(BUILD)/install_manifest.txt
 
 clean:
 	rm -rf $(BUILD)
