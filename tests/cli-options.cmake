@@ -1,3 +1,114 @@
 # The command line's grammar (issue 10): GNU-style options through
 # getopt_long, and the results files checked before any rung runs.
 # Included by tests/CMakeLists.txt after kl_cli_test is defined.
+#
+# Runs are one small map on the serial backend, no ceiling: a few
+# milliseconds. A run's first progress line is "[1/N] ...": where it must
+# not appear, no rung ran ('.' for the brackets: an open bracket in a CMake
+# list would keep the rest of the list in one item). An argument '' is an
+# empty one (see expect.sh).
+set(quick -w map -b serial -n 1000 --reps 1 --warmup 0 --no-ceiling)
+set(no_run --not "^.1/[0-9]+. " --not "PASS")
+
+# Values: attached, apart, after '='; a short option's '=' is its value's.
+kl_cli_test(short-value-attached 0 "^map +serial +serial +- +f32 +5 .*PASS"
+  run -w map -b serial -n5 --reps 1 --warmup 0 --no-ceiling)
+kl_cli_test(short-value-equals 2 "size '=5' is not a number" ${no_run}
+  run -w map -b serial -n=5)
+kl_cli_test(long-value-equals 0 "^map +serial +serial +- +f32 +5 .*PASS"
+  run -w map -b serial --size=5 --reps=1 --warmup=0 --no-ceiling)
+kl_cli_test(short-options-clustered 0 "^map +serial +serial +- +f32 +7 .*PASS"
+  --not "^.1/[0-9]+. " run -qn7 -w map -b serial --reps 1 --warmup 0 --no-ceiling)
+kl_cli_test(long-prefix 0 "^map +serial +serial +- +f32 +1000 .*PASS"
+  run --work map --back=serial --si 1000 --rep 1 --warm 0 --no-c)
+kl_cli_test(long-prefix-ambiguous 2
+  "^kladder: error: option '--s' is ambiguous; possibilities: --size --shape --scalars --seed$"
+  run -w map --s 5)
+kl_cli_test(unknown-short-option 2 "^kladder: error: unknown option '-x'$"
+  run -w map -x)
+kl_cli_test(long-option-with-unknown-value 2 "^kladder: error: unknown option '--frob'$"
+  run --frob=1)
+
+# -- ends the options; run and list take no arguments.
+kl_cli_test(dashdash-ends-options 0 "^map +serial .*PASS" run ${quick} --)
+kl_cli_test(dashdash-then-argument 2
+  "^kladder: error: unexpected argument '-n'; run takes options only$"
+  ${no_run} run ${quick} -- -n 5)
+kl_cli_test(run-argument 2 "unexpected argument 'map'; run takes options only"
+  ${no_run} run map ${quick})
+kl_cli_test(list-argument 2 "unexpected argument 'map'; list takes options only"
+  list map)
+
+# No value may be empty; flags take none.
+kl_cli_test(empty-workload 2 "^kladder: error: option '-w' needs a non-empty value$"
+  run -w '' -b serial)
+kl_cli_test(empty-workload-equals 2 "option '--workload' needs a non-empty value"
+  run --workload= -b serial)
+kl_cli_test(empty-alpha 2 "option '--alpha' needs a non-empty value" ${no_run}
+  run -w gemm -b serial -s 4x4x4 --reps 1 --alpha '')
+kl_cli_test(empty-size 2 "option '--size' needs a non-empty value" run -w map --size=)
+kl_cli_test(empty-csv 2 "option '--csv' needs a non-empty value" ${no_run}
+  run ${quick} --csv '')
+kl_cli_test(quiet-takes-no-value 2 "^kladder: error: option '--quiet' takes no value$"
+  ${no_run} run ${quick} --quiet=yes)
+kl_cli_test(no-ceiling-takes-no-value 2 "option '--no-ceiling' takes no value"
+  ${no_run} run -w map -b serial -n 1000 --reps 1 --no-ceiling=0)
+kl_cli_test(list-json-takes-no-value 2 "option '--json' takes no value" list --json=1)
+
+# -w, -b, -r and -p add up; a name given twice is selected once, a
+# parameter given twice is an error.
+kl_cli_test(workloads-add-up 0 "^map +serial " --match "^stream +serial-triad "
+  run -w map -w stream -b serial -n 1000 --reps 1 --warmup 0 --no-ceiling)
+kl_cli_test(backends-add-up 0 "^map +serial +serial " --match "^map +openmp +openmp "
+  run -w map -b serial -b openmp -n 1000 --reps 1 --warmup 0 --no-ceiling)
+kl_cli_test(rungs-add-up 0 "^stream +serial-copy " --match "^stream +serial-triad "
+  --not "openmp"
+  run -w stream -r serial-copy --rung serial-triad -n 1000 --reps 1 --no-ceiling)
+kl_cli_test(workload-twice-runs-once 0 "^\\[1/1\\] map serial "
+  run -w map -w map,map -b serial -b serial -n 1000 --reps 1 --no-ceiling)
+kl_cli_test(param-twice 2 "^kladder: error: parameter 'n' given twice \\(-p\\)$"
+  ${no_run} run -w map -b serial -p n=5 -p n=6 --reps 1)
+kl_cli_test(param-twice-in-one-list 2 "parameter 'n' given twice" ${no_run}
+  run -w map -b serial -p n=5,n=6 --reps 1)
+kl_cli_test(params-add-up 0 "^gemm +serial-naive .* 7x5x3 .*PASS"
+  run -w gemm -r serial-naive -p m=7 -p n=5 --param k=3 --reps 1 --no-ceiling)
+
+# Every other option takes one value, once.
+kl_cli_test(size-twice 2
+  "^kladder: error: option '-n' given twice; it takes one value$" ${no_run}
+  run ${quick} -n 5)
+kl_cli_test(size-twice-short-and-long 2 "option '--size' given twice" ${no_run}
+  run -w map -b serial -n 5 --size=6)
+kl_cli_test(seed-twice 2 "option '--seed' given twice" run -w map --seed 1 --seed 2)
+kl_cli_test(csv-twice 2 "option '--csv' given twice" run -w map --csv a --csv b)
+kl_cli_test(scalar-twice 2
+  "option '--scalars' sets scalar 1, which --alpha, --beta or --scalars set already"
+  run -w gemm --alpha 2 --scalars 3,4)
+kl_cli_test(scalars-apart 0 "^gemm +serial-naive .*PASS"
+  run -w gemm -b serial -r serial-naive -s 4x4x4 --scalars ,0.5 --alpha 2
+  --reps 1 --no-ceiling)
+
+# A long argument is cut in messages, so the reason stays in sight.
+kl_cli_test(long-option-cut 2
+  "^kladder: error: unknown option '--a-very-long-option-name-that-goes-on-a\\.\\.\\.'$"
+  run --a-very-long-option-name-that-goes-on-and-on-and-on-for-a-while=1)
+kl_cli_test(long-argument-cut 2 "unexpected argument 'x{40}\\.\\.\\.'; run takes"
+  run xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx)
+
+# --csv and --json: two files.
+kl_cli_test(csv-json-same-file 2 "--csv and --json name the same file 'out'"
+  ${no_run} --leaves-nothing run ${quick} --csv out --json out)
+
+# list --json: one document for programs; -w adds up there too.
+kl_cli_test(list-json 0 "\"name\": \"serial-triad\""
+  --json-stdout "d['version'] and any(b['name'] == 'serial' and b['available'] for b in d['backends']) and any(r['name'] == 'serial-triad' and r['ceiling'] and r['built'] for w in d['workloads'] for r in w['rungs']) and all(len([p for p in w['params'] if p['main_size']]) == 1 for w in d['workloads'])"
+  list --json)
+kl_cli_test(list-json-workload 0 "\"name\": \"gemm\""
+  --json-stdout "[w['name'] for w in d['workloads']] == ['gemm'] and [p['default_text'] for p in d['workloads'][0]['params'] if p['name'] == 'm'] == ['n']"
+  list -w gemm --json)
+kl_cli_test(list-workloads-add-up 0 "^  gemm: " --match "^  map: " --not "^  stream: "
+  list -w map --workload gemm)
+kl_cli_test(list-unknown-option 2 "unknown option '--frob'" list --frob)
+
+kl_cli_test(run-help-rules 0 "-w, -b, -r and -p may be repeated and add up"
+  --match "may be given once" run --help)

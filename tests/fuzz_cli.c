@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,10 +52,10 @@
  * integrate is left out: its work is not bounded by memory (it has no
  * arrays), so no memory limit can keep a mutated size such as 2^31 points,
  * a minute of legitimate work under ASan, inside a case's time limit.
- * Every line that is a run line after its mutations gets a first -w that
- * leaves integrate out, and its own -w (the last one given wins) replaces
- * it; with that -w dropped, the run is the default suite of the four
- * memory-bound workloads. */
+ * Repeated -w options add up, so a line that is a run line after its
+ * mutations gets a -w that leaves integrate out only where it does not
+ * select workloads of its own (selects_workloads): with its -w dropped,
+ * the run is the suite of the other workloads, never the default one. */
 static const char *const seeds[] = {
     "list",
     "--help",
@@ -100,6 +101,36 @@ static const char *const seeds[] = {
 
 /* The workloads a run line runs when its own -w is gone (see above). */
 static const char *const run_prefix[] = {"-w", "stream,map,reduce,gemm"};
+
+/* kladder run's options as its getopt_long reads them (src/cli/main.c),
+ * to find the lines that select their own workloads. A table that falls
+ * behind kladder's errs on the safe side: an option it does not know
+ * makes a line look refused, and such a line gets the -w above. */
+static const char run_shorts[] = "w:b:r:p:n:t:o:s:qh";
+static const struct option run_longs[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"backend", required_argument, NULL, 'b'},
+    {"rung", required_argument, NULL, 'r'},
+    {"param", required_argument, NULL, 'p'},
+    {"size", required_argument, NULL, 'n'},
+    {"type", required_argument, NULL, 't'},
+    {"op", required_argument, NULL, 'o'},
+    {"inputs", required_argument, NULL, 256},
+    {"shape", required_argument, NULL, 's'},
+    {"ld", required_argument, NULL, 257},
+    {"alpha", required_argument, NULL, 258},
+    {"beta", required_argument, NULL, 259},
+    {"scalars", required_argument, NULL, 260},
+    {"reps", required_argument, NULL, 261},
+    {"warmup", required_argument, NULL, 262},
+    {"max-time", required_argument, NULL, 263},
+    {"seed", required_argument, NULL, 264},
+    {"csv", required_argument, NULL, 265},
+    {"json", required_argument, NULL, 266},
+    {"no-ceiling", no_argument, NULL, 267},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
 
 static const char *const numbers[] = {
     "0", "-1", "1", "2147483647", "2147483648", "4294967296",
@@ -152,7 +183,8 @@ static const char *const options[] = {
     "-w", "-b", "-r", "-n", "-t", "-o", "--inputs", "-s", "--ld", "--alpha",
     "--beta", "--scalars", "--reps", "--warmup", "--seed", "--csv", "--json",
     "--no-ceiling", "--max-time", "-q", "-h", "--size=", "--ld=", "--",
-    "-", "run", "list", "-p", "--param", "--param=",
+    "-", "run", "list", "-p", "--param", "--param=", "-n5", "--quiet=x",
+    "--work", "-qw",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -355,6 +387,26 @@ static void mutate(command *c, rng *r) {
   }
 }
 
+/* Whether the run line c selects workloads of its own: a non-empty -w
+ * that kladder reads as one, on a line it accepts. A line it refuses
+ * runs nothing either way, so "no" is safe wherever this is unsure. */
+static int selects_workloads(const command *c) {
+  char *args[MAX_ARGS + 2];
+  const int argc = c->argc - 1; /* from "run" */
+  memcpy(args, c->argv + 1, sizeof args[0] * (size_t)argc);
+  args[argc] = NULL;
+  /* 0, not 1: glibc starts afresh, also inside a cluster of letters;
+   * getopt_long reorders args, a copy. */
+  optind = 0;
+  opterr = 0;
+  int own = 0, ch;
+  while ((ch = getopt_long(argc, args, run_shorts, run_longs, NULL)) != -1) {
+    if (ch == '?' || ch == ':') return 0;
+    if (ch == 'w' && optarg[0]) own = 1;
+  }
+  return own && optind == argc;
+}
+
 static void make_case(command *c, const char *kladder, uint64_t seed,
                       long index) {
   rng r = {seed ^ (0xD1B54A32D192ED03ull * (uint64_t)(index + 1))};
@@ -368,10 +420,10 @@ static void make_case(command *c, const char *kladder, uint64_t seed,
   c->limit = below(&r, 8) ? LIMIT : limits[below(&r, LIMIT_COUNT)];
   int mutations = 1 + (int)below(&r, 4);
   for (int m = 0; m < mutations; m++) mutate(c, &r);
-  /* Whatever became a run line runs the memory-bound workloads unless it
-   * names its own (see seeds[]). */
+  /* Whatever became a run line runs the workloads other than integrate
+   * unless it selects its own (see seeds[]). */
   if (c->argc > 1 && strcmp(c->argv[1], "run") == 0 &&
-      c->argc + 2 <= MAX_ARGS + 1) {
+      !selects_workloads(c) && c->argc + 2 <= MAX_ARGS + 1) {
     memmove(&c->argv[4], &c->argv[2],
             sizeof c->argv[0] * (size_t)(c->argc - 1));
     c->argv[2] = dup_text(run_prefix[0]);

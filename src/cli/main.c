@@ -1,10 +1,23 @@
-/* The kladder command: a thin layer over the library. */
+/* The kladder command: a thin layer over the library. Its options follow
+ * GNU getopt_long, so that -n5, --size=5 and -- mean what they mean in
+ * every other tool; every mistake is one line on stderr and exit code 2,
+ * found before any rung runs. */
+#define _GNU_SOURCE /* getopt_long, with CMAKE_C_EXTENSIONS off */
 #include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kladder.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
 
 static const char usage_main[] =
     "usage: kladder <command> [options]\n"
@@ -14,11 +27,17 @@ static const char usage_main[] =
     "and rate as a share of a ceiling measured in the same run.\n"
     "\n"
     "commands:\n"
-    "  list [-w W]   workloads, their rungs, and the backends available here;\n"
-    "                with -w, one workload's parameters and defaults\n"
+    "  list [-w W[,W...]] [--json]\n"
+    "                workloads, their rungs, and the backends available here;\n"
+    "                with -w, those workloads' parameters and defaults; with\n"
+    "                --json, the same as one JSON document, for programs\n"
     "  run           run ladders (see `kladder run --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
+    "\n"
+    "Options follow GNU conventions: -w map, -wmap, --workload map,\n"
+    "--workload=map, or any unambiguous prefix of a long name (--work);\n"
+    "-- ends the options. Neither command takes other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error.\n";
@@ -31,13 +50,13 @@ static const char usage_run[] =
     "  -w, --workload W[,W...]  workloads to run (see `kladder list`)\n"
     "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip\n"
     "  -r, --rung R[,R...]      rungs to run, by name\n"
+    "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
+    "                           any parameter of the workload (`kladder list\n"
+    "                           -w W` lists them)\n"
     "  -n, --size N             the main size (elements; gemm: n, the default\n"
     "                           of m and k); digits with an optional K, M or\n"
     "                           G (powers of 1024). Default: each workload's,\n"
     "                           shrunk to fit memory (the output says so)\n"
-    "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
-    "                           any parameter of the workload (`kladder list\n"
-    "                           -w W` lists them); -p may be repeated\n"
     "  -t, --type T             element type, where the workload has several:\n"
     "                           f32, f64, i32, i64, u8\n"
     "  -o, --op OP              the operation, where the workload has one\n"
@@ -50,7 +69,8 @@ static const char usage_run[] =
     "                           the rows)\n"
     "      --alpha A            the first and second scalar (gemm: alpha,\n"
     "      --beta B             default 1, and beta, default 0)\n"
-    "      --scalars A,B        the scalars in order, as a list\n"
+    "      --scalars A,B        the scalars in order, as a list; each scalar\n"
+    "                           once: not --alpha and a first item too\n"
     "      --reps N             timed runs per rung (default 10, at most\n"
     "                           1000000)\n"
     "      --warmup N           untimed runs before them (default 2, at most\n"
@@ -64,6 +84,15 @@ static const char usage_run[] =
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
     "  -q, --quiet              no progress lines on stderr\n"
     "  -h, --help               this text\n"
+    "\n"
+    "Options: -n 5, -n5, --size 5, --size=5, or any unambiguous prefix of a\n"
+    "long name (--si 5); -- ends the options, and run takes no arguments.\n"
+    "-w, -b, -r and -p may be repeated and add up: -w map -w stream is\n"
+    "-w map,stream. A workload, backend or rung named twice is run once, in\n"
+    "ladder order whatever the order given; a parameter given twice (-p n=1\n"
+    "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
+    "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
+    "-q, --no-ceiling and -h take none.\n"
     "\n"
     "The table: median, min and max time of the timed runs; rate by the\n"
     "workload's cost model (GB/s or GFLOP/s at the median); %ceil, the rate\n"
@@ -82,16 +111,52 @@ static const char usage_run[] =
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error.\n";
 
+/* ---- messages ---------------------------------------------------------- */
+
+/* Arguments echoed in messages are cut to this many bytes: a 100 kB
+ * argument must not push the reason out of sight. */
+#define SHOWN_BYTES 40
+#define SHOWN_SIZE (4 * SHOWN_BYTES + 8)
+
+/* arg as a message shows it: cut at a character boundary and marked with
+ * "...", control characters written \xNN so the message stays one line. */
+static const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
+  size_t end = 0;
+  while (end < SHOWN_BYTES && arg[end]) end++;
+  const int cut = arg[end] != '\0';
+  if (cut)
+    while (end > 0 && ((unsigned char)arg[end] & 0xC0) == 0x80) end--;
+  char *out = dst;
+  for (size_t i = 0; i < end; i++) {
+    unsigned char ch = (unsigned char)arg[i];
+    if (ch < 0x20 || ch == 0x7f) out += sprintf(out, "\\x%02x", ch);
+    else *out++ = (char)ch;
+  }
+  strcpy(out, cut ? "..." : "");
+  return dst;
+}
+
 static int fail(kl_status st) {
   fprintf(stderr, "kladder: error: %s\n",
           kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
   return kl_exit_code(st);
 }
 
-static int usage_error(const char *fmt, const char *arg) {
-  fprintf(stderr, "kladder: error: ");
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n(see `kladder --help`)\n");
+static int out_of_memory(void) {
+  fprintf(stderr, "kladder: error: out of host memory\n");
+  return 3;
+}
+
+/* A mistake in the command line's grammar: one line, and where the rules
+ * are. */
+PRINTF_LIKE(2, 3)
+static int bad_usage(const char *help, const char *fmt, ...) {
+  va_list ap;
+  fputs("kladder: error: ", stderr);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\n(see `%s`)\n", help);
   return 2;
 }
 
@@ -101,19 +166,199 @@ static void print_progress(void *ctx, const char *line) {
   fflush(stderr);
 }
 
-static int parse_count(const char *text, const char *what, long min,
-                       long *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end != '\0' || v < min || v > KL_MAX_REPS) {
-    fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
-            "%d\n", what, text, min, KL_MAX_REPS);
-    return 0;
+/* ---- options ----------------------------------------------------------- */
+
+/* getopt_long's values of the long-only options (short ones are their
+ * letter). */
+enum {
+  OPT_INPUTS = 256,
+  OPT_LD,
+  OPT_ALPHA,
+  OPT_BETA,
+  OPT_SCALARS,
+  OPT_REPS,
+  OPT_WARMUP,
+  OPT_MAX_TIME,
+  OPT_SEED,
+  OPT_CSV,
+  OPT_JSON,
+  OPT_NO_CEILING,
+  OPT_END
+};
+
+/* ':' first: a missing value is told apart from an unknown option. */
+static const char run_shorts[] = ":w:b:r:p:n:t:o:s:qh";
+static const struct option run_longs[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"backend", required_argument, NULL, 'b'},
+    {"rung", required_argument, NULL, 'r'},
+    {"param", required_argument, NULL, 'p'},
+    {"size", required_argument, NULL, 'n'},
+    {"type", required_argument, NULL, 't'},
+    {"op", required_argument, NULL, 'o'},
+    {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"shape", required_argument, NULL, 's'},
+    {"ld", required_argument, NULL, OPT_LD},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"beta", required_argument, NULL, OPT_BETA},
+    {"scalars", required_argument, NULL, OPT_SCALARS},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
+    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+static const char list_shorts[] = ":w:h";
+static const struct option list_longs[] = {
+    {"workload", required_argument, NULL, 'w'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+/* One command's options as getopt_long reads them. */
+typedef struct parser {
+  const char *help; /* where the rules are: "kladder run --help" */
+  const char *shorts;
+  const struct option *longs;
+  const char *lists; /* the options whose values add up */
+  int argc;
+  char **argv;
+  unsigned char given[OPT_END]; /* single-value options seen */
+} parser;
+
+/* One option read: its value (getopt_long's val), its name as typed
+ * ("-n", or "--size" also where a prefix of it was typed) and its value,
+ * NULL for a flag. */
+typedef struct option_read {
+  int val;
+  char name[64];
+  const char *value;
+} option_read;
+
+static const struct option *long_of(const parser *ps, int val) {
+  for (const struct option *o = ps->longs; o->name; o++)
+    if (o->val == val) return o;
+  return NULL;
+}
+
+static void name_option(const parser *ps, int val, int as_long,
+                        option_read *got) {
+  const struct option *o = long_of(ps, val);
+  if (as_long && o) snprintf(got->name, sizeof got->name, "--%s", o->name);
+  else snprintf(got->name, sizeof got->name, "-%c", val);
+}
+
+/* A long option getopt_long refused with no option to blame: unknown, or
+ * a prefix of several. */
+static void unknown_long(const parser *ps, const char *typed) {
+  char name[SHOWN_BYTES + 2], show[SHOWN_SIZE], matches[512] = "";
+  const size_t len = strcspn(typed, "=");
+  snprintf(name, sizeof name, "%.*s",
+           (int)(len < sizeof name - 1 ? len : sizeof name - 1), typed);
+  int count = 0;
+  for (const struct option *o = ps->longs; o->name && len > 2; o++)
+    if (strncmp(o->name, typed + 2, len - 2) == 0) {
+      size_t used = strlen(matches);
+      snprintf(matches + used, sizeof matches - used, " --%s", o->name);
+      count++;
+    }
+  if (count > 1)
+    bad_usage(ps->help, "option '%s' is ambiguous; possibilities:%s",
+              shown(name, show), matches);
+  else
+    bad_usage(ps->help, "unknown option '%s'", shown(name, show));
+}
+
+/* The next option into *got: 1, or 0 at the end of the options, or -1
+ * after a mistake (printed; exit code 2). Values are never empty, and a
+ * single-value option comes once. */
+static int next_option(parser *ps, option_read *got) {
+  int index = -1;
+  int c = getopt_long(ps->argc, ps->argv, ps->shorts, ps->longs, &index);
+  if (c == -1) return 0;
+  const char *typed = ps->argv[optind - 1];
+  const int typed_long = strncmp(typed, "--", 2) == 0;
+  got->value = NULL;
+  if (c == ':') {
+    name_option(ps, optopt, typed_long, got);
+    bad_usage(ps->help, "option '%s' needs a value", got->name);
+    return -1;
   }
-  *out = v;
+  if (c == '?') {
+    const struct option *o = optopt ? long_of(ps, optopt) : NULL;
+    if (optopt == 0) {
+      unknown_long(ps, typed);
+    } else if (typed_long && o && o->has_arg == no_argument) {
+      name_option(ps, optopt, 1, got);
+      bad_usage(ps->help, "option '%s' takes no value", got->name);
+    } else if (optopt > ' ' && optopt < 0x7f) {
+      char letter[3] = {'-', (char)optopt, '\0'};
+      bad_usage(ps->help, "unknown option '%s'", letter);
+    } else {
+      bad_usage(ps->help, "unknown option '-\\x%02x'", optopt & 0xff);
+    }
+    return -1;
+  }
+  got->val = c;
+  name_option(ps, c, index >= 0, got);
+  const struct option *o = long_of(ps, c);
+  if (o && o->has_arg == no_argument) return 1;
+  got->value = optarg;
+  if (!*optarg) {
+    bad_usage(ps->help, "option '%s' needs a non-empty value", got->name);
+    return -1;
+  }
+  const int list = c < 256 && strchr(ps->lists, c) != NULL;
+  if (!list && ps->given[c]++) {
+    bad_usage(ps->help, "option '%s' given twice; it takes one value",
+              got->name);
+    return -1;
+  }
   return 1;
 }
+
+/* After the options: run and list take no arguments. */
+static int no_operands(const parser *ps, const char *command) {
+  if (optind >= ps->argc) return 0;
+  char show[SHOWN_SIZE];
+  return bad_usage(ps->help, "unexpected argument '%s'; %s takes options only",
+                   shown(ps->argv[optind], show), command);
+}
+
+/* A comma-separated list that repeated options add up to. */
+typedef struct list_text {
+  char *text;
+  size_t len;
+} list_text;
+
+static int list_add(list_text *l, const char *items) {
+  size_t add = strlen(items);
+  char *t = realloc(l->text, l->len + add + 2);
+  if (!t) return 0;
+  if (l->len) t[l->len++] = ',';
+  memcpy(t + l->len, items, add + 1);
+  l->len += add;
+  l->text = t;
+  return 1;
+}
+
+static int listed(const char *list, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = list; p;) {
+    const char *end = strchr(p, ',');
+    size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* ---- list -------------------------------------------------------------- */
 
 static void print_types(const kl_workload *w) {
   printf("    types:");
@@ -148,10 +393,12 @@ static void print_params(const kl_workload *w) {
   }
 }
 
+static int rung_is_built(const kl_rung *r) { return r->run || r->run_reps; }
+
 static void print_rungs(const kl_workload *w) {
   for (size_t j = 0; j < w->rung_count; j++) {
     const kl_rung *r = &w->rungs[j];
-    const int built = r->run || r->run_reps;
+    const int built = rung_is_built(r);
     const int ok = built && kl_backend_available(r->backend, NULL, 0);
     printf("    %-24s %-7s %-9s %s%s%s%s%s\n", r->name, r->backend->name,
            ok ? "ready" : (built ? "not here" : "not built"), r->summary,
@@ -162,17 +409,9 @@ static void print_rungs(const kl_workload *w) {
   }
 }
 
-/* Every workload in brief, or one (-w W) with its parameters. */
-static int list(const char *only) {
-  const kl_workload *one = only ? kl_workload_find(only) : NULL;
-  if (only && !one) {
-    fprintf(stderr, "kladder: error: unknown workload '%s'; valid:", only);
-    for (size_t i = 0; i < kl_workload_count(); i++)
-      fprintf(stderr, "%s %s", i ? "," : "", kl_workload_at(i)->name);
-    fprintf(stderr, "\n");
-    return 2;
-  }
-  if (!one) {
+/* Every workload in brief, or those of -w with their parameters. */
+static void list_text_out(const char *only) {
+  if (!only) {
     printf("backends:\n");
     for (size_t i = 0; i < kl_backend_count(); i++) {
       const kl_backend *b = kl_backend_at(i);
@@ -186,139 +425,447 @@ static int list(const char *only) {
   }
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
-    if (one && w != one) continue;
+    if (only && !listed(only, w->name)) continue;
     printf("  %s: %s\n", w->name, w->summary);
     print_types(w);
-    if (one) print_params(w);
+    if (only) print_params(w);
     printf("    check: %s\n    from: %s\n", w->tolerance, w->source);
     print_rungs(w);
+  }
+}
+
+/* JSON for programs: strings escaped, numbers exact, booleans. */
+static void json_string(const char *s) {
+  if (!s) {
+    fputs("null", stdout);
+    return;
+  }
+  putchar('"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (*p == '"' || *p == '\\') printf("\\%c", *p);
+    else if (*p < 0x20) printf("\\u%04x", *p);
+    else putchar(*p);
+  }
+  putchar('"');
+}
+
+/* Integers as integers (2^62, not 4.611686018427388e+18), others in the
+ * shortest of 15 to 17 significant digits that reads back as v; JSON has
+ * no infinity or NaN. */
+static void json_number(double v) {
+  if (!isfinite(v)) {
+    fputs("null", stdout);
+    return;
+  }
+  if (v > -9e18 && v < 9e18 && (double)(long long)v == v) {
+    printf("%lld", (long long)v);
+    return;
+  }
+  char text[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(text, sizeof text, "%.*g", digits, v);
+    if (strtod(text, NULL) == v) break;
+  }
+  fputs(text, stdout);
+}
+
+static const char *json_bool(int b) { return b ? "true" : "false"; }
+
+static void json_types(unsigned types) {
+  putchar('[');
+  for (int t = 0, first = 1; t < KL_TYPE_COUNT; t++)
+    if (types & KL_TYPE_BIT(t)) {
+      printf("%s", first ? "" : ", ");
+      json_string(kl_type_name((kl_type)t));
+      first = 0;
+    }
+  putchar(']');
+}
+
+static const char *const kind_names[] = {"size", "int", "real", "choice"};
+
+static void json_param(const kl_param *p) {
+  const int choice = p->kind == KL_PARAM_CHOICE;
+  size_t choices = 0;
+  while (choice && p->choices[choices]) choices++;
+  printf("        {\"name\": ");
+  json_string(p->name);
+  printf(", \"kind\": ");
+  json_string(kind_names[p->kind]);
+  printf(", \"help\": ");
+  json_string(p->help);
+  printf(", \"default\": ");
+  if (p->default_text) fputs("null", stdout);
+  else if (choice && p->default_value >= 0 &&
+           p->default_value < (double)choices)
+    json_string(p->choices[(size_t)p->default_value]);
+  else if (choice) fputs("null", stdout);
+  else json_number(p->default_value);
+  printf(", \"default_text\": ");
+  json_string(p->default_text);
+  printf(", \"host_default\": ");
+  if (p->host_default > 0) json_number(p->host_default);
+  else fputs("null", stdout);
+  printf(", \"min\": ");
+  if (choice) fputs("null", stdout);
+  else json_number(p->min);
+  printf(", \"max\": ");
+  if (choice) fputs("null", stdout);
+  else json_number(p->max);
+  printf(", \"choices\": ");
+  if (choice) {
+    putchar('[');
+    for (size_t k = 0; k < choices; k++) {
+      printf("%s", k ? ", " : "");
+      json_string(p->choices[k]);
+    }
+    putchar(']');
+  } else {
+    fputs("null", stdout);
+  }
+  printf(", \"main_size\": %s}",
+         json_bool((p->flags & KL_PARAM_MAIN_SIZE) != 0));
+}
+
+static void json_rung(const kl_workload *w, const kl_rung *r) {
+  const int built = rung_is_built(r);
+  printf("        {\"name\": ");
+  json_string(r->name);
+  printf(", \"backend\": ");
+  json_string(r->backend->name);
+  printf(", \"summary\": ");
+  json_string(r->summary);
+  printf(", \"built\": %s, \"available\": %s", json_bool(built),
+         json_bool(built && kl_backend_available(r->backend, NULL, 0)));
+  printf(", \"ceiling\": %s, \"vendor\": %s, \"known_wrong\": %s",
+         json_bool(r->flags & KL_RUNG_CEILING),
+         json_bool(r->flags & KL_RUNG_VENDOR),
+         json_bool(r->flags & KL_RUNG_KNOWN_WRONG));
+  printf(", \"types\": ");
+  json_types(r->types ? r->types & w->types : w->types);
+  printf(", \"library_types\": ");
+  json_types(r->library);
+  putchar('}');
+}
+
+static void json_workload(const kl_workload *w) {
+  printf("    {\"name\": ");
+  json_string(w->name);
+  printf(", \"summary\": ");
+  json_string(w->summary);
+  printf(", \"unit\": ");
+  json_string(kl_metric_unit(w));
+  printf(", \"types\": ");
+  json_types(w->types);
+  printf(", \"default_type\": ");
+  json_string(kl_type_name(w->default_type));
+  printf(",\n     \"check\": ");
+  json_string(w->tolerance);
+  printf(",\n     \"source\": ");
+  json_string(w->source);
+  printf(",\n     \"params\": [\n");
+  for (int i = 0; i < w->param_count; i++) {
+    json_param(&w->params[i]);
+    printf("%s\n", i + 1 < w->param_count ? "," : "");
+  }
+  printf("      ],\n     \"rungs\": [\n");
+  for (size_t j = 0; j < w->rung_count; j++) {
+    json_rung(w, &w->rungs[j]);
+    printf("%s\n", j + 1 < w->rung_count ? "," : "");
+  }
+  printf("      ]}");
+}
+
+/* One JSON document: the backends, and every workload or those of -w. */
+static void list_json_out(const char *only) {
+  printf("{\n  \"version\": ");
+  json_string(KL_VERSION);
+  printf(",\n  \"backends\": [\n");
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    char info[256] = "";
+    int ok = kl_backend_available(b, info, sizeof info);
+    printf("    {\"name\": ");
+    json_string(b->name);
+    printf(", \"summary\": ");
+    json_string(b->summary);
+    printf(", \"available\": %s, \"info\": ", json_bool(ok));
+    json_string(info);
+    printf("}%s\n", i + 1 < kl_backend_count() ? "," : "");
+  }
+  printf("  ],\n  \"workloads\": [\n");
+  int first = 1;
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    if (only && !listed(only, w->name)) continue;
+    printf("%s", first ? "" : ",\n");
+    json_workload(w);
+    first = 0;
+  }
+  printf("\n  ]}\n");
+}
+
+/* Every name of a -w list must be a workload. */
+static int check_workloads(const char *list) {
+  char show[SHOWN_SIZE];
+  for (const char *p = list; p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char name[128];
+    if (len == 0 || len >= sizeof name) {
+      fprintf(stderr, "kladder: error: bad workload list '%s'\n",
+              shown(list, show));
+      return 2;
+    }
+    memcpy(name, p, len);
+    name[len] = '\0';
+    if (!kl_workload_find(name)) {
+      fprintf(stderr, "kladder: error: unknown workload '%s'; valid:",
+              shown(name, show));
+      for (size_t i = 0; i < kl_workload_count(); i++)
+        fprintf(stderr, "%s %s", i ? "," : "", kl_workload_at(i)->name);
+      fprintf(stderr, "\n");
+      return 2;
+    }
+    p = end ? end + 1 : NULL;
   }
   return 0;
 }
 
-/* The value of option argv[*i]: after '=' or in the next argument. */
-static const char *option_value(int argc, char **argv, int *i,
-                                const char *inline_value) {
-  if (inline_value) return inline_value;
-  if (*i + 1 >= argc) return NULL;
-  return argv[++*i];
+/* argv[0] is "list". */
+static int list(int argc, char **argv) {
+  parser ps = {"kladder --help", list_shorts, list_longs, "w", argc, argv,
+               {0}};
+  list_text only = {NULL, 0};
+  int json = 0, code = 0, more = 0;
+  option_read got;
+  while (code == 0 && (more = next_option(&ps, &got)) == 1) {
+    if (got.val == 'h') {
+      fputs(usage_main, stdout);
+      free(only.text);
+      return 0;
+    }
+    if (got.val == OPT_JSON) json = 1;
+    else if (got.val == 'w' && !list_add(&only, got.value))
+      code = out_of_memory();
+  }
+  if (code == 0 && more < 0) code = 2;
+  if (code == 0) code = no_operands(&ps, "list");
+  if (code == 0 && only.text) code = check_workloads(only.text);
+  if (code == 0) {
+    if (json) list_json_out(only.text);
+    else list_text_out(only.text);
+    if (fflush(stdout) != 0) {
+      fprintf(stderr, "kladder: error: writing the list: %s\n",
+              strerror(errno));
+      code = 3;
+    }
+  }
+  free(only.text);
+  return code;
 }
 
-static int run(int argc, char **argv) {
+/* ---- run --------------------------------------------------------------- */
+
+/* What the options of a run add up to. */
+typedef struct run_command {
   kl_options o;
-  kl_options_init(&o);
-  o.progress = print_progress;
-  const char *csv = NULL, *json = NULL;
-  static char params[4096];
-  params[0] = '\0';
-  for (int i = 0; i < argc; i++) {
+  list_text workloads, backends, rungs, params;
+  const char *csv, *json;
+} run_command;
+
+static int parse_count(const char *text, const char *what, long min,
+                       long *out) {
+  char *end = NULL, show[SHOWN_SIZE];
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end != '\0' || v < min || v > KL_MAX_REPS) {
+    fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
+            "%d\n", what, shown(text, show), min, KL_MAX_REPS);
+    return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+/* --alpha, --beta and --scalars fill the same scalars: each may be set by
+ * one of them only, or which value counts would depend on their order. */
+static int set_scalars(run_command *c, const char *help, const char *name,
+                       const char *text) {
+  kl_shape fresh;
+  memset(&fresh, 0, sizeof fresh);
+  kl_status st = kl_shape_parse_scalars(text, &fresh);
+  if (st != KL_OK) return fail(st);
+  const uint64_t again = fresh.scalars_set & c->o.shape.scalars_set;
+  for (int i = 0; i < KL_MAX_DIMS; i++) {
+    if (again >> i & 1)
+      return bad_usage(help, "option '%s' sets scalar %d, which --alpha, "
+                       "--beta or --scalars set already", name, i + 1);
+    if (fresh.scalars_set >> i & 1) c->o.shape.scalars[i] = fresh.scalars[i];
+  }
+  c->o.shape.scalars_set |= fresh.scalars_set;
+  return 0;
+}
+
+/* One option of run: 0, or the exit code of its mistake. */
+static int run_option(run_command *c, const parser *ps, const option_read *g) {
+  const char *v = g->value;
+  char show[SHOWN_SIZE];
+  long count;
+  kl_status st = KL_OK;
+  switch (g->val) {
+  case 'w':
+    return list_add(&c->workloads, v) ? 0 : out_of_memory();
+  case 'b':
+    return list_add(&c->backends, v) ? 0 : out_of_memory();
+  case 'r':
+    return list_add(&c->rungs, v) ? 0 : out_of_memory();
+  case 'p':
+    return list_add(&c->params, v) ? 0 : out_of_memory();
+  case 'n':
+    st = kl_parse_size(v, &c->o.n);
+    break;
+  case 't':
+    st = kl_type_parse(v, &c->o.type);
+    break;
+  case 'o':
+    c->o.op = v;
+    break;
+  case OPT_INPUTS:
+    c->o.inputs = v;
+    break;
+  case 's':
+    st = kl_shape_parse_dims(v, &c->o.shape);
+    break;
+  case OPT_LD:
+    st = kl_shape_parse_leads(v, &c->o.shape);
+    break;
+  case OPT_SCALARS:
+    return set_scalars(c, ps->help, g->name, v);
+  case OPT_ALPHA:
+  case OPT_BETA: {
+    /* Shorthands for the first and second scalar. */
+    char text[80];
+    if (strchr(v, ',') || strlen(v) > 60)
+      return bad_usage(ps->help, "%s takes one number", g->name);
+    snprintf(text, sizeof text, "%s%s", g->val == OPT_BETA ? "," : "", v);
+    return set_scalars(c, ps->help, g->name, text);
+  }
+  case OPT_REPS:
+    if (!parse_count(v, "--reps", 1, &count)) return 2;
+    c->o.reps = (int)count;
+    break;
+  case OPT_WARMUP:
+    if (!parse_count(v, "--warmup", 0, &count)) return 2;
+    c->o.warmup = (int)count;
+    break;
+  case OPT_SEED: {
+    char *end = NULL;
+    errno = 0;
+    unsigned long long s = strtoull(v, &end, 10);
+    if (errno || end == v || *end != '\0' || v[0] == '-')
+      return bad_usage(ps->help, "--seed '%s' must be a non-negative integer",
+                       shown(v, show));
+    c->o.seed = s;
+    break;
+  }
+  case OPT_MAX_TIME: {
+    char *end = NULL;
+    errno = 0;
+    double t = strtod(v, &end);
+    if (errno || end == v || *end != '\0' || !(t >= 0) || t > 1e6)
+      return bad_usage(ps->help, "--max-time '%s' must be seconds from 0 to "
+                       "1e6", shown(v, show));
+    c->o.max_seconds = t;
+    break;
+  }
+  case OPT_CSV:
+    c->csv = v;
+    break;
+  case OPT_JSON:
+    c->json = v;
+    break;
+  case OPT_NO_CEILING:
+    c->o.skip_ceiling = 1;
+    break;
+  case 'q':
+    c->o.progress = NULL;
+    break;
+  }
+  return st == KL_OK ? 0 : fail(st);
+}
+
+/* A parameter given twice in the -p list, "n=1,n=2": which value would
+ * count is not for the order of the options to decide. Names that are no
+ * workload's parameter are left to the library, which names them; so at
+ * most the few real names are compared, however long the list. */
+static int twice_in_params(const char *list, const char *help) {
+  const char *seen[64];
+  size_t seen_len[64], count = 0;
+  for (const char *p = list; p;) {
+    const char *end = strchr(p, ',');
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
     char name[64];
-    const char *arg = argv[i], *inline_value = NULL;
-    const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    if (len >= sizeof name) return usage_error("unknown option '%s'", arg);
-    memcpy(name, arg, len);
-    name[len] = '\0';
-    if (eq) inline_value = eq + 1;
-#define IS(short_name, long_name)                                             \
-  ((short_name[0] && strcmp(name, short_name) == 0) ||                        \
-   strcmp(name, long_name) == 0)
-    if (IS("-h", "--help")) {
+    size_t name_len = eq ? (size_t)(eq - p) : 0;
+    if (name_len > 0 && name_len < sizeof name) {
+      memcpy(name, p, name_len);
+      name[name_len] = '\0';
+      int real = 0;
+      for (size_t i = 0; i < kl_workload_count() && !real; i++)
+        real = kl_param_index(kl_workload_at(i), name) >= 0;
+      for (size_t k = 0; real && k < count; k++)
+        if (seen_len[k] == name_len && memcmp(seen[k], p, name_len) == 0)
+          return bad_usage(help, "parameter '%s' given twice (-p)", name);
+      if (real && count < sizeof seen / sizeof seen[0]) {
+        seen[count] = p;
+        seen_len[count++] = name_len;
+      }
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* The options of a run: -1 to go on, else the exit code (0 after --help). */
+static int parse_run(run_command *c, int argc, char **argv) {
+  parser ps = {"kladder run --help", run_shorts, run_longs, "wbrp", argc,
+               argv, {0}};
+  option_read got;
+  int more;
+  while ((more = next_option(&ps, &got)) == 1) {
+    if (got.val == 'h') {
       fputs(usage_run, stdout);
       return 0;
     }
-    if (IS("-q", "--quiet")) {
-      o.progress = NULL;
-      continue;
-    }
-    if (IS("", "--no-ceiling")) {
-      o.skip_ceiling = 1;
-      continue;
-    }
-    int takes_value = IS("-p", "--param") || IS("-w", "--workload") ||
-                      IS("-b", "--backend") ||
-                      IS("-r", "--rung") || IS("-n", "--size") ||
-                      IS("-t", "--type") || IS("-o", "--op") ||
-                      IS("", "--inputs") || IS("", "--reps") ||
-                      IS("", "--warmup") || IS("", "--seed") ||
-                      IS("", "--csv") || IS("", "--json") ||
-                      IS("-s", "--shape") || IS("", "--ld") ||
-                      IS("", "--scalars") || IS("", "--alpha") ||
-                      IS("", "--beta") || IS("", "--max-time");
-    if (!takes_value) return usage_error("unknown option '%s'", arg);
-    const char *value = option_value(argc, argv, &i, inline_value);
-    if (!value) return usage_error("option '%s' needs a value", name);
-    long count;
-    if (IS("-p", "--param")) {
-      /* Several -p options add up. */
-      size_t used = strlen(params);
-      if (!*value || used + strlen(value) + 2 > sizeof params)
-        return usage_error("parameter list '%s' is empty or too long", value);
-      snprintf(params + used, sizeof params - used, "%s%s", used ? "," : "",
-               value);
-      o.params = params;
-    } else if (IS("-w", "--workload")) o.workloads = value;
-    else if (IS("-b", "--backend")) o.backends = value;
-    else if (IS("-r", "--rung")) o.rungs = value;
-    else if (IS("-o", "--op")) o.op = value;
-    else if (IS("", "--inputs")) o.inputs = value;
-    else if (IS("-n", "--size")) {
-      kl_status st = kl_parse_size(value, &o.n);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("-t", "--type")) {
-      kl_status st = kl_type_parse(value, &o.type);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("", "--reps")) {
-      if (!parse_count(value, "--reps", 1, &count)) return 2;
-      o.reps = (int)count;
-    } else if (IS("", "--warmup")) {
-      if (!parse_count(value, "--warmup", 0, &count)) return 2;
-      o.warmup = (int)count;
-    } else if (IS("", "--seed")) {
-      char *end = NULL;
-      errno = 0;
-      unsigned long long s = strtoull(value, &end, 10);
-      if (errno || end == value || *end != '\0' || value[0] == '-')
-        return usage_error("--seed '%s' must be a non-negative integer",
-                           value);
-      o.seed = s;
-    } else if (IS("-s", "--shape")) {
-      kl_status st = kl_shape_parse_dims(value, &o.shape);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("", "--ld")) {
-      kl_status st = kl_shape_parse_leads(value, &o.shape);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("", "--scalars")) {
-      kl_status st = kl_shape_parse_scalars(value, &o.shape);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("", "--alpha") || IS("", "--beta")) {
-      /* Shorthands for the first and second scalar. */
-      char text[80];
-      if (strchr(value, ',') || strlen(value) > 60)
-        return usage_error("%s takes one number", name);
-      snprintf(text, sizeof text, "%s%s", IS("", "--beta") ? "," : "", value);
-      kl_status st = kl_shape_parse_scalars(text, &o.shape);
-      if (st != KL_OK) return fail(st);
-    } else if (IS("", "--max-time")) {
-      char *end = NULL;
-      errno = 0;
-      double t = strtod(value, &end);
-      if (errno || end == value || *end != '\0' || !(t >= 0) || t > 1e6)
-        return usage_error("--max-time '%s' must be seconds from 0 to 1e6",
-                           value);
-      o.max_seconds = t;
-    } else if (IS("", "--csv")) csv = value;
-    else if (IS("", "--json")) json = value;
-#undef IS
+    int code = run_option(c, &ps, &got);
+    if (code) return code;
   }
+  if (more < 0) return 2;
+  int code = no_operands(&ps, "run");
+  if (code == 0 && c->params.text) code = twice_in_params(c->params.text,
+                                                           ps.help);
+  if (code == 0 && c->csv && c->json && strcmp(c->csv, c->json) == 0) {
+    char show[SHOWN_SIZE];
+    code = bad_usage(ps.help, "--csv and --json name the same file '%s'",
+                     shown(c->csv, show));
+  }
+  if (code) return code;
+  c->o.workloads = c->workloads.text;
+  c->o.backends = c->backends.text;
+  c->o.rungs = c->rungs.text;
+  c->o.params = c->params.text;
+  return -1;
+}
 
+static int run_parsed(run_command *c) {
   kl_report *rep = NULL;
-  kl_status st = kl_run(&o, &rep);
+  kl_status st = kl_run(&c->o, &rep);
   if (!rep) return fail(st);
   kl_status wrote = kl_report_print(rep, stdout);
   fflush(stdout);
-  if (wrote == KL_OK && csv) wrote = kl_report_write_csv(rep, csv);
-  if (wrote == KL_OK && json) wrote = kl_report_write_json(rep, json);
+  if (wrote == KL_OK && c->csv) wrote = kl_report_write_csv(rep, c->csv);
+  if (wrote == KL_OK && c->json) wrote = kl_report_write_json(rep, c->json);
   kl_report_free(rep);
   if (wrote != KL_OK) return fail(wrote);
   if (st != KL_OK && st != KL_CHECK_FAILED) return fail(st);
@@ -327,12 +874,30 @@ static int run(int argc, char **argv) {
   return kl_exit_code(st);
 }
 
+/* argv[0] is "run". */
+static int run(int argc, char **argv) {
+  run_command c;
+  memset(&c, 0, sizeof c);
+  kl_options_init(&c.o);
+  c.o.progress = print_progress;
+  int code = parse_run(&c, argc, argv);
+  if (code < 0) code = run_parsed(&c);
+  free(c.workloads.text);
+  free(c.backends.text);
+  free(c.rungs.text);
+  free(c.params.text);
+  return code;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fputs(usage_main, stderr);
     return 2;
   }
+  /* Every error is reported here, in one line of our own. */
+  opterr = 0;
   const char *cmd = argv[1];
+  char show[SHOWN_SIZE];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
       strcmp(cmd, "help") == 0) {
     fputs(usage_main, stdout);
@@ -342,13 +907,8 @@ int main(int argc, char **argv) {
     printf("kladder %s\n", KL_VERSION);
     return 0;
   }
-  if (strcmp(cmd, "list") == 0) {
-    if (argc == 2) return list(NULL);
-    if ((strcmp(argv[2], "-w") == 0 || strcmp(argv[2], "--workload") == 0) &&
-        argc == 4)
-      return list(argv[3]);
-    return usage_error("list takes only -w WORKLOAD ('%s')", argv[2]);
-  }
-  if (strcmp(cmd, "run") == 0) return run(argc - 2, argv + 2);
-  return usage_error("unknown command '%s'; valid: list, run", cmd);
+  if (strcmp(cmd, "list") == 0) return list(argc - 1, argv + 1);
+  if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1);
+  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run",
+                   shown(cmd, show));
 }
