@@ -95,9 +95,31 @@ kl_cli_test(long-option-cut 2
 kl_cli_test(long-argument-cut 2 "unexpected argument 'x{40}\\.\\.\\.'; run takes"
   run xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx)
 
-# --csv and --json: two files.
+# Results files: opened before any rung runs, written when the run
+# completes (a failed check included), never left half-made.
+kl_cli_test(csv-in-missing-dir 2
+  "^kladder: error: cannot write results to 'missing/x.csv': its directory does not exist$"
+  ${no_run} --leaves-nothing run ${quick} --csv missing/x.csv)
+kl_cli_test(json-is-directory 2 "cannot write results to '\\.': it is a directory"
+  ${no_run} --leaves-nothing run ${quick} --json .)
+kl_cli_test(csv-full-device 2 "cannot write results to '/dev/full'"
+  ${no_run} --if-exists /dev/full run ${quick} --csv /dev/full)
+kl_cli_test(json-bad-csv-discarded 2 "cannot write results to 'missing/x.json'"
+  ${no_run} --leaves-nothing run ${quick} --csv out.csv --json missing/x.json)
 kl_cli_test(csv-json-same-file 2 "--csv and --json name the same file 'out'"
   ${no_run} --leaves-nothing run ${quick} --csv out --json out)
+kl_cli_test(no-files-after-device-error 3 "injected runtime error"
+  --env KLADDER_INJECT_ERROR=serial --leaves-nothing
+  run ${quick} --csv out.csv --json out.json)
+kl_cli_test(old-file-kept-after-device-error 3 "injected runtime error"
+  --env KLADDER_INJECT_ERROR=openmp --keeps out.json
+  run -w map -b serial,openmp -n 1000 --reps 1 --no-ceiling --json out.json)
+kl_cli_test(files-after-failed-check 1 "^map +openmp .*FAIL"
+  --env KLADDER_INJECT_WRONG=openmp --file out.csv "^map,openmp,openmp,.*,FAIL,"
+  run -w map -b serial,openmp -n 1000 --reps 1 --no-ceiling --csv out.csv)
+kl_cli_test(command-line-recorded 0 "^map +serial .*PASS"
+  --file "it's.json" "\"command_line\": \"kladder run -w map .*--json 'it'.*s\\.json'\""
+  run ${quick} --json "it's.json")
 
 # list --json: one document for programs; -w adds up there too.
 kl_cli_test(list-json 0 "\"name\": \"serial-triad\""

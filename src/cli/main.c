@@ -94,6 +94,13 @@ static const char usage_run[] =
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
     "-q, --no-ceiling and -h take none.\n"
     "\n"
+    "--csv and --json files are opened before any rung runs: a path that\n"
+    "cannot be written (a directory, a missing folder, a full device) is\n"
+    "refused at once with exit 2. They are written, each whole or not at\n"
+    "all, when the run completes (exit 0, or 1: failed checks are results\n"
+    "too); a run stopped by bad input or a device error (exit 2 or 3)\n"
+    "writes none and leaves a file already at the path as it was.\n"
+    "\n"
     "The table: median, min and max time of the timed runs; rate by the\n"
     "workload's cost model (GB/s or GFLOP/s at the median); %ceil, the rate\n"
     "as a percent of the backend's ceiling measured in the same run;\n"
@@ -672,6 +679,7 @@ typedef struct run_command {
   kl_options o;
   list_text workloads, backends, rungs, params;
   const char *csv, *json;
+  char *command_line;
 } run_command;
 
 static int parse_count(const char *text, const char *what, long min,
@@ -827,6 +835,47 @@ static int twice_in_params(const char *list, const char *help) {
   return 0;
 }
 
+/* A shell word as typed: bare where the shell would read it so, else in
+ * single quotes with each quote as '\''. */
+static int needs_quotes(const char *s) {
+  if (!*s) return 1;
+  for (; *s; s++)
+    if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                "0123456789%+,-./:=@_", *s))
+      return 1;
+  return 0;
+}
+
+/* The command line for the results files: "kladder run -w 'a b'". */
+static char *command_line(int argc, char **argv) {
+  const char *name = argv[0] && *argv[0] ? argv[0] : "kladder";
+  const char *slash = strrchr(name, '/');
+  if (slash && slash[1]) name = slash + 1;
+  size_t size = strlen(name) + 1;
+  for (int i = 1; i < argc; i++) {
+    size += 3;
+    for (const char *s = argv[i]; *s; s++) size += *s == '\'' ? 4 : 1;
+  }
+  char *line = malloc(size), *out = line;
+  if (!line) return NULL;
+  out += sprintf(out, "%s", name);
+  for (int i = 1; i < argc; i++) {
+    *out++ = ' ';
+    if (!needs_quotes(argv[i])) {
+      out += sprintf(out, "%s", argv[i]);
+      continue;
+    }
+    *out++ = '\'';
+    for (const char *s = argv[i]; *s; s++) {
+      if (*s == '\'') out += sprintf(out, "'\\''");
+      else *out++ = *s;
+    }
+    *out++ = '\'';
+  }
+  *out = '\0';
+  return line;
+}
+
 /* The options of a run: -1 to go on, else the exit code (0 after --help). */
 static int parse_run(run_command *c, int argc, char **argv) {
   parser ps = {"kladder run --help", run_shorts, run_longs, "wbrp", argc,
@@ -858,34 +907,71 @@ static int parse_run(run_command *c, int argc, char **argv) {
   return -1;
 }
 
+/* Open the results files before the run; write them after a run that
+ * completed, discard them otherwise. */
 static int run_parsed(run_command *c) {
+  kl_output *csv = NULL, *json = NULL;
+  kl_status st = KL_OK;
+  if (c->csv) st = kl_output_open(c->csv, KL_FORMAT_CSV, &csv);
+  if (st == KL_OK && c->json) st = kl_output_open(c->json, KL_FORMAT_JSON,
+                                                  &json);
+  if (st != KL_OK) {
+    if (csv) kl_output_discard(csv);
+    return fail(st);
+  }
+
   kl_report *rep = NULL;
-  kl_status st = kl_run(&c->o, &rep);
-  if (!rep) return fail(st);
-  kl_status wrote = kl_report_print(rep, stdout);
-  fflush(stdout);
-  if (wrote == KL_OK && c->csv) wrote = kl_report_write_csv(rep, c->csv);
-  if (wrote == KL_OK && c->json) wrote = kl_report_write_json(rep, c->json);
+  st = kl_run(&c->o, &rep);
+  const int completed = rep && (st == KL_OK || st == KL_CHECK_FAILED);
+  /* The run's message, before the calls below replace or clear it. */
+  char why[512];
+  snprintf(why, sizeof why, "%s",
+           kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
+  int code = 0;
+  if (rep) {
+    kl_status printed = kl_report_print(rep, stdout);
+    if (fflush(stdout) != 0 && printed == KL_OK) printed = KL_IO;
+    if (printed != KL_OK) code = fail(printed);
+  }
+  if (!completed) {
+    /* Bad input or a device error: nothing is left behind. */
+    if (csv) kl_output_discard(csv);
+    if (json) kl_output_discard(json);
+    kl_report_free(rep);
+    if (code) return code;
+    fprintf(stderr, "kladder: error: %s\n", why);
+    return kl_exit_code(st);
+  }
+  const kl_status run_st = st;
+  kl_status wrote = csv ? kl_output_write(csv, rep) : KL_OK;
+  if (wrote != KL_OK && !code) code = fail(wrote);
+  /* A failed CSV does not cost the JSON of a run that took minutes. */
+  wrote = json ? kl_output_write(json, rep) : KL_OK;
+  if (wrote != KL_OK && !code) code = fail(wrote);
   kl_report_free(rep);
-  if (wrote != KL_OK) return fail(wrote);
-  if (st != KL_OK && st != KL_CHECK_FAILED) return fail(st);
-  if (st == KL_CHECK_FAILED)
+  if (code) return code;
+  if (run_st == KL_CHECK_FAILED)
     fprintf(stderr, "kladder: a check failed (see the table)\n");
-  return kl_exit_code(st);
+  return kl_exit_code(run_st);
 }
 
-/* argv[0] is "run". */
-static int run(int argc, char **argv) {
+/* argv[0] is "run"; full_argc and full_argv the whole command line, for
+ * the results files (getopt_long reorders argv). */
+static int run(int argc, char **argv, int full_argc, char **full_argv) {
   run_command c;
   memset(&c, 0, sizeof c);
   kl_options_init(&c.o);
   c.o.progress = print_progress;
+  c.command_line = command_line(full_argc, full_argv);
+  if (!c.command_line) return out_of_memory();
+  c.o.command_line = c.command_line;
   int code = parse_run(&c, argc, argv);
   if (code < 0) code = run_parsed(&c);
   free(c.workloads.text);
   free(c.backends.text);
   free(c.rungs.text);
   free(c.params.text);
+  free(c.command_line);
   return code;
 }
 
@@ -908,7 +994,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "list") == 0) return list(argc - 1, argv + 1);
-  if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1);
+  if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1, argc, argv);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run",
                    shown(cmd, show));
 }
