@@ -30,6 +30,10 @@ typedef struct kl__instance {
   uint64_t seed;
   double value[KL_MAX_PARAMS]; /* where given */
   uint64_t given;              /* bit i: parameter i was given */
+  /* 1 + the first parameter given twice with different values, 0 none;
+   * the two values. */
+  int conflict;
+  double conflict_values[2];
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */

@@ -98,12 +98,31 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
 
 /* Parameter i is given: the main size also sets n. */
 static void give(const kl_workload *w, kl__instance *in, int i, double v) {
+  /* The same parameter set twice to different values, by -p and by an
+   * alias of it (-n, -s, --op, ...): refused once all are applied. */
+  if ((in->given >> i & 1) && in->value[i] != v && !in->conflict) {
+    in->conflict = i + 1;
+    in->conflict_values[0] = in->value[i];
+    in->conflict_values[1] = v;
+  }
   in->value[i] = v;
   in->given |= 1ull << i;
   if (w->params[i].flags & KL_PARAM_MAIN_SIZE) {
     in->n = (int64_t)v;
     in->n_given = 1;
   }
+}
+
+static kl_status check_conflict(const kl_workload *w, const kl__instance *in) {
+  if (!in->conflict) return KL_OK;
+  const kl_param *p = &w->params[in->conflict - 1];
+  char first[32], second[32];
+  kl_param_text(p, in->conflict_values[0], first, sizeof first);
+  kl_param_text(p, in->conflict_values[1], second, sizeof second);
+  return kl__usage(KL_USAGE, "%s: %s given twice, as %s and as %s (by -p "
+                   "and by an option that sets it: -n, -s, --ld, --alpha, "
+                   "--beta, --scalars, --op or --inputs)", w->name, p->name,
+                   first, second);
 }
 
 /* Apply "NAME=VALUE,..." to an instance. An unknown name is a usage error
@@ -292,6 +311,7 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
     return KL_UNAVAILABLE;
   }
   st = apply_params(w, o->params, named, in, note, note_size);
+  if (st == KL_OK) st = check_conflict(w, in);
   return st == KL_OK ? check_ranges(w, in) : st;
 }
 
@@ -311,7 +331,12 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
                      (long long)pb->n);
   if (pb->n > 0) in->n = pb->n, in->n_given = 1;
   char note[256] = "";
+  if (pb->n > 0) {
+    const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+    if (main >= 0) give(w, in, main, (double)pb->n);
+  }
   kl_status st = apply_params(w, pb->params, 1, in, note, sizeof note);
+  if (st == KL_OK) st = check_conflict(w, in);
   if (st == KL_OK && !in->n_given) in->n = kl__default_size(w, 0);
   return st;
 }

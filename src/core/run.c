@@ -362,6 +362,9 @@ static const char *ceiling_note(const kl_report *rep, const job *jb,
     if (res->t_median < 20e-6)
       return "its runs take under 20 us, where launch and timer overheads "
              "rather than bandwidth set both rates";
+    if (c->kind == KL_CEILING_VENDOR)
+      return "faster than its vendor rung on the same problem: the vendor "
+             "library is the reference to beat, not a hardware bound";
     if (jb->r->backend->host_memory && c->kind == KL_CEILING_RUNG)
       return "a CPU reads every cache line before it writes it "
              "(write-allocate), which the cost models do not count: the "
