@@ -6,8 +6,14 @@
 # checkout or git is absent. Run on every build (the kladder-build-info
 # target); configure_file leaves OUT untouched when its text is the same,
 # so nothing recompiles unless the commit changed.
+# KLADDER_BUILD_COMMIT in the build's environment names the commit where
+# the tree's own .git would not tell it (a copy that carries a stale one).
 set(KL_BUILD_COMMIT "")
-if(GIT_EXECUTABLE AND EXISTS "${SOURCE_DIR}/.git")
+if(DEFINED ENV{KLADDER_BUILD_COMMIT})
+  set(KL_BUILD_COMMIT "$ENV{KLADDER_BUILD_COMMIT}")
+  string(REPLACE "\\" "\\\\" KL_BUILD_COMMIT "${KL_BUILD_COMMIT}")
+  string(REPLACE "\"" "\\\"" KL_BUILD_COMMIT "${KL_BUILD_COMMIT}")
+elseif(GIT_EXECUTABLE AND EXISTS "${SOURCE_DIR}/.git")
   execute_process(
     COMMAND "${GIT_EXECUTABLE}" -C "${SOURCE_DIR}" describe --always --dirty --abbrev=12
     RESULT_VARIABLE rc
