@@ -145,22 +145,14 @@ static const kl_rung *ceiling_rung(const kl_workload *of, const kl_backend *b) {
   return NULL;
 }
 
-/* How many workloads the options select. */
-static size_t selected_workloads(const kl_options *o) {
-  size_t count = 0;
-  for (size_t i = 0; i < kl_workload_count(); i++)
-    count += workload_selected(o, kl_workload_at(i));
-  return count;
-}
-
 /* The jobs of one workload: its selected rungs in ladder order, at the
  * size asked for or its default shrunk to fit them all. In a run of
  * several workloads, one that cannot take the options (a parameter, type
  * or shape it lacks, a size beyond its range or this machine's memory) is
  * skipped with a note, and the others run; alone, it is an error. */
 static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
-                               job_list *selected, kl_report *rep) {
-  const int alone = selected_workloads(o) == 1;
+                               int alone, job_list *selected,
+                               kl_report *rep) {
   kl__instance in;
   kl_status st = kl__instance_from_options(o, w, &in, alone, rep->notes,
                                            sizeof rep->notes);
@@ -193,6 +185,10 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
     st = push_job(selected, jb);
   }
   return st;
+}
+
+static int same_instance(const job *a, const job *b) {
+  return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
 }
 
 /* Whether two jobs of workload w run the same problem: the same size,
@@ -267,9 +263,13 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
                            kl_report *rep) {
   job_list selected = {0};
   kl_status st = KL_OK;
+  size_t workloads = 0;
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    workloads += workload_selected(o, kl_workload_at(i));
   for (size_t i = 0; i < kl_workload_count() && st == KL_OK; i++) {
     const kl_workload *w = kl_workload_at(i);
-    if (workload_selected(o, w)) st = workload_jobs(o, w, &selected, rep);
+    if (workload_selected(o, w))
+      st = workload_jobs(o, w, workloads == 1, &selected, rep);
   }
   trim_notes(rep);
   if (st == KL_OK && selected.count == 0)
@@ -277,53 +277,56 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
              ? kl__usage(KL_UNAVAILABLE, "nothing to run: %s", rep->notes)
              : kl__usage(KL_UNAVAILABLE, "nothing to run: no available rung "
                          "matches the selection");
+  job_list ceilings = {0};
   for (size_t i = 0; i < selected.count && st == KL_OK && !o->skip_ceiling;
        i++) {
     job *s = &selected.items[i];
-    if (measured_beside(s->w)) st = ceiling_for(o, s, jobs, rep, &s->ceiling);
+    if (!measured_beside(s->w)) continue;
+    /* The rungs of one problem on one backend share their ceiling. */
+    size_t k = 0;
+    while (k < i && !(selected.items[k].r->backend == s->r->backend &&
+                      same_instance(&selected.items[k], s)))
+      k++;
+    if (k < i) s->ceiling = selected.items[k].ceiling;
+    else st = ceiling_for(o, s, &ceilings, rep, &s->ceiling);
   }
-  /* A ceiling job that the selection runs anyway is that job: the final
-   * list is the other ceiling jobs, then the selection. */
-  const size_t ceiling_count = jobs->count;
-  ptrdiff_t *final_index = malloc((ceiling_count + 1) * sizeof *final_index);
-  if (!final_index && st == KL_OK)
-    st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  size_t kept_ceilings = 0;
-  for (size_t c = 0; c < ceiling_count && st == KL_OK; c++) {
-    const job *cj = &jobs->items[c];
-    final_index[c] = -1;
-    for (size_t j = 0; j < selected.count && final_index[c] < 0; j++) {
+  /* A ceiling job that the selection runs anyway is that job. The list:
+   * the other ceiling jobs, then the selection; index[c] is ceiling c's
+   * place in it. */
+  ptrdiff_t *index = malloc((ceilings.count + 1) * sizeof *index);
+  if (!index && st == KL_OK) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  size_t own = 0; /* ceiling jobs that stay jobs of their own */
+  for (size_t c = 0; c < ceilings.count && st == KL_OK; c++) {
+    const job *cj = &ceilings.items[c];
+    index[c] = -1;
+    for (size_t j = 0; j < selected.count && index[c] < 0; j++) {
       job *t = &selected.items[j];
       if (t->r == cj->r && same_problem(t->w, &t->in, &cj->in)) {
         t->is_ceiling = 1;
-        final_index[c] = (ptrdiff_t)j; /* made final below */
+        index[c] = (ptrdiff_t)j;
       }
     }
-    if (final_index[c] < 0) final_index[c] = -2 - (ptrdiff_t)kept_ceilings++;
+    own += index[c] < 0;
   }
-  job_list kept = {0};
-  for (size_t c = 0; c < ceiling_count && st == KL_OK; c++) {
-    if (final_index[c] < -1) st = push_job(&kept, jobs->items[c]);
-    final_index[c] = final_index[c] < -1 ? -2 - final_index[c]
-                                         : (ptrdiff_t)kept_ceilings +
-                                               final_index[c];
+  for (size_t c = 0; c < ceilings.count && st == KL_OK; c++) {
+    if (index[c] >= 0) {
+      index[c] += (ptrdiff_t)own;
+    } else {
+      index[c] = (ptrdiff_t)jobs->count;
+      st = push_job(jobs, ceilings.items[c]);
+    }
   }
   for (size_t j = 0; j < selected.count && st == KL_OK; j++) {
     job jb = selected.items[j];
-    if (jb.ceiling >= 0) jb.ceiling = final_index[jb.ceiling];
-    if (jb.is_ceiling) jb.ceiling = -1;
-    st = push_job(&kept, jb);
+    jb.ceiling = jb.is_ceiling || jb.ceiling < 0 ? -1 : index[jb.ceiling];
+    st = push_job(jobs, jb);
   }
-  free(final_index);
+  free(index);
+  free(ceilings.items);
   free(selected.items);
-  free(jobs->items);
-  *jobs = kept;
   return st;
 }
 
-static int same_instance(const job *a, const job *b) {
-  return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
-}
 
 /* The ceiling job to time beside a rung, unless the rung is one. */
 static const job *ceiling_beside(const job_list *jobs, const job *jb) {

@@ -219,13 +219,9 @@ static int holds_at(const kl_workload *w, kl__instance *in, int64_t n,
 
 kl_status kl__size_for_bytes(const kl_workload *w, kl__instance *in,
                              int host_backend, double bytes) {
-  const int64_t most = in->n;
-  if (holds_at(w, in, 1, host_backend, bytes) ||
-      !holds_at(w, in, most, host_backend, bytes)) {
-    in->n = holds_at(w, in, 1, host_backend, bytes) ? 1 : most;
-    return KL_OK;
-  }
-  int64_t lo = 1, hi = most; /* lo does not hold the bytes, hi does */
+  /* lo does not hold the bytes (0 by convention); hi does, or is the most
+   * allowed. */
+  int64_t lo = 0, hi = in->n;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
     if (holds_at(w, in, mid, host_backend, bytes)) hi = mid;
