@@ -455,11 +455,13 @@ static kl_status output_write(kl_output *o, const kl_report *rep) {
     for (size_t i = 0; i < rep->count; i++) csv_row(o->f, rep, &rep->results[i]);
   else
     json_body(o->f, rep);
-  int bad = fflush(o->f) != 0 || ferror(o->f);
-  int err = errno;
-  bad |= fclose(o->f) != 0;
+  /* errno of the step that failed, whichever it was. */
+  int err = 0;
+  if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
+  if (fclose(o->f) != 0 && !err) err = errno;
   o->f = NULL;
-  if (!bad && o->temp && rename(o->temp, o->path) != 0) bad = 1, err = errno;
+  if (!err && o->temp && rename(o->temp, o->path) != 0) err = errno;
+  const int bad = err != 0;
   if (!bad && o->temp) {
     free(o->temp);
     o->temp = NULL;
