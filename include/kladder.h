@@ -57,7 +57,9 @@ const char *kl_last_error(void);
   X(F64, "f64", 8)                                                            \
   X(I32, "i32", 4)                                                            \
   X(I64, "i64", 8)                                                            \
-  X(U8, "u8", 1)
+  X(U8, "u8", 1)                                                              \
+  X(U32, "u32", 4)                                                            \
+  X(U64, "u64", 8)
 
 typedef enum kl_type {
   KL_TYPE_DEFAULT = -1, /* the workload's default type */

@@ -30,6 +30,10 @@ static void test_names_and_codes(void) {
   EXPECT(kl_type_parse("f64", &t) == KL_OK && t == KL_F64);
   EXPECT(kl_type_parse("double", &t) == KL_USAGE);
   EXPECT(kl_type_size(KL_F32) == 4 && kl_type_size(KL_U8) == 1);
+  EXPECT(kl_type_parse("u32", &t) == KL_OK && t == KL_U32 &&
+         kl_type_size(t) == 4);
+  EXPECT(kl_type_parse("u64", &t) == KL_OK && t == KL_U64 &&
+         kl_type_size(t) == 8 && strcmp(kl_type_name(t), "u64") == 0);
   EXPECT(kl_exit_code(KL_OK) == 0);
   EXPECT(kl_exit_code(KL_CHECK_FAILED) == 1);
   EXPECT(kl_exit_code(KL_USAGE) == 2 && kl_exit_code(KL_TOO_LARGE) == 2);

@@ -28,6 +28,8 @@ static void spoil(void *buf, kl_type t, int64_t i) {
   case KL_I32: ((int32_t *)buf)[i] += 1; break;
   case KL_I64: ((int64_t *)buf)[i] += 1; break;
   case KL_U8: ((uint8_t *)buf)[i] += 1; break;
+  case KL_U32: ((uint32_t *)buf)[i] += 1; break;
+  case KL_U64: ((uint64_t *)buf)[i] += 1; break;
   default: break;
   }
 }

@@ -58,7 +58,7 @@ static const char usage_run[] =
     "                           G (powers of 1024). Default: each workload's,\n"
     "                           shrunk to fit memory (the output says so)\n"
     "  -t, --type T             element type, where the workload has several:\n"
-    "                           f32, f64, i32, i64, u8\n"
+    "                           f32, f64, i32, i64, u8, u32, u64\n"
     "  -o, --op OP              the operation, where the workload has one\n"
     "                           (reduce: sum, min, max); -p op=OP\n"
     "      --inputs PATTERN     the input pattern, where the workload has one\n"

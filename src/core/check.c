@@ -21,6 +21,8 @@ long double kl__element(kl_type t, const void *buf, int64_t i) {
   case KL_I32: return ((const int32_t *)buf)[i];
   case KL_I64: return ((const int64_t *)buf)[i];
   case KL_U8: return ((const uint8_t *)buf)[i];
+  case KL_U32: return ((const uint32_t *)buf)[i];
+  case KL_U64: return ((const uint64_t *)buf)[i];
   default: return NAN;
   }
 }

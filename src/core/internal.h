@@ -54,7 +54,8 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
  * fails, a NaN where the reference is a number and an infinite tolerance
  * (which bounds nothing) among them. The verdict gathers the count, the
  * first bad index, the worst error over tolerance and the largest absolute
- * error. long double holds every int64 exactly. */
+ * error. long double holds every int64 and uint64 exactly (x86's 64-bit
+ * significand; counts below 2^53 are exact in any case). */
 typedef struct kl_element {
   long double got, want;
   double tol;
@@ -184,6 +185,8 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
       KL_TYPE_CASE(KL_I32, int32_t, T, __VA_ARGS__)                           \
       KL_TYPE_CASE(KL_I64, int64_t, T, __VA_ARGS__)                           \
       KL_TYPE_CASE(KL_U8, uint8_t, T, __VA_ARGS__)                            \
+      KL_TYPE_CASE(KL_U32, uint32_t, T, __VA_ARGS__)                          \
+      KL_TYPE_CASE(KL_U64, uint64_t, T, __VA_ARGS__)                          \
     default: { otherwise; } break;                                            \
     }                                                                         \
   } while (0)

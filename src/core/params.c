@@ -322,7 +322,7 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   in->type = pb->type == KL_TYPE_DEFAULT ? w->default_type : pb->type;
   if ((int)in->type < 0 || in->type >= KL_TYPE_COUNT)
     return kl__usage(KL_USAGE, "%s: %d is not a kl_type value (KL_F32 .. "
-                     "KL_U8, or KL_TYPE_DEFAULT)", w->name, (int)pb->type);
+                     "KL_U64, or KL_TYPE_DEFAULT)", w->name, (int)pb->type);
   if (!(w->types & KL_TYPE_BIT(in->type)))
     return kl__usage(KL_USAGE, "%s has no type %s", w->name,
                      kl_type_name(in->type));

@@ -14,39 +14,28 @@ double kl__uniform(uint64_t seed, uint64_t stream, uint64_t i) {
   return (double)(kl__hash(seed, stream, i) >> 11) * 0x1.0p-53;
 }
 
+/* Values lo + (hi - lo) * u, converted to the element type (integers
+ * truncate toward zero, so the caller keeps lo and hi within the type). */
+#define FILL_SPAN(T)                                                          \
+  do {                                                                        \
+    T *x = dst;                                                               \
+    _Pragma("omp parallel for schedule(static)")                              \
+    for (int64_t i = 0; i < n; i++)                                           \
+      x[i] = (T)(lo + span * kl__uniform(seed, stream, (uint64_t)i));         \
+  } while (0)
+
 void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
                       uint64_t stream, double lo, double hi) {
   double span = hi - lo;
   switch (t) {
-  case KL_F32: {
-    float *x = dst;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = (float)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
-    break;
-  }
-  case KL_F64: {
-    double *x = dst;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = lo + span * kl__uniform(seed, stream, (uint64_t)i);
-    break;
-  }
-  case KL_I32: {
-    int32_t *x = dst;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = (int32_t)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
-    break;
-  }
-  case KL_I64: {
-    int64_t *x = dst;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; i++)
-      x[i] = (int64_t)(lo + span * kl__uniform(seed, stream, (uint64_t)i));
-    break;
-  }
+  case KL_F32: FILL_SPAN(float); break;
+  case KL_F64: FILL_SPAN(double); break;
+  case KL_I32: FILL_SPAN(int32_t); break;
+  case KL_I64: FILL_SPAN(int64_t); break;
+  case KL_U32: FILL_SPAN(uint32_t); break;
+  case KL_U64: FILL_SPAN(uint64_t); break;
   case KL_U8: {
+    /* Every byte value, uniform, whatever lo and hi. */
     uint8_t *x = dst;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++)

@@ -533,7 +533,7 @@ static kl_status run_all(const kl_options *opt, kl_report **out) {
   if (o.n < 0)
     return kl__usage(KL_USAGE, "size %lld is negative", (long long)o.n);
   if (o.type != KL_TYPE_DEFAULT && ((int)o.type < 0 || o.type >= KL_TYPE_COUNT))
-    return kl__usage(KL_USAGE, "%d is not a kl_type value (KL_F32 .. KL_U8, "
+    return kl__usage(KL_USAGE, "%d is not a kl_type value (KL_F32 .. KL_U64, "
                      "or KL_TYPE_DEFAULT)", (int)o.type);
   st = each_name(o.workloads, "workload", check_workload_name, NULL);
   if (st == KL_OK)

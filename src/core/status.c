@@ -106,8 +106,14 @@ static kl_status parse_type(const char *name, kl_type *out) {
       return KL_OK;
     }
   }
-  return kl__usage(KL_USAGE, "unknown type " KL_Q "; valid: f32, f64, i32, i64, u8",
-                   KL_CLIP(name));
+  char valid[128] = "";
+  for (int t = 0; t < KL_TYPE_COUNT; t++) {
+    size_t used = strlen(valid);
+    snprintf(valid + used, sizeof valid - used, "%s%s", t ? ", " : "",
+             type_names[t]);
+  }
+  return kl__usage(KL_USAGE, "unknown type " KL_Q "; valid: %s",
+                   KL_CLIP(name), valid);
 }
 
 kl_status kl_type_parse(const char *name, kl_type *out) {
