@@ -171,6 +171,19 @@ typedef struct kl_plan {
    * what it derives. */
   double value[KL_MAX_PARAMS];
   uint64_t given;
+  /* A problem whose input does not fit in memory at once (a histogram of a
+   * file larger than memory) runs in chunks: the harness runs the rung once
+   * per chunk, chunk = 0 .. chunk_count - 1, with that chunk's inputs loaded
+   * first (untimed) and chunk_n main-size elements in it. Chunks hold
+   * ceil(n / chunk_count) elements each, the last one the rest: chunk k
+   * starts at element k * ceil(n / chunk_count). A run's time is the sum
+   * of its chunks' times; its outputs accumulate over them (a rung
+   * overwrites them on chunk 0 and adds to them on later chunks), and the
+   * check sees them after the last chunk. Where the input fits (every
+   * workload, and histogram whenever its input fits), chunk_count is 1,
+   * chunk 0 and chunk_n n. plan() finds chunk = 0 and chunk_n =
+   * ceil(n / chunk_count): what its inputs' buffers must hold. */
+  int64_t chunk_count, chunk, chunk_n;
   int buffer_count;
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   /* Constants of the problem that plan() derives (map: a, b, c). */
@@ -371,7 +384,9 @@ typedef struct kl_workload {
    * for a combination it does not offer. The buffers are the footprint the
    * harness sizes by. */
   kl_status (*plan)(kl_plan *p);
-  /* Fresh random inputs into the host buffers (inputs only). */
+  /* Fresh random inputs into the host buffers (inputs only): those of
+   * chunk p->chunk, p->chunk_n main-size elements, where the plan has
+   * several chunks. */
   void (*init)(const kl_plan *p, void *const *host);
   /* Optional: fresh random inputs made in the backend's buffers, for sizes
    * where the host would be slow. KL_UNAVAILABLE: use init() instead. */

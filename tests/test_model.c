@@ -131,6 +131,115 @@ static const kl_workload toy = {
     .plan = plan, .init = init, .check = check, .cost = cost,
     .rungs = rungs, .rung_count = 2};
 
+/* ---- chunks: a sum over a problem run in chunks -------------------------
+ * x[i] = i + 1 over the whole problem, its chunks made one at a time; the
+ * rung sums its chunk into the result, overwriting it on chunk 0. Past a
+ * short last chunk the buffer holds poison that a rung must not read. */
+enum { C_X, C_SUM };
+enum { C_P_N, C_P_CHUNKS };
+static int64_t chunk_runs, chunk_inputs_wrong;
+
+static kl_status chunked_plan(kl_plan *p) {
+  p->chunk_count = (int64_t)p->value[C_P_CHUNKS];
+  if (p->chunk_count > p->n) p->chunk_count = p->n;
+  p->buffer_count = 2;
+  p->buffers[C_X] = (kl_buffer_spec){"x", KL_I64, kl__chunk_size(p), KL_IN,
+                                     KL_MEM_DEVICE, 0};
+  p->buffers[C_SUM] =
+      (kl_buffer_spec){"sum", KL_I64, 1, KL_OUT, KL_MEM_DEVICE, 0};
+  return KL_OK;
+}
+
+static void chunked_init(const kl_plan *p, void *const *host) {
+  int64_t *x = host[C_X];
+  for (int64_t i = 0; i < p->buffers[C_X].count; i++)
+    x[i] = i < p->chunk_n ? kl__chunk_start(p) + i + 1 : -1000000;
+}
+
+static kl_status chunked_run(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  const int64_t *x = a->buffers[C_X];
+  int64_t *sum = a->buffers[C_SUM], s = 0;
+  chunk_inputs_wrong += x[0] != kl__chunk_start(p) + 1;
+  for (int64_t i = 0; i < p->chunk_n; i++) s += x[i];
+  *sum = p->chunk == 0 ? s : *sum + s;
+  chunk_runs++;
+  return KL_OK;
+}
+
+static void chunked_element(const void *ctx, int64_t i, kl_element *e) {
+  const kl_plan *p = ((const void *const *)ctx)[0];
+  (void)i;
+  e->got = *(const int64_t *)((const void *const *)ctx)[1];
+  /* The check sees the outputs after the last chunk. */
+  e->want = p->chunk == p->chunk_count - 1 ? p->n * (p->n + 1) / 2 : -1;
+  e->tol = 0;
+}
+
+static void chunked_check(const kl_plan *p, const kl_rung *r, void *const *in,
+                          void *const *out, kl_verdict *v) {
+  (void)r, (void)in;
+  const void *ctx[2] = {p, out[C_SUM]};
+  kl__check_elements(1, chunked_element, ctx, v);
+}
+
+static void chunked_cost(const kl_plan *p, const kl_rung *r,
+                         const double *counts, kl_cost *c) {
+  (void)r, (void)counts;
+  c->bytes = 8.0 * (double)p->n;
+  c->flops = c->items = (double)p->n;
+}
+
+static kl_rung chunked_rungs[2];
+static const kl_param chunked_params[] = {
+    [C_P_N] = {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
+               .help = "elements", .default_value = 1000, .min = 1,
+               .max = 0x1p40, .step = 1},
+    [C_P_CHUNKS] = {.name = "chunks", .kind = KL_PARAM_INT,
+                    .help = "chunks a run makes", .default_value = 1,
+                    .min = 1, .max = 64},
+};
+
+static const kl_workload chunked = {
+    .name = "chunked", .summary = "a sum in chunks", .tolerance = "exact",
+    .source = "tests/test_model.c", .metric = KL_METRIC_GBS, .unit = "GB/s",
+    .types = KL_TYPE_BIT(KL_I64), .default_type = KL_I64,
+    .params = chunked_params, .param_count = 2,
+    .plan = chunked_plan, .init = chunked_init, .check = chunked_check,
+    .cost = chunked_cost, .rungs = chunked_rungs, .rung_count = 2};
+
+static void test_chunks(const kl_backend *serial) {
+  chunked_rungs[0] = (kl_rung){.name = "sum", .backend = serial,
+                               .summary = "sums its chunk", .run = chunked_run};
+  chunked_rungs[1] = (kl_rung){.name = "own-loop", .backend = serial,
+                               .summary = "owns its loop",
+                               .run_reps = own_loop};
+  kl_result res;
+  /* 1000 in chunks of 334, 334 and 332; 10 asked in 6 chunks is 5 of 2
+   * (ceil(10/6) = 2 elements each, and no chunk is empty). */
+  const struct {
+    const char *params;
+    int64_t chunks;
+  } cases[] = {{"n=1000,chunks=3", 3}, {"n=1000,chunks=1", 1},
+               {"n=7,chunks=7", 7}, {"n=2,chunks=5", 2},
+               {"n=10,chunks=6", 5}, {"n=1000003,chunks=64", 64}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    kl_problem pb = {.type = KL_TYPE_DEFAULT, .params = cases[c].params,
+                     .seed = 1};
+    chunk_runs = chunk_inputs_wrong = 0;
+    EXPECT(kl_run_rung(&chunked, &chunked_rungs[0], &pb, 4, 2, &res) ==
+           KL_OK);
+    EXPECT(res.check == KL_CHECK_PASS && res.plan.chunk_count == cases[c].chunks);
+    /* checked, warm-up, timed: each over every chunk */
+    EXPECT(chunk_runs == (1 + 2 + 4) * cases[c].chunks);
+    EXPECT(chunk_inputs_wrong == 0 && res.t_min > 0);
+  }
+  /* A rung that owns its loop cannot be run chunk by chunk. */
+  kl_problem pb = {.type = KL_TYPE_DEFAULT, .params = "chunks=2", .seed = 1};
+  EXPECT(kl_run_rung(&chunked, &chunked_rungs[1], &pb, 1, 0, &res) ==
+         KL_UNAVAILABLE && strstr(res.error, "cannot run a problem in 2 chunks"));
+}
+
 int main(void) {
   const kl_backend *serial = kl_backend_find("serial");
   rungs[0] = (kl_rung){.name = "harness-loop", .backend = serial,
@@ -180,6 +289,7 @@ int main(void) {
   EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_USAGE);
   bad.params = "scratch=1024G";
   EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_TOO_LARGE);
+  test_chunks(serial);
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

@@ -39,10 +39,22 @@ void kl__buffers_release(const kl_plan *p, kl_context *ctx,
   memset(bufs, 0, sizeof *bufs);
 }
 
+/* Where the inputs were made in host memory, put them where the rung
+ * reads them: uploaded to a device buffer, or, for an INOUT buffer in
+ * host memory, kept in its host copy for the check. */
+static kl_status place_input(const kl_plan *p, kl_context *ctx,
+                             const kl__buffers *bufs, int i, size_t bytes) {
+  const kl_buffer_spec *s = &p->buffers[i];
+  if (!in_host_memory(p, ctx, i))
+    return ctx->backend->copy(ctx, 0, bufs->dev[i], bufs->in[i], bytes);
+  if (s->role == KL_INOUT)
+    return kl__host_copy(ctx, 0, bufs->in[i], bufs->dev[i], bytes);
+  return KL_OK;
+}
+
 kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
                               kl_context *ctx, kl__buffers *bufs) {
   const kl_backend *b = ctx->backend;
-  void *fill[KL_MAX_BUFFERS] = {0};
   size_t bytes[KL_MAX_BUFFERS] = {0};
   memset(bufs, 0, sizeof *bufs);
   for (int i = 0; i < p->buffer_count; i++) {
@@ -53,7 +65,7 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     if (s->flags & KL_BUFFER_SCRATCH) continue;
     if (in_host_memory(p, ctx, i)) {
       /* Checked in place; an INOUT buffer also keeps its input. */
-      fill[i] = bufs->in[i] = bufs->out[i] = bufs->dev[i];
+      bufs->fill[i] = bufs->in[i] = bufs->out[i] = bufs->dev[i];
       if (s->role == KL_INOUT && !(bufs->in[i] = host_copy(bufs, bytes[i])))
         return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
                        bytes[i]);
@@ -64,13 +76,13 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
       if (s->role != KL_IN && !(bufs->out[i] = host_copy(bufs, bytes[i])))
         return KL_FAIL(KL_NO_MEMORY, "host allocation of %zu bytes failed",
                        bytes[i]);
-      fill[i] = bufs->in[i];
+      bufs->fill[i] = bufs->in[i];
     }
   }
   /* Large inputs may be made on the device; the checker then gets them
-   * downloaded. */
+   * downloaded. A plan of several chunks loads each chunk's in turn. */
   kl_status made = KL_UNAVAILABLE;
-  if (!b->host_memory && w->init_device) {
+  if (!b->host_memory && w->init_device && p->chunk_count == 1) {
     kl_args args;
     memset(&args, 0, sizeof args);
     args.plan = p;
@@ -80,10 +92,9 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     made = w->init_device(&args);
     if (made != KL_OK && made != KL_UNAVAILABLE) return made;
   }
-  if (made != KL_OK) w->init(p, fill);
+  if (made != KL_OK) w->init(p, bufs->fill);
   for (int i = 0; i < p->buffer_count; i++) {
     const kl_buffer_spec *s = &p->buffers[i];
-    const int host = in_host_memory(p, ctx, i);
     kl_status st = KL_OK;
     if (s->flags & KL_BUFFER_SCRATCH)
       st = b->fill_bytes(ctx, s->placement, bufs->dev[i],
@@ -94,13 +105,29 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     }
     else if (s->role == KL_OUT) /* NaN, -1, 255 */
       st = b->fill_bytes(ctx, s->placement, bufs->dev[i], 0xFF, bytes[i]);
-    else if (!host)
-      st = b->copy(ctx, 0, bufs->dev[i], bufs->in[i], bytes[i]);
-    else if (s->role == KL_INOUT)
-      st = kl__host_copy(ctx, 0, bufs->in[i], bufs->dev[i], bytes[i]);
+    else
+      st = place_input(p, ctx, bufs, i, bytes[i]);
     if (st != KL_OK) return st;
   }
   return b->sync(ctx);
+}
+
+kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
+                                 kl_context *ctx, const kl__buffers *bufs,
+                                 int64_t chunk) {
+  const int64_t size = kl__chunk_size(p);
+  p->chunk = chunk;
+  p->chunk_n = p->n - chunk * size < size ? p->n - chunk * size : size;
+  w->init(p, bufs->fill);
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (s->role == KL_OUT || (s->flags & KL_BUFFER_SCRATCH)) continue;
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st == KL_OK) st = place_input(p, ctx, bufs, i, bytes);
+    if (st != KL_OK) return st;
+  }
+  return ctx->backend->sync(ctx);
 }
 
 kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,

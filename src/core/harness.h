@@ -99,6 +99,7 @@ typedef struct kl__buffers {
   void *dev[KL_MAX_BUFFERS];
   void *in[KL_MAX_BUFFERS];
   void *out[KL_MAX_BUFFERS];
+  void *fill[KL_MAX_BUFFERS]; /* where the inputs are made, in host memory */
   void *owned[2 * KL_MAX_BUFFERS]; /* host copies to free */
   int owned_count;
 } kl__buffers;
@@ -107,6 +108,11 @@ typedef struct kl__buffers {
  * and scratch (zero where asked). */
 kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
                               kl_context *ctx, kl__buffers *bufs);
+/* Make chunk `chunk` of a plan of several the current one (p->chunk,
+ * p->chunk_n) and load its inputs where the rung reads them. */
+kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
+                                 kl_context *ctx, const kl__buffers *bufs,
+                                 int64_t chunk);
 kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,
                                kl__buffers *bufs);
 /* Put the restored INOUT buffers back to their inputs. */

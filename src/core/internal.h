@@ -70,6 +70,15 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
 long double kl__element(kl_type t, const void *buf, int64_t i);
 
 /* ---- plans ------------------------------------------------------------- */
+/* The main-size elements of a plan's chunks but the last (all of them in
+ * a plan of one chunk), and the first element of its current chunk. */
+static inline int64_t kl__chunk_size(const kl_plan *p) {
+  return p->chunk_count > 1 ? (p->n + p->chunk_count - 1) / p->chunk_count
+                            : p->n;
+}
+static inline int64_t kl__chunk_start(const kl_plan *p) {
+  return p->chunk * kl__chunk_size(p);
+}
 /* Declare buffer `index` of a plan as a rung's scratch (KL_BUFFER_SCRATCH,
  * plus KL_BUFFER_ZEROED where it must start at zero) and extend the
  * plan's buffer count to cover it. KL_USAGE past KL_MAX_BUFFERS. */

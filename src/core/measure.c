@@ -91,6 +91,10 @@ static kl_status prepare(prepared *pr, const kl_workload *w, const kl_rung *r,
   pr->r = r;
   pr->ctx = ctx;
   kl_status st = kl__plan_make(w, r, in, ctx->backend->host_memory, &pr->plan);
+  if (st == KL_OK && pr->plan.chunk_count > 1 && !r->run)
+    st = kl__usage(KL_UNAVAILABLE, "%s %s owns its repetition loop, which "
+                   "cannot run a problem in %lld chunks", w->name, r->name,
+                   (long long)pr->plan.chunk_count);
   if (st == KL_OK) st = kl__check_fits(w, &pr->plan, ctx->backend);
   if (st == KL_OK) st = kl__buffers_prepare(w, &pr->plan, ctx, &pr->bufs);
   if (st != KL_OK) return st;
@@ -118,6 +122,31 @@ typedef struct series {
   double *phase_seconds; /* [reps * KL_MAX_PHASES] */
 } series;
 
+/* One run of a rung that the harness times: once, or once per chunk with
+ * each chunk's inputs loaded first (but chunk 0's the first time: the
+ * upload loaded them), outside the timed region. With
+ * `seconds`, the run's time between the context's events, summed over the
+ * chunks. */
+static kl_status run_chunks(prepared *pr, double *seconds) {
+  kl_context *ctx = pr->ctx;
+  const kl_backend *b = ctx->backend;
+  const int64_t chunks = pr->plan.chunk_count;
+  kl_status st = KL_OK;
+  if (seconds) *seconds = 0;
+  for (int64_t k = 0; k < chunks && st == KL_OK; k++) {
+    double t = 0;
+    /* The plan's current chunk is the one whose inputs are loaded. */
+    if (pr->plan.chunk != k)
+      st = kl__buffers_load_chunk(pr->w, &pr->plan, ctx, &pr->bufs, k);
+    if (st == KL_OK && seconds) st = b->record(ctx, 0, 0);
+    if (st == KL_OK) st = pr->r->run(&pr->args);
+    if (st == KL_OK && seconds) st = b->record(ctx, 1, 0);
+    if (st == KL_OK && seconds) st = b->elapsed(ctx, 0, 1, &t);
+    if (seconds) *seconds += t;
+  }
+  return st;
+}
+
 /* reps repetitions after warmup ones: the harness's loop, each one
  * timed with the context's events after a reset, or the rung's own. */
 static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
@@ -134,15 +163,12 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
   }
   for (int i = 0; i < warmup && st == KL_OK; i++) {
     st = reset(&pr->args);
-    if (st == KL_OK) st = r->run(&pr->args);
+    if (st == KL_OK) st = run_chunks(pr, NULL);
   }
   if (st == KL_OK) st = b->sync(ctx);
   for (int i = 0; i < reps && st == KL_OK; i++) {
     st = reset(&pr->args);
-    if (st == KL_OK) st = b->record(ctx, 0, 0);
-    if (st == KL_OK) st = r->run(&pr->args);
-    if (st == KL_OK) st = b->record(ctx, 1, 0);
-    if (st == KL_OK) st = b->elapsed(ctx, 0, 1, &s->seconds[i]);
+    if (st == KL_OK) st = run_chunks(pr, &s->seconds[i]);
   }
   return st;
 }
@@ -186,7 +212,7 @@ static void fit_runs(double max_seconds, double one_run, int *reps,
 /* The checked run: one repetition, the rung's own loop or not. */
 static kl_status checked_run(prepared *pr, series *s) {
   if (pr->r->run) {
-    kl_status st = pr->r->run(&pr->args);
+    kl_status st = run_chunks(pr, NULL);
     return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
   }
   kl_reps once = {1, s->seconds, s->phase_seconds};

@@ -375,7 +375,18 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
     else if (host_backend && q->host_default > 0) p->value[i] = q->host_default;
     else p->value[i] = q->default_value;
   }
+  /* One chunk: the whole problem. */
+  p->chunk_count = 1;
+  p->chunk_n = p->n;
   kl_status st = w->plan(p);
+  if (st == KL_OK && (p->chunk_count < 1 || p->chunk_count > p->n))
+    st = KL_FAIL(KL_USAGE, "%s: %lld chunks for n = %lld", w->name,
+                 (long long)p->chunk_count, (long long)p->n);
+  /* As many chunks as their size needs: none is empty (10 elements in 6
+   * chunks are 5 chunks of 2). */
+  p->chunk = 0;
+  p->chunk_n = kl__chunk_size(p);
+  if (st == KL_OK) p->chunk_count = (p->n + p->chunk_n - 1) / p->chunk_n;
   if (st == KL_OK && r && r->scratch) st = r->scratch(p);
   return st;
 }
