@@ -24,6 +24,9 @@
 #          rungs thousands of times slower, only the rungs that split
 #          (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
 #          dimensions and beta 0.5, both types;
+#   histogram  test_rungs over histogram's own problems: every pattern
+#          (random, all-same on 0 and on 255, skewed) at 1 to 1000003
+#          bytes, every rung;
 #   cli    the command line of the issue that found the overread.
 # The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
@@ -61,6 +64,7 @@ declare -A job=(
   [split-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
+  [histogram]="$t/test_rungs --workloads histogram cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
@@ -68,7 +72,7 @@ shapes=(1x1x1 7x5x3 67x45x33 129x257x65)
 for s in "${shapes[@]}" 1541x1415x133; do job[gemm-$s]="$t/test_gemm cuda $s"; done
 plan=()
 for tool in memcheck initcheck synccheck racecheck; do
-  for name in rungs-small rungs-large cli "${shapes[@]/#/gemm-}"; do
+  for name in rungs-small rungs-large histogram cli "${shapes[@]/#/gemm-}"; do
     plan+=("$tool $name")
   done
   if [ $tool = racecheck ]; then

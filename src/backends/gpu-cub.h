@@ -10,6 +10,7 @@
 #if defined(KL_HAVE_HIP)
 #include "vendors/hip.h"
 #else
+#include <cub/device/device_histogram.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>

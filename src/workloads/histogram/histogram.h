@@ -1,0 +1,65 @@
+/* histogram: counts of the 256 byte values of a byte stream (seed 001).
+ * Counts are uint32 below 2^32 bytes and uint64 from 2^32 on, so that no
+ * count can wrap. The check is exact: every count against a serial count
+ * of the same bytes, and the counts add up to n.
+ * Cost model: every byte read once (n bytes); the 256 counts are
+ * negligible. One increment per byte (items = n). */
+#ifndef KL_HISTOGRAM_H
+#define KL_HISTOGRAM_H
+
+#include "../../core/internal.h"
+
+#define HIST_BINS 256
+
+/* The plan's buffers: the bytes and the counts, then the rungs' scratch
+ * (CUB's temporary storage and its own counts, where it cannot write
+ * into the output directly). */
+enum { HIST_DATA, HIST_COUNTS, HIST_CUB_TEMP, HIST_CUB_COUNTS };
+/* The parameters, in the workload's order. */
+enum { HIST_P_N, HIST_P_INPUTS, HIST_P_VALUE };
+#define HIST_INPUTS(p) ((int)(p)->value[HIST_P_INPUTS])
+enum { HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED };
+
+/* What a rung counts in one run: the bytes of the current chunk (the
+ * whole input unless it is a file larger than memory, run chunk by
+ * chunk); on chunks after the first it adds to the counts instead of
+ * overwriting them. */
+#define HIST_LENGTH(p) ((p)->chunk_n)
+#define HIST_ACCUMULATE(p) ((p)->chunk > 0)
+/* Counts are 64-bit from this many bytes on. */
+#define HIST_WIDE_FROM (INT64_C(1) << 32)
+static inline kl_type kl__histogram_count_type(int64_t n) {
+  return n >= HIST_WIDE_FROM ? KL_U64 : KL_U32;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+kl_status kl__histogram_omp_atomic(const kl_args *a);
+kl_status kl__histogram_omp_interleaved(const kl_args *a);
+kl_status kl__histogram_omp_blocks(const kl_args *a);
+
+/* The CUDA ladder, in order (histogram-cuda.cu). */
+#define HIST_GPU_RUNGS(X)                                                     \
+  X(global_atomic)                                                            \
+  X(four_per_thread)                                                          \
+  X(shared)                                                                   \
+  X(fat_interleaved)                                                          \
+  X(fat_contiguous)                                                           \
+  X(vec16)                                                                    \
+  X(warp_private)                                                             \
+  X(best)
+#define HIST_DECLARE(name) kl_status kl__histogram_gpu_##name(const kl_args *a);
+HIST_GPU_RUNGS(HIST_DECLARE)
+#undef HIST_DECLARE
+kl_status kl__histogram_gpu_setup(kl_args *a);
+/* Thread-block clusters with distributed shared memory
+ * (histogram-cluster-nvidia.cu) and CUB (histogram-cub.cu). */
+kl_status kl__histogram_gpu_cluster(const kl_args *a);
+kl_status kl__histogram_gpu_cub(const kl_args *a);
+kl_status kl__histogram_gpu_cub_scratch(kl_plan *p);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
