@@ -306,6 +306,7 @@ static void test_reduce_nan(void) {
 #define I32 KL_TYPE_BIT(KL_I32)
 #define F32 KL_TYPE_BIT(KL_F32)
 #define F64 KL_TYPE_BIT(KL_F64)
+#define U8 KL_TYPE_BIT(KL_U8)
 static const struct {
   const char *workload, *backend;
   unsigned types; /* KL_TYPE_BIT set */
@@ -317,6 +318,9 @@ static const struct {
     {"reduce", "serial", I32 | F32 | F64, "serial"},
     {"reduce", "openmp", I32 | F32 | F64, "openmp-partials"},
     {"reduce", "cuda", I32 | F32 | F64, "cuda-best"},
+    {"histogram", "serial", U8, "serial"},
+    {"histogram", "openmp", U8, "openmp-blocks"},
+    {"histogram", "cuda", U8, "cuda-best"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},
     {"integrate", "cuda", F32 | F64, "cuda-best"},
@@ -329,6 +333,7 @@ static const struct {
 #undef I32
 #undef F32
 #undef F64
+#undef U8
 
 /* A backend of the table by name; "cuda" is the GPU backend of any build. */
 static const kl_backend *table_backend(const char *name) {

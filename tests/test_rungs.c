@@ -10,6 +10,8 @@
  * --random-only: every type and operation, default inputs only (the
  * memory a rung touches does not depend on the values: the sanitizer runs).
  * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
+ * A test problem whose parameters set the operation or the input pattern
+ * itself runs with those alone (histogram: all-same on bins 0 and 255).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
  * a NaN or infinity pattern for int32) is skipped as not applicable.
  * Exit 0 when all pass, 1 on any failure, 77 (skipped) when the backend is
@@ -50,6 +52,18 @@ static int listed(const char *list, const char *name) {
     const size_t item = end ? (size_t)(end - p) : strlen(p);
     if (item == len && strncmp(p, name, len) == 0) return 1;
     p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
+/* Whether the -p text of a test problem sets parameter `name` itself
+ * (histogram's all-same on bin 0): then it is not gone through. */
+static int sets(const char *params, const char *name) {
+  const size_t len = strlen(name);
+  for (const char *p = params; p && *p;) {
+    if (strncmp(p, name, len) == 0 && p[len] == '=') return 1;
+    p = strchr(p, ',');
+    p = p ? p + 1 : NULL;
   }
   return 0;
 }
@@ -133,12 +147,14 @@ int main(int argc, char **argv) {
     if (only && !listed(only, wl->name)) continue;
     const kl_test_problem *problems =
         given_count ? given : big ? wl->big_tests : wl->tests;
-    const kl_param *op, *inputs;
-    const int ops = choices_of(wl, KL_PARAM_OP, !quick, &op);
-    const int patterns =
-        choices_of(wl, KL_PARAM_INPUTS, !quick && !random_only, &inputs);
     for (const kl_test_problem *tp = problems; tp && (tp->params || tp->n);
          tp++) {
+      const kl_param *op, *inputs;
+      int ops = choices_of(wl, KL_PARAM_OP, !quick, &op);
+      int patterns =
+          choices_of(wl, KL_PARAM_INPUTS, !quick && !random_only, &inputs);
+      if (op && sets(tp->params, op->name)) ops = 1, op = NULL;
+      if (inputs && sets(tp->params, inputs->name)) patterns = 1, inputs = NULL;
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (rung->backend != b || (!rung->run && !rung->run_reps)) continue;

@@ -1,0 +1,286 @@
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram-host.h"
+
+/* In the order of histogram.h's HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED. */
+static const char *const patterns[] = {"random", "all-same", "skewed", NULL};
+
+/* The random streams of the inputs: the bytes, and the all-same value
+ * where it is not given. */
+enum { STREAM_BYTES = HIST_DATA, STREAM_VALUE = 40 };
+
+static kl_status plan(kl_plan *p) {
+  if (!(p->given >> HIST_P_VALUE & 1))
+    p->value[HIST_P_VALUE] =
+        (double)(kl__hash(p->seed, STREAM_VALUE, 0) % HIST_BINS);
+  p->buffer_count = 2;
+  p->buffers[HIST_DATA] = (kl_buffer_spec){"data", KL_U8, HIST_LENGTH(p),
+                                           KL_IN, KL_MEM_DEVICE, 0};
+  p->buffers[HIST_COUNTS] =
+      (kl_buffer_spec){"counts", kl__histogram_count_type(p->n), HIST_BINS,
+                       KL_OUT, KL_MEM_DEVICE, 0};
+  return KL_OK;
+}
+
+/* ---- inputs -------------------------------------------------------------
+ * Byte g of the whole input is a function of the seed and g alone, so
+ * that any piece of it (a chunk, a piece the check recounts) is made on
+ * its own. random: one hash gives 8 uniform bytes. skewed, like English
+ * text: one hash gives 4 bytes of 16 bits each; the high 8 bits pick one
+ * of the eight commonest characters of text (space, e, t, a, o, i, n, s)
+ * with chances 77, 51, 31, 23, 18, 13, 10 and 8 in 256 (90.2% in all,
+ * from 30% down to 3%), and otherwise the byte is the low 8 bits, uniform
+ * over all 256 values. */
+#define SKEWED_HOT 8
+static const unsigned char skewed_hot[SKEWED_HOT] = {' ', 'e', 't', 'a',
+                                                     'o', 'i', 'n', 's'};
+static const int skewed_share[SKEWED_HOT] = {77, 51, 31, 23, 18, 13, 10, 8};
+
+/* pick[u]: the character that high bits u stand for, or -1: uniform. */
+static void skewed_table(int pick[256]) {
+  int u = 0;
+  for (int k = 0; k < SKEWED_HOT; k++)
+    for (int s = 0; s < skewed_share[k]; s++) pick[u++] = skewed_hot[k];
+  while (u < 256) pick[u++] = -1;
+}
+
+/* Bytes [start, start + len) of the plan's pattern into x. */
+static void make_bytes(const kl_plan *p, uint8_t *x, int64_t start,
+                       int64_t len) {
+  const int pattern = HIST_INPUTS(p);
+  if (pattern == HIST_ALL_SAME) {
+    memset(x, (int)p->value[HIST_P_VALUE], (size_t)len);
+    return;
+  }
+  int pick[256];
+  skewed_table(pick);
+  const int per = pattern == HIST_SKEWED ? 4 : 8; /* bytes per hash */
+  const int64_t first = start / per, end = (start + len + per - 1) / per;
+#pragma omp parallel for schedule(static)
+  for (int64_t j = first; j < end; j++) {
+    const uint64_t h = kl__hash(p->seed, STREAM_BYTES, (uint64_t)j);
+    for (int k = 0; k < per; k++) {
+      const int64_t g = j * per + k;
+      if (g < start || g >= start + len) continue;
+      int byte;
+      if (per == 8) {
+        byte = (int)(h >> (8 * k) & 255);
+      } else {
+        const unsigned slice = (unsigned)(h >> (16 * k) & 0xFFFF);
+        byte = pick[slice >> 8] >= 0 ? pick[slice >> 8] : (int)(slice & 255);
+      }
+      x[g - start] = (uint8_t)byte;
+    }
+  }
+}
+
+static void init(const kl_plan *p, void *const *host) {
+  make_bytes(p, host[HIST_DATA], kl__chunk_start(p), HIST_LENGTH(p));
+}
+
+/* ---- the check ------------------------------------------------------------
+ * Exact: every count against a serial count of the same bytes, and the
+ * counts add up to n (element HIST_BINS of the check: with every bin
+ * right it fails only where the bytes counted are not n, as when a file
+ * changed under the run). */
+typedef struct hist_check {
+  const void *counts;
+  kl_type type;
+  uint64_t want[HIST_BINS];
+  long double got_sum;
+  int64_t n;
+} hist_check;
+
+static void count_bytes(const uint8_t *x, int64_t len, uint64_t *want) {
+#pragma omp parallel for reduction(+ : want[:HIST_BINS]) schedule(static)
+  for (int64_t i = 0; i < len; i++) want[x[i]]++;
+}
+
+static void bin_element(const void *ctx, int64_t i, kl_element *e) {
+  const hist_check *k = ctx;
+  e->tol = 0;
+  if (i < HIST_BINS) {
+    e->got = kl__element(k->type, k->counts, i);
+    e->want = (long double)k->want[i];
+  } else {
+    e->got = k->got_sum;
+    e->want = (long double)k->n;
+  }
+}
+
+/* Where the bytes counted are not all in the input buffer (a plan in
+ * chunks, which holds the last chunk's), they are made again, a piece at
+ * a time. */
+#define RECOUNT_PIECE (INT64_C(64) << 20)
+
+static int recount(const kl_plan *p, void *const *in, uint64_t *want,
+                   char *why, size_t why_size) {
+  if (p->chunk_count == 1) {
+    count_bytes(in[HIST_DATA], p->n, want);
+    return 1;
+  }
+  const int64_t piece = p->n < RECOUNT_PIECE ? p->n : RECOUNT_PIECE;
+  uint8_t *buf = malloc((size_t)piece);
+  if (!buf) {
+    snprintf(why, why_size, "no host memory for %lld bytes to recount",
+             (long long)piece);
+    return 0;
+  }
+  for (int64_t at = 0; at < p->n; at += piece) {
+    const int64_t len = p->n - at < piece ? p->n - at : piece;
+    make_bytes(p, buf, at, len);
+    count_bytes(buf, len, want);
+  }
+  free(buf);
+  return 1;
+}
+
+static void check(const kl_plan *p, const kl_rung *r, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  (void)r;
+  hist_check k = {out[HIST_COUNTS], p->buffers[HIST_COUNTS].type, {0}, 0,
+                  p->n};
+  char why[128];
+  if (!recount(p, in, k.want, why, sizeof why)) {
+    kl__verdict_set(v, 0, 1, 0, INFINITY, 0);
+    snprintf(v->detail, sizeof v->detail, "%s", why);
+    return;
+  }
+  for (int b = 0; b < HIST_BINS; b++)
+    k.got_sum += kl__element(k.type, k.counts, b);
+  kl__check_elements(HIST_BINS + 1, bin_element, &k, v);
+  if (!v->bad_count) return;
+  const int64_t b = v->first_bad;
+  if (b == HIST_BINS)
+    snprintf(v->detail, sizeof v->detail,
+             "the counts add up to %.0Lf, not n = %lld", k.got_sum,
+             (long long)p->n);
+  else
+    snprintf(v->detail, sizeof v->detail,
+             "bin %lld%s%c%s: expected %llu, got %.0Lf", (long long)b,
+             b > 32 && b < 127 ? " ('" : "", b > 32 && b < 127 ? (int)b : ' ',
+             b > 32 && b < 127 ? "')" : "", (unsigned long long)k.want[b],
+             kl__element(k.type, k.counts, b));
+}
+
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)r, (void)counts;
+  c->bytes = (double)p->n;
+  c->flops = 0;
+  c->items = (double)p->n;
+}
+
+/* ---- the serial rung: the seed's loop ------------------------------------ */
+#define SERIAL(name, C)                                                       \
+  static void name(const uint8_t *x, int64_t n, C *counts) {                  \
+    for (int64_t i = 0; i < n; i++) counts[x[i]]++;                           \
+  }
+HIST_BOTH_COUNTS(SERIAL)
+
+static kl_status serial(const kl_args *a) {
+  return kl__histogram_host_run(a, SERIAL_u32, SERIAL_u64);
+}
+
+#define GPU_RUNG(rung_name, text, fn, ...)                                    \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   .setup = KL_GPU_FN(kl__histogram_gpu_setup), .run = fn, __VA_ARGS__}
+#define U8 KL_TYPE_BIT(KL_U8)
+
+static const kl_rung rungs[] = {
+    {.name = "serial", .backend = &kl__backend_serial,
+     .summary = "the seed's loop: ++count[byte]", .library = U8,
+     .run = serial},
+    {.name = "openmp-atomic", .backend = &kl__backend_openmp,
+     .summary = "an omp atomic per byte: correct, and slower than the "
+                "serial loop (the seed's negative optimization)",
+     .run = kl__histogram_omp_atomic},
+    {.name = "openmp-interleaved", .backend = &kl__backend_openmp,
+     .summary = "a private histogram per thread, thread t counting bytes t, "
+                "t+T, t+2T, ...",
+     .run = kl__histogram_omp_interleaved},
+    {.name = "openmp-blocks", .backend = &kl__backend_openmp,
+     .summary = "a contiguous block per thread, 8 sub-histograms to break "
+                "the chains of repeated bytes, 8 equal bytes at once",
+     .library = U8, .run = kl__histogram_omp_blocks},
+    GPU_RUNG("cuda-global-atomic", "one global atomic per byte",
+             KL_GPU_FN(kl__histogram_gpu_global_atomic)),
+    GPU_RUNG("cuda-four-per-thread", "4 bytes per thread, global atomics",
+             KL_GPU_FN(kl__histogram_gpu_four_per_thread)),
+    GPU_RUNG("cuda-shared", "a shared-memory histogram per block",
+             KL_GPU_FN(kl__histogram_gpu_shared)),
+    GPU_RUNG("cuda-fat-interleaved", "a shared histogram per block, 32 "
+             "words per thread a grid apart",
+             KL_GPU_FN(kl__histogram_gpu_fat_interleaved)),
+    GPU_RUNG("cuda-fat-contiguous", "a shared histogram per block, 32 "
+             "adjacent words per thread",
+             KL_GPU_FN(kl__histogram_gpu_fat_contiguous)),
+    GPU_RUNG("cuda-vec16", "16-byte loads, a shared histogram per block",
+             KL_GPU_FN(kl__histogram_gpu_vec16)),
+    GPU_RUNG("cuda-warp-private", "a shared sub-histogram per warp",
+             KL_GPU_FN(kl__histogram_gpu_warp_private)),
+    GPU_RUNG("cuda-best", "a sub-histogram per shared-memory bank, "
+             "persistent grid, 16-byte loads in flight",
+             KL_GPU_FN(kl__histogram_gpu_best), .library = U8),
+    GPU_RUNG("cuda-cluster", "thread-block clusters, the bins split over "
+             "the cluster's distributed shared memory",
+             KL_NVIDIA_FN(kl__histogram_gpu_cluster)),
+    {.name = "cuda-cub", .backend = &kl__backend_gpu,
+     .summary = "CUB DeviceHistogram::HistogramEven", .flags = KL_RUNG_VENDOR,
+     .scratch = KL_GPU_CUB_FN(kl__histogram_gpu_cub_scratch),
+     .run = KL_GPU_CUB_FN(kl__histogram_gpu_cub)},
+};
+
+static const kl_param params[] = {
+    [HIST_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
+                  .flags = KL_PARAM_MAIN_SIZE, .help = "bytes to count",
+                  .default_value = 512 << 20, /* the seed's 512 MB */
+                  .min = 1, .max = 0x1p62, .step = 1 << 20},
+    [HIST_P_INPUTS] = {.name = "inputs", .kind = KL_PARAM_CHOICE,
+                       .flags = KL_PARAM_INPUTS, .label = "input pattern",
+                       .help = "random (uniform bytes), all-same (every byte "
+                               "`value`), skewed (90% from 8 bytes, as text)",
+                       .choices = patterns},
+    [HIST_P_VALUE] = {.name = "value", .kind = KL_PARAM_INT,
+                      .help = "the byte of the all-same pattern",
+                      .default_text = "drawn from the seed", .min = 0,
+                      .max = 255},
+};
+
+/* Lengths around the edges of words, vectors and the bins; every pattern
+ * (test_rungs goes through them), and all-same on the first and the last
+ * bin. */
+#define HIST_TESTS(n)                                                         \
+  {NULL, n}, {"inputs=all-same,value=0", n}, {"inputs=all-same,value=255", n}
+static const kl_test_problem tests[] = {
+    HIST_TESTS(1),   HIST_TESTS(2),   HIST_TESTS(3),   HIST_TESTS(31),
+    HIST_TESTS(32),  HIST_TESTS(33),  HIST_TESTS(255), HIST_TESTS(256),
+    HIST_TESTS(257), HIST_TESTS(1000003), {NULL, 0}};
+/* Past 2^32 bytes: 64-bit counts. */
+static const kl_test_problem big_tests[] = {{NULL, 4294967311}, {NULL, 0}};
+
+const kl_workload kl__workload_histogram = {
+    .name = "histogram",
+    .summary = "counts of the 256 byte values of a byte stream",
+    .tolerance = "exact: every count equals a serial count of the same "
+                 "bytes, and the counts add up to n",
+    .source = "seed 001, An Example: Histogram",
+    .metric = KL_METRIC_GBS,
+    .unit = "GB/s",
+    .types = U8,
+    .default_type = KL_U8,
+    .params = params,
+    .param_count = sizeof params / sizeof *params,
+    .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
+    .plan = plan,
+    .init = init,
+    .check = check,
+    .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
+    .rungs = rungs,
+    .rung_count = sizeof rungs / sizeof *rungs,
+};
