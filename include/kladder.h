@@ -184,6 +184,12 @@ typedef struct kl_plan {
    * chunk 0 and chunk_n n. plan() finds chunk = 0 and chunk_n =
    * ceil(n / chunk_count): what its inputs' buffers must hold. */
   int64_t chunk_count, chunk, chunk_n;
+  /* The file the inputs come from (--input FILE; histogram: its bytes),
+   * NULL for inputs made from the seed. n is its size in main-size
+   * elements; where it does not fit in memory the plan has several chunks,
+   * each read from the file when it is loaded. Points at the caller's
+   * string (kl_options or kl_problem). */
+  const char *input_file;
   int buffer_count;
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   /* Constants of the problem that plan() derives (map: a, b, c). */
@@ -391,6 +397,15 @@ typedef struct kl_workload {
   /* Optional: fresh random inputs made in the backend's buffers, for sizes
    * where the host would be slow. KL_UNAVAILABLE: use init() instead. */
   kl_status (*init_device)(const kl_args *a);
+  /* Where the workload takes an input file (--input FILE), what it does
+   * with it, in one line for `kladder list -w W`; NULL: it takes none.
+   * load_chunk fills the host buffers with the inputs of chunk p->chunk
+   * (p->chunk_n main-size elements from element kl__chunk_start(p)) read
+   * from p->input_file, in place of init(); KL_IO, with kl_last_error()
+   * saying why, where the file cannot be read as planned (it changed
+   * size). */
+  const char *input_help;
+  kl_status (*load_chunk)(const kl_plan *p, void *const *host);
   /* Compare every output element with a reference computed in higher
    * precision from the inputs. in[i] holds buffer i as it was before the
    * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
@@ -451,6 +466,11 @@ typedef struct kl_options {
   const char *params;
   const char *op;     /* the KL_PARAM_OP parameter's value (--op) */
   const char *inputs; /* the KL_PARAM_INPUTS parameter's value (--inputs) */
+  /* An input file (--input FILE) for the workloads that take one
+   * (histogram counts its bytes): n is its size, and the input pattern
+   * does not apply. In a run of several workloads those without one are
+   * skipped, with a note; NULL: none. */
+  const char *input_file;
   kl_shape shape;     /* the group parameters by position */
   int reps;           /* timed runs after warm-up, 1..KL_MAX_REPS */
   int warmup;         /* untimed runs before them, 0..KL_MAX_REPS */
@@ -570,6 +590,9 @@ typedef struct kl_problem {
   kl_type type;       /* KL_TYPE_DEFAULT: the workload's default */
   const char *params; /* "NAME=VALUE,..." or NULL: every default */
   uint64_t seed;
+  /* An input file, for a workload that takes one (see kl_options); NULL:
+   * inputs from the seed. */
+  const char *input_file;
 } kl_problem;
 
 /* One rung, one problem, no ceiling: for tests and embedding programs.
@@ -580,7 +603,8 @@ kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
                       kl_result *out);
 
 /* The names of a result's operation and input pattern (the values of its
- * KL_PARAM_OP and KL_PARAM_INPUTS parameters; "" when none). */
+ * KL_PARAM_OP and KL_PARAM_INPUTS parameters; "" when none; for inputs
+ * read from a file, the file's name without its directories). */
 const char *kl_result_op(const kl_result *r);
 const char *kl_result_inputs(const kl_result *r);
 /* A parameter's value as text ("sum", "1.5", "1024"). */

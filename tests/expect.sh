@@ -2,7 +2,8 @@
 # expect.sh CODE PATTERN KLADDER [--needs B] [--lacks B] [--env K=V]
 #           [--outputs] [--match RE] [--not RE] [--in-tmpdir]
 #           [--leaves-nothing] [--keeps FILE] [--file FILE RE]
-#           [--if-exists PATH] [--json-stdout EXPR] ARGS...
+#           [--if-exists PATH] [--json-stdout EXPR] [--write FILE TEXT]
+#           ARGS...
 # Runs KLADDER ARGS and passes when it exits with CODE and its output
 # (stdout and stderr) matches the extended regular expression PATTERN.
 # --needs/--lacks B: skip (exit 77) unless backend B is / is not available.
@@ -20,12 +21,14 @@
 # --json-stdout EXPR: stdout alone must be one JSON document for which
 # the Python expression EXPR, over the document d, is true; skipped
 # without python3.
+# --write FILE TEXT: FILE holds TEXT (printf's %s of it; '' for an empty
+# file) before the run (implies --in-tmpdir).
 # An argument '' (two quotes) in ARGS is an empty one, which CMake's
 # add_test cannot pass.
 code=$1 pattern=$2 kladder=$3
 shift 3
 outputs= matches= nots= tmpdir= leaves_nothing= keeps= json_expr=
-file= file_re=
+file= file_re= write_file= write_text=
 nl='
 '
 while :; do
@@ -43,6 +46,9 @@ while :; do
   --leaves-nothing) tmpdir=1 leaves_nothing=1; shift ;;
   --keeps) tmpdir=1 keeps=$2; shift 2 ;;
   --file) tmpdir=1 file=$2 file_re=$3; shift 3 ;;
+  --write)
+    tmpdir=1 write_file=$2 write_text=$3; shift 3
+    [ "$write_text" != "''" ] || write_text= ;;
   --if-exists)
     if [ ! -e "$2" ]; then echo "SKIP: no $2 here"; exit 77; fi
     shift 2 ;;
@@ -65,6 +71,7 @@ fi
 if [ -n "$tmpdir" ]; then
   tmpdir=$(mktemp -d) && cd "$tmpdir" || exit 1
   [ -z "$keeps" ] || echo "contents from before the run" >"$keeps"
+  [ -z "$write_file" ] || printf %s "$write_text" >"$write_file"
 fi
 log=$(mktemp) out=$(mktemp)
 if [ -n "$json_expr" ]; then

@@ -9,8 +9,8 @@
  * characters, numbers replaced by boundary values (0, -1, 2^31, 2^63, 2^64,
  * 10^30, ...), huge shapes and leading dimensions, -p parameters that are
  * huge, malformed or unknown, empty and 100 kB
- * arguments, and --csv/--json paths that are directories or lie in missing
- * directories. Case K's command line is a function of the seed and K alone,
+ * arguments, and --csv/--json/--input paths that are directories or lie in
+ * missing directories. Case K's command line is a function of the seed and K alone,
  * so a failure reproduces with --seed S --case K whatever the job count.
  *
  * A case fails when kladder exits outside 0-3, dies of a signal, runs past
@@ -96,6 +96,11 @@ static const char *const seeds[] = {
     "run -w reduce -b serial,openmp -p op=max,inputs=nan-middle,n=1000 -t f32 "
     "--reps 1 --no-ceiling",
     "run -w map,stream -b serial --param n=4096 --reps 2 --warmup 0",
+    /* histogram: patterns, the all-same byte, and a file's bytes. */
+    "run -w histogram -b serial,openmp --inputs all-same -p value=255 -n 4K "
+    "--reps 1",
+    "run -w histogram -r serial,openmp-blocks --inputs skewed -n 33 --reps 2",
+    "run -w histogram -b serial -i /etc/passwd --reps 1 --warmup 0",
 };
 #define SEED_COUNT (sizeof seeds / sizeof seeds[0])
 
@@ -106,7 +111,7 @@ static const char *const run_prefix[] = {"-w", "stream,map,reduce,gemm"};
  * to find the lines that select their own workloads. A table that falls
  * behind kladder's errs on the safe side: an option it does not know
  * makes a line look refused, and such a line gets the -w above. */
-static const char run_shorts[] = "w:b:r:p:n:t:o:s:qh";
+static const char run_shorts[] = "w:b:r:p:n:t:o:s:i:qh";
 static const struct option run_longs[] = {
     {"workload", required_argument, NULL, 'w'},
     {"backend", required_argument, NULL, 'b'},
@@ -116,6 +121,7 @@ static const struct option run_longs[] = {
     {"type", required_argument, NULL, 't'},
     {"op", required_argument, NULL, 'o'},
     {"inputs", required_argument, NULL, 256},
+    {"input", required_argument, NULL, 'i'},
     {"shape", required_argument, NULL, 's'},
     {"ld", required_argument, NULL, 257},
     {"alpha", required_argument, NULL, 258},
@@ -161,7 +167,8 @@ static const char *const huge_params[] = {
     "k=4294967296", "m=1099511627776,n=1,k=1", "lda=4611686018427387904",
     "ldb=1,ldc=1", "alpha=1e308,beta=-1e308", "beta=nan", "alpha=1e-320",
     "n=1099511627777", "n=0", "op=product", "inputs=nan-first", "op=",
-    "=", ",,", "n", "frob=1", "n=1,n=2", "m=7,m=8",
+    "=", ",,", "n", "frob=1", "n=1,n=2", "m=7,m=8", "value=256",
+    "inputs=all-same,value=-1",
 };
 #define HUGE_PARAM_COUNT (sizeof huge_params / sizeof huge_params[0])
 
@@ -184,7 +191,7 @@ static const char *const options[] = {
     "--beta", "--scalars", "--reps", "--warmup", "--seed", "--csv", "--json",
     "--no-ceiling", "--max-time", "-q", "-h", "--size=", "--ld=", "--",
     "-", "run", "list", "-p", "--param", "--param=", "-n5", "--quiet=x",
-    "--work", "-qw",
+    "--work", "-qw", "-i", "--input", "--input=",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -359,8 +366,8 @@ static void mutate(command *c, rng *r) {
     }
     break;
   }
-  case 9:
-    set_option(c, below(r, 2) ? "--csv" : "--json",
+  case 9: /* a results file, or an input file, that cannot be used */
+    set_option(c, (const char *[]){"--csv", "--json", "--input"}[below(r, 3)],
                bad_paths[below(r, BAD_PATH_COUNT)]);
     break;
   case 11: { /* a token from another line */

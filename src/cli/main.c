@@ -63,6 +63,10 @@ static const char usage_run[] =
     "                           (reduce: sum, min, max); -p op=OP\n"
     "      --inputs PATTERN     the input pattern, where the workload has one\n"
     "                           (default random); -p inputs=PATTERN\n"
+    "  -i, --input FILE         the input of a workload that takes a file\n"
+    "                           (histogram: counts its bytes); n is the file's\n"
+    "                           size, so not with -n or --inputs. A file larger\n"
+    "                           than memory runs in chunks (the output says so)\n"
     "  -s, --shape MxNxK        the extents in order (gemm: m, n and k); one\n"
     "                           not given follows -n\n"
     "      --ld LDA,LDB,LDC     the leading dimensions in order (gemm; default\n"
@@ -194,7 +198,7 @@ enum {
 };
 
 /* ':' first: a missing value is told apart from an unknown option. */
-static const char run_shorts[] = ":w:b:r:p:n:t:o:s:qh";
+static const char run_shorts[] = ":w:b:r:p:n:t:o:s:i:qh";
 static const struct option run_longs[] = {
     {"workload", required_argument, NULL, 'w'},
     {"backend", required_argument, NULL, 'b'},
@@ -204,6 +208,7 @@ static const struct option run_longs[] = {
     {"type", required_argument, NULL, 't'},
     {"op", required_argument, NULL, 'o'},
     {"inputs", required_argument, NULL, OPT_INPUTS},
+    {"input", required_argument, NULL, 'i'},
     {"shape", required_argument, NULL, 's'},
     {"ld", required_argument, NULL, OPT_LD},
     {"alpha", required_argument, NULL, OPT_ALPHA},
@@ -376,6 +381,7 @@ static void print_types(const kl_workload *w) {
 }
 
 static void print_params(const kl_workload *w) {
+  if (w->input_help) printf("    input: -i, --input FILE %s\n", w->input_help);
   printf("    parameters (-p NAME=VALUE):\n");
   for (int i = 0; i < w->param_count; i++) {
     const kl_param *p = &w->params[i];
@@ -570,6 +576,8 @@ static void json_workload(const kl_workload *w) {
   json_string(w->tolerance);
   printf(",\n     \"source\": ");
   json_string(w->source);
+  printf(",\n     \"input_file\": ");
+  json_string(w->input_help);
   printf(",\n     \"params\": [\n");
   for (int i = 0; i < w->param_count; i++) {
     json_param(&w->params[i]);
@@ -741,6 +749,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_INPUTS:
     c->o.inputs = v;
+    break;
+  case 'i':
+    c->o.input_file = v;
     break;
   case 's':
     st = kl_shape_parse_dims(v, &c->o.shape);

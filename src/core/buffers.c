@@ -52,6 +52,19 @@ static kl_status place_input(const kl_plan *p, kl_context *ctx,
   return KL_OK;
 }
 
+/* The inputs of the plan's current chunk, in the host buffers: read from
+ * its input file, or made from the seed. */
+static kl_status make_inputs(const kl_workload *w, const kl_plan *p,
+                             void *const *host) {
+  if (!p->input_file) {
+    w->init(p, host);
+    return KL_OK;
+  }
+  if (!w->load_chunk)
+    return KL_FAIL(KL_USAGE, "%s takes no input file", w->name);
+  return w->load_chunk(p, host);
+}
+
 kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
                               kl_context *ctx, kl__buffers *bufs) {
   const kl_backend *b = ctx->backend;
@@ -82,7 +95,8 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
   /* Large inputs may be made on the device; the checker then gets them
    * downloaded. A plan of several chunks loads each chunk's in turn. */
   kl_status made = KL_UNAVAILABLE;
-  if (!b->host_memory && w->init_device && p->chunk_count == 1) {
+  if (!b->host_memory && w->init_device && p->chunk_count == 1 &&
+      !p->input_file) {
     kl_args args;
     memset(&args, 0, sizeof args);
     args.plan = p;
@@ -92,7 +106,10 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     made = w->init_device(&args);
     if (made != KL_OK && made != KL_UNAVAILABLE) return made;
   }
-  if (made != KL_OK) w->init(p, bufs->fill);
+  if (made != KL_OK) {
+    kl_status st = make_inputs(w, p, bufs->fill);
+    if (st != KL_OK) return st;
+  }
   for (int i = 0; i < p->buffer_count; i++) {
     const kl_buffer_spec *s = &p->buffers[i];
     kl_status st = KL_OK;
@@ -118,7 +135,8 @@ kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
   const int64_t size = kl__chunk_size(p);
   p->chunk = chunk;
   p->chunk_n = p->n - chunk * size < size ? p->n - chunk * size : size;
-  w->init(p, bufs->fill);
+  kl_status made = make_inputs(w, p, bufs->fill);
+  if (made != KL_OK) return made;
   for (int i = 0; i < p->buffer_count; i++) {
     const kl_buffer_spec *s = &p->buffers[i];
     if (s->role == KL_OUT || (s->flags & KL_BUFFER_SCRATCH)) continue;

@@ -99,3 +99,68 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
   }
   return ok ? KL_OK : KL_USAGE;
 }
+
+/* ---- input files --------------------------------------------------------
+ * A workload's input file (--input FILE) is read in pieces of at most
+ * this many bytes: never in one call, which Linux caps at 2 GiB and which
+ * would need the whole file in one buffer. */
+#define INPUT_PIECE_BYTES (INT64_C(64) << 20)
+
+kl_status kl__input_size(const char *path, int64_t *size) {
+  struct stat info;
+  if (!*path) return kl__usage(KL_USAGE, "the input file's name is empty");
+  if (stat(path, &info) != 0)
+    return kl__usage(KL_USAGE, "cannot read input file " KL_Q ": %s",
+                     KL_CLIP(path), strerror(errno));
+  if (S_ISDIR(info.st_mode))
+    return kl__usage(KL_USAGE, "input file " KL_Q " is a directory",
+                     KL_CLIP(path));
+  /* A pipe or a device has no size to plan the run by. */
+  if (!S_ISREG(info.st_mode))
+    return kl__usage(KL_USAGE, "input file " KL_Q " is not a regular file",
+                     KL_CLIP(path));
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return kl__usage(KL_USAGE, "cannot read input file " KL_Q ": %s",
+                     KL_CLIP(path), strerror(errno));
+  fclose(f);
+  if (info.st_size == 0)
+    return kl__usage(KL_USAGE, "input file " KL_Q " is empty", KL_CLIP(path));
+  *size = (int64_t)info.st_size;
+  return KL_OK;
+}
+
+kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
+                         void *dst, int64_t bytes) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return kl__usage(KL_IO, "cannot read input file " KL_Q " again: %s",
+                     KL_CLIP(path), strerror(errno));
+  struct stat info;
+  kl_status st = KL_OK;
+  if (fstat(fileno(f), &info) != 0)
+    st = kl__usage(KL_IO, "input file " KL_Q ": %s", KL_CLIP(path),
+                   strerror(errno));
+  else if ((int64_t)info.st_size != planned)
+    st = kl__usage(KL_IO, "input file " KL_Q " changed size during the run: "
+                   "%lld bytes when planned, %lld now", KL_CLIP(path),
+                   (long long)planned, (long long)info.st_size);
+  else if (fseeko(f, (off_t)offset, SEEK_SET) != 0)
+    st = kl__usage(KL_IO, "input file " KL_Q ": cannot seek to byte %lld: %s",
+                   KL_CLIP(path), (long long)offset, strerror(errno));
+  for (int64_t done = 0; done < bytes && st == KL_OK;) {
+    const int64_t want =
+        bytes - done < INPUT_PIECE_BYTES ? bytes - done : INPUT_PIECE_BYTES;
+    const size_t got = fread((char *)dst + done, 1, (size_t)want, f);
+    done += (int64_t)got;
+    if ((int64_t)got < want)
+      st = ferror(f) ? kl__usage(KL_IO, "reading input file " KL_Q ": %s",
+                                 KL_CLIP(path), strerror(errno))
+                     : kl__usage(KL_IO, "input file " KL_Q " ended at byte "
+                                 "%lld, before the %lld planned",
+                                 KL_CLIP(path), (long long)(offset + done),
+                                 (long long)planned);
+  }
+  fclose(f);
+  return st;
+}

@@ -18,6 +18,11 @@
 kl_status kl__output_file(const char *path, FILE **f, char **dest,
                           char **temp, char *why, size_t why_size);
 
+/* An input file's size in bytes; KL_USAGE, with one line saying why, for
+ * a file that is missing, unreadable, a directory, not a regular file or
+ * empty. */
+kl_status kl__input_size(const char *path, int64_t *size);
+
 /* ---- machine.c --------------------------------------------------------- */
 /* t as UTC (gmtime_r: C11's gmtime is not thread-safe); 0 on failure. */
 int kl__utc(time_t t, struct tm *out);
@@ -34,6 +39,10 @@ typedef struct kl__instance {
    * the two values. */
   int conflict;
   double conflict_values[2];
+  /* The input file, NULL for inputs from the seed; where it does not fit
+   * in memory, the most main-size elements a chunk holds (0: one chunk). */
+  const char *input_file;
+  int64_t chunk_size;
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */
@@ -78,6 +87,13 @@ size_t kl__host_free(void);
  * fit on the backend and the harness's host copies fit on the host. */
 kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
                          const kl_backend *b);
+/* An instance with an input file too large for the memory of the rungs
+ * listed runs in chunks: in->chunk_size set to the largest that fits (as
+ * a default size fits), with a note; 0 where the whole file fits, or where
+ * not even one element does (the memory check then says so). */
+kl_status kl__fit_chunks(const kl_workload *w, kl__instance *in,
+                         const kl_rung *const *rungs, size_t count,
+                         char *note, size_t note_size);
 /* Shrink in->n from the workload's default until the plans of every rung
  * listed fit their backends, with a note when it shrank. */
 kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,

@@ -86,6 +86,12 @@ kl_status kl__plan_scratch(kl_plan *p, int index, const char *name,
                            kl_type type, int64_t count, kl_placement where,
                            unsigned flags);
 
+/* Read `bytes` bytes of an input file from byte `offset` into dst, in
+ * pieces; KL_IO, with kl_last_error() saying why, where it cannot be read
+ * or no longer has the size `planned` it had when the run was planned. */
+kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
+                         void *dst, int64_t bytes);
+
 /* ---- machine ----------------------------------------------------------- */
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;

@@ -348,7 +348,9 @@ static kl_status run_rung(const kl_workload *w, const kl_rung *r,
                                  "backend %s is not available here",
                                  r->backend->name));
   kl__instance in;
+  char note[256] = "";
   kl_status st = kl__instance_from_problem(w, pb, &in);
+  if (st == KL_OK) st = kl__fit_chunks(w, &in, &r, 1, note, sizeof note);
   if (st != KL_OK) return record(out, st);
   kl_context *ctx = NULL;
   st = kl__process_context(r->backend, &ctx);

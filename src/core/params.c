@@ -250,6 +250,40 @@ static kl_status apply_role(const kl_workload *w, unsigned flag,
   return st;
 }
 
+/* An input file: n is its size, so that neither the main size nor the
+ * input pattern may be given too. A workload that takes none is an error
+ * where `named`, else skipped with a note. */
+static kl_status apply_input(const kl_workload *w, const char *path,
+                             int named, kl__instance *in, char *note,
+                             size_t note_size) {
+  if (!path) return KL_OK;
+  if (!w->input_help) {
+    if (named)
+      return kl__usage(KL_USAGE, "workload %s takes no input file (--input)",
+                       w->name);
+    kl__append(note, note_size, "%s: skipped, it takes no input file. ",
+               w->name);
+    return KL_UNAVAILABLE;
+  }
+  const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE),
+            pattern = kl__param_with(w, KL_PARAM_INPUTS);
+  if (in->n_given)
+    return kl__usage(KL_USAGE, "%s: n is the size of the input file; give "
+                     "--input or the size (-n, -p n=), not both", w->name);
+  if (pattern >= 0 && (in->given >> pattern & 1))
+    return kl__usage(KL_USAGE, "%s: an input file has no %s; give --input "
+                     "or --inputs, not both", w->name,
+                     label_of(&w->params[pattern]));
+  int64_t size = 0;
+  kl_status st = kl__input_size(path, &size);
+  if (st != KL_OK) return st;
+  in->input_file = path;
+  in->n = size;
+  in->n_given = 1;
+  if (main >= 0) give(w, in, main, (double)size);
+  return check_ranges(w, in);
+}
+
 kl_status kl__backend_named(const char *name, const kl_backend **out) {
   const kl_backend *b = *out = kl_backend_find(name);
   char info[256];
@@ -312,7 +346,10 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
   }
   st = apply_params(w, o->params, named, in, note, note_size);
   if (st == KL_OK) st = check_conflict(w, in);
-  return st == KL_OK ? check_ranges(w, in) : st;
+  if (st == KL_OK) st = check_ranges(w, in);
+  return st == KL_OK ? apply_input(w, o->input_file, named, in, note,
+                                   note_size)
+                     : st;
 }
 
 kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
@@ -337,6 +374,8 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   }
   kl_status st = apply_params(w, pb->params, 1, in, note, sizeof note);
   if (st == KL_OK) st = check_conflict(w, in);
+  if (st == KL_OK) st = apply_input(w, pb->input_file, 1, in, note,
+                                    sizeof note);
   if (st == KL_OK && !in->n_given) in->n = kl__default_size(w, 0);
   return st;
 }
@@ -375,9 +414,12 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
     else if (host_backend && q->host_default > 0) p->value[i] = q->host_default;
     else p->value[i] = q->default_value;
   }
-  /* One chunk: the whole problem. */
-  p->chunk_count = 1;
-  p->chunk_n = p->n;
+  /* One chunk, the whole problem, unless an input file does not fit. */
+  p->input_file = in->input_file;
+  p->chunk_count = in->chunk_size > 0 && in->chunk_size < p->n
+                       ? (p->n + in->chunk_size - 1) / in->chunk_size
+                       : 1;
+  p->chunk_n = kl__chunk_size(p);
   kl_status st = w->plan(p);
   if (st == KL_OK && (p->chunk_count < 1 || p->chunk_count > p->n))
     st = KL_FAIL(KL_USAGE, "%s: %lld chunks for n = %lld", w->name,
@@ -408,7 +450,15 @@ const char *kl_result_op(const kl_result *r) {
   return role_text(r, KL_PARAM_OP);
 }
 
+/* An input file's name without its directories: the pattern its inputs
+ * stand in place of. */
+static const char *input_name(const kl_plan *p) {
+  const char *slash = strrchr(p->input_file, '/');
+  return slash && slash[1] ? slash + 1 : p->input_file;
+}
+
 const char *kl_result_inputs(const kl_result *r) {
+  if (r->plan.input_file) return input_name(&r->plan);
   return role_text(r, KL_PARAM_INPUTS);
 }
 
@@ -418,7 +468,10 @@ void kl_result_params(const kl_result *r, char *dst, size_t size) {
   for (int i = 0; i < w->param_count; i++) {
     if (w->params[i].flags & KL_PARAM_MAIN_SIZE) continue;
     char value[64];
-    kl_param_text(&w->params[i], r->plan.value[i], value, sizeof value);
+    if (r->plan.input_file && (w->params[i].flags & KL_PARAM_INPUTS))
+      snprintf(value, sizeof value, "%s", input_name(&r->plan));
+    else
+      kl_param_text(&w->params[i], r->plan.value[i], value, sizeof value);
     kl__append(dst, size, "%s%s=%s", dst[0] ? ";" : "", w->params[i].name,
                value);
   }

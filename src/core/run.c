@@ -165,6 +165,8 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
   if (count == 0) return KL_OK;
   st = kl__fit_default_size(w, &in, chosen, count, rep->notes,
                             sizeof rep->notes);
+  if (st == KL_OK)
+    st = kl__fit_chunks(w, &in, chosen, count, rep->notes, sizeof rep->notes);
   /* A size that cannot fit is refused before anything runs. */
   for (size_t j = 0; j < count && st == KL_OK; j++) {
     kl_plan p;
@@ -271,7 +273,8 @@ static kl_status plan_jobs(const kl_options *o, job_list *jobs,
     if (workload_selected(o, w))
       st = workload_jobs(o, w, workloads == 1, &selected, rep);
   }
-  trim_notes(rep);
+  /* Notes of the ceilings' sizes may follow: trimmed once all are in. */
+  if (st == KL_OK && selected.count == 0) trim_notes(rep);
   if (st == KL_OK && selected.count == 0)
     st = rep->notes[0]
              ? kl__usage(KL_UNAVAILABLE, "nothing to run: %s", rep->notes)

@@ -115,7 +115,7 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
   return KL_OK;
 }
 
-/* The memory a default may use, read once per fit: a share of the host's
+/* The memory a plan may use, read once per fit: a share of the host's
  * free memory and of each rung's backend's. */
 #define MAX_SIZED_RUNGS 256
 typedef struct budget {
@@ -124,13 +124,29 @@ typedef struct budget {
                                       unknown, no limit */
 } budget;
 
-/* Whether every listed rung's plan at size n fits the budget; where not,
- * *limit names the memory that refused. Plans that are invalid at n count
+/* What a default size (and a chunk) may use, or, `explicit`, what
+ * kl__check_fits lets an explicit size use: more of the host's free
+ * memory, and the device's total. */
+static void budget_init(budget *bud, const kl_rung *const *rungs,
+                        size_t count, int explicit) {
+  bud->host = (explicit ? EXPLICIT_HOST_SHARE : DEFAULT_HOST_SHARE) *
+              (double)kl__host_free();
+  for (size_t j = 0; j < count; j++) {
+    size_t dev_free = 0, dev_total = 0;
+    bud->device[j] = -1;
+    if (!rungs[j]->backend->host_memory &&
+        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) == KL_OK)
+      bud->device[j] = explicit ? (double)dev_total
+                                : DEFAULT_DEVICE_SHARE * (double)dev_free;
+  }
+}
+
+/* Whether every listed rung's plan of the instance fits the budget; where
+ * not, *limit names the memory that refused. Plans that are invalid count
  * as not fitting (an extent shrunk below another's minimum). */
-static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
-                   const kl_rung *const *rungs, size_t count,
-                   const budget *bud, const char **limit) {
-  in->n = n;
+static int plans_fit(const kl_workload *w, const kl__instance *in,
+                     const kl_rung *const *rungs, size_t count,
+                     const budget *bud, const char **limit) {
   for (size_t j = 0; j < count; j++) {
     const kl_backend *b = rungs[j]->backend;
     kl_plan p;
@@ -150,6 +166,39 @@ static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
   return 1;
 }
 
+static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
+                   const kl_rung *const *rungs, size_t count,
+                   const budget *bud, const char **limit) {
+  in->n = n;
+  return plans_fit(w, in, rungs, count, bud, limit);
+}
+
+/* The largest size from 1 to `below` - 1 for which fits() holds, by
+ * bisection (the footprint grows with it, however the plan shapes it),
+ * rounded down to the main size's step; where not even one step fits (a
+ * small KLADDER_MEMORY_LIMIT), to a power of two below it. 0 where not
+ * even 1 fits. */
+typedef int (*fits_fn)(const kl_workload *w, kl__instance *in, int64_t n,
+                       const kl_rung *const *rungs, size_t count,
+                       const budget *bud, const char **limit);
+
+static int64_t largest_fit(const kl_workload *w, kl__instance *in,
+                           int64_t below, fits_fn fits,
+                           const kl_rung *const *rungs, size_t count,
+                           const budget *bud) {
+  int64_t lo = 0, hi = below;
+  const char *ignored;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    if (fits(w, in, mid, rungs, count, bud, &ignored)) lo = mid;
+    else hi = mid;
+  }
+  int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  int64_t unit = main >= 0 && w->params[main].step > 0 ? w->params[main].step : 1;
+  while (unit > 1 && lo < unit) unit /= 2;
+  return lo - lo % unit;
+}
+
 kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
                                const kl_rung *const *rungs, size_t count,
                                char *note, size_t note_size) {
@@ -159,39 +208,60 @@ kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
   budget bud;
-  bud.host = DEFAULT_HOST_SHARE * (double)kl__host_free();
-  for (size_t j = 0; j < count; j++) {
-    size_t dev_free = 0, dev_total = 0;
-    bud.device[j] = -1;
-    if (!rungs[j]->backend->host_memory &&
-        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) == KL_OK)
-      bud.device[j] = DEFAULT_DEVICE_SHARE * (double)dev_free;
-  }
+  budget_init(&bud, rungs, count, 0);
   const char *limit = "host";
   if (fits_at(w, in, wanted, rungs, count, &bud, &limit)) {
     in->n = wanted;
     return KL_OK;
   }
-  /* The largest size that fits, by bisection: the footprint grows with
-   * the size, however the plan shapes it. */
-  int64_t lo = 0, hi = wanted;
-  const char *ignored;
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (fits_at(w, in, mid, rungs, count, &bud, &ignored)) lo = mid;
-    else hi = mid;
-  }
-  /* Rounded down to the workload's step; where not even one step fits (a
-   * small KLADDER_MEMORY_LIMIT), to a power of two below it. */
-  int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-  int64_t unit = main >= 0 && w->params[main].step > 0 ? w->params[main].step : 1;
-  while (unit > 1 && lo < unit) unit /= 2;
-  int64_t fitted = lo - lo % unit;
+  int64_t fitted = largest_fit(w, in, wanted, fits_at, rungs, count, &bud);
   if (fitted < 1) fitted = 1;
   in->n = fitted;
+  /* Once: the ceilings of two backends may shrink alike. */
+  char said[160];
+  snprintf(said, sizeof said,
+           "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
+           w->name, (long long)fitted, (long long)wanted, limit);
+  if (!strstr(note, said)) kl__append(note, note_size, "%s", said);
+  return KL_OK;
+}
+
+/* Whether the plans fit with chunks of at most `size` main-size elements;
+ * in->n stays the input file's size. */
+static int fits_chunked(const kl_workload *w, kl__instance *in, int64_t size,
+                        const kl_rung *const *rungs, size_t count,
+                        const budget *bud, const char **limit) {
+  in->chunk_size = size;
+  return plans_fit(w, in, rungs, count, bud, limit);
+}
+
+kl_status kl__fit_chunks(const kl_workload *w, kl__instance *in,
+                         const kl_rung *const *rungs, size_t count,
+                         char *note, size_t note_size) {
+  in->chunk_size = 0;
+  if (!in->input_file || !w->load_chunk) return KL_OK;
+  if (count > MAX_SIZED_RUNGS)
+    return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
+                   MAX_SIZED_RUNGS);
+  budget whole, chunked;
+  budget_init(&whole, rungs, count, 1);
+  const char *limit = "host";
+  if (plans_fit(w, in, rungs, count, &whole, &limit)) return KL_OK;
+  /* The chunks' size is kladder's choice, as a default size is: it
+   * leaves the memory a default leaves. */
+  budget_init(&chunked, rungs, count, 0);
+  const int64_t size =
+      largest_fit(w, in, in->n, fits_chunked, rungs, count, &chunked);
+  in->chunk_size = size;
+  if (size < 1) return KL_OK;
+  const char *name = strrchr(in->input_file, '/');
+  name = name && name[1] ? name + 1 : in->input_file;
+  const int64_t chunks = (in->n + size - 1) / size;
   kl__append(note, note_size,
-             "%s: n = %lld instead of the default %lld, to fit in %s memory. ",
-             w->name, (long long)fitted, (long long)wanted, limit);
+             "%s: input file " KL_Q " (n = %lld) runs in %lld chunks of "
+             "%lld, to fit in %s memory. ",
+             w->name, KL_CLIP(name), (long long)in->n, (long long)chunks,
+             (long long)((in->n + chunks - 1) / chunks), limit);
   return KL_OK;
 }
 

@@ -81,6 +81,12 @@ static void init(const kl_plan *p, void *const *host) {
   make_bytes(p, host[HIST_DATA], kl__chunk_start(p), HIST_LENGTH(p));
 }
 
+/* The bytes of the current chunk, from the input file. */
+static kl_status load_chunk(const kl_plan *p, void *const *host) {
+  return kl__input_read(p->input_file, p->n, kl__chunk_start(p),
+                        host[HIST_DATA], HIST_LENGTH(p));
+}
+
 /* ---- the check ------------------------------------------------------------
  * Exact: every count against a serial count of the same bytes, and the
  * counts add up to n (element HIST_BINS of the check: with every bin
@@ -111,14 +117,15 @@ static void bin_element(const void *ctx, int64_t i, kl_element *e) {
   }
 }
 
-/* Where the bytes counted are not all in the input buffer (a plan in
- * chunks, which holds the last chunk's), they are made again, a piece at
- * a time. */
+/* The bytes counted again: those in the input buffer, or, where they are
+ * not all there (a plan in chunks holds the last chunk's), made again a
+ * piece at a time. An input file is always read again: a wrong load is
+ * caught too. */
 #define RECOUNT_PIECE (INT64_C(64) << 20)
 
 static int recount(const kl_plan *p, void *const *in, uint64_t *want,
                    char *why, size_t why_size) {
-  if (p->chunk_count == 1) {
+  if (p->chunk_count == 1 && !p->input_file) {
     count_bytes(in[HIST_DATA], p->n, want);
     return 1;
   }
@@ -131,7 +138,13 @@ static int recount(const kl_plan *p, void *const *in, uint64_t *want,
   }
   for (int64_t at = 0; at < p->n; at += piece) {
     const int64_t len = p->n - at < piece ? p->n - at : piece;
-    make_bytes(p, buf, at, len);
+    if (!p->input_file) {
+      make_bytes(p, buf, at, len);
+    } else if (kl__input_read(p->input_file, p->n, at, buf, len) != KL_OK) {
+      snprintf(why, why_size, "%s", kl_last_error());
+      free(buf);
+      return 0;
+    }
     count_bytes(buf, len, want);
   }
   free(buf);
@@ -143,7 +156,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   (void)r;
   hist_check k = {out[HIST_COUNTS], p->buffers[HIST_COUNTS].type, {0}, 0,
                   p->n};
-  char why[128];
+  char why[sizeof v->detail];
   if (!recount(p, in, k.want, why, sizeof why)) {
     kl__verdict_set(v, 0, 1, 0, INFINITY, 0);
     snprintf(v->detail, sizeof v->detail, "%s", why);
@@ -277,6 +290,9 @@ const kl_workload kl__workload_histogram = {
     .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,
+    .input_help = "counts the bytes of FILE: n is its size, and a file "
+                  "larger than memory runs in chunks",
+    .load_chunk = load_chunk,
     .check = check,
     .cost = cost,
     .tests = tests,

@@ -1,0 +1,162 @@
+/* Input files (--input FILE, kl_problem.input_file): histogram counts the
+ * bytes of a real file exactly, whole and in chunks (a small
+ * KLADDER_MEMORY_LIMIT makes a 100 kB file larger than memory), on every
+ * host rung; the counts are compared with a count made here, not only by
+ * the workload's check. A file that changes size between the plan and a
+ * read is an I/O error; a missing, empty or directory path is bad input. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "expect.h"
+#include "kladder.h"
+
+#define N 100003
+
+static const kl_workload *histogram;
+static const kl_rung *spied;      /* the rung the spy runs */
+static uint64_t seen[256];        /* the counts after its last chunk */
+static int64_t chunk_runs;        /* runs of one chunk each */
+static const char *grow_on_chunk; /* a file to grow during chunk 0 */
+
+static kl_status spy_run(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  kl_status st = spied->run(a);
+  chunk_runs++;
+  if (st == KL_OK && grow_on_chunk && p->chunk == 0) {
+    FILE *f = fopen(grow_on_chunk, "ab");
+    if (f) fputc('!', f), fclose(f);
+  }
+  if (st != KL_OK || p->chunk != p->chunk_count - 1) return st;
+  for (int b = 0; b < 256; b++)
+    seen[b] = p->buffers[1].type == KL_U64
+                  ? ((const uint64_t *)a->buffers[1])[b]
+                  : ((const uint32_t *)a->buffers[1])[b];
+  return st;
+}
+
+/* Run rung r on the file through the spy: its status, and its result. */
+static kl_status run_spied(const kl_rung *r, const char *path,
+                           kl_result *res) {
+  kl_rung spy = *r;
+  spy.run = spy_run;
+  spied = r;
+  memset(seen, 0, sizeof seen);
+  chunk_runs = 0;
+  kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1, .input_file = path};
+  return kl_run_rung(histogram, &spy, &pb, 1, 0, res);
+}
+
+/* The file's bytes: a run of zeros (8 equal bytes at a time, which
+ * openmp-blocks counts at once), then every value in a scrambled order,
+ * some far more often than others. */
+static int write_file(const char *path, uint64_t want[256]) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return 0;
+  memset(want, 0, 256 * sizeof *want);
+  for (uint32_t i = 0; i < N; i++) {
+    const unsigned char byte =
+        i < 5000 ? 0 : (unsigned char)((i * 2654435761u) >> (i % 3 ? 24 : 29));
+    fputc(byte, f);
+    want[byte]++;
+  }
+  return fclose(f) == 0;
+}
+
+static void test_counts(const char *path, const uint64_t want[256],
+                        const char *limit) {
+  if (limit) setenv("KLADDER_MEMORY_LIMIT", limit, 1);
+  for (size_t i = 0; i < histogram->rung_count; i++) {
+    const kl_rung *r = &histogram->rungs[i];
+    if (!r->run || !r->backend->host_memory ||
+        !kl_backend_available(r->backend, NULL, 0))
+      continue;
+    kl_result res;
+    kl_status st = run_spied(r, path, &res);
+    const int64_t chunks = res.plan.chunk_count;
+    printf("%-20s %s: %s, %lld chunk%s, %s\n", r->name,
+           limit ? limit : "no limit", kl_status_name(st), (long long)chunks,
+           chunks == 1 ? "" : "s", res.error[0] ? res.error : "");
+    EXPECT(st == KL_OK && res.check == KL_CHECK_PASS && res.n == N);
+    EXPECT(memcmp(seen, want, sizeof seen) == 0);
+    EXPECT(limit ? chunks > 1 : chunks == 1);
+    /* The checked run and the timed one, each over every chunk. */
+    EXPECT(chunk_runs == 2 * chunks);
+    EXPECT(strcmp(kl_result_inputs(&res), strrchr(path, '/') + 1) == 0);
+  }
+  if (limit) unsetenv("KLADDER_MEMORY_LIMIT");
+}
+
+/* The file grows while chunk 0 is counted: chunk 1's read finds it so. */
+static void test_changed(const char *path) {
+  setenv("KLADDER_MEMORY_LIMIT", "64K", 1);
+  grow_on_chunk = path;
+  kl_result res;
+  EXPECT(run_spied(&histogram->rungs[0], path, &res) == KL_IO &&
+         strstr(res.error, "changed size during the run: 100003 bytes when "
+                           "planned, 100004 now"));
+  grow_on_chunk = NULL;
+  unsetenv("KLADDER_MEMORY_LIMIT");
+}
+
+static void test_bad_paths(const char *dir) {
+  char path[512];
+  kl_result res;
+  const kl_rung *serial = &histogram->rungs[0];
+  kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1};
+  snprintf(path, sizeof path, "%s/missing.bin", dir);
+  pb.input_file = path;
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "No such file or directory"));
+  pb.input_file = dir;
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "is a directory"));
+  snprintf(path, sizeof path, "%s/empty.bin", dir);
+  FILE *f = fopen(path, "wb");
+  if (f) fclose(f);
+  pb.input_file = path;
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "is empty"));
+  remove(path);
+  pb.input_file = "/dev/null";
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "is not a regular file"));
+  /* n is the file's size; a workload without input files takes none. */
+  snprintf(path, sizeof path, "%s/bytes.bin", dir);
+  pb.input_file = path;
+  pb.n = 5;
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "n is the size of the input file"));
+  pb.n = 0;
+  pb.params = "inputs=skewed";
+  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "an input file has no input pattern"));
+  pb.params = NULL;
+  const kl_workload *map = kl_workload_find("map");
+  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &res) == KL_USAGE &&
+         strstr(res.error, "workload map takes no input file"));
+}
+
+int main(void) {
+  histogram = kl_workload_find("histogram");
+  EXPECT(histogram && histogram->input_help && histogram->load_chunk);
+  if (!histogram) return 1;
+  char dir[] = "/tmp/kladder-input-XXXXXX", path[512];
+  if (!mkdtemp(dir)) {
+    printf("no temporary directory\n");
+    return 1;
+  }
+  snprintf(path, sizeof path, "%s/bytes.bin", dir);
+  uint64_t want[256];
+  EXPECT(write_file(path, want));
+  test_counts(path, want, NULL);
+  test_counts(path, want, "64K");
+  test_bad_paths(dir);
+  test_changed(path);
+  remove(path);
+  rmdir(dir);
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures ? 1 : 0;
+}
