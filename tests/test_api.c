@@ -7,6 +7,7 @@
 
 #include "expect.h"
 #include "kladder.h"
+#include "kladder-histogram.h"
 #include "kladder-reduce.h"
 
 
@@ -241,6 +242,55 @@ static void test_reduce_entry(void) {
   EXPECT(kl_reduce("serial", "sum", KL_I32, NULL, N, 0, &isum) == KL_USAGE);
 }
 
+/* kl_histogram on every backend here, from host memory and, on a GPU,
+ * from device memory, against counts made here: a run of equal bytes, then
+ * bytes of every value at odd offsets. */
+static void test_histogram_entry(void) {
+  enum { N = 100003 };
+  static unsigned char bytes[N];
+  uint64_t want[256] = {0}, got[256];
+  for (uint32_t i = 0; i < N; i++) {
+    bytes[i] = i < 777 ? 42 : (unsigned char)((i * 2654435761u) >> 13);
+    want[bytes[i]]++;
+  }
+  for (size_t k = 0; k < kl_backend_count(); k++) {
+    const kl_backend *b = kl_backend_at(k);
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    memset(got, 0xFF, sizeof got);
+    EXPECT(kl_histogram(b->name, bytes, N, 0, got) == KL_OK);
+    EXPECT(memcmp(got, want, sizeof got) == 0);
+    /* An unaligned start and an odd length. */
+    memset(got, 0xFF, sizeof got);
+    EXPECT(kl_histogram(b->name, bytes + 3, 1, 0, got) == KL_OK);
+    EXPECT(got[bytes[3]] == 1 && got[(bytes[3] + 1) % 256] == 0);
+    if (!b->host_memory) {
+      kl_context ctx;
+      memset(&ctx, 0, sizeof ctx);
+      ctx.backend = b;
+      void *dev = NULL;
+      EXPECT(b->open(&ctx) == KL_OK);
+      EXPECT(b->alloc(&ctx, KL_MEM_DEVICE, &dev, N) == KL_OK);
+      EXPECT(b->copy(&ctx, 0, dev, bytes, N) == KL_OK &&
+             b->sync(&ctx) == KL_OK);
+      memset(got, 0xFF, sizeof got);
+      EXPECT(kl_histogram(b->name, dev, N, 1, got) == KL_OK);
+      EXPECT(memcmp(got, want, sizeof got) == 0);
+      b->release(&ctx, KL_MEM_DEVICE, dev);
+      b->close(&ctx);
+    }
+  }
+  memset(got, 0xFF, sizeof got);
+  EXPECT(kl_histogram(NULL, bytes, N, 0, got) == KL_OK &&
+         memcmp(got, want, sizeof got) == 0);
+  EXPECT(kl_histogram("serial", bytes, 0, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram("serial", bytes, -5, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram("serial", NULL, N, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram("serial", bytes, N, 0, NULL) == KL_USAGE);
+  EXPECT(kl_histogram("tpu", bytes, N, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram("serial", bytes, N, 0, got) == KL_OK &&
+         kl_last_error()[0] == '\0');
+}
+
 /* One backend: NaN in the middle, then +Inf first (and -Inf last); the
  * arrays come back as they were. */
 static void reduce_nan_on(const char *backend, float *f, double *d,
@@ -456,6 +506,7 @@ int main(void) {
   test_library_rungs();
   test_reduce_entry();
   test_reduce_nan();
+  test_histogram_entry();
   test_sizes();
   test_names_and_codes();
   test_run();

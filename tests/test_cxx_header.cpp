@@ -1,10 +1,11 @@
 // kladder.h from C++: the header compiles as C++ and links against the C
-// library (extern "C" linkage), and a run, and a run of one rung on one
-// problem, work end to end.
+// library (extern "C" linkage), and a run, a run of one rung on one
+// problem and an entry point (kl_histogram) work end to end.
 #include <cstdio>
 #include <cstring>
 
 #include "kladder.h"
+#include "kladder-histogram.h"
 
 int main() {
   kl_options o;
@@ -38,6 +39,12 @@ int main() {
             res.check == KL_CHECK_PASS;
   if (ran) kl_result_size(&res, size, sizeof size);
   ran = ran && std::strcmp(size, "7x5x3") == 0;
-  std::printf("%d passed, %d failed\n", ok + ran, !ok + !ran);
-  return ok && ran ? 0 : 1;
+  // An entry point's header, from C++.
+  const unsigned char bytes[] = {7, 7, 255};
+  uint64_t counts[256];
+  const int counted = kl_histogram("serial", bytes, 3, 0, counts) == KL_OK &&
+                      counts[7] == 2 && counts[255] == 1 && counts[0] == 0;
+  std::printf("%d passed, %d failed\n", ok + ran + counted,
+              !ok + !ran + !counted);
+  return ok && ran && counted ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "histogram-host.h"
+#include "kladder-histogram.h"
 
 /* In the order of histogram.h's HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED. */
 static const char *const patterns[] = {"random", "all-same", "skewed", NULL};
@@ -300,3 +301,21 @@ const kl_workload kl__workload_histogram = {
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
 };
+
+kl_status kl_histogram(const char *backend, const void *data, int64_t n,
+                       int data_on_device, uint64_t counts[256]) {
+  if (n < 1)
+    return kl__usage(KL_USAGE, "kl_histogram: n = %lld must be at least 1",
+                     (long long)n);
+  if (!counts) return kl__usage(KL_USAGE, "kl_histogram: counts is NULL");
+  /* Below 2^32 bytes the rungs count in 32 bits: widened here. */
+  uint32_t narrow[HIST_BINS];
+  const int wide = kl__histogram_count_type(n) == KL_U64;
+  kl_problem pb = {.n = n, .type = KL_U8};
+  void *buffers[2] = {(void *)data, wide ? (void *)counts : (void *)narrow};
+  kl_status st = kl__run_library(&kl__workload_histogram, backend, &pb,
+                                 buffers, data_on_device);
+  for (int b = 0; b < HIST_BINS && st == KL_OK && !wide; b++)
+    counts[b] = narrow[b];
+  return kl__done(st);
+}
