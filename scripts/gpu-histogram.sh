@@ -19,11 +19,26 @@ if [ "${1:-}" != quick ]; then
   echo "rungs-cuda-big exit $?: $(tail -1 "$out/rungs-cuda-big.txt")"
   grep -E "FAIL" "$out/rungs-cuda-big.txt" | head -20
 fi
+# A real file (the library itself), whole and in chunks (a memory limit
+# that holds a fraction of it): every rung's counts checked against the
+# file. --reps 2: the timed runs re-read each chunk.
+f=build/libkladder.so
+for limit in "" 24M; do
+  KLADDER_MEMORY_LIMIT=$limit ./build/kladder run -w histogram -b cuda -q \
+    --reps 2 --warmup 0 --input "$f" >"$out/file${limit:+-$limit}.txt" 2>&1
+  echo "file $f${limit:+ (limit $limit)} exit $?: $(grep -c ' P$' "$out/file${limit:+-$limit}.txt") rungs passed; $(grep -Eo 'in [0-9]+ chunks[^;.]*' "$out/file${limit:+-$limit}.txt" | head -1)"
+done
 # Registers, shared memory and spills of every kernel, from the binary.
 cuobjdump --dump-resource-usage build/libkladder.so 2>/dev/null |
   grep -A1 -E "Function .*(histogram|persistent_kernel|shared_kernel|cluster_kernel|global_atomic|four_per_thread)" |
   grep -Eo "Function [^ ]+|REG:[0-9]+|STACK:[0-9]+|SHARED:[0-9]+|LOCAL:[0-9]+" |
   paste -sd' ' | sed 's/ Function /\nFunction /g' >"$out/resources.txt"
+# The best rung's machine code (32-bit counts): its loads, shared atomics,
+# barriers and any local memory.
+cuobjdump -sass -fun '_Z17persistent_kernelIjLi2ELi2EEvPKhlPT_' build/libkladder.so \
+  >"$out/best-sass.txt" 2>&1
+echo "best rung SASS: $(grep -Eo 'LDG[.A-Z0-9]*|ATOMS[.A-Z0-9]*|BAR[.A-Z]*|LDL|STL' "$out/best-sass.txt" |
+  sort | uniq -c | tr -s ' ' | paste -sd,)"
 k="./build/kladder run -w histogram -b cuda -q -n 512M --reps 20"
 for inputs in random all-same skewed; do
   $k --inputs "$inputs" --csv "$out/histogram-$inputs.csv" \
@@ -31,9 +46,14 @@ for inputs in random all-same skewed; do
   echo "== $inputs: exit $?"
   grep -E "^(histogram|stream)" "$out/histogram-$inputs.txt" | cut -c1-150
   # The best hand-written rung against CUB, from the same run.
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    { rate[$col["rung"]] = $col["rate"] }
-    END { best = 0; for (r in rate) if (r != "cuda-cub" && r ~ /^cuda/ && rate[r] > best) { best = rate[r]; name = r }
-          if (rate["cuda-cub"] > 0) printf "best %s %.1f GB/s = %.3fx cuda-cub (%.1f GB/s)\n", name, best, best / rate["cuda-cub"], rate["cuda-cub"] }' \
-    "$out/histogram-$inputs.csv"
+  python3 - "$out/histogram-$inputs.csv" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["workload"] == "histogram"]
+rate = {r["rung"]: float(r["rate"] or 0) for r in rows}
+hand = {k: v for k, v in rate.items() if k.startswith("cuda") and k != "cuda-cub"}
+best = max(hand, key=hand.get)
+cub = rate.get("cuda-cub", 0)
+if cub:
+    print(f"best {best} {hand[best]:.1f} GB/s = {hand[best] / cub:.3f}x cuda-cub ({cub:.1f} GB/s)")
+PY
 done

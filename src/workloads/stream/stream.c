@@ -32,10 +32,6 @@ static double value(const kl_plan *p, const void *buf, int64_t i) {
  * a fused multiply-add), so |c - exact| <= 2u(|a| + |s*b|), u the unit
  * roundoff of the type; the reference is exact in long double for f32 and
  * carries 11 more bits than needed for f64. */
-/* copy must be exact. triad, c = a + s*b, rounds at most twice (once with
- * a fused multiply-add), so |c - exact| <= 2u(|a| + |s*b|), u the unit
- * roundoff of the type; the reference is exact in long double for f32 and
- * carries 11 more bits than needed for f64. */
 typedef struct stream_check {
   const kl_plan *p;
   const void *a, *b, *c;
