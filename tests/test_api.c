@@ -187,6 +187,23 @@ static void test_same_seed_same_result(void) {
   EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
 }
 
+/* Data already on a device, through a context of its backend: `bytes` of
+ * host at *dev; device_free gives them back. */
+static void device_copy(const kl_backend *b, kl_context *ctx, void **dev,
+                        const void *host, size_t bytes) {
+  memset(ctx, 0, sizeof *ctx);
+  ctx->backend = b;
+  *dev = NULL;
+  EXPECT(b->open(ctx) == KL_OK);
+  EXPECT(b->alloc(ctx, KL_MEM_DEVICE, dev, bytes) == KL_OK);
+  EXPECT(b->copy(ctx, 0, *dev, host, bytes) == KL_OK && b->sync(ctx) == KL_OK);
+}
+
+static void device_free(kl_context *ctx, void *dev) {
+  ctx->backend->release(ctx, KL_MEM_DEVICE, dev);
+  ctx->backend->close(ctx);
+}
+
 /* kl_reduce on every backend here, from host memory and, on a GPU, from
  * device memory, against sums computed here. */
 static void test_reduce_entry(void) {
@@ -215,20 +232,13 @@ static void test_reduce_entry(void) {
     EXPECT(kl_reduce(b->name, "min", KL_F64, doubles, N, 0, &got) == KL_OK);
     EXPECT(got == dmin);
     if (!b->host_memory) {
-      /* Data already on the device, through a context of the backend. */
       kl_context ctx;
-      memset(&ctx, 0, sizeof ctx);
-      ctx.backend = b;
-      void *dev = NULL;
-      EXPECT(b->open(&ctx) == KL_OK);
-      EXPECT(b->alloc(&ctx, KL_MEM_DEVICE, &dev, sizeof ints) == KL_OK);
-      EXPECT(b->copy(&ctx, 0, dev, ints, sizeof ints) == KL_OK &&
-             b->sync(&ctx) == KL_OK);
+      void *dev;
+      device_copy(b, &ctx, &dev, ints, sizeof ints);
       isum = 0;
       EXPECT(kl_reduce(b->name, "sum", KL_I32, dev, N, 1, &isum) == KL_OK);
       EXPECT(isum == exact);
-      b->release(&ctx, KL_MEM_DEVICE, dev);
-      b->close(&ctx);
+      device_free(&ctx, dev);
     }
   }
   int64_t isum;
@@ -265,18 +275,12 @@ static void test_histogram_entry(void) {
     EXPECT(got[bytes[3]] == 1 && got[(bytes[3] + 1) % 256] == 0);
     if (!b->host_memory) {
       kl_context ctx;
-      memset(&ctx, 0, sizeof ctx);
-      ctx.backend = b;
-      void *dev = NULL;
-      EXPECT(b->open(&ctx) == KL_OK);
-      EXPECT(b->alloc(&ctx, KL_MEM_DEVICE, &dev, N) == KL_OK);
-      EXPECT(b->copy(&ctx, 0, dev, bytes, N) == KL_OK &&
-             b->sync(&ctx) == KL_OK);
+      void *dev;
+      device_copy(b, &ctx, &dev, bytes, N);
       memset(got, 0xFF, sizeof got);
       EXPECT(kl_histogram(b->name, dev, N, 1, got) == KL_OK);
       EXPECT(memcmp(got, want, sizeof got) == 0);
-      b->release(&ctx, KL_MEM_DEVICE, dev);
-      b->close(&ctx);
+      device_free(&ctx, dev);
     }
   }
   memset(got, 0xFF, sizeof got);
