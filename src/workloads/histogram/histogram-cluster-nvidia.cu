@@ -73,7 +73,7 @@ static kl_status cluster_rung(const kl_args *a) {
   int64_t blocks = block_limit(n, (int64_t)2 * kl__gpu_sm_count());
   blocks = (blocks + CLUSTER - 1) / CLUSTER * CLUSTER;
   cluster_kernel<C><<<(unsigned)blocks, CLUSTER_THREADS, 0, s>>>(
-      (const uint8_t *)a->buffers[HIST_DATA], n, (C *)a->buffers[HIST_COUNTS]);
+      HIST_BYTES(a), n, (C *)a->buffers[HIST_COUNTS]);
   KL_GPU_CHECK_LAUNCH(cluster_kernel);
   return KL_OK;
 }

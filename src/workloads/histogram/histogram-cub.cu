@@ -12,7 +12,7 @@ template <typename C>
 static cudaError_t histogram_even(const kl_args *a, void *temp, size_t *bytes,
                                   C *counts) {
   return cub::DeviceHistogram::HistogramEven(
-      temp, *bytes, (const unsigned char *)a->buffers[HIST_DATA], counts,
+      temp, *bytes, HIST_BYTES(a), counts,
       HIST_BINS + 1, 0, HIST_BINS, (int64_t)HIST_LENGTH(a->plan),
       (cudaStream_t)a->stream);
 }

@@ -40,7 +40,7 @@ __global__ void global_atomic_kernel(const uint8_t *__restrict__ data,
   if (i < n) count_global(counts, data[i]);
 }
 
-#define DATA(a) ((const uint8_t *)(a)->buffers[HIST_DATA])
+#define DATA(a) HIST_BYTES(a)
 #define COUNTS(a) ((C *)(a)->buffers[HIST_COUNTS])
 
 template <typename C>

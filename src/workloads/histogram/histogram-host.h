@@ -23,7 +23,7 @@ static inline kl_status kl__histogram_host_run(const kl_args *a,
                                                hist_loop32 u32,
                                                hist_loop64 u64) {
   const kl_plan *p = a->plan;
-  const uint8_t *x = (const uint8_t *)a->buffers[HIST_DATA];
+  const uint8_t *x = HIST_BYTES(a);
   const int wide = p->buffers[HIST_COUNTS].type == KL_U64;
   if (!HIST_ACCUMULATE(p))
     memset(a->buffers[HIST_COUNTS], 0,

@@ -18,7 +18,8 @@ static kl_status plan(kl_plan *p) {
     p->value[HIST_P_VALUE] =
         (double)(kl__hash(p->seed, STREAM_VALUE, 0) % HIST_BINS);
   p->buffer_count = 2;
-  p->buffers[HIST_DATA] = (kl_buffer_spec){"data", KL_U8, HIST_LENGTH(p),
+  p->buffers[HIST_DATA] = (kl_buffer_spec){"data", KL_U8,
+                                           HIST_OFFSET(p) + HIST_LENGTH(p),
                                            KL_IN, KL_MEM_DEVICE, 0};
   p->buffers[HIST_COUNTS] =
       (kl_buffer_spec){"counts", kl__histogram_count_type(p->n), HIST_BINS,
@@ -78,14 +79,23 @@ static void make_bytes(const kl_plan *p, uint8_t *x, int64_t start,
   }
 }
 
+/* The bytes before an offset start are not counted: a byte no pattern
+ * is made of only, so that a rung that counts them is caught by the sum
+ * if not by a bin. */
+#define BEFORE_OFFSET 0xA5
+
 static void init(const kl_plan *p, void *const *host) {
-  make_bytes(p, host[HIST_DATA], kl__chunk_start(p), HIST_LENGTH(p));
+  uint8_t *x = host[HIST_DATA];
+  memset(x, BEFORE_OFFSET, (size_t)HIST_OFFSET(p));
+  make_bytes(p, x + HIST_OFFSET(p), kl__chunk_start(p), HIST_LENGTH(p));
 }
 
 /* The bytes of the current chunk, from the input file. */
 static kl_status load_chunk(const kl_plan *p, void *const *host) {
+  uint8_t *x = host[HIST_DATA];
+  memset(x, BEFORE_OFFSET, (size_t)HIST_OFFSET(p));
   return kl__input_read(p->input_file, p->n, kl__chunk_start(p),
-                        host[HIST_DATA], HIST_LENGTH(p));
+                        x + HIST_OFFSET(p), HIST_LENGTH(p));
 }
 
 /* ---- the check ------------------------------------------------------------
@@ -127,7 +137,7 @@ static void bin_element(const void *ctx, int64_t i, kl_element *e) {
 static int recount(const kl_plan *p, void *const *in, uint64_t *want,
                    char *why, size_t why_size) {
   if (p->chunk_count == 1 && !p->input_file) {
-    count_bytes(in[HIST_DATA], p->n, want);
+    count_bytes((const uint8_t *)in[HIST_DATA] + HIST_OFFSET(p), p->n, want);
     return 1;
   }
   const int64_t piece = p->n < RECOUNT_PIECE ? p->n : RECOUNT_PIECE;
@@ -262,6 +272,10 @@ static const kl_param params[] = {
                       .help = "the byte of the all-same pattern",
                       .default_text = "drawn from the seed", .min = 0,
                       .max = 255},
+    [HIST_P_OFFSET] = {.name = "offset", .kind = KL_PARAM_INT,
+                       .help = "bytes before the data in its buffer: an "
+                               "unaligned start for every rung",
+                       .min = 0, .max = 63},
 };
 
 /* Lengths around the edges of words, vectors and the bins; every pattern
@@ -272,7 +286,11 @@ static const kl_param params[] = {
 static const kl_test_problem tests[] = {
     HIST_TESTS(1),   HIST_TESTS(2),   HIST_TESTS(3),   HIST_TESTS(31),
     HIST_TESTS(32),  HIST_TESTS(33),  HIST_TESTS(255), HIST_TESTS(256),
-    HIST_TESTS(257), HIST_TESTS(1000003), {NULL, 0}};
+    HIST_TESTS(257), HIST_TESTS(1000003),
+    /* Unaligned starts: the head bytes before the first aligned word. */
+    {"offset=1", 1}, {"offset=3", 33}, {"offset=7", 257},
+    {"offset=15", 1000003}, {"offset=1,inputs=all-same,value=255", 100003},
+    {NULL, 0}};
 /* Past 2^32 bytes: 64-bit counts. */
 static const kl_test_problem big_tests[] = {{NULL, 4294967311}, {NULL, 0}};
 

@@ -16,7 +16,7 @@
  * into the output directly). */
 enum { HIST_DATA, HIST_COUNTS, HIST_CUB_TEMP, HIST_CUB_COUNTS };
 /* The parameters, in the workload's order. */
-enum { HIST_P_N, HIST_P_INPUTS, HIST_P_VALUE };
+enum { HIST_P_N, HIST_P_INPUTS, HIST_P_VALUE, HIST_P_OFFSET };
 #define HIST_INPUTS(p) ((int)(p)->value[HIST_P_INPUTS])
 enum { HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED };
 
@@ -26,6 +26,12 @@ enum { HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED };
  * overwriting them. */
 #define HIST_LENGTH(p) ((p)->chunk_n)
 #define HIST_ACCUMULATE(p) ((p)->chunk > 0)
+/* The bytes start `offset` bytes into the data buffer (a parameter, 0 by
+ * default), so that the tests can give every rung an unaligned start;
+ * the bytes before them are not counted. */
+#define HIST_OFFSET(p) ((int64_t)(p)->value[HIST_P_OFFSET])
+#define HIST_BYTES(a)                                                         \
+  ((const uint8_t *)(a)->buffers[HIST_DATA] + HIST_OFFSET((a)->plan))
 /* Counts are 64-bit from this many bytes on. */
 #define HIST_WIDE_FROM (INT64_C(1) << 32)
 static inline kl_type kl__histogram_count_type(int64_t n) {
