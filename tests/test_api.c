@@ -8,6 +8,7 @@
 #include "expect.h"
 #include "kladder.h"
 #include "kladder-histogram.h"
+#include "kladder-laplacian.h"
 #include "kladder-reduce.h"
 
 
@@ -295,6 +296,86 @@ static void test_histogram_entry(void) {
          kl_last_error()[0] == '\0');
 }
 
+/* kl_laplacian on every host backend and the preferred one, f64 and f32,
+ * against a stencil computed here in double: the interior within a bound
+ * of the magnitudes of its terms, the boundary of f and all of u untouched
+ * (bit for bit). The GPU backends join with their rungs. */
+static int laplacian_case(const char *backend, kl_type t, int nx, int ny,
+                          int nz) {
+  enum { MAX = 7 * 5 * 4 };
+  const double hx = 0.5, hy = 2, hz = 0.25;
+  double ud[MAX], fd[MAX], u0[MAX], f0[MAX];
+  float uf[MAX], ff[MAX];
+  const int n = nx * ny * nz;
+  for (int g = 0; g < n; g++) {
+    ud[g] = uf[g] = (float)((g * 37 % 101) / 50.0 - 1);
+    fd[g] = ff[g] = (float)(-3 - g);
+  }
+  const int f32 = t == KL_F32;
+  memcpy(u0, f32 ? (void *)uf : (void *)ud, f32 ? sizeof uf : sizeof ud);
+  memcpy(f0, f32 ? (void *)ff : (void *)fd, f32 ? sizeof ff : sizeof fd);
+  if (kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz,
+                   f32 ? (void *)uf : (void *)ud,
+                   f32 ? (void *)ff : (void *)fd, 0) != KL_OK)
+    return 0;
+  int ok = memcmp(u0, f32 ? (void *)uf : (void *)ud,
+                  f32 ? sizeof uf : sizeof ud) == 0;
+  const double cx = 1 / (hx * hx), cy = 1 / (hy * hy), cz = 1 / (hz * hz);
+  const double eps = f32 ? 1e-5 : 1e-13;
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++) {
+        const int g = i + nx * (j + ny * k);
+        const double got = f32 ? ff[g] : fd[g];
+        if (i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 ||
+            k == nz - 1) {
+          ok = ok && (f32 ? memcmp(&ff[g], (const float *)(void *)f0 + g,
+                                   sizeof *ff)
+                          : memcmp(&fd[g], &f0[g], sizeof *fd)) == 0;
+          continue;
+        }
+        const double *u = ud;
+        const int sy = nx, sz = nx * ny;
+        const double want = (u[g - 1] - 2 * u[g] + u[g + 1]) * cx +
+                            (u[g - sy] - 2 * u[g] + u[g + sy]) * cy +
+                            (u[g - sz] - 2 * u[g] + u[g + sz]) * cz;
+        const double m = 2 * (cx + cy + cz) * fabs(u[g]) + 8 * (cx + cy + cz);
+        ok = ok && fabs(got - want) <= eps * m;
+      }
+  return ok;
+}
+
+static void test_laplacian_entry(void) {
+  for (size_t k = 0; k < kl_backend_count(); k++) {
+    const kl_backend *b = kl_backend_at(k);
+    if (!b->host_memory || !kl_backend_available(b, NULL, 0)) continue;
+    EXPECT(laplacian_case(b->name, KL_F64, 7, 5, 4));
+    EXPECT(laplacian_case(b->name, KL_F32, 7, 5, 4));
+    EXPECT(laplacian_case(b->name, KL_F64, 3, 3, 3));
+    EXPECT(laplacian_case(b->name, KL_F64, 2, 5, 4)); /* no interior */
+  }
+  EXPECT(laplacian_case(NULL, KL_TYPE_DEFAULT, 7, 5, 4));
+  double u[8] = {0}, f[8] = {0};
+  EXPECT(kl_laplacian("serial", KL_F64, 0, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, -2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 0, 1, 1, u, f, 0) == KL_USAGE &&
+         strstr(kl_last_error(), "hx = 0 must be finite and nonzero"));
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, INFINITY, 1, u, f, 0) ==
+         KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, NAN, u, f, 0) ==
+         KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F32, 2, 2, 2, 1e-30, 1, 1, u, f, 0) ==
+         KL_USAGE && strstr(kl_last_error(), "outside the range of f32"));
+  EXPECT(kl_laplacian("serial", KL_I32, 2, 2, 2, 1, 1, 1, u, f, 0) != KL_OK);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, NULL, f, 0) ==
+         KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, u, NULL, 0) ==
+         KL_USAGE);
+  EXPECT(kl_laplacian("tpu", KL_F64, 2, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, u, f, 0) == KL_OK &&
+         kl_last_error()[0] == '\0');
+}
+
 /* One backend: NaN in the middle, then +Inf first (and -Inf last); the
  * arrays come back as they were. */
 static void reduce_nan_on(const char *backend, float *f, double *d,
@@ -375,6 +456,8 @@ static const struct {
     {"histogram", "serial", U8, "serial"},
     {"histogram", "openmp", U8, "openmp-blocks"},
     {"histogram", "cuda", U8, "cuda-best"},
+    {"laplacian", "serial", F32 | F64, "serial"},
+    {"laplacian", "openmp", F32 | F64, "openmp"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},
     {"integrate", "cuda", F32 | F64, "cuda-best"},
@@ -511,6 +594,7 @@ int main(void) {
   test_reduce_entry();
   test_reduce_nan();
   test_histogram_entry();
+  test_laplacian_entry();
   test_sizes();
   test_names_and_codes();
   test_run();

@@ -1,11 +1,12 @@
 // kladder.h from C++: the header compiles as C++ and links against the C
 // library (extern "C" linkage), and a run, a run of one rung on one
-// problem and an entry point (kl_histogram) work end to end.
+// problem and the entry points (kl_histogram, kl_laplacian) work end to end.
 #include <cstdio>
 #include <cstring>
 
 #include "kladder.h"
 #include "kladder-histogram.h"
+#include "kladder-laplacian.h"
 
 int main() {
   kl_options o;
@@ -42,8 +43,14 @@ int main() {
   // An entry point's header, from C++.
   const unsigned char bytes[] = {7, 7, 255};
   uint64_t counts[256];
-  const int counted = kl_histogram("serial", bytes, 3, 0, counts) == KL_OK &&
+  int counted = kl_histogram("serial", bytes, 3, 0, counts) == KL_OK &&
                       counts[7] == 2 && counts[255] == 1 && counts[0] == 0;
+  // A 3x3x3 grid: the centre's Laplacian, the boundary untouched.
+  double u[27], f[27];
+  for (int g = 0; g < 27; g++) u[g] = g == 13 ? 1 : 0, f[g] = 9;
+  counted = counted &&
+            kl_laplacian("serial", KL_F64, 3, 3, 3, 1, 1, 1, u, f, 0) ==
+                KL_OK && f[13] == -6 && f[0] == 9 && f[26] == 9;
   std::printf("%d passed, %d failed\n", ok + ran + counted,
               !ok + !ran + !counted);
   return ok && ran && counted ? 0 : 1;

@@ -1,0 +1,287 @@
+/* laplacian: the workload (grid, inputs, check, cost), the serial rung and
+ * the ladder (seed 002). laplacian.h has the stencil and the layout. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kladder-laplacian.h"
+#include "laplacian.h"
+
+static const char *const axes[3] = {"x", "y", "z"};
+
+static kl_status plan(kl_plan *p) {
+  double *v = p->value;
+  /* ny and nz follow nx where not given. */
+  v[LAP_P_NX] = (double)p->n;
+  if (!(p->given >> LAP_P_NY & 1)) v[LAP_P_NY] = (double)p->n;
+  if (!(p->given >> LAP_P_NZ & 1)) v[LAP_P_NZ] = (double)p->n;
+  const double points = v[LAP_P_NX] * v[LAP_P_NY] * v[LAP_P_NZ];
+  if (points > 0x1p60)
+    return kl__usage(KL_TOO_LARGE, "laplacian: grid %lldx%lldx%lld has too "
+                     "many points", (long long)LAP_NX(p), (long long)LAP_NY(p),
+                     (long long)LAP_NZ(p));
+  /* Each coefficient 1/h^2 must be a normal number of the type, with room
+   * for the sum of the seven terms (|u| < 1): no overflow, no underflow. */
+  const double big = p->type == KL_F32 ? FLT_MAX / 16 : DBL_MAX / 16;
+  const double small = p->type == KL_F32 ? FLT_MIN : DBL_MIN;
+  for (int a = 0; a < 3; a++) {
+    const double h = v[LAP_P_HX + a];
+    if (h == 0 || !isfinite(h))
+      return kl__usage(KL_USAGE, "laplacian: spacing h%s = %g must be finite "
+                       "and nonzero", axes[a], h);
+    const double c = 1 / (h * h);
+    if (!(c <= big && c >= small))
+      return kl__usage(KL_USAGE, "laplacian: spacing h%s = %g gives 1/h%s^2 "
+                       "= %g, outside the range of %s", axes[a], h, axes[a], c,
+                       kl_type_name(p->type));
+    p->constants[LAP_CX + a] = c;
+  }
+  p->constant_count = 3;
+  const int64_t count = LAP_POINTS(p);
+  p->buffer_count = 2;
+  p->buffers[LAP_U] =
+      (kl_buffer_spec){"u", p->type, count, KL_IN, KL_MEM_DEVICE, 0};
+  p->buffers[LAP_F] =
+      (kl_buffer_spec){"f", p->type, count, KL_INOUT, KL_MEM_DEVICE, 0};
+  return KL_OK;
+}
+
+/* u uniform in [-1, 1); f too, from a stream of its own: a pattern that
+ * the boundary must keep bit for bit and that an unwritten interior point
+ * keeps too (and fails). */
+static void init(const kl_plan *p, void *const *host) {
+  const int64_t count = LAP_POINTS(p);
+  kl__fill_uniform(p->type, host[LAP_U], count, p->seed, LAP_U, -1, 1);
+  kl__fill_uniform(p->type, host[LAP_F], count, p->seed, LAP_F, -1, 1);
+}
+
+/* ---- the check ------------------------------------------------------------
+ * Interior point: the reference in long double with exact coefficients
+ * (1.0L / (h*h) of the spacings as given), against a bound of the
+ * cancellation:
+ *   |f - ref| <= gamma_12(u_T) M + 2^-58 M + 8 t_T,
+ *   M = |cc u| + cx (|u[i-1]| + |u[i+1]|) + cy (...) + cz (...),
+ * the magnitudes of the seven terms with their coefficients (not of their
+ * sum, which cancels), gamma_k = k u_T / (1 - k u_T), u_T the unit roundoff
+ * of the type (2^-53, 2^-24). k = 12 counts the longest chain of roundings
+ * any reasonable evaluation of the formula makes on one term (Higham,
+ * "Accuracy and Stability of Numerical Algorithms", 2nd ed., 3.1): up to 5
+ * in the centre coefficient (h to the type, 1/h/h in two divisions, the
+ * sum of three, times 2 exact), one product and up to six additions of
+ * seven terms; the seed's form makes 8 at most. 2^-58 M covers the
+ * long-double reference's own roundings (about ten at 2^-64), and 8 t_T,
+ * t_T the type's smallest subnormal, the products that underflow.
+ * Boundary point: bit for bit what it was before the run. */
+typedef struct lap_check {
+  kl_type type;
+  const void *u, *f_in, *f_out;
+  int64_t nx, ny, nz;
+  long double cx, cy, cz, cc;
+  double gamma, tiny;
+} lap_check;
+
+static void lap_element(const void *ctx, int64_t g, kl_element *e) {
+  const lap_check *k = ctx;
+  const int64_t i = g % k->nx, r = g / k->nx, j = r % k->ny, z = r / k->ny;
+  const size_t size = kl_type_size(k->type);
+  if (i == 0 || j == 0 || z == 0 || i == k->nx - 1 || j == k->ny - 1 ||
+      z == k->nz - 1) {
+    e->got = kl__element(k->type, k->f_out, g);
+    e->want = kl__element(k->type, k->f_in, g);
+    e->tol = 0;
+    /* Equal values with other bits (-0 for +0, another NaN) fail too. */
+    if (memcmp((const char *)k->f_out + (size_t)g * size,
+               (const char *)k->f_in + (size_t)g * size, size) != 0 &&
+        (e->got == e->want || (isnan(e->got) && isnan(e->want)))) {
+      e->got = NAN;
+      e->want = 0;
+    }
+    return;
+  }
+  const int64_t sx = 1, sy = k->nx, sz = k->nx * k->ny;
+  long double c = kl__element(k->type, k->u, g);
+  long double x0 = kl__element(k->type, k->u, g - sx),
+              x1 = kl__element(k->type, k->u, g + sx);
+  long double y0 = kl__element(k->type, k->u, g - sy),
+              y1 = kl__element(k->type, k->u, g + sy);
+  long double z0 = kl__element(k->type, k->u, g - sz),
+              z1 = kl__element(k->type, k->u, g + sz);
+  e->want = k->cc * c + k->cx * (x0 + x1) + k->cy * (y0 + y1) +
+            k->cz * (z0 + z1);
+  const long double m = fabsl(k->cc * c) + k->cx * (fabsl(x0) + fabsl(x1)) +
+                        k->cy * (fabsl(y0) + fabsl(y1)) +
+                        k->cz * (fabsl(z0) + fabsl(z1));
+  e->tol = (double)(m * (k->gamma + 0x1p-58L)) + k->tiny;
+  e->got = kl__element(k->type, k->f_out, g);
+}
+
+static void check(const kl_plan *p, const kl_rung *r, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  (void)r;
+  const double ur = p->type == KL_F32 ? 0x1p-24 : 0x1p-53;
+  lap_check k = {p->type, in[LAP_U], in[LAP_F], out[LAP_F], LAP_NX(p),
+                 LAP_NY(p), LAP_NZ(p), 0, 0, 0, 0, 12 * ur / (1 - 12 * ur),
+                 8 * (p->type == KL_F32 ? 0x1p-149 : 0x1p-1074)};
+  const long double hx = LAP_HX(p), hy = LAP_HY(p), hz = LAP_HZ(p);
+  k.cx = 1.0L / (hx * hx);
+  k.cy = 1.0L / (hy * hy);
+  k.cz = 1.0L / (hz * hz);
+  k.cc = -2 * (k.cx + k.cy + k.cz);
+  kl__check_elements(LAP_POINTS(p), lap_element, &k, v);
+  if (v->bad_count) {
+    const int64_t g = v->first_bad, i = g % k.nx, j = g / k.nx % k.ny,
+                  z = g / k.nx / k.ny;
+    kl_element e;
+    lap_element(&k, g, &e);
+    const int edge = i == 0 || j == 0 || z == 0 || i == k.nx - 1 ||
+                     j == k.ny - 1 || z == k.nz - 1;
+    snprintf(v->detail, sizeof v->detail,
+             "%s point (%lld,%lld,%lld): expected %.17Lg, got %.17Lg%s",
+             edge ? "boundary" : "interior", (long long)i, (long long)j,
+             (long long)z, edge ? kl__element(k.type, k.f_in, g) : e.want,
+             kl__element(k.type, k.f_out, g),
+             edge ? " (must be untouched)" : "");
+    (void)e;
+  }
+}
+
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  (void)r, (void)counts;
+  const double interior = LAP_HAS_INTERIOR(p)
+                              ? (double)(LAP_NX(p) - 2) *
+                                    (double)(LAP_NY(p) - 2) *
+                                    (double)(LAP_NZ(p) - 2)
+                              : 0;
+  c->bytes = ((double)LAP_POINTS(p) + interior) * (double)kl_type_size(p->type);
+  c->flops = 10 * interior;
+  c->items = interior;
+}
+
+/* ---- the serial rung: the triple loop, k outer, i inner ------------------ */
+#define SERIAL(T)                                                             \
+  do {                                                                        \
+    const T *restrict u = a->buffers[LAP_U];                                  \
+    T *restrict f = a->buffers[LAP_F];                                        \
+    const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),               \
+            cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);               \
+    const int64_t sy = nx, sz = nx * ny;                                      \
+    for (int64_t k = 1; k < nz - 1; k++)                                      \
+      for (int64_t j = 1; j < ny - 1; j++)                                    \
+        for (int64_t i = 1; i < nx - 1; i++) {                                \
+          const int64_t g = i + sy * j + sz * k;                              \
+          f[g] = cc * u[g] + cx * (u[g - 1] + u[g + 1]) +                     \
+                 cy * (u[g - sy] + u[g + sy]) +                               \
+                 cz * (u[g - sz] + u[g + sz]);                                \
+        }                                                                     \
+  } while (0)
+
+static kl_status serial(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
+  if (p->type == KL_F32) SERIAL(float);
+  else SERIAL(double);
+  return KL_OK;
+}
+
+#define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
+
+static const kl_rung rungs[] = {
+    {.name = "serial", .backend = &kl__backend_serial,
+     .summary = "the triple loop, k outer, i inner", .library = FLOATS,
+     .run = serial},
+    {.name = "openmp", .backend = &kl__backend_openmp,
+     .summary = "parallel over k and j (collapse), the i loop omp simd",
+     .library = FLOATS, .run = kl__laplacian_omp},
+};
+
+#define EXTENT (KL_PARAM_EXTENT)
+static const kl_param params[] = {
+    [LAP_P_NX] = {.name = "nx", .kind = KL_PARAM_SIZE,
+                  .flags = KL_PARAM_MAIN_SIZE | EXTENT,
+                  .help = "points along x (fastest); the default of ny and nz",
+                  .default_value = 512, /* the seed's 512^3 */
+                  .host_default = 256, .min = 1, .max = 0x1p40, .step = 16},
+    [LAP_P_NY] = {.name = "ny", .kind = KL_PARAM_SIZE, .flags = EXTENT,
+                  .help = "points along y", .default_text = "nx", .min = 1,
+                  .max = 0x1p40},
+    [LAP_P_NZ] = {.name = "nz", .kind = KL_PARAM_SIZE, .flags = EXTENT,
+                  .help = "points along z (slowest)", .default_text = "nx",
+                  .min = 1, .max = 0x1p40},
+    [LAP_P_HX] = {.name = "hx", .kind = KL_PARAM_REAL,
+                  .help = "grid spacing along x; finite, nonzero",
+                  .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
+    [LAP_P_HY] = {.name = "hy", .kind = KL_PARAM_REAL,
+                  .help = "grid spacing along y; finite, nonzero",
+                  .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
+    [LAP_P_HZ] = {.name = "hz", .kind = KL_PARAM_REAL,
+                  .help = "grid spacing along z; finite, nonzero",
+                  .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
+};
+
+/* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),
+ * the smallest interior (3x3x3: one point), odd shapes past a vector's
+ * and a cache line's width, and unequal, non-unit spacings. */
+static const kl_test_problem tests[] = {
+    {"nx=1,ny=1,nz=1", 0},
+    {"nx=2,ny=2,nz=2", 0},
+    {"nx=3,ny=3,nz=3", 0},
+    {"nx=3,ny=3,nz=3,hx=0.5,hy=2,hz=0.25", 0},
+    {"nx=2,ny=5,nz=7", 0},
+    {"nx=5,ny=3,nz=2,hx=0.1", 0},
+    {"nx=33,ny=17,nz=9", 0},
+    {"nx=33,ny=17,nz=9,hx=0.5,hy=2,hz=0.25", 0},
+    {"nx=257,ny=129,nz=65,hx=0.01,hy=0.03,hz=0.7", 0},
+    {NULL, 0}};
+/* None: more than 2^31 points need u, f and f's copy for the check, 3 x
+ * 2^31 x 4 bytes = 26 GB in f32, more than the 2-core test machine's
+ * memory; the CUDA rungs' big test comes with them. */
+static const kl_test_problem big_tests[] = {{NULL, 0}};
+
+const kl_workload kl__workload_laplacian = {
+    .name = "laplacian",
+    .summary = "f = del^2 u, the 7-point stencil on an nx x ny x nz grid",
+    .tolerance = "interior |f - ref| <= (gamma_12(u) + 2^-58) M + 8 "
+                 "subnormal_min, M = sum of the 7 terms' |coefficient x u|, "
+                 "ref in long double; boundary bit for bit as before the run",
+    .source = "seed 002, Finite difference method - Laplacian part 2",
+    .metric = KL_METRIC_GBS,
+    .unit = "GB/s",
+    .types = FLOATS,
+    .default_type = KL_F64,
+    .params = params,
+    .param_count = sizeof params / sizeof *params,
+    .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
+    .plan = plan,
+    .init = init,
+    .check = check,
+    .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
+    .rungs = rungs,
+    .rung_count = sizeof rungs / sizeof *rungs,
+};
+
+kl_status kl_laplacian(const char *backend, kl_type type, int64_t nx,
+                       int64_t ny, int64_t nz, double hx, double hy,
+                       double hz, const void *u, void *f,
+                       int data_on_device) {
+  if (nx < 1 || ny < 1 || nz < 1)
+    return kl__usage(KL_USAGE, "kl_laplacian: nx, ny and nz must be at least "
+                     "1 (got %lld, %lld, %lld)", (long long)nx, (long long)ny,
+                     (long long)nz);
+  const double h[3] = {hx, hy, hz};
+  for (int a = 0; a < 3; a++)
+    if (h[a] == 0 || !isfinite(h[a]))
+      return kl__usage(KL_USAGE, "kl_laplacian: spacing h%s = %g must be "
+                       "finite and nonzero", axes[a], h[a]);
+  /* %.17g gives the spacings back exactly. */
+  char params[256];
+  snprintf(params, sizeof params, "ny=%lld,nz=%lld,hx=%.17g,hy=%.17g,hz=%.17g",
+           (long long)ny, (long long)nz, hx, hy, hz);
+  kl_problem pb = {.n = nx, .type = type, .params = params};
+  void *buffers[2] = {(void *)u, f};
+  return kl__done(kl__run_library(&kl__workload_laplacian, backend, &pb,
+                                  buffers, data_on_device));
+}

@@ -1,0 +1,49 @@
+/* laplacian: f = del^2 u by the 7-point finite-difference stencil on an
+ * nx x ny x nz grid (seed 002), f64 and f32. x is fastest: point (i, j, k)
+ * is element i + nx * (j + ny * k) of u and of f. Only interior points
+ * (1 .. n-2 on every axis) are written; f's boundary comes back exactly as
+ * it was, and u is never written. A grid with an extent below 3 has no
+ * interior point: a rung writes nothing.
+ * The stencil, as the rungs compute it (the seed's form), in the type T:
+ *   cx = 1/hx^2, cy = 1/hy^2, cz = 1/hz^2, cc = -2 (cx + cy + cz)
+ *   f = cc u + cx (u[i-1] + u[i+1]) + cy (u[j-1] + u[j+1])
+ *            + cz (u[k-1] + u[k+1])
+ * Cost model: the seed's effective bandwidth, every u element read once
+ * and every interior f element written once; 10 flops per interior point
+ * (3 pair additions, 4 multiplications, 3 additions); items: the interior
+ * points. */
+#ifndef KL_LAPLACIAN_H
+#define KL_LAPLACIAN_H
+
+#include "../../core/internal.h"
+
+/* The plan's buffers: u (in) and f (inout: interior written, boundary
+ * kept). */
+enum { LAP_U, LAP_F };
+/* The parameters, in the workload's order: nx is the main size (-n), and
+ * -s NXxNYxNZ fills the extents. */
+enum { LAP_P_NX, LAP_P_NY, LAP_P_NZ, LAP_P_HX, LAP_P_HY, LAP_P_HZ };
+#define LAP_NX(p) ((int64_t)(p)->value[LAP_P_NX])
+#define LAP_NY(p) ((int64_t)(p)->value[LAP_P_NY])
+#define LAP_NZ(p) ((int64_t)(p)->value[LAP_P_NZ])
+/* The spacings (finite, nonzero: the plan says so) and the plan's
+ * constants, the coefficients 1/h^2 in double: a rung rounds them to its
+ * type, and derives cc = -2 (cx + cy + cz) in its type. */
+#define LAP_HX(p) ((p)->value[LAP_P_HX])
+#define LAP_HY(p) ((p)->value[LAP_P_HY])
+#define LAP_HZ(p) ((p)->value[LAP_P_HZ])
+enum { LAP_CX, LAP_CY, LAP_CZ };
+#define LAP_C(p, axis) ((p)->constants[axis])
+/* The grid's points, and whether it has an interior. */
+#define LAP_POINTS(p) (LAP_NX(p) * LAP_NY(p) * LAP_NZ(p))
+#define LAP_HAS_INTERIOR(p) (LAP_NX(p) > 2 && LAP_NY(p) > 2 && LAP_NZ(p) > 2)
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+kl_status kl__laplacian_omp(const kl_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
