@@ -187,6 +187,10 @@ static kl_status serial(const kl_args *a) {
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
+#define GPU_RUNG(rung_name, text, fn)                                         \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   .run = KL_GPU_FN(fn)}
+
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
      .summary = "the triple loop, k outer, i inner", .library = FLOATS,
@@ -194,6 +198,33 @@ static const kl_rung rungs[] = {
     {.name = "openmp", .backend = &kl__backend_openmp,
      .summary = "parallel over k and j (collapse), the i loop omp simd",
      .library = FLOATS, .run = kl__laplacian_omp},
+    GPU_RUNG("cuda-kernel1", "the seed's kernel 1: one thread per point, "
+             "256x1x1 blocks", kl__laplacian_gpu_point),
+    GPU_RUNG("cuda-tiled-m1", "the seed's kernel 2: 1 point per thread along y, "
+             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m1),
+    GPU_RUNG("cuda-tiled-m2", "the seed's kernel 2: 2 points per thread along y, "
+             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m2),
+    GPU_RUNG("cuda-tiled-m4", "the seed's kernel 2: 4 points per thread along y, "
+             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m4),
+    GPU_RUNG("cuda-tiled-m8", "the seed's kernel 2: 8 points per thread along y, "
+             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m8),
+    GPU_RUNG("cuda-tiled-m16", "the seed's kernel 2: 16 points per thread along y, "
+             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m16),
+    GPU_RUNG("cuda-reordered-m1", "the seed's kernel 3: kernel 2 at m = 1 "
+             "with the loads in ascending addresses",
+             kl__laplacian_gpu_reordered_m1),
+    GPU_RUNG("cuda-reordered-m2", "the seed's kernel 3: kernel 2 at m = 2 "
+             "with the loads in ascending addresses",
+             kl__laplacian_gpu_reordered_m2),
+    GPU_RUNG("cuda-reordered-m4", "the seed's kernel 3: kernel 2 at m = 4 "
+             "with the loads in ascending addresses",
+             kl__laplacian_gpu_reordered_m4),
+    GPU_RUNG("cuda-reordered-m8", "the seed's kernel 3: kernel 2 at m = 8 "
+             "with the loads in ascending addresses",
+             kl__laplacian_gpu_reordered_m8),
+    GPU_RUNG("cuda-reordered-m16", "the seed's kernel 3: kernel 2 at m = 16 "
+             "with the loads in ascending addresses",
+             kl__laplacian_gpu_reordered_m16),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

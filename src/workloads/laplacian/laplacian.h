@@ -42,6 +42,17 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
 extern "C" {
 #endif
 kl_status kl__laplacian_omp(const kl_args *a);
+
+/* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
+ * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses) for
+ * each tiling factor m. */
+#define LAP_TILES(X) X(1) X(2) X(4) X(8) X(16)
+kl_status kl__laplacian_gpu_point(const kl_args *a);
+#define LAP_DECLARE_TILED(m)                                                  \
+  kl_status kl__laplacian_gpu_tiled_m##m(const kl_args *a);                   \
+  kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a);
+LAP_TILES(LAP_DECLARE_TILED)
+#undef LAP_DECLARE_TILED
 #ifdef __cplusplus
 }
 #endif
