@@ -85,13 +85,16 @@ __global__ __launch_bounds__(BLOCK_X) void tiled_kernel(
         if (j0 > 0) lu[0] += u[pos - nx] * c.cy;
 #pragma unroll
         for (int n = 0; n < M; n++) {
-          if (n >= rows) break;
-          lu[n] += u[pos - 1 + n * nx] * c.cx;
-          const T centre = u[pos + n * nx];
-          lu[n] += centre * c.cc;
-          lu[n] += u[pos + 1 + n * nx] * c.cx;
-          if (n > 0) lu[n - 1] += centre * c.cy;
-          if (n < M - 1) lu[n + 1] += centre * c.cy;
+          /* A guard, not a break: clang (hipcc) unrolls no loop with a
+           * break. */
+          if (n < rows) {
+            lu[n] += u[pos - 1 + n * nx] * c.cx;
+            const T centre = u[pos + n * nx];
+            lu[n] += centre * c.cc;
+            lu[n] += u[pos + 1 + n * nx] * c.cx;
+            if (n > 0) lu[n - 1] += centre * c.cy;
+            if (n < M - 1) lu[n + 1] += centre * c.cy;
+          }
         }
         if (j0 + M < g.ny) lu[M - 1] += u[pos + M * nx] * c.cy;
 #pragma unroll
@@ -100,14 +103,15 @@ __global__ __launch_bounds__(BLOCK_X) void tiled_kernel(
       } else {
 #pragma unroll
         for (int n = 0; n < M; n++) {
-          if (n >= rows) break;
-          const T centre = u[pos + n * nx];
-          lu[n] += centre * c.cc + (u[pos - 1 + n * nx] + u[pos + 1 + n * nx]) * c.cx;
-          if (n == 0 && j0 > 0) lu[n] += u[pos - nx] * c.cy;
-          if (n > 0) lu[n - 1] += centre * c.cy;
-          if (n < M - 1) lu[n + 1] += centre * c.cy;
-          if (n == M - 1 && j0 + M < g.ny) lu[n] += u[pos + (n + 1) * nx] * c.cy;
-          lu[n] += (u[pos - slice + n * nx] + u[pos + slice + n * nx]) * c.cz;
+          if (n < rows) {
+            const T centre = u[pos + n * nx];
+            lu[n] += centre * c.cc + (u[pos - 1 + n * nx] + u[pos + 1 + n * nx]) * c.cx;
+            if (n == 0 && j0 > 0) lu[n] += u[pos - nx] * c.cy;
+            if (n > 0) lu[n - 1] += centre * c.cy;
+            if (n < M - 1) lu[n + 1] += centre * c.cy;
+            if (n == M - 1 && j0 + M < g.ny) lu[n] += u[pos + (n + 1) * nx] * c.cy;
+            lu[n] += (u[pos - slice + n * nx] + u[pos + slice + n * nx]) * c.cz;
+          }
         }
       }
       /* Only interior rows are stored; a tile cut by the grid's edge ends
