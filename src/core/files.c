@@ -130,6 +130,11 @@ kl_status kl__input_size(const char *path, int64_t *size) {
   return KL_OK;
 }
 
+const char *kl__input_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash && slash[1] ? slash + 1 : path;
+}
+
 kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
                          void *dst, int64_t bytes) {
   FILE *f = fopen(path, "rb");

@@ -22,6 +22,9 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
  * a file that is missing, unreadable, a directory, not a regular file or
  * empty. */
 kl_status kl__input_size(const char *path, int64_t *size);
+/* An input file's name without its directories, as results and notes
+ * name it. */
+const char *kl__input_name(const char *path);
 
 /* ---- machine.c --------------------------------------------------------- */
 /* t as UTC (gmtime_r: C11's gmtime is not thread-safe); 0 on failure. */

@@ -450,15 +450,9 @@ const char *kl_result_op(const kl_result *r) {
   return role_text(r, KL_PARAM_OP);
 }
 
-/* An input file's name without its directories: the pattern its inputs
- * stand in place of. */
-static const char *input_name(const kl_plan *p) {
-  const char *slash = strrchr(p->input_file, '/');
-  return slash && slash[1] ? slash + 1 : p->input_file;
-}
-
 const char *kl_result_inputs(const kl_result *r) {
-  if (r->plan.input_file) return input_name(&r->plan);
+  /* An input file's name stands in place of the pattern. */
+  if (r->plan.input_file) return kl__input_name(r->plan.input_file);
   return role_text(r, KL_PARAM_INPUTS);
 }
 
@@ -469,7 +463,7 @@ void kl_result_params(const kl_result *r, char *dst, size_t size) {
     if (w->params[i].flags & KL_PARAM_MAIN_SIZE) continue;
     char value[64];
     if (r->plan.input_file && (w->params[i].flags & KL_PARAM_INPUTS))
-      snprintf(value, sizeof value, "%s", input_name(&r->plan));
+      snprintf(value, sizeof value, "%s", kl__input_name(r->plan.input_file));
     else
       kl_param_text(&w->params[i], r->plan.value[i], value, sizeof value);
     kl__append(dst, size, "%s%s=%s", dst[0] ? ";" : "", w->params[i].name,

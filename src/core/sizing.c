@@ -254,8 +254,7 @@ kl_status kl__fit_chunks(const kl_workload *w, kl__instance *in,
       largest_fit(w, in, in->n, fits_chunked, rungs, count, &chunked);
   in->chunk_size = size;
   if (size < 1) return KL_OK;
-  const char *name = strrchr(in->input_file, '/');
-  name = name && name[1] ? name + 1 : in->input_file;
+  const char *name = kl__input_name(in->input_file);
   const int64_t chunks = (in->n + size - 1) / size;
   kl__append(note, note_size,
              "%s: input file " KL_Q " (n = %lld) runs in %lld chunks of "
