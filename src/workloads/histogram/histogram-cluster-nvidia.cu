@@ -56,8 +56,7 @@ __global__ void __cluster_dims__(CLUSTER, 1, 1) __launch_bounds__(CLUSTER_THREAD
    * block leaves while another may still write to its memory. */
   cluster.sync();
   for (int b = threadIdx.x; b < OWNED; b += blockDim.x) {
-    unsigned sum = 0;
-    for (int c = 0; c < BANKS; c++) sum += owned[b * BANKS + (c + b) % BANKS];
+    const unsigned sum = sum_columns(owned, b);
     if (sum) atomicAdd(counts + b * CLUSTER + cluster.block_rank(), (C)sum);
   }
 }

@@ -179,10 +179,15 @@ static __host__ __device__ int shared_words(int threads, int warp) {
 }
 
 template <int LAYOUT>
+static __device__ __forceinline__ void count_byte(unsigned *mine,
+                                                  unsigned byte) {
+  atomicAdd(mine + byte * (LAYOUT == PER_BANK ? BANKS : 1), 1u);
+}
+
+template <int LAYOUT>
 static __device__ __forceinline__ void count_word(unsigned *mine, unsigned w) {
-  const unsigned stride = LAYOUT == PER_BANK ? BANKS : 1;
 #pragma unroll
-  for (int k = 0; k < 4; k++) atomicAdd(mine + ((w >> (8 * k)) & 255u) * stride, 1u);
+  for (int k = 0; k < 4; k++) count_byte<LAYOUT>(mine, (w >> (8 * k)) & 255u);
 }
 
 template <int LAYOUT>
@@ -220,10 +225,9 @@ __global__ __launch_bounds__(PERSISTENT_BLOCK) void persistent_kernel(
   }
   for (; i < s.words; i += stride) count_vector<LAYOUT>(mine, kl_load_streaming(v + i));
   if (blockIdx.x == 0) {
-    const unsigned stride_bins = LAYOUT == PER_BANK ? BANKS : 1;
     const int64_t t = threadIdx.x, tail = s.head + s.words * 16 + t;
-    if (t < s.head) atomicAdd(mine + data[t] * stride_bins, 1u);
-    if (t < 16 && tail < n) atomicAdd(mine + data[tail] * stride_bins, 1u);
+    if (t < s.head) count_byte<LAYOUT>(mine, data[t]);
+    if (t < 16 && tail < n) count_byte<LAYOUT>(mine, data[tail]);
   }
   __syncthreads();
   for (int b = threadIdx.x; b < HIST_BINS; b += blockDim.x) {
@@ -233,14 +237,13 @@ __global__ __launch_bounds__(PERSISTENT_BLOCK) void persistent_kernel(
     } else if (LAYOUT == PER_WARP) {
       for (int w = 0; w < (int)blockDim.x / warpSize; w++) sum += h[w * HIST_BINS + b];
     } else {
-      /* Column (c + b) % BANKS: consecutive bins read different banks. */
-      for (int c = 0; c < BANKS; c++) sum += h[b * BANKS + (c + b) % BANKS];
+      sum = sum_columns(h, b);
     }
     if (sum) atomicAdd(counts + b, (C)sum);
   }
 }
 
-template <typename C, int LAYOUT, int DEPTH>
+template <int LAYOUT>
 static size_t persistent_shared_bytes(void) {
   return sizeof(unsigned) *
          (size_t)shared_words<LAYOUT>(PERSISTENT_BLOCK, kl__gpu_warp_size());
@@ -253,8 +256,7 @@ static kl_status persistent(const kl_args *a, int resident) {
   const int64_t n = HIST_LENGTH(a->plan);
   persistent_kernel<C, LAYOUT, DEPTH>
       <<<(unsigned)block_limit(n, resident), PERSISTENT_BLOCK,
-         persistent_shared_bytes<C, LAYOUT, DEPTH>(),
-         (cudaStream_t)a->stream>>>(DATA(a), n, COUNTS(a));
+         persistent_shared_bytes<LAYOUT>(), (cudaStream_t)a->stream>>>(DATA(a), n, COUNTS(a));
   KL_GPU_CHECK_LAUNCH(persistent_kernel);
   return KL_OK;
 }
@@ -292,7 +294,7 @@ static kl_status resident_blocks(int64_t *out) {
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, persistent_kernel<C, LAYOUT, DEPTH>, PERSISTENT_BLOCK,
-      persistent_shared_bytes<C, LAYOUT, DEPTH>()));
+      persistent_shared_bytes<LAYOUT>()));
   *out = (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
   return KL_OK;
 }

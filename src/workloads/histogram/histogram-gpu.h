@@ -40,6 +40,16 @@ static inline int64_t block_limit(int64_t n, int64_t resident) {
   return blocks < KL_GPU_MAX_BLOCKS ? blocks : KL_GPU_MAX_BLOCKS;
 }
 
+/* Bin b of per-bank sub-histograms laid out as word b * BANKS + column,
+ * summed over the columns: starting at column b % BANKS, so that the
+ * threads summing consecutive bins read different banks. */
+static __device__ __forceinline__ unsigned sum_columns(const unsigned *h,
+                                                       int b) {
+  unsigned sum = 0;
+  for (int c = 0; c < BANKS; c++) sum += h[b * BANKS + (c + b) % BANKS];
+  return sum;
+}
+
 /* Zero the counts before the first chunk; later chunks add to them. */
 template <typename C>
 static kl_status start_counts(const kl_args *a) {
