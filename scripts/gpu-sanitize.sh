@@ -7,7 +7,9 @@
 #   scripts/gpu-sanitize.sh [BUILD_DIR]     (default build-sanitize)
 #
 # KL_SANITIZE_JOB_LIMIT=SECONDS stops a job that runs longer (exit 124 in
-# the summary, which fails the gate); default 3000.
+# the summary, which fails the gate); default 3000. KL_SANITIZE_ONLY=REGEX
+# runs only the jobs whose names match (a partial gate: the summary says
+# so).
 #
 # What runs under each tool:
 #   rungs  test_rungs --random-only over stream, map, reduce and integrate:
@@ -27,6 +29,9 @@
 #   histogram  test_rungs over histogram's own problems: every pattern
 #          (random, all-same on 0 and on 255, skewed) at 1 to 1000003
 #          bytes, every rung;
+#   laplacian  test_rungs over laplacian's own grids (1x1x1 to
+#          257x129x65, rows a multiple of the vector width among them),
+#          every rung, both types;
 #   cli    the command line of the issue that found the overread.
 # The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
@@ -65,6 +70,7 @@ declare -A job=(
   [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
   [histogram]="$t/test_rungs --workloads histogram cuda"
+  [laplacian]="$t/test_rungs --workloads laplacian cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
@@ -72,7 +78,7 @@ shapes=(1x1x1 7x5x3 67x45x33 129x257x65)
 for s in "${shapes[@]}" 1541x1415x133; do job[gemm-$s]="$t/test_gemm cuda $s"; done
 plan=()
 for tool in memcheck initcheck synccheck racecheck; do
-  for name in rungs-small rungs-large histogram cli "${shapes[@]/#/gemm-}"; do
+  for name in rungs-small rungs-large histogram laplacian cli "${shapes[@]/#/gemm-}"; do
     plan+=("$tool $name")
   done
   if [ $tool = racecheck ]; then
@@ -81,6 +87,15 @@ for tool in memcheck initcheck synccheck racecheck; do
     plan+=("$tool gemm-1541x1415x133")
   fi
 done
+
+if [ -n "${KL_SANITIZE_ONLY:-}" ]; then
+  kept=()
+  for entry in "${plan[@]}"; do
+    [[ ${entry#* } =~ $KL_SANITIZE_ONLY ]] && kept+=("$entry")
+  done
+  plan=("${kept[@]}")
+  echo "partial gate: only the jobs matching /$KL_SANITIZE_ONLY/ (${#plan[@]})"
+fi
 
 run_job() { # tool name
   local tool=$1 name=$2 log="$logs/$1-$2.log" extra=()

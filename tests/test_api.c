@@ -296,13 +296,14 @@ static void test_histogram_entry(void) {
          kl_last_error()[0] == '\0');
 }
 
-/* kl_laplacian on every host backend and the preferred one, f64 and f32,
- * against a stencil computed here in double: the interior within a bound
- * of the magnitudes of its terms, the boundary of f and all of u untouched
- * (bit for bit). The GPU backends join with their rungs. */
-static int laplacian_case(const char *backend, kl_type t, int nx, int ny,
-                          int nz) {
-  enum { MAX = 7 * 5 * 4 };
+/* kl_laplacian on every backend here and the preferred one, f64 and f32,
+ * from host memory and, on a GPU, from device memory (on_device), against
+ * a stencil computed here in double: the interior within a bound of the
+ * magnitudes of its terms, the boundary of f and all of u untouched (bit
+ * for bit). */
+static int laplacian_case(const kl_backend *b, int on_device, kl_type t,
+                          int nx, int ny, int nz) {
+  enum { MAX = 8 * 5 * 4 }; /* the largest case */
   const double hx = 0.5, hy = 2, hz = 0.25;
   double ud[MAX], fd[MAX], u0[MAX], f0[MAX];
   float uf[MAX], ff[MAX];
@@ -314,10 +315,25 @@ static int laplacian_case(const char *backend, kl_type t, int nx, int ny,
   const int f32 = t == KL_F32;
   memcpy(u0, f32 ? (void *)uf : (void *)ud, f32 ? sizeof uf : sizeof ud);
   memcpy(f0, f32 ? (void *)ff : (void *)fd, f32 ? sizeof ff : sizeof fd);
-  if (kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz,
-                   f32 ? (void *)uf : (void *)ud,
-                   f32 ? (void *)ff : (void *)fd, 0) != KL_OK)
+  void *uh = f32 ? (void *)uf : (void *)ud, *fh = f32 ? (void *)ff : (void *)fd;
+  const size_t bytes = (size_t)n * (f32 ? sizeof *uf : sizeof *ud);
+  const char *backend = b ? b->name : NULL;
+  if (on_device) {
+    kl_context uctx, fctx;
+    void *du, *df;
+    device_copy(b, &uctx, &du, uh, bytes);
+    device_copy(b, &fctx, &df, fh, bytes);
+    const kl_status st = kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz,
+                                      du, df, 1);
+    EXPECT(b->copy(&fctx, 0, fh, df, bytes) == KL_OK && b->sync(&fctx) == KL_OK);
+    EXPECT(b->copy(&uctx, 0, uh, du, bytes) == KL_OK && b->sync(&uctx) == KL_OK);
+    device_free(&uctx, du);
+    device_free(&fctx, df);
+    if (st != KL_OK) return 0;
+  } else if (kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz, uh, fh, 0) !=
+             KL_OK) {
     return 0;
+  }
   int ok = memcmp(u0, f32 ? (void *)uf : (void *)ud,
                   f32 ? sizeof uf : sizeof ud) == 0;
   const double cx = 1 / (hx * hx), cy = 1 / (hy * hy), cz = 1 / (hz * hz);
@@ -348,13 +364,17 @@ static int laplacian_case(const char *backend, kl_type t, int nx, int ny,
 static void test_laplacian_entry(void) {
   for (size_t k = 0; k < kl_backend_count(); k++) {
     const kl_backend *b = kl_backend_at(k);
-    if (!b->host_memory || !kl_backend_available(b, NULL, 0)) continue;
-    EXPECT(laplacian_case(b->name, KL_F64, 7, 5, 4));
-    EXPECT(laplacian_case(b->name, KL_F32, 7, 5, 4));
-    EXPECT(laplacian_case(b->name, KL_F64, 3, 3, 3));
-    EXPECT(laplacian_case(b->name, KL_F64, 2, 5, 4)); /* no interior */
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    for (int on_device = 0; on_device <= !b->host_memory; on_device++) {
+      EXPECT(laplacian_case(b, on_device, KL_F64, 7, 5, 4));
+      EXPECT(laplacian_case(b, on_device, KL_F32, 7, 5, 4));
+      /* Rows a multiple of the 16-byte vector wide. */
+      EXPECT(laplacian_case(b, on_device, KL_F32, 8, 5, 4));
+      EXPECT(laplacian_case(b, on_device, KL_F64, 3, 3, 3));
+      EXPECT(laplacian_case(b, on_device, KL_F64, 2, 5, 4)); /* no interior */
+    }
   }
-  EXPECT(laplacian_case(NULL, KL_TYPE_DEFAULT, 7, 5, 4));
+  EXPECT(laplacian_case(NULL, 0, KL_TYPE_DEFAULT, 7, 5, 4));
   double u[8] = {0}, f[8] = {0};
   EXPECT(kl_laplacian("serial", KL_F64, 0, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
   EXPECT(kl_laplacian("serial", KL_F64, 2, -2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
@@ -458,6 +478,7 @@ static const struct {
     {"histogram", "cuda", U8, "cuda-best"},
     {"laplacian", "serial", F32 | F64, "serial"},
     {"laplacian", "openmp", F32 | F64, "openmp"},
+    {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},
     {"integrate", "cuda", F32 | F64, "cuda-best"},

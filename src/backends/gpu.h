@@ -60,6 +60,30 @@ static __device__ __forceinline__ V kl_load_streaming(const V *p) {
 #endif
 }
 
+/* A store of data not read again by this kernel: streaming (evict-first,
+ * st.global.cs), so that the written stream does not push out of the
+ * cache what the loads reuse. HIP's nontemporal store for scalars; a
+ * plain store for its vector structs, which the builtin does not take. */
+template <typename V>
+static __device__ __forceinline__ void kl_store_streaming(V *p, V v) {
+#if defined(KL_HAVE_HIP)
+  *p = v;
+#else
+  __stcs(p, v);
+#endif
+}
+#if defined(KL_HAVE_HIP)
+template <>
+__device__ __forceinline__ void kl_store_streaming<float>(float *p, float v) {
+  __builtin_nontemporal_store(v, p);
+}
+template <>
+__device__ __forceinline__ void kl_store_streaming<double>(double *p,
+                                                           double v) {
+  __builtin_nontemporal_store(v, p);
+}
+#endif
+
 /* ---- asynchronous copies into shared memory --------------------------------
  * cp.async on NVIDIA GPUs (sm_80 and later); plain loads and stores under
  * HIP, where the copy is synchronous and the pipelines built on it run with

@@ -35,10 +35,19 @@ typedef struct grid3 {
   int64_t nx, ny, nz;
 } grid3;
 
+/* f's stores: plain, or streaming (kl_store_streaming, gpu.h). */
+template <bool STREAM, typename V>
+static __device__ __forceinline__ void put(V *p, V v) {
+  if (STREAM) kl_store_streaming(p, v);
+  else *p = v;
+}
+
 /* ---- kernel 1: one thread per point ------------------------------------- */
 
-template <typename T>
-__global__ __launch_bounds__(BLOCK_X) void point_kernel(
+/* As the seed's, without launch bounds: ptxas then budgets registers for
+ * blocks of up to 1024 threads, at most 64 a thread. */
+template <typename T, bool STREAM>
+__global__ void point_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0 || i >= g.nx - 1) return;
@@ -48,9 +57,9 @@ __global__ __launch_bounds__(BLOCK_X) void point_kernel(
     for (int64_t j = blockIdx.y; j < g.ny; j += gridDim.y) {
       if (j == 0 || j >= g.ny - 1) continue;
       const int64_t pos = i + g.nx * j + slice * k;
-      f[pos] = u[pos] * c.cc + (u[pos - 1] + u[pos + 1]) * c.cx +
-               (u[pos - g.nx] + u[pos + g.nx]) * c.cy +
-               (u[pos - slice] + u[pos + slice]) * c.cz;
+      put<STREAM>(f + pos, u[pos] * c.cc + (u[pos - 1] + u[pos + 1]) * c.cx +
+                               (u[pos - g.nx] + u[pos + g.nx]) * c.cy +
+                               (u[pos - slice] + u[pos + slice]) * c.cz);
     }
   }
 }
@@ -62,8 +71,8 @@ __global__ __launch_bounds__(BLOCK_X) void point_kernel(
  * loads every z - 1 row first, then the y - 1 row, the x rows, the y + 1
  * row and the z + 1 rows: ascending addresses. Kernel 2 loads row by row:
  * x neighbours, centre and z neighbours of one row before the next. */
-template <typename T, int M, bool REORDERED>
-__global__ __launch_bounds__(BLOCK_X) void tiled_kernel(
+template <typename T, int M, bool REORDERED, bool STREAM>
+static __device__ __forceinline__ void tile_columns(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c) {
   const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0 || i >= g.nx - 1) return;
@@ -119,8 +128,190 @@ __global__ __launch_bounds__(BLOCK_X) void tiled_kernel(
        * neighbour of row ny - 2. */
 #pragma unroll
       for (int n = 0; n < M; n++)
-        if (n < rows && j0 + n > 0 && j0 + n < g.ny - 1) f[pos + n * nx] = lu[n];
+        if (n < rows && j0 + n > 0 && j0 + n < g.ny - 1)
+          put<STREAM>(f + pos + n * nx, lu[n]);
     }
+  }
+}
+
+/* The seed's kernels 2 and 3 carry no launch bounds; its part 3 adds
+ * __launch_bounds__(256), and then streaming stores. */
+template <typename T, int M, bool REORDERED>
+__global__ void tiled_kernel(T *__restrict__ f, const T *__restrict__ u,
+                             grid3 g, coefficients<T> c) {
+  tile_columns<T, M, REORDERED, false>(f, u, g, c);
+}
+
+template <typename T, int M, bool STREAM>
+__global__ __launch_bounds__(BLOCK_X) void bounded_kernel(
+    T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c) {
+  tile_columns<T, M, true, STREAM>(f, u, g, c);
+}
+
+/* ---- beyond the seed: marching along z (2.5D blocking) ------------------- */
+
+/* A block covers a tile of ZMARCH_BX x ZMARCH_BY columns of the grid
+ * (ZMARCH_BX * V points wide along x) and marches along z over a few
+ * planes. Each thread keeps its column's planes k - 1, k and k + 1 in
+ * registers, so that a step loads one new plane from memory, and issues
+ * the load of plane k + 2 before it computes plane k. The x and y
+ * neighbours come from plane k as the block holds it: through L1
+ * (zmarch_kernel, zmarch_vector_kernel) or staged in shared memory
+ * (zmarch_shared_kernel). The chunks are short (NOTES.md: 4 to 8 planes):
+ * blocks start in address order (x, then y, then the chunk) and live
+ * briefly, so that the GPU as a whole reads u and writes f nearly in
+ * address order, as a copy does; long marches scatter the resident blocks
+ * over the whole grid. */
+#define ZMARCH_BX 32
+#define ZMARCH_BY 8
+
+/* Block z marches over interior planes [k0, k1): `planes` of them from
+ * plane 1 + z * planes, the last chunk cut at plane nz - 1. */
+static __device__ __forceinline__ void chunk_of_block(grid3 g, int64_t planes,
+                                                      int64_t *k0, int64_t *k1) {
+  *k0 = 1 + (int64_t)blockIdx.z * planes;
+  *k1 = *k0 + planes < g.nz - 1 ? *k0 + planes : g.nz - 1;
+}
+
+/* One point per thread, the x and y neighbours through L1. */
+template <typename T>
+__global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_kernel(
+    T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
+    int64_t planes) {
+  const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x;
+  if (i == 0 || i >= g.nx - 1) return;
+  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  int64_t k0, k1;
+  chunk_of_block(g, planes, &k0, &k1);
+  for (int64_t j = (int64_t)blockIdx.y * ZMARCH_BY + threadIdx.y; j < g.ny - 1;
+       j += (int64_t)gridDim.y * ZMARCH_BY) {
+    if (j == 0) continue;
+    int64_t pos = i + nx * j + slice * k0;
+    T below = u[pos - slice], centre = u[pos], above = u[pos + slice];
+    for (int64_t k = k0; k < k1; k++, pos += slice) {
+      const T ahead = k + 1 < k1 ? u[pos + 2 * slice] : (T)0;
+      f[pos] = centre * c.cc + (u[pos - 1] + u[pos + 1]) * c.cx +
+               (u[pos - nx] + u[pos + nx]) * c.cy + (below + above) * c.cz;
+      below = centre;
+      centre = above;
+      above = ahead;
+    }
+  }
+}
+
+/* The 16-byte vector of T: V = 2 doubles or 4 floats per load. */
+template <typename T> struct vec16;
+template <> struct vec16<double> { typedef double2 type; };
+template <> struct vec16<float> { typedef float4 type; };
+
+/* V points per thread along x, loaded and stored as one 16-byte vector;
+ * the x neighbours at either end of the vector come as single elements
+ * through L1. The launcher runs it only where every row starts on a
+ * 16-byte boundary (nx a multiple of V, u and f aligned). */
+template <typename T>
+__global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_vector_kernel(
+    T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
+    int64_t planes) {
+  typedef typename vec16<T>::type W;
+  const int V = (int)(sizeof(W) / sizeof(T));
+  const int64_t i0 = ((int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x) * V;
+  if (i0 >= g.nx) return;
+  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  /* Whether all V points are interior in x: one vector store. */
+  const bool whole = i0 > 0 && i0 + V < nx;
+  int64_t k0, k1;
+  chunk_of_block(g, planes, &k0, &k1);
+  for (int64_t j = (int64_t)blockIdx.y * ZMARCH_BY + threadIdx.y; j < g.ny - 1;
+       j += (int64_t)gridDim.y * ZMARCH_BY) {
+    if (j == 0) continue;
+    int64_t pos = i0 + nx * j + slice * k0;
+    W below = *(const W *)(u + pos - slice), centre = *(const W *)(u + pos),
+      above = *(const W *)(u + pos + slice);
+    for (int64_t k = k0; k < k1; k++, pos += slice) {
+      W ahead = above;
+      if (k + 1 < k1) ahead = *(const W *)(u + pos + 2 * slice);
+      const W south = *(const W *)(u + pos - nx);
+      const W north = *(const W *)(u + pos + nx);
+      const T left = i0 > 0 ? u[pos - 1] : (T)0;
+      const T right = i0 + V < nx ? u[pos + V] : (T)0;
+      const T *b = (const T *)&below, *m = (const T *)&centre,
+              *a = (const T *)&above, *s = (const T *)&south,
+              *n = (const T *)&north;
+      W out;
+      T *o = (T *)&out;
+#pragma unroll
+      for (int e = 0; e < V; e++)
+        o[e] = m[e] * c.cc +
+               ((e > 0 ? m[e - 1] : left) + (e < V - 1 ? m[e + 1] : right)) * c.cx +
+               (s[e] + n[e]) * c.cy + (b[e] + a[e]) * c.cz;
+      if (whole) {
+        *(W *)(f + pos) = out;
+      } else {
+#pragma unroll
+        for (int e = 0; e < V; e++)
+          if (i0 + e > 0 && i0 + e < nx - 1) f[pos + e] = o[e];
+      }
+      below = centre;
+      centre = above;
+      above = ahead;
+    }
+  }
+}
+
+/* One point per thread, plane k's tile and its one-point halo staged in
+ * shared memory. Every thread of the block takes part in the barriers:
+ * threads past the grid load nothing and store nothing. A thread on the
+ * tile's edge also loads the halo point beyond it, one plane ahead like
+ * its own column. */
+template <typename T>
+__global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
+    T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
+    int64_t planes) {
+  __shared__ T plane[ZMARCH_BY + 2][ZMARCH_BX + 2];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + tx;
+  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  /* The halo point this thread loads along x and along y, as an offset
+   * from its own position (0: none). */
+  const int hx = tx == 0 ? -1 : tx == ZMARCH_BX - 1 ? 1 : 0;
+  const int hy = ty == 0 ? -1 : ty == ZMARCH_BY - 1 ? 1 : 0;
+  int64_t k0, k1;
+  chunk_of_block(g, planes, &k0, &k1);
+  for (int64_t jt = blockIdx.y; jt * ZMARCH_BY < g.ny; jt += gridDim.y) {
+    const int64_t j = jt * ZMARCH_BY + ty;
+    const bool in_grid = i < g.nx && j < g.ny;
+    const bool interior =
+        in_grid && i > 0 && i < g.nx - 1 && j > 0 && j < g.ny - 1;
+    const bool load_x = in_grid && hx != 0 && i + hx >= 0 && i + hx < g.nx;
+    const bool load_y = in_grid && hy != 0 && j + hy >= 0 && j + hy < g.ny;
+    int64_t pos = i + nx * j + slice * k0;
+    T below = 0, centre = 0, side_x = 0, side_y = 0;
+    if (interior) below = u[pos - slice];
+    if (in_grid) centre = u[pos];
+    if (load_x) side_x = u[pos + hx];
+    if (load_y) side_y = u[pos + hy * nx];
+    for (int64_t k = k0; k < k1; k++, pos += slice) {
+      T above = 0, next_x = 0, next_y = 0;
+      if (in_grid) above = u[pos + slice];
+      if (load_x && k + 1 < k1) next_x = u[pos + slice + hx];
+      if (load_y && k + 1 < k1) next_y = u[pos + slice + hy * nx];
+      __syncthreads(); /* the previous plane's reads are done */
+      plane[ty + 1][tx + 1] = centre;
+      if (load_x) plane[ty + 1][tx + 1 + hx] = side_x;
+      if (load_y) plane[ty + 1 + hy][tx + 1] = side_y;
+      __syncthreads();
+      if (interior)
+        f[pos] = centre * c.cc +
+                 (plane[ty + 1][tx] + plane[ty + 1][tx + 2]) * c.cx +
+                 (plane[ty][tx + 1] + plane[ty + 2][tx + 1]) * c.cy +
+                 (below + above) * c.cz;
+      below = centre;
+      centre = above;
+      side_x = next_x;
+      side_y = next_y;
+    }
+    /* The next tile's first writes to `plane` wait for these reads. */
+    __syncthreads();
   }
 }
 
@@ -135,46 +326,126 @@ static grid3 extents(const kl_args *a) {
   return g;
 }
 
-template <typename T>
+template <typename T, bool STREAM>
 static kl_status point(const kl_args *a) {
   const kl_plan *p = a->plan;
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
   const grid3 g = extents(a);
   dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X), grid_dim(g.ny),
             grid_dim(g.nz));
-  point_kernel<T><<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
+  point_kernel<T, STREAM><<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
       (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
       coefficients_of<T>(p));
   KL_GPU_CHECK_LAUNCH(point_kernel);
   return KL_OK;
 }
 
-template <typename T, int M, bool REORDERED>
+/* Kernels 2 and 3, unbounded (BOUNDS false) or bounded, over tiles of M
+ * rows. */
+template <typename T, int M, bool REORDERED, bool BOUNDS, bool STREAM>
 static kl_status tiled(const kl_args *a) {
   const kl_plan *p = a->plan;
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
   const grid3 g = extents(a);
   dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X),
             grid_dim((g.ny + M - 1) / M), grid_dim(g.nz));
-  tiled_kernel<T, M, REORDERED><<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
-      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
-      coefficients_of<T>(p));
-  KL_GPU_CHECK_LAUNCH(tiled_kernel);
+  T *f = (T *)a->buffers[LAP_F];
+  const T *u = (const T *)a->buffers[LAP_U];
+  cudaStream_t s = (cudaStream_t)a->stream;
+  if (BOUNDS) {
+    bounded_kernel<T, M, STREAM><<<grid, BLOCK_X, 0, s>>>(f, u, g, coefficients_of<T>(p));
+    KL_GPU_CHECK_LAUNCH(bounded_kernel);
+  } else {
+    tiled_kernel<T, M, REORDERED><<<grid, BLOCK_X, 0, s>>>(f, u, g, coefficients_of<T>(p));
+    KL_GPU_CHECK_LAUNCH(tiled_kernel);
+  }
+  return KL_OK;
+}
+
+/* The z-marching kernels' launch: one block per tile and chunk, in
+ * address order; the planes per chunk as measured best for each kernel
+ * (NOTES.md). */
+typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED } zmarch_kind;
+static const int zmarch_planes[] = {8, 4, 16};
+
+template <typename T>
+static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  const grid3 g = extents(a);
+  T *f = (T *)a->buffers[LAP_F];
+  const T *u = (const T *)a->buffers[LAP_U];
+  const int vector = (int)(sizeof(typename vec16<T>::type) / sizeof(T));
+  /* The vector loads need every row on a 16-byte boundary. */
+  if (kind == ZMARCH_VECTOR &&
+      (g.nx % vector != 0 || (uintptr_t)u % 16 != 0 || (uintptr_t)f % 16 != 0))
+    kind = ZMARCH_L1;
+  /* More planes a chunk where the chunks would pass the launch limit. */
+  const int64_t interior = g.nz - 2;
+  int64_t planes = zmarch_planes[kind];
+  if ((interior + planes - 1) / planes > GRID_YZ_MAX)
+    planes = (interior + GRID_YZ_MAX - 1) / GRID_YZ_MAX;
+  const int64_t width = ZMARCH_BX * (kind == ZMARCH_VECTOR ? vector : 1);
+  const int64_t tiles_x = (g.nx + width - 1) / width;
+  const int64_t tiles_y = (g.ny + ZMARCH_BY - 1) / ZMARCH_BY;
+  dim3 grid((unsigned)tiles_x, grid_dim(tiles_y),
+            (unsigned)((interior + planes - 1) / planes));
+  dim3 block(ZMARCH_BX, ZMARCH_BY);
+  cudaStream_t s = (cudaStream_t)a->stream;
+  const coefficients<T> c = coefficients_of<T>(p);
+  switch (kind) {
+  case ZMARCH_L1:
+    zmarch_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    KL_GPU_CHECK_LAUNCH(zmarch_kernel);
+    break;
+  case ZMARCH_VECTOR:
+    zmarch_vector_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    KL_GPU_CHECK_LAUNCH(zmarch_vector_kernel);
+    break;
+  case ZMARCH_SHARED:
+    zmarch_shared_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    KL_GPU_CHECK_LAUNCH(zmarch_shared_kernel);
+    break;
+  }
   return KL_OK;
 }
 
 extern "C" kl_status kl__laplacian_gpu_point(const kl_args *a) {
-  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE, return point<T>(a));
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return (point<T, false>(a)));
+}
+
+extern "C" kl_status kl__laplacian_gpu_point_streaming(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return (point<T, true>(a)));
 }
 
 #define LAP_EXPORT_TILED(m)                                                   \
   extern "C" kl_status kl__laplacian_gpu_tiled_m##m(const kl_args *a) {       \
     KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return tiled<T, m, false>(a));                          \
+                      return (tiled<T, m, false, false, false>(a)));              \
   }                                                                           \
   extern "C" kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a) {   \
     KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return tiled<T, m, true>(a));                           \
+                      return (tiled<T, m, true, false, false>(a)));               \
+  }                                                                           \
+  extern "C" kl_status kl__laplacian_gpu_bounded_m##m(const kl_args *a) {     \
+    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
+                      return (tiled<T, m, true, true, false>(a)));  \
+  }                                                                           \
+  extern "C" kl_status kl__laplacian_gpu_streaming_m##m(const kl_args *a) {   \
+    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
+                      return (tiled<T, m, true, true, true>(a)));   \
   }
 LAP_TILES(LAP_EXPORT_TILED)
 #undef LAP_EXPORT_TILED
+
+#define LAP_EXPORT_ZMARCH(name, kind)                                         \
+  extern "C" kl_status kl__laplacian_gpu_##name(const kl_args *a) {           \
+    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
+                      return zmarch<T>(a, kind));                             \
+  }
+LAP_EXPORT_ZMARCH(zmarch, ZMARCH_L1)
+LAP_EXPORT_ZMARCH(zmarch_vector, ZMARCH_VECTOR)
+LAP_EXPORT_ZMARCH(zmarch_shared, ZMARCH_SHARED)
+#undef LAP_EXPORT_ZMARCH

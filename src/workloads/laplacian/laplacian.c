@@ -224,6 +224,39 @@ static const kl_rung rungs[] = {
     GPU_RUNG("cuda-reordered-m16", "the seed's kernel 3: kernel 2 at m = 16 "
              "with the loads in ascending addresses",
              kl__laplacian_gpu_reordered_m16),
+    GPU_RUNG("cuda-bounded-m1", "the seed's part 3: kernel 3 at m = 1 "
+             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m1),
+    GPU_RUNG("cuda-bounded-m2", "the seed's part 3: kernel 3 at m = 2 "
+             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m2),
+    GPU_RUNG("cuda-bounded-m4", "the seed's part 3: kernel 3 at m = 4 "
+             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m4),
+    GPU_RUNG("cuda-bounded-m8", "the seed's part 3: kernel 3 at m = 8 "
+             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m8),
+    GPU_RUNG("cuda-bounded-m16", "the seed's part 3: kernel 3 at m = 16 "
+             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m16),
+    GPU_RUNG("cuda-kernel1-streaming", "the seed's part 3: kernel 1 with "
+             "streaming stores for f", kl__laplacian_gpu_point_streaming),
+    GPU_RUNG("cuda-streaming-m1", "the seed's part 3: cuda-bounded-m1 "
+             "with streaming stores for f", kl__laplacian_gpu_streaming_m1),
+    GPU_RUNG("cuda-streaming-m2", "the seed's part 3: cuda-bounded-m2 "
+             "with streaming stores for f", kl__laplacian_gpu_streaming_m2),
+    GPU_RUNG("cuda-streaming-m4", "the seed's part 3: cuda-bounded-m4 "
+             "with streaming stores for f", kl__laplacian_gpu_streaming_m4),
+    GPU_RUNG("cuda-streaming-m8", "the seed's part 3: cuda-bounded-m8 "
+             "with streaming stores for f", kl__laplacian_gpu_streaming_m8),
+    GPU_RUNG("cuda-streaming-m16", "the seed's part 3: cuda-bounded-m16 "
+             "with streaming stores for f", kl__laplacian_gpu_streaming_m16),
+    GPU_RUNG("cuda-zmarch", "beyond the seed: marching along z over 8 "
+             "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
+             kl__laplacian_gpu_zmarch),
+    GPU_RUNG("cuda-zmarch-shared", "marching along z, plane k's tile and "
+             "halo in shared memory (2.5D blocking)",
+             kl__laplacian_gpu_zmarch_shared),
+    {.name = "cuda-zmarch-vector", .backend = &kl__backend_gpu,
+     .summary = "cuda-zmarch over 4 planes with 16-byte vector loads and "
+                "stores along x (nx a multiple of 2 f64 or 4 f32; else as "
+                "cuda-zmarch)",
+     .library = FLOATS, .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector)},
 };
 
 #define EXTENT (KL_PARAM_EXTENT)
@@ -252,7 +285,9 @@ static const kl_param params[] = {
 
 /* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),
  * the smallest interior (3x3x3: one point), odd shapes past a vector's
- * and a cache line's width, and unequal, non-unit spacings. */
+ * and a cache line's width, rows a multiple of 4 points wide (4x3x3,
+ * 68x21x37: the vector rungs' 16-byte path), and unequal, non-unit
+ * spacings. */
 static const kl_test_problem tests[] = {
     {"nx=1,ny=1,nz=1", 0},
     {"nx=2,ny=2,nz=2", 0},
@@ -263,6 +298,8 @@ static const kl_test_problem tests[] = {
     {"nx=33,ny=17,nz=9", 0},
     {"nx=33,ny=17,nz=9,hx=0.5,hy=2,hz=0.25", 0},
     {"nx=257,ny=129,nz=65,hx=0.01,hy=0.03,hz=0.7", 0},
+    {"nx=4,ny=3,nz=3", 0},
+    {"nx=68,ny=21,nz=37,hx=0.3", 0},
     {NULL, 0}};
 /* None: more than 2^31 points need u, f and f's copy for the check, 3 x
  * 2^31 x 4 bytes = 26 GB in f32, more than the 2-core test machine's

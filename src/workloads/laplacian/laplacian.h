@@ -50,9 +50,20 @@ kl_status kl__laplacian_omp(const kl_args *a);
 kl_status kl__laplacian_gpu_point(const kl_args *a);
 #define LAP_DECLARE_TILED(m)                                                  \
   kl_status kl__laplacian_gpu_tiled_m##m(const kl_args *a);                   \
-  kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a);
+  kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a);               \
+  kl_status kl__laplacian_gpu_bounded_m##m(const kl_args *a);                 \
+  kl_status kl__laplacian_gpu_streaming_m##m(const kl_args *a);
 LAP_TILES(LAP_DECLARE_TILED)
 #undef LAP_DECLARE_TILED
+/* Kernel 1 with streaming stores, and beyond the seed, marching along z:
+ * x and y neighbours through L1, as 16-byte vectors, or from shared
+ * memory. */
+kl_status kl__laplacian_gpu_point_streaming(const kl_args *a);
+#define LAP_DECLARE_ZMARCH(name) kl_status kl__laplacian_gpu_##name(const kl_args *a);
+LAP_DECLARE_ZMARCH(zmarch)
+LAP_DECLARE_ZMARCH(zmarch_vector)
+LAP_DECLARE_ZMARCH(zmarch_shared)
+#undef LAP_DECLARE_ZMARCH
 #ifdef __cplusplus
 }
 #endif
