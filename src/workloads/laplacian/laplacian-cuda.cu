@@ -165,27 +165,44 @@ __global__ __launch_bounds__(BLOCK_X) void bounded_kernel(
 #define ZMARCH_BX 32
 #define ZMARCH_BY 8
 
-/* Block z marches over interior planes [k0, k1): `planes` of them from
- * plane 1 + z * planes, the last chunk cut at plane nz - 1. */
-static __device__ __forceinline__ void chunk_of_block(grid3 g, int64_t planes,
-                                                      int64_t *k0, int64_t *k1) {
-  *k0 = 1 + (int64_t)blockIdx.z * planes;
-  *k1 = *k0 + planes < g.nz - 1 ? *k0 + planes : g.nz - 1;
+/* How the grid's blocks share the work. The tile rows are cut into
+ * subdomains of sub_tiles rows, and blockIdx.z counts the chunks of planes
+ * within a subdomain, then the subdomains: the blocks that start together
+ * cover one subdomain's tiles of a chunk, and the next chunk of the same
+ * tiles follows about one resident grid later, while the planes they share
+ * (the chunks' ends, the tiles' y halos) are still in L2 (NOTES.md). */
+typedef struct zsplit {
+  int64_t planes, chunks, sub_tiles, tiles_y;
+} zsplit;
+
+/* This block's interior planes [k0, k1) and its first tile row and the end
+ * of its subdomain's; the block takes every gridDim.y-th row from the
+ * first. */
+static __device__ __forceinline__ void block_work(grid3 g, zsplit z,
+                                                  int64_t *k0, int64_t *k1,
+                                                  int64_t *row0,
+                                                  int64_t *row_end) {
+  const int64_t sub = blockIdx.z / z.chunks, chunk = blockIdx.z % z.chunks;
+  *k0 = 1 + chunk * z.planes;
+  *k1 = *k0 + z.planes < g.nz - 1 ? *k0 + z.planes : g.nz - 1;
+  *row0 = sub * z.sub_tiles + blockIdx.y;
+  *row_end = (sub + 1) * z.sub_tiles < z.tiles_y ? (sub + 1) * z.sub_tiles
+                                                 : z.tiles_y;
 }
 
 /* One point per thread, the x and y neighbours through L1. */
 template <typename T>
 __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
-    int64_t planes) {
+    zsplit z) {
   const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x;
   if (i == 0 || i >= g.nx - 1) return;
   const int64_t slice = g.nx * g.ny, nx = g.nx;
-  int64_t k0, k1;
-  chunk_of_block(g, planes, &k0, &k1);
-  for (int64_t j = (int64_t)blockIdx.y * ZMARCH_BY + threadIdx.y; j < g.ny - 1;
-       j += (int64_t)gridDim.y * ZMARCH_BY) {
-    if (j == 0) continue;
+  int64_t k0, k1, row0, row_end;
+  block_work(g, z, &k0, &k1, &row0, &row_end);
+  for (int64_t row = row0; row < row_end; row += gridDim.y) {
+    const int64_t j = row * ZMARCH_BY + threadIdx.y;
+    if (j == 0 || j >= g.ny - 1) continue;
     int64_t pos = i + nx * j + slice * k0;
     T below = u[pos - slice], centre = u[pos], above = u[pos + slice];
     for (int64_t k = k0; k < k1; k++, pos += slice) {
@@ -204,14 +221,19 @@ template <typename T> struct vec16;
 template <> struct vec16<double> { typedef double2 type; };
 template <> struct vec16<float> { typedef float4 type; };
 
+/* The vector kernel asks for 5 blocks (1280 threads) an SM: ptxas then
+ * fits it in 48 registers without spilling; unbounded it takes 56 (f64)
+ * and 62 (f32), room for 4 (NOTES.md). */
+#define VECTOR_MIN_BLOCKS 5
+
 /* V points per thread along x, loaded and stored as one 16-byte vector;
  * the x neighbours at either end of the vector come as single elements
  * through L1. The launcher runs it only where every row starts on a
  * 16-byte boundary (nx a multiple of V, u and f aligned). */
 template <typename T>
-__global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_vector_kernel(
+__global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmarch_vector_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
-    int64_t planes) {
+    zsplit z) {
   typedef typename vec16<T>::type W;
   const int V = (int)(sizeof(W) / sizeof(T));
   const int64_t i0 = ((int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x) * V;
@@ -219,11 +241,11 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_vector_kernel(
   const int64_t slice = g.nx * g.ny, nx = g.nx;
   /* Whether all V points are interior in x: one vector store. */
   const bool whole = i0 > 0 && i0 + V < nx;
-  int64_t k0, k1;
-  chunk_of_block(g, planes, &k0, &k1);
-  for (int64_t j = (int64_t)blockIdx.y * ZMARCH_BY + threadIdx.y; j < g.ny - 1;
-       j += (int64_t)gridDim.y * ZMARCH_BY) {
-    if (j == 0) continue;
+  int64_t k0, k1, row0, row_end;
+  block_work(g, z, &k0, &k1, &row0, &row_end);
+  for (int64_t row = row0; row < row_end; row += gridDim.y) {
+    const int64_t j = row * ZMARCH_BY + threadIdx.y;
+    if (j == 0 || j >= g.ny - 1) continue;
     int64_t pos = i0 + nx * j + slice * k0;
     W below = *(const W *)(u + pos - slice), centre = *(const W *)(u + pos),
       above = *(const W *)(u + pos + slice);
@@ -266,7 +288,7 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_vector_kernel(
 template <typename T>
 __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
-    int64_t planes) {
+    zsplit z) {
   __shared__ T plane[ZMARCH_BY + 2][ZMARCH_BX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + tx;
@@ -275,10 +297,10 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
    * from its own position (0: none). */
   const int hx = tx == 0 ? -1 : tx == ZMARCH_BX - 1 ? 1 : 0;
   const int hy = ty == 0 ? -1 : ty == ZMARCH_BY - 1 ? 1 : 0;
-  int64_t k0, k1;
-  chunk_of_block(g, planes, &k0, &k1);
-  for (int64_t jt = blockIdx.y; jt * ZMARCH_BY < g.ny; jt += gridDim.y) {
-    const int64_t j = jt * ZMARCH_BY + ty;
+  int64_t k0, k1, row0, row_end;
+  block_work(g, z, &k0, &k1, &row0, &row_end);
+  for (int64_t row = row0; row < row_end; row += gridDim.y) {
+    const int64_t j = row * ZMARCH_BY + ty;
     const bool in_grid = i < g.nx && j < g.ny;
     const bool interior =
         in_grid && i > 0 && i < g.nx - 1 && j > 0 && j < g.ny - 1;
@@ -380,30 +402,52 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
   if (kind == ZMARCH_VECTOR &&
       (g.nx % vector != 0 || (uintptr_t)u % 16 != 0 || (uintptr_t)f % 16 != 0))
     kind = ZMARCH_L1;
-  /* More planes a chunk where the chunks would pass the launch limit. */
-  const int64_t interior = g.nz - 2;
-  int64_t planes = zmarch_planes[kind];
-  if ((interior + planes - 1) / planes > GRID_YZ_MAX)
-    planes = (interior + GRID_YZ_MAX - 1) / GRID_YZ_MAX;
   const int64_t width = ZMARCH_BX * (kind == ZMARCH_VECTOR ? vector : 1);
   const int64_t tiles_x = (g.nx + width - 1) / width;
-  const int64_t tiles_y = (g.ny + ZMARCH_BY - 1) / ZMARCH_BY;
-  dim3 grid((unsigned)tiles_x, grid_dim(tiles_y),
-            (unsigned)((interior + planes - 1) / planes));
+  int per_sm = 0;
+  switch (kind) {
+  case ZMARCH_L1:
+    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, zmarch_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
+    break;
+  case ZMARCH_VECTOR:
+    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, zmarch_vector_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
+    break;
+  case ZMARCH_SHARED:
+    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, zmarch_shared_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
+    break;
+  }
+  const int64_t resident = (int64_t)kl__gpu_sm_count() * (per_sm > 0 ? per_sm : 1);
+  /* A subdomain: as many tile rows as the GPU holds blocks, at most 65535
+   * subdomains; then chunks, at most 65535 of them over all subdomains. */
+  zsplit z;
+  z.tiles_y = (g.ny + ZMARCH_BY - 1) / ZMARCH_BY;
+  z.sub_tiles = resident / tiles_x > 0 ? resident / tiles_x : 1;
+  if (z.sub_tiles < (z.tiles_y + GRID_YZ_MAX - 1) / GRID_YZ_MAX)
+    z.sub_tiles = (z.tiles_y + GRID_YZ_MAX - 1) / GRID_YZ_MAX;
+  const int64_t subs = (z.tiles_y + z.sub_tiles - 1) / z.sub_tiles;
+  const int64_t interior = g.nz - 2, most_chunks = GRID_YZ_MAX / subs;
+  z.planes = zmarch_planes[kind];
+  if ((interior + z.planes - 1) / z.planes > most_chunks)
+    z.planes = (interior + most_chunks - 1) / most_chunks;
+  z.chunks = (interior + z.planes - 1) / z.planes;
+  dim3 grid((unsigned)tiles_x, grid_dim(z.sub_tiles), (unsigned)(subs * z.chunks));
   dim3 block(ZMARCH_BX, ZMARCH_BY);
   cudaStream_t s = (cudaStream_t)a->stream;
   const coefficients<T> c = coefficients_of<T>(p);
   switch (kind) {
   case ZMARCH_L1:
-    zmarch_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    zmarch_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
     KL_GPU_CHECK_LAUNCH(zmarch_kernel);
     break;
   case ZMARCH_VECTOR:
-    zmarch_vector_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    zmarch_vector_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
     KL_GPU_CHECK_LAUNCH(zmarch_vector_kernel);
     break;
   case ZMARCH_SHARED:
-    zmarch_shared_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, planes);
+    zmarch_shared_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
     KL_GPU_CHECK_LAUNCH(zmarch_shared_kernel);
     break;
   }
