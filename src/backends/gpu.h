@@ -84,6 +84,18 @@ __device__ __forceinline__ void kl_store_streaming<double>(double *p,
 }
 #endif
 
+/* A store of a 16-byte vector as one instruction, with the default cache
+ * policy (st.global.wb): nvcc may split a plain store of a float4 built
+ * from four floats into four 4-byte stores. */
+template <typename V>
+static __device__ __forceinline__ void kl_store_vector(V *p, V v) {
+#if defined(KL_HAVE_HIP)
+  *p = v;
+#else
+  __stwb(p, v);
+#endif
+}
+
 /* ---- asynchronous copies into shared memory --------------------------------
  * cp.async on NVIDIA GPUs (sm_80 and later); plain loads and stores under
  * HIP, where the copy is synchronous and the pipelines built on it run with

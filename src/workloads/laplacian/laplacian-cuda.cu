@@ -221,6 +221,14 @@ template <typename T> struct vec16;
 template <> struct vec16<double> { typedef double2 type; };
 template <> struct vec16<float> { typedef float4 type; };
 
+/* A vector from its elements. */
+static __device__ __forceinline__ double2 pack(const double *o) {
+  return make_double2(o[0], o[1]);
+}
+static __device__ __forceinline__ float4 pack(const float *o) {
+  return make_float4(o[0], o[1], o[2], o[3]);
+}
+
 /* The vector kernel asks for 5 blocks (1280 threads) an SM: ptxas then
  * fits it in 48 registers without spilling; unbounded it takes 56 (f64)
  * and 62 (f32), room for 4 (NOTES.md). */
@@ -259,15 +267,14 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmar
       const T *b = (const T *)&below, *m = (const T *)&centre,
               *a = (const T *)&above, *s = (const T *)&south,
               *n = (const T *)&north;
-      W out;
-      T *o = (T *)&out;
+      T o[V];
 #pragma unroll
       for (int e = 0; e < V; e++)
         o[e] = m[e] * c.cc +
                ((e > 0 ? m[e - 1] : left) + (e < V - 1 ? m[e + 1] : right)) * c.cx +
                (s[e] + n[e]) * c.cy + (b[e] + a[e]) * c.cz;
       if (whole) {
-        *(W *)(f + pos) = out;
+        kl_store_vector((W *)(f + pos), pack(o));
       } else {
 #pragma unroll
         for (int e = 0; e < V; e++)
