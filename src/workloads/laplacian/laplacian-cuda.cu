@@ -369,33 +369,53 @@ static kl_status point(const kl_args *a) {
   return KL_OK;
 }
 
-/* Kernels 2 and 3, unbounded (BOUNDS false) or bounded, over tiles of M
- * rows. */
-template <typename T, int M, bool REORDERED, bool BOUNDS, bool STREAM>
-static kl_status tiled(const kl_args *a) {
+/* Kernels 2 and 3, bounded or not, over tiles of M rows. */
+template <typename T, int M>
+static kl_status tiled(const kl_args *a,
+                       void (*kernel)(T *, const T *, grid3, coefficients<T>)) {
   const kl_plan *p = a->plan;
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
   const grid3 g = extents(a);
   dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X),
             grid_dim((g.ny + M - 1) / M), grid_dim(g.nz));
-  T *f = (T *)a->buffers[LAP_F];
-  const T *u = (const T *)a->buffers[LAP_U];
-  cudaStream_t s = (cudaStream_t)a->stream;
-  if (BOUNDS) {
-    bounded_kernel<T, M, STREAM><<<grid, BLOCK_X, 0, s>>>(f, u, g, coefficients_of<T>(p));
-    KL_GPU_CHECK_LAUNCH(bounded_kernel);
-  } else {
-    tiled_kernel<T, M, REORDERED><<<grid, BLOCK_X, 0, s>>>(f, u, g, coefficients_of<T>(p));
-    KL_GPU_CHECK_LAUNCH(tiled_kernel);
-  }
+  kernel<<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
+      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
+      coefficients_of<T>(p));
+  KL_GPU_CHECK_LAUNCH(kernel);
   return KL_OK;
 }
 
-/* The z-marching kernels' launch: one block per tile and chunk, in
- * address order; the planes per chunk as measured best for each kernel
- * (NOTES.md). */
-typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED } zmarch_kind;
-static const int zmarch_planes[] = {8, 4, 16};
+/* The z-marching kernels: one block per tile and chunk, in address order;
+ * the planes per chunk as measured best for each kernel (NOTES.md). */
+typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED, ZMARCH_KINDS } zmarch_kind;
+static const int zmarch_planes[ZMARCH_KINDS] = {8, 4, 16};
+
+template <typename T>
+struct zmarch_kernels {
+  typedef void (*kernel)(T *, const T *, grid3, coefficients<T>, zsplit);
+  kernel of[ZMARCH_KINDS];
+};
+
+template <typename T>
+static zmarch_kernels<T> zmarch_kernels_of(void) {
+  zmarch_kernels<T> k = {
+      {zmarch_kernel<T>, zmarch_vector_kernel<T>, zmarch_shared_kernel<T>}};
+  return k;
+}
+
+/* The setup of every z-marching rung (untimed): the blocks of each kernel
+ * the whole GPU holds at once, in the rung's state by kind. */
+template <typename T>
+static kl_status zmarch_resident(kl_args *a) {
+  const zmarch_kernels<T> k = zmarch_kernels_of<T>();
+  for (int kind = 0; kind < ZMARCH_KINDS; kind++) {
+    int per_sm = 0;
+    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, k.of[kind], ZMARCH_BX * ZMARCH_BY, 0));
+    a->state.integer[kind] = (int64_t)kl__gpu_sm_count() * (per_sm > 0 ? per_sm : 1);
+  }
+  return KL_OK;
+}
 
 template <typename T>
 static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
@@ -411,22 +431,7 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
     kind = ZMARCH_L1;
   const int64_t width = ZMARCH_BX * (kind == ZMARCH_VECTOR ? vector : 1);
   const int64_t tiles_x = (g.nx + width - 1) / width;
-  int per_sm = 0;
-  switch (kind) {
-  case ZMARCH_L1:
-    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, zmarch_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
-    break;
-  case ZMARCH_VECTOR:
-    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, zmarch_vector_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
-    break;
-  case ZMARCH_SHARED:
-    KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, zmarch_shared_kernel<T>, ZMARCH_BX * ZMARCH_BY, 0));
-    break;
-  }
-  const int64_t resident = (int64_t)kl__gpu_sm_count() * (per_sm > 0 ? per_sm : 1);
+  const int64_t resident = a->state.integer[kind];
   /* A subdomain: as many tile rows as the GPU holds blocks, at most 65535
    * subdomains; then chunks, at most 65535 of them over all subdomains. */
   zsplit z;
@@ -442,61 +447,36 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
   z.chunks = (interior + z.planes - 1) / z.planes;
   dim3 grid((unsigned)tiles_x, grid_dim(z.sub_tiles), (unsigned)(subs * z.chunks));
   dim3 block(ZMARCH_BX, ZMARCH_BY);
-  cudaStream_t s = (cudaStream_t)a->stream;
-  const coefficients<T> c = coefficients_of<T>(p);
-  switch (kind) {
-  case ZMARCH_L1:
-    zmarch_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
-    KL_GPU_CHECK_LAUNCH(zmarch_kernel);
-    break;
-  case ZMARCH_VECTOR:
-    zmarch_vector_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
-    KL_GPU_CHECK_LAUNCH(zmarch_vector_kernel);
-    break;
-  case ZMARCH_SHARED:
-    zmarch_shared_kernel<T><<<grid, block, 0, s>>>(f, u, g, c, z);
-    KL_GPU_CHECK_LAUNCH(zmarch_shared_kernel);
-    break;
-  }
+  const typename zmarch_kernels<T>::kernel zmarch_launch =
+      zmarch_kernels_of<T>().of[kind];
+  zmarch_launch<<<grid, block, 0, (cudaStream_t)a->stream>>>(
+      f, u, g, coefficients_of<T>(p), z);
+  KL_GPU_CHECK_LAUNCH(zmarch_launch);
   return KL_OK;
 }
 
-extern "C" kl_status kl__laplacian_gpu_point(const kl_args *a) {
+extern "C" kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
-                    return (point<T, false>(a)));
+                    return zmarch_resident<T>(a));
 }
 
-extern "C" kl_status kl__laplacian_gpu_point_streaming(const kl_args *a) {
-  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
-                    return (point<T, true>(a)));
-}
-
-#define LAP_EXPORT_TILED(m)                                                   \
-  extern "C" kl_status kl__laplacian_gpu_tiled_m##m(const kl_args *a) {       \
-    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return (tiled<T, m, false, false, false>(a)));              \
-  }                                                                           \
-  extern "C" kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a) {   \
-    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return (tiled<T, m, true, false, false>(a)));               \
-  }                                                                           \
-  extern "C" kl_status kl__laplacian_gpu_bounded_m##m(const kl_args *a) {     \
-    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return (tiled<T, m, true, true, false>(a)));  \
-  }                                                                           \
-  extern "C" kl_status kl__laplacian_gpu_streaming_m##m(const kl_args *a) {   \
-    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return (tiled<T, m, true, true, true>(a)));   \
-  }
-LAP_TILES(LAP_EXPORT_TILED)
-#undef LAP_EXPORT_TILED
-
-#define LAP_EXPORT_ZMARCH(name, kind)                                         \
+/* One exported rung: its launcher for either type. */
+#define LAP_EXPORT(name, ...)                                                 \
   extern "C" kl_status kl__laplacian_gpu_##name(const kl_args *a) {           \
     KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return zmarch<T>(a, kind));                             \
+                      return __VA_ARGS__);                                    \
   }
-LAP_EXPORT_ZMARCH(zmarch, ZMARCH_L1)
-LAP_EXPORT_ZMARCH(zmarch_vector, ZMARCH_VECTOR)
-LAP_EXPORT_ZMARCH(zmarch_shared, ZMARCH_SHARED)
-#undef LAP_EXPORT_ZMARCH
+LAP_EXPORT(point, point<T, false>(a))
+LAP_EXPORT(point_streaming, point<T, true>(a))
+/* Kernel 2, kernel 3, bounded, bounded with streaming stores, at m. */
+#define LAP_EXPORT_TILED(m)                                                   \
+  LAP_EXPORT(tiled_m##m, tiled<T, m>(a, tiled_kernel<T, m, false>))          \
+  LAP_EXPORT(reordered_m##m, tiled<T, m>(a, tiled_kernel<T, m, true>))        \
+  LAP_EXPORT(bounded_m##m, tiled<T, m>(a, bounded_kernel<T, m, false>))       \
+  LAP_EXPORT(streaming_m##m, tiled<T, m>(a, bounded_kernel<T, m, true>))
+LAP_TILES(LAP_EXPORT_TILED)
+#undef LAP_EXPORT_TILED
+LAP_EXPORT(zmarch, zmarch<T>(a, ZMARCH_L1))
+LAP_EXPORT(zmarch_vector, zmarch<T>(a, ZMARCH_VECTOR))
+LAP_EXPORT(zmarch_shared, zmarch<T>(a, ZMARCH_SHARED))
+#undef LAP_EXPORT

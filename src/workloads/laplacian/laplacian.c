@@ -186,9 +186,10 @@ static kl_status serial(const kl_args *a) {
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
-#define GPU_RUNG(rung_name, text, fn)                                         \
+#define GPU_RUNG(rung_name, text, fn, ...)                                    \
   {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .run = KL_GPU_FN(fn)}
+   .run = KL_GPU_FN(fn), __VA_ARGS__}
+#define ZMARCH_SETUP .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup)
 
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
@@ -248,15 +249,14 @@ static const kl_rung rungs[] = {
              "with streaming stores for f", kl__laplacian_gpu_streaming_m16),
     GPU_RUNG("cuda-zmarch", "beyond the seed: marching along z over 8 "
              "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
-             kl__laplacian_gpu_zmarch),
+             kl__laplacian_gpu_zmarch, ZMARCH_SETUP),
     GPU_RUNG("cuda-zmarch-shared", "marching along z, plane k's tile and "
              "halo in shared memory (2.5D blocking)",
-             kl__laplacian_gpu_zmarch_shared),
-    {.name = "cuda-zmarch-vector", .backend = &kl__backend_gpu,
-     .summary = "cuda-zmarch over 4 planes with 16-byte vector loads and "
-                "stores along x (nx a multiple of 2 f64 or 4 f32; else as "
-                "cuda-zmarch)",
-     .library = FLOATS, .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector)},
+             kl__laplacian_gpu_zmarch_shared, ZMARCH_SETUP),
+    GPU_RUNG("cuda-zmarch-vector", "cuda-zmarch over 4 planes with 16-byte "
+             "vector loads and stores along x (nx a multiple of 2 f64 or 4 "
+             "f32; else as cuda-zmarch)", kl__laplacian_gpu_zmarch_vector,
+             ZMARCH_SETUP, .library = FLOATS),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

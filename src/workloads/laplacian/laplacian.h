@@ -63,6 +63,8 @@ kl_status kl__laplacian_gpu_point_streaming(const kl_args *a);
 LAP_DECLARE_ZMARCH(zmarch)
 LAP_DECLARE_ZMARCH(zmarch_vector)
 LAP_DECLARE_ZMARCH(zmarch_shared)
+/* Their setup: the resident blocks of each z-marching kernel. */
+kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a);
 #undef LAP_DECLARE_ZMARCH
 #ifdef __cplusplus
 }
