@@ -369,12 +369,21 @@ static kl_status point(const kl_args *a) {
   return KL_OK;
 }
 
-/* Kernels 2 and 3, bounded or not, over tiles of M rows. */
-template <typename T, int M>
-static kl_status tiled(const kl_args *a,
-                       void (*kernel)(T *, const T *, grid3, coefficients<T>)) {
+/* The tiled rungs: the seed's kernels 2 and 3, then kernel 3 bounded, with
+ * plain or streaming stores; each over tiles of M rows. The kernel is
+ * picked here, in a template: hipcc emits no kernel template whose
+ * address is taken only in a non-template function. */
+enum { TILE_KERNEL2, TILE_KERNEL3, TILE_BOUNDED, TILE_STREAMING };
+
+template <typename T, int M, int RUNG>
+static kl_status tiled(const kl_args *a) {
   const kl_plan *p = a->plan;
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  void (*const kernel)(T *, const T *, grid3, coefficients<T>) =
+      RUNG == TILE_KERNEL2   ? tiled_kernel<T, M, false>
+      : RUNG == TILE_KERNEL3 ? tiled_kernel<T, M, true>
+      : RUNG == TILE_BOUNDED ? bounded_kernel<T, M, false>
+                             : bounded_kernel<T, M, true>;
   const grid3 g = extents(a);
   dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X),
             grid_dim((g.ny + M - 1) / M), grid_dim(g.nz));
@@ -470,10 +479,10 @@ LAP_EXPORT(point, point<T, false>(a))
 LAP_EXPORT(point_streaming, point<T, true>(a))
 /* Kernel 2, kernel 3, bounded, bounded with streaming stores, at m. */
 #define LAP_EXPORT_TILED(m)                                                   \
-  LAP_EXPORT(tiled_m##m, tiled<T, m>(a, tiled_kernel<T, m, false>))          \
-  LAP_EXPORT(reordered_m##m, tiled<T, m>(a, tiled_kernel<T, m, true>))        \
-  LAP_EXPORT(bounded_m##m, tiled<T, m>(a, bounded_kernel<T, m, false>))       \
-  LAP_EXPORT(streaming_m##m, tiled<T, m>(a, bounded_kernel<T, m, true>))
+  LAP_EXPORT(tiled_m##m, tiled<T, m, TILE_KERNEL2>(a))                       \
+  LAP_EXPORT(reordered_m##m, tiled<T, m, TILE_KERNEL3>(a))                    \
+  LAP_EXPORT(bounded_m##m, tiled<T, m, TILE_BOUNDED>(a))                      \
+  LAP_EXPORT(streaming_m##m, tiled<T, m, TILE_STREAMING>(a))
 LAP_TILES(LAP_EXPORT_TILED)
 #undef LAP_EXPORT_TILED
 LAP_EXPORT(zmarch, zmarch<T>(a, ZMARCH_L1))
