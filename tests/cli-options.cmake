@@ -122,8 +122,8 @@ kl_cli_test(command-line-recorded 0 "^map +serial .*PASS"
   run ${quick} --json "it's.json")
 
 # list --json: one document for programs; -w adds up there too.
-kl_cli_test(list-json 0 "\"name\": \"serial-triad\""
-  --json-stdout "d['version'] and any(b['name'] == 'serial' and b['available'] for b in d['backends']) and any(r['name'] == 'serial-triad' and r['ceiling'] and r['built'] for w in d['workloads'] for r in w['rungs']) and all(len([p for p in w['params'] if p['main_size']]) == 1 for w in d['workloads'])"
+kl_cli_test(list-json 0 "\"name\": \"serial-copy\""
+  --json-stdout "d['version'] and any(b['name'] == 'serial' and b['available'] for b in d['backends']) and any(r['name'] == 'serial-copy' and r['ceiling'] and r['built'] for w in d['workloads'] for r in w['rungs']) and all(len([p for p in w['params'] if p['main_size']]) == 1 for w in d['workloads'])"
   list --json)
 kl_cli_test(list-json-workload 0 "\"name\": \"gemm\""
   --json-stdout "[w['name'] for w in d['workloads']] == ['gemm'] and [p['default_text'] for p in d['workloads'][0]['params'] if p['name'] == 'm'] == ['n']"

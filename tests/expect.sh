@@ -89,7 +89,7 @@ if [ -n "$outputs" ] && [ $got = 0 ]; then
     [ "$rows" -ge 2 ] &&
     [ "$(grep -c '"check": "PASS"' "$outputs/out.json")" = "$rows" ] &&
     grep -q '"machine": {"cpu": ' "$outputs/out.json" &&
-    grep -q '^stream,serial-triad,serial,"ceiling",' "$outputs/out.csv" &&
+    grep -q '^stream,serial-copy,serial,"ceiling",' "$outputs/out.csv" &&
     echo "wrote both: $rows rows" >>"$log"
   rm -rf "$outputs"
 fi

@@ -197,7 +197,10 @@ static const kl_rung rungs[] = {
      .run = serial},
     {.name = "openmp", .backend = &kl__backend_openmp,
      .summary = "parallel over k and j (collapse), the i loop omp simd",
-     .library = FLOATS, .run = kl__laplacian_omp},
+     .run = kl__laplacian_omp},
+    {.name = "openmp-blocked", .backend = &kl__backend_openmp,
+     .summary = "blocks of rows sized to the L2 marched along z, one thread "
+                "each", .library = FLOATS, .run = kl__laplacian_omp_blocked},
     GPU_RUNG("cuda-kernel1", "the seed's kernel 1: one thread per point, "
              "256x1x1 blocks", kl__laplacian_gpu_point),
     GPU_RUNG("cuda-tiled-m1", "the seed's kernel 2: 1 point per thread along y, "
@@ -300,6 +303,9 @@ static const kl_test_problem tests[] = {
     {"nx=257,ny=129,nz=65,hx=0.01,hy=0.03,hz=0.7", 0},
     {"nx=4,ny=3,nz=3", 0},
     {"nx=68,ny=21,nz=37,hx=0.3", 0},
+    /* Rows long enough that openmp-blocked cuts 11 rows into blocks of 2
+     * (f64) or 4 (f32) against a 2 MiB L2, the last one short. */
+    {"nx=20001,ny=13,nz=4", 0},
     {NULL, 0}};
 /* None: more than 2^31 points need u, f and f's copy for the check, 3 x
  * 2^31 x 4 bytes = 26 GB in f32, more than the 2-core test machine's

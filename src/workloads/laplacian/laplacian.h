@@ -42,6 +42,7 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
 extern "C" {
 #endif
 kl_status kl__laplacian_omp(const kl_args *a);
+kl_status kl__laplacian_omp_blocked(const kl_args *a);
 
 /* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
  * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses) for
