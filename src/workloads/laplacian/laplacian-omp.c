@@ -10,22 +10,13 @@
  * serial rung. */
 #define OMP_ROWS(T)                                                           \
   do {                                                                        \
-    const T *restrict u = a->buffers[LAP_U];                                  \
-    T *restrict f = a->buffers[LAP_F];                                        \
-    const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),               \
-            cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);               \
-    const int64_t sy = nx, sz = nx * ny;                                      \
+    LAP_HOST_BEGIN(T);                                                        \
     _Pragma("omp parallel for collapse(2) schedule(static)")                  \
     for (int64_t k = 1; k < nz - 1; k++)                                      \
       for (int64_t j = 1; j < ny - 1; j++) {                                  \
         const int64_t row = sy * j + sz * k;                                  \
         _Pragma("omp simd")                                                   \
-        for (int64_t i = 1; i < nx - 1; i++) {                                \
-          const int64_t g = row + i;                                          \
-          f[g] = cc * u[g] + cx * (u[g - 1] + u[g + 1]) +                     \
-                 cy * (u[g - sy] + u[g + sy]) +                               \
-                 cz * (u[g - sz] + u[g + sz]);                                \
-        }                                                                     \
+        for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i);         \
       }                                                                       \
   } while (0)
 
@@ -52,11 +43,8 @@ static int64_t l2_bytes(void) {
 
 #define OMP_BLOCKS(T)                                                         \
   do {                                                                        \
-    const T *restrict u = a->buffers[LAP_U];                                  \
-    T *restrict f = a->buffers[LAP_F];                                        \
-    const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),               \
-            cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);               \
-    const int64_t sy = nx, sz = nx * ny, rows = ny - 2, planes = nz - 2;      \
+    LAP_HOST_BEGIN(T);                                                        \
+    const int64_t rows = ny - 2, planes = nz - 2;                             \
     const int64_t fit = l2_bytes() / 2 / (3 * nx * (int64_t)sizeof(T));       \
     const int64_t height = fit < 1 ? 1 : fit < rows ? fit : rows;             \
     const int64_t blocks = (rows + height - 1) / height;                      \
@@ -73,12 +61,7 @@ static int64_t l2_bytes(void) {
           for (int64_t j = j1; j < j2; j++) {                                 \
             const int64_t row = sy * j + sz * k;                              \
             _Pragma("omp simd")                                               \
-            for (int64_t i = 1; i < nx - 1; i++) {                            \
-              const int64_t g = row + i;                                      \
-              f[g] = cc * u[g] + cx * (u[g - 1] + u[g + 1]) +                 \
-                     cy * (u[g - sy] + u[g + sy]) +                           \
-                     cz * (u[g - sz] + u[g + sz]);                            \
-            }                                                                 \
+            for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i);     \
           }                                                                   \
       }                                                                       \
   } while (0)

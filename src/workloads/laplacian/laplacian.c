@@ -161,19 +161,11 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 /* ---- the serial rung: the triple loop, k outer, i inner ------------------ */
 #define SERIAL(T)                                                             \
   do {                                                                        \
-    const T *restrict u = a->buffers[LAP_U];                                  \
-    T *restrict f = a->buffers[LAP_F];                                        \
-    const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),               \
-            cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);               \
-    const int64_t sy = nx, sz = nx * ny;                                      \
+    LAP_HOST_BEGIN(T);                                                        \
     for (int64_t k = 1; k < nz - 1; k++)                                      \
       for (int64_t j = 1; j < ny - 1; j++)                                    \
-        for (int64_t i = 1; i < nx - 1; i++) {                                \
-          const int64_t g = i + sy * j + sz * k;                              \
-          f[g] = cc * u[g] + cx * (u[g - 1] + u[g + 1]) +                     \
-                 cy * (u[g - sy] + u[g + sy]) +                               \
-                 cz * (u[g - sz] + u[g + sz]);                                \
-        }                                                                     \
+        for (int64_t i = 1; i < nx - 1; i++)                                  \
+          LAP_HOST_POINT(i + sy * j + sz * k);                                \
   } while (0)
 
 static kl_status serial(const kl_args *a) {

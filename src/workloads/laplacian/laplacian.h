@@ -38,6 +38,19 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
 #define LAP_POINTS(p) (LAP_NX(p) * LAP_NY(p) * LAP_NZ(p))
 #define LAP_HAS_INTERIOR(p) (LAP_NX(p) > 2 && LAP_NY(p) > 2 && LAP_NZ(p) > 2)
 
+/* The host rungs' common start, in a function with the plan p, the args a
+ * and the extents nx, ny: u, f, the coefficients in T and the strides. */
+#define LAP_HOST_BEGIN(T)                                                     \
+  const T *restrict u = a->buffers[LAP_U];                                    \
+  T *restrict f = a->buffers[LAP_F];                                          \
+  const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),                 \
+          cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);                 \
+  const int64_t sy = nx, sz = nx * ny
+/* Point g of f, in the seed's order of the terms. */
+#define LAP_HOST_POINT(g)                                                     \
+  f[g] = cc * u[g] + cx * (u[(g) - 1] + u[(g) + 1]) +                         \
+         cy * (u[(g) - sy] + u[(g) + sy]) + cz * (u[(g) - sz] + u[(g) + sz])
+
 #ifdef __cplusplus
 extern "C" {
 #endif
