@@ -477,7 +477,7 @@ static const struct {
     {"histogram", "openmp", U8, "openmp-blocks"},
     {"histogram", "cuda", U8, "cuda-best"},
     {"laplacian", "serial", F32 | F64, "serial"},
-    {"laplacian", "openmp", F32 | F64, "openmp-blocked"},
+    {"laplacian", "openmp", F32 | F64, "openmp-streaming"},
     {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},

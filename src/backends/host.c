@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "../core/internal.h"
+#include "host-store.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -107,4 +109,14 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
   const host_context *h = ctx->impl;
   *seconds = h->marks[to] - h->marks[from];
   return KL_OK;
+}
+
+int64_t kl__host_cache_bytes(int level) {
+  long bytes = -1;
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  bytes = sysconf(level == 1   ? _SC_LEVEL1_DCACHE_SIZE
+                  : level == 2 ? _SC_LEVEL2_CACHE_SIZE
+                               : _SC_LEVEL3_CACHE_SIZE);
+#endif
+  return bytes > 0 ? bytes : 0;
 }

@@ -192,7 +192,10 @@ static const kl_rung rungs[] = {
      .run = kl__laplacian_omp},
     {.name = "openmp-blocked", .backend = &kl__backend_openmp,
      .summary = "blocks of rows sized to the L2 marched along z, one thread "
-                "each", .library = FLOATS, .run = kl__laplacian_omp_blocked},
+                "each", .run = kl__laplacian_omp_blocked},
+    {.name = "openmp-streaming", .backend = &kl__backend_openmp,
+     .summary = "openmp-blocked with streaming stores for f's whole lines",
+     .library = FLOATS, .run = kl__laplacian_omp_streaming},
     GPU_RUNG("cuda-kernel1", "the seed's kernel 1: one thread per point, "
              "256x1x1 blocks", kl__laplacian_gpu_point),
     GPU_RUNG("cuda-tiled-m1", "the seed's kernel 2: 1 point per thread along y, "

@@ -46,16 +46,18 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
   const T cx = (T)LAP_C(p, LAP_CX), cy = (T)LAP_C(p, LAP_CY),                 \
           cz = (T)LAP_C(p, LAP_CZ), cc = -2 * (cx + cy + cz);                 \
   const int64_t sy = nx, sz = nx * ny
-/* Point g of f, in the seed's order of the terms. */
-#define LAP_HOST_POINT(g)                                                     \
-  f[g] = cc * u[g] + cx * (u[(g) - 1] + u[(g) + 1]) +                         \
-         cy * (u[(g) - sy] + u[(g) + sy]) + cz * (u[(g) - sz] + u[(g) + sz])
+/* The value of point g of f, in the seed's order of the terms. */
+#define LAP_HOST_VALUE(g)                                                     \
+  (cc * u[g] + cx * (u[(g) - 1] + u[(g) + 1]) +                               \
+   cy * (u[(g) - sy] + u[(g) + sy]) + cz * (u[(g) - sz] + u[(g) + sz]))
+#define LAP_HOST_POINT(g) f[g] = LAP_HOST_VALUE(g)
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 kl_status kl__laplacian_omp(const kl_args *a);
 kl_status kl__laplacian_omp_blocked(const kl_args *a);
+kl_status kl__laplacian_omp_streaming(const kl_args *a);
 
 /* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
  * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses) for
