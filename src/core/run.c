@@ -374,8 +374,9 @@ static const char *ceiling_note(const kl_report *rep, const job *jb,
     if (jb->r->backend->host_memory && c->kind == KL_CEILING_RUNG)
       return "a CPU reads every cache line before it writes it "
              "(write-allocate), which the cost models do not count: the "
-             "triad ceiling moves 4 bytes for every 3 it counts, a copy 3 "
-             "for 2, so a rung that writes less than the triad can pass it";
+             "copy ceiling moves 3 bytes for every 2 it counts, so a rung "
+             "that mostly reads, or writes with streaming stores, can pass "
+             "it";
     return "above the copy measured beside it: a rung that mostly reads "
            "can pass a copy, which pays for turning the memory bus between "
            "reads and writes; or a cache keeps some of the bytes its cost "
