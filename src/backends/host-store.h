@@ -6,7 +6,6 @@
 #ifndef KL_HOST_STORE_H
 #define KL_HOST_STORE_H
 
-#include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -39,9 +38,5 @@ static inline void kl_store_streaming_fence(void) {
   _mm_sfence();
 #endif
 }
-
-/* The size in bytes of a cache level (1 data, 2, 3) of this machine's
- * cores, 0 where sysconf does not know it. */
-int64_t kl__host_cache_bytes(int level);
 
 #endif

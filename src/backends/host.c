@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include "../core/internal.h"
-#include "host-store.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
 
@@ -111,12 +110,10 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
   return KL_OK;
 }
 
-int64_t kl__host_cache_bytes(int level) {
+int64_t kl__host_l2_bytes(void) {
   long bytes = -1;
-#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
-  bytes = sysconf(level == 1   ? _SC_LEVEL1_DCACHE_SIZE
-                  : level == 2 ? _SC_LEVEL2_CACHE_SIZE
-                               : _SC_LEVEL3_CACHE_SIZE);
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #endif
-  return bytes > 0 ? bytes : 0;
+  return bytes > 0 ? bytes : 1 << 20; /* the smallest L2 of a current core */
 }

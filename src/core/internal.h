@@ -107,6 +107,8 @@ double kl__now(void); /* monotonic seconds */
 /* ---- the host backends share one memory model -------------------------- */
 kl_status kl__host_alloc(void **ptr, size_t bytes);
 void kl__host_release(void *ptr);
+/* A core's L2 in bytes, from sysconf; 1 MiB where it does not say. */
+int64_t kl__host_l2_bytes(void);
 kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes);
 kl_status kl__host_open(kl_context *ctx);
 void kl__host_close(kl_context *ctx);

@@ -43,14 +43,12 @@ kl_status kl__laplacian_omp(const kl_args *a) {
  * either end stored plainly. */
 #define OMP_ROW_STREAMING(T, row)                                             \
   do {                                                                        \
+    /* The first whole line starts at point lo >= 1: point 0 is boundary. */ \
     const int64_t skew = (int64_t)((uintptr_t)(f + (row)) % KL_LINE_BYTES) /  \
                          (int64_t)sizeof(T);                                  \
-    int64_t lo = (LINE(T) - skew) % LINE(T), hi = nx - 1;                     \
-    lo = lo < 1 ? lo + LINE(T) : lo;                                          \
-    hi = lo + (hi - lo) / LINE(T) * LINE(T);                                  \
-    hi = hi < lo ? lo : hi;                                                   \
-    for (int64_t i = 1; i < lo && i < nx - 1; i++)                            \
-      LAP_HOST_POINT((row) + i);                                              \
+    const int64_t lo = LINE(T) - skew < nx - 1 ? LINE(T) - skew : nx - 1;     \
+    const int64_t hi = lo + (nx - 1 - lo) / LINE(T) * LINE(T);                \
+    for (int64_t i = 1; i < lo; i++) LAP_HOST_POINT((row) + i);               \
     for (int64_t i = lo; i < hi; i += LINE(T)) {                              \
       _Alignas(KL_LINE_BYTES) T line[LINE(T)];                                \
       _Pragma("omp simd")                                                     \
@@ -58,22 +56,20 @@ kl_status kl__laplacian_omp(const kl_args *a) {
         line[l] = LAP_HOST_VALUE((row) + i + l);                              \
       kl_store_line_streaming(f + (row) + i, line);                           \
     }                                                                         \
-    for (int64_t i = hi > lo ? hi : lo; i < nx - 1; i++)                      \
-      LAP_HOST_POINT((row) + i);                                              \
+    for (int64_t i = hi; i < nx - 1; i++) LAP_HOST_POINT((row) + i);          \
   } while (0)
 
 #define OMP_BLOCKS(T, STREAMING)                                              \
   do {                                                                        \
     LAP_HOST_BEGIN(T);                                                        \
     const int64_t rows = ny - 2, planes = nz - 2;                             \
-    const int64_t l2 = kl__host_cache_bytes(2);                               \
-    const int64_t fit = (l2 ? l2 : 1 << 20) / 2 / (3 * nx * (int64_t)sizeof(T)); \
+    const int64_t fit =                                                       \
+        kl__host_l2_bytes() / 2 / (3 * nx * (int64_t)sizeof(T));              \
     const int64_t height = fit < 1 ? 1 : fit < rows ? fit : rows;             \
     const int64_t blocks = (rows + height - 1) / height;                      \
     const int64_t threads = omp_get_max_threads();                            \
     const int64_t run = (planes + threads - 1) / threads;                     \
     const int64_t runs = (planes + run - 1) / run;                            \
-    const int streaming = STREAMING && (uintptr_t)f % sizeof(T) == 0;         \
     _Pragma("omp parallel")                                                   \
     {                                                                         \
       _Pragma("omp for collapse(2) schedule(static) nowait")                  \
@@ -85,15 +81,15 @@ kl_status kl__laplacian_omp(const kl_args *a) {
           for (int64_t k = k1; k < k2; k++)                                   \
             for (int64_t j = j1; j < j2; j++) {                               \
               const int64_t row = sy * j + sz * k;                            \
-              if (streaming) {                                                \
+              if (STREAMING) {                                                \
                 OMP_ROW_STREAMING(T, row);                                    \
-                continue;                                                     \
+              } else {                                                        \
+                _Pragma("omp simd")                                           \
+                for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i); \
               }                                                               \
-              _Pragma("omp simd")                                             \
-              for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i);   \
             }                                                                 \
         }                                                                     \
-      if (streaming) kl_store_streaming_fence();                              \
+      if (STREAMING) kl_store_streaming_fence();                              \
     }                                                                         \
   } while (0)
 
