@@ -123,7 +123,7 @@ typedef struct kl_param {
 } kl_param;
 
 /* ---- buffers ----------------------------------------------------------- */
-#define KL_MAX_BUFFERS 12
+#define KL_MAX_BUFFERS 16
 
 typedef enum kl_role { KL_IN, KL_OUT, KL_INOUT } kl_role;
 
@@ -190,6 +190,10 @@ typedef struct kl_plan {
    * each read from the file when it is loaded. Points at the caller's
    * string (kl_options or kl_problem). */
   const char *input_file;
+  /* 1 where the inputs come from the caller of a library entry point
+   * (kl_cg's own matrix), neither from init() nor from a file: plan() may
+   * then size inputs by parameters that only such a caller gives. */
+  int caller_inputs;
   int buffer_count;
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   /* Constants of the problem that plan() derives (map: a, b, c). */
@@ -406,6 +410,10 @@ typedef struct kl_workload {
    * size). */
   const char *input_help;
   kl_status (*load_chunk)(const kl_plan *p, void *const *host);
+  /* Optional: the main size an input file makes (cg: a matrix file's
+   * rows), KL_USAGE with one line where the file is not one it takes;
+   * NULL: the file's size in bytes. */
+  kl_status (*input_size)(const char *path, int64_t *n);
   /* Compare every output element with a reference computed in higher
    * precision from the inputs. in[i] holds buffer i as it was before the
    * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */

@@ -32,6 +32,8 @@
 #   laplacian  test_rungs over laplacian's own grids (1x1x1 to
 #          257x129x65, rows a multiple of the vector width among them),
 #          every rung, both types;
+#   cg     test_rungs over cg's own problems (grids 1^3 to 64^3, both
+#          stencils, tolerance and fixed modes), every rung;
 #   cli    the command line of the issue that found the overread.
 # The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
@@ -71,6 +73,7 @@ declare -A job=(
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
   [histogram]="$t/test_rungs --workloads histogram cuda"
   [laplacian]="$t/test_rungs --workloads laplacian cuda"
+  [cg]="$t/test_rungs --workloads cg cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
@@ -78,7 +81,7 @@ shapes=(1x1x1 7x5x3 67x45x33 129x257x65)
 for s in "${shapes[@]}" 1541x1415x133; do job[gemm-$s]="$t/test_gemm cuda $s"; done
 plan=()
 for tool in memcheck initcheck synccheck racecheck; do
-  for name in rungs-small rungs-large histogram laplacian cli "${shapes[@]/#/gemm-}"; do
+  for name in rungs-small rungs-large histogram laplacian cg cli "${shapes[@]/#/gemm-}"; do
     plan+=("$tool $name")
   done
   if [ $tool = racecheck ]; then

@@ -7,6 +7,7 @@
 
 #include "expect.h"
 #include "kladder.h"
+#include "kladder-cg.h"
 #include "kladder-histogram.h"
 #include "kladder-laplacian.h"
 #include "kladder-reduce.h"
@@ -450,6 +451,131 @@ static void test_reduce_nan(void) {
   free(d);
 }
 
+/* kl_cg on every backend here and the preferred one: a CSR matrix (the
+ * 1D Laplacian with 4 on the diagonal, and a 4x4 dense SPD one) from host
+ * memory and, on a GPU, from device memory; the built-in stencils; a fixed
+ * count. The solution against x* within 1e-8 (the matrices are well
+ * conditioned: cond < 3); the residual the solve reports within its
+ * tolerance. */
+enum { CG_ROWS = 50 };
+static int cg_case(const kl_backend *b, int on_device) {
+  int64_t offsets[CG_ROWS + 1];
+  int32_t columns[3 * CG_ROWS];
+  double values[3 * CG_ROWS], want[CG_ROWS], rhs[CG_ROWS], x[CG_ROWS];
+  int64_t e = 0;
+  for (int i = 0; i < CG_ROWS; i++) {
+    offsets[i] = e;
+    for (int j = i - 1; j <= i + 1; j++)
+      if (j >= 0 && j < CG_ROWS)
+        columns[e] = j, values[e++] = i == j ? 4 : -1;
+    want[i] = sin(i + 1.0);
+  }
+  offsets[CG_ROWS] = e;
+  for (int i = 0; i < CG_ROWS; i++) {
+    rhs[i] = 0;
+    for (int64_t k = offsets[i]; k < offsets[i + 1]; k++)
+      rhs[i] += values[k] * want[columns[k]];
+    x[i] = 0;
+  }
+  const char *backend = b ? b->name : NULL;
+  kl_cg_matrix a = {CG_ROWS, e, offsets, columns, values};
+  kl_cg_result res = {0, 0};
+  kl_status st;
+  if (on_device) {
+    kl_context c[5];
+    void *d[5];
+    const size_t sizes[5] = {sizeof offsets, (size_t)e * sizeof *columns,
+                             (size_t)e * sizeof *values, sizeof rhs,
+                             sizeof x};
+    const void *h[5] = {offsets, columns, values, rhs, x};
+    for (int i = 0; i < 5; i++) device_copy(b, &c[i], &d[i], h[i], sizes[i]);
+    kl_cg_matrix da = {CG_ROWS, e, d[0], d[1], d[2]};
+    st = kl_cg(backend, &da, 0, 0, d[3], d[4], 1e-12, 200, 1, &res);
+    EXPECT(b->copy(&c[4], 0, x, d[4], sizeof x) == KL_OK &&
+           b->sync(&c[4]) == KL_OK);
+    for (int i = 0; i < 5; i++) device_free(&c[i], d[i]);
+  } else {
+    st = kl_cg(backend, &a, 0, 0, rhs, x, 1e-12, 200, 0, &res);
+  }
+  if (st != KL_OK) return 0;
+  int ok = res.iterations > 0 && res.iterations < 200 &&
+           res.residual <= 1e-12;
+  for (int i = 0; i < CG_ROWS; i++) ok = ok && fabs(x[i] - want[i]) <= 1e-8;
+  return ok;
+}
+
+/* The built-in 27-point matrix on a 6^3 grid, b = A 1: x comes back 1. */
+static int cg_stencil_case(const kl_backend *b, int stencil) {
+  enum { N = 6, ROWS = N * N * N };
+  double rhs[ROWS], x[ROWS];
+  const double diagonal = stencil == 27 ? 27 : 6;
+  for (int row = 0; row < ROWS; row++) {
+    const int i = row % N, j = row / N % N, k = row / N / N;
+    int neighbours = 0;
+    for (int dk = -1; dk <= 1; dk++)
+      for (int dj = -1; dj <= 1; dj++)
+        for (int di = -1; di <= 1; di++) {
+          const int zeros = (di == 0) + (dj == 0) + (dk == 0);
+          if (zeros == 3 || (stencil == 7 && zeros < 2)) continue;
+          neighbours += i + di >= 0 && i + di < N && j + dj >= 0 &&
+                        j + dj < N && k + dk >= 0 && k + dk < N;
+        }
+    rhs[row] = diagonal - neighbours;
+    x[row] = 0;
+  }
+  kl_cg_result res = {0, 0};
+  if (kl_cg(b ? b->name : NULL, NULL, N, stencil, rhs, x, 1e-12, 1000, 0,
+            &res) != KL_OK)
+    return 0;
+  int ok = res.iterations > 0 && res.residual <= 1e-12;
+  for (int row = 0; row < ROWS; row++) ok = ok && fabs(x[row] - 1) <= 1e-9;
+  /* A fixed count makes exactly that many iterations. */
+  for (int row = 0; row < ROWS; row++) x[row] = 0;
+  ok = ok && kl_cg(b ? b->name : NULL, NULL, N, stencil, rhs, x, 0, 3, 0,
+                   &res) == KL_OK && res.iterations == 3;
+  return ok;
+}
+
+static void test_cg_entry(void) {
+  for (size_t k = 0; k < kl_backend_count(); k++) {
+    const kl_backend *b = kl_backend_at(k);
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    for (int on_device = 0; on_device <= !b->host_memory; on_device++)
+      EXPECT(cg_case(b, on_device));
+    EXPECT(cg_stencil_case(b, 27));
+    EXPECT(cg_stencil_case(b, 7));
+  }
+  EXPECT(cg_case(NULL, 0));
+  /* Bad arguments: one clear error each. */
+  double b1[1] = {1}, x1[1] = {0};
+  int64_t offsets[2] = {0, 1};
+  int32_t columns[1] = {0};
+  double minus[1] = {-2};
+  kl_cg_matrix m = {1, 1, offsets, columns, minus};
+  kl_cg_result res;
+  EXPECT(kl_cg("serial", &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE &&
+         strstr(kl_last_error(), "not positive definite"));
+  EXPECT(kl_cg("serial", NULL, 4, 27, NULL, x1, 1e-10, 10, 0, &res) ==
+         KL_USAGE);
+  EXPECT(kl_cg("serial", NULL, 4, 5, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg("serial", NULL, 0, 27, b1, x1, 1e-10, 10, 0, &res) ==
+         KL_USAGE);
+  EXPECT(kl_cg("serial", NULL, 4, 27, b1, x1, 1e-10, 0, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg("serial", NULL, 4, 27, b1, x1, -1, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg("serial", &m, 0, 0, b1, x1, 1e-30, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg("tpu", &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  kl_cg_matrix empty = {0, 1, offsets, columns, minus};
+  EXPECT(kl_cg("serial", &empty, 0, 0, b1, x1, 1e-10, 10, 0, &res) ==
+         KL_USAGE);
+  /* A success clears the message. */
+  double one[1] = {3}, plus[1] = {3};
+  kl_cg_matrix pos = {1, 1, offsets, columns, plus};
+  x1[0] = 0;
+  EXPECT(kl_cg("serial", &pos, 0, 0, one, x1, 1e-10, 10, 0, &res) == KL_OK &&
+         fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 &&
+         kl_last_error()[0] == '\0');
+}
+
 /* The library's rung of each workload, backend and type: the rung that
  * kl_reduce, kl_gemm and the other entry points run there, the fastest
  * hand-written rung measured on the H100 (scripts/gpu-library-rungs.sh;
@@ -479,6 +605,8 @@ static const struct {
     {"laplacian", "serial", F32 | F64, "serial"},
     {"laplacian", "openmp", F32 | F64, "openmp-streaming"},
     {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
+    {"cg", "serial", F64, "serial"},
+    {"cg", "openmp", F64, "openmp"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},
     {"integrate", "cuda", F32 | F64, "cuda-best"},
@@ -616,6 +744,7 @@ int main(void) {
   test_reduce_nan();
   test_histogram_entry();
   test_laplacian_entry();
+  test_cg_entry();
   test_sizes();
   test_names_and_codes();
   test_run();

@@ -67,6 +67,8 @@ static const char usage_run[] =
     "                           (histogram: counts its bytes); n is the file's\n"
     "                           size, so not with -n or --inputs. A file larger\n"
     "                           than memory runs in chunks (the output says so)\n"
+    "      --matrix FILE        the same, for a matrix (cg: a Matrix Market\n"
+    "                           file; n is its rows)\n"
     "  -s, --shape MxNxK        the extents in order (gemm: m, n and k); one\n"
     "                           not given follows -n\n"
     "      --ld LDA,LDB,LDC     the leading dimensions in order (gemm; default\n"
@@ -209,6 +211,7 @@ static const struct option run_longs[] = {
     {"op", required_argument, NULL, 'o'},
     {"inputs", required_argument, NULL, OPT_INPUTS},
     {"input", required_argument, NULL, 'i'},
+    {"matrix", required_argument, NULL, 'i'},
     {"shape", required_argument, NULL, 's'},
     {"ld", required_argument, NULL, OPT_LD},
     {"alpha", required_argument, NULL, OPT_ALPHA},

@@ -46,6 +46,8 @@ typedef struct kl__instance {
    * in memory, the most main-size elements a chunk holds (0: one chunk). */
   const char *input_file;
   int64_t chunk_size;
+  /* The inputs come from a library entry point's caller (kl_plan). */
+  int caller_inputs;
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */

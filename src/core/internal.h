@@ -234,6 +234,11 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
 #else
 #define KL_GPU_BLAS_FN(fn) NULL
 #endif
+#if defined(KL_HAVE_GPU_SPARSE)
+#define KL_GPU_SPARSE_FN(fn) fn
+#else
+#define KL_GPU_SPARSE_FN(fn) NULL
+#endif
 #if defined(KL_HAVE_GPU_RAND)
 #define KL_GPU_RAND_FN(fn) fn
 #else

@@ -9,7 +9,8 @@ static const kl_rung *library_rung(const kl_workload *w, const kl_backend *b,
                                    kl_type type) {
   for (size_t i = 0; i < w->rung_count; i++) {
     const kl_rung *r = &w->rungs[i];
-    if (r->backend == b && (r->library & KL_TYPE_BIT(type)) && r->run)
+    if (r->backend == b && (r->library & KL_TYPE_BIT(type)) &&
+        (r->run || r->run_reps))
       return r;
   }
   return NULL;
@@ -33,6 +34,7 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
   kl__instance in;
   kl_status st = kl__instance_from_problem(w, pb, &in);
   if (st != KL_OK) return st;
+  in.caller_inputs = 1;
   const kl_backend *b = NULL;
   if (backend) st = kl__backend_named(backend, &b);
   else if (!(b = preferred_backend(w, in.type)))
@@ -90,7 +92,11 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
     st = r->setup(&args);
     set_up = st == KL_OK;
   }
-  if (st == KL_OK) st = r->run(&args);
+  /* A rung that owns its loop makes one repetition on the caller's
+   * buffers, which it does not put back (reset stays NULL). */
+  double seconds = 0, phases[KL_MAX_PHASES] = {0};
+  kl_reps once = {1, &seconds, phases};
+  if (st == KL_OK) st = r->run ? r->run(&args) : r->run_reps(&args, &once);
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
     if (owned[i] && p.buffers[i].role != KL_IN &&
         !(p.buffers[i].flags & KL_BUFFER_SCRATCH))

@@ -295,8 +295,11 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
        res->phase_count < KL_MAX_PHASES;)
     res->phase_count++;
 
-  series s = {malloc(sizeof(double) * (size_t)reps),
-              calloc((size_t)reps * KL_MAX_PHASES, sizeof(double))};
+  /* A rung that owns its loop writes its warm-up runs' times here too:
+   * room for the more of the two (and the ceiling's single warm-up). */
+  const int slots = warmup > reps ? warmup : reps;
+  series s = {malloc(sizeof(double) * (size_t)slots),
+              calloc((size_t)slots * KL_MAX_PHASES, sizeof(double))};
   if (!s.seconds || !s.phase_seconds) {
     free(s.seconds);
     free(s.phase_seconds);

@@ -276,6 +276,7 @@ static kl_status apply_input(const kl_workload *w, const char *path,
                      label_of(&w->params[pattern]));
   int64_t size = 0;
   kl_status st = kl__input_size(path, &size);
+  if (st == KL_OK && w->input_size) st = w->input_size(path, &size);
   if (st != KL_OK) return st;
   in->input_file = path;
   in->n = size;
@@ -416,6 +417,7 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   }
   /* One chunk, the whole problem, unless an input file does not fit. */
   p->input_file = in->input_file;
+  p->caller_inputs = in->caller_inputs;
   p->chunk_count = in->chunk_size > 0 && in->chunk_size < p->n
                        ? (p->n + in->chunk_size - 1) / in->chunk_size
                        : 1;

@@ -68,6 +68,22 @@ static void print_ceiling_notes(const kl_report *rep, FILE *f) {
   }
 }
 
+/* The counts a run reported (cg's iterations) and the time per unit of
+ * the first one, a line per result that has them. */
+static void print_counts(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    const char *const *names = r->workload->counts;
+    if (!names || !names[0] || r->status != KL_OK) continue;
+    fprintf(f, "%s %s:", r->workload->name, r->rung->name);
+    for (int k = 0; k < KL_MAX_COUNTS && names[k]; k++)
+      fprintf(f, "%s %.15g %s", k ? "," : "", r->counts[k], names[k]);
+    if (r->counts[0] > 0)
+      fprintf(f, ", %.4g ms each", r->t_median / r->counts[0] * 1e3);
+    fputc('\n', f);
+  }
+}
+
 static kl_status print_report(const kl_report *rep, FILE *f) {
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
@@ -116,6 +132,7 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   print_ceiling_notes(rep, f);
+  print_counts(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     if (r->status == KL_OK && r->reps < rep->options.reps)

@@ -54,19 +54,29 @@
 #define cudaOccupancyMaxActiveBlocksPerMultiprocessor                         \
   hipOccupancyMaxActiveBlocksPerMultiprocessor
 #define cudaMemcpyToSymbolAsync hipMemcpyToSymbolAsync
+#define cudaGraphDestroy hipGraphDestroy
+#define cudaGraphExecDestroy hipGraphExecDestroy
+#define cudaGraphExec_t hipGraphExec_t
+#define cudaGraphInstantiateWithFlags hipGraphInstantiateWithFlags
+#define cudaGraphLaunch hipGraphLaunch
+#define cudaGraph_t hipGraph_t
+#define cudaStreamBeginCapture hipStreamBeginCapture
+#define cudaStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
+#define cudaStreamEndCapture hipStreamEndCapture
 
 /* Warp-level intrinsics: HIP of this vintage has the mask-less forms; a
  * wavefront executes in lockstep, so the mask has nothing to select. */
 #define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
+#define __shfl_up_sync(mask, var, delta) __shfl_up(var, delta)
 #define __syncwarp(...) __builtin_amdgcn_wave_barrier()
 
 #endif
 
 
 /* The libraries' names, each section for the sources that ask for it
- * (backends/gpu-cub.h, gpu-blas.h, gpu-rand.h), in HIP builds that found
- * the library (CMakeLists.txt). Not compiled here: Debian has none of
- * them, so these sections wait for a ROCm machine. */
+ * (backends/gpu-cub.h, gpu-blas.h, gpu-rand.h, gpu-sparse.h), in HIP
+ * builds that found the library (CMakeLists.txt). Not compiled here:
+ * Debian has none of them, so these sections wait for a ROCm machine. */
 #if defined(KL_GPU_WANT_CUB) && !defined(KL_VENDORS_HIP_CUB)
 #define KL_VENDORS_HIP_CUB
 #include <functional>
@@ -98,13 +108,18 @@ template <class T = void> struct maximum {
 #include <hipblas/hipblas.h>
 #define CUBLAS_DEFAULT_MATH HIPBLAS_DEFAULT_MATH
 #define CUBLAS_OP_N HIPBLAS_OP_N
+#define CUBLAS_POINTER_MODE_HOST HIPBLAS_POINTER_MODE_HOST
 #define CUBLAS_STATUS_SUCCESS HIPBLAS_STATUS_SUCCESS
 #define cublasCreate hipblasCreate
+#define cublasDaxpy hipblasDaxpy
+#define cublasDdot hipblasDdot
 #define cublasDestroy hipblasDestroy
 #define cublasDgemm_64 hipblasDgemm_64
+#define cublasDscal hipblasDscal
 #define cublasGetStatusString hipblasStatusToString
 #define cublasHandle_t hipblasHandle_t
 #define cublasSetMathMode hipblasSetMathMode
+#define cublasSetPointerMode hipblasSetPointerMode
 #define cublasSetStream hipblasSetStream
 #define cublasSgemm_64 hipblasSgemm_64
 #define cublasStatus_t hipblasStatus_t
@@ -123,4 +138,32 @@ template <class T = void> struct maximum {
 #define curandSetPseudoRandomGeneratorSeed hiprandSetPseudoRandomGeneratorSeed
 #define curandSetStream hiprandSetStream
 #define curandStatus_t hiprandStatus_t
+#endif
+
+#if defined(KL_GPU_WANT_SPARSE) && !defined(KL_VENDORS_HIP_SPARSE)
+#define KL_VENDORS_HIP_SPARSE
+#include <hipsparse/hipsparse.h>
+#define CUDA_R_64F HIP_R_64F
+#define CUSPARSE_INDEX_32I HIPSPARSE_INDEX_32I
+#define CUSPARSE_INDEX_64I HIPSPARSE_INDEX_64I
+#define CUSPARSE_INDEX_BASE_ZERO HIPSPARSE_INDEX_BASE_ZERO
+#define CUSPARSE_OPERATION_NON_TRANSPOSE HIPSPARSE_OPERATION_NON_TRANSPOSE
+#define CUSPARSE_SPMV_CSR_ALG1 HIPSPARSE_SPMV_CSR_ALG1
+#define CUSPARSE_STATUS_NOT_SUPPORTED HIPSPARSE_STATUS_NOT_SUPPORTED
+#define CUSPARSE_STATUS_SUCCESS HIPSPARSE_STATUS_SUCCESS
+#define cusparseCreate hipsparseCreate
+#define cusparseCreateCsr hipsparseCreateCsr
+#define cusparseCreateDnVec hipsparseCreateDnVec
+#define cusparseDestroy hipsparseDestroy
+#define cusparseDestroyDnVec hipsparseDestroyDnVec
+#define cusparseDestroySpMat hipsparseDestroySpMat
+#define cusparseDnVecDescr_t hipsparseDnVecDescr_t
+#define cusparseGetErrorString hipsparseGetErrorString
+#define cusparseHandle_t hipsparseHandle_t
+#define cusparseSetStream hipsparseSetStream
+#define cusparseSpMatDescr_t hipsparseSpMatDescr_t
+#define cusparseSpMV hipsparseSpMV
+#define cusparseSpMV_bufferSize hipsparseSpMV_bufferSize
+#define cusparseSpMV_preprocess hipsparseSpMV_preprocess
+#define cusparseStatus_t hipsparseStatus_t
 #endif

@@ -1,0 +1,60 @@
+/* cg's host side, shared by cg.c (the workload and its check) and
+ * cg-omp.c (the host rungs, the reference solve, the Poisson matrix). */
+#ifndef KL_CG_HOST_H
+#define KL_CG_HOST_H
+
+#include "cg.h"
+
+/* The random stream of x*, the solution b is made from. */
+#define CG_STREAM_X_STAR 1
+
+/* A matrix as the host applies it: CSR where values is not NULL, else
+ * the stencil of the n^3 grid. */
+typedef struct kl__cg_matrix {
+  int64_t rows;
+  const int64_t *offsets;
+  const int32_t *columns;
+  const double *values;
+  int64_t n;
+  int stencil;
+} kl__cg_matrix;
+
+/* The matrix of a plan's buffers: the CSR arrays, or the stencil where
+ * the plan has none (a rung without a matrix). */
+void kl__cg_matrix_of(const kl_plan *p, void *const *buffers,
+                      kl__cg_matrix *m);
+
+/* The phases of the host rungs. */
+enum { CG_PHASE_SPMV, CG_PHASE_DOT, CG_PHASE_AXPY, CG_PHASE_COUNT };
+
+/* One host solve: the seed's kernels, serially or each an OpenMP loop. */
+typedef struct kl__cg_host {
+  const kl_plan *plan;
+  kl__cg_matrix matrix;
+  const double *b;
+  double *x, *r, *p, *ap;
+  int parallel;
+  double *phases; /* [CG_PHASE_COUNT] seconds added, or NULL */
+} kl__cg_host;
+
+void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);
+/* Solve from h->x; the iterations and the solve's own |r| / |b|.
+ * kl__cg_not_spd's error where p.Ap <= 0. */
+kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,
+                            double *residual);
+
+/* The Poisson matrix: nonzeros, diagonal, the CSR arrays (offsets of
+ * rows + 1, columns, values), and one row's product with v in the CSR's
+ * order. */
+int64_t kl__cg_stencil_nnz(int64_t n, int stencil);
+double kl__cg_stencil_diagonal(int stencil);
+void kl__cg_stencil_csr(int64_t n, int stencil, int64_t *offsets,
+                        int32_t *columns, double *values);
+double kl__cg_stencil_row(int64_t n, int stencil, int64_t row,
+                          const double *v);
+/* Element i of x*, uniform in [-1, 1) from the seed; b = A x* in double,
+ * each row's sum in the matrix's order. */
+double kl__cg_x_star(uint64_t seed, int64_t i);
+void kl__cg_make_b(const kl__cg_matrix *m, uint64_t seed, double *b);
+
+#endif

@@ -1,0 +1,611 @@
+/* cg: the workload (matrix, inputs, check, cost), the ladder and kl_cg()
+ * (seed 003). cg.h has the solve every rung makes and the layout. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cg-host.h"
+#include "kladder-cg.h"
+
+/* The 27-point matrix's rows pass 2^31 from here on (1291^3); column
+ * indices are int32. */
+#define CG_MAX_GRID 1290
+#define CG_DEFAULT_FIXED 100
+#define CG_DEFAULT_CAP 10000
+
+kl_status kl__cg_not_spd(double pAp, int64_t k) {
+  return kl__usage(KL_USAGE, "cg: the matrix is not positive definite: "
+                   "p'Ap = %g at iteration %lld", pAp, (long long)k);
+}
+
+void kl__cg_matrix_of(const kl_plan *p, void *const *buffers,
+                      kl__cg_matrix *m) {
+  memset(m, 0, sizeof *m);
+  m->rows = CG_ROWS(p);
+  m->n = CG_N(p);
+  m->stencil = CG_STENCIL(p);
+  if (p->buffers[CG_VALUES].count > 0 || !CG_IS_GRID(p)) {
+    m->offsets = buffers[CG_OFFSETS];
+    m->columns = buffers[CG_COLUMNS];
+    m->values = buffers[CG_VALUES];
+  }
+}
+
+/* ---- parameters and plan ------------------------------------------------- */
+
+static kl_status input_size(const char *path, int64_t *n) {
+  kl_cg_matrix_info info;
+  kl_status st = kl__cg_mm_scan(path, &info);
+  if (st == KL_OK) *n = info.rows;
+  return st;
+}
+
+static kl_status plan(kl_plan *p) {
+  double *v = p->value;
+  const int stencil_given = p->given >> CG_P_STENCIL & 1,
+            nnz_given = p->given >> CG_P_NNZ & 1;
+  int64_t rows = 0, nnz = 0;
+  if (p->input_file) {
+    if (stencil_given && CG_STENCIL(p) != CG_STENCIL_NONE)
+      return kl__usage(KL_USAGE, "cg: a matrix file (--matrix) has no "
+                       "stencil; give the file or stencil=, not both");
+    if (nnz_given)
+      return kl__usage(KL_USAGE, "cg: nnz is the matrix file's");
+    kl_cg_matrix_info info;
+    kl_status st = kl__cg_mm_scan(p->input_file, &info);
+    if (st != KL_OK) return st;
+    v[CG_P_STENCIL] = CG_STENCIL_NONE;
+    rows = info.rows;
+    nnz = info.nnz;
+  } else if (CG_STENCIL(p) == CG_STENCIL_NONE) {
+    if (!p->caller_inputs)
+      return kl__usage(KL_USAGE, "cg: stencil=none takes its matrix from a "
+                       "file: give --matrix FILE");
+    if (!nnz_given)
+      return kl__usage(KL_USAGE, "cg: a caller's matrix needs its nnz");
+    rows = p->n;
+    nnz = (int64_t)v[CG_P_NNZ];
+  } else {
+    if (nnz_given)
+      return kl__usage(KL_USAGE, "cg: nnz follows from the stencil; give "
+                       "it only with a matrix of your own (kl_cg)");
+    if (p->n > CG_MAX_GRID)
+      return kl__usage(KL_TOO_LARGE, "cg: grid %lld^3 has more rows than "
+                       "int32 columns index (n <= %d)", (long long)p->n,
+                       CG_MAX_GRID);
+    rows = p->n * p->n * p->n;
+    nnz = kl__cg_stencil_nnz(p->n, CG_STENCIL(p));
+  }
+  if (p->chunk_count > 1)
+    return kl__usage(KL_TOO_LARGE, "cg: the matrix (%lld rows, %lld "
+                     "nonzeros) does not fit in memory whole", (long long)rows,
+                     (long long)nnz);
+  v[CG_P_NNZ] = (double)nnz;
+  if (!(p->given >> CG_P_MAXIT & 1))
+    v[CG_P_MAXIT] = CG_MODE(p) == CG_FIXED ? CG_DEFAULT_FIXED : CG_DEFAULT_CAP;
+  p->buffer_count = CG_INFO + 1;
+  p->buffers[CG_OFFSETS] = (kl_buffer_spec){"offsets", KL_I64, rows + 1, KL_IN,
+                                            KL_MEM_DEVICE, 0};
+  p->buffers[CG_COLUMNS] = (kl_buffer_spec){"columns", KL_I32, nnz, KL_IN,
+                                            KL_MEM_DEVICE, 0};
+  p->buffers[CG_VALUES] = (kl_buffer_spec){"values", KL_F64, nnz, KL_IN,
+                                           KL_MEM_DEVICE, 0};
+  p->buffers[CG_B] = (kl_buffer_spec){"b", KL_F64, rows, KL_IN, KL_MEM_DEVICE,
+                                      0};
+  p->buffers[CG_X] = (kl_buffer_spec){"x", KL_F64, rows, KL_INOUT,
+                                      KL_MEM_DEVICE, KL_BUFFER_RESTORED};
+  p->buffers[CG_INFO] = (kl_buffer_spec){"info", KL_F64, CG_INFO_COUNT,
+                                         KL_OUT, KL_MEM_DEVICE, 0};
+  return KL_OK;
+}
+
+/* ---- scratch ------------------------------------------------------------- */
+
+static kl_status vectors(kl_plan *p, const int *which, int count) {
+  static const char *const names[KL_MAX_BUFFERS] = {
+      [CG_R] = "r", [CG_P] = "p", [CG_AP] = "Ap", [CG_W] = "w", [CG_Z] = "z",
+      [CG_S] = "s"};
+  kl_status st = KL_OK;
+  for (int i = 0; i < count && st == KL_OK; i++)
+    st = kl__plan_scratch(p, which[i], names[which[i]], KL_F64, CG_ROWS(p),
+                          KL_MEM_DEVICE, 0);
+  return st;
+}
+
+kl_status kl__cg_host_scratch(kl_plan *p) {
+  static const int base[] = {CG_R, CG_P, CG_AP};
+  return vectors(p, base, 3);
+}
+
+kl_status kl__cg_gpu_scratch(kl_plan *p) {
+  kl_status st = kl__cg_host_scratch(p);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_SCALARS, "scalars", KL_F64, CG_SCALAR_COUNT,
+                          KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
+                          CG_PARTIAL_COUNT, KL_MEM_DEVICE, 0);
+  return st;
+}
+
+kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p) {
+  static const int more[] = {CG_W, CG_Z, CG_S};
+  kl_status st = kl__cg_gpu_scratch(p);
+  return st == KL_OK ? vectors(p, more, 3) : st;
+}
+
+int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]) {
+  static const int arrays[8] = {CG_OFFSETS, CG_COLUMNS, CG_VALUES, CG_B,
+                                CG_X,       CG_R,       CG_P,      CG_AP};
+  int64_t at = 0;
+  for (int i = 0; i < 8; i++) {
+    const kl_buffer_spec *s = &p->buffers[arrays[i]];
+    offset_of[i] = at;
+    at += (s->count * (int64_t)kl_type_size(s->type) + 255) / 256 * 256;
+  }
+  return at;
+}
+
+kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
+  kl_status st = kl__cg_gpu_scratch(p);
+  int64_t offsets[8];
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_MIRROR, "host mirror", KL_U8,
+                          kl__cg_mirror_bytes(p, offsets), KL_MEM_PINNED, 0);
+  return st;
+}
+
+/* A rung that applies the stencil itself plans no matrix: its footprint
+ * is the vectors alone, and the check applies the stencil too. */
+kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p) {
+  if (!CG_IS_GRID(p))
+    return kl__usage(KL_UNAVAILABLE, "cg: the matrix-free rung applies the "
+                     "built-in stencils only, not a matrix of its own");
+  p->buffers[CG_OFFSETS].count = 0;
+  p->buffers[CG_COLUMNS].count = 0;
+  p->buffers[CG_VALUES].count = 0;
+  return kl__cg_gpu_scratch(p);
+}
+
+/* ---- inputs ---------------------------------------------------------------
+ * The matrix (the stencil's CSR, or the file's), b = A x* for x* uniform
+ * in [-1, 1) from the seed, and x0 = 0. */
+static void finish_inputs(const kl_plan *p, void *const *host) {
+  kl__cg_matrix m;
+  kl__cg_matrix_of(p, host, &m);
+  kl__cg_make_b(&m, p->seed, host[CG_B]);
+  memset(host[CG_X], 0, sizeof(double) * (size_t)CG_ROWS(p));
+}
+
+static void init(const kl_plan *p, void *const *host) {
+  if (CG_IS_GRID(p) && p->buffers[CG_VALUES].count > 0)
+    kl__cg_stencil_csr(CG_N(p), CG_STENCIL(p), host[CG_OFFSETS],
+                       host[CG_COLUMNS], host[CG_VALUES]);
+  finish_inputs(p, host);
+}
+
+static kl_status load_chunk(const kl_plan *p, void *const *host) {
+  kl_cg_matrix_info info;
+  kl_status st = kl__cg_mm_scan(p->input_file, &info);
+  if (st == KL_OK && (info.rows != CG_ROWS(p) || info.nnz != CG_NNZ(p)))
+    st = kl__usage(KL_IO, "cg: matrix file " KL_Q " changed during the run",
+                   KL_CLIP(p->input_file));
+  if (st == KL_OK)
+    st = kl__cg_mm_load(p->input_file, &info, host[CG_OFFSETS],
+                        host[CG_COLUMNS], host[CG_VALUES]);
+  if (st == KL_OK) finish_inputs(p, host);
+  return st;
+}
+
+/* ---- the check ------------------------------------------------------------
+ * The true residual rho = |b - A x| / |b| of the rung's x, in long double
+ * (b = 0: |A x|), against
+ *   tolerance mode:  rho <= tol + g
+ *   fixed mode:      rho <= (1 + 10^-6) rho_ref + 2 g
+ * rho_ref the true residual of the reference solve (the host rung's
+ * algorithm, OpenMP, in double) after the same iterations, and
+ *   g = (m + 4) (k + 1) u (|A|_inf |x| + |b|) / |b|,
+ * a bound of the gap between the residual a solve updates and the true
+ * one after k iterations (Greenbaum, "Iterative Methods for Solving Linear
+ * Systems", 1997, 7.3: about u (|A| |x| + |b|) per step for each of the m
+ * + 4 roundings a row's update makes; m the most nonzeros in a row, u =
+ * 2^-53; |A|_inf bounds |A|_2 for a symmetric A). In fixed mode the two
+ * solves' true residuals differ by their updated residuals' difference
+ * and both gaps: 2 g, and 10^-6 of itself for the updated residuals, which
+ * other orders of summation move by far less before convergence (a single
+ * element of x off by 10^-3 of itself moves rho by more, and fails). And
+ * the iterations k
+ * within 2 + k_ref / 10 of the reference's: other sums round differently
+ * and can cross the tolerance an iteration or two apart; pipelined CG's
+ * updated residual drifts more. */
+typedef struct reference {
+  char key[512];
+  int valid;
+  kl_status status;
+  int64_t iterations;
+  long double residual;
+} reference;
+
+typedef struct residual_norms {
+  long double rho, x_norm, b_norm, a_norm;
+  int64_t widest_row;
+} residual_norms;
+
+static void true_residual(const kl__cg_matrix *m, const double *b,
+                          const double *x, residual_norms *out) {
+  long double rr = 0, bb = 0, xx = 0, ax = 0;
+  long double a_norm = 0;
+  int64_t widest = 0;
+#pragma omp parallel for schedule(static) reduction(+ : rr, bb, xx, ax)      \
+    reduction(max : a_norm, widest)
+  for (int64_t row = 0; row < m->rows; row++) {
+    long double sum = 0, abs_sum = 0;
+    int64_t width = 0;
+    if (m->values) {
+      for (int64_t e = m->offsets[row]; e < m->offsets[row + 1]; e++) {
+        sum += (long double)m->values[e] * x[m->columns[e]];
+        abs_sum += fabsl((long double)m->values[e]);
+      }
+      width = m->offsets[row + 1] - m->offsets[row];
+    } else {
+      const int64_t n = m->n, i = row % n, j = row / n % n, k = row / n / n;
+      const int64_t lo[3] = {i > 0 ? -1 : 0, j > 0 ? -1 : 0, k > 0 ? -1 : 0},
+                    hi[3] = {i < n - 1, j < n - 1, k < n - 1};
+      const long double diagonal = kl__cg_stencil_diagonal(m->stencil);
+      for (int64_t dk = lo[2]; dk <= hi[2]; dk++)
+        for (int64_t dj = lo[1]; dj <= hi[1]; dj++)
+          for (int64_t di = lo[0]; di <= hi[0]; di++) {
+            const int zeros = (di == 0) + (dj == 0) + (dk == 0);
+            if (m->stencil == CG_STENCIL_7 && zeros < 2) continue;
+            const long double a = zeros == 3 ? diagonal : -1.0L;
+            sum += a * x[row + di + n * (dj + n * dk)];
+            abs_sum += fabsl(a);
+            width++;
+          }
+    }
+    const long double d = b[row] - sum;
+    rr += d * d;
+    bb += (long double)b[row] * b[row];
+    xx += (long double)x[row] * x[row];
+    ax += sum * sum;
+    if (abs_sum > a_norm) a_norm = abs_sum;
+    if (width > widest) widest = width;
+  }
+  out->b_norm = sqrtl(bb);
+  out->x_norm = sqrtl(xx);
+  out->a_norm = a_norm;
+  out->widest_row = widest;
+  out->rho = bb > 0 ? sqrtl(rr / bb) : sqrtl(ax);
+}
+
+/* The reference solve of a problem, kept for the next rung on the same
+ * problem: the serial rung's algorithm on the host, OpenMP-parallel. */
+static const reference *reference_of(const kl_plan *p, void *const *in) {
+  static reference cache;
+  char key[sizeof cache.key];
+  snprintf(key, sizeof key, "%s|%lld|%d|%.0f|%d|%.17g|%lld|%llu",
+           p->input_file ? p->input_file : "", (long long)CG_N(p),
+           CG_STENCIL(p), p->value[CG_P_NNZ], CG_MODE(p), CG_TOL(p),
+           (long long)CG_MAXIT(p), (unsigned long long)p->seed);
+  if (cache.valid && strcmp(cache.key, key) == 0) return &cache;
+  memset(&cache, 0, sizeof cache);
+  snprintf(cache.key, sizeof cache.key, "%s", key);
+  const size_t bytes = sizeof(double) * (size_t)CG_ROWS(p);
+  double *x = calloc(1, bytes ? bytes : 1), *r = malloc(bytes ? bytes : 1),
+         *pv = malloc(bytes ? bytes : 1), *ap = malloc(bytes ? bytes : 1);
+  kl__cg_host h = {.plan = p, .b = in[CG_B], .x = x, .r = r, .p = pv,
+                   .ap = ap, .parallel = 1};
+  kl__cg_matrix_of(p, in, &h.matrix);
+  double residual = 0;
+  if (!x || !r || !pv || !ap)
+    cache.status = KL_FAIL(KL_NO_MEMORY, "cg: no host memory for the "
+                           "reference solve");
+  else
+    cache.status = kl__cg_host_solve(&h, &cache.iterations, &residual);
+  if (cache.status == KL_OK) {
+    residual_norms norms;
+    true_residual(&h.matrix, h.b, x, &norms);
+    cache.residual = norms.rho;
+    cache.valid = 1;
+  }
+  free(x), free(r), free(pv), free(ap);
+  return &cache;
+}
+
+static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  (void)rung;
+  kl__cg_matrix m;
+  kl__cg_matrix_of(p, in, &m);
+  const double *x = out[CG_X], *info = out[CG_INFO];
+  residual_norms norms;
+  true_residual(&m, in[CG_B], x, &norms);
+  const double k = info[CG_INFO_ITERATIONS];
+  const reference *ref = reference_of(p, in);
+  const long double u = 0x1p-53L;
+  const long double scale = norms.b_norm > 0 ? norms.b_norm : 1;
+  const int64_t k_int = isfinite(k) && k >= 0 && k <= 1e18 ? (int64_t)k : 0;
+  const long double gap = (long double)(norms.widest_row + 4) * (k_int + 1) *
+                          u * (norms.a_norm * norms.x_norm + norms.b_norm) /
+                          scale;
+  const long double bound =
+      CG_MODE(p) == CG_FIXED ? (1 + 1e-6L) * ref->residual + 2 * gap
+                             : (long double)CG_TOL(p) + gap;
+  const double margin = 2 + floor((double)ref->iterations / 10);
+  const int k_bad = !(k == floor(k) && k >= 0 && k <= (double)CG_MAXIT(p) &&
+                      fabs(k - (double)ref->iterations) <= margin);
+  const int rho_bad = !(norms.rho <= bound); /* NaN fails */
+  const double over = (double)(norms.rho / bound);
+  kl__verdict_set(v, 2, rho_bad + k_bad, rho_bad ? 0 : 1,
+                  k_bad ? fabs(k - (double)ref->iterations) / margin : over,
+                  (double)norms.rho);
+  if (ref->status != KL_OK) {
+    kl__verdict_set(v, 2, 2, 0, INFINITY, (double)norms.rho);
+    snprintf(v->detail, sizeof v->detail, "the reference solve failed: %s",
+             kl_last_error());
+  } else if (rho_bad) {
+    snprintf(v->detail, sizeof v->detail,
+             "true residual |b-Ax|/|b| = %.6Lg above %.6Lg (%s %.3Lg, "
+             "rounding %.3Lg) after %.17g iterations", norms.rho, bound,
+             CG_MODE(p) == CG_FIXED ? "the reference's" : "tol",
+             CG_MODE(p) == CG_FIXED ? ref->residual : (long double)CG_TOL(p),
+             gap, k);
+  } else if (k_bad) {
+    snprintf(v->detail, sizeof v->detail,
+             "%.17g iterations, the reference %lld (within %.0f allowed)", k,
+             (long long)ref->iterations, margin);
+  }
+}
+
+/* ---- the cost model -------------------------------------------------------
+ * Per iteration: the matrix once (8 (rows + 1) + 12 nnz bytes) and the
+ * vector passes of the rung's variant, 8 rows bytes each:
+ *   unfused (the seed's kernels): Ap = A p (p, Ap: 2), p.Ap (2),
+ *     x += alpha p (3), r -= alpha Ap (3), r.r (1), p = r + beta p (3): 14;
+ *   fused: SpMV with p.Ap (2), x, r and r.r (4 read, 2 written), p (3): 11;
+ *   pipelined: q = A w (2), one update reading q, z, w, s, r, p, x and
+ *     writing z, s, p, x, r, w with both dots (13): 15;
+ *   matrix-free: no matrix; p's update and p.Ap in the stencil (r, p read,
+ *     p written: 3), x, r and r.r (p, x, r read, x, r written: 5): 8.
+ * Before the iterations: r = b - A x0, p = r, r.r, b.b: the matrix and 9
+ * passes (pipelined: two products, the matrix twice and 12 passes).
+ * flops: 2 per nonzero per product, 13 per row per iteration. */
+static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
+                 kl_cost *c) {
+  const double k = counts ? counts[CG_COUNT_ITERATIONS] : 0;
+  const double rows = (double)CG_ROWS(p), nnz = (double)CG_NNZ(p);
+  const double matrix = 8 * (rows + 1) + 12 * nnz, pass = 8 * rows;
+  double per = matrix + 14 * pass, before = matrix + 9 * pass, products = 1;
+  switch (r->variant) {
+  case CG_FUSED: per = matrix + 11 * pass; break;
+  case CG_PIPELINED:
+    per = matrix + 15 * pass;
+    before = 2 * matrix + 12 * pass;
+    products = 2;
+    break;
+  case CG_MATRIX_FREE:
+    per = 8 * pass;
+    before = 9 * pass;
+    break;
+  default: break;
+  }
+  c->bytes = before + k * per;
+  c->flops = 2 * nnz * (k + products) + 13 * rows * k;
+  c->items = rows * k;
+}
+
+/* ---- the ladder ------------------------------------------------------------ */
+
+#define F64 KL_TYPE_BIT(KL_F64)
+static const char *const host_phases[] = {"spmv", "dot", "axpy", NULL};
+
+#define GPU_RUNG(rung_name, text, fn, cost_variant, scratch_fn)               \
+  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
+   .variant = cost_variant, .scratch = scratch_fn,                            \
+   .setup = KL_GPU_FN(kl__cg_gpu_setup),                                      \
+   .teardown = KL_GPU_FN(kl__cg_gpu_teardown),                                \
+   .run_reps = KL_GPU_FN(fn)}
+
+static const kl_rung rungs[] = {
+    {.name = "serial", .backend = &kl__backend_serial,
+     .summary = "the seed's starting code: matvec, waxpby and dot, one thread",
+     .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch, .library = F64,
+     .run_reps = kl__cg_serial, .phases = host_phases},
+    {.name = "openmp", .backend = &kl__backend_openmp,
+     .summary = "the seed's three kernels, each an OpenMP parallel loop",
+     .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch, .library = F64,
+     .run_reps = kl__cg_omp, .phases = host_phases},
+    GPU_RUNG("cuda-copied", "teaching: the seed's first GPU step, the three "
+             "kernels with their arrays copied in and out on every call",
+             kl__cg_gpu_copied, CG_UNFUSED, kl__cg_gpu_copied_scratch),
+    GPU_RUNG("cuda-resident", "the seed's fix: data resident on the device; "
+             "CSR one thread per row, each dot read by the host",
+             kl__cg_gpu_resident, CG_UNFUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-csr-vector", "CSR one group of lanes per row; block "
+             "reductions", kl__cg_gpu_vector, CG_UNFUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-fused", "p.Ap inside the SpMV; x, r and r.r in one "
+             "kernel; two host reads per iteration", kl__cg_gpu_fused,
+             CG_FUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-device-scalars", "cuda-fused with alpha, beta and the "
+             "stop on the device; the host waits once per batch",
+             kl__cg_gpu_device_scalars, CG_FUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-graph", "cuda-device-scalars' batch of iterations as one "
+             "CUDA graph", kl__cg_gpu_graph, CG_FUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-pipelined", "Ghysels and Vanroose's pipelined CG: one "
+             "reduction per iteration", kl__cg_gpu_pipelined, CG_PIPELINED,
+             kl__cg_gpu_pipelined_scratch),
+    GPU_RUNG("cuda-matrix-free", "no matrix: the stencil applied from the "
+             "grid, p's update inside it; 8 vector passes per iteration",
+             kl__cg_gpu_matrix_free, CG_MATRIX_FREE,
+             kl__cg_gpu_matrix_free_scratch),
+    {.name = "cusparse", .backend = &kl__backend_gpu,
+     .summary = "vendor: cuSPARSE SpMV (preprocessed once), cuBLAS dots and "
+                "axpys, each dot read by the host (CuPy's loop)",
+     .flags = KL_RUNG_VENDOR, .variant = CG_UNFUSED,
+     .scratch = KL_GPU_SPARSE_FN(kl__cg_cusparse_scratch),
+     .setup = KL_GPU_SPARSE_FN(kl__cg_cusparse_setup),
+     .teardown = KL_GPU_SPARSE_FN(kl__cg_cusparse_teardown),
+     .run_reps = KL_GPU_SPARSE_FN(kl__cg_cusparse)},
+};
+
+static const char *const stencils[] = {"27", "7", "none", NULL};
+static const char *const modes[] = {"tolerance", "fixed", NULL};
+static const char *const counts[] = {"iterations", NULL};
+
+static const kl_param params[] = {
+    [CG_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
+                .flags = KL_PARAM_MAIN_SIZE,
+                .help = "grid points along each axis (n^3 rows); a matrix "
+                        "file's rows",
+                .default_value = 201, /* the seed's exercise */
+                .host_default = 128, .min = 1, .max = 2147483647.0,
+                .step = 1},
+    [CG_P_STENCIL] = {.name = "stencil", .kind = KL_PARAM_CHOICE,
+                      .help = "the 3D Poisson matrix, 27-point or 7-point; "
+                              "none: a matrix file (--matrix) or kl_cg's",
+                      .default_value = CG_STENCIL_27, .choices = stencils},
+    [CG_P_NNZ] = {.name = "nnz", .kind = KL_PARAM_SIZE,
+                  .help = "nonzeros; given only for kl_cg's own matrix",
+                  .default_text = "the stencil's or the file's", .min = 1,
+                  .max = 0x1p40},
+    [CG_P_MODE] = {.name = "mode", .kind = KL_PARAM_CHOICE,
+                   .help = "tolerance: to |r| <= tol |b| or maxit; fixed: "
+                           "maxit iterations",
+                   .default_value = CG_TOLERANCE, .choices = modes},
+    [CG_P_TOL] = {.name = "tol", .kind = KL_PARAM_REAL,
+                  .help = "the relative residual tolerance mode stops at",
+                  .default_value = 1e-10, .min = 1e-15, .max = 0.5},
+    [CG_P_MAXIT] = {.name = "maxit", .kind = KL_PARAM_SIZE,
+                    .help = "iterations in fixed mode; the cap in tolerance "
+                            "mode",
+                    .default_text = "100 fixed, 10000 tolerance", .min = 1,
+                    .max = 1e9},
+};
+
+/* Grids without interior (1^3: one row, solved in one iteration; 2^3:
+ * every row a boundary row), the smallest interior (3^3), 10^3, and 64^3,
+ * both stencils; the fixed count; a tolerance the 7-point matrix needs
+ * hundreds of iterations for. */
+static const kl_test_problem tests[] = {
+    {"stencil=27", 1},  {"stencil=7", 1},
+    {"stencil=27", 2},  {"stencil=7", 2},
+    {"stencil=27", 3},  {"stencil=7", 3},
+    {"stencil=27", 10}, {"stencil=7", 10},
+    {"stencil=27", 64}, {"stencil=7", 64},
+    {"stencil=27,mode=fixed,maxit=100", 20},
+    {"stencil=7,mode=fixed,maxit=30", 33},
+    {"stencil=7,tol=1e-12", 17},
+    {NULL, 0}};
+/* Past 2^31 nonzeros: 431^3 rows, 27-point (2.15e9 nonzeros, 26 GB), a
+ * few fixed iterations. */
+static const kl_test_problem big_tests[] = {
+    {"stencil=27,mode=fixed,maxit=3", 431}, {NULL, 0}};
+
+const kl_workload kl__workload_cg = {
+    .name = "cg",
+    .summary = "conjugate gradient on a 3D Poisson matrix (27- or 7-point) "
+               "or a Matrix Market file, double precision",
+    .tolerance = "true residual |b-Ax|/|b| in long double (the abs err "
+                 "column) <= tol + g (fixed mode: (1 + 1e-6) x the "
+                 "reference solve's + 2 g), g = (m+4)(k+1) u (|A| |x| + "
+                 "|b|)/|b|; iterations within 2 + 10% of the reference's",
+    .source = "seed 003, OpenACC CG: matvec, waxpby, dot",
+    .metric = KL_METRIC_GBS,
+    .unit = "GB/s",
+    .types = F64,
+    .default_type = KL_F64,
+    .params = params,
+    .param_count = sizeof params / sizeof *params,
+    .counts = counts,
+    .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
+    .plan = plan,
+    .init = init,
+    .input_help = "a symmetric positive definite matrix in Matrix Market "
+                  "coordinate format (--matrix FILE), b = A x*",
+    .load_chunk = load_chunk,
+    .input_size = input_size,
+    .check = check,
+    .cost = cost,
+    .tests = tests,
+    .big_tests = big_tests,
+    .rungs = rungs,
+    .rung_count = sizeof rungs / sizeof *rungs,
+};
+
+/* ---- the library entry ---------------------------------------------------- */
+
+static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
+                        int64_t grid_n, int stencil, const double *b,
+                        double *x, double tol, int64_t maxit,
+                        int data_on_device, kl_cg_result *result) {
+  if (!b || !x || !result)
+    return kl__usage(KL_USAGE, "kl_cg: b, x and result must not be NULL");
+  if (maxit < 1)
+    return kl__usage(KL_USAGE, "kl_cg: maxit must be at least 1 (got %lld)",
+                     (long long)maxit);
+  if (!(tol >= 0))
+    return kl__usage(KL_USAGE, "kl_cg: tol must be 0 (a fixed count) or "
+                     "from 1e-15 to 0.5 (got %g)", tol);
+  if (!a) {
+    /* The built-in matrix, made here in host memory. */
+    if (stencil != 27 && stencil != 7)
+      return kl__usage(KL_USAGE, "kl_cg: stencil must be 27 or 7 (got %d)",
+                       stencil);
+    if (grid_n < 1 || grid_n > CG_MAX_GRID)
+      return kl__usage(grid_n < 1 ? KL_USAGE : KL_TOO_LARGE, "kl_cg: grid_n "
+                       "must be from 1 to %d (got %lld)", CG_MAX_GRID,
+                       (long long)grid_n);
+    if (data_on_device)
+      return kl__usage(KL_USAGE, "kl_cg: the built-in matrix takes b and x "
+                       "in host memory; pass a CSR matrix for device arrays");
+    const int s = stencil == 27 ? CG_STENCIL_27 : CG_STENCIL_7;
+    kl_cg_matrix m = {grid_n * grid_n * grid_n,
+                      kl__cg_stencil_nnz(grid_n, s), NULL, NULL, NULL};
+    int64_t *offsets = malloc(sizeof *offsets * (size_t)(m.rows + 1));
+    int32_t *columns = malloc(sizeof *columns * (size_t)m.nnz);
+    double *values = malloc(sizeof *values * (size_t)m.nnz);
+    kl_status st = KL_OK;
+    if (!offsets || !columns || !values)
+      st = kl__usage(KL_TOO_LARGE, "kl_cg: no host memory for the %lld^3 "
+                     "grid's matrix", (long long)grid_n);
+    if (st == KL_OK) {
+      kl__cg_stencil_csr(grid_n, s, offsets, columns, values);
+      m.offsets = offsets, m.columns = columns, m.values = values;
+      st = run_cg(backend, &m, 0, 0, b, x, tol, maxit, 0, result);
+    }
+    free(offsets), free(columns), free(values);
+    return st;
+  }
+  if (!a->offsets || !a->columns || !a->values || a->rows < 1 || a->nnz < 1)
+    return kl__usage(KL_USAGE, "kl_cg: the matrix needs rows >= 1, nnz >= 1 "
+                     "and its three arrays");
+  char params[256];
+  snprintf(params, sizeof params, "stencil=none,nnz=%lld,mode=%s,tol=%.17g,"
+           "maxit=%lld", (long long)a->nnz, tol > 0 ? "tolerance" : "fixed",
+           tol > 0 ? tol : 1e-10, (long long)maxit);
+  kl_problem pb = {.n = a->rows, .type = KL_F64, .params = params};
+  double info[CG_INFO_COUNT] = {0, 0};
+  void *buffers[KL_MAX_BUFFERS] = {0};
+  buffers[CG_OFFSETS] = (void *)a->offsets;
+  buffers[CG_COLUMNS] = (void *)a->columns;
+  buffers[CG_VALUES] = (void *)a->values;
+  buffers[CG_B] = (void *)b;
+  buffers[CG_X] = x;
+  buffers[CG_INFO] = info;
+  kl_status st = kl__run_library(&kl__workload_cg, backend, &pb, buffers,
+                                 data_on_device);
+  if (st == KL_OK) {
+    result->iterations = (int64_t)info[CG_INFO_ITERATIONS];
+    result->residual = info[CG_INFO_RESIDUAL];
+  }
+  return st;
+}
+
+kl_status kl_cg(const char *backend, const kl_cg_matrix *a, int64_t grid_n,
+                int stencil, const double *b, double *x, double tol,
+                int64_t maxit, int data_on_device, kl_cg_result *result) {
+  return kl__done(run_cg(backend, a, grid_n, stencil, b, x, tol, maxit,
+                         data_on_device, result));
+}

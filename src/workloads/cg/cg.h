@@ -1,0 +1,179 @@
+/* cg: the conjugate gradient solve of A x = b (seed 003), double
+ * precision, A symmetric positive definite in CSR: the 3D Poisson matrix
+ * of the seed on an n x n x n grid (27-point: 27 on the diagonal, -1 for
+ * each neighbour inside the grid; 7-point: 6 and -1), a Matrix Market file
+ * (--matrix FILE), or kl_cg's caller's matrix.
+ *
+ * Layout. Rows are grid points, x fastest: row i + n (j + n k). Row
+ * offsets are int64 (the 27-point matrix passes 2^31 nonzeros from
+ * n = 431 on), column indices int32 (rows < 2^31), sorted within a row.
+ *
+ * The solve, as every rung makes it (the seed's algorithm):
+ *   r = b - A x0, p = r, rr = r.r, bb = b.b, k = 0
+ *   while cg_go_on(k, rr, bb):
+ *     Ap = A p; pAp = p.Ap             (pAp <= 0 or not finite: stop,
+ *                                        the matrix is not SPD: KL_USAGE)
+ *     alpha = rr / pAp
+ *     x += alpha p; r -= alpha Ap
+ *     rr' = r.r; beta = rr' / rr; p = r + beta p; rr = rr'; k++
+ * A rung may reorder, fuse or pipeline these steps (cuda-pipelined is
+ * Ghysels and Vanroose's), but stops by the same rule: tolerance mode
+ * stops at the first k with |r| <= tol |b| (rr <= tol^2 bb) or at maxit,
+ * fixed mode after maxit iterations; both stop where rr = 0 (an exact
+ * solution, and nothing left to divide by). x0 is the plan's x as
+ * restored before every repetition (zero). The rung writes info:
+ * [0] the iterations k, [1] its own |r| / |b| at the end (0 where b = 0);
+ * and counts[CG_COUNT_ITERATIONS] = k for the cost model.
+ *
+ * The check: the true residual |b - A x| / |b| recomputed on the host in
+ * long double (cg.c says the bound), and k against a reference solve's. */
+#ifndef KL_CG_H
+#define KL_CG_H
+
+#include "../../core/internal.h"
+
+/* The plan's buffers: the matrix in CSR (in), b (in), x (inout, restored
+ * to x0 = 0 before every repetition), info (out, 2 doubles). Then the
+ * rungs' scratch: r, p and Ap (every rung); w, z, s (cuda-pipelined);
+ * device scalars and reduction partials (the GPU rungs); the host mirror
+ * of cuda-copied. A rung without a matrix (cuda-matrix-free) plans the
+ * CSR buffers with no elements. */
+enum {
+  CG_OFFSETS, /* int64, rows + 1 */
+  CG_COLUMNS, /* int32, nnz */
+  CG_VALUES,  /* f64, nnz */
+  CG_B,       /* f64, rows */
+  CG_X,       /* f64, rows */
+  CG_INFO,    /* f64, CG_INFO_COUNT */
+  CG_R,
+  CG_P,
+  CG_AP,
+  CG_SCALARS,  /* f64, CG_SCALAR_COUNT: device-resident scalars */
+  CG_PARTIALS, /* f64, CG_PARTIAL_COUNT: per-block partial sums */
+  CG_W,        /* cuda-pipelined: w = A r, z = A s, s = A p */
+  CG_Z,
+  CG_S,
+  CG_MIRROR = CG_W, /* cuda-copied: its host copy of every array (u8) */
+};
+enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
+#define CG_SCALAR_COUNT 32
+/* Room for two reductions of up to CG_MAX_BLOCKS block partials each, at
+ * up to four sums per block. */
+#define CG_MAX_BLOCKS 4096
+#define CG_PARTIAL_COUNT (2 * 4 * CG_MAX_BLOCKS)
+
+/* The parameters, in the workload's order. */
+enum { CG_P_N, CG_P_STENCIL, CG_P_NNZ, CG_P_MODE, CG_P_TOL, CG_P_MAXIT };
+enum { CG_STENCIL_27, CG_STENCIL_7, CG_STENCIL_NONE };
+enum { CG_TOLERANCE, CG_FIXED };
+#define CG_N(p) ((int64_t)(p)->value[CG_P_N])
+#define CG_STENCIL(p) ((int)(p)->value[CG_P_STENCIL])
+#define CG_MODE(p) ((int)(p)->value[CG_P_MODE])
+#define CG_TOL(p) ((p)->value[CG_P_TOL])
+#define CG_MAXIT(p) ((int64_t)(p)->value[CG_P_MAXIT])
+/* Rows and nonzeros as planned (for a rung without a matrix too). */
+#define CG_ROWS(p) ((p)->buffers[CG_B].count)
+#define CG_NNZ(p) ((int64_t)(p)->value[CG_P_NNZ])
+/* The grid's edge where the matrix is a stencil (n^3 rows). */
+#define CG_IS_GRID(p) (CG_STENCIL(p) != CG_STENCIL_NONE)
+
+/* What the cost model counts per iteration, by the rung's variant: the
+ * matrix once (offsets, columns, values) plus these passes over f64
+ * vectors of `rows` elements (cg.c, cost()). */
+enum {
+  CG_UNFUSED,     /* the seed's kernels: 14 passes */
+  CG_FUSED,       /* SpMV + p.Ap; x, r and r.r; p: 11 passes */
+  CG_PIPELINED,   /* SpMV, then one update with both dots: 15 passes */
+  CG_MATRIX_FREE, /* no matrix; p's update inside the stencil: 8 passes */
+};
+
+/* Counts the rungs report. */
+enum { CG_COUNT_ITERATIONS };
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define CG_HD __host__ __device__
+#else
+#define CG_HD
+#endif
+
+/* Whether the solve goes on after k iterations with r.r = rr, b.b = bb:
+ * the one stopping rule of every rung. tol2 = tol^2; fixed: the mode is
+ * CG_FIXED. */
+static inline CG_HD int cg_go_on(int64_t k, int64_t maxit, int fixed,
+                                 double tol2, double rr, double bb) {
+  if (k >= maxit || !(rr > 0)) return 0;
+  return fixed || rr > tol2 * bb;
+}
+#define CG_GO_ON(p, k, rr, bb)                                                \
+  cg_go_on((k), CG_MAXIT(p), CG_MODE(p) == CG_FIXED, CG_TOL(p) * CG_TOL(p),   \
+           (rr), (bb))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k. */
+kl_status kl__cg_not_spd(double pAp, int64_t k);
+
+/* Scratch hooks (cg.c): r, p, Ap; and the GPU rungs' scalars and
+ * partials; pipelined's w, z, s; cuda-copied's host mirror; the
+ * matrix-free rung's empty matrix. */
+kl_status kl__cg_host_scratch(kl_plan *p);
+kl_status kl__cg_gpu_scratch(kl_plan *p);
+kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p);
+kl_status kl__cg_gpu_copied_scratch(kl_plan *p);
+kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p);
+/* cuda-copied's host mirror: the bytes of every array, each at a 256-byte
+ * boundary, in the order offsets, columns, values, b, x, r, p, Ap. */
+int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]);
+
+/* The host rungs (cg-omp.c): the serial solve, the OpenMP one, and the
+ * reference solve of the check (OpenMP where built with it). */
+kl_status kl__cg_serial(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_omp(const kl_args *a, kl_reps *reps);
+
+/* Matrix Market files (cg-mm.c). scan reads and checks the whole file:
+ * a real (or integer, or pattern-free) coordinate matrix, square,
+ * symmetric (stored as symmetric, or general with A(i,j) = A(j,i)
+ * exactly), every value finite, no entry given twice, every diagonal
+ * entry present and positive and every 2x2 principal minor positive
+ * (necessary for positive definiteness); KL_USAGE with one line naming
+ * the file, the line and what is wrong otherwise. rows and nnz are the
+ * full matrix's (both triangles). load fills CSR arrays of exactly that
+ * size, columns sorted within each row. Results are kept for the last
+ * file scanned (its path, size and modification time). */
+typedef struct kl_cg_matrix_info {
+  int64_t rows, nnz;
+  int symmetric_storage;
+} kl_cg_matrix_info;
+kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info);
+kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
+                         int64_t *offsets, int32_t *columns, double *values);
+
+/* The CUDA ladder (cg-cuda.cu), in order, and the vendor rung
+ * (cg-cusparse.cu). Every one owns its loop (run_reps). */
+#define CG_GPU_RUNGS(X)                                                       \
+  X(copied)                                                                   \
+  X(resident)                                                                 \
+  X(vector)                                                                   \
+  X(fused)                                                                    \
+  X(device_scalars)                                                           \
+  X(graph)                                                                    \
+  X(pipelined)                                                                \
+  X(matrix_free)
+#define CG_DECLARE(name)                                                      \
+  kl_status kl__cg_gpu_##name(const kl_args *a, kl_reps *reps);
+CG_GPU_RUNGS(CG_DECLARE)
+#undef CG_DECLARE
+kl_status kl__cg_gpu_setup(kl_args *a);
+void kl__cg_gpu_teardown(kl_args *a);
+kl_status kl__cg_cusparse(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_cusparse_setup(kl_args *a);
+void kl__cg_cusparse_teardown(kl_args *a);
+/* cusparse's scratch: kl__cg_gpu_scratch's, the SpMV buffer (CG_W, u8)
+ * and 32-bit row offsets (CG_Z, i32; one element above 2^31 nonzeros). */
+kl_status kl__cg_cusparse_scratch(kl_plan *p);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
