@@ -27,7 +27,7 @@ fi
 ladder() { # name params [rungs]
   local name=$1 params=$2 rungs=${3:-}
   ./build/kladder run -w cg -b cuda -q -p "$params" --reps 10 --warmup 2 \
-    ${rungs:+-r "$rungs"} --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
+    --max-time 30 ${rungs:+-r "$rungs"} --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
   echo "== $name ($params): exit $?"
   python3 - "$out/$name.csv" <<'PY'
 import csv, sys

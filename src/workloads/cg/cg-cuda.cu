@@ -229,6 +229,54 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
   }
 }
 
+/* Stream: a block takes BLOCK consecutive rows and streams their
+ * nonzeros in chunks of STREAM_CHUNK: every thread multiplies values
+ * and gathered v at consecutive nonzeros (each load of the values and
+ * columns coalesced over the block, whatever the row lengths) into shared
+ * memory, then each thread sums its own row's products from there. The
+ * matrix is read once and marked evict-first, so that v's lines, which
+ * neighbouring rows share, stay in L2. DOT: v.out too (p.Ap); DEV: does
+ * nothing once the device scalars say the solve stopped. */
+#define STREAM_CHUNK 4096
+template <bool DOT, bool DEV>
+static __global__ void __launch_bounds__(BLOCK)
+spmv_stream_kernel(csr m, const double *__restrict__ v,
+                   double *__restrict__ out, const double *scalars,
+                   double *partials) {
+  if (DEV && stopped(scalars)) return;
+  __shared__ double products[STREAM_CHUNK];
+  double dot = 0;
+  for (int64_t first = (int64_t)blockIdx.x * BLOCK; first < m.rows;
+       first += (int64_t)gridDim.x * BLOCK) {
+    const int64_t last = first + BLOCK < m.rows ? first + BLOCK : m.rows;
+    const int64_t begin = m.offsets[first], end = m.offsets[last];
+    const int64_t row = first + threadIdx.x;
+    int64_t row_begin = 0, row_end = 0;
+    if (row < last) {
+      row_begin = m.offsets[row];
+      row_end = m.offsets[row + 1];
+    }
+    double sum = 0;
+    for (int64_t chunk = begin; chunk < end; chunk += STREAM_CHUNK) {
+      const int64_t chunk_end =
+          chunk + STREAM_CHUNK < end ? chunk + STREAM_CHUNK : end;
+      for (int64_t j = chunk + threadIdx.x; j < chunk_end; j += BLOCK)
+        products[j - chunk] = kl_load_streaming(&m.values[j]) *
+                              v[kl_load_streaming(&m.columns[j])];
+      __syncthreads();
+      const int64_t lo = row_begin > chunk ? row_begin : chunk;
+      const int64_t hi = row_end < chunk_end ? row_end : chunk_end;
+      for (int64_t j = lo; j < hi; j++) sum += products[j - chunk];
+      __syncthreads();
+    }
+    if (row < last) {
+      out[row] = sum;
+      if (DOT) dot += v[row] * sum;
+    }
+  }
+  if (DOT) store_partial(dot, partials);
+}
+
 /* Vector: x.y by blocks; the totals kernel finishes it. */
 static __global__ void dot_partials_kernel(const double *__restrict__ x,
                                            const double *__restrict__ y,
@@ -269,27 +317,6 @@ static __global__ void start_kernel(csr m, const double *__restrict__ x,
   }
   store_partial(rr, PARTIAL(partials, 0));
   store_partial(bb, PARTIAL(partials, 1));
-}
-
-/* Ap = A p and p.Ap: p's own element is read by the group's first lane,
- * just after the gather brought its line in. DEV: the device-scalar
- * rungs, whose kernels do nothing once the solve stopped. */
-template <bool DEV>
-static __global__ void
-spmv_dot_kernel(csr m, const double *__restrict__ p, double *__restrict__ ap,
-                const double *scalars, double *partials, int group) {
-  if (DEV && stopped(scalars)) return;
-  double pap = 0;
-  const int lane = group_lane(group);
-  for (int64_t row = group_row(group); row - behind(group) < m.rows;
-       row += groups(group)) {
-    const double s = row_product(m, p, row, lane, group);
-    if (lane == 0 && row < m.rows) {
-      ap[row] = s;
-      pap += p[row] * s;
-    }
-  }
-  store_partial(pap, partials);
 }
 
 /* x += alpha p, r -= alpha Ap, and the new r.r. */
@@ -487,6 +514,15 @@ static __global__ void pipe_decide_kernel(const double *partials,
   const double beta = fresh ? 0 : gamma / scalars[S_RR];
   const double denominator =
       fresh ? delta : delta - beta * gamma / scalars[S_ALPHA];
+  /* Past convergence (the seed's fixed 100 iterations of the 27-point
+   * matrix) the recurrences' denominator is a difference of rounding
+   * noise and can come out negative (-3e-24 at k = 64 on 20^3): start
+   * afresh from the true residual, whose denominator is r.Ar itself.
+   * Only a fresh start's that is not positive is a breakdown. */
+  if (!positive_finite(denominator) && !fresh) {
+    scalars[S_DONE] = REPLACE;
+    return;
+  }
   if (!positive_finite(denominator)) {
     scalars[S_BAD] = denominator;
     scalars[S_DONE] = BROKE_DOWN;
@@ -497,19 +533,6 @@ static __global__ void pipe_decide_kernel(const double *partials,
   scalars[S_RR] = gamma;
   scalars[S_K] = (double)(k + 1);
   scalars[S_REPLACED] = 0;
-}
-
-/* q = A w. */
-static __global__ void pipe_spmv_kernel(csr m, const double *__restrict__ w,
-                                        double *__restrict__ q,
-                                        const double *scalars, int group) {
-  if (stopped(scalars)) return;
-  const int lane = group_lane(group);
-  for (int64_t row = group_row(group); row - behind(group) < m.rows;
-       row += groups(group)) {
-    const double s = row_product(m, w, row, lane, group);
-    if (lane == 0 && row < m.rows) q[row] = s;
-  }
 }
 
 /* Every recurrence at once, and the next iteration's r.r and w.r. */
@@ -1011,6 +1034,23 @@ static kl_status vector_solve(const kl_args *a, const geometry *g,
   return seed_solve(a, g, &vector_ops, iterations);
 }
 
+/* stream: vector's solve with rows by blocks through shared memory. */
+static kl_status stream_matvec(const kl_args *a, const geometry *g, int in,
+                               int out) {
+  spmv_stream_kernel<false, false><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, in), VEC(a, out), SCALARS(a), PARTIALS(a));
+  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
+  return KL_OK;
+}
+
+static const seed_ops stream_ops = {stream_matvec, resident_waxpby,
+                                    vector_dot};
+
+static kl_status stream_solve(const kl_args *a, const geometry *g,
+                              int64_t *iterations) {
+  return seed_solve(a, g, &stream_ops, iterations);
+}
+
 /* ---- 4. fused: three kernels an iteration, the scalars on the host ------ */
 
 static kl_status launch_start(const kl_args *a, const geometry *g) {
@@ -1023,9 +1063,9 @@ static kl_status launch_start(const kl_args *a, const geometry *g) {
 
 template <bool DEV>
 static kl_status launch_spmv_dot(const kl_args *a, const geometry *g) {
-  spmv_dot_kernel<DEV><<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, CG_P), VEC(a, CG_AP), SCALARS(a), PARTIALS(a), g->group);
-  KL_GPU_CHECK_LAUNCH(spmv_dot_kernel);
+  spmv_stream_kernel<true, DEV><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, CG_P), VEC(a, CG_AP), SCALARS(a), PARTIALS(a));
+  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
   return KL_OK;
 }
 
@@ -1246,9 +1286,9 @@ static kl_status pipe_iterations(const kl_args *a, const geometry *g,
     pipe_decide_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(PARTIALS(a), g->blocks,
                                                     SCALARS(a), g->stop);
     KL_GPU_CHECK_LAUNCH(pipe_decide_kernel);
-    pipe_spmv_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
-        g->m, VEC(a, CG_W), VEC(a, CG_AP), SCALARS(a), g->group);
-    KL_GPU_CHECK_LAUNCH(pipe_spmv_kernel);
+    spmv_stream_kernel<false, true><<<g->blocks, BLOCK, 0, g->s>>>(
+        g->m, VEC(a, CG_W), VEC(a, CG_AP), SCALARS(a), PARTIALS(a));
+    KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
     pipe_update_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
         VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_P), VEC(a, CG_W), VEC(a, CG_Z),
         VEC(a, CG_S), VEC(a, CG_AP), g->rows, SCALARS(a), PARTIALS(a));
@@ -1377,6 +1417,12 @@ extern "C" kl_status kl__cg_gpu_vector(const kl_args *a, kl_reps *reps) {
   TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, vector_solve);
+}
+
+extern "C" kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps) {
+  TRY(ready(a));
+  const geometry g = geometry_of(a);
+  return repeat(a, reps, &g, NULL, stream_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps) {

@@ -425,9 +425,12 @@ static const kl_rung rungs[] = {
              kl__cg_gpu_resident, CG_UNFUSED, kl__cg_gpu_scratch),
     GPU_RUNG("cuda-csr-vector", "CSR one group of lanes per row; block "
              "reductions", kl__cg_gpu_vector, CG_UNFUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-fused", "p.Ap inside the SpMV; x, r and r.r in one "
-             "kernel; two host reads per iteration", kl__cg_gpu_fused,
-             CG_FUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-csr-stream", "CSR by blocks of rows: the nonzeros "
+             "streamed coalesced through shared memory, each row summed there",
+             kl__cg_gpu_stream, CG_UNFUSED, kl__cg_gpu_scratch),
+    GPU_RUNG("cuda-fused", "cuda-csr-stream with p.Ap inside the SpMV; x, r "
+             "and r.r in one kernel; two host reads per iteration",
+             kl__cg_gpu_fused, CG_FUSED, kl__cg_gpu_scratch),
     GPU_RUNG("cuda-device-scalars", "cuda-fused with alpha, beta and the "
              "stop on the device; the host waits once per batch",
              kl__cg_gpu_device_scalars, CG_FUSED, kl__cg_gpu_scratch),

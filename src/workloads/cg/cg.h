@@ -155,6 +155,7 @@ kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
   X(copied)                                                                   \
   X(resident)                                                                 \
   X(vector)                                                                   \
+  X(stream)                                                                   \
   X(fused)                                                                    \
   X(device_scalars)                                                           \
   X(graph)                                                                    \
