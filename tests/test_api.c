@@ -607,6 +607,7 @@ static const struct {
     {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
     {"cg", "serial", F64, "serial"},
     {"cg", "openmp", F64, "openmp"},
+    {"cg", "cuda", F64, "cuda-graph"},
     {"integrate", "serial", F32 | F64, "serial"},
     {"integrate", "openmp", F32 | F64, "openmp"},
     {"integrate", "cuda", F32 | F64, "cuda-best"},

@@ -401,12 +401,12 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 #define F64 KL_TYPE_BIT(KL_F64)
 static const char *const host_phases[] = {"spmv", "dot", "axpy", NULL};
 
-#define GPU_RUNG(rung_name, text, fn, cost_variant, scratch_fn)               \
+#define GPU_RUNG(rung_name, text, fn, cost_variant, scratch_fn, ...)          \
   {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
    .variant = cost_variant, .scratch = scratch_fn,                            \
    .setup = KL_GPU_FN(kl__cg_gpu_setup),                                      \
    .teardown = KL_GPU_FN(kl__cg_gpu_teardown),                                \
-   .run_reps = KL_GPU_FN(fn)}
+   .run_reps = KL_GPU_FN(fn), __VA_ARGS__}
 
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
@@ -435,7 +435,8 @@ static const kl_rung rungs[] = {
              "stop on the device; the host waits once per batch",
              kl__cg_gpu_device_scalars, CG_FUSED, kl__cg_gpu_scratch),
     GPU_RUNG("cuda-graph", "cuda-device-scalars' batch of iterations as one "
-             "CUDA graph", kl__cg_gpu_graph, CG_FUSED, kl__cg_gpu_scratch),
+             "CUDA graph", kl__cg_gpu_graph, CG_FUSED, kl__cg_gpu_scratch,
+             .library = F64),
     GPU_RUNG("cuda-pipelined", "Ghysels and Vanroose's pipelined CG: one "
              "reduction per iteration", kl__cg_gpu_pipelined, CG_PIPELINED,
              kl__cg_gpu_pipelined_scratch),
