@@ -1,5 +1,5 @@
 /* test_rungs [--quick] [--random-only] [--big] [--workloads W,W...]
- *            BACKEND [SIZE...]: every
+ *            [--no-vendor] [--max-n N] BACKEND [SIZE...]: every
  * rung of every workload on BACKEND, on each workload's own test problems
  * (its awkward sizes and shapes; with --big, those whose indices pass
  * 2^31), or at the main sizes given, for every type and every value of
@@ -10,6 +10,9 @@
  * --random-only: every type and operation, default inputs only (the
  * memory a rung touches does not depend on the values: the sanitizer runs).
  * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
+ * --no-vendor: not the vendor rungs (racecheck reports cuSPARSE's own
+ * kernel, which is not ours to mend). --max-n: only the test problems
+ * whose main size is at most N (racecheck's slowdown).
  * A test problem whose parameters set the operation or the input pattern
  * itself runs with those alone (histogram: all-same on bins 0 and 255).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
@@ -107,12 +110,21 @@ static void run_case(const kl_workload *wl, const kl_rung *rung,
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, random_only = 0, big = 0;
+  int quick = 0, random_only = 0, big = 0, no_vendor = 0;
+  int64_t max_n = 0;
   const char *only = NULL;
   for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
     if (strcmp(argv[1], "--quick") == 0) quick = 1;
     else if (strcmp(argv[1], "--random-only") == 0) random_only = 1;
     else if (strcmp(argv[1], "--big") == 0) big = 1;
+    else if (strcmp(argv[1], "--no-vendor") == 0) no_vendor = 1;
+    else if (strcmp(argv[1], "--max-n") == 0 && argc > 2) {
+      if (kl_parse_size(argv[2], &max_n) != KL_OK) {
+        fprintf(stderr, "bad --max-n %s: %s\n", argv[2], kl_last_error());
+        return 2;
+      }
+      argc--, argv++;
+    }
     else if (strcmp(argv[1], "--workloads") == 0 && argc > 2) {
       only = argv[2];
       argc--, argv++;
@@ -120,7 +132,8 @@ int main(int argc, char **argv) {
   }
   if (argc < 2) {
     fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--big] "
-            "[--workloads W,W...] BACKEND [SIZE...]\n");
+            "[--workloads W,W...] [--no-vendor] [--max-n N] BACKEND "
+            "[SIZE...]\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -149,6 +162,7 @@ int main(int argc, char **argv) {
         given_count ? given : big ? wl->big_tests : wl->tests;
     for (const kl_test_problem *tp = problems; tp && (tp->params || tp->n);
          tp++) {
+      if (max_n > 0 && tp->n > max_n) continue;
       const kl_param *op, *inputs;
       int ops = choices_of(wl, KL_PARAM_OP, !quick, &op);
       int patterns =
@@ -158,6 +172,7 @@ int main(int argc, char **argv) {
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (rung->backend != b || (!rung->run && !rung->run_reps)) continue;
+        if (no_vendor && (rung->flags & KL_RUNG_VENDOR)) continue;
         for (int type = 0; type < KL_TYPE_COUNT; type++) {
           if (!(wl->types & KL_TYPE_BIT(type))) continue;
           if (quick && type != smallest_type(wl)) continue;
