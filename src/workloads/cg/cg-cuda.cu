@@ -238,6 +238,11 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
  * neighbouring rows share, stay in L2. DOT: v.out too (p.Ap); DEV: does
  * nothing once the device scalars say the solve stopped. */
 #define STREAM_CHUNK 4096
+/* Nonzeros a thread has in flight in the streaming loop (tuning: -D). */
+#ifndef STREAM_UNROLL
+#define STREAM_UNROLL 4
+#endif
+static constexpr int stream_unroll = STREAM_UNROLL;
 template <bool DOT, bool DEV>
 static __global__ void __launch_bounds__(BLOCK)
 spmv_stream_kernel(csr m, const double *__restrict__ v,
@@ -260,13 +265,22 @@ spmv_stream_kernel(csr m, const double *__restrict__ v,
     for (int64_t chunk = begin; chunk < end; chunk += STREAM_CHUNK) {
       const int64_t chunk_end =
           chunk + STREAM_CHUNK < end ? chunk + STREAM_CHUNK : end;
+#pragma unroll stream_unroll
       for (int64_t j = chunk + threadIdx.x; j < chunk_end; j += BLOCK)
         products[j - chunk] = kl_load_streaming(&m.values[j]) *
                               v[kl_load_streaming(&m.columns[j])];
       __syncthreads();
       const int64_t lo = row_begin > chunk ? row_begin : chunk;
       const int64_t hi = row_end < chunk_end ? row_end : chunk_end;
-      for (int64_t j = lo; j < hi; j++) sum += products[j - chunk];
+      /* Two chains of additions, not one: half the latency a row waits. */
+      double even = 0, odd = 0;
+      int64_t j = lo;
+      for (; j + 1 < hi; j += 2) {
+        even += products[j - chunk];
+        odd += products[j + 1 - chunk];
+      }
+      if (j < hi) even += products[j - chunk];
+      sum += even + odd;
       __syncthreads();
     }
     if (row < last) {
@@ -589,14 +603,20 @@ static __global__ void pipe_resume_kernel(double *scalars) {
  * zero: exactly the truncated rows of the CSR matrix. Untuned: MF_ROWS and
  * MF_PLANES as the laplacian's z-marching found good (NOTES.md). */
 #define MF_BLOCK 256
+#ifndef MF_ROWS /* -D for tuning */
 #define MF_ROWS 8
+#endif
+#ifndef MF_PLANES
 #define MF_PLANES 8
+#endif
 /* Two blocks (16 warps) an SM: ptxas (CUDA 13, sm_90) then fits every
  * instance in 120-128 registers without spilling; unbounded the 27-point
  * ones take 139-143, one block an SM. Three would need 80 and spill
  * 140-250 bytes. MF_ROWS 4 fits 80-93 unbounded but loads each row 1.5
  * times, not 1.25. */
+#ifndef MF_MIN_BLOCKS
 #define MF_MIN_BLOCKS 2
+#endif
 
 enum { MF_START, MF_DIRECTION, MF_UPDATE };
 
