@@ -22,6 +22,6 @@ for name in "${names[@]}"; do
     -r cuda-csr-stream,cuda-graph,cuda-matrix-free,cusparse --reps 10 \
     --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
   echo "== $name: exit $?"
-  grep -E "^cg |^stream " "$out/$name.txt" | awk '{printf "%-20s %10s %s %8s %s\n", $2, $7, $8, $12, $15}'
+  grep -E "^cg |^stream " "$out/$name.txt" | awk '{printf "%-20s %10s %s %8s %s\n", $2, $7, $8, $13, $15}'
 done
 tar -czf "$final/cg-tune-logs.tar.gz" -C "$out" . 2>/dev/null
