@@ -237,7 +237,9 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
  * matrix is read once and marked evict-first, so that v's lines, which
  * neighbouring rows share, stay in L2. DOT: v.out too (p.Ap); DEV: does
  * nothing once the device scalars say the solve stopped. */
+#ifndef STREAM_CHUNK /* -D for tuning */
 #define STREAM_CHUNK 4096
+#endif
 /* Nonzeros a thread has in flight in the streaming loop (tuning: -D). */
 #ifndef STREAM_UNROLL
 #define STREAM_UNROLL 4
