@@ -237,8 +237,12 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
  * matrix is read once and marked evict-first, so that v's lines, which
  * neighbouring rows share, stay in L2. DOT: v.out too (p.Ap); DEV: does
  * nothing once the device scalars say the solve stopped. */
+/* 2048 (16 KB a block): eight blocks an SM fit, and a 27-point block's
+ * 6912 nonzeros stream in four chunks; at 201^3 on the H100 this ran at
+ * 89% of the byte bound against 67% with 4096 (seven blocks, two chunks)
+ * and 80% with 512 (NOTES.md). */
 #ifndef STREAM_CHUNK /* -D for tuning */
-#define STREAM_CHUNK 4096
+#define STREAM_CHUNK 2048
 #endif
 /* Nonzeros a thread has in flight in the streaming loop (tuning: -D). */
 #ifndef STREAM_UNROLL
@@ -602,22 +606,22 @@ static __global__ void pipe_resume_kernel(double *scalars) {
  * box(q), and a box is a sum of three planes' 3x3 sums, each the sum of
  * three rows' x-sums. The 7-point: 6 q_i - the four in the plane - the
  * centres of the planes above and below. Points outside the grid count as
- * zero: exactly the truncated rows of the CSR matrix. Untuned: MF_ROWS and
- * MF_PLANES as the laplacian's z-marching found good (NOTES.md). */
+ * zero: exactly the truncated rows of the CSR matrix. MF_ROWS and
+ * MF_MIN_BLOCKS were tuned on the H100 (below). */
 #define MF_BLOCK 256
 #ifndef MF_ROWS /* -D for tuning */
-#define MF_ROWS 8
+#define MF_ROWS 2
 #endif
 #ifndef MF_PLANES
 #define MF_PLANES 8
 #endif
-/* Two blocks (16 warps) an SM: ptxas (CUDA 13, sm_90) then fits every
- * instance in 120-128 registers without spilling; unbounded the 27-point
- * ones take 139-143, one block an SM. Three would need 80 and spill
- * 140-250 bytes. MF_ROWS 4 fits 80-93 unbounded but loads each row 1.5
- * times, not 1.25. */
+/* Four blocks (32 warps) an SM with 2 rows a lane: each row is loaded
+ * twice (its own and its neighbours' tiles), but the SM holds twice the
+ * loads in flight. At 201^3 on the H100: 0.365 ms an iteration against
+ * 0.49 with 8 rows and two blocks, 0.374 with 4 rows and three (NOTES.md,
+ * scripts/gpu-cg-tune.sh). */
 #ifndef MF_MIN_BLOCKS
-#define MF_MIN_BLOCKS 2
+#define MF_MIN_BLOCKS 4
 #endif
 
 enum { MF_START, MF_DIRECTION, MF_UPDATE };
