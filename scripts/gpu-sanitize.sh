@@ -34,7 +34,7 @@
 #          every rung, both types;
 #   cg     test_rungs over cg's own problems (grids 1^3 to 64^3, both
 #          stencils, tolerance and fixed modes), every rung; under
-#          racecheck (cg-race) those up to 33^3 and not the cusparse rung,
+#          racecheck (cg-race) those up to 20^3 and not the cusparse rung,
 #          whose library kernel (csrmv_v3) racecheck reports write-write
 #          hazards in: not our code;
 #   cli    the command line of the issue that found the overread.
@@ -77,7 +77,7 @@ declare -A job=(
   [histogram]="$t/test_rungs --workloads histogram cuda"
   [laplacian]="$t/test_rungs --workloads laplacian cuda"
   [cg]="$t/test_rungs --workloads cg cuda"
-  [cg-race]="$t/test_rungs --workloads cg --no-vendor --max-n 33 cuda"
+  [cg-race]="$t/test_rungs --workloads cg --no-vendor --max-n 20 cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
