@@ -137,10 +137,13 @@ kl_status kl__cg_omp(const kl_args *a, kl_reps *reps);
  * exactly), every value finite, no entry given twice, every diagonal
  * entry present and positive and every 2x2 principal minor positive
  * (necessary for positive definiteness); KL_USAGE with one line naming
- * the file, the line and what is wrong otherwise. rows and nnz are the
- * full matrix's (both triangles). load fills CSR arrays of exactly that
- * size, columns sorted within each row. Results are kept for the last
- * file scanned (its path, size and modification time). */
+ * the file, the line and what is wrong otherwise. Symmetric storage may
+ * give either triangle (each pair once); symmetry is bitwise; explicit
+ * zeros are kept and counted; a data line may not pass 4 MiB. rows and
+ * nnz are the full matrix's (both triangles). load fills CSR arrays of
+ * exactly that size, columns sorted within each row, and fails with
+ * KL_IO where the file changed since the scan. Results are kept for the
+ * last file scanned (its path, size and modification time). */
 typedef struct kl_cg_matrix_info {
   int64_t rows, nnz;
   int symmetric_storage;
