@@ -12,4 +12,14 @@
 #include <cublas_v2.h>
 #endif
 
+/* Its calls are checked as the runtime's are: the error names the call,
+ * file and line. */
+#define KL_CUBLAS_CHECK(call)                                                 \
+  do {                                                                        \
+    cublasStatus_t kl_st_ = (call);                                           \
+    if (kl_st_ != CUBLAS_STATUS_SUCCESS)                                      \
+      return KL_FAIL(KL_DEVICE, "%s failed: %s", #call,                       \
+                     cublasGetStatusString(kl_st_));                          \
+  } while (0)
+
 #endif

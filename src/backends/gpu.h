@@ -38,6 +38,13 @@
                      cudaGetErrorString(kl_err_));                            \
   } while (0)
 
+/* A step that returns a status: its failure is the caller's. */
+#define KL_TRY(call)                                                          \
+  do {                                                                        \
+    kl_status kl_try_ = (call);                                               \
+    if (kl_try_ != KL_OK) return kl_try_;                                     \
+  } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

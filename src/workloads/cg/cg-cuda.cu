@@ -71,12 +71,6 @@ enum { RUNNING = 0, STOPPED = 1, BROKE_DOWN = 2, REPLACE = 3 };
 #define SCALARS(a) VEC(a, CG_SCALARS)
 #define PARTIALS(a) VEC(a, CG_PARTIALS)
 
-#define TRY(call)                                                             \
-  do {                                                                        \
-    kl_status try_ = (call);                                                  \
-    if (try_ != KL_OK) return try_;                                           \
-  } while (0)
-
 /* cg.h's stopping rule as the kernels take it. */
 typedef struct stop_rule {
   int64_t maxit;
@@ -768,10 +762,10 @@ static kl_status require(const kl_args *a, int index, int64_t count,
 /* The scratch every GPU rung reads (kl__cg_gpu_scratch). */
 static kl_status require_scratch(const kl_args *a) {
   const int64_t rows = CG_ROWS(a->plan);
-  TRY(require(a, CG_R, rows, "r"));
-  TRY(require(a, CG_P, rows, "p"));
-  TRY(require(a, CG_AP, rows, "Ap"));
-  TRY(require(a, CG_SCALARS, CG_SCALAR_COUNT, "the device scalars"));
+  KL_TRY(require(a, CG_R, rows, "r"));
+  KL_TRY(require(a, CG_P, rows, "p"));
+  KL_TRY(require(a, CG_AP, rows, "Ap"));
+  KL_TRY(require(a, CG_SCALARS, CG_SCALAR_COUNT, "the device scalars"));
   return require(a, CG_PARTIALS, CG_PARTIAL_COUNT, "the partial sums");
 }
 
@@ -837,12 +831,12 @@ static kl_status repeat(const kl_args *a, kl_reps *reps, const geometry *g,
   const kl_backend *b = a->ctx->backend;
   for (int i = 0; i < reps->count; i++) {
     int64_t k = 0;
-    if (a->reset) TRY(a->reset(a));
-    if (untimed) TRY(untimed(a, g, &k));
-    TRY(b->record(a->ctx, 0, 0));
-    TRY(solve(a, g, &k));
-    TRY(b->record(a->ctx, 1, 0));
-    TRY(b->elapsed(a->ctx, 0, 1, &reps->seconds[i]));
+    if (a->reset) KL_TRY(a->reset(a));
+    if (untimed) KL_TRY(untimed(a, g, &k));
+    KL_TRY(b->record(a->ctx, 0, 0));
+    KL_TRY(solve(a, g, &k));
+    KL_TRY(b->record(a->ctx, 1, 0));
+    KL_TRY(b->elapsed(a->ctx, 0, 1, &reps->seconds[i]));
     if (a->counts) a->counts[CG_COUNT_ITERATIONS] = (double)k;
   }
   return KL_OK;
@@ -865,22 +859,22 @@ static kl_status seed_solve(const kl_args *a, const geometry *g,
                             const seed_ops *op, int64_t *iterations) {
   double rr = 0, bb = 0, rr_old = 0;
   int64_t k = 0;
-  TRY(op->matvec(a, g, CG_X, CG_AP));
-  TRY(op->waxpby(a, g, 1, CG_B, -1, CG_AP, CG_R));
-  TRY(op->dot(a, g, CG_R, CG_R, &rr));
-  TRY(op->dot(a, g, CG_B, CG_B, &bb));
+  KL_TRY(op->matvec(a, g, CG_X, CG_AP));
+  KL_TRY(op->waxpby(a, g, 1, CG_B, -1, CG_AP, CG_R));
+  KL_TRY(op->dot(a, g, CG_R, CG_R, &rr));
+  KL_TRY(op->dot(a, g, CG_B, CG_B, &bb));
   while (go_on(g->stop, k, rr, bb)) {
-    if (k == 0) TRY(op->waxpby(a, g, 1, CG_R, 0, CG_R, CG_P));
-    else TRY(op->waxpby(a, g, 1, CG_R, rr / rr_old, CG_P, CG_P));
-    TRY(op->matvec(a, g, CG_P, CG_AP));
+    if (k == 0) KL_TRY(op->waxpby(a, g, 1, CG_R, 0, CG_R, CG_P));
+    else KL_TRY(op->waxpby(a, g, 1, CG_R, rr / rr_old, CG_P, CG_P));
+    KL_TRY(op->matvec(a, g, CG_P, CG_AP));
     double pap = 0;
-    TRY(op->dot(a, g, CG_P, CG_AP, &pap));
+    KL_TRY(op->dot(a, g, CG_P, CG_AP, &pap));
     if (!positive_finite(pap)) return kl__cg_not_spd(pap, k);
     const double alpha = rr / pap;
-    TRY(op->waxpby(a, g, 1, CG_X, alpha, CG_P, CG_X));
-    TRY(op->waxpby(a, g, 1, CG_R, -alpha, CG_AP, CG_R));
+    KL_TRY(op->waxpby(a, g, 1, CG_X, alpha, CG_P, CG_X));
+    KL_TRY(op->waxpby(a, g, 1, CG_R, -alpha, CG_AP, CG_R));
     rr_old = rr;
-    TRY(op->dot(a, g, CG_R, CG_R, &rr));
+    KL_TRY(op->dot(a, g, CG_R, CG_R, &rr));
     k++;
   }
   *iterations = k;
@@ -958,27 +952,27 @@ static kl_status to_host(const kl_args *a, const geometry *g, int buffer) {
 
 static kl_status copied_matvec(const kl_args *a, const geometry *g, int in,
                                int out) {
-  TRY(to_device(a, g, CG_OFFSETS));
-  TRY(to_device(a, g, CG_COLUMNS));
-  TRY(to_device(a, g, CG_VALUES));
-  TRY(to_device(a, g, in));
-  TRY(resident_matvec(a, g, in, out));
+  KL_TRY(to_device(a, g, CG_OFFSETS));
+  KL_TRY(to_device(a, g, CG_COLUMNS));
+  KL_TRY(to_device(a, g, CG_VALUES));
+  KL_TRY(to_device(a, g, in));
+  KL_TRY(resident_matvec(a, g, in, out));
   return to_host(a, g, out);
 }
 
 static kl_status copied_waxpby(const kl_args *a, const geometry *g,
                                double alpha, int x, double beta, int y,
                                int w) {
-  TRY(to_device(a, g, x));
-  if (y != x) TRY(to_device(a, g, y));
-  TRY(resident_waxpby(a, g, alpha, x, beta, y, w));
+  KL_TRY(to_device(a, g, x));
+  if (y != x) KL_TRY(to_device(a, g, y));
+  KL_TRY(resident_waxpby(a, g, alpha, x, beta, y, w));
   return to_host(a, g, w);
 }
 
 static kl_status copied_dot(const kl_args *a, const geometry *g, int x, int y,
                             double *result) {
-  TRY(to_device(a, g, x));
-  if (y != x) TRY(to_device(a, g, y));
+  KL_TRY(to_device(a, g, x));
+  if (y != x) KL_TRY(to_device(a, g, y));
   return resident_dot(a, g, x, y, result);
 }
 
@@ -999,7 +993,7 @@ static kl_status mirror_of(const kl_args *a, geometry *g) {
     return KL_FAIL(KL_USAGE, "cg: cuda-copied needs its host mirror "
                    "(kl__cg_gpu_copied_scratch)");
   const int64_t bytes = kl__cg_mirror_bytes(a->plan, g->mirror_at);
-  TRY(require(a, CG_MIRROR, bytes, "cuda-copied's host mirror"));
+  KL_TRY(require(a, CG_MIRROR, bytes, "cuda-copied's host mirror"));
   g->mirror = (unsigned char *)a->buffers[CG_MIRROR];
   return KL_OK;
 }
@@ -1014,9 +1008,9 @@ static kl_status copied_x0(const kl_args *a, const geometry *g,
 
 static kl_status copied_solve(const kl_args *a, const geometry *g,
                               int64_t *iterations) {
-  TRY(seed_solve(a, g, &copied_ops, iterations));
+  KL_TRY(seed_solve(a, g, &copied_ops, iterations));
   /* x lives on the host; the check reads the device's. */
-  TRY(to_device(a, g, CG_X));
+  KL_TRY(to_device(a, g, CG_X));
   KL_GPU_CHECK(cudaStreamSynchronize(g->s));
   return KL_OK;
 }
@@ -1117,18 +1111,18 @@ static kl_status launch_direction(const kl_args *a, const geometry *g,
 static kl_status fused_solve(const kl_args *a, const geometry *g,
                              int64_t *iterations) {
   double start[2] = {0, 0}, pap = 0, rr_next = 0;
-  TRY(launch_start(a, g));
-  TRY(totals(a, g, 2, start));
+  KL_TRY(launch_start(a, g));
+  KL_TRY(totals(a, g, 2, start));
   double rr = start[0], beta = 0;
   const double bb = start[1];
   int64_t k = 0;
   while (go_on(g->stop, k, rr, bb)) {
-    if (k > 0) TRY(launch_direction<false>(a, g, beta));
-    TRY(launch_spmv_dot<false>(a, g));
-    TRY(totals(a, g, 1, &pap));
+    if (k > 0) KL_TRY(launch_direction<false>(a, g, beta));
+    KL_TRY(launch_spmv_dot<false>(a, g));
+    KL_TRY(totals(a, g, 1, &pap));
     if (!positive_finite(pap)) return kl__cg_not_spd(pap, k);
-    TRY(launch_update<false>(a, g, rr / pap));
-    TRY(totals(a, g, 1, &rr_next));
+    KL_TRY(launch_update<false>(a, g, rr / pap));
+    KL_TRY(totals(a, g, 1, &rr_next));
     beta = rr_next / rr;
     rr = rr_next;
     k++;
@@ -1176,7 +1170,7 @@ static kl_status finish(const kl_args *a, const geometry *g, int which) {
 }
 
 static kl_status scalar_start(const kl_args *a, const geometry *g) {
-  TRY(launch_start(a, g));
+  KL_TRY(launch_start(a, g));
   return finish(a, g, FINISH_START);
 }
 
@@ -1184,11 +1178,11 @@ static kl_status scalar_iterations(const kl_args *a, const geometry *g,
                                    int64_t first, int count) {
   (void)first;
   for (int i = 0; i < count; i++) {
-    TRY(launch_spmv_dot<true>(a, g));
-    TRY(finish(a, g, FINISH_PAP));
-    TRY(launch_update<true>(a, g, 0));
-    TRY(finish(a, g, FINISH_RR));
-    TRY(launch_direction<true>(a, g, 0));
+    KL_TRY(launch_spmv_dot<true>(a, g));
+    KL_TRY(finish(a, g, FINISH_PAP));
+    KL_TRY(launch_update<true>(a, g, 0));
+    KL_TRY(finish(a, g, FINISH_RR));
+    KL_TRY(launch_direction<true>(a, g, 0));
   }
   return KL_OK;
 }
@@ -1202,7 +1196,7 @@ static kl_status device_solve(const kl_args *a, const geometry *g,
                               const device_rung *d, int64_t *k) {
   double flag[3] = {RUNNING, 0, 0};
   const int64_t maxit = g->stop.maxit;
-  TRY(d->start(a, g));
+  KL_TRY(d->start(a, g));
   /* launched: iterations launched (the matrix-free rung's parity of p);
    * seen: the device's count at the last read. */
   for (int64_t launched = 0, seen = 0;;) {
@@ -1212,13 +1206,13 @@ static kl_status device_solve(const kl_args *a, const geometry *g,
       KL_GPU_CHECK(cudaGraphLaunch(g->graph, g->s));
     } else {
       if (maxit - seen < count) count = (int)(maxit - seen);
-      TRY(d->iterations(a, g, launched, count));
+      KL_TRY(d->iterations(a, g, launched, count));
     }
     launched += count;
-    TRY(read_back(flag, SCALARS(a) + S_DONE, 3, g->s));
+    KL_TRY(read_back(flag, SCALARS(a) + S_DONE, 3, g->s));
     const int64_t now = (int64_t)flag[1];
     if (flag[0] == REPLACE && d->replace) {
-      TRY(d->replace(a, g));
+      KL_TRY(d->replace(a, g));
     } else if (flag[0] != RUNNING) {
       break;
     } else if (now >= maxit || now == seen) {
@@ -1295,7 +1289,7 @@ static kl_status pipe_products(const kl_args *a, const geometry *g) {
 }
 
 static kl_status pipe_start(const kl_args *a, const geometry *g) {
-  TRY(pipe_products(a, g));
+  KL_TRY(pipe_products(a, g));
   pipe_finish_start_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(
       PARTIALS(a), g->blocks, SCALARS(a), g->stop);
   KL_GPU_CHECK_LAUNCH(pipe_finish_start_kernel);
@@ -1324,7 +1318,7 @@ static kl_status pipe_iterations(const kl_args *a, const geometry *g,
 }
 
 static kl_status pipe_replace(const kl_args *a, const geometry *g) {
-  TRY(pipe_products(a, g));
+  KL_TRY(pipe_products(a, g));
   pipe_resume_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
   KL_GPU_CHECK_LAUNCH(pipe_resume_kernel);
   return KL_OK;
@@ -1385,7 +1379,7 @@ static geometry mf_geometry_of(const kl_args *a) {
 static kl_status mf_start(const kl_args *a, const geometry *g) {
   mf_vectors v = {VEC(a, CG_X), NULL, VEC(a, CG_B),
                   NULL,         VEC(a, CG_R), VEC(a, CG_P)};
-  TRY(launch_stencil<MF_START>(a, g, v));
+  KL_TRY(launch_stencil<MF_START>(a, g, v));
   return finish(a, g, FINISH_START);
 }
 
@@ -1399,11 +1393,11 @@ static kl_status mf_iterations(const kl_args *a, const geometry *g,
     double *p_old = VEC(a, odd ? CG_AP : CG_P);
     double *p_new = VEC(a, odd ? CG_P : CG_AP);
     mf_vectors direction = {VEC(a, CG_R), p_old, NULL, NULL, NULL, p_new};
-    TRY(launch_stencil<MF_DIRECTION>(a, g, direction));
-    TRY(finish(a, g, FINISH_PAP));
+    KL_TRY(launch_stencil<MF_DIRECTION>(a, g, direction));
+    KL_TRY(finish(a, g, FINISH_PAP));
     mf_vectors update = {p_new, NULL, NULL, VEC(a, CG_X), VEC(a, CG_R), NULL};
-    TRY(launch_stencil<MF_UPDATE>(a, g, update));
-    TRY(finish(a, g, FINISH_RR));
+    KL_TRY(launch_stencil<MF_UPDATE>(a, g, update));
+    KL_TRY(finish(a, g, FINISH_RR));
   }
   return KL_OK;
 }
@@ -1427,58 +1421,58 @@ static kl_status ready(const kl_args *a) {
 }
 
 extern "C" kl_status kl__cg_gpu_copied(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   geometry g = geometry_of(a);
-  TRY(mirror_of(a, &g));
+  KL_TRY(mirror_of(a, &g));
   return repeat(a, reps, &g, copied_x0, copied_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_resident(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, resident_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_vector(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, vector_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, stream_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, fused_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_device_scalars(const kl_args *a,
                                                kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, device_scalars_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps) {
-  TRY(ready(a));
+  KL_TRY(ready(a));
   geometry g = geometry_of(a);
-  TRY(ensure_graph(a, &g, scalar_iterations));
+  KL_TRY(ensure_graph(a, &g, scalar_iterations));
   return repeat(a, reps, &g, NULL, device_scalars_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps) {
   const int64_t rows = CG_ROWS(a->plan);
-  TRY(ready(a));
-  TRY(require(a, CG_W, rows, "w (kl__cg_gpu_pipelined_scratch)"));
-  TRY(require(a, CG_Z, rows, "z (kl__cg_gpu_pipelined_scratch)"));
-  TRY(require(a, CG_S, rows, "s (kl__cg_gpu_pipelined_scratch)"));
+  KL_TRY(ready(a));
+  KL_TRY(require(a, CG_W, rows, "w (kl__cg_gpu_pipelined_scratch)"));
+  KL_TRY(require(a, CG_Z, rows, "z (kl__cg_gpu_pipelined_scratch)"));
+  KL_TRY(require(a, CG_S, rows, "s (kl__cg_gpu_pipelined_scratch)"));
   geometry g = geometry_of(a);
-  TRY(ensure_graph(a, &g, pipe_iterations));
+  KL_TRY(ensure_graph(a, &g, pipe_iterations));
   return repeat(a, reps, &g, NULL, pipelined_solve);
 }
 
@@ -1488,9 +1482,9 @@ extern "C" kl_status kl__cg_gpu_matrix_free(const kl_args *a,
   if (!CG_IS_GRID(p) || CG_ROWS(p) != CG_N(p) * CG_N(p) * CG_N(p))
     return kl__usage(KL_UNAVAILABLE, "cg: cuda-matrix-free needs a grid "
                      "(a stencil), not a matrix");
-  TRY(ready(a));
+  KL_TRY(ready(a));
   geometry g = mf_geometry_of(a);
-  TRY(ensure_graph(a, &g, mf_iterations));
+  KL_TRY(ensure_graph(a, &g, mf_iterations));
   return repeat(a, reps, &g, NULL, matrix_free_solve);
 }
 
@@ -1502,10 +1496,10 @@ extern "C" kl_status kl__cg_gpu_setup(kl_args *a) {
   a->state.pointer[0] = NULL;
   if (!has_mirror(a->plan)) return KL_OK;
   geometry g = geometry_of(a);
-  TRY(mirror_of(a, &g));
-  TRY(to_host(a, &g, CG_OFFSETS));
-  TRY(to_host(a, &g, CG_COLUMNS));
-  TRY(to_host(a, &g, CG_VALUES));
+  KL_TRY(mirror_of(a, &g));
+  KL_TRY(to_host(a, &g, CG_OFFSETS));
+  KL_TRY(to_host(a, &g, CG_COLUMNS));
+  KL_TRY(to_host(a, &g, CG_VALUES));
   return to_host(a, &g, CG_B);
 }
 

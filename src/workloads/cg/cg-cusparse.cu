@@ -19,20 +19,6 @@
 #include "../../backends/gpu-sparse.h"
 #include "cg.h"
 
-#define KL_CUBLAS_CHECK(call)                                                 \
-  do {                                                                        \
-    cublasStatus_t kl_st_ = (call);                                           \
-    if (kl_st_ != CUBLAS_STATUS_SUCCESS)                                      \
-      return KL_FAIL(KL_DEVICE, "%s failed: %s", #call,                       \
-                     cublasGetStatusString(kl_st_));                          \
-  } while (0)
-
-#define TRY(call)                                                             \
-  do {                                                                        \
-    kl_status try_ = (call);                                                  \
-    if (try_ != KL_OK) return try_;                                           \
-  } while (0)
-
 /* The rung's state: the two handles and the matrix's descriptor (its
  * SpMV analysis lives in the SpMV buffer). The vectors' descriptors are
  * made around each SpMV, as CuPy makes them: host calls of a few
@@ -124,7 +110,7 @@ static kl_status solve(const kl_args *a, int64_t *iterations) {
   double rr = 0, bb = 0, rr_old = 0;
   int64_t k = 0;
   /* r = b - A x0 */
-  TRY(spmv(a, x, ap));
+  KL_TRY(spmv(a, x, ap));
   KL_GPU_CHECK(cudaMemcpyAsync(r, b, sizeof(double) * (size_t)n,
                                cudaMemcpyDeviceToDevice, s));
   KL_CUBLAS_CHECK(cublasDaxpy(blas, n, &minus_one, ap, 1, r, 1));
@@ -139,7 +125,7 @@ static kl_status solve(const kl_args *a, int64_t *iterations) {
       KL_CUBLAS_CHECK(cublasDscal(blas, n, &beta, p, 1));
       KL_CUBLAS_CHECK(cublasDaxpy(blas, n, &one, r, 1, p, 1));
     }
-    TRY(spmv(a, p, ap));
+    KL_TRY(spmv(a, p, ap));
     double pap = 0;
     KL_CUBLAS_CHECK(cublasDdot(blas, n, p, 1, ap, 1, &pap));
     if (!(pap > 0) || !isfinite(pap)) return kl__cg_not_spd(pap, k);
@@ -163,11 +149,11 @@ extern "C" kl_status kl__cg_cusparse(const kl_args *a, kl_reps *reps) {
     return KL_FAIL(KL_USAGE, "cg: cusparse runs after its setup");
   for (int i = 0; i < reps->count; i++) {
     int64_t k = 0;
-    if (a->reset) TRY(a->reset(a));
-    TRY(b->record(a->ctx, 0, 0));
-    TRY(solve(a, &k));
-    TRY(b->record(a->ctx, 1, 0));
-    TRY(b->elapsed(a->ctx, 0, 1, &reps->seconds[i]));
+    if (a->reset) KL_TRY(a->reset(a));
+    KL_TRY(b->record(a->ctx, 0, 0));
+    KL_TRY(solve(a, &k));
+    KL_TRY(b->record(a->ctx, 1, 0));
+    KL_TRY(b->elapsed(a->ctx, 0, 1, &reps->seconds[i]));
     if (a->counts) a->counts[CG_COUNT_ITERATIONS] = (double)k;
   }
   return KL_OK;

@@ -43,9 +43,15 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);
 kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,
                             double *residual);
 
-/* The Poisson matrix: nonzeros, diagonal, the CSR arrays (offsets of
- * rows + 1, columns, values), and one row's product with v in the CSR's
- * order. */
+/* The Poisson matrix: one row's entries in the CSR's order (their count,
+ * at most CG_STENCIL_MAX), the nonzeros, the diagonal, the CSR arrays
+ * (offsets of rows + 1, columns, values), and one row's product with v
+ * in the CSR's order. Every one of them, and the check, walks a row
+ * through kl__cg_stencil_entries. */
+#define CG_STENCIL_MAX 27
+int kl__cg_stencil_entries(int64_t n, int stencil, int64_t row,
+                           int64_t columns[CG_STENCIL_MAX],
+                           double values[CG_STENCIL_MAX]);
 int64_t kl__cg_stencil_nnz(int64_t n, int stencil);
 double kl__cg_stencil_diagonal(int stencil);
 void kl__cg_stencil_csr(int64_t n, int stencil, int64_t *offsets,

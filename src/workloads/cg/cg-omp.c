@@ -21,14 +21,32 @@
 #define AXIS_RANGE(c, n, lo, hi)                                              \
   const int lo = (c) > 0 ? -1 : 0, hi = (c) < (n) - 1 ? 1 : 0
 
-static int64_t row_nnz(int64_t row, int64_t n, int stencil) {
+int kl__cg_stencil_entries(int64_t n, int stencil, int64_t row,
+                           int64_t columns[CG_STENCIL_MAX],
+                           double values[CG_STENCIL_MAX]) {
   const int64_t i = row % n, j = row / n % n, k = row / n / n;
   AXIS_RANGE(i, n, i0, i1);
   AXIS_RANGE(j, n, j0, j1);
   AXIS_RANGE(k, n, k0, k1);
-  if (stencil == CG_STENCIL_27)
-    return (int64_t)(i1 - i0 + 1) * (j1 - j0 + 1) * (k1 - k0 + 1);
-  return 1 + (i1 - i0) + (j1 - j0) + (k1 - k0);
+  const double diagonal = kl__cg_stencil_diagonal(stencil);
+  int e = 0;
+  if (stencil == CG_STENCIL_27) {
+    for (int dk = k0; dk <= k1; dk++)
+      for (int dj = j0; dj <= j1; dj++)
+        for (int di = i0; di <= i1; di++, e++) {
+          columns[e] = row + di + n * (dj + n * dk);
+          values[e] = di == 0 && dj == 0 && dk == 0 ? diagonal : -1.0;
+        }
+    return e;
+  }
+  const int64_t step[3] = {n * n, n, 1};
+  const int lo[3] = {k0, j0, i0}, hi[3] = {k1, j1, i1};
+  for (int a = 0; a < 3; a++)
+    if (lo[a]) columns[e] = row - step[a], values[e++] = -1.0;
+  columns[e] = row, values[e++] = diagonal;
+  for (int a = 2; a >= 0; a--)
+    if (hi[a]) columns[e] = row + step[a], values[e++] = -1.0;
+  return e;
 }
 
 int64_t kl__cg_stencil_nnz(int64_t n, int stencil) {
@@ -43,62 +61,30 @@ double kl__cg_stencil_diagonal(int stencil) {
 void kl__cg_stencil_csr(int64_t n, int stencil, int64_t *offsets,
                         int32_t *columns, double *values) {
   const int64_t rows = n * n * n;
-  const double diagonal = kl__cg_stencil_diagonal(stencil);
+  int64_t c[CG_STENCIL_MAX];
+  double v[CG_STENCIL_MAX];
   offsets[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) private(c, v)
   for (int64_t row = 0; row < rows; row++)
-    offsets[row + 1] = row_nnz(row, n, stencil);
+    offsets[row + 1] = kl__cg_stencil_entries(n, stencil, row, c, v);
   for (int64_t row = 0; row < rows; row++) offsets[row + 1] += offsets[row];
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) private(c, v)
   for (int64_t row = 0; row < rows; row++) {
-    const int64_t i = row % n, j = row / n % n, k = row / n / n;
-    AXIS_RANGE(i, n, i0, i1);
-    AXIS_RANGE(j, n, j0, j1);
-    AXIS_RANGE(k, n, k0, k1);
-    int64_t e = offsets[row];
-    if (stencil == CG_STENCIL_27) {
-      for (int dk = k0; dk <= k1; dk++)
-        for (int dj = j0; dj <= j1; dj++)
-          for (int di = i0; di <= i1; di++, e++) {
-            columns[e] = (int32_t)(row + di + n * (dj + n * dk));
-            values[e] = di == 0 && dj == 0 && dk == 0 ? diagonal : -1.0;
-          }
-    } else {
-      const int64_t step[3] = {n * n, n, 1};
-      const int lo[3] = {k0, j0, i0}, hi[3] = {k1, j1, i1};
-      for (int a = 0; a < 3; a++)
-        if (lo[a]) columns[e] = (int32_t)(row - step[a]), values[e++] = -1.0;
-      columns[e] = (int32_t)row, values[e++] = diagonal;
-      for (int a = 2; a >= 0; a--)
-        if (hi[a]) columns[e] = (int32_t)(row + step[a]), values[e++] = -1.0;
+    const int count = kl__cg_stencil_entries(n, stencil, row, c, v);
+    for (int e = 0; e < count; e++) {
+      columns[offsets[row] + e] = (int32_t)c[e];
+      values[offsets[row] + e] = v[e];
     }
   }
 }
 
 double kl__cg_stencil_row(int64_t n, int stencil, int64_t row,
                           const double *v) {
-  const int64_t i = row % n, j = row / n % n, k = row / n / n;
-  AXIS_RANGE(i, n, i0, i1);
-  AXIS_RANGE(j, n, j0, j1);
-  AXIS_RANGE(k, n, k0, k1);
-  const double diagonal = kl__cg_stencil_diagonal(stencil);
+  int64_t c[CG_STENCIL_MAX];
+  double a[CG_STENCIL_MAX];
+  const int count = kl__cg_stencil_entries(n, stencil, row, c, a);
   double sum = 0;
-  if (stencil == CG_STENCIL_27) {
-    for (int dk = k0; dk <= k1; dk++)
-      for (int dj = j0; dj <= j1; dj++)
-        for (int di = i0; di <= i1; di++) {
-          const double x = v[row + di + n * (dj + n * dk)];
-          sum += di == 0 && dj == 0 && dk == 0 ? diagonal * x : -1.0 * x;
-        }
-    return sum;
-  }
-  if (k0) sum += -1.0 * v[row - n * n];
-  if (j0) sum += -1.0 * v[row - n];
-  if (i0) sum += -1.0 * v[row - 1];
-  sum += diagonal * v[row];
-  if (i1) sum += -1.0 * v[row + 1];
-  if (j1) sum += -1.0 * v[row + n];
-  if (k1) sum += -1.0 * v[row + n * n];
+  for (int e = 0; e < count; e++) sum += a[e] * v[c[e]];
   return sum;
 }
 
@@ -107,34 +93,18 @@ double kl__cg_x_star(uint64_t seed, int64_t i) {
 }
 
 void kl__cg_make_b(const kl__cg_matrix *m, uint64_t seed, double *b) {
-#pragma omp parallel for schedule(static)
+  int64_t c[CG_STENCIL_MAX];
+  double a[CG_STENCIL_MAX];
+#pragma omp parallel for schedule(static) private(c, a)
   for (int64_t row = 0; row < m->rows; row++) {
     double sum = 0;
     if (m->values) {
       for (int64_t e = m->offsets[row]; e < m->offsets[row + 1]; e++)
         sum += m->values[e] * kl__cg_x_star(seed, m->columns[e]);
     } else {
-      /* The stencil's order, as in kl__cg_stencil_row. */
-      const int64_t n = m->n, i = row % n, j = row / n % n, k = row / n / n;
-      AXIS_RANGE(i, n, i0, i1);
-      AXIS_RANGE(j, n, j0, j1);
-      AXIS_RANGE(k, n, k0, k1);
-      const double diagonal = kl__cg_stencil_diagonal(m->stencil);
-      if (m->stencil == CG_STENCIL_27) {
-        for (int dk = k0; dk <= k1; dk++)
-          for (int dj = j0; dj <= j1; dj++)
-            for (int di = i0; di <= i1; di++)
-              sum += (di == 0 && dj == 0 && dk == 0 ? diagonal : -1.0) *
-                     kl__cg_x_star(seed, row + di + n * (dj + n * dk));
-      } else {
-        const int64_t step[3] = {n * n, n, 1};
-        const int lo[3] = {k0, j0, i0}, hi[3] = {k1, j1, i1};
-        for (int a = 0; a < 3; a++)
-          if (lo[a]) sum += -1.0 * kl__cg_x_star(seed, row - step[a]);
-        sum += diagonal * kl__cg_x_star(seed, row);
-        for (int a = 2; a >= 0; a--)
-          if (hi[a]) sum += -1.0 * kl__cg_x_star(seed, row + step[a]);
-      }
+      const int count = kl__cg_stencil_entries(m->n, m->stencil, row, c, a);
+      for (int e = 0; e < count; e++)
+        sum += a[e] * kl__cg_x_star(seed, c[e]);
     }
     b[row] = sum;
   }

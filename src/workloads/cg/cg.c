@@ -250,20 +250,13 @@ static void true_residual(const kl__cg_matrix *m, const double *b,
       }
       width = m->offsets[row + 1] - m->offsets[row];
     } else {
-      const int64_t n = m->n, i = row % n, j = row / n % n, k = row / n / n;
-      const int64_t lo[3] = {i > 0 ? -1 : 0, j > 0 ? -1 : 0, k > 0 ? -1 : 0},
-                    hi[3] = {i < n - 1, j < n - 1, k < n - 1};
-      const long double diagonal = kl__cg_stencil_diagonal(m->stencil);
-      for (int64_t dk = lo[2]; dk <= hi[2]; dk++)
-        for (int64_t dj = lo[1]; dj <= hi[1]; dj++)
-          for (int64_t di = lo[0]; di <= hi[0]; di++) {
-            const int zeros = (di == 0) + (dj == 0) + (dk == 0);
-            if (m->stencil == CG_STENCIL_7 && zeros < 2) continue;
-            const long double a = zeros == 3 ? diagonal : -1.0L;
-            sum += a * x[row + di + n * (dj + n * dk)];
-            abs_sum += fabsl(a);
-            width++;
-          }
+      int64_t c[CG_STENCIL_MAX];
+      double a[CG_STENCIL_MAX];
+      width = kl__cg_stencil_entries(m->n, m->stencil, row, c, a);
+      for (int64_t e = 0; e < width; e++) {
+        sum += (long double)a[e] * x[c[e]];
+        abs_sum += fabsl((long double)a[e]);
+      }
     }
     const long double d = b[row] - sum;
     rr += d * d;

@@ -8,14 +8,6 @@
 #include "../../backends/gpu-blas.h"
 #include "gemm.h"
 
-#define KL_CUBLAS_CHECK(call)                                                 \
-  do {                                                                        \
-    cublasStatus_t kl_st_ = (call);                                           \
-    if (kl_st_ != CUBLAS_STATUS_SUCCESS)                                      \
-      return KL_FAIL(KL_DEVICE, "%s failed: %s", #call,                       \
-                     cublasGetStatusString(kl_st_));                          \
-  } while (0)
-
 /* ---- the reference rung -------------------------------------------------- */
 
 /* The handle lives in the rung's state: made once per problem, outside
