@@ -2,7 +2,9 @@
 # On the GPU machine: variants of the cg CUDA kernels' tuning constants
 # (-D flags to the CUDA compile), each built in its own folder and run on
 # the 201^3 27-point ladder (fixed 100 iterations) beside cusparse.
-# Usage: bash scripts/gpu-cg-tune.sh NAME="FLAGS" ...; a table last.
+# Usage: [RUNGS=a,b] bash scripts/gpu-cg-tune.sh NAME="FLAGS" ...; a table
+# last. RUNGS (default: csr-stream, graph, matrix-free, cusparse) picks the
+# rungs.
 set -uo pipefail
 final=${OUT:-/tmp/kladder-out}
 out=$(mktemp -d)

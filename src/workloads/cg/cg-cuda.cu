@@ -29,7 +29,7 @@
 #include "cg.h"
 
 #define BLOCK 256       /* threads of every kernel but the final sums */
-#define FINAL_BLOCK 256 /* the one block that sums a reduction's partials */
+#define FINAL_BLOCK 1024 /* the one block that sums a reduction's partials */
 
 /* Iterations the device-scalar rungs launch between two reads of the done
  * flag. Each read costs a copy and a sync (~10-20 us with the GPU idle
@@ -135,9 +135,13 @@ static __device__ __forceinline__ void store_partial(double v,
  * that sums; every thread must call it. The same order every run. */
 static __device__ double total(const double *partials, int which,
                                unsigned count) {
+  const double *partial = PARTIAL(partials, which);
   double v = 0;
-  for (unsigned b = threadIdx.x; b < count; b += blockDim.x)
-    v += PARTIAL(partials, which)[b];
+  /* Four loads in flight a thread: the matrix-free sweeps leave up to
+   * CG_MAX_BLOCKS partials, and a loop that waited for each load in turn
+   * took tens of microseconds an iteration. */
+#pragma unroll 4
+  for (unsigned b = threadIdx.x; b < count; b += blockDim.x) v += partial[b];
   return kl_block_reduce<KL_OP_SUM>(v);
 }
 
@@ -586,42 +590,41 @@ static __global__ void pipe_resume_kernel(double *scalars) {
 
 /* ---- 8. matrix-free: the stencil from the grid -------------------------- */
 
-/* A warp takes a tile of warpSize - 2 columns (its lanes hold one more
- * column on either side, the x neighbours reached by shuffles), MF_ROWS
- * rows (each lane loads MF_ROWS + 2, the y neighbours in registers) and
- * MF_PLANES planes, which it marches along z: each plane's values are
- * loaded once and serve as the z neighbours of the planes before and
- * after. So a point's stencil costs about (MF_ROWS + 2) / MF_ROWS *
- * warpSize / (warpSize - 2) * (MF_PLANES + 2) / MF_PLANES loads of each
- * vector it reads, not 7 or 27, all from L1/L2 but the first. No shared
- * memory, no barrier: warps are independent.
+/* A block takes a tile of the grid: warpSize - 2 columns (each warp's
+ * lanes hold one column more on either side, the x neighbours reached by
+ * shuffles), MF_ROWS rows a warp with the block's warps stacked in y (each
+ * lane loads MF_ROWS + 2 rows, so a warp's halo rows are its neighbour
+ * warps' own rows, found in L1), and MF_PLANES planes, which the lanes
+ * march along z: each plane loaded serves as the z neighbour of the planes
+ * before and after. No shared memory and no barrier.
+ *
+ * The blocks take the tiles in address order, one tile a block (a stride
+ * only where the tiles outnumber CG_MAX_BLOCKS), so that the GPU sweeps
+ * memory in order as a copy does (laplacian NOTES, attempt 6). Before
+ * any store a lane loads its own points' other inputs (x and r, or b) for
+ * the whole tile: loads after a store to a vector that might alias them
+ * would wait for each plane in turn.
  *
  * The 27-point sum is a 3x3x3 box: 27 q_i - (the 26 neighbours) = 28 q_i -
  * box(q), and a box is a sum of three planes' 3x3 sums, each the sum of
  * three rows' x-sums. The 7-point: 6 q_i - the four in the plane - the
  * centres of the planes above and below. Points outside the grid count as
- * zero: exactly the truncated rows of the CSR matrix. MF_ROWS and
- * MF_MIN_BLOCKS were tuned on the H100 (below). */
-#define MF_BLOCK 256
-#ifndef MF_ROWS /* -D for tuning */
+ * zero: exactly the truncated rows of the CSR matrix. The shape was tuned
+ * on the H100 (NOTES.md, matrix-free attempts). */
+#ifndef MF_BLOCK /* -D for tuning */
+#define MF_BLOCK 128
+#endif
+#ifndef MF_ROWS
 #define MF_ROWS 2
 #endif
 #ifndef MF_PLANES
-#define MF_PLANES 8
-#endif
-/* Four blocks (32 warps) an SM with 2 rows a lane: each row is loaded
- * twice (its own and its neighbours' tiles), but the SM holds twice the
- * loads in flight. At 201^3 on the H100: 0.365 ms an iteration against
- * 0.49 with 8 rows and two blocks, 0.374 with 4 rows and three (NOTES.md,
- * scripts/gpu-cg-tune.sh). */
-#ifndef MF_MIN_BLOCKS
-#define MF_MIN_BLOCKS 4
+#define MF_PLANES 3
 #endif
 
 enum { MF_START, MF_DIRECTION, MF_UPDATE };
 
 typedef struct mf_grid {
-  int64_t n, tiles_x, tiles_y, tasks;
+  int64_t n, tiles_x, tiles_y, tiles;
 } mf_grid;
 
 /* The vectors of one sweep: the stencil applies to q = src (+ beta src2,
@@ -645,14 +648,11 @@ template <int STENCIL>
 static __device__ __forceinline__ void mf_plane(const double *rows, double *own,
                                                 double *beside) {
   if (STENCIL == CG_STENCIL_27) {
-    double x_sum[MF_ROWS + 2];
-#pragma unroll
-    for (int j = 0; j < MF_ROWS + 2; j++)
-      x_sum[j] = __shfl_up_sync(KL_FULL_MASK, rows[j], 1) + rows[j] +
-                 __shfl_down_sync(KL_FULL_MASK, rows[j], 1);
 #pragma unroll
     for (int m = 0; m < MF_ROWS; m++) {
-      own[m] = x_sum[m] + x_sum[m + 1] + x_sum[m + 2];
+      const double column = rows[m] + rows[m + 1] + rows[m + 2];
+      own[m] = __shfl_up_sync(KL_FULL_MASK, column, 1) + column +
+               __shfl_down_sync(KL_FULL_MASK, column, 1);
       beside[m] = own[m];
     }
   } else {
@@ -666,74 +666,102 @@ static __device__ __forceinline__ void mf_plane(const double *rows, double *own,
   }
 }
 
-/* The sweep's work at point i, whose q is `q` and A q `aq`. */
+/* A point's inputs other than q: b (MF_START) or x and r (MF_UPDATE). */
+template <int MODE>
+static __device__ __forceinline__ void mf_inputs(mf_vectors v, int64_t i,
+                                                 double *in) {
+  if (MODE == MF_START) in[0] = v.b[i];
+  if (MODE == MF_UPDATE) {
+    in[0] = v.x[i];
+    in[1] = v.r[i];
+  }
+}
+
+/* The sweep's work at point i, whose q is `q`, A q `aq` and other inputs
+ * `in`. */
 template <int MODE>
 static __device__ __forceinline__ void
-mf_point(mf_vectors v, int64_t i, double q, double aq, double alpha,
-         double *sum0, double *sum1) {
+mf_point(mf_vectors v, int64_t i, double q, double aq, const double *in,
+         double alpha, double *sum0, double *sum1) {
   if (MODE == MF_START) { /* q = x */
-    const double bi = v.b[i], ri = bi - aq;
+    const double ri = in[0] - aq;
     v.r[i] = ri;
     v.p_out[i] = 0;
     *sum0 += ri * ri;
-    *sum1 += bi * bi;
+    *sum1 += in[0] * in[0];
   } else if (MODE == MF_DIRECTION) { /* q = r + beta p: the new p */
     v.p_out[i] = q;
     *sum0 += q * aq;
   } else { /* q = p */
-    v.x[i] += alpha * q;
-    const double ri = v.r[i] - alpha * aq;
+    v.x[i] = in[0] + alpha * q;
+    const double ri = in[1] - alpha * aq;
     v.r[i] = ri;
     *sum0 += ri * ri;
   }
 }
 
 template <int MODE, int STENCIL>
-static __global__
-__launch_bounds__(MF_BLOCK,
-                  MF_MIN_BLOCKS) void stencil_kernel(mf_grid g, mf_vectors v,
-                                                     const double *scalars,
-                                                     double *partials) {
+static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
+    mf_grid g, mf_vectors v, const double *scalars, double *partials) {
   if (MODE != MF_START && stopped(scalars)) return;
   const double beta = MODE == MF_DIRECTION ? scalars[S_BETA] : 0;
   const double alpha = MODE == MF_UPDATE ? scalars[S_ALPHA] : 0;
   const double diagonal = STENCIL == CG_STENCIL_27 ? 28 : 6;
   const int lane = threadIdx.x % warpSize, width = warpSize - 2;
-  const int64_t n = g.n, warps = blockDim.x / warpSize;
+  const int warp = threadIdx.x / warpSize, warps = blockDim.x / warpSize;
+  /* Coordinates in int (n^3 elements fit in memory, so n < 2^21); the
+   * indices in int64. */
+  const int n = (int)g.n;
+  const int64_t row = n, plane = (int64_t)n * n;
+  enum { INPUTS = MODE == MF_UPDATE ? 2 : MODE == MF_START ? 1 : 0 };
   double sum0 = 0, sum1 = 0;
-  for (int64_t task = blockIdx.x * warps + threadIdx.x / warpSize;
-       task < g.tasks; task += gridDim.x * warps) {
-    const int64_t x = task % g.tiles_x * width - 1 + lane;
-    const int64_t y0 = task / g.tiles_x % g.tiles_y * MF_ROWS;
-    const int64_t k0 = task / (g.tiles_x * g.tiles_y) * MF_PLANES;
-    const int64_t k1 = k0 + MF_PLANES < n ? k0 + MF_PLANES : n;
+  for (int64_t b = blockIdx.x; b < g.tiles; b += gridDim.x) {
+    /* The update sweep goes backwards: its first tiles are the ones the
+     * direction sweep touched last, still in L2. */
+    const int64_t tile = MODE == MF_UPDATE ? g.tiles - 1 - b : b;
+    const int x = (int)(tile % g.tiles_x) * width - 1 + lane;
+    const int y0 = ((int)(tile / g.tiles_x % g.tiles_y) * warps + warp) * MF_ROWS;
+    const int k0 = (int)(tile / (g.tiles_x * g.tiles_y)) * MF_PLANES;
     const bool in_x = x >= 0 && x < n;
     const bool owns = in_x && lane > 0 && lane <= width;
+    /* Point (x, y0, k0): the tile's first own point. */
+    const int64_t first = x + row * y0 + plane * k0;
+    double in[MF_PLANES][MF_ROWS][INPUTS > 0 ? INPUTS : 1];
+    if (INPUTS > 0) {
+#pragma unroll
+      for (int c = 0; c < MF_PLANES; c++)
+#pragma unroll
+        for (int m = 0; m < MF_ROWS; m++)
+          if (owns && y0 + m < n && k0 + c < n)
+            mf_inputs<MODE>(v, first + row * m + plane * c, in[c][m]);
+    }
     /* For the plane before: D q - own - what the plane before it gave,
      * waiting for what this plane gives; its q; what it gives the next. */
     double pending[MF_ROWS], centre[MF_ROWS], below[MF_ROWS];
 #pragma unroll
     for (int m = 0; m < MF_ROWS; m++) pending[m] = centre[m] = below[m] = 0;
-    for (int64_t k = k0 - 1; k <= k1; k++) {
+#pragma unroll
+    for (int j = 0; j < MF_PLANES + 2; j++) {
+      const int k = k0 - 1 + j;
       const bool in_z = k >= 0 && k < n;
       double rows[MF_ROWS + 2];
 #pragma unroll
-      for (int j = 0; j < MF_ROWS + 2; j++) {
-        const int64_t y = y0 - 1 + j;
-        rows[j] = 0;
+      for (int d = 0; d < MF_ROWS + 2; d++) {
+        const int y = y0 - 1 + d;
+        rows[d] = 0;
         if (in_z && in_x && y >= 0 && y < n)
-          rows[j] = mf_source<MODE>(v, x + n * (y + n * k), beta);
+          rows[d] = mf_source<MODE>(
+              v, first + row * (d - 1) + plane * (j - 1), beta);
       }
       double own[MF_ROWS], beside[MF_ROWS];
       mf_plane<STENCIL>(rows, own, beside);
-      if (k > k0) {
+      if (j >= 2) {
 #pragma unroll
-        for (int m = 0; m < MF_ROWS; m++) {
-          const int64_t y = y0 + m;
-          if (owns && y < n)
-            mf_point<MODE>(v, x + n * (y + n * (k - 1)), centre[m],
-                           pending[m] - beside[m], alpha, &sum0, &sum1);
-        }
+        for (int m = 0; m < MF_ROWS; m++)
+          if (owns && y0 + m < n && k - 1 < n)
+            mf_point<MODE>(v, first + row * m + plane * (j - 2), centre[m],
+                           pending[m] - beside[m], in[j - 2][m], alpha, &sum0,
+                           &sum1);
       }
 #pragma unroll
       for (int m = 0; m < MF_ROWS; m++) {
@@ -1337,15 +1365,16 @@ static kl_status pipelined_solve(const kl_args *a, const geometry *g,
 static mf_grid mf_grid_of(const kl_plan *p, unsigned *blocks) {
   mf_grid g;
   const int warp = kl__gpu_warp_size();
+  const int64_t rows = MF_BLOCK / warp * MF_ROWS; /* a tile's */
   g.n = CG_N(p);
   g.tiles_x = (g.n + warp - 3) / (warp - 2);
-  g.tiles_y = (g.n + MF_ROWS - 1) / MF_ROWS;
-  g.tasks = g.tiles_x * g.tiles_y * ((g.n + MF_PLANES - 1) / MF_PLANES);
-  /* A warp per task, in task order, as long as the partials allow; then
-   * the warps stride over the tasks. */
-  const int64_t warps = MF_BLOCK / warp;
-  int64_t b = (g.tasks + warps - 1) / warps;
-  *blocks = (unsigned)(b < 1 ? 1 : b > CG_MAX_BLOCKS ? CG_MAX_BLOCKS : b);
+  g.tiles_y = (g.n + rows - 1) / rows;
+  g.tiles = g.tiles_x * g.tiles_y * ((g.n + MF_PLANES - 1) / MF_PLANES);
+  /* A block a tile, as long as the partials allow; then the blocks stride
+   * over the tiles. */
+  *blocks = (unsigned)(g.tiles < 1               ? 1
+                       : g.tiles > CG_MAX_BLOCKS ? CG_MAX_BLOCKS
+                                                 : g.tiles);
   return g;
 }
 

@@ -59,7 +59,7 @@ enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
 #define CG_SCALAR_COUNT 32
 /* Room for two reductions of up to CG_MAX_BLOCKS block partials each, at
  * up to four sums per block. */
-#define CG_MAX_BLOCKS 4096
+#define CG_MAX_BLOCKS 16384
 #define CG_PARTIAL_COUNT (2 * 4 * CG_MAX_BLOCKS)
 
 /* The parameters, in the workload's order. */
