@@ -30,6 +30,7 @@
 
 #define BLOCK 256       /* threads of every kernel but the final sums */
 #define FINAL_BLOCK 1024 /* the one block that sums a reduction's partials */
+static_assert(CG_MAX_BLOCKS <= 16 * FINAL_BLOCK, "total() in one pass");
 
 /* Iterations the device-scalar rungs launch between two reads of the done
  * flag. Each read costs a copy and a sync (~10-20 us with the GPU idle
@@ -52,6 +53,7 @@ enum {
   S_RR,    /* r.r (pipelined: gamma, its recurrence's r.r) */
   S_BB,    /* b.b */
   S_ALPHA, /* this iteration's (pipelined: also the last one's) */
+  S_ALPHA_PREV, /* the iteration before's (matrix-free's x update) */
   S_BETA,
   S_REPLACED, /* pipelined: 1 where r and w are fresh, z, s, p zero */
   S_DOT,  /* the host-read rungs' sums: a dot, or r.r and b.b */
@@ -137,11 +139,17 @@ static __device__ double total(const double *partials, int which,
                                unsigned count) {
   const double *partial = PARTIAL(partials, which);
   double v = 0;
-  /* Four loads in flight a thread: the matrix-free sweeps leave up to
-   * CG_MAX_BLOCKS partials, and a loop that waited for each load in turn
-   * took tens of microseconds an iteration. */
-#pragma unroll 4
-  for (unsigned b = threadIdx.x; b < count; b += blockDim.x) v += partial[b];
+  /* Sixteen loads of a thread in flight at once, enough for CG_MAX_BLOCKS
+   * partials on FINAL_BLOCK threads: the matrix-free sweeps leave 12194
+   * at 201^3, and a loop that waited for each load in turn took 6.5 us a
+   * sum (NOTES.md, matrix-free attempt 9). */
+  for (unsigned base = 0; base < count; base += 16 * blockDim.x) {
+#pragma unroll
+    for (unsigned u = 0; u < 16; u++) {
+      const unsigned b = base + threadIdx.x + u * blockDim.x;
+      if (b < count) v += partial[b];
+    }
+  }
   return kl_block_reduce<KL_OP_SUM>(v);
 }
 
@@ -385,6 +393,7 @@ static __global__ void finish_start_kernel(const double *partials,
   scalars[S_K] = 0;
   scalars[S_BAD] = 0;
   scalars[S_ALPHA] = 0;
+  scalars[S_ALPHA_PREV] = 0;
   scalars[S_BETA] = 0; /* the matrix-free rung's first p is r */
   scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
 }
@@ -400,6 +409,7 @@ static __global__ void finish_pap_kernel(const double *partials, unsigned count,
     scalars[S_DONE] = BROKE_DOWN;
     return;
   }
+  scalars[S_ALPHA_PREV] = scalars[S_ALPHA];
   scalars[S_ALPHA] = scalars[S_RR] / pap;
 }
 
@@ -621,14 +631,24 @@ static __global__ void pipe_resume_kernel(double *scalars) {
 #define MF_PLANES 3
 #endif
 
-enum { MF_START, MF_DIRECTION, MF_UPDATE };
+/* The sweeps: the start; A, the new p; B, an even iteration's (r only)
+ * or an odd one's (x for both iterations, and r). */
+enum { MF_START, MF_DIRECTION, MF_RESIDUAL, MF_UPDATE };
+
+/* An odd iteration j recovers p_(j-1) = (p_j - r_j) / beta_j from the
+ * values it has, where beta_j is at least this; below it, it reads p_(j-1)
+ * from its buffer. The recovered p_(j-1) carries an error of about
+ * u |r_j| / beta_j, at most 1 / sqrt(beta_j) = 4 times that of a stored
+ * p (|p_(j-1)| >= |r_(j-1)| = |r_j| / sqrt(beta_j)); NOTES.md. */
+#define MF_RECOVER_BETA 0.0625
 
 typedef struct mf_grid {
   int64_t n, tiles_x, tiles_y, tiles;
 } mf_grid;
 
 /* The vectors of one sweep: the stencil applies to q = src (+ beta src2,
- * MF_DIRECTION); the rest are the sweep's outputs and own-point inputs. */
+ * MF_DIRECTION); the rest are the sweep's outputs and own-point inputs
+ * (src2 in MF_UPDATE: p_(j-1)). */
 typedef struct mf_vectors {
   const double *src, *src2, *b;
   double *x, *r, *p_out;
@@ -666,23 +686,45 @@ static __device__ __forceinline__ void mf_plane(const double *rows, double *own,
   }
 }
 
-/* A point's inputs other than q: b (MF_START) or x and r (MF_UPDATE). */
+/* A point's inputs other than q: b (MF_START), r (MF_RESIDUAL), or x, r
+ * and, where it is not recovered, p_(j-1) (MF_UPDATE). */
 template <int MODE>
-static __device__ __forceinline__ void mf_inputs(mf_vectors v, int64_t i,
-                                                 double *in) {
+static __device__ __forceinline__ void
+mf_inputs(mf_vectors v, int64_t i, bool read_previous, double *in) {
   if (MODE == MF_START) in[0] = v.b[i];
+  if (MODE == MF_RESIDUAL) in[0] = v.r[i];
   if (MODE == MF_UPDATE) {
     in[0] = v.x[i];
     in[1] = v.r[i];
+    in[2] = read_previous ? v.src2[i] : 0;
   }
 }
 
+/* The coefficients of an odd iteration's x update: x += c[0] p_j +
+ * c[1] r_j + c[2] p_(j-1), which is x + alpha_(j-1) p_(j-1) + alpha_j p_j
+ * with p_(j-1) recovered or read. */
+static __device__ __forceinline__ bool mf_x_update(const double *scalars,
+                                                   double *c) {
+  const double alpha = scalars[S_ALPHA], before = scalars[S_ALPHA_PREV];
+  const double beta = scalars[S_BETA];
+  if (beta >= MF_RECOVER_BETA) { /* false for NaN too */
+    c[0] = alpha + before / beta;
+    c[1] = -before / beta;
+    c[2] = 0;
+    return false;
+  }
+  c[0] = alpha;
+  c[1] = 0;
+  c[2] = before;
+  return true;
+}
+
 /* The sweep's work at point i, whose q is `q`, A q `aq` and other inputs
- * `in`. */
+ * `in`; c: MF_UPDATE's coefficients. */
 template <int MODE>
 static __device__ __forceinline__ void
 mf_point(mf_vectors v, int64_t i, double q, double aq, const double *in,
-         double alpha, double *sum0, double *sum1) {
+         double alpha, const double *c, double *sum0, double *sum1) {
   if (MODE == MF_START) { /* q = x */
     const double ri = in[0] - aq;
     v.r[i] = ri;
@@ -692,8 +734,12 @@ mf_point(mf_vectors v, int64_t i, double q, double aq, const double *in,
   } else if (MODE == MF_DIRECTION) { /* q = r + beta p: the new p */
     v.p_out[i] = q;
     *sum0 += q * aq;
+  } else if (MODE == MF_RESIDUAL) { /* q = p */
+    const double ri = in[0] - alpha * aq;
+    v.r[i] = ri;
+    *sum0 += ri * ri;
   } else { /* q = p */
-    v.x[i] = in[0] + alpha * q;
+    v.x[i] = in[0] + c[0] * q + c[1] * in[1] + c[2] * in[2];
     const double ri = in[1] - alpha * aq;
     v.r[i] = ri;
     *sum0 += ri * ri;
@@ -705,7 +751,10 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials) {
   if (MODE != MF_START && stopped(scalars)) return;
   const double beta = MODE == MF_DIRECTION ? scalars[S_BETA] : 0;
-  const double alpha = MODE == MF_UPDATE ? scalars[S_ALPHA] : 0;
+  const double alpha =
+      MODE == MF_UPDATE || MODE == MF_RESIDUAL ? scalars[S_ALPHA] : 0;
+  double c[3] = {0, 0, 0};
+  const bool read_previous = MODE == MF_UPDATE && mf_x_update(scalars, c);
   const double diagonal = STENCIL == CG_STENCIL_27 ? 28 : 6;
   const int lane = threadIdx.x % warpSize, width = warpSize - 2;
   const int warp = threadIdx.x / warpSize, warps = blockDim.x / warpSize;
@@ -713,12 +762,13 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
    * indices in int64. */
   const int n = (int)g.n;
   const int64_t row = n, plane = (int64_t)n * n;
-  enum { INPUTS = MODE == MF_UPDATE ? 2 : MODE == MF_START ? 1 : 0 };
+  enum { INPUTS = MODE == MF_UPDATE ? 3 : MODE == MF_DIRECTION ? 0 : 1 };
   double sum0 = 0, sum1 = 0;
   for (int64_t b = blockIdx.x; b < g.tiles; b += gridDim.x) {
-    /* The update sweep goes backwards: its first tiles are the ones the
-     * direction sweep touched last, still in L2. */
-    const int64_t tile = MODE == MF_UPDATE ? g.tiles - 1 - b : b;
+    /* Sweep B goes backwards: its first tiles are the ones A touched
+     * last, still in L2. */
+    const int64_t tile =
+        MODE == MF_UPDATE || MODE == MF_RESIDUAL ? g.tiles - 1 - b : b;
     const int x = (int)(tile % g.tiles_x) * width - 1 + lane;
     const int y0 = ((int)(tile / g.tiles_x % g.tiles_y) * warps + warp) * MF_ROWS;
     const int k0 = (int)(tile / (g.tiles_x * g.tiles_y)) * MF_PLANES;
@@ -729,11 +779,12 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     double in[MF_PLANES][MF_ROWS][INPUTS > 0 ? INPUTS : 1];
     if (INPUTS > 0) {
 #pragma unroll
-      for (int c = 0; c < MF_PLANES; c++)
+      for (int z = 0; z < MF_PLANES; z++)
 #pragma unroll
         for (int m = 0; m < MF_ROWS; m++)
-          if (owns && y0 + m < n && k0 + c < n)
-            mf_inputs<MODE>(v, first + row * m + plane * c, in[c][m]);
+          if (owns && y0 + m < n && k0 + z < n)
+            mf_inputs<MODE>(v, first + row * m + plane * z, read_previous,
+                            in[z][m]);
     }
     /* For the plane before: D q - own - what the plane before it gave,
      * waiting for what this plane gives; its q; what it gives the next. */
@@ -760,8 +811,8 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
         for (int m = 0; m < MF_ROWS; m++)
           if (owns && y0 + m < n && k - 1 < n)
             mf_point<MODE>(v, first + row * m + plane * (j - 2), centre[m],
-                           pending[m] - beside[m], in[j - 2][m], alpha, &sum0,
-                           &sum1);
+                           pending[m] - beside[m], in[j - 2][m], alpha, c,
+                           &sum0, &sum1);
       }
 #pragma unroll
       for (int m = 0; m < MF_ROWS; m++) {
@@ -1168,10 +1219,14 @@ typedef kl_status (*start_fn)(const kl_args *a, const geometry *g);
 typedef kl_status (*iterations_fn)(const kl_args *a, const geometry *g,
                                    int64_t first, int count);
 
+typedef kl_status (*settle_fn)(const kl_args *a, const geometry *g,
+                               int64_t k);
+
 typedef struct device_rung {
   start_fn start;
   iterations_fn iterations;
   start_fn replace;
+  settle_fn settle; /* after a solve of k iterations that stopped */
 } device_rung;
 
 enum { FINISH_START, FINISH_PAP, FINISH_RR };
@@ -1255,6 +1310,7 @@ static kl_status device_solve(const kl_args *a, const geometry *g,
   if (flag[0] != STOPPED)
     return KL_FAIL(KL_DEVICE, "cg: the device's solve ended in state %g",
                    flag[0]);
+  if (d->settle) KL_TRY(d->settle(a, g, *k));
   info_kernel<<<1, 1, 0, g->s>>>(VEC(a, CG_INFO), SCALARS(a));
   KL_GPU_CHECK_LAUNCH(info_kernel);
   return KL_OK;
@@ -1293,7 +1349,7 @@ static kl_status ensure_graph(const kl_args *a, geometry *g,
 }
 
 static const device_rung scalar_rung = {scalar_start, scalar_iterations,
-                                        NULL};
+                                        NULL, NULL};
 
 static kl_status device_scalars_solve(const kl_args *a, const geometry *g,
                                       int64_t *k) {
@@ -1353,7 +1409,7 @@ static kl_status pipe_replace(const kl_args *a, const geometry *g) {
 }
 
 static const device_rung pipe_rung = {pipe_start, pipe_iterations,
-                                      pipe_replace};
+                                      pipe_replace, NULL};
 
 static kl_status pipelined_solve(const kl_args *a, const geometry *g,
                                  int64_t *k) {
@@ -1414,7 +1470,10 @@ static kl_status mf_start(const kl_args *a, const geometry *g) {
 
 /* Iteration j reads p from one of CG_P and CG_AP (no Ap is stored) and
  * writes the new p into the other: kernel A's neighbours of the old p must
- * not change under it. */
+ * not change under it. An even iteration leaves x alone; the odd one after
+ * it adds both iterations' steps, while p_(j-1) is still in its buffer.
+ * x is then read and written every other iteration: 7 passes an iteration,
+ * not 8. */
 static kl_status mf_iterations(const kl_args *a, const geometry *g,
                                int64_t first, int count) {
   for (int i = 0; i < count; i++) {
@@ -1424,14 +1483,38 @@ static kl_status mf_iterations(const kl_args *a, const geometry *g,
     mf_vectors direction = {VEC(a, CG_R), p_old, NULL, NULL, NULL, p_new};
     KL_TRY(launch_stencil<MF_DIRECTION>(a, g, direction));
     KL_TRY(finish(a, g, FINISH_PAP));
-    mf_vectors update = {p_new, NULL, NULL, VEC(a, CG_X), VEC(a, CG_R), NULL};
-    KL_TRY(launch_stencil<MF_UPDATE>(a, g, update));
+    mf_vectors update = {p_new,        p_old,        NULL,
+                         VEC(a, CG_X), VEC(a, CG_R), NULL};
+    if (odd)
+      KL_TRY(launch_stencil<MF_UPDATE>(a, g, update));
+    else
+      KL_TRY(launch_stencil<MF_RESIDUAL>(a, g, update));
     KL_TRY(finish(a, g, FINISH_RR));
   }
   return KL_OK;
 }
 
-static const device_rung mf_rung = {mf_start, mf_iterations, NULL};
+/* x += alpha p: the last iteration's step, where it was even. */
+static __global__ void mf_settle_kernel(double *__restrict__ x,
+                                        const double *__restrict__ p,
+                                        const double *scalars, int64_t rows) {
+  const double alpha = scalars[S_ALPHA];
+  for (int64_t i = thread_index(); i < rows; i += grid_threads())
+    x[i] += alpha * p[i];
+}
+
+/* After k iterations: iteration k - 1, if even, left its step to x
+ * undone; its p is in CG_AP. */
+static kl_status mf_settle(const kl_args *a, const geometry *g, int64_t k) {
+  if (k % 2 == 0) return KL_OK;
+  mf_settle_kernel<<<g->row_blocks, BLOCK, 0, g->s>>>(
+      VEC(a, CG_X), VEC(a, CG_AP), SCALARS(a), g->rows);
+  KL_GPU_CHECK_LAUNCH(mf_settle_kernel);
+  return KL_OK;
+}
+
+static const device_rung mf_rung = {mf_start, mf_iterations, NULL,
+                                     mf_settle};
 
 static kl_status matrix_free_solve(const kl_args *a, const geometry *g,
                                    int64_t *k) {
