@@ -154,29 +154,31 @@ static const char *show(double v, char out[32]) {
   return out;
 }
 
+/* A word of digits, its value saturated once it reaches `cap`. */
+static char *parse_digits(char *p, int64_t cap, int64_t *out) {
+  if (!digit(*p)) return NULL;
+  int64_t v = 0;
+  for (; digit(*p); p++)
+    if (v < cap) v = v * 10 + (*p - '0');
+  if (!word_end(*p)) return NULL;
+  *out = v;
+  return p;
+}
+
 /* Integers of the size line: optional sign, digits, saturated far above
  * any count taken. */
 static char *parse_count(char *p, int64_t *out) {
   const int negative = *p == '-';
   if (*p == '+' || *p == '-') p++;
-  if (!digit(*p)) return NULL;
   int64_t v = 0;
-  for (; digit(*p); p++)
-    if (v < INT64_C(1) << 50) v = v * 10 + (*p - '0');
-  if (!word_end(*p)) return NULL;
-  *out = negative ? -v : v;
+  p = parse_digits(p, INT64_C(1) << 50, &v);
+  if (p) *out = negative ? -v : v;
   return p;
 }
 
 /* An index: digits only, saturated above 2^40 (beyond any row). */
 static char *parse_index(char *p, int64_t *out) {
-  if (!digit(*p)) return NULL;
-  int64_t v = 0;
-  for (; digit(*p); p++)
-    if (v < INT64_C(1) << 40) v = v * 10 + (*p - '0');
-  if (!word_end(*p)) return NULL;
-  *out = v;
-  return p;
+  return parse_digits(p, INT64_C(1) << 40, out);
 }
 
 enum { VALUE_OK, VALUE_NOT_NUMBER, VALUE_NOT_INTEGER, VALUE_NOT_FINITE,
