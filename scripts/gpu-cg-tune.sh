@@ -21,7 +21,8 @@ done
 wait
 for name in "${names[@]}"; do
   ./build-$name/kladder run -w cg -b cuda -q -p stencil=27,mode=fixed,maxit=100 \
-    -r cuda-csr-stream,cuda-graph,cuda-matrix-free,cusparse --reps 10 \
+    -r "${RUNGS:-cuda-csr-stream,cuda-graph,cuda-matrix-free,cusparse}" \
+    --reps 10 \
     --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
   echo "== $name: exit $?"
   grep -E "^cg |^stream " "$out/$name.txt" | awk '{printf "%-20s %10s %s %8s %s\n", $2, $7, $8, $13, $15}'

@@ -177,6 +177,58 @@ static __device__ __forceinline__ void kl_async_wait(void) {
 #endif
 }
 
+/* ---- kernels that start before the one before them ends ------------------
+ * Programmatic dependent launch (sm_90 and later). A kernel launched with
+ * KL_GPU_LAUNCH(1, ...) may be scheduled once every block of the kernel
+ * before it on the stream has called kl_gpu_start_next() or exited, so
+ * its launch and its first loads hide behind that kernel's tail. Until
+ * it calls kl_gpu_wait_prior(), which returns when the kernel before it
+ * has ended and its writes are visible, it may read only what was
+ * complete before that kernel began, and write nothing another kernel
+ * reads. Both calls do nothing in a kernel launched the usual way, and
+ * under HIP, which launches such kernels the usual way. */
+static __device__ __forceinline__ void kl_gpu_wait_prior(void) {
+#if !defined(KL_HAVE_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+static __device__ __forceinline__ void kl_gpu_start_next(void) {
+#if !defined(KL_HAVE_HIP) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
+/* kernel<<<blocks, threads, 0, on>>>(...), checked, launched early
+ * when `early` is nonzero. kernel is a name or a function pointer (a
+ * template instance with several arguments needs the pointer); `on`:
+ * the stream. */
+#if defined(KL_HAVE_HIP)
+#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)            \
+  do {                                                                        \
+    (void)(early);                                                            \
+    kernel<<<blocks, threads, 0, on>>>(__VA_ARGS__);                      \
+    KL_GPU_CHECK_LAUNCH(kernel);                                              \
+  } while (0)
+#else
+#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)            \
+  do {                                                                        \
+    cudaLaunchAttribute kl_early_;                                            \
+    kl_early_.id = cudaLaunchAttributeProgrammaticStreamSerialization;        \
+    kl_early_.val.programmaticStreamSerializationAllowed = 1;                 \
+    cudaLaunchConfig_t kl_config_ = {};                                       \
+    kl_config_.gridDim = dim3(blocks);                                        \
+    kl_config_.blockDim = dim3(threads);                                      \
+    kl_config_.stream = (on);                                             \
+    kl_config_.attrs = &kl_early_;                                            \
+    kl_config_.numAttrs = (early) ? 1 : 0;                                    \
+    cudaError_t kl_err_ = cudaLaunchKernelEx(&kl_config_, kernel, __VA_ARGS__); \
+    if (kl_err_ != cudaSuccess)                                               \
+      return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", #kernel,           \
+                     cudaGetErrorString(kl_err_));                            \
+  } while (0)
+#endif
+
 /* A kernel may use `bytes` of dynamic shared memory (above 48 KB it must
  * ask), with the carveout that gives shared memory the most of each SM.
  * HIP has no such opt-in: a block has its 64 KB. */

@@ -109,6 +109,7 @@ typedef struct geometry {
   stop_rule stop;
   csr m;
   cudaGraphExec_t graph; /* one batch, for the rungs launched as graphs */
+  int early; /* the iterations' kernels launched early (gpu.h) */
   /* cuda-copied: its host mirror and where each array lies in it. */
   unsigned char *mirror;
   int64_t mirror_at[8];
@@ -385,6 +386,8 @@ static __global__ void direction_kernel(double *__restrict__ p,
 static __global__ void finish_start_kernel(const double *partials,
                                            unsigned count, double *scalars,
                                            stop_rule stop) {
+  kl_gpu_wait_prior();
+  kl_gpu_start_next();
   const double rr = total(partials, 0, count);
   const double bb = total(partials, 1, count);
   if (threadIdx.x != 0) return;
@@ -401,6 +404,8 @@ static __global__ void finish_start_kernel(const double *partials,
 /* After the SpMV: alpha = r.r / p.Ap, or a breakdown. */
 static __global__ void finish_pap_kernel(const double *partials, unsigned count,
                                          double *scalars) {
+  kl_gpu_wait_prior();
+  kl_gpu_start_next();
   if (stopped(scalars)) return;
   const double pap = total(partials, 0, count);
   if (threadIdx.x != 0) return;
@@ -416,6 +421,8 @@ static __global__ void finish_pap_kernel(const double *partials, unsigned count,
 /* After the update: beta, the count, and whether to go on. */
 static __global__ void finish_rr_kernel(const double *partials, unsigned count,
                                         double *scalars, stop_rule stop) {
+  kl_gpu_wait_prior();
+  kl_gpu_start_next();
   if (stopped(scalars)) return;
   const double rr = total(partials, 0, count);
   if (threadIdx.x != 0) return;
@@ -620,12 +627,19 @@ static __global__ void pipe_resume_kernel(double *scalars) {
  * three rows' x-sums. The 7-point: 6 q_i - the four in the plane - the
  * centres of the planes above and below. Points outside the grid count as
  * zero: exactly the truncated rows of the CSR matrix. The shape was tuned
- * on the H100 (NOTES.md, matrix-free attempts). */
+ * on the H100 (NOTES.md, matrix-free attempts).
+ *
+ * The sweeps and the final sums are launched early (KL_GPU_LAUNCH): a
+ * sum's one block is scheduled during its sweep's last wave and waits
+ * there, and the next sweep's blocks are scheduled while the sum runs. */
+#ifndef CG_EARLY /* -D for tuning: 0 launches every kernel the usual way */
+#define CG_EARLY 1
+#endif
 #ifndef MF_BLOCK /* -D for tuning */
 #define MF_BLOCK 128
 #endif
 #ifndef MF_ROWS
-#define MF_ROWS 2
+#define MF_ROWS 4
 #endif
 #ifndef MF_PLANES
 #define MF_PLANES 3
@@ -749,6 +763,11 @@ mf_point(mf_vectors v, int64_t i, double q, double aq, const double *in,
 template <int MODE, int STENCIL>
 static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials) {
+  /* The final sum after this sweep may be scheduled now: it waits. */
+  kl_gpu_start_next();
+  /* Reading the own-point inputs before the wait, behind the final sum
+   * before this sweep, was slower (NOTES.md, attempt 16). */
+  kl_gpu_wait_prior();
   if (MODE != MF_START && stopped(scalars)) return;
   const double beta = MODE == MF_DIRECTION ? scalars[S_BETA] : 0;
   const double alpha =
@@ -1236,19 +1255,15 @@ enum { FINISH_START, FINISH_PAP, FINISH_RR };
 static kl_status finish(const kl_args *a, const geometry *g, int which) {
   double *scalars = SCALARS(a);
   const double *partials = PARTIALS(a);
-  if (which == FINISH_START) {
-    finish_start_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(partials, g->blocks,
-                                                     scalars, g->stop);
-    KL_GPU_CHECK_LAUNCH(finish_start_kernel);
-  } else if (which == FINISH_PAP) {
-    finish_pap_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(partials, g->blocks,
-                                                   scalars);
-    KL_GPU_CHECK_LAUNCH(finish_pap_kernel);
-  } else {
-    finish_rr_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(partials, g->blocks,
-                                                  scalars, g->stop);
-    KL_GPU_CHECK_LAUNCH(finish_rr_kernel);
-  }
+  if (which == FINISH_START)
+    KL_GPU_LAUNCH(g->early, finish_start_kernel, 1, FINAL_BLOCK, g->s,
+                  partials, g->blocks, scalars, g->stop);
+  else if (which == FINISH_PAP)
+    KL_GPU_LAUNCH(g->early, finish_pap_kernel, 1, FINAL_BLOCK, g->s,
+                  partials, g->blocks, scalars);
+  else
+    KL_GPU_LAUNCH(g->early, finish_rr_kernel, 1, FINAL_BLOCK, g->s,
+                  partials, g->blocks, scalars, g->stop);
   return KL_OK;
 }
 
@@ -1442,13 +1457,12 @@ static kl_status launch_stencil(const kl_args *a, const geometry *g,
                                 mf_vectors v) {
   unsigned blocks = 0;
   const mf_grid grid = mf_grid_of(a->plan, &blocks);
-  if (CG_STENCIL(a->plan) == CG_STENCIL_27)
-    stencil_kernel<MODE, CG_STENCIL_27><<<blocks, MF_BLOCK, 0, g->s>>>(
-        grid, v, SCALARS(a), PARTIALS(a));
-  else
-    stencil_kernel<MODE, CG_STENCIL_7><<<blocks, MF_BLOCK, 0, g->s>>>(
-        grid, v, SCALARS(a), PARTIALS(a));
-  KL_GPU_CHECK_LAUNCH(stencil_kernel);
+  void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *) =
+      CG_STENCIL(a->plan) == CG_STENCIL_27 ? stencil_kernel<MODE, CG_STENCIL_27>
+                                           : stencil_kernel<MODE, CG_STENCIL_7>;
+  /* The start follows the reset's copies, not a kernel. */
+  KL_GPU_LAUNCH(g->early && MODE != MF_START, stencil_sweep, blocks,
+                MF_BLOCK, g->s, grid, v, SCALARS(a), PARTIALS(a));
   return KL_OK;
 }
 
@@ -1457,6 +1471,7 @@ static kl_status launch_stencil(const kl_args *a, const geometry *g,
 static geometry mf_geometry_of(const kl_args *a) {
   geometry g = geometry_of(a);
   mf_grid_of(a->plan, &g.blocks);
+  g.early = CG_EARLY;
   return g;
 }
 
