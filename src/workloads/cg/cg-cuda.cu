@@ -242,8 +242,9 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
  * columns coalesced over the block, whatever the row lengths) into shared
  * memory, then each thread sums its own row's products from there. The
  * matrix is read once and marked evict-first, so that v's lines, which
- * neighbouring rows share, stay in L2. DOT: v.out too (p.Ap); DEV: does
- * nothing once the device scalars say the solve stopped. */
+ * neighbouring rows share, stay in L2. OUT: what the kernel makes of the
+ * products (below); DEV: does nothing once the device scalars say the
+ * solve stopped. */
 /* 2048 (16 KB a block): eight blocks an SM fit, and a 27-point block's
  * 6912 nonzeros stream in four chunks; at 201^3 on the H100 this ran at
  * 89% of the byte bound against 67% with 4096 (seven blocks, two chunks)
@@ -256,14 +257,18 @@ static __global__ void spmv_group_kernel(csr m, const double *__restrict__ v,
 #define STREAM_UNROLL 4
 #endif
 static constexpr int stream_unroll = STREAM_UNROLL;
-template <bool DOT, bool DEV>
+/* out = A v; SPMV_DOT: v.out too (p.Ap); SPMV_START: the start of a
+ * solve, v = x: out = r = b - A x, p = r, r.r and b.b (partials 0, 1). */
+enum { SPMV_OUT, SPMV_DOT, SPMV_START };
+template <int OUT, bool DEV>
 static __global__ void __launch_bounds__(BLOCK)
 spmv_stream_kernel(csr m, const double *__restrict__ v,
-                   double *__restrict__ out, const double *scalars,
+                   double *__restrict__ out, const double *__restrict__ b,
+                   double *__restrict__ p, const double *scalars,
                    double *partials) {
   if (DEV && stopped(scalars)) return;
   __shared__ double products[STREAM_CHUNK];
-  double dot = 0;
+  double dot = 0, bb = 0;
   for (int64_t first = (int64_t)blockIdx.x * BLOCK; first < m.rows;
        first += (int64_t)gridDim.x * BLOCK) {
     const int64_t last = first + BLOCK < m.rows ? first + BLOCK : m.rows;
@@ -296,12 +301,19 @@ spmv_stream_kernel(csr m, const double *__restrict__ v,
       sum += even + odd;
       __syncthreads();
     }
-    if (row < last) {
+    if (row < last && OUT == SPMV_START) {
+      const double bi = b[row], ri = bi - sum;
+      out[row] = ri;
+      p[row] = ri;
+      dot += ri * ri;
+      bb += bi * bi;
+    } else if (row < last) {
       out[row] = sum;
-      if (DOT) dot += v[row] * sum;
+      if (OUT == SPMV_DOT) dot += v[row] * sum;
     }
   }
-  if (DOT) store_partial(dot, partials);
+  if (OUT != SPMV_OUT) store_partial(dot, PARTIAL(partials, 0));
+  if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
 }
 
 /* Vector: x.y by blocks; the totals kernel finishes it. */
@@ -321,29 +333,6 @@ static __global__ void totals_kernel(const double *partials, unsigned count,
     const double v = total(partials, which, count);
     if (threadIdx.x == 0) out[which] = v;
   }
-}
-
-/* Fused and device-scalar start: r = b - A x, p = r; r.r and b.b. */
-static __global__ void start_kernel(csr m, const double *__restrict__ x,
-                                    const double *__restrict__ b,
-                                    double *__restrict__ r,
-                                    double *__restrict__ p, double *partials,
-                                    int group) {
-  double rr = 0, bb = 0;
-  const int lane = group_lane(group);
-  for (int64_t row = group_row(group); row - behind(group) < m.rows;
-       row += groups(group)) {
-    const double s = row_product(m, x, row, lane, group);
-    if (lane == 0 && row < m.rows) {
-      const double bi = b[row], ri = bi - s;
-      r[row] = ri;
-      p[row] = ri;
-      rr += ri * ri;
-      bb += bi * bi;
-    }
-  }
-  store_partial(rr, PARTIAL(partials, 0));
-  store_partial(bb, PARTIAL(partials, 1));
 }
 
 /* x += alpha p, r -= alpha Ap, and the new r.r. */
@@ -1155,8 +1144,8 @@ static kl_status vector_solve(const kl_args *a, const geometry *g,
 /* stream: vector's solve with rows by blocks through shared memory. */
 static kl_status stream_matvec(const kl_args *a, const geometry *g, int in,
                                int out) {
-  spmv_stream_kernel<false, false><<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, in), VEC(a, out), SCALARS(a), PARTIALS(a));
+  spmv_stream_kernel<SPMV_OUT, false><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, in), VEC(a, out), NULL, NULL, SCALARS(a), PARTIALS(a));
   KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
   return KL_OK;
 }
@@ -1171,18 +1160,19 @@ static kl_status stream_solve(const kl_args *a, const geometry *g,
 
 /* ---- 4. fused: three kernels an iteration, the scalars on the host ------ */
 
+/* The fused and device-scalar start: r = b - A x, p = r; r.r and b.b. */
 static kl_status launch_start(const kl_args *a, const geometry *g) {
-  start_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, CG_X), VEC(a, CG_B), VEC(a, CG_R), VEC(a, CG_P),
-      PARTIALS(a), g->group);
-  KL_GPU_CHECK_LAUNCH(start_kernel);
+  spmv_stream_kernel<SPMV_START, false><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_B), VEC(a, CG_P),
+      SCALARS(a), PARTIALS(a));
+  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
   return KL_OK;
 }
 
 template <bool DEV>
 static kl_status launch_spmv_dot(const kl_args *a, const geometry *g) {
-  spmv_stream_kernel<true, DEV><<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, CG_P), VEC(a, CG_AP), SCALARS(a), PARTIALS(a));
+  spmv_stream_kernel<SPMV_DOT, DEV><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, CG_P), VEC(a, CG_AP), NULL, NULL, SCALARS(a), PARTIALS(a));
   KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
   return KL_OK;
 }
@@ -1405,8 +1395,9 @@ static kl_status pipe_iterations(const kl_args *a, const geometry *g,
     pipe_decide_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(PARTIALS(a), g->blocks,
                                                     SCALARS(a), g->stop);
     KL_GPU_CHECK_LAUNCH(pipe_decide_kernel);
-    spmv_stream_kernel<false, true><<<g->blocks, BLOCK, 0, g->s>>>(
-        g->m, VEC(a, CG_W), VEC(a, CG_AP), SCALARS(a), PARTIALS(a));
+    spmv_stream_kernel<SPMV_OUT, true><<<g->blocks, BLOCK, 0, g->s>>>(
+        g->m, VEC(a, CG_W), VEC(a, CG_AP), NULL, NULL, SCALARS(a),
+        PARTIALS(a));
     KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
     pipe_update_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
         VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_P), VEC(a, CG_W), VEC(a, CG_Z),
