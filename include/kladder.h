@@ -283,14 +283,32 @@ typedef struct kl_args {
   } state;
 } kl_args;
 
+/* One timed event of a repetition, for the trace (kladder run --trace)
+ * and the overlap: a copy, a kernel or host work, on a track (the host, or
+ * a stream of the context), in one of the rung's phases, `item` its
+ * ordinal there (an interval, a chunk; -1: none), in seconds from the
+ * repetition's start. An event of phase -1 is the whole run. */
+#define KL_TRACK_HOST (-1)
+typedef struct kl_trace_event {
+  int track; /* KL_TRACK_HOST, or a stream, 0 .. KL_MAX_STREAMS - 1 */
+  int phase;
+  int item;
+  double start, end;
+} kl_trace_event;
+
 /* A rung that owns its repetition loop (a CUDA graph, a pipeline over
  * streams) makes `count` repetitions and reports each one's time and,
- * where it has named phases, each phase's time per repetition. */
+ * where it has named phases, each phase's time per repetition. A rung
+ * that traces its events clears trace_count as each repetition starts
+ * and adds them with kl__trace_add: the last repetition's stay. */
 typedef struct kl_reps {
   int count;
   double *seconds;       /* [count] */
   double *phase_seconds; /* [count * KL_MAX_PHASES]: repetition i, phase k
                             at i * KL_MAX_PHASES + k */
+  kl_trace_event *trace; /* [trace_capacity]; NULL: nothing kept */
+  int trace_capacity, trace_count;
+  int trace_lost; /* events of the repetition that found it full */
 } kl_reps;
 
 /* The verdict of one check. */
@@ -519,6 +537,19 @@ typedef struct kl_result {
   int phase_count;
   double phase_median[KL_MAX_PHASES];
   double counts[KL_MAX_COUNTS]; /* as the last run reported them */
+  /* The last timed run's events ([trace_count], owned by the report, NULL
+   * in a result of kl_run_rung): the rung's own where it traces them,
+   * else one event for the whole run. trace_origin: when that run began
+   * (monotonic seconds), so that the trace lays the rungs out in order;
+   * trace_lost: events that did not fit (the trace says so). overlap:
+   * that run's wall time over the longest of its phases' busy times, each
+   * the union of the phase's events: 1 where the slowest kind of work
+   * hides all the others, 0 where the rung traced no phases or lost
+   * events. */
+  kl_trace_event *trace;
+  int trace_count, trace_lost;
+  double trace_origin;
+  double overlap;
   kl_cost cost;                 /* per run, by the cost model */
   double merit;   /* GB/s, GFLOP/s or G items/s, at the median */
   double ceiling; /* the ceiling, same unit; 0 none */
@@ -586,7 +617,14 @@ kl_status kl_report_write_json(const kl_report *r, const char *path);
  * written: a directory, a missing folder, no permission, a full device.
  * write finishes the file from the report and frees the output; discard
  * removes what open created and frees it. */
-typedef enum kl_format { KL_FORMAT_CSV, KL_FORMAT_JSON } kl_format;
+typedef enum kl_format {
+  KL_FORMAT_CSV,
+  KL_FORMAT_JSON,
+  /* Chrome trace-event JSON of every result's traced run (kl_result.trace):
+   * one process per result, a thread per track; Perfetto and
+   * chrome://tracing open it. */
+  KL_FORMAT_TRACE
+} kl_format;
 typedef struct kl_output kl_output;
 kl_status kl_output_open(const char *path, kl_format format, kl_output **out);
 kl_status kl_output_write(kl_output *out, const kl_report *r);

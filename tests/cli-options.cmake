@@ -108,6 +108,16 @@ kl_cli_test(json-bad-csv-discarded 2 "cannot write results to 'missing/x.json'"
   ${no_run} --leaves-nothing run ${quick} --csv out.csv --json missing/x.json)
 kl_cli_test(csv-json-same-file 2 "--csv and --json name the same file 'out'"
   ${no_run} --leaves-nothing run ${quick} --csv out --json out)
+kl_cli_test(trace-in-missing-dir 2
+  "^kladder: error: cannot write results to 'missing/t.json': its directory does not exist$"
+  ${no_run} --leaves-nothing run ${quick} --trace missing/t.json)
+kl_cli_test(trace-csv-same-file 2 "--csv and --trace name the same file 'out'"
+  ${no_run} --leaves-nothing run ${quick} --csv out --trace out)
+kl_cli_test(trace-twice 2 "option '--trace' given twice" run -w map --trace a
+  --trace b)
+kl_cli_test(no-trace-after-device-error 3 "injected runtime error"
+  --env KLADDER_INJECT_ERROR=serial --leaves-nothing
+  run ${quick} --trace out.json)
 kl_cli_test(no-files-after-device-error 3 "injected runtime error"
   --env KLADDER_INJECT_ERROR=serial --leaves-nothing
   run ${quick} --csv out.csv --json out.json)

@@ -87,6 +87,9 @@ static const char usage_run[] =
     "      --seed S             seed of the random inputs (default 20261121)\n"
     "      --csv FILE           also write the results as CSV\n"
     "      --json FILE          also write the results as JSON\n"
+    "      --trace FILE         write each rung's last timed run as a\n"
+    "                           timeline (Chrome trace-event JSON, for\n"
+    "                           Perfetto or chrome://tracing)\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
     "  -q, --quiet              no progress lines on stderr\n"
     "  -h, --help               this text\n"
@@ -100,12 +103,19 @@ static const char usage_run[] =
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
     "-q, --no-ceiling and -h take none.\n"
     "\n"
-    "--csv and --json files are opened before any rung runs: a path that\n"
-    "cannot be written (a directory, a missing folder, a full device) is\n"
-    "refused at once with exit 2. They are written, each whole or not at\n"
-    "all, when the run completes (exit 0, or 1: failed checks are results\n"
-    "too); a run stopped by bad input or a device error (exit 2 or 3)\n"
-    "writes none and leaves a file already at the path as it was.\n"
+    "--csv, --json and --trace files are opened before any rung runs: a\n"
+    "path that cannot be written (a directory, a missing folder, a full\n"
+    "device) is refused at once with exit 2. They are written, each whole\n"
+    "or not at all, when the run completes (exit 0, or 1: failed checks are\n"
+    "results too); a run stopped by bad input or a device error (exit 2 or\n"
+    "3) writes none and leaves a file already at the path as it was.\n"
+    "\n"
+    "The trace holds one process per rung and one track per stream and for\n"
+    "the host; a rung that traces its own work (copies, kernels, host sums)\n"
+    "shows each of its events, any other one event for its run. A rung with\n"
+    "phases gets a line below the table: the traced run's wall time, each\n"
+    "phase's busy time (the time covered by its events) and the overlap,\n"
+    "wall time over the longest busy time (1.0: all the rest hidden).\n"
     "\n"
     "The table: median, min and max time of the timed runs; rate by the\n"
     "workload's cost model (GB/s or GFLOP/s at the median); %ceil, the rate\n"
@@ -195,6 +205,7 @@ enum {
   OPT_SEED,
   OPT_CSV,
   OPT_JSON,
+  OPT_TRACE,
   OPT_NO_CEILING,
   OPT_END
 };
@@ -223,6 +234,7 @@ static const struct option run_longs[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
+    {"trace", required_argument, NULL, OPT_TRACE},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -689,7 +701,7 @@ static int list(int argc, char **argv) {
 typedef struct run_command {
   kl_options o;
   list_text workloads, backends, rungs, params;
-  const char *csv, *json;
+  const char *csv, *json, *trace;
   char *command_line;
 } run_command;
 
@@ -807,6 +819,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
   case OPT_JSON:
     c->json = v;
     break;
+  case OPT_TRACE:
+    c->trace = v;
+    break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
     break;
@@ -908,11 +923,15 @@ static int parse_run(run_command *c, int argc, char **argv) {
   int code = no_operands(&ps, "run");
   if (code == 0 && c->params.text) code = twice_in_params(c->params.text,
                                                            ps.help);
-  if (code == 0 && c->csv && c->json && strcmp(c->csv, c->json) == 0) {
-    char show[SHOWN_SIZE];
-    code = bad_usage(ps.help, "--csv and --json name the same file '%s'",
-                     shown(c->csv, show));
-  }
+  const char *const files[] = {c->csv, c->json, c->trace};
+  const char *const flags[] = {"--csv", "--json", "--trace"};
+  for (int i = 0; i < 3 && code == 0; i++)
+    for (int j = i + 1; j < 3 && code == 0; j++)
+      if (files[i] && files[j] && strcmp(files[i], files[j]) == 0) {
+        char show[SHOWN_SIZE];
+        code = bad_usage(ps.help, "%s and %s name the same file '%s'",
+                         flags[i], flags[j], shown(files[i], show));
+      }
   if (code) return code;
   c->o.workloads = c->workloads.text;
   c->o.backends = c->backends.text;
@@ -924,13 +943,16 @@ static int parse_run(run_command *c, int argc, char **argv) {
 /* Open the results files before the run; write them after a run that
  * completed, discard them otherwise. */
 static int run_parsed(run_command *c) {
-  kl_output *csv = NULL, *json = NULL;
+  kl_output *csv = NULL, *json = NULL, *trace = NULL;
   kl_status st = KL_OK;
   if (c->csv) st = kl_output_open(c->csv, KL_FORMAT_CSV, &csv);
   if (st == KL_OK && c->json) st = kl_output_open(c->json, KL_FORMAT_JSON,
                                                   &json);
+  if (st == KL_OK && c->trace)
+    st = kl_output_open(c->trace, KL_FORMAT_TRACE, &trace);
   if (st != KL_OK) {
     if (csv) kl_output_discard(csv);
+    if (json) kl_output_discard(json);
     return fail(st);
   }
 
@@ -951,6 +973,7 @@ static int run_parsed(run_command *c) {
     /* Bad input or a device error: nothing is left behind. */
     if (csv) kl_output_discard(csv);
     if (json) kl_output_discard(json);
+    if (trace) kl_output_discard(trace);
     kl_report_free(rep);
     if (code) return code;
     fprintf(stderr, "kladder: error: %s\n", why);
@@ -961,6 +984,8 @@ static int run_parsed(run_command *c) {
   if (wrote != KL_OK && !code) code = fail(wrote);
   /* A failed CSV does not cost the JSON of a run that took minutes. */
   wrote = json ? kl_output_write(json, rep) : KL_OK;
+  if (wrote != KL_OK && !code) code = fail(wrote);
+  wrote = trace ? kl_output_write(trace, rep) : KL_OK;
   if (wrote != KL_OK && !code) code = fail(wrote);
   kl_report_free(rep);
   if (code) return code;

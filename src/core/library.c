@@ -95,7 +95,7 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
   /* A rung that owns its loop makes one repetition on the caller's
    * buffers, which it does not put back (reset stays NULL). */
   double seconds = 0, phases[KL_MAX_PHASES] = {0};
-  kl_reps once = {1, &seconds, phases};
+  kl_reps once = {1, &seconds, phases, NULL, 0, 0, 0};
   if (st == KL_OK) st = r->run ? r->run(&args) : r->run_reps(&args, &once);
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
     if (owned[i] && p.buffers[i].role != KL_IN &&

@@ -120,6 +120,11 @@ static void unprepare(prepared *pr) {
 typedef struct series {
   double *seconds;       /* [reps] */
   double *phase_seconds; /* [reps * KL_MAX_PHASES] */
+  /* The last timed run's events: the rung's own (room for
+   * KL_MAX_TRACE_EVENTS), or the harness's one; and when that run began. */
+  kl_trace_event *trace;
+  int trace_capacity, trace_count, trace_lost;
+  double trace_origin;
 } series;
 
 /* One run of a rung that the harness times: once, or once per chunk with
@@ -147,6 +152,15 @@ static kl_status run_chunks(prepared *pr, double *seconds) {
   return st;
 }
 
+/* The last timed run as one event, for a rung that traced none of its
+ * own: on the host, or on the stream the run was timed on. */
+static void whole_run(series *s, const kl_backend *b, int reps) {
+  if (s->trace_capacity < 1) return;
+  const int track = b->host_memory ? KL_TRACK_HOST : 0;
+  s->trace[0] = (kl_trace_event){track, -1, -1, 0, s->seconds[reps - 1]};
+  s->trace_count = 1;
+}
+
 /* reps repetitions after warmup ones: the harness's loop, each one
  * timed with the context's events after a reset, or the rung's own. */
 static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
@@ -155,11 +169,20 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
   const kl_backend *b = ctx->backend;
   kl_status st = KL_OK;
   if (!r->run) {
-    kl_reps warm = {warmup, s->seconds, s->phase_seconds};
-    kl_reps timed = {reps, s->seconds, s->phase_seconds};
+    kl_reps warm = {warmup, s->seconds, s->phase_seconds, s->trace,
+                    s->trace_capacity, 0, 0};
+    kl_reps timed = warm;
+    timed.count = reps;
     if (warmup > 0) st = r->run_reps(&pr->args, &warm);
     if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
-    return st == KL_OK ? b->sync(ctx) : st;
+    if (st == KL_OK) st = b->sync(ctx);
+    /* The last repetition ended about now. */
+    s->trace_origin = kl__now() - s->seconds[reps - 1];
+    s->trace_count = timed.trace_count;
+    s->trace_lost = timed.trace_lost;
+    if (st == KL_OK && s->trace_count == 0 && s->trace_lost == 0)
+      whole_run(s, b, reps);
+    return st;
   }
   for (int i = 0; i < warmup && st == KL_OK; i++) {
     st = reset(&pr->args);
@@ -168,8 +191,11 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
   if (st == KL_OK) st = b->sync(ctx);
   for (int i = 0; i < reps && st == KL_OK; i++) {
     st = reset(&pr->args);
+    s->trace_origin = kl__now();
     if (st == KL_OK) st = run_chunks(pr, &s->seconds[i]);
   }
+  s->trace_count = s->trace_lost = 0;
+  if (st == KL_OK) whole_run(s, b, reps);
   return st;
 }
 
@@ -215,7 +241,8 @@ static kl_status checked_run(prepared *pr, series *s) {
     kl_status st = run_chunks(pr, NULL);
     return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
   }
-  kl_reps once = {1, s->seconds, s->phase_seconds};
+  kl_reps once = {1, s->seconds, s->phase_seconds, s->trace,
+                  s->trace_capacity, 0, 0};
   kl_status st = pr->r->run_reps(&pr->args, &once);
   return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
 }
@@ -239,6 +266,18 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
     res->phase_median[k] = median_of(one, reps);
   }
   free(one);
+  res->trace_lost = s->trace_lost;
+  res->trace_origin = s->trace_origin;
+  res->overlap = phases > 0 ? kl__trace_overlap(s->trace, s->trace_count,
+                                                s->trace_lost)
+                            : 0;
+  if (s->trace_count > 0) {
+    res->trace = malloc(sizeof *res->trace * (size_t)s->trace_count);
+    if (res->trace) {
+      memcpy(res->trace, s->trace, sizeof *res->trace * (size_t)s->trace_count);
+      res->trace_count = s->trace_count;
+    }
+  }
   /* Kept in the order run before the median sorts them; a report that
    * cannot keep them still has the summary. */
   res->times = malloc(sizeof *res->times * (size_t)reps);
@@ -298,11 +337,15 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
   /* A rung that owns its loop writes its warm-up runs' times here too:
    * room for the more of the two (and the ceiling's single warm-up). */
   const int slots = warmup > reps ? warmup : reps;
+  const int events = r->run ? 1 : KL_MAX_TRACE_EVENTS;
   series s = {malloc(sizeof(double) * (size_t)slots),
-              calloc((size_t)slots * KL_MAX_PHASES, sizeof(double))};
-  if (!s.seconds || !s.phase_seconds) {
+              calloc((size_t)slots * KL_MAX_PHASES, sizeof(double)),
+              malloc(sizeof(kl_trace_event) * (size_t)events),
+              events, 0, 0, 0};
+  if (!s.seconds || !s.phase_seconds || !s.trace) {
     free(s.seconds);
     free(s.phase_seconds);
+    free(s.trace);
     return record(res, KL_FAIL(KL_NO_MEMORY, "out of host memory"));
   }
   prepared pr, ceiling_slot, *ceiling = NULL;
@@ -337,6 +380,7 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
   unprepare(&pr);
   free(s.seconds);
   free(s.phase_seconds);
+  free(s.trace);
   return record(res, st);
 }
 
@@ -361,6 +405,9 @@ static kl_status run_rung(const kl_workload *w, const kl_rung *r,
   st = kl__measure(w, r, ctx, &in, reps, warmup, 0, NULL, out);
   free(out->times); /* a result alone has no owner for them */
   out->times = NULL;
+  free(out->trace);
+  out->trace = NULL;
+  out->trace_count = 0;
   if (st != KL_OK) return st;
   return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
 }

@@ -84,6 +84,31 @@ static void print_counts(const kl_report *rep, FILE *f) {
   }
 }
 
+/* The traced run of a rung with phases: its wall time, each phase's busy
+ * time and the overlap, a line per result that has them. */
+static void print_overlap(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    if (r->status != KL_OK || r->trace_count == 0 || r->phase_count == 0)
+      continue;
+    double first = r->trace[0].start, last = r->trace[0].end;
+    for (int e = 0; e < r->trace_count; e++) {
+      if (r->trace[e].start < first) first = r->trace[e].start;
+      if (r->trace[e].end > last) last = r->trace[e].end;
+    }
+    char t[32];
+    format_time(last - first, t, sizeof t);
+    fprintf(f, "%s %s, last run: wall %s; busy", r->workload->name,
+            r->rung->name, t);
+    for (int k = 0; k < r->phase_count; k++) {
+      format_time(kl__trace_busy(r->trace, r->trace_count, k), t, sizeof t);
+      fprintf(f, "%s %s %s", k ? "," : "", r->rung->phases[k], t);
+    }
+    if (r->overlap > 0) fprintf(f, "; overlap %.3f\n", r->overlap);
+    else fprintf(f, "; overlap unknown: %d events lost\n", r->trace_lost);
+  }
+}
+
 static kl_status print_report(const kl_report *rep, FILE *f) {
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
@@ -133,6 +158,7 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
   print_ceiling_notes(rep, f);
   print_counts(rep, f);
+  print_overlap(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     if (r->status == KL_OK && r->reps < rep->options.reps)
@@ -198,7 +224,8 @@ static const char csv_header[] =
     "max_s,stddev_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,"
     "ceiling_note,speedup,check,abs_error,error_over_tolerance,bad_elements,"
     "status,error,cpu,cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,"
-    "timed_runs,params,phases,counts,started,version,commit,build_type,"
+    "timed_runs,params,phases,counts,overlap,started,version,commit,"
+    "build_type,"
     "c_compiler,c_flags,gpu_compiler,gpu_flags,command_line\n";
 
 static void csv_row(FILE *f, const kl_report *rep, const kl_result *r) {
@@ -250,6 +277,7 @@ static void csv_row(FILE *f, const kl_report *rep, const kl_result *r) {
   fputc(',', f);
   pairs_text(r, 0, text, sizeof text);
   csv_string(f, text);
+  csv_number(f, timed(r) && r->overlap > 0, "%.9g", r->overlap);
   const char *const meta[] = {rep->started, b->version, b->commit,
                               b->build_type, b->c_compiler, b->c_flags,
                               b->gpu_compiler, b->gpu_flags,
@@ -367,7 +395,9 @@ static void json_result(FILE *f, const kl_result *r) {
     fprintf(f, ": ");
     json_number(f, timed(r), r->counts[k]);
   }
-  fputs("}}", f);
+  fputc('}', f);
+  json_value(f, "overlap", timed(r) && r->overlap > 0, r->overlap);
+  fputc('}', f);
 }
 
 /* Everything after json_head. */
@@ -411,6 +441,77 @@ static void json_body(FILE *f, const kl_report *rep) {
   fprintf(f, "\n  ]\n}\n");
 }
 
+/* ---- the trace ---------------------------------------------------------- */
+
+/* Chrome's trace-event format, a process per result and a thread per
+ * track (tid 0 the host, tid s + 1 stream s); complete ("X") events in
+ * microseconds from the first traced run's start. Written when the file
+ * is opened: */
+static const char trace_head[] = "{\"displayTimeUnit\": \"ms\", "
+                                 "\"traceEvents\": [\n";
+
+static void trace_meta(FILE *f, int pid, int tid, const char *what,
+                       const char *key, const char *value) {
+  fprintf(f, "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"%s\", "
+          "\"args\": {\"%s\": ", pid, tid, what, key);
+  json_string(f, value);
+  fputs("}},\n", f);
+}
+
+static void trace_body(FILE *f, const kl_report *rep) {
+  double zero = 0;
+  int any = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    if (r->trace_count == 0) continue;
+    if (!any || r->trace_origin < zero) zero = r->trace_origin;
+    any = 1;
+  }
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    if (r->trace_count == 0) continue;
+    const int pid = (int)i + 1;
+    char name[160];
+    snprintf(name, sizeof name, "%s %s", r->workload->name, r->rung->name);
+    trace_meta(f, pid, 0, "process_name", "name", name);
+    if (r->overlap > 0)
+      snprintf(name, sizeof name, "overlap %.9g", r->overlap);
+    else
+      snprintf(name, sizeof name, "%d events lost", r->trace_lost);
+    if (r->overlap > 0 || r->trace_lost > 0)
+      trace_meta(f, pid, 0, "process_labels", "labels", name);
+    int named[KL_MAX_STREAMS + 1] = {0};
+    for (int e = 0; e < r->trace_count; e++) {
+      const int tid = r->trace[e].track + 1;
+      if (tid < 0 || tid > KL_MAX_STREAMS || named[tid]) continue;
+      named[tid] = 1;
+      if (tid == 0) snprintf(name, sizeof name, "host");
+      else snprintf(name, sizeof name, "stream %d", tid - 1);
+      trace_meta(f, pid, tid, "thread_name", "name", name);
+    }
+    const double at = r->trace_origin - zero;
+    for (int e = 0; e < r->trace_count; e++) {
+      const kl_trace_event *ev = &r->trace[e];
+      const int phase = ev->phase >= 0 && ev->phase < r->phase_count;
+      const char *what = phase ? r->rung->phases[ev->phase] : r->rung->name;
+      if (ev->item >= 0) snprintf(name, sizeof name, "%s %d", what, ev->item);
+      else snprintf(name, sizeof name, "%s", what);
+      fprintf(f, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ",
+              pid, ev->track + 1);
+      json_string(f, name);
+      fputs(", \"cat\": ", f);
+      json_string(f, phase ? what : "run");
+      fprintf(f, ", \"ts\": %.4f, \"dur\": %.4f},\n", (at + ev->start) * 1e6,
+              (ev->end - ev->start) * 1e6);
+    }
+  }
+  /* JSON allows no comma after the last element: a closing metadata
+   * event names the file's maker. */
+  fprintf(f, "{\"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"name\": "
+          "\"process_name\", \"args\": {\"name\": \"kladder %s\"}}\n]}\n",
+          KL_VERSION);
+}
+
 /* ---- results files ----------------------------------------------------- */
 
 struct kl_output {
@@ -432,7 +533,8 @@ static void output_free(kl_output *o) {
 static kl_status output_open(const char *path, kl_format format,
                              kl_output **out) {
   *out = NULL;
-  if (format != KL_FORMAT_CSV && format != KL_FORMAT_JSON)
+  if (format != KL_FORMAT_CSV && format != KL_FORMAT_JSON &&
+      format != KL_FORMAT_TRACE)
     return kl__usage(KL_USAGE, "%d is not a kl_format value", (int)format);
   if (!path || !*path)
     return kl__usage(KL_USAGE, "the results file name is empty");
@@ -443,7 +545,10 @@ static kl_status output_open(const char *path, kl_format format,
   kl_status st = kl__output_file(path, &o->f, &o->path, &o->temp, why,
                                  sizeof why);
   if (st == KL_OK) {
-    fputs(format == KL_FORMAT_CSV ? csv_header : json_head, o->f);
+    fputs(format == KL_FORMAT_CSV    ? csv_header
+          : format == KL_FORMAT_JSON ? json_head
+                                     : trace_head,
+          o->f);
     if (fflush(o->f) != 0 || ferror(o->f)) {
       snprintf(why, sizeof why, "%s", strerror(errno));
       st = KL_USAGE;
@@ -470,8 +575,10 @@ static kl_status output_write(kl_output *o, const kl_report *rep) {
   }
   if (o->format == KL_FORMAT_CSV)
     for (size_t i = 0; i < rep->count; i++) csv_row(o->f, rep, &rep->results[i]);
-  else
+  else if (o->format == KL_FORMAT_JSON)
     json_body(o->f, rep);
+  else
+    trace_body(o->f, rep);
   /* errno of the step that failed, whichever it was. */
   int err = 0;
   if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;

@@ -598,7 +598,10 @@ kl_status kl_run(const kl_options *opt, kl_report **out) {
 
 void kl_report_free(kl_report *r) {
   if (!r) return;
-  for (size_t i = 0; r->results && i < r->count; i++) free(r->results[i].times);
+  for (size_t i = 0; r->results && i < r->count; i++) {
+    free(r->results[i].times);
+    free(r->results[i].trace);
+  }
   free(r->command_line);
   free(r->results);
   free(r);

@@ -35,6 +35,10 @@ typedef struct kl__cg_host {
   double *x, *r, *p, *ap;
   int parallel;
   double *phases; /* [CG_PHASE_COUNT] seconds added, or NULL */
+  /* Where phases are kept: each kernel an event of the repetition that
+   * began at `origin` (kl__now), into reps' trace. */
+  kl_reps *reps;
+  double origin;
 } kl__cg_host;
 
 void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);

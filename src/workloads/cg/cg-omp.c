@@ -152,12 +152,18 @@ static double dot(const kl__cg_host *h, const double *restrict x,
   return sum;
 }
 
-/* Each kernel's time into its phase, where phases are kept. */
+/* Each kernel's time into its phase, and the kernel into the trace, where
+ * phases are kept. */
 #define TIMED(h, phase, call)                                                 \
   do {                                                                        \
     const double t0_ = (h)->phases ? kl__now() : 0;                           \
     call;                                                                     \
-    if ((h)->phases) (h)->phases[phase] += kl__now() - t0_;                   \
+    if ((h)->phases) {                                                        \
+      const double t1_ = kl__now();                                           \
+      (h)->phases[phase] += t1_ - t0_;                                        \
+      kl__trace_add((h)->reps, KL_TRACK_HOST, phase, -1, t0_ - (h)->origin,   \
+                    t1_ - (h)->origin);                                       \
+    }                                                                         \
   } while (0)
 
 kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,
@@ -200,6 +206,8 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
   h->ap = a->buffers[CG_AP];
   h->parallel = parallel;
   h->phases = NULL;
+  h->reps = NULL;
+  h->origin = 0;
 }
 
 /* The host rungs' timed loop: x put back, the solve timed with the host
@@ -215,9 +223,12 @@ static kl_status host_reps(const kl_args *a, kl_reps *reps, int parallel) {
     }
     double phases[KL_MAX_PHASES] = {0};
     h.phases = phases;
+    h.reps = reps;
+    reps->trace_count = reps->trace_lost = 0;
     int64_t k = 0;
     double residual = 0;
     const double t0 = kl__now();
+    h.origin = t0;
     kl_status st = kl__cg_host_solve(&h, &k, &residual);
     reps->seconds[i] = kl__now() - t0;
     if (st != KL_OK) return st;
