@@ -697,11 +697,17 @@ static int list(int argc, char **argv) {
 
 /* ---- run --------------------------------------------------------------- */
 
+/* The results files a run can write, in kl_format order. */
+enum { OUTPUTS = KL_FORMAT_TRACE + 1 };
+static const char *const output_flags[OUTPUTS] = {"--csv", "--json",
+                                                  "--trace"};
+
 /* What the options of a run add up to. */
 typedef struct run_command {
   kl_options o;
   list_text workloads, backends, rungs, params;
-  const char *csv, *json, *trace;
+  /* The results files' paths, by kl_format: --csv, --json, --trace. */
+  const char *output[OUTPUTS];
   char *command_line;
 } run_command;
 
@@ -814,13 +820,13 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   }
   case OPT_CSV:
-    c->csv = v;
+    c->output[KL_FORMAT_CSV] = v;
     break;
   case OPT_JSON:
-    c->json = v;
+    c->output[KL_FORMAT_JSON] = v;
     break;
   case OPT_TRACE:
-    c->trace = v;
+    c->output[KL_FORMAT_TRACE] = v;
     break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
@@ -923,14 +929,14 @@ static int parse_run(run_command *c, int argc, char **argv) {
   int code = no_operands(&ps, "run");
   if (code == 0 && c->params.text) code = twice_in_params(c->params.text,
                                                            ps.help);
-  const char *const files[] = {c->csv, c->json, c->trace};
-  const char *const flags[] = {"--csv", "--json", "--trace"};
-  for (int i = 0; i < 3 && code == 0; i++)
-    for (int j = i + 1; j < 3 && code == 0; j++)
+  const char *const *files = c->output;
+  for (int i = 0; i < OUTPUTS && code == 0; i++)
+    for (int j = i + 1; j < OUTPUTS && code == 0; j++)
       if (files[i] && files[j] && strcmp(files[i], files[j]) == 0) {
         char show[SHOWN_SIZE];
         code = bad_usage(ps.help, "%s and %s name the same file '%s'",
-                         flags[i], flags[j], shown(files[i], show));
+                         output_flags[i], output_flags[j],
+                         shown(files[i], show));
       }
   if (code) return code;
   c->o.workloads = c->workloads.text;
@@ -940,19 +946,20 @@ static int parse_run(run_command *c, int argc, char **argv) {
   return -1;
 }
 
+static void discard_outputs(kl_output *out[OUTPUTS]) {
+  for (int i = 0; i < OUTPUTS; i++)
+    if (out[i]) kl_output_discard(out[i]);
+}
+
 /* Open the results files before the run; write them after a run that
  * completed, discard them otherwise. */
 static int run_parsed(run_command *c) {
-  kl_output *csv = NULL, *json = NULL, *trace = NULL;
+  kl_output *out[OUTPUTS] = {NULL};
   kl_status st = KL_OK;
-  if (c->csv) st = kl_output_open(c->csv, KL_FORMAT_CSV, &csv);
-  if (st == KL_OK && c->json) st = kl_output_open(c->json, KL_FORMAT_JSON,
-                                                  &json);
-  if (st == KL_OK && c->trace)
-    st = kl_output_open(c->trace, KL_FORMAT_TRACE, &trace);
+  for (int i = 0; i < OUTPUTS && st == KL_OK; i++)
+    if (c->output[i]) st = kl_output_open(c->output[i], (kl_format)i, &out[i]);
   if (st != KL_OK) {
-    if (csv) kl_output_discard(csv);
-    if (json) kl_output_discard(json);
+    discard_outputs(out);
     return fail(st);
   }
 
@@ -971,22 +978,19 @@ static int run_parsed(run_command *c) {
   }
   if (!completed) {
     /* Bad input or a device error: nothing is left behind. */
-    if (csv) kl_output_discard(csv);
-    if (json) kl_output_discard(json);
-    if (trace) kl_output_discard(trace);
+    discard_outputs(out);
     kl_report_free(rep);
     if (code) return code;
     fprintf(stderr, "kladder: error: %s\n", why);
     return kl_exit_code(st);
   }
   const kl_status run_st = st;
-  kl_status wrote = csv ? kl_output_write(csv, rep) : KL_OK;
-  if (wrote != KL_OK && !code) code = fail(wrote);
-  /* A failed CSV does not cost the JSON of a run that took minutes. */
-  wrote = json ? kl_output_write(json, rep) : KL_OK;
-  if (wrote != KL_OK && !code) code = fail(wrote);
-  wrote = trace ? kl_output_write(trace, rep) : KL_OK;
-  if (wrote != KL_OK && !code) code = fail(wrote);
+  /* A failed CSV does not cost the JSON or the trace of a run that took
+   * minutes: each file is written. */
+  for (int i = 0; i < OUTPUTS; i++) {
+    const kl_status wrote = out[i] ? kl_output_write(out[i], rep) : KL_OK;
+    if (wrote != KL_OK && !code) code = fail(wrote);
+  }
   kl_report_free(rep);
   if (code) return code;
   if (run_st == KL_CHECK_FAILED)

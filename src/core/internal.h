@@ -107,12 +107,14 @@ double kl__now(void); /* monotonic seconds */
 /* ---- the trace of a repetition (trace.c) ---------------------------------
  * A rung that owns its loop adds each event of a repetition, in seconds
  * from the repetition's start, after clearing reps->trace_count at that
- * start; an event that finds the trace full is counted as lost. busy: the
- * union of one phase's events; overlap: the events' wall time over the
- * longest phase's busy time (0: no phase's events, or events lost). */
+ * start; an event that finds the trace full is counted as lost. wall:
+ * from the first event's start to the last one's end; busy: the union of
+ * one phase's events; overlap: wall over the longest phase's busy time
+ * (0: no phase's events, or events lost). */
 #define KL_MAX_TRACE_EVENTS 65536
 void kl__trace_add(kl_reps *reps, int track, int phase, int item,
                    double start, double end);
+double kl__trace_wall(const kl_trace_event *e, int count);
 double kl__trace_busy(const kl_trace_event *e, int count, int phase);
 double kl__trace_overlap(const kl_trace_event *e, int count, int lost);
 

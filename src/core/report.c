@@ -91,13 +91,8 @@ static void print_overlap(const kl_report *rep, FILE *f) {
     const kl_result *r = &rep->results[i];
     if (r->status != KL_OK || r->trace_count == 0 || r->phase_count == 0)
       continue;
-    double first = r->trace[0].start, last = r->trace[0].end;
-    for (int e = 0; e < r->trace_count; e++) {
-      if (r->trace[e].start < first) first = r->trace[e].start;
-      if (r->trace[e].end > last) last = r->trace[e].end;
-    }
     char t[32];
-    format_time(last - first, t, sizeof t);
+    format_time(kl__trace_wall(r->trace, r->trace_count), t, sizeof t);
     fprintf(f, "%s %s, last run: wall %s; busy", r->workload->name,
             r->rung->name, t);
     for (int k = 0; k < r->phase_count; k++) {

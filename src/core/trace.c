@@ -51,16 +51,22 @@ double kl__trace_busy(const kl_trace_event *e, int count, int phase) {
   return busy;
 }
 
-double kl__trace_overlap(const kl_trace_event *e, int count, int lost) {
-  if (lost > 0 || count == 0) return 0;
-  double first = e[0].start, last = e[0].end, slowest = 0;
+double kl__trace_wall(const kl_trace_event *e, int count) {
+  if (count == 0) return 0;
+  double first = e[0].start, last = e[0].end;
   for (int i = 0; i < count; i++) {
     if (e[i].start < first) first = e[i].start;
     if (e[i].end > last) last = e[i].end;
   }
+  return last - first;
+}
+
+double kl__trace_overlap(const kl_trace_event *e, int count, int lost) {
+  if (lost > 0 || count == 0) return 0;
+  double slowest = 0;
   for (int k = 0; k < KL_MAX_PHASES; k++) {
     const double busy = kl__trace_busy(e, count, k);
     if (busy > slowest) slowest = busy;
   }
-  return slowest > 0 ? (last - first) / slowest : 0;
+  return slowest > 0 ? kl__trace_wall(e, count) / slowest : 0;
 }
