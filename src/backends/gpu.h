@@ -204,14 +204,14 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
  * template instance with several arguments needs the pointer); `on`:
  * the stream. */
 #if defined(KL_HAVE_HIP)
-#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)            \
+#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)                \
   do {                                                                        \
     (void)(early);                                                            \
-    kernel<<<blocks, threads, 0, on>>>(__VA_ARGS__);                      \
+    kernel<<<blocks, threads, 0, on>>>(__VA_ARGS__);                          \
     KL_GPU_CHECK_LAUNCH(kernel);                                              \
   } while (0)
 #else
-#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)            \
+#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)                \
   do {                                                                        \
     cudaLaunchAttribute kl_early_;                                            \
     kl_early_.id = cudaLaunchAttributeProgrammaticStreamSerialization;        \
@@ -219,10 +219,11 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
     cudaLaunchConfig_t kl_config_ = {};                                       \
     kl_config_.gridDim = dim3(blocks);                                        \
     kl_config_.blockDim = dim3(threads);                                      \
-    kl_config_.stream = (on);                                             \
+    kl_config_.stream = (on);                                                 \
     kl_config_.attrs = &kl_early_;                                            \
     kl_config_.numAttrs = (early) ? 1 : 0;                                    \
-    cudaError_t kl_err_ = cudaLaunchKernelEx(&kl_config_, kernel, __VA_ARGS__); \
+    cudaError_t kl_err_ =                                                     \
+        cudaLaunchKernelEx(&kl_config_, kernel, __VA_ARGS__);                 \
     if (kl_err_ != cudaSuccess)                                               \
       return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", #kernel,           \
                      cudaGetErrorString(kl_err_));                            \

@@ -274,7 +274,8 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   if (s->trace_count > 0) {
     res->trace = malloc(sizeof *res->trace * (size_t)s->trace_count);
     if (res->trace) {
-      memcpy(res->trace, s->trace, sizeof *res->trace * (size_t)s->trace_count);
+      memcpy(res->trace, s->trace,
+             sizeof *res->trace * (size_t)s->trace_count);
       res->trace_count = s->trace_count;
     }
   }

@@ -142,8 +142,9 @@ static __device__ double total(const double *partials, int which,
   double v = 0;
   /* Sixteen loads of a thread in flight at once, enough for CG_MAX_BLOCKS
    * partials on FINAL_BLOCK threads (the matrix-free sweeps leave 6097
-   * at 201^3, the CSR kernels a block per resident slot), and a loop that waited for each load in turn took 6.5 us a
-   * sum (NOTES.md, matrix-free attempt 9). */
+   * at 201^3, the CSR kernels a block per resident slot); a loop that
+   * waited for each load in turn took 6.5 us a sum (NOTES.md, matrix-free
+   * attempt 9). */
   for (unsigned base = 0; base < count; base += 16 * blockDim.x) {
 #pragma unroll
     for (unsigned u = 0; u < 16; u++) {
