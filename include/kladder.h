@@ -120,6 +120,11 @@ typedef struct kl_param {
   /* KL_PARAM_MAIN_SIZE: a default shrunk to fit memory is rounded down to
    * a multiple of this (halved while larger than the size). */
   int64_t step;
+  /* KL_PARAM_MAIN_SIZE: where nonzero, the default on a device is at most
+   * the size whose inputs in host memory hold this many times the device's
+   * memory (offload: 2, data that never fits at once), shrunk to fit the
+   * host as any default; 0: default_value alone. */
+  double device_multiple;
 } kl_param;
 
 /* ---- buffers ----------------------------------------------------------- */
@@ -385,6 +390,11 @@ typedef struct kl_ceiling {
   kl_ceiling_kind kind;
   const struct kl_workload *of;
   double (*bound)(const struct kl_result *r, double measured);
+  /* RUNG, BOUND: 1 where the ceiling rung runs at its own default size,
+   * not over as many bytes as the rung's plan: a bound that turns a
+   * bandwidth into the time of bytes the plan does not hold (pipeline's
+   * copies of partial sums). */
+  int own_size;
 } kl_ceiling;
 
 /* A problem a workload's tests run: its parameters as -p takes them. */

@@ -37,6 +37,12 @@
 #          racecheck (cg-race) those up to 20^3 and not the cusparse rung,
 #          whose library kernel (csrmv_v3) racecheck reports write-write
 #          hazards in: not our code;
+#   pipeline  test_rungs over pipeline's, offload's and transfer's own
+#          problems (1 to 1000003 points per interval, 1 to 64 intervals,
+#          1 to 4 streams; arrays not a multiple of the chunk, a chunk
+#          larger than the array, chunks of one element), every rung;
+#          under racecheck (pipeline-race), whose shared-memory tracking
+#          slows the summing kernels most, those up to 100003;
 #   cli    the command line of the issue that found the overread.
 # The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
@@ -78,6 +84,8 @@ declare -A job=(
   [laplacian]="$t/test_rungs --workloads laplacian cuda"
   [cg]="$t/test_rungs --workloads cg cuda"
   [cg-race]="$t/test_rungs --workloads cg --no-vendor --max-n 20 cuda"
+  [pipeline]="$t/test_rungs --workloads pipeline,offload,transfer cuda"
+  [pipeline-race]="$t/test_rungs --workloads pipeline,offload,transfer --max-n 100003 cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
@@ -88,6 +96,7 @@ for tool in memcheck initcheck synccheck racecheck; do
   for name in rungs-small rungs-large histogram laplacian cli "${shapes[@]/#/gemm-}"; do
     plan+=("$tool $name")
   done
+  if [ $tool = racecheck ]; then plan+=("$tool pipeline-race"); else plan+=("$tool pipeline"); fi
   if [ $tool = racecheck ]; then plan+=("$tool cg-race"); else plan+=("$tool cg"); fi
   if [ $tool = racecheck ]; then
     plan+=("$tool split-f64" "$tool split-f32")

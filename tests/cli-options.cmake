@@ -115,6 +115,26 @@ kl_cli_test(trace-csv-same-file 2 "--csv and --trace name the same file 'out'"
   ${no_run} --leaves-nothing run ${quick} --csv out --trace out)
 kl_cli_test(trace-twice 2 "option '--trace' given twice" run -w map --trace a
   --trace b)
+# The pipeline ladders' own counts (issue 14): a chunk or a stream count
+# of zero or below is one line and exit 2, and nothing runs.
+kl_cli_test(offload-chunk-zero 2
+  "^kladder: error: offload: chunk: size '0' is zero; give a positive integer$"
+  ${no_run} run -w offload -b serial -n 1000 -p chunk=0)
+kl_cli_test(offload-chunk-negative 2
+  "^kladder: error: offload: chunk: size '-5' is negative; give a positive integer$"
+  ${no_run} run -w offload -b serial -n 1000 -p chunk=-5)
+kl_cli_test(pipeline-streams-zero 2
+  "^kladder: error: pipeline: streams = 0 is outside \\[1, 4\\]$"
+  ${no_run} run -w pipeline -b serial -n 1000 -p streams=0)
+kl_cli_test(pipeline-streams-negative 2
+  "^kladder: error: pipeline: streams = -2 is outside \\[1, 4\\]$"
+  ${no_run} run -w pipeline -b serial -n 1000 -p streams=-2)
+kl_cli_test(pipeline-intervals-zero 2
+  "^kladder: error: pipeline: intervals = 0 is outside \\[1, 64\\]$"
+  ${no_run} run -w pipeline -b serial -n 1000 -p intervals=0)
+kl_cli_test(pipeline-trace-unwritable 2
+  "^kladder: error: cannot write results to 'missing/p.json': its directory does not exist$"
+  ${no_run} --leaves-nothing run -w pipeline -b serial -n 1000 --trace missing/p.json)
 kl_cli_test(no-trace-after-device-error 3 "injected runtime error"
   --env KLADDER_INJECT_ERROR=serial --leaves-nothing
   run ${quick} --trace out.json)

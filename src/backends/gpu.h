@@ -230,6 +230,30 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
   } while (0)
 #endif
 
+/* Record an event for timing. While `on` is being captured into a graph,
+ * CUDA records it as a graph node that records it at every launch
+ * (cudaEventRecordExternal); HIP here has no such node, so nothing is
+ * recorded and *recorded is 0. */
+#if defined(KL_HAVE_HIP)
+#define KL_GPU_GRAPH_EVENTS 0
+#else
+#define KL_GPU_GRAPH_EVENTS 1
+#endif
+static inline cudaError_t kl__gpu_record(cudaEvent_t event, cudaStream_t on,
+                                         int *recorded) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t err = cudaStreamIsCapturing(on, &capture);
+  *recorded = 0;
+  if (err != cudaSuccess) return err;
+  if (capture != cudaStreamCaptureStatusActive) err = cudaEventRecord(event, on);
+  else if (!KL_GPU_GRAPH_EVENTS) return cudaSuccess;
+#if !defined(KL_HAVE_HIP)
+  else err = cudaEventRecordWithFlags(event, on, cudaEventRecordExternal);
+#endif
+  *recorded = err == cudaSuccess;
+  return err;
+}
+
 /* A kernel may use `bytes` of dynamic shared memory (above 48 KB it must
  * ask), with the carveout that gives shared memory the most of each SM.
  * HIP has no such opt-in: a block has its 64 KB. */

@@ -238,7 +238,8 @@ static kl_status ceiling_for(const kl_options *o, const job *s,
   if (st == KL_OK) {
     jb.in.n = kl__instance_size(of, &jb.in, host);
     jb.in.n_given = 1;
-    st = kl__size_for_bytes(of, &jb.in, host, bytes);
+    if (!s->w->ceiling.own_size)
+      st = kl__size_for_bytes(of, &jb.in, host, bytes);
   }
   if (st != KL_OK) return st;
   for (size_t j = 0; j < ceilings->count; j++) {

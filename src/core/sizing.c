@@ -199,11 +199,58 @@ static int64_t largest_fit(const kl_workload *w, kl__instance *in,
   return lo - lo % unit;
 }
 
+/* The bytes of a plan's inputs that live in host memory. */
+static double host_input_bytes(const kl_plan *p) {
+  double bytes = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    size_t b = 0;
+    if (s->role != KL_OUT && !(s->flags & KL_BUFFER_SCRATCH) &&
+        s->placement != KL_MEM_DEVICE && kl__buffer_bytes(s, &b) == KL_OK)
+      bytes += (double)b;
+  }
+  return bytes;
+}
+
+/* The default where the main size asks for a multiple of a device's
+ * memory (kl_param.device_multiple): the smallest size below `wanted`
+ * whose inputs in host memory hold that multiple of the largest memory of
+ * the rungs' devices; `wanted` where none has a device. */
+static int64_t device_default(const kl_workload *w, kl__instance *in,
+                              const kl_rung *const *rungs, size_t count,
+                              int64_t wanted) {
+  const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  const double multiple = main >= 0 ? w->params[main].device_multiple : 0;
+  double device = 0;
+  for (size_t j = 0; j < count && multiple > 0; j++) {
+    size_t dev_free = 0, dev_total = 0;
+    if (!rungs[j]->backend->host_memory &&
+        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) ==
+            KL_OK &&
+        (double)dev_total > device)
+      device = (double)dev_total;
+  }
+  if (device <= 0) return wanted;
+  int64_t lo = 0, hi = wanted;
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    kl_plan p;
+    in->n = mid;
+    if (kl__plan_make(w, NULL, in, 0, &p) == KL_OK &&
+        host_input_bytes(&p) >= multiple * device)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return hi;
+}
+
 kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
                                const kl_rung *const *rungs, size_t count,
                                char *note, size_t note_size) {
-  const int64_t wanted = kl__default_size(w, 0);
   if (in->n_given) return KL_OK;
+  const int64_t wanted =
+      device_default(w, in, rungs, count, kl__default_size(w, 0));
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);

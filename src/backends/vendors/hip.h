@@ -63,6 +63,14 @@
 #define cudaStreamBeginCapture hipStreamBeginCapture
 #define cudaStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal
 #define cudaStreamEndCapture hipStreamEndCapture
+#define cudaStreamIsCapturing hipStreamIsCapturing
+#define cudaStreamCaptureStatus hipStreamCaptureStatus
+#define cudaStreamCaptureStatusActive hipStreamCaptureStatusActive
+#define cudaStreamCaptureStatusNone hipStreamCaptureStatusNone
+#define cudaStreamCreate hipStreamCreate
+#define cudaStreamWaitEvent hipStreamWaitEvent
+#define cudaEventDisableTiming hipEventDisableTiming
+#define cudaEventCreateWithFlags hipEventCreateWithFlags
 
 /* Warp-level intrinsics: HIP of this vintage has the mask-less forms; a
  * wavefront executes in lockstep, so the mask has nothing to select. */

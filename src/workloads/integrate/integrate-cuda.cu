@@ -1,15 +1,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../backends/gpu-reduce.h"
 #include "integrand-gpu.h"
 
 
 #define SEED_BLOCK 256  /* the seed's block for the atomic rungs */
 #define WIDE_BLOCK 1024 /* the largest block: fewest global atomics */
 #define POINTS_PER_THREAD 100
-#define BEST_BLOCK 256
-#define SUM_BLOCK 1024 /* the one block that sums the partials */
 /* Caps the partials array (512 KiB) for large n; 1e8 points need 31250
  * warps of 32 lanes at 100 points each, the seed's configuration. */
 #define PARTIALS_MAX 65536
@@ -58,69 +55,6 @@ __global__ __launch_bounds__(WIDE_BLOCK) void integrate_shuffle(double *sum,
   __syncthreads();
   if (threadIdx.x == 0) kl_atomic<KL_OP_SUM>(sum, block_sum);
 }
-
-/* Blocks of one warp, each writing its sum to its own slot: no atomics. */
-template <typename T>
-__global__ void integrate_warp_partials(double *partials, int64_t n,
-                                        double h) {
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  double v = 0;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    v += value<T, INTEGRATE_PLAIN>(point(i, h));
-  v = kl_warp_reduce<KL_OP_SUM>(v);
-  if (threadIdx.x == 0) partials[blockIdx.x] = v;
-}
-
-/* One block reads the partials as 16-byte double2 loads, half the load
- * instructions of 8-byte ones; cudaMalloc's alignment makes them legal. */
-__global__ __launch_bounds__(SUM_BLOCK) void integrate_sum_partials(
-    const double *partials, int count, double h, double *out) {
-  const double2 *pairs = (const double2 *)partials;
-  double v = 0;
-  for (int i = threadIdx.x; i < count / 2; i += blockDim.x) {
-    double2 p = pairs[i];
-    v += p.x + p.y;
-  }
-  if (threadIdx.x == 0 && count % 2) v += partials[count - 1];
-  v = kl_block_reduce<KL_OP_SUM>(v);
-  if (threadIdx.x == 0) *out = v * h;
-}
-
-/* A grid that the device holds at once, each thread striding over the
- * points with a double counter (exact below 2^53, and it spares the 64-bit
- * integer conversion per point that runs at a quarter of the FP64 rate).
- * Each block writes its sum; the last block to finish, known from a ticket
- * counter, adds the block sums and writes the result: one launch, no
- * atomics on the data, and no memset before it, since atomicInc wraps the
- * counter back to 0 for the next launch. */
-template <typename T>
-__global__ __launch_bounds__(BEST_BLOCK) void integrate_best(
-    double *out, double *block_sums, unsigned *retired, double n, double h) {
-  const double stride = (double)gridDim.x * blockDim.x;
-  double v = 0;
-  for (double i = (double)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    v += value<T, INTEGRATE_SINCOS>((i + 0.5) * h);
-  v = kl_block_reduce<KL_OP_SUM>(v);
-  __shared__ int last;
-  if (threadIdx.x == 0) {
-    block_sums[blockIdx.x] = v;
-    /* The sum must be visible device-wide before the ticket says so. */
-    __threadfence();
-    last = atomicInc(retired, gridDim.x - 1) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last) return;
-  /* Pairs with the writers' fence: no block sum is read before its store. */
-  __threadfence();
-  double total = 0;
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
-    total += ((volatile double *)block_sums)[b];
-  total = kl_block_reduce<KL_OP_SUM>(total);
-  if (threadIdx.x == 0) *out = total * h;
-}
-
 
 /* ---- host side ----------------------------------------------------------- */
 
@@ -243,10 +177,10 @@ static kl_status launch_partials(const kl_args *a) {
   const int warp = kl__gpu_warp_size();
   if (is_f32(a))
     integrate_warp_partials<float><<<WARPS(a), warp, 0, stream_of(a)>>>(
-        PARTIALS(a), a->plan->n, step(a));
+        PARTIALS(a), 0, a->plan->n, step(a));
   else
     integrate_warp_partials<double><<<WARPS(a), warp, 0, stream_of(a)>>>(
-        PARTIALS(a), a->plan->n, step(a));
+        PARTIALS(a), 0, a->plan->n, step(a));
   KL_GPU_CHECK_LAUNCH(integrate_warp_partials);
   return KL_OK;
 }
@@ -302,10 +236,12 @@ extern "C" kl_status kl__integrate_gpu_best_scratch(kl_plan *p) {
 extern "C" kl_status kl__integrate_gpu_best(const kl_args *a) {
   if (is_f32(a))
     integrate_best<float><<<BLOCKS(a), BEST_BLOCK, 0, stream_of(a)>>>(
-        out_of(a), BLOCK_SUMS(a), RETIRED(a), (double)a->plan->n, step(a));
+        out_of(a), BLOCK_SUMS(a), RETIRED(a), 0.0, (double)a->plan->n,
+        step(a));
   else
     integrate_best<double><<<BLOCKS(a), BEST_BLOCK, 0, stream_of(a)>>>(
-        out_of(a), BLOCK_SUMS(a), RETIRED(a), (double)a->plan->n, step(a));
+        out_of(a), BLOCK_SUMS(a), RETIRED(a), 0.0, (double)a->plan->n,
+        step(a));
   KL_GPU_CHECK_LAUNCH(integrate_best);
   return KL_OK;
 }

@@ -4,7 +4,7 @@
 
 #include "integrate.h"
 
-static double upper_limit(void) { return INTEGRATE_PERIODS * INTEGRATE_PI; }
+double kl__integrate_length(void) { return INTEGRATE_PERIODS * INTEGRATE_PI; }
 
 static kl_status plan(kl_plan *p) {
   /* Past 2^40 points the summation bound gamma_n L grows beyond 15 and a
@@ -17,7 +17,7 @@ static kl_status plan(kl_plan *p) {
   p->buffers[INTEGRATE_OUT] =
       (kl_buffer_spec){"integral", KL_F64, 1, KL_OUT, KL_MEM_DEVICE, 0};
   p->constant_count = 1;
-  p->constants[INTEGRATE_H] = upper_limit() / (double)p->n;
+  p->constants[INTEGRATE_H] = kl__integrate_length() / (double)p->n;
   return KL_OK;
 }
 
@@ -77,14 +77,14 @@ static void init(const kl_plan *p, void *const *host) {
 
 static double gamma_k(double k, double u) { return k * u / (1 - k * u); }
 
-static double midpoint_exact(int64_t n) {
+double kl__integrate_midpoint_exact(int64_t n) {
   double sum = 1;
   const double weight[3] = {0.5, -1, -0.5}; /* of cos 2x, cos 4x, cos 6x */
   for (int j = 0; j < 3; j++) {
     int64_t m = 20000 * 2 * (j + 1);
     if (m % n == 0) sum += weight[j] * ((m / n) % 2 ? -1 : 1);
   }
-  return 0.25 * upper_limit() * sum;
+  return 0.25 * kl__integrate_length() * sum;
 }
 
 /* The f32 grid's integral, once per n and process: n points of a double
@@ -122,9 +122,9 @@ static void result_element(const void *ctx, int64_t i, kl_element *e) {
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)in;
-  const double ud = DBL_EPSILON / 2, L = upper_limit(), n = (double)p->n;
+  const double ud = DBL_EPSILON / 2, L = kl__integrate_length(), n = (double)p->n;
   const double uT = p->type == KL_F32 ? FLT_EPSILON / 2 : ud;
-  const double exact = midpoint_exact(p->n);
+  const double exact = kl__integrate_midpoint_exact(p->n);
   const double H = 5 * ud * L, S = gamma_k(n, ud) * L;
   const double E = evaluation_error(r->variant, uT) * L;
   double G = 2 * gamma_k(4, ud) * L * L;

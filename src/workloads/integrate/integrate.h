@@ -44,6 +44,11 @@ static inline double kl__integrand_f64(int64_t i, double h) {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The interval's length, 40000 pi, and the midpoint sum over n points of
+ * it in exact arithmetic (integrate.c derives it), times h: what every rung
+ * approximates, and pipeline's, per interval. */
+double kl__integrate_length(void);
+double kl__integrate_midpoint_exact(int64_t n);
 kl_status kl__integrate_omp(const kl_args *a);
 
 kl_status kl__integrate_gpu_atomic(const kl_args *a);

@@ -62,11 +62,6 @@ __global__ void map_vec4(const float4 *__restrict__ x, float4 *__restrict__ y,
     y_tail[threadIdx.x] = quad(a, b, c, x_tail[threadIdx.x]);
 }
 
-#define MAP_ARGS(args)                                                        \
-  (const float *)(args)->buffers[MAP_X], (float *)(args)->buffers[MAP_Y],     \
-      (float)(args)->plan->constants[MAP_A], (float)(args)->plan->constants[MAP_B], \
-      (float)(args)->plan->constants[MAP_C]
-
 extern "C" kl_status kl__map_gpu_thread(const kl_args *a) {
   const float *x = (const float *)a->buffers[MAP_X];
   float *y = (float *)a->buffers[MAP_Y];
@@ -81,36 +76,47 @@ extern "C" kl_status kl__map_gpu_thread(const kl_args *a) {
   return KL_OK;
 }
 
-extern "C" kl_status kl__map_gpu_grid_stride(const kl_args *a) {
+static kl_status grid_stride(const float *x, float *y, int64_t n,
+                             const double *k, cudaStream_t on) {
   int64_t resident = (int64_t)kl__gpu_sm_count() *
                      (kl__gpu_max_threads_per_sm() / MAP_BLOCK);
-  int64_t needed = kl__gpu_blocks(a->plan->n, MAP_BLOCK);
+  int64_t needed = kl__gpu_blocks(n, MAP_BLOCK);
   unsigned blocks = (unsigned)(needed < resident ? needed : resident);
-  map_grid_stride<<<blocks, MAP_BLOCK, 0, (cudaStream_t)a->stream>>>(
-      MAP_ARGS(a), a->plan->n);
+  map_grid_stride<<<blocks, MAP_BLOCK, 0, on>>>(
+      x, y, (float)k[MAP_A], (float)k[MAP_B], (float)k[MAP_C], n);
   KL_GPU_CHECK_LAUNCH(map_grid_stride);
   return KL_OK;
 }
 
-extern "C" kl_status kl__map_gpu_vec4(const kl_args *a) {
-  const float *x = (const float *)a->buffers[MAP_X];
-  float *y = (float *)a->buffers[MAP_Y];
+extern "C" kl_status kl__map_gpu_grid_stride(const kl_args *a) {
+  return grid_stride((const float *)a->buffers[MAP_X],
+                     (float *)a->buffers[MAP_Y], a->plan->n,
+                     a->plan->constants, (cudaStream_t)a->stream);
+}
+
+extern "C" kl_status kl__map_gpu_apply(const float *x, float *y, int64_t n,
+                                       const double *k, void *stream) {
+  cudaStream_t on = (cudaStream_t)stream;
   /* Callers of the library may pass buffers that are not 16-byte aligned;
    * they get the scalar kernel rather than a misaligned-address fault. */
   if (((uintptr_t)x | (uintptr_t)y) % sizeof(float4) != 0)
-    return kl__map_gpu_grid_stride(a);
-  int64_t n = a->plan->n, n4 = n / 4;
+    return grid_stride(x, y, n, k, on);
+  int64_t n4 = n / 4;
   int tail = (int)(n - 4 * n4);
   const int64_t per_block = (int64_t)MAP_BLOCK * MAP_VEC_DEPTH;
   /* The first chunk also does the tail; n4 may be 0. */
   KL_GPU_CHUNKS(n4 > 0 ? n4 : 1, per_block, offset, count) {
-    map_vec4<<<kl__gpu_blocks(count, per_block), MAP_BLOCK, 0,
-               (cudaStream_t)a->stream>>>(
-        (const float4 *)x + offset, (float4 *)y + offset,
-        (float)a->plan->constants[MAP_A], (float)a->plan->constants[MAP_B],
-        (float)a->plan->constants[MAP_C], n4 > 0 ? count : 0, x + 4 * n4,
+    map_vec4<<<kl__gpu_blocks(count, per_block), MAP_BLOCK, 0, on>>>(
+        (const float4 *)x + offset, (float4 *)y + offset, (float)k[MAP_A],
+        (float)k[MAP_B], (float)k[MAP_C], n4 > 0 ? count : 0, x + 4 * n4,
         y + 4 * n4, offset == 0 ? tail : 0);
     KL_GPU_CHECK_LAUNCH(map_vec4);
   }
   return KL_OK;
+}
+
+extern "C" kl_status kl__map_gpu_vec4(const kl_args *a) {
+  return kl__map_gpu_apply((const float *)a->buffers[MAP_X],
+                           (float *)a->buffers[MAP_Y], a->plan->n,
+                           a->plan->constants, a->stream);
 }

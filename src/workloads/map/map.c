@@ -4,20 +4,24 @@
 
 #include "map.h"
 
-static kl_status plan(kl_plan *p) {
-  p->buffer_count = 2;
-  p->buffers[MAP_X] = (kl_buffer_spec){"x", KL_F32, p->n, KL_IN, KL_MEM_DEVICE, 0};
-  p->buffers[MAP_Y] = (kl_buffer_spec){"y", KL_F32, p->n, KL_OUT, KL_MEM_DEVICE, 0};
-  /* Fresh coefficients per seed (the seed's are 2.5, 2 and 1), exactly
-   * representable as floats so that every rung sees the same ones. */
+/* Fresh coefficients per seed (the seed's are 2.5, 2 and 1), exactly
+ * representable as floats so that every rung sees the same ones. */
+void kl__map_constants(kl_plan *p) {
   p->constant_count = 3;
   for (int k = 0; k < 3; k++)
     p->constants[k] =
         (float)(-3.0 + 6.0 * kl__uniform(p->seed, 50, (uint64_t)k));
+}
+
+static kl_status plan(kl_plan *p) {
+  p->buffer_count = 2;
+  p->buffers[MAP_X] = (kl_buffer_spec){"x", KL_F32, p->n, KL_IN, KL_MEM_DEVICE, 0};
+  p->buffers[MAP_Y] = (kl_buffer_spec){"y", KL_F32, p->n, KL_OUT, KL_MEM_DEVICE, 0};
+  kl__map_constants(p);
   return KL_OK;
 }
 
-static void init(const kl_plan *p, void *const *host) {
+void kl__map_init(const kl_plan *p, void *const *host) {
   kl__fill_uniform(KL_F32, host[MAP_X], p->n, p->seed, MAP_X, -4, 4);
 }
 
@@ -40,8 +44,8 @@ static void element(const void *ctx, int64_t i, kl_element *e) {
            FLT_MIN;
 }
 
-static void check(const kl_plan *p, const kl_rung *r, void *const *in,
-                  void *const *out, kl_verdict *v) {
+void kl__map_check(const kl_plan *p, const kl_rung *r, void *const *in,
+                   void *const *out, kl_verdict *v) {
   (void)r;
   const map_check k = {in[MAP_X], out[MAP_Y], p->constants[MAP_A],
                        p->constants[MAP_B], p->constants[MAP_C]};
@@ -63,7 +67,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-static kl_status serial(const kl_args *args) {
+kl_status kl__map_serial(const kl_args *args) {
   const float *restrict x = args->buffers[MAP_X];
   float *restrict y = args->buffers[MAP_Y];
   const float a = (float)args->plan->constants[MAP_A],
@@ -77,7 +81,7 @@ static kl_status serial(const kl_args *args) {
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
      .summary = "one loop on one core", .library = KL_TYPE_BIT(KL_F32),
-     .run = serial},
+     .run = kl__map_serial},
     {.name = "openmp", .backend = &kl__backend_openmp,
      .summary = "parallel for simd, static schedule",
      .library = KL_TYPE_BIT(KL_F32), .run = kl__map_omp},
@@ -117,8 +121,8 @@ const kl_workload kl__workload_map = {
     .param_count = 1,
     .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
-    .init = init,
-    .check = check,
+    .init = kl__map_init,
+    .check = kl__map_check,
     .cost = cost,
     .tests = tests,
     .big_tests = big_tests,
