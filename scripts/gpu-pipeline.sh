@@ -2,7 +2,8 @@
 # On the GPU machine: the pipeline, offload and transfer ladders' CUDA
 # tests and figures, each ladder in one run with its ceiling beside it.
 # Usage: bash scripts/gpu-pipeline.sh [tests|seed|chunks|big|all]
-# (default all); logs, CSVs and traces under $OUT.
+# (default all); logs, CSVs and traces under $OUT as one archive,
+# pipeline-logs.tar.gz.
 #   tests   test_rungs over the three workloads' own problems, test_api,
 #           and a trace of the seed ladder checked by tests/check_trace.py
 #   seed    the seed's ladder at its size (8 intervals of 1e8 points) and
@@ -14,7 +15,8 @@ set -uo pipefail
 final=${OUT:-/tmp/kladder-out}
 mode=${1:-all}
 mkdir -p "$final"
-out=$final
+out=$(mktemp -d)
+trap 'tar czf "$final/pipeline-logs.tar.gz" -C "$out" .' EXIT
 if [ ! -x build/kladder ] || [ "${KL_REBUILD:-1}" = 1 ]; then
   cmake -S . -B build -DKL_WERROR=ON >"$out/cmake.log" 2>&1 &&
     cmake --build build -j "$(nproc)" >>"$out/cmake.log" 2>&1 ||

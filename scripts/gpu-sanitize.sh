@@ -42,7 +42,7 @@
 #          1 to 4 streams; arrays not a multiple of the chunk, a chunk
 #          larger than the array, chunks of one element), every rung;
 #          under racecheck (pipeline-race), whose shared-memory tracking
-#          slows the summing kernels most, those up to 100003;
+#          slows the summing kernels most, those up to 5000;
 #   cli    the command line of the issue that found the overread.
 # The jobs run side by side on the one GPU, one process each.
 # Every buffer is allocated at exactly the size its problem needs: the
@@ -85,7 +85,7 @@ declare -A job=(
   [cg]="$t/test_rungs --workloads cg cuda"
   [cg-race]="$t/test_rungs --workloads cg --no-vendor --max-n 20 cuda"
   [pipeline]="$t/test_rungs --workloads pipeline,offload,transfer cuda"
-  [pipeline-race]="$t/test_rungs --workloads pipeline,offload,transfer --max-n 100003 cuda"
+  [pipeline-race]="$t/test_rungs --workloads pipeline,offload,transfer --max-n 5000 cuda"
 )
 # One job per gemm shape: under racecheck the four take a minute or two
 # each, together longer than everything else.
