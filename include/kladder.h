@@ -227,7 +227,8 @@ typedef struct kl_backend {
   const char *name;
   const char *summary;
   /* Nonzero when the backend's memory is ordinary host memory: the harness
-   * then fills and checks its buffers in place, with no copies. */
+   * then fills and checks its buffers in place, with no copies, and sizes
+   * defaults for a host. */
   int host_memory;
   /* The library's functions run on the available backend of the highest
    * preference that has a library rung for the problem. */
@@ -255,12 +256,18 @@ typedef struct kl_backend {
    * events, host ones a monotonic clock. */
   kl_status (*record)(kl_context *ctx, int event, int stream);
   kl_status (*elapsed)(kl_context *ctx, int from, int to, double *seconds);
+  /* Where the answer is known only at run time (an OpenACC runtime that
+   * found no device runs on the host): 1 when the memory is the host's.
+   * NULL: host_memory says. kl_backend_host_memory() asks both. */
+  int (*memory_on_host)(void);
 } kl_backend;
 
 size_t kl_backend_count(void);
 const kl_backend *kl_backend_at(size_t i);
 const kl_backend *kl_backend_find(const char *name);
 int kl_backend_available(const kl_backend *b, char *info, size_t info_size);
+/* Whether the backend's buffers are host memory in this process. */
+int kl_backend_host_memory(const kl_backend *b);
 
 /* ---- rungs ------------------------------------------------------------- */
 #define KL_MAX_PHASES 8

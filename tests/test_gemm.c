@@ -154,7 +154,7 @@ int main(int argc, char **argv) {
     const size_t shape_count =
         given_count ? given_count : sizeof shapes / sizeof *shapes;
     for (size_t s = 0; s < shape_count; s++) {
-      if (!given_count && b->host_memory &&
+      if (!given_count && kl_backend_host_memory(b) &&
           s >= shape_count - GPU_ONLY_SHAPES)
         continue;
       for (size_t v = 0; v < sizeof variants / sizeof *variants; v++) {
@@ -195,7 +195,7 @@ int main(int argc, char **argv) {
       }
     }
   }
-  if (b->host_memory || strcmp(b->name, "cuda") == 0)
+  if (kl_backend_host_memory(b) || strcmp(b->name, "cuda") == 0)
     failed += check_entry_point(b->name);
   printf("%d gemm cases on %s, %d failed\n", ran, b->name, failed);
   return failed ? 1 : 0;

@@ -73,7 +73,7 @@ static void test_counts(const char *path, const uint64_t want[256],
     if (!r->run || !kl_backend_available(r->backend, NULL, 0)) continue;
     kl_result res;
     kl_status st;
-    if (!r->backend->host_memory) {
+    if (!kl_backend_host_memory(r->backend)) {
       /* Counts in device memory: the check, which reads the file again,
        * is the judge. */
       kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1, .input_file = path};

@@ -27,7 +27,8 @@ static void *host_copy(kl__buffers *bufs, size_t bytes) {
 
 /* Whether buffer i lives in memory the host reads directly. */
 static int in_host_memory(const kl_plan *p, const kl_context *ctx, int i) {
-  return ctx->backend->host_memory || p->buffers[i].placement != KL_MEM_DEVICE;
+  return kl_backend_host_memory(ctx->backend) ||
+         p->buffers[i].placement != KL_MEM_DEVICE;
 }
 
 void kl__buffers_release(const kl_plan *p, kl_context *ctx,
@@ -95,7 +96,7 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
   /* Large inputs may be made on the device; the checker then gets them
    * downloaded. A plan of several chunks loads each chunk's in turn. */
   kl_status made = KL_UNAVAILABLE;
-  if (!b->host_memory && w->init_device && p->chunk_count == 1 &&
+  if (!kl_backend_host_memory(b) && w->init_device && p->chunk_count == 1 &&
       !p->input_file) {
     kl_args args;
     memset(&args, 0, sizeof args);

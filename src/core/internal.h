@@ -232,6 +232,13 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
 #else
 #define KL_GPU_FN(fn) NULL
 #endif
+/* OpenACC rungs (NAME-acc.c), built where the C compiler takes
+ * -fopenacc. */
+#if defined(KL_HAVE_OPENACC)
+#define KL_ACC_FN(fn) fn
+#else
+#define KL_ACC_FN(fn) NULL
+#endif
 /* NVIDIA-only instructions (mma.sync, cp.async in PTX): NAME-nvidia.cu. */
 #if defined(KL_HAVE_CUDA)
 #define KL_NVIDIA_FN(fn) fn

@@ -73,7 +73,7 @@ kl_status kl__run_library(const kl_workload *w, const char *backend,
      * Scratch is the library's. */
     const int scratch = (s->flags & KL_BUFFER_SCRATCH) != 0;
     const int in_place = !scratch && s->role != KL_OUT &&
-                         (data_on_device || b->host_memory ||
+                         (data_on_device || kl_backend_host_memory(b) ||
                           s->placement != KL_MEM_DEVICE);
     if (in_place) {
       args.buffers[i] = user[i];

@@ -119,7 +119,8 @@ void kl_machine_describe(kl_machine *m) {
   for (size_t i = 0; i < kl_backend_count(); i++) {
     const kl_backend *b = kl_backend_at(i);
     char info[256];
-    if (b->host_memory || !kl_backend_available(b, info, sizeof info))
+    if (kl_backend_host_memory(b) ||
+        !kl_backend_available(b, info, sizeof info))
       continue;
     /* GPU backends describe themselves as "NAME | driver X | runtime Y". */
     char *bar = strstr(info, " | ");

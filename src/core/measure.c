@@ -90,7 +90,8 @@ static kl_status prepare(prepared *pr, const kl_workload *w, const kl_rung *r,
   pr->w = w;
   pr->r = r;
   pr->ctx = ctx;
-  kl_status st = kl__plan_make(w, r, in, ctx->backend->host_memory, &pr->plan);
+  kl_status st = kl__plan_make(w, r, in, kl_backend_host_memory(ctx->backend),
+                               &pr->plan);
   if (st == KL_OK && pr->plan.chunk_count > 1 && !r->run)
     st = kl__usage(KL_UNAVAILABLE, "%s %s owns its repetition loop, which "
                    "cannot run a problem in %lld chunks", w->name, r->name,
@@ -156,7 +157,7 @@ static kl_status run_chunks(prepared *pr, double *seconds) {
  * own: on the host, or on the stream the run was timed on. */
 static void whole_run(series *s, const kl_backend *b, int reps) {
   if (s->trace_capacity < 1) return;
-  const int track = b->host_memory ? KL_TRACK_HOST : 0;
+  const int track = kl_backend_host_memory(b) ? KL_TRACK_HOST : 0;
   s->trace[0] = (kl_trace_event){track, -1, -1, 0, s->seconds[reps - 1]};
   s->trace_count = 1;
 }

@@ -33,6 +33,10 @@ int kl_backend_available(const kl_backend *b, char *info, size_t info_size) {
   return b->probe(info, info_size);
 }
 
+int kl_backend_host_memory(const kl_backend *b) {
+  return b->host_memory || (b->memory_on_host && b->memory_on_host());
+}
+
 size_t kl_workload_count(void) { return sizeof workloads / sizeof *workloads; }
 
 const kl_workload *kl_workload_at(size_t i) {

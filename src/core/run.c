@@ -170,7 +170,8 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
   /* A size that cannot fit is refused before anything runs. */
   for (size_t j = 0; j < count && st == KL_OK; j++) {
     kl_plan p;
-    st = kl__plan_make(w, chosen[j], &in, chosen[j]->backend->host_memory, &p);
+    st = kl__plan_make(w, chosen[j], &in,
+                       kl_backend_host_memory(chosen[j]->backend), &p);
     if (st == KL_OK) st = kl__check_fits(w, &p, chosen[j]->backend);
   }
   if (st == KL_TOO_LARGE && !alone) {
@@ -182,7 +183,8 @@ static kl_status workload_jobs(const kl_options *o, const kl_workload *w,
     /* Host backends take their smaller default: a different instance, so
      * speedups compare like with like. */
     job jb = {w, chosen[j], in, 0, -1};
-    jb.in.n = kl__instance_size(w, &in, chosen[j]->backend->host_memory);
+    jb.in.n = kl__instance_size(w, &in,
+                                kl_backend_host_memory(chosen[j]->backend));
     jb.in.n_given = 1;
     st = push_job(selected, jb);
   }
@@ -220,7 +222,7 @@ static kl_status ceiling_for(const kl_options *o, const job *s,
   const kl_workload *of = s->w->ceiling.of;
   const kl_rung *cr = ceiling_rung(of, s->r->backend);
   if (!cr) return KL_OK;
-  const int host = cr->backend->host_memory;
+  const int host = kl_backend_host_memory(cr->backend);
   kl_plan p;
   double bytes = 0;
   kl_status st = kl__plan_make(s->w, NULL, &s->in, host, &p);
@@ -349,7 +351,8 @@ static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
   for (size_t i = 0; i < w->rung_count; i++) {
     const kl_rung *r = &w->rungs[i];
     if ((r->flags & KL_RUNG_VENDOR) && rung_built(r) &&
-        (r->backend == b || (r->backend->host_memory && b->host_memory)))
+        (r->backend == b ||
+         (kl_backend_host_memory(r->backend) && kl_backend_host_memory(b))))
       return 1;
   }
   return 0;
@@ -372,7 +375,7 @@ static const char *ceiling_note(const kl_report *rep, const job *jb,
     if (c->kind == KL_CEILING_VENDOR)
       return "faster than its vendor rung on the same problem: the vendor "
              "library is the reference to beat, not a hardware bound";
-    if (jb->r->backend->host_memory && c->kind == KL_CEILING_RUNG)
+    if (kl_backend_host_memory(jb->r->backend) && c->kind == KL_CEILING_RUNG)
       return "a CPU reads every cache line before it writes it "
              "(write-allocate), which the cost models do not count: the "
              "copy ceiling moves 3 bytes for every 2 it counts, so a rung "
@@ -420,8 +423,8 @@ static void relate_results(const job_list *jobs, kl_report *rep) {
         measured = other->merit;
       /* A host vendor library (threaded) serves every host backend. */
       int same_memory = jj->r->backend == ji->r->backend ||
-                        (jj->r->backend->host_memory &&
-                         ji->r->backend->host_memory);
+                        (kl_backend_host_memory(jj->r->backend) &&
+                         kl_backend_host_memory(ji->r->backend));
       if (c->kind == KL_CEILING_VENDOR && same_memory &&
           same_instance(jj, ji) && (jj->r->flags & KL_RUNG_VENDOR))
         measured = other->merit;
@@ -481,7 +484,8 @@ static void run_jobs(const kl_options *o, const job_list *jobs,
     /* The size as planned, without the rung's scratch (measure plans
      * that). */
     int planned = kl__plan_make(jb->w, NULL, &jb->in,
-                                jb->r->backend->host_memory, &p) == KL_OK;
+                                kl_backend_host_memory(jb->r->backend),
+                                &p) == KL_OK;
     if (planned) kl__size_text(jb->w, &p, size, sizeof size);
     int op = kl__param_with(jb->w, KL_PARAM_OP);
     if (planned && op >= 0)

@@ -55,7 +55,8 @@ static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
     size_t bytes = 0;
     kl_status st = kl__buffer_bytes(s, &bytes);
     if (st != KL_OK) return st;
-    const int on_device = s->placement == KL_MEM_DEVICE && !b->host_memory;
+    const int on_device =
+        s->placement == KL_MEM_DEVICE && !kl_backend_host_memory(b);
     const double copies = (s->flags & KL_BUFFER_SCRATCH) ? 0
                           : on_device ? (s->role == KL_INOUT ? 2 : 1)
                                       : (s->role == KL_INOUT ? 1 : 0);
@@ -92,7 +93,7 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
            kl__param_with(w, KL_PARAM_EXTENT) >= 0 ? "shape " : "n=", shape);
   /* The device first: where both fall short, its limit is the one that
    * the user can do nothing about on this machine. */
-  if (!b->host_memory) {
+  if (!kl_backend_host_memory(b)) {
     size_t dev_free = 0, dev_total = 0;
     st = kl__backend_memory(b, &dev_free, &dev_total);
     if (st != KL_OK) return st;
@@ -134,7 +135,7 @@ static void budget_init(budget *bud, const kl_rung *const *rungs,
   for (size_t j = 0; j < count; j++) {
     size_t dev_free = 0, dev_total = 0;
     bud->device[j] = -1;
-    if (!rungs[j]->backend->host_memory &&
+    if (!kl_backend_host_memory(rungs[j]->backend) &&
         kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) == KL_OK)
       bud->device[j] = explicit ? (double)dev_total
                                 : DEFAULT_DEVICE_SHARE * (double)dev_free;
@@ -151,7 +152,8 @@ static int plans_fit(const kl_workload *w, const kl__instance *in,
     const kl_backend *b = rungs[j]->backend;
     kl_plan p;
     footprint f;
-    if (kl__plan_make(w, rungs[j], in, b->host_memory, &p) != KL_OK ||
+    if (kl__plan_make(w, rungs[j], in, kl_backend_host_memory(b), &p) !=
+            KL_OK ||
         plan_footprint(&p, b, &f) != KL_OK)
       return 0;
     if (bud->host > 0 && f.host > bud->host) {
@@ -224,7 +226,7 @@ static int64_t device_default(const kl_workload *w, kl__instance *in,
   double device = 0;
   for (size_t j = 0; j < count && multiple > 0; j++) {
     size_t dev_free = 0, dev_total = 0;
-    if (!rungs[j]->backend->host_memory &&
+    if (!kl_backend_host_memory(rungs[j]->backend) &&
         kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) ==
             KL_OK &&
         (double)dev_total > device)

@@ -27,13 +27,32 @@ void kl__cg_matrix_of(const kl_plan *p, void *const *buffers,
 /* The phases of the host rungs. */
 enum { CG_PHASE_SPMV, CG_PHASE_DOT, CG_PHASE_AXPY, CG_PHASE_COUNT };
 
-/* One host solve: the seed's kernels, serially or each an OpenMP loop. */
+struct kl__cg_host;
+/* A solve's three kernels, and what it does before and after (a data
+ * region's entry and exit), inside its timed region: the host's
+ * (kl__cg_host_kernels: serially or each an OpenMP loop), or another
+ * backend's over the same buffers (cg-acc.c). */
+typedef struct kl__cg_kernels {
+  void (*matvec)(const struct kl__cg_host *h, const double *v, double *out);
+  /* w = alpha x + beta y; w may be x or y, and x may be y. */
+  void (*waxpby)(const struct kl__cg_host *h, double alpha, const double *x,
+                 double beta, const double *y, double *w);
+  double (*dot)(const struct kl__cg_host *h, const double *x,
+                const double *y);
+  void (*begin)(const struct kl__cg_host *h); /* or NULL */
+  void (*end)(const struct kl__cg_host *h);   /* or NULL */
+} kl__cg_kernels;
+extern const kl__cg_kernels kl__cg_host_kernels;
+
+/* One solve: the seed's kernels, serially or each an OpenMP loop. */
 typedef struct kl__cg_host {
   const kl_plan *plan;
   kl__cg_matrix matrix;
   const double *b;
   double *x, *r, *p, *ap;
   int parallel;
+  const kl__cg_kernels *kernels;
+  void *const *buffers; /* every buffer of the rung: its kernels' scratch */
   double *phases; /* [CG_PHASE_COUNT] seconds added, or NULL */
   /* Where phases are kept: each kernel an event of the repetition that
    * began at `origin` (kl__now), into reps' trace. */
@@ -42,6 +61,10 @@ typedef struct kl__cg_host {
 } kl__cg_host;
 
 void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);
+/* The host rungs' timed loop with these kernels: x put back, each solve
+ * timed with the host clock, its kernels as phases spmv, dot, axpy. */
+kl_status kl__cg_host_reps(const kl_args *a, kl_reps *reps, int parallel,
+                           const kl__cg_kernels *kernels);
 /* Solve from h->x; the iterations and the solve's own |r| / |b|.
  * kl__cg_not_spd's error where p.Ap <= 0. */
 kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,

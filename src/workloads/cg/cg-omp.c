@@ -152,6 +152,9 @@ static double dot(const kl__cg_host *h, const double *restrict x,
   return sum;
 }
 
+const kl__cg_kernels kl__cg_host_kernels = {matvec, waxpby, dot, NULL,
+                                             NULL};
+
 /* Each kernel's time into its phase, and the kernel into the trace, where
  * phases are kept. */
 #define TIMED(h, phase, call)                                                 \
@@ -166,33 +169,43 @@ static double dot(const kl__cg_host *h, const double *restrict x,
     }                                                                         \
   } while (0)
 
-kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,
-                            double *residual) {
+static kl_status solve(kl__cg_host *h, int64_t *iterations,
+                       double *residual) {
   const kl_plan *p = h->plan;
+  const kl__cg_kernels *f = h->kernels;
   double *x = h->x, *r = h->r, *pv = h->p, *ap = h->ap;
   double rr, bb, pAp;
-  TIMED(h, CG_PHASE_SPMV, matvec(h, x, ap));
-  TIMED(h, CG_PHASE_AXPY, waxpby(h, 1, h->b, -1, ap, r));
-  TIMED(h, CG_PHASE_AXPY, waxpby(h, 1, r, 0, r, pv));
-  TIMED(h, CG_PHASE_DOT, rr = dot(h, r, r));
-  TIMED(h, CG_PHASE_DOT, bb = dot(h, h->b, h->b));
+  TIMED(h, CG_PHASE_SPMV, f->matvec(h, x, ap));
+  TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, h->b, -1, ap, r));
+  TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, 0, r, pv));
+  TIMED(h, CG_PHASE_DOT, rr = f->dot(h, r, r));
+  TIMED(h, CG_PHASE_DOT, bb = f->dot(h, h->b, h->b));
   int64_t k = 0;
   while (CG_GO_ON(p, k, rr, bb)) {
-    TIMED(h, CG_PHASE_SPMV, matvec(h, pv, ap));
-    TIMED(h, CG_PHASE_DOT, pAp = dot(h, pv, ap));
+    TIMED(h, CG_PHASE_SPMV, f->matvec(h, pv, ap));
+    TIMED(h, CG_PHASE_DOT, pAp = f->dot(h, pv, ap));
     if (!(pAp > 0) || !isfinite(pAp)) return kl__cg_not_spd(pAp, k);
     const double alpha = rr / pAp;
-    TIMED(h, CG_PHASE_AXPY, waxpby(h, 1, x, alpha, pv, x));
-    TIMED(h, CG_PHASE_AXPY, waxpby(h, 1, r, -alpha, ap, r));
+    TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, x, alpha, pv, x));
+    TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, -alpha, ap, r));
     double next;
-    TIMED(h, CG_PHASE_DOT, next = dot(h, r, r));
-    TIMED(h, CG_PHASE_AXPY, waxpby(h, 1, r, next / rr, pv, pv));
+    TIMED(h, CG_PHASE_DOT, next = f->dot(h, r, r));
+    TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, next / rr, pv, pv));
     rr = next;
     k++;
   }
   *iterations = k;
   *residual = bb > 0 ? sqrt(rr / bb) : 0;
   return KL_OK;
+}
+
+/* The kernels' begin and end around the solve, end on every path. */
+kl_status kl__cg_host_solve(kl__cg_host *h, int64_t *iterations,
+                            double *residual) {
+  if (h->kernels->begin) h->kernels->begin(h);
+  kl_status st = solve(h, iterations, residual);
+  if (h->kernels->end) h->kernels->end(h);
+  return st;
 }
 
 void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
@@ -205,6 +218,8 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
   h->p = a->buffers[CG_P];
   h->ap = a->buffers[CG_AP];
   h->parallel = parallel;
+  h->kernels = &kl__cg_host_kernels;
+  h->buffers = a->buffers;
   h->phases = NULL;
   h->reps = NULL;
   h->origin = 0;
@@ -212,9 +227,11 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
 
 /* The host rungs' timed loop: x put back, the solve timed with the host
  * clock and its three kernels as phases spmv, dot, axpy. */
-static kl_status host_reps(const kl_args *a, kl_reps *reps, int parallel) {
+kl_status kl__cg_host_reps(const kl_args *a, kl_reps *reps, int parallel,
+                           const kl__cg_kernels *kernels) {
   kl__cg_host h;
   kl__cg_host_from_args(a, parallel, &h);
+  h.kernels = kernels;
   double *info = a->buffers[CG_INFO];
   for (int i = 0; i < reps->count; i++) {
     if (a->reset) {
@@ -242,9 +259,9 @@ static kl_status host_reps(const kl_args *a, kl_reps *reps, int parallel) {
 }
 
 kl_status kl__cg_serial(const kl_args *a, kl_reps *reps) {
-  return host_reps(a, reps, 0);
+  return kl__cg_host_reps(a, reps, 0, &kl__cg_host_kernels);
 }
 
 kl_status kl__cg_omp(const kl_args *a, kl_reps *reps) {
-  return host_reps(a, reps, 1);
+  return kl__cg_host_reps(a, reps, 1, &kl__cg_host_kernels);
 }

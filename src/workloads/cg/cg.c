@@ -289,7 +289,8 @@ static const reference *reference_of(const kl_plan *p, void *const *in) {
   double *x = calloc(1, bytes ? bytes : 1), *r = malloc(bytes ? bytes : 1),
          *pv = malloc(bytes ? bytes : 1), *ap = malloc(bytes ? bytes : 1);
   kl__cg_host h = {.plan = p, .b = in[CG_B], .x = x, .r = r, .p = pv,
-                   .ap = ap, .parallel = 1};
+                   .ap = ap, .parallel = 1,
+                   .kernels = &kl__cg_host_kernels};
   kl__cg_matrix_of(p, in, &h.matrix);
   double residual = 0;
   if (!x || !r || !pv || !ap)
@@ -406,6 +407,11 @@ static const char *const host_phases[] = {"spmv", "dot", "axpy", NULL};
    .teardown = KL_GPU_FN(kl__cg_gpu_teardown),                                \
    .run_reps = KL_GPU_FN(fn), __VA_ARGS__}
 
+#define ACC_RUNG(rung_name, text, fn, scratch_fn)                             \
+  {.name = rung_name, .backend = &kl__backend_openacc, .summary = text,       \
+   .variant = CG_UNFUSED, .scratch = KL_ACC_FN(scratch_fn),                   \
+   .run_reps = KL_ACC_FN(fn), .phases = host_phases}
+
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
      .summary = "the seed's starting code: matvec, waxpby and dot, one thread",
@@ -450,6 +456,22 @@ static const kl_rung rungs[] = {
      .setup = KL_GPU_SPARSE_FN(kl__cg_cusparse_setup),
      .teardown = KL_GPU_SPARSE_FN(kl__cg_cusparse_teardown),
      .run_reps = KL_GPU_SPARSE_FN(kl__cg_cusparse)},
+    ACC_RUNG("openacc-waxpby", "the seed's first step: waxpby a parallel "
+             "loop copying its arrays on each call; matvec and dot on the "
+             "host", kl__cg_acc_waxpby, kl__cg_acc_host_scratch),
+    ACC_RUNG("openacc-waxpby-dot", "the seed's second step: waxpby and dot "
+             "on the device, arrays copied on each call",
+             kl__cg_acc_waxpby_dot, kl__cg_acc_host_scratch),
+    ACC_RUNG("openacc-copied", "teaching: all three kernels on the device, "
+             "each call copying its arrays (the matrix on every matvec): "
+             "the seed's slowdown", kl__cg_acc_copied,
+             kl__cg_acc_host_scratch),
+    ACC_RUNG("openacc-data", "the seed's fix: openacc-copied inside a data "
+             "region per solve; the matrix crosses once",
+             kl__cg_acc_data, kl__cg_acc_host_scratch),
+    ACC_RUNG("openacc-tuned", "device buffers (deviceptr); a row per "
+             "32-lane worker, 256-lane gangs, the dot a partial per gang",
+             kl__cg_acc_tuned, kl__cg_gpu_scratch),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

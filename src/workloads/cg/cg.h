@@ -118,6 +118,12 @@ kl_status kl__cg_not_spd(double pAp, int64_t k);
  * partials; pipelined's w, z, s; cuda-copied's host mirror; the
  * matrix-free rung's empty matrix. */
 kl_status kl__cg_host_scratch(kl_plan *p);
+kl_status kl__cg_acc_host_scratch(kl_plan *p);
+kl_status kl__cg_acc_waxpby(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_scratch(kl_plan *p);
 kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p);
 kl_status kl__cg_gpu_copied_scratch(kl_plan *p);

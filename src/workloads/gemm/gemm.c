@@ -236,7 +236,8 @@ static kl_status reference_for(const kl_plan *p, const kl_rung *r,
      * OpenBLAS. */
     reference_fn device = KL_GPU_BLAS_FN(kl__gemm_reference_device);
     reference_fn host = KL_OPENBLAS_FN(kl__gemm_reference_openblas);
-    if (device && !r->backend->host_memory) st = device(p, in, ref, mag);
+    if (device && !kl_backend_host_memory(r->backend))
+      st = device(p, in, ref, mag);
     if (st == KL_UNAVAILABLE && host) st = host(p, in, ref, mag);
     if (st != KL_OK && st != KL_UNAVAILABLE) {
       free(ref);

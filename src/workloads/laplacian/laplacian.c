@@ -255,6 +255,12 @@ static const kl_rung rungs[] = {
              "vector loads and stores along x (nx a multiple of 2 f64 or 4 "
              "f32; else as cuda-zmarch)", kl__laplacian_gpu_zmarch_vector,
              ZMARCH_SETUP, .library = FLOATS),
+    {.name = "openacc", .backend = &kl__backend_openacc,
+     .summary = "one collapsed parallel loop over the interior points",
+     .run = KL_ACC_FN(kl__laplacian_acc)},
+    {.name = "openacc-tiled", .backend = &kl__backend_openacc,
+     .summary = "the tile clause: 64x4x2 blocks of points, one per gang",
+     .run = KL_ACC_FN(kl__laplacian_acc_tiled)},
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

@@ -56,6 +56,8 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
 extern "C" {
 #endif
 kl_status kl__laplacian_omp(const kl_args *a);
+kl_status kl__laplacian_acc(const kl_args *a);
+kl_status kl__laplacian_acc_tiled(const kl_args *a);
 kl_status kl__laplacian_omp_blocked(const kl_args *a);
 kl_status kl__laplacian_omp_streaming(const kl_args *a);
 

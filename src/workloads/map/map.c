@@ -94,6 +94,9 @@ static const kl_rung rungs[] = {
     {.name = "cuda-vec4", .backend = &kl__backend_gpu,
      .summary = "16-byte loads and stores, four in flight per thread",
      .library = KL_TYPE_BIT(KL_F32), .run = KL_GPU_FN(kl__map_gpu_vec4)},
+    {.name = "openacc", .backend = &kl__backend_openacc,
+     .summary = "parallel loop, the runtime's partitioning",
+     .run = KL_ACC_FN(kl__map_acc)},
 };
 
 static const kl_param params[] = {

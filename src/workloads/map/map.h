@@ -24,6 +24,7 @@ kl_status kl__map_gpu_apply(const float *x, float *y, int64_t n,
                             const double *constants, void *stream);
 kl_status kl__map_serial(const kl_args *a);
 kl_status kl__map_omp(const kl_args *a);
+kl_status kl__map_acc(const kl_args *a);
 kl_status kl__map_gpu_thread(const kl_args *a);
 kl_status kl__map_gpu_grid_stride(const kl_args *a);
 kl_status kl__map_gpu_vec4(const kl_args *a);

@@ -67,7 +67,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   const double I = (double)kl__pipe_intervals(p);
   c->items = I * (double)p->n;
   c->flops = INTEGRATE_FLOPS_PER_POINT * c->items;
-  c->bytes = r->backend->host_memory ? 0
+  c->bytes = kl_backend_host_memory(r->backend) ? 0
              : (r->variant & PIPE_COPIES_PARTIALS)
                  ? I * p->constants[PIPE_PER_INTERVAL] * sizeof(double)
                  : I * sizeof(double);

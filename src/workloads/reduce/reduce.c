@@ -326,6 +326,13 @@ static const kl_rung rungs[] = {
      .summary = "CUB DeviceReduce::Reduce", .flags = KL_RUNG_VENDOR,
      .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
      .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)},
+    {.name = "openacc-clause", .backend = &kl__backend_openacc,
+     .summary = "parallel loop with a reduction clause",
+     .run = KL_ACC_FN(kl__reduce_acc_clause)},
+    {.name = "openacc-gangs", .backend = &kl__backend_openacc,
+     .summary = "1024 gangs of 256 lanes, a partial per gang, combined by "
+                "a second loop", .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
+     .run = KL_ACC_FN(kl__reduce_acc_gangs)},
 };
 
 static const kl_param params[] = {

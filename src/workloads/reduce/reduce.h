@@ -59,6 +59,9 @@ extern "C" {
 kl_status kl__reduce_omp_clause(const kl_args *a);
 kl_status kl__reduce_omp_partials(const kl_args *a);
 kl_status kl__reduce_omp_scratch(kl_plan *p);
+kl_status kl__reduce_acc_clause(const kl_args *a);
+kl_status kl__reduce_acc_gangs(const kl_args *a);
+kl_status kl__reduce_acc_scratch(kl_plan *p);
 
 #define REDUCE_GPU_RUNGS(X)                                                   \
   X(racy)                                                                     \

@@ -120,6 +120,12 @@ static const kl_rung rungs[] = {
      .summary = "device-to-device copy by the runtime",
      .flags = KL_RUNG_CEILING | KL_RUNG_VENDOR, .variant = STREAM_COPY,
      .run = KL_GPU_FN(kl__stream_gpu_memcpy)},
+    {.name = "openacc-copy", .backend = &kl__backend_openacc,
+     .summary = "c = a, parallel loop", .flags = KL_RUNG_CEILING,
+     .variant = STREAM_COPY, .run = KL_ACC_FN(kl__stream_acc_copy)},
+    {.name = "openacc-triad", .backend = &kl__backend_openacc,
+     .summary = "c = a + s*b, parallel loop", .variant = STREAM_TRIAD,
+     .run = KL_ACC_FN(kl__stream_acc_triad)},
 };
 
 static const kl_param params[] = {

@@ -19,6 +19,8 @@ extern "C" {
 #endif
 kl_status kl__stream_omp_copy(const kl_args *a);
 kl_status kl__stream_omp_triad(const kl_args *a);
+kl_status kl__stream_acc_copy(const kl_args *a);
+kl_status kl__stream_acc_triad(const kl_args *a);
 kl_status kl__stream_gpu_copy(const kl_args *a);
 kl_status kl__stream_gpu_triad(const kl_args *a);
 kl_status kl__stream_gpu_memcpy(const kl_args *a);

@@ -1,0 +1,138 @@
+#include <math.h>
+
+#include "reduce.h"
+
+/* Two OpenACC reductions of every type and operation. The clause rung
+ * leaves the partitioning to the runtime; the gang rung splits the array
+ * into REDUCE_ACC_GANGS contiguous pieces, one gang each, reduced across
+ * the gang's vector lanes into a partial of its own, and a second, small
+ * region combines the partials. The result comes to the host as the
+ * clause's scalar and is copied into the output buffer.
+ *
+ * Min and max note NaN in a flag of their own, an | reduction, as the
+ * OpenMP rungs do: the clauses' compares drop a NaN. */
+#define PRAGMA(text) _Pragma(#text)
+#define ACC(text) PRAGMA(acc text)
+#define SUM(acc) reduction(+ : acc)
+#define MIN(acc) reduction(min : acc)
+#define MAX(acc) reduction(max : acc)
+#define ADD(acc, v) acc += v
+#define LOWER(acc, v) acc = v < acc ? v : acc
+#define HIGHER(acc, v) acc = v > acc ? v : acc
+#define PLAIN_NOTE(flag, v) (void)flag
+#define NANFLAG_NOTE(flag, v) flag |= isnan(v)
+
+/* Gangs of 256 lanes: 4 x 132 SMs' worth of blocks on an H100, and each
+ * gang's piece long enough that the combine is negligible. */
+#define GANGS 1024
+#define LANES 256
+
+#define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
+  static void name(const void *xv, int64_t n, A *result, int *seen,          \
+                   void *scratch) {                                           \
+    (void)scratch;                                                            \
+    const T *restrict x = xv;                                                 \
+    A acc = start;                                                            \
+    int flag = 0;                                                             \
+    ACC(parallel loop deviceptr(x) clause(acc) reduction(| : flag))           \
+    for (int64_t i = 0; i < n; i++) {                                         \
+      step(acc, x[i]);                                                        \
+      nan##_NOTE(flag, x[i]);                                                 \
+    }                                                                         \
+    *result = acc;                                                            \
+    *seen = flag;                                                             \
+  }
+
+#define REDUCE_GANGS(name, T, A, start, clause, step, nan)                    \
+  static void name(const void *xv, int64_t n, A *result, int *seen,          \
+                   void *scratch) {                                           \
+    const T *restrict x = xv;                                                 \
+    A *restrict partials = scratch;                                           \
+    int *restrict flags = (int *)(partials + GANGS);                          \
+    const int64_t piece = (n + GANGS - 1) / GANGS;                            \
+    ACC(parallel loop gang num_gangs(GANGS) vector_length(LANES)              \
+            deviceptr(x, partials, flags))                                    \
+    for (int g = 0; g < GANGS; g++) {                                         \
+      const int64_t begin = g * piece < n ? g * piece : n;                    \
+      const int64_t end = begin + piece < n ? begin + piece : n;              \
+      A acc = start;                                                          \
+      int flag = 0;                                                           \
+      ACC(loop vector clause(acc) reduction(| : flag))                        \
+      for (int64_t i = begin; i < end; i++) {                                 \
+        step(acc, x[i]);                                                      \
+        nan##_NOTE(flag, x[i]);                                               \
+      }                                                                       \
+      partials[g] = acc;                                                      \
+      flags[g] = flag;                                                        \
+    }                                                                         \
+    A acc = start;                                                            \
+    int flag = 0;                                                             \
+    ACC(parallel loop deviceptr(partials, flags) clause(acc)                  \
+            reduction(| : flag))                                              \
+    for (int g = 0; g < GANGS; g++) {                                         \
+      step(acc, partials[g]);                                                 \
+      flag |= flags[g];                                                       \
+    }                                                                         \
+    *result = acc;                                                            \
+    *seen = flag;                                                             \
+  }
+
+/* Each kind's nine functions, and the entry that writes the output. */
+#define REDUCE_ENTRY(kind, name, T, A, start, clause, step, nan)              \
+  kind(kind##_##name, T, A, start, clause, step, nan)                         \
+  static void name##_##kind(const void *x, int64_t n, void *out,             \
+                            void *scratch) {                                  \
+    A result;                                                                 \
+    int seen;                                                                 \
+    kind##_##name(x, n, &result, &seen, scratch);                             \
+    if (seen) result = (A)NAN;                                                \
+    acc_memcpy_to_device(out, &result, sizeof result);                        \
+  }
+#define REDUCE_ALL(kind)                                                      \
+  REDUCE_ENTRY(kind, sum_i32, int32_t, int64_t, 0, SUM, ADD, PLAIN)           \
+  REDUCE_ENTRY(kind, sum_f32, float, double, 0, SUM, ADD, PLAIN)              \
+  REDUCE_ENTRY(kind, sum_f64, double, double, 0, SUM, ADD, PLAIN)             \
+  REDUCE_ENTRY(kind, min_i32, int32_t, int32_t, INT32_MAX, MIN, LOWER, PLAIN) \
+  REDUCE_ENTRY(kind, min_f32, float, float, INFINITY, MIN, LOWER, NANFLAG)    \
+  REDUCE_ENTRY(kind, min_f64, double, double, INFINITY, MIN, LOWER, NANFLAG)  \
+  REDUCE_ENTRY(kind, max_i32, int32_t, int32_t, INT32_MIN, MAX, HIGHER,       \
+               PLAIN)                                                         \
+  REDUCE_ENTRY(kind, max_f32, float, float, -INFINITY, MAX, HIGHER, NANFLAG)  \
+  REDUCE_ENTRY(kind, max_f64, double, double, -INFINITY, MAX, HIGHER, NANFLAG)
+
+#include <openacc.h>
+REDUCE_ALL(REDUCE_CLAUSE)
+REDUCE_ALL(REDUCE_GANGS)
+
+typedef void (*reduce_fn)(const void *, int64_t, void *, void *);
+
+static kl_status dispatch(const kl_args *a, const reduce_fn table[3][3]) {
+  const kl_plan *p = a->plan;
+  int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
+                         a->buffers[REDUCE_PARTIALS]);
+  return KL_OK;
+}
+
+kl_status kl__reduce_acc_clause(const kl_args *a) {
+  static const reduce_fn table[3][3] = {
+      {sum_i32_REDUCE_CLAUSE, sum_f32_REDUCE_CLAUSE, sum_f64_REDUCE_CLAUSE},
+      {min_i32_REDUCE_CLAUSE, min_f32_REDUCE_CLAUSE, min_f64_REDUCE_CLAUSE},
+      {max_i32_REDUCE_CLAUSE, max_f32_REDUCE_CLAUSE, max_f64_REDUCE_CLAUSE}};
+  return dispatch(a, table);
+}
+
+/* The gangs' partials and NaN flags: 8 bytes and an int per gang. */
+kl_status kl__reduce_acc_scratch(kl_plan *p) {
+  return kl__plan_scratch(p, REDUCE_PARTIALS, "gang partials", KL_U8,
+                          (int64_t)GANGS * (8 + sizeof(int)), KL_MEM_DEVICE,
+                          0);
+}
+
+kl_status kl__reduce_acc_gangs(const kl_args *a) {
+  static const reduce_fn table[3][3] = {
+      {sum_i32_REDUCE_GANGS, sum_f32_REDUCE_GANGS, sum_f64_REDUCE_GANGS},
+      {min_i32_REDUCE_GANGS, min_f32_REDUCE_GANGS, min_f64_REDUCE_GANGS},
+      {max_i32_REDUCE_GANGS, max_f32_REDUCE_GANGS, max_f64_REDUCE_GANGS}};
+  return dispatch(a, table);
+}
