@@ -363,6 +363,10 @@ typedef struct kl_rung {
   kl_status (*run)(const kl_args *a);
   kl_status (*run_reps)(const kl_args *a, kl_reps *reps);
   const char *const *phases; /* run_reps's phase names, NULL-terminated */
+  /* The rung of the same workload on another backend that does the same
+   * work (openacc-triad: cuda-triad), or NULL; where both ran on one
+   * problem, the table says how they compare. */
+  const char *peer;
 } kl_rung;
 
 /* What a workload's rate counts: bytes moved, flops, or items (points,

@@ -203,5 +203,6 @@ extern "C" const kl_backend kl__backend_gpu = {
     sync,
     record,
     elapsed,
+    NULL, /* memory_on_host: never */
 };
 #endif

@@ -245,7 +245,8 @@ static kl_status elapsed(kl_context *ctx, int from, int to,
 const kl_backend kl__backend_openacc = {
     .name = "openacc",
     .summary = "OpenACC directives (GCC): an NVIDIA GPU, or the host",
-    .preference = 0, /* below every other backend: never the library's */
+    /* Below every other: the library's backend only where named. */
+    .preference = -1,
     .probe = probe,
     .memory = memory,
     .open = open_context,

@@ -104,6 +104,32 @@ static void print_overlap(const kl_report *rep, FILE *f) {
   }
 }
 
+static int same_problem(const kl_result *a, const kl_result *b) {
+  return a->workload == b->workload && a->n == b->n && a->type == b->type &&
+         memcmp(a->plan.value, b->plan.value,
+                sizeof a->plan.value[0] * (size_t)a->workload->param_count) ==
+             0;
+}
+
+/* Each rung beside its peer on another backend, where both ran on one
+ * problem and passed. */
+static void print_peers(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i];
+    if (!r->rung->peer || r->status != KL_OK || r->merit <= 0) continue;
+    for (size_t j = 0; j < rep->count; j++) {
+      const kl_result *o = &rep->results[j];
+      if (o->status != KL_OK || o->merit <= 0 ||
+          strcmp(o->rung->name, r->rung->peer) != 0 || !same_problem(r, o))
+        continue;
+      fprintf(f, "%s %s beside %s: %.4g vs %.4g %s, %.3fx\n",
+              r->workload->name, r->rung->name, o->rung->name, r->merit,
+              o->merit, unit_text(r), r->merit / o->merit);
+      break;
+    }
+  }
+}
+
 static kl_status print_report(const kl_report *rep, FILE *f) {
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
@@ -154,6 +180,7 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
   print_counts(rep, f);
   print_overlap(rep, f);
+  print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
     if (r->status == KL_OK && r->reps < rep->options.reps)

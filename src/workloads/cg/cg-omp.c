@@ -251,8 +251,13 @@ kl_status kl__cg_host_reps(const kl_args *a, kl_reps *reps, int parallel,
     if (st != KL_OK) return st;
     for (int q = 0; q < CG_PHASE_COUNT; q++)
       reps->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)q] = phases[q];
-    info[CG_INFO_ITERATIONS] = (double)k;
-    info[CG_INFO_RESIDUAL] = residual;
+    /* Through the context: with another backend's kernels info may be in
+     * device memory. */
+    const double solved[CG_INFO_COUNT] = {[CG_INFO_ITERATIONS] = (double)k,
+                                          [CG_INFO_RESIDUAL] = residual};
+    st = a->ctx->backend->copy(a->ctx, 0, info, solved, sizeof solved);
+    if (st == KL_OK) st = a->ctx->backend->sync(a->ctx);
+    if (st != KL_OK) return st;
     if (a->counts) a->counts[CG_COUNT_ITERATIONS] = (double)k;
   }
   return KL_OK;

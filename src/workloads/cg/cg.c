@@ -407,10 +407,10 @@ static const char *const host_phases[] = {"spmv", "dot", "axpy", NULL};
    .teardown = KL_GPU_FN(kl__cg_gpu_teardown),                                \
    .run_reps = KL_GPU_FN(fn), __VA_ARGS__}
 
-#define ACC_RUNG(rung_name, text, fn, scratch_fn)                             \
+#define ACC_RUNG(rung_name, text, fn, scratch_fn, ...)                        \
   {.name = rung_name, .backend = &kl__backend_openacc, .summary = text,       \
    .variant = CG_UNFUSED, .scratch = KL_ACC_FN(scratch_fn),                   \
-   .run_reps = KL_ACC_FN(fn), .phases = host_phases}
+   .run_reps = KL_ACC_FN(fn), .phases = host_phases, __VA_ARGS__}
 
 static const kl_rung rungs[] = {
     {.name = "serial", .backend = &kl__backend_serial,
@@ -465,13 +465,15 @@ static const kl_rung rungs[] = {
     ACC_RUNG("openacc-copied", "teaching: all three kernels on the device, "
              "each call copying its arrays (the matrix on every matvec): "
              "the seed's slowdown", kl__cg_acc_copied,
-             kl__cg_acc_host_scratch),
+             kl__cg_acc_host_scratch, .peer = "cuda-copied"),
     ACC_RUNG("openacc-data", "the seed's fix: openacc-copied inside a data "
              "region per solve; the matrix crosses once",
-             kl__cg_acc_data, kl__cg_acc_host_scratch),
+             kl__cg_acc_data, kl__cg_acc_host_scratch,
+             .peer = "cuda-resident"),
     ACC_RUNG("openacc-tuned", "device buffers (deviceptr); a row per "
              "32-lane worker, 256-lane gangs, the dot a partial per gang",
-             kl__cg_acc_tuned, kl__cg_gpu_scratch),
+             kl__cg_acc_tuned, kl__cg_gpu_scratch,
+             .peer = "cuda-csr-vector", .library = F64),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

@@ -257,9 +257,12 @@ static const kl_rung rungs[] = {
              ZMARCH_SETUP, .library = FLOATS),
     {.name = "openacc", .backend = &kl__backend_openacc,
      .summary = "one collapsed parallel loop over the interior points",
+     .peer = "cuda-kernel1", .library = FLOATS,
      .run = KL_ACC_FN(kl__laplacian_acc)},
     {.name = "openacc-tiled", .backend = &kl__backend_openacc,
-     .summary = "the tile clause: 64x4x2 blocks of points, one per gang",
+     .summary = "tiles of 64x4x2 points, one per gang, its points "
+                "over 128 vector lanes",
+     .peer = "cuda-tiled-m1",
      .run = KL_ACC_FN(kl__laplacian_acc_tiled)},
 };
 

@@ -96,6 +96,7 @@ static const kl_rung rungs[] = {
      .library = KL_TYPE_BIT(KL_F32), .run = KL_GPU_FN(kl__map_gpu_vec4)},
     {.name = "openacc", .backend = &kl__backend_openacc,
      .summary = "parallel loop, the runtime's partitioning",
+     .peer = "cuda-thread", .library = KL_TYPE_BIT(KL_F32),
      .run = KL_ACC_FN(kl__map_acc)},
 };
 

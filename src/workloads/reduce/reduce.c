@@ -327,11 +327,15 @@ static const kl_rung rungs[] = {
      .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
      .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)},
     {.name = "openacc-clause", .backend = &kl__backend_openacc,
-     .summary = "parallel loop with a reduction clause",
+     .summary = "parallel loop with a reduction clause (GCC: a warp's "
+                "shuffles, then a compare-and-swap per gang)",
+     .peer = "cuda-single-pass-atomic",
      .run = KL_ACC_FN(kl__reduce_acc_clause)},
     {.name = "openacc-gangs", .backend = &kl__backend_openacc,
      .summary = "1024 gangs of 256 lanes, a partial per gang, combined by "
-                "a second loop", .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
+                "a second loop", .peer = "cuda-partials-device",
+     .library = EVERY_TYPE,
+     .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
      .run = KL_ACC_FN(kl__reduce_acc_gangs)},
 };
 

@@ -122,10 +122,11 @@ static const kl_rung rungs[] = {
      .run = KL_GPU_FN(kl__stream_gpu_memcpy)},
     {.name = "openacc-copy", .backend = &kl__backend_openacc,
      .summary = "c = a, parallel loop", .flags = KL_RUNG_CEILING,
-     .variant = STREAM_COPY, .run = KL_ACC_FN(kl__stream_acc_copy)},
+     .variant = STREAM_COPY, .peer = "cuda-copy",
+     .run = KL_ACC_FN(kl__stream_acc_copy)},
     {.name = "openacc-triad", .backend = &kl__backend_openacc,
      .summary = "c = a + s*b, parallel loop", .variant = STREAM_TRIAD,
-     .run = KL_ACC_FN(kl__stream_acc_triad)},
+     .peer = "cuda-triad", .run = KL_ACC_FN(kl__stream_acc_triad)},
 };
 
 static const kl_param params[] = {
