@@ -44,6 +44,19 @@ static struct {
 } runtime;
 
 static void probe_once(void) {
+  /* GCC's nvptx plugin adopts the CUDA context current on the thread at
+   * acc_init, and creates its own where there is none. A GPU backend
+   * probed after it (the CUDA runtime makes its primary context current)
+   * would leave the OpenACC kernels launching in a context that does not
+   * hold them: libgomp stops the process with "cuLaunchKernel error:
+   * invalid resource handle". So the backends listed before this one are
+   * probed first, and one context serves them all. */
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    char info[256];
+    if (b == &kl__backend_openacc) break;
+    (void)kl_backend_available(b, info, sizeof info);
+  }
   /* acc_device_default honours ACC_DEVICE_TYPE and falls back to the host
    * where no device answers. */
   acc_init(acc_device_default);

@@ -471,7 +471,8 @@ static const kl_rung rungs[] = {
              kl__cg_acc_data, kl__cg_acc_host_scratch,
              .peer = "cuda-resident"),
     ACC_RUNG("openacc-tuned", "device buffers (deviceptr); a row per "
-             "32-lane worker, 256-lane gangs, the dot a partial per gang",
+             "32-lane worker, 256-lane gangs, the dot a partial per "
+             "32-lane gang",
              kl__cg_acc_tuned, kl__cg_gpu_scratch,
              .peer = "cuda-csr-vector", .library = F64),
 };

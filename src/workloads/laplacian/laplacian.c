@@ -256,12 +256,13 @@ static const kl_rung rungs[] = {
              "f32; else as cuda-zmarch)", kl__laplacian_gpu_zmarch_vector,
              ZMARCH_SETUP, .library = FLOATS),
     {.name = "openacc", .backend = &kl__backend_openacc,
-     .summary = "one collapsed parallel loop over the interior points",
+     .summary = "rows over gangs (collapse(2)), each row's points over "
+                "128 vector lanes",
      .peer = "cuda-kernel1", .library = FLOATS,
      .run = KL_ACC_FN(kl__laplacian_acc)},
     {.name = "openacc-tiled", .backend = &kl__backend_openacc,
-     .summary = "tiles of 64x4x2 points, one per gang, its points "
-                "over 128 vector lanes",
+     .summary = "tiles of 128x4x2 points, one per gang, each row's "
+                "points over 128 vector lanes",
      .peer = "cuda-tiled-m1",
      .run = KL_ACC_FN(kl__laplacian_acc_tiled)},
 };

@@ -3,10 +3,14 @@
 #include "reduce.h"
 
 /* Two OpenACC reductions of every type and operation. The clause rung
- * leaves the partitioning to the runtime; the gang rung splits the array
- * into REDUCE_ACC_GANGS contiguous pieces, one gang each, reduced across
- * the gang's vector lanes into a partial of its own, and a second, small
- * region combines the partials. The result comes to the host as the
+ * leaves the partitioning to the runtime: GCC launches 8448 gangs of 32
+ * lanes, reduces each gang's lanes with shuffles, and combines the gangs
+ * with a compare-and-swap loop on one address, one gang after another:
+ * 12 ms for a sum of doubles whatever its size, where the swaps keep
+ * failing; min and max, whose swaps mostly write what is there, pass. The
+ * gang rung splits the array into GANGS contiguous pieces, one gang each,
+ * reduced across the gang's lanes into a partial of its own, and one gang
+ * combines the partials. The result comes to the host as the
  * clause's scalar and is copied into the output buffer.
  *
  * Min and max note NaN in a flag of their own, an | reduction, as the
@@ -22,10 +26,12 @@
 #define PLAIN_NOTE(flag, v) (void)flag
 #define NANFLAG_NOTE(flag, v) flag |= isnan(v)
 
-/* Gangs of 256 lanes: 4 x 132 SMs' worth of blocks on an H100, and each
- * gang's piece long enough that the combine is negligible. */
-#define GANGS 1024
-#define LANES 256
+/* Gangs of one 32-lane vector, whose lanes GCC reduces with shuffles (a
+ * longer vector reduces through a lock that every gang takes in turn:
+ * 0.25 ms for 1024 gangs of 256 lanes); 4224 of them, 32 (the most an SM
+ * holds) on each of the H100's 132 SMs. */
+#define GANGS 4224
+#define LANES 32
 
 #define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
   static void name(const void *xv, int64_t n, A *result, int *seen,          \
@@ -67,8 +73,8 @@
     }                                                                         \
     A acc = start;                                                            \
     int flag = 0;                                                             \
-    ACC(parallel loop deviceptr(partials, flags) clause(acc)                  \
-            reduction(| : flag))                                              \
+    ACC(parallel loop gang vector num_gangs(1) vector_length(LANES)           \
+            deviceptr(partials, flags) clause(acc) reduction(| : flag))       \
     for (int g = 0; g < GANGS; g++) {                                         \
       step(acc, partials[g]);                                                 \
       flag |= flags[g];                                                       \

@@ -332,8 +332,8 @@ static const kl_rung rungs[] = {
      .peer = "cuda-single-pass-atomic",
      .run = KL_ACC_FN(kl__reduce_acc_clause)},
     {.name = "openacc-gangs", .backend = &kl__backend_openacc,
-     .summary = "1024 gangs of 256 lanes, a partial per gang, combined by "
-                "a second loop", .peer = "cuda-partials-device",
+     .summary = "4224 gangs of 32 lanes, a partial per gang, combined by "
+                "one gang", .peer = "cuda-partials-device",
      .library = EVERY_TYPE,
      .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
      .run = KL_ACC_FN(kl__reduce_acc_gangs)},

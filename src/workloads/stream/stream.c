@@ -121,11 +121,13 @@ static const kl_rung rungs[] = {
      .flags = KL_RUNG_CEILING | KL_RUNG_VENDOR, .variant = STREAM_COPY,
      .run = KL_GPU_FN(kl__stream_gpu_memcpy)},
     {.name = "openacc-copy", .backend = &kl__backend_openacc,
-     .summary = "c = a, parallel loop", .flags = KL_RUNG_CEILING,
+     .summary = "c = a, parallel loop of 256-lane gangs",
+     .flags = KL_RUNG_CEILING,
      .variant = STREAM_COPY, .peer = "cuda-copy",
      .run = KL_ACC_FN(kl__stream_acc_copy)},
     {.name = "openacc-triad", .backend = &kl__backend_openacc,
-     .summary = "c = a + s*b, parallel loop", .variant = STREAM_TRIAD,
+     .summary = "c = a + s*b, parallel loop of 256-lane gangs",
+     .variant = STREAM_TRIAD,
      .peer = "cuda-triad", .run = KL_ACC_FN(kl__stream_acc_triad)},
 };
 
