@@ -15,14 +15,13 @@
  *
  * Min and max note NaN in a flag of their own, an | reduction, as the
  * OpenMP rungs do: the clauses' compares drop a NaN. */
-#define PRAGMA(text) _Pragma(#text)
-#define ACC(text) PRAGMA(acc text)
-#define SUM(acc) reduction(+ : acc)
-#define MIN(acc) reduction(min : acc)
-#define MAX(acc) reduction(max : acc)
-#define ADD(acc, v) acc += v
-#define LOWER(acc, v) acc = v < acc ? v : acc
-#define HIGHER(acc, v) acc = v > acc ? v : acc
+#define ACC(text) REDUCE_PRAGMA(acc text)
+#define SUM REDUCE_SUM_CLAUSE
+#define MIN REDUCE_MIN_CLAUSE
+#define MAX REDUCE_MAX_CLAUSE
+#define ADD REDUCE_ADD
+#define LOWER REDUCE_LOWER
+#define HIGHER REDUCE_HIGHER
 #define PLAIN_NOTE(flag, v) (void)flag
 #define NANFLAG_NOTE(flag, v) flag |= isnan(v)
 
@@ -110,22 +109,13 @@
 REDUCE_ALL(REDUCE_CLAUSE)
 REDUCE_ALL(REDUCE_GANGS)
 
-typedef void (*reduce_fn)(const void *, int64_t, void *, void *);
-
-static kl_status dispatch(const kl_args *a, const reduce_fn table[3][3]) {
-  const kl_plan *p = a->plan;
-  int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
-                         a->buffers[REDUCE_PARTIALS]);
-  return KL_OK;
-}
 
 kl_status kl__reduce_acc_clause(const kl_args *a) {
-  static const reduce_fn table[3][3] = {
+  static const kl__reduce_fn table[3][3] = {
       {sum_i32_REDUCE_CLAUSE, sum_f32_REDUCE_CLAUSE, sum_f64_REDUCE_CLAUSE},
       {min_i32_REDUCE_CLAUSE, min_f32_REDUCE_CLAUSE, min_f64_REDUCE_CLAUSE},
       {max_i32_REDUCE_CLAUSE, max_f32_REDUCE_CLAUSE, max_f64_REDUCE_CLAUSE}};
-  return dispatch(a, table);
+  return kl__reduce_dispatch(a, table);
 }
 
 /* The gangs' partials and NaN flags: 8 bytes and an int per gang. */
@@ -136,9 +126,9 @@ kl_status kl__reduce_acc_scratch(kl_plan *p) {
 }
 
 kl_status kl__reduce_acc_gangs(const kl_args *a) {
-  static const reduce_fn table[3][3] = {
+  static const kl__reduce_fn table[3][3] = {
       {sum_i32_REDUCE_GANGS, sum_f32_REDUCE_GANGS, sum_f64_REDUCE_GANGS},
       {min_i32_REDUCE_GANGS, min_f32_REDUCE_GANGS, min_f64_REDUCE_GANGS},
       {max_i32_REDUCE_GANGS, max_f32_REDUCE_GANGS, max_f64_REDUCE_GANGS}};
-  return dispatch(a, table);
+  return kl__reduce_dispatch(a, table);
 }

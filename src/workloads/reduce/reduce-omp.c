@@ -7,15 +7,13 @@
  * The simd reduction clauses matter: they let the compiler keep several
  * vector accumulators, without which a floating sum is one dependent
  * chain, far slower than memory. */
-#define SUM(acc) reduction(+ : acc)
-#define MIN(acc) reduction(min : acc)
-#define MAX(acc) reduction(max : acc)
-/* The clause is expanded before it is made the pragma's string. */
-#define PRAGMA(text) _Pragma(#text)
-#define OMP(text) PRAGMA(omp text)
-#define ADD(acc, v) acc += v
-#define LOWER(acc, v) acc = v < acc ? v : acc
-#define HIGHER(acc, v) acc = v > acc ? v : acc
+#define SUM REDUCE_SUM_CLAUSE
+#define MIN REDUCE_MIN_CLAUSE
+#define MAX REDUCE_MAX_CLAUSE
+#define ADD REDUCE_ADD
+#define LOWER REDUCE_LOWER
+#define HIGHER REDUCE_HIGHER
+#define OMP(text) REDUCE_PRAGMA(omp text)
 
 /* The min and max clauses and compares drop a NaN, whatever its place, so
  * floating min and max note NaN elements in a flag of their own, an or
@@ -31,7 +29,7 @@
 
 /* OpenMP's reduction clause does it all. */
 #define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
-  static int name(const void *xv, int64_t n, void *out, void *scratch) {      \
+  static void name(const void *xv, int64_t n, void *out, void *scratch) {     \
     (void)scratch;                                                            \
     const T *restrict x = xv;                                                 \
     A acc = start;                                                            \
@@ -43,14 +41,13 @@
       nan##_NOTE(seen_nan, x[i]);                                             \
     }                                                                         \
     *(A *)out = nan##_RESULT(acc, seen_nan);                                  \
-    return 1;                                                                 \
   }
 
 /* By hand: each thread reduces its own contiguous block into a partial of
  * its own, a cache line apart from the others so that no two threads write
  * one line, and one thread combines the partials. */
 #define REDUCE_PARTIALS(name, T, A, start, clause, step, nan)                 \
-  static int name(const void *xv, int64_t n, void *out, void *scratch) {      \
+  static void name(const void *xv, int64_t n, void *out, void *scratch) {     \
     const T *restrict x = xv;                                                 \
     enum { PAD = 64 / sizeof(A) };                                            \
     const int threads = kl__omp_threads();                                    \
@@ -72,7 +69,6 @@
     A result = start;                                                         \
     for (int t = 0; t < threads; t++) step(result, partials[PAD * (size_t)t]);\
     *(A *)out = nan##_RESULT(result, seen_nan);                               \
-    return 1;                                                                 \
   }
 
 #define REDUCE_ALL(kind)                                                      \
@@ -88,22 +84,13 @@
 REDUCE_ALL(REDUCE_CLAUSE)
 REDUCE_ALL(REDUCE_PARTIALS)
 
-typedef int (*reduce_fn)(const void *, int64_t, void *, void *);
-
-static kl_status dispatch(const kl_args *a, const reduce_fn table[3][3]) {
-  const kl_plan *p = a->plan;
-  int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
-                         a->buffers[REDUCE_PARTIALS]);
-  return KL_OK;
-}
 
 kl_status kl__reduce_omp_clause(const kl_args *a) {
-  static const reduce_fn table[3][3] = {
+  static const kl__reduce_fn table[3][3] = {
       {REDUCE_CLAUSE_sum_i32, REDUCE_CLAUSE_sum_f32, REDUCE_CLAUSE_sum_f64},
       {REDUCE_CLAUSE_min_i32, REDUCE_CLAUSE_min_f32, REDUCE_CLAUSE_min_f64},
       {REDUCE_CLAUSE_max_i32, REDUCE_CLAUSE_max_f32, REDUCE_CLAUSE_max_f64}};
-  return dispatch(a, table);
+  return kl__reduce_dispatch(a, table);
 }
 
 /* One cache line per thread, as scratch of the plan. */
@@ -113,9 +100,9 @@ kl_status kl__reduce_omp_scratch(kl_plan *p) {
 }
 
 kl_status kl__reduce_omp_partials(const kl_args *a) {
-  static const reduce_fn table[3][3] = {
+  static const kl__reduce_fn table[3][3] = {
       {REDUCE_PARTIALS_sum_i32, REDUCE_PARTIALS_sum_f32, REDUCE_PARTIALS_sum_f64},
       {REDUCE_PARTIALS_min_i32, REDUCE_PARTIALS_min_f32, REDUCE_PARTIALS_min_f64},
       {REDUCE_PARTIALS_max_i32, REDUCE_PARTIALS_max_f32, REDUCE_PARTIALS_max_f64}};
-  return dispatch(a, table);
+  return kl__reduce_dispatch(a, table);
 }

@@ -272,6 +272,15 @@ static kl_status serial(const kl_args *a) {
   return KL_OK;
 }
 
+kl_status kl__reduce_dispatch(const kl_args *a,
+                              const kl__reduce_fn table[3][3]) {
+  const kl_plan *p = a->plan;
+  int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
+                         a->buffers[REDUCE_PARTIALS]);
+  return KL_OK;
+}
+
 #define GPU_RUNG(rung_name, text, ...)                                        \
   {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
    .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),                              \

@@ -53,9 +53,28 @@ static inline kl_type kl__reduce_result_type(kl_type in, int op) {
   return in == KL_I32 ? KL_I64 : KL_F64;
 }
 
+/* Each operation as a directive's reduction clause and as a loop's step,
+ * for the directive rungs' macros; REDUCE_PRAGMA makes a pragma of
+ * expanded text. */
+#define REDUCE_SUM_CLAUSE(acc) reduction(+ : acc)
+#define REDUCE_MIN_CLAUSE(acc) reduction(min : acc)
+#define REDUCE_MAX_CLAUSE(acc) reduction(max : acc)
+#define REDUCE_ADD(acc, v) acc += v
+#define REDUCE_LOWER(acc, v) acc = v < acc ? v : acc
+#define REDUCE_HIGHER(acc, v) acc = v > acc ? v : acc
+#define REDUCE_PRAGMA(text) _Pragma(#text)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The directive rungs (OpenMP, OpenACC): one function per operation and
+ * type, from the input, its length and the rung's scratch into the
+ * output; kl__reduce_dispatch calls the plan's one of a [op][type] table
+ * (types i32, f32, f64). */
+typedef void (*kl__reduce_fn)(const void *x, int64_t n, void *out,
+                              void *scratch);
+kl_status kl__reduce_dispatch(const kl_args *a,
+                              const kl__reduce_fn table[3][3]);
 kl_status kl__reduce_omp_clause(const kl_args *a);
 kl_status kl__reduce_omp_partials(const kl_args *a);
 kl_status kl__reduce_omp_scratch(kl_plan *p);
