@@ -1,15 +1,16 @@
 #include "stream.h"
 
 /* The arrays are the harness's acc_malloc'd buffers, named by deviceptr.
- * Gangs of 256 lanes: GCC's default, gangs of one 32-lane vector, allows
- * at most 32 gangs, 1024 threads, on an SM, half of what it holds, and
- * its copy reached 2164 GB/s on the H100 against CUDA's 2705 (NOTES.md). */
+ * GCC's default, gangs of one 32-lane vector, allows at most 32 gangs,
+ * 1024 threads, on an SM, half of what it holds: its copy reached 2164
+ * GB/s on the H100 against CUDA's 2705; gangs of 256 lanes 2312, of 1024
+ * lanes 2376-2516 (NOTES.md in map). */
 kl_status kl__stream_acc_copy(const kl_args *a) {
   const int64_t n = a->plan->n;
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
     const T *restrict x = a->buffers[STREAM_A];
     T *restrict c = a->buffers[STREAM_C];
-    _Pragma("acc parallel loop gang vector vector_length(256) deviceptr(x, c)")
+    _Pragma("acc parallel loop gang vector vector_length(1024) deviceptr(x, c)")
     for (int64_t i = 0; i < n; i++) c[i] = x[i]);
   return KL_OK;
 }
@@ -21,7 +22,7 @@ kl_status kl__stream_acc_triad(const kl_args *a) {
     const T *restrict y = a->buffers[STREAM_B];
     T *restrict c = a->buffers[STREAM_C];
     const T s = (T)a->plan->constants[STREAM_SCALAR];
-    _Pragma("acc parallel loop gang vector vector_length(256) deviceptr(x, y, c)")
+    _Pragma("acc parallel loop gang vector vector_length(1024) deviceptr(x, y, c)")
     for (int64_t i = 0; i < n; i++) c[i] = x[i] + s * y[i]);
   return KL_OK;
 }
