@@ -116,10 +116,12 @@ static int same_problem(const kl_result *a, const kl_result *b) {
 static void print_peers(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i];
-    if (!r->rung->peer || r->status != KL_OK || r->merit <= 0) continue;
+    if (!r->rung->peer || r->status != KL_OK ||
+        r->check != KL_CHECK_PASS || r->merit <= 0)
+      continue;
     for (size_t j = 0; j < rep->count; j++) {
       const kl_result *o = &rep->results[j];
-      if (o->status != KL_OK || o->merit <= 0 ||
+      if (o->status != KL_OK || o->check != KL_CHECK_PASS || o->merit <= 0 ||
           strcmp(o->rung->name, r->rung->peer) != 0 || !same_problem(r, o))
         continue;
       fprintf(f, "%s %s beside %s: %.4g vs %.4g %s, %.3fx\n",

@@ -1,5 +1,8 @@
 #include "laplacian.h"
 
+/* A pragma of text that may span lines. */
+#define PRAGMA(text) _Pragma(#text)
+
 /* The rows (k, j) over the gangs, collapsed, and each row's points over
  * a gang's vector lanes: consecutive lanes read consecutive points.
  * (Collapsing all three loops costs two 64-bit divisions per point to
@@ -8,7 +11,8 @@
 #define ACC_POINTS(T)                                                         \
   do {                                                                        \
     LAP_HOST_BEGIN(T);                                                        \
-    _Pragma("acc parallel loop gang collapse(2) vector_length(128) deviceptr(u, f)") \
+    PRAGMA(acc parallel loop gang collapse(2) vector_length(128)              \
+               deviceptr(u, f))                                               \
     for (int64_t k = 1; k < nz - 1; k++)                                      \
       for (int64_t j = 1; j < ny - 1; j++) {                                  \
         const int64_t row = sy * j + sz * k;                                  \
@@ -39,7 +43,8 @@ kl_status kl__laplacian_acc(const kl_args *a) {
     LAP_HOST_BEGIN(T);                                                        \
     const int64_t tx = (nx - 2 + TX - 1) / TX, ty = (ny - 2 + TY - 1) / TY,   \
                   tz = (nz - 2 + TZ - 1) / TZ;                                \
-    _Pragma("acc parallel loop gang collapse(3) vector_length(128) deviceptr(u, f)") \
+    PRAGMA(acc parallel loop gang collapse(3) vector_length(128)              \
+               deviceptr(u, f))                                               \
     for (int64_t bk = 0; bk < tz; bk++)                                       \
       for (int64_t bj = 0; bj < ty; bj++)                                     \
         for (int64_t bi = 0; bi < tx; bi++) {                                 \

@@ -1,5 +1,8 @@
 #include "stream.h"
 
+/* A pragma of text that may span lines. */
+#define PRAGMA(text) _Pragma(#text)
+
 /* The arrays are the harness's acc_malloc'd buffers, named by deviceptr.
  * GCC's default, gangs of one 32-lane vector, allows at most 32 gangs,
  * 1024 threads, on an SM, half of what it holds: its copy reached 2164
@@ -22,7 +25,8 @@ kl_status kl__stream_acc_triad(const kl_args *a) {
     const T *restrict y = a->buffers[STREAM_B];
     T *restrict c = a->buffers[STREAM_C];
     const T s = (T)a->plan->constants[STREAM_SCALAR];
-    _Pragma("acc parallel loop gang vector vector_length(1024) deviceptr(x, y, c)")
+    PRAGMA(acc parallel loop gang vector vector_length(1024)
+           deviceptr(x, y, c))
     for (int64_t i = 0; i < n; i++) c[i] = x[i] + s * y[i]);
   return KL_OK;
 }
