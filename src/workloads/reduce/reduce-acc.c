@@ -1,4 +1,5 @@
 #include <math.h>
+#include <openacc.h>
 
 #include "reduce.h"
 
@@ -16,12 +17,6 @@
  * Min and max note NaN in a flag of their own, an | reduction, as the
  * OpenMP rungs do: the clauses' compares drop a NaN. */
 #define ACC(text) REDUCE_PRAGMA(acc text)
-#define SUM REDUCE_SUM_CLAUSE
-#define MIN REDUCE_MIN_CLAUSE
-#define MAX REDUCE_MAX_CLAUSE
-#define ADD REDUCE_ADD
-#define LOWER REDUCE_LOWER
-#define HIGHER REDUCE_HIGHER
 #define PLAIN_NOTE(flag, v) (void)flag
 #define NANFLAG_NOTE(flag, v) flag |= isnan(v)
 
@@ -82,39 +77,24 @@
     *seen = flag;                                                             \
   }
 
-/* Each kind's nine functions, and the entry that writes the output. */
+/* Each case's reduction (kind_name_into) and the function that writes
+ * its result, NaN where one was seen, to the output (kind_name). */
 #define REDUCE_ENTRY(kind, name, T, A, start, clause, step, nan)              \
-  kind(kind##_##name, T, A, start, clause, step, nan)                         \
-  static void name##_##kind(const void *x, int64_t n, void *out,             \
+  kind(kind##_##name##_into, T, A, start, clause, step, nan)                  \
+  static void kind##_##name(const void *x, int64_t n, void *out,             \
                             void *scratch) {                                  \
     A result;                                                                 \
     int seen;                                                                 \
-    kind##_##name(x, n, &result, &seen, scratch);                             \
+    kind##_##name##_into(x, n, &result, &seen, scratch);                      \
     if (seen) result = (A)NAN;                                                \
     acc_memcpy_to_device(out, &result, sizeof result);                        \
   }
-#define REDUCE_ALL(kind)                                                      \
-  REDUCE_ENTRY(kind, sum_i32, int32_t, int64_t, 0, SUM, ADD, PLAIN)           \
-  REDUCE_ENTRY(kind, sum_f32, float, double, 0, SUM, ADD, PLAIN)              \
-  REDUCE_ENTRY(kind, sum_f64, double, double, 0, SUM, ADD, PLAIN)             \
-  REDUCE_ENTRY(kind, min_i32, int32_t, int32_t, INT32_MAX, MIN, LOWER, PLAIN) \
-  REDUCE_ENTRY(kind, min_f32, float, float, INFINITY, MIN, LOWER, NANFLAG)    \
-  REDUCE_ENTRY(kind, min_f64, double, double, INFINITY, MIN, LOWER, NANFLAG)  \
-  REDUCE_ENTRY(kind, max_i32, int32_t, int32_t, INT32_MIN, MAX, HIGHER,       \
-               PLAIN)                                                         \
-  REDUCE_ENTRY(kind, max_f32, float, float, -INFINITY, MAX, HIGHER, NANFLAG)  \
-  REDUCE_ENTRY(kind, max_f64, double, double, -INFINITY, MAX, HIGHER, NANFLAG)
 
-#include <openacc.h>
-REDUCE_ALL(REDUCE_CLAUSE)
-REDUCE_ALL(REDUCE_GANGS)
-
+REDUCE_CASES(REDUCE_ENTRY, REDUCE_CLAUSE)
+REDUCE_CASES(REDUCE_ENTRY, REDUCE_GANGS)
 
 kl_status kl__reduce_acc_clause(const kl_args *a) {
-  static const kl__reduce_fn table[3][3] = {
-      {sum_i32_REDUCE_CLAUSE, sum_f32_REDUCE_CLAUSE, sum_f64_REDUCE_CLAUSE},
-      {min_i32_REDUCE_CLAUSE, min_f32_REDUCE_CLAUSE, min_f64_REDUCE_CLAUSE},
-      {max_i32_REDUCE_CLAUSE, max_f32_REDUCE_CLAUSE, max_f64_REDUCE_CLAUSE}};
+  static const kl__reduce_fn table[3][3] = REDUCE_TABLE(REDUCE_CLAUSE);
   return kl__reduce_dispatch(a, table);
 }
 
@@ -126,9 +106,6 @@ kl_status kl__reduce_acc_scratch(kl_plan *p) {
 }
 
 kl_status kl__reduce_acc_gangs(const kl_args *a) {
-  static const kl__reduce_fn table[3][3] = {
-      {sum_i32_REDUCE_GANGS, sum_f32_REDUCE_GANGS, sum_f64_REDUCE_GANGS},
-      {min_i32_REDUCE_GANGS, min_f32_REDUCE_GANGS, min_f64_REDUCE_GANGS},
-      {max_i32_REDUCE_GANGS, max_f32_REDUCE_GANGS, max_f64_REDUCE_GANGS}};
+  static const kl__reduce_fn table[3][3] = REDUCE_TABLE(REDUCE_GANGS);
   return kl__reduce_dispatch(a, table);
 }

@@ -7,12 +7,6 @@
  * The simd reduction clauses matter: they let the compiler keep several
  * vector accumulators, without which a floating sum is one dependent
  * chain, far slower than memory. */
-#define SUM REDUCE_SUM_CLAUSE
-#define MIN REDUCE_MIN_CLAUSE
-#define MAX REDUCE_MAX_CLAUSE
-#define ADD REDUCE_ADD
-#define LOWER REDUCE_LOWER
-#define HIGHER REDUCE_HIGHER
 #define OMP(text) REDUCE_PRAGMA(omp text)
 
 /* The min and max clauses and compares drop a NaN, whatever its place, so
@@ -28,8 +22,9 @@
 #define NANFLAG_RESULT(acc, flag) (flag ? NAN : acc)
 
 /* OpenMP's reduction clause does it all. */
-#define REDUCE_CLAUSE(name, T, A, start, clause, step, nan)                   \
-  static void name(const void *xv, int64_t n, void *out, void *scratch) {     \
+#define REDUCE_CLAUSE(kind, name, T, A, start, clause, step, nan)             \
+  static void kind##_##name(const void *xv, int64_t n, void *out,            \
+                            void *scratch) {                                  \
     (void)scratch;                                                            \
     const T *restrict x = xv;                                                 \
     A acc = start;                                                            \
@@ -46,8 +41,9 @@
 /* By hand: each thread reduces its own contiguous block into a partial of
  * its own, a cache line apart from the others so that no two threads write
  * one line, and one thread combines the partials. */
-#define REDUCE_PARTIALS(name, T, A, start, clause, step, nan)                 \
-  static void name(const void *xv, int64_t n, void *out, void *scratch) {     \
+#define REDUCE_PARTIALS(kind, name, T, A, start, clause, step, nan)           \
+  static void kind##_##name(const void *xv, int64_t n, void *out,            \
+                            void *scratch) {                                  \
     const T *restrict x = xv;                                                 \
     enum { PAD = 64 / sizeof(A) };                                            \
     const int threads = kl__omp_threads();                                    \
@@ -71,25 +67,11 @@
     *(A *)out = nan##_RESULT(result, seen_nan);                               \
   }
 
-#define REDUCE_ALL(kind)                                                      \
-  kind(kind##_sum_i32, int32_t, int64_t, 0, SUM, ADD, PLAIN)                  \
-  kind(kind##_sum_f32, float, double, 0, SUM, ADD, PLAIN)                     \
-  kind(kind##_sum_f64, double, double, 0, SUM, ADD, PLAIN)                    \
-  kind(kind##_min_i32, int32_t, int32_t, INT32_MAX, MIN, LOWER, PLAIN)        \
-  kind(kind##_min_f32, float, float, INFINITY, MIN, LOWER, NANFLAG)           \
-  kind(kind##_min_f64, double, double, INFINITY, MIN, LOWER, NANFLAG)         \
-  kind(kind##_max_i32, int32_t, int32_t, INT32_MIN, MAX, HIGHER, PLAIN)       \
-  kind(kind##_max_f32, float, float, -INFINITY, MAX, HIGHER, NANFLAG)         \
-  kind(kind##_max_f64, double, double, -INFINITY, MAX, HIGHER, NANFLAG)
-REDUCE_ALL(REDUCE_CLAUSE)
-REDUCE_ALL(REDUCE_PARTIALS)
-
+REDUCE_CASES(REDUCE_CLAUSE, by_clause)
+REDUCE_CASES(REDUCE_PARTIALS, by_partials)
 
 kl_status kl__reduce_omp_clause(const kl_args *a) {
-  static const kl__reduce_fn table[3][3] = {
-      {REDUCE_CLAUSE_sum_i32, REDUCE_CLAUSE_sum_f32, REDUCE_CLAUSE_sum_f64},
-      {REDUCE_CLAUSE_min_i32, REDUCE_CLAUSE_min_f32, REDUCE_CLAUSE_min_f64},
-      {REDUCE_CLAUSE_max_i32, REDUCE_CLAUSE_max_f32, REDUCE_CLAUSE_max_f64}};
+  static const kl__reduce_fn table[3][3] = REDUCE_TABLE(by_clause);
   return kl__reduce_dispatch(a, table);
 }
 
@@ -100,9 +82,6 @@ kl_status kl__reduce_omp_scratch(kl_plan *p) {
 }
 
 kl_status kl__reduce_omp_partials(const kl_args *a) {
-  static const kl__reduce_fn table[3][3] = {
-      {REDUCE_PARTIALS_sum_i32, REDUCE_PARTIALS_sum_f32, REDUCE_PARTIALS_sum_f64},
-      {REDUCE_PARTIALS_min_i32, REDUCE_PARTIALS_min_f32, REDUCE_PARTIALS_min_f64},
-      {REDUCE_PARTIALS_max_i32, REDUCE_PARTIALS_max_f32, REDUCE_PARTIALS_max_f64}};
+  static const kl__reduce_fn table[3][3] = REDUCE_TABLE(by_partials);
   return kl__reduce_dispatch(a, table);
 }
