@@ -114,32 +114,44 @@ static double evaluation_error(int kernel, double u) {
   }
 }
 
+double kl__integrate_bound_f64(int kernel, double L, double sums) {
+  const double ud = DBL_EPSILON / 2;
+  return 2 * gamma_k(4, ud) * L * L + evaluation_error(kernel, ud) * L +
+         gamma_k(sums, ud) * L + 5 * ud * L;
+}
+
 static void result_element(const void *ctx, int64_t i, kl_element *e) {
   (void)i;
   *e = *(const kl_element *)ctx;
+}
+
+void kl__integrate_verdict(double got, double exact, double bound,
+                           kl_verdict *v) {
+  const kl_element e = {got, exact, bound};
+  kl__check_elements(1, result_element, &e, v);
+  if (v->bad_count)
+    snprintf(v->detail, sizeof v->detail,
+             "integral: got %.17g, exact %.17g, |error| %.3g > bound %.3g",
+             got, exact, fabs(got - exact), bound);
 }
 
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)in;
   const double ud = DBL_EPSILON / 2, L = kl__integrate_length(), n = (double)p->n;
-  const double uT = p->type == KL_F32 ? FLT_EPSILON / 2 : ud;
   const double exact = kl__integrate_midpoint_exact(p->n);
-  const double H = 5 * ud * L, S = gamma_k(n, ud) * L;
-  const double E = evaluation_error(r->variant, uT) * L;
-  double G = 2 * gamma_k(4, ud) * L * L;
-  if (p->type == KL_F32)
-    G = fabs(grid_integral_f32(p->n, p->constants[INTEGRATE_H]) - exact) + H +
+  double bound = kl__integrate_bound_f64(r->variant, L, n);
+  if (p->type == KL_F32) {
+    const double uT = FLT_EPSILON / 2;
+    const double H = 5 * ud * L, S = gamma_k(n, ud) * L;
+    const double E = evaluation_error(r->variant, uT) * L;
+    const double G =
+        fabs(grid_integral_f32(p->n, p->constants[INTEGRATE_H]) - exact) + H +
         S + 20 * ud * L;
-  const double bound = G + E + S + H;
-  const double got = ((const double *)out[INTEGRATE_OUT])[0];
-  const double err = fabs(got - exact);
-  const kl_element e = {got, exact, bound};
-  kl__check_elements(1, result_element, &e, v);
-  if (v->bad_count)
-    snprintf(v->detail, sizeof v->detail,
-             "integral: got %.17g, exact %.17g, |error| %.3g > bound %.3g",
-             got, exact, err, bound);
+    bound = G + E + S + H;
+  }
+  kl__integrate_verdict(((const double *)out[INTEGRATE_OUT])[0], exact, bound,
+                        v);
 }
 
 static void cost(const kl_plan *p, const kl_rung *r, const double *counts,

@@ -49,6 +49,13 @@ extern "C" {
  * approximates, and pipeline's, per interval. */
 double kl__integrate_length(void);
 double kl__integrate_midpoint_exact(int64_t n);
+/* The bound G + E + S + H of integrate.c's check in double, for a range of
+ * length L, f evaluated by `kernel` (INTEGRATE_PLAIN, _SINCOS), and
+ * `sums` values summed (S = gamma_sums L); and the verdict on one result
+ * against the exact sum within a bound. */
+double kl__integrate_bound_f64(int kernel, double L, double sums);
+void kl__integrate_verdict(double got, double exact, double bound,
+                           kl_verdict *v);
 kl_status kl__integrate_omp(const kl_args *a);
 
 kl_status kl__integrate_gpu_atomic(const kl_args *a);

@@ -1,7 +1,3 @@
-#include <float.h>
-#include <math.h>
-#include <stdio.h>
-
 #include "pipeline.h"
 
 const char *const kl__pipe_phases[] = {"kernel", "d2h", "host", NULL};
@@ -33,30 +29,15 @@ static void init(const kl_plan *p, void *const *host) {
  *   H = 5 u L_I            h (three roundings) and each interval's product
  * The exact midpoint sum is I M_n: every interval spans 40000 periods of
  * f, so its n midpoints give integrate's sum. */
-static double gamma_k(double k, double u) { return k * u / (1 - k * u); }
-
-static void result_element(const void *ctx, int64_t i, kl_element *e) {
-  (void)i;
-  *e = *(const kl_element *)ctx;
-}
-
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)in;
-  const double u = DBL_EPSILON / 2, I = (double)kl__pipe_intervals(p);
+  const double I = (double)kl__pipe_intervals(p);
   const double L = I * kl__integrate_length(), N = I * (double)p->n;
-  const double e = (r->variant & ~PIPE_COPIES_PARTIALS) == INTEGRATE_SINCOS
-                       ? 29 : 20;
-  const double bound = 2 * gamma_k(4, u) * L * L + e * u * L +
-                       gamma_k(N + I, u) * L + 5 * u * L;
-  const double exact = I * kl__integrate_midpoint_exact(p->n);
-  const double got = ((const double *)out[PIPE_OUT])[0];
-  const kl_element el = {got, exact, bound};
-  kl__check_elements(1, result_element, &el, v);
-  if (v->bad_count)
-    snprintf(v->detail, sizeof v->detail,
-             "integral: got %.17g, exact %.17g, |error| %.3g > bound %.3g",
-             got, exact, fabs(got - exact), bound);
+  const double bound =
+      kl__integrate_bound_f64(r->variant & ~PIPE_COPIES_PARTIALS, L, N + I);
+  kl__integrate_verdict(((const double *)out[PIPE_OUT])[0],
+                        I * kl__integrate_midpoint_exact(p->n), bound, v);
 }
 
 /* bytes: what crosses to the host, every interval's partial sums or its
