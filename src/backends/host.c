@@ -92,22 +92,31 @@ kl_status kl__host_sync(kl_context *ctx) {
   return KL_OK;
 }
 
-kl_status kl__host_record(kl_context *ctx, int event, int stream) {
-  (void)stream;
+kl_status kl__clock_record(double marks[KL_MAX_EVENTS], int event) {
   if (event < 0 || event >= KL_MAX_EVENTS)
     return KL_FAIL(KL_USAGE, "event %d is not below %d", event, KL_MAX_EVENTS);
-  ((host_context *)ctx->impl)->marks[event] = kl__now();
+  marks[event] = kl__now();
   return KL_OK;
+}
+
+kl_status kl__clock_elapsed(const double marks[KL_MAX_EVENTS], int from,
+                            int to, double *seconds) {
+  if (from < 0 || to < 0 || from >= KL_MAX_EVENTS || to >= KL_MAX_EVENTS)
+    return KL_FAIL(KL_USAGE, "events %d and %d are not below %d", from, to,
+                   KL_MAX_EVENTS);
+  *seconds = marks[to] - marks[from];
+  return KL_OK;
+}
+
+kl_status kl__host_record(kl_context *ctx, int event, int stream) {
+  (void)stream;
+  return kl__clock_record(((host_context *)ctx->impl)->marks, event);
 }
 
 kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
                            double *seconds) {
-  if (from < 0 || to < 0 || from >= KL_MAX_EVENTS || to >= KL_MAX_EVENTS)
-    return KL_FAIL(KL_USAGE, "events %d and %d are not below %d", from, to,
-                   KL_MAX_EVENTS);
   const host_context *h = ctx->impl;
-  *seconds = h->marks[to] - h->marks[from];
-  return KL_OK;
+  return kl__clock_elapsed(h->marks, from, to, seconds);
 }
 
 int64_t kl__host_l2_bytes(void) {

@@ -238,21 +238,14 @@ static kl_status sync(kl_context *ctx) {
 
 static kl_status record(kl_context *ctx, int event, int stream) {
   (void)stream;
-  if (event < 0 || event >= KL_MAX_EVENTS)
-    return KL_FAIL(KL_USAGE, "event %d is not below %d", event, KL_MAX_EVENTS);
   acc_wait_all();
-  ((acc_context *)ctx->impl)->marks[event] = kl__now();
-  return KL_OK;
+  return kl__clock_record(((acc_context *)ctx->impl)->marks, event);
 }
 
 static kl_status elapsed(kl_context *ctx, int from, int to,
                          double *seconds) {
-  if (from < 0 || to < 0 || from >= KL_MAX_EVENTS || to >= KL_MAX_EVENTS)
-    return KL_FAIL(KL_USAGE, "events %d and %d are not below %d", from, to,
-                   KL_MAX_EVENTS);
   const acc_context *c = ctx->impl;
-  *seconds = c->marks[to] - c->marks[from];
-  return KL_OK;
+  return kl__clock_elapsed(c->marks, from, to, seconds);
 }
 
 const kl_backend kl__backend_openacc = {

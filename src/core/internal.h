@@ -134,6 +134,11 @@ kl_status kl__host_copy(kl_context *ctx, int stream, void *dst,
 kl_status kl__host_fill_bytes(kl_context *ctx, kl_placement where,
                               void *dst, int byte, size_t bytes);
 kl_status kl__host_sync(kl_context *ctx);
+/* Events as host clock readings, in a context's array of marks: the host
+ * backends', and those of a backend without events of its own. */
+kl_status kl__clock_record(double marks[KL_MAX_EVENTS], int event);
+kl_status kl__clock_elapsed(const double marks[KL_MAX_EVENTS], int from,
+                            int to, double *seconds);
 kl_status kl__host_record(kl_context *ctx, int event, int stream);
 kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
                            double *seconds);
