@@ -262,13 +262,17 @@ static void test_reduce_entry(void) {
   EXPECT(kl_reduce("serial", "sum", KL_I32, NULL, N, 0, &isum) == KL_USAGE);
 }
 
-/* Whether workload w has a rung for kl_<w>() of type t on backend b. */
-static int has_library(const char *workload, const kl_backend *b, kl_type t) {
-  const kl_workload *w = kl_workload_find(workload);
-  for (size_t i = 0; w && i < w->rung_count; i++)
-    if (w->rungs[i].backend == b && (w->rungs[i].library & KL_TYPE_BIT(t)))
-      return 1;
-  return 0;
+/* The rung marked for the library's use, "" for none, or "(several)". */
+static const char *library_rung(const kl_workload *w, const kl_backend *b,
+                                kl_type t) {
+  const char *found = "";
+  for (size_t i = 0; i < w->rung_count; i++) {
+    const kl_rung *r = &w->rungs[i];
+    if (r->backend != b || !(r->library & KL_TYPE_BIT(t))) continue;
+    if (found[0]) return "(several)";
+    found = r->name;
+  }
+  return found;
 }
 
 /* kl_histogram on every backend here, from host memory and, on a GPU,
@@ -285,7 +289,7 @@ static void test_histogram_entry(void) {
   for (size_t k = 0; k < kl_backend_count(); k++) {
     const kl_backend *b = kl_backend_at(k);
     if (!kl_backend_available(b, NULL, 0)) continue;
-    if (!has_library("histogram", b, KL_U8)) {
+    if (!library_rung(kl_workload_find("histogram"), b, KL_U8)[0]) {
       /* A backend without a histogram rung (openacc) says so. */
       EXPECT(kl_histogram(b->name, bytes, N, 0, got) == KL_UNAVAILABLE);
       continue;
@@ -655,19 +659,6 @@ static const kl_backend *table_backend(const char *name) {
   const kl_backend *b = kl_backend_find(name);
   if (!b && strcmp(name, "cuda") == 0) b = kl_backend_find("hip");
   return b;
-}
-
-/* The rung marked for the library's use, "" for none, or "(several)". */
-static const char *library_rung(const kl_workload *w, const kl_backend *b,
-                                kl_type t) {
-  const char *found = "";
-  for (size_t i = 0; i < w->rung_count; i++) {
-    const kl_rung *r = &w->rungs[i];
-    if (r->backend != b || !(r->library & KL_TYPE_BIT(t))) continue;
-    if (found[0]) return "(several)";
-    found = r->name;
-  }
-  return found;
 }
 
 /* The pinned choice for a workload, backend and type: "" when none. */
