@@ -99,6 +99,12 @@ typedef enum kl_param_kind {
 #define KL_PARAM_SCALAR 8u    /* --scalars, --alpha, --beta fill these */
 #define KL_PARAM_OP 16u       /* the operation: the table's op column, --op */
 #define KL_PARAM_INPUTS 32u   /* the input pattern: --inputs */
+/* A tuning: how the rungs that name it (kl_rung.tunings) run, not what
+ * they compute. The problem, its check and its cost are the same at every
+ * value; results show it only for those rungs. */
+#define KL_PARAM_TUNING 64u
+/* The bit of parameter index i in a kl_rung.tunings set. */
+#define KL_PARAM_BIT(i) (1ull << (unsigned)(i))
 
 typedef struct kl_param {
   const char *name;
@@ -215,8 +221,21 @@ typedef struct kl_plan {
 
 struct kl_backend;
 
+/* One device of a backend, as a context sees it: what rungs size their
+ * grids by. Host backends have one device, the host. */
+typedef struct kl_device {
+  int index;               /* on its backend: 0 .. device_count - 1 */
+  char name[128];          /* "NVIDIA H100 80GB HBM3", the CPU's model */
+  size_t memory_bytes;     /* total memory */
+  int compute_units;       /* SMs, CUs; hardware threads on a host */
+  int max_threads_per_unit;
+  int lanes;               /* threads of a warp (wavefront); 1 on a host */
+  int64_t l2_bytes;        /* 0 where unknown */
+} kl_device;
+
 typedef struct kl_context {
   const struct kl_backend *backend;
+  kl_device device; /* the device this context runs on */
   int stream_count;
   void *streams[KL_MAX_STREAMS]; /* cudaStream_t / hipStream_t; NULL on
                                     host backends */
@@ -367,7 +386,17 @@ typedef struct kl_rung {
    * work (openacc-triad: cuda-triad), or NULL; where both ran on one
    * problem, the table says how they compare. */
   const char *peer;
+  /* KL_PARAM_BIT set of the KL_PARAM_TUNING parameters this rung reads
+   * (laplacian's tiled kernels: m, the points per thread). */
+  uint64_t tunings;
 } kl_rung;
+
+/* A rung name that no longer exists, and what replaced it, for the error
+ * that names the new form ("cuda-tiled-m4": "cuda-tiled with -p m=4"). */
+typedef struct kl_retired_rung {
+  const char *name;
+  const char *now;
+} kl_retired_rung;
 
 /* What a workload's rate counts: bytes moved, flops, or items (points,
  * elements) processed, per second. */
@@ -468,6 +497,9 @@ typedef struct kl_workload {
   const kl_test_problem *big_tests;
   const kl_rung *rungs;
   size_t rung_count;
+  /* Former rung names, each with what replaced it; ends with {NULL, NULL};
+   * NULL: none. */
+  const kl_retired_rung *retired;
 } kl_workload;
 
 size_t kl_workload_count(void);

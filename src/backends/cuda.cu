@@ -19,6 +19,7 @@ static struct {
   int sm_count;
   int max_threads_per_sm;
   int warp_size;
+  kl_device device;
 } gpu;
 
 static int probe_once(void) {
@@ -40,6 +41,13 @@ static int probe_once(void) {
   gpu.sm_count = prop.multiProcessorCount;
   gpu.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   gpu.warp_size = prop.warpSize;
+  gpu.device.index = 0;
+  snprintf(gpu.device.name, sizeof gpu.device.name, "%.120s", prop.name);
+  gpu.device.memory_bytes = prop.totalGlobalMem;
+  gpu.device.compute_units = prop.multiProcessorCount;
+  gpu.device.max_threads_per_unit = prop.maxThreadsPerMultiProcessor;
+  gpu.device.lanes = prop.warpSize;
+  gpu.device.l2_bytes = prop.l2CacheSize;
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
@@ -87,6 +95,7 @@ static kl_status open_context(kl_context *ctx) {
   gpu_context *g = (gpu_context *)calloc(1, sizeof *g);
   if (!g) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   ctx->impl = g;
+  ctx->device = gpu.device;
   for (int i = 0; i < KL_MAX_STREAMS; i++) {
     cudaStream_t s;
     cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);

@@ -39,11 +39,25 @@ typedef struct host_context {
   double marks[KL_MAX_EVENTS];
 } host_context;
 
+void kl__host_device(kl_device *d) {
+  kl_machine m;
+  kl_machine_describe(&m);
+  memset(d, 0, sizeof *d);
+  snprintf(d->name, sizeof d->name, "%s", m.cpu);
+  size_t free_bytes = 0, total = 0;
+  if (kl__host_memory(&free_bytes, &total) == KL_OK) d->memory_bytes = total;
+  d->compute_units = m.cpu_threads > 0 ? m.cpu_threads : 1;
+  d->max_threads_per_unit = 1;
+  d->lanes = 1;
+  d->l2_bytes = kl__host_l2_bytes();
+}
+
 kl_status kl__host_open(kl_context *ctx) {
   host_context *h = calloc(1, sizeof *h);
   if (!h) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   ctx->impl = h;
   ctx->stream_count = 1; /* one stream, NULL: the calling thread */
+  kl__host_device(&ctx->device);
   return KL_OK;
 }
 

@@ -132,6 +132,7 @@ static kl_status open_context(kl_context *ctx) {
   if (!c) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   ctx->impl = c;
   ctx->stream_count = 1; /* the synchronous queue */
+  kl__host_device(&ctx->device);
   return KL_OK;
 }
 

@@ -124,6 +124,8 @@ void kl__host_release(void *ptr);
 /* A core's L2 in bytes, from sysconf; 1 MiB where it does not say. */
 int64_t kl__host_l2_bytes(void);
 kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes);
+/* The host as a device: its CPU, memory, hardware threads, L2. */
+void kl__host_device(kl_device *d);
 kl_status kl__host_open(kl_context *ctx);
 void kl__host_close(kl_context *ctx);
 kl_status kl__host_ctx_alloc(kl_context *ctx, kl_placement where, void **ptr,
@@ -155,6 +157,16 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
     .sync = kl__host_sync, .record = kl__host_record,                         \
     .elapsed = kl__host_elapsed,                                              \
   }
+
+/* The one rung-table macro: a rung named by a literal (so that
+ * grep -rn '"cuda-best"' src finds its line), on backend `backend_id` (serial,
+ * openmp, gpu, openacc), with its summary; the other fields follow as
+ * designated initializers:
+ *   KL_RUNG("cuda-best", gpu, "16-byte loads, one pass",
+ *           .run = KL_GPU_FN(kl__reduce_gpu_best)), */
+#define KL_RUNG(rung_name, backend_id, text, ...)                             \
+  {.name = rung_name, .backend = &kl__backend_##backend_id, .summary = text,  \
+   __VA_ARGS__}
 
 /* Every backend and workload, declared from the one lists: a rung names
  * its backend, a workload the workload whose ceiling it is measured

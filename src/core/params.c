@@ -463,6 +463,10 @@ void kl_result_params(const kl_result *r, char *dst, size_t size) {
   dst[0] = '\0';
   for (int i = 0; i < w->param_count; i++) {
     if (w->params[i].flags & KL_PARAM_MAIN_SIZE) continue;
+    /* A tuning is the rung's, shown only where the rung reads it. */
+    if ((w->params[i].flags & KL_PARAM_TUNING) &&
+        !(r->rung->tunings & KL_PARAM_BIT(i)))
+      continue;
     char value[64];
     if (r->plan.input_file && (w->params[i].flags & KL_PARAM_INPUTS))
       snprintf(value, sizeof value, "%s", kl__input_name(r->plan.input_file));

@@ -85,6 +85,10 @@ static kl_status check_rung_name(const char *name, void *ctx) {
                          info);
       return KL_OK;
     }
+    for (const kl_retired_rung *old = w->retired; old && old->name; old++)
+      if (strcmp(old->name, name) == 0)
+        return kl__usage(KL_USAGE, "%s rung '%s' is no more: it is %s", w->name,
+                         name, old->now);
     kl__append(valid, sizeof valid, "%s%s:", valid[0] ? "; " : "", w->name);
     for (size_t j = 0; j < w->rung_count; j++)
       kl__append(valid, sizeof valid, " %s", w->rungs[j].name);
