@@ -25,20 +25,21 @@ typedef struct kl_cg_result {
   double residual;    /* the solve's own |r| / |b| at the end */
 } kl_cg_result;
 
-/* Solve A x = b by conjugate gradients from the x given (x0), on backend
- * "serial", "openmp", "cuda" or "hip" (NULL: the preferred one that has a
+/* Solve A x = b by conjugate gradients from the x given (x0), on the
+ * context ctx (kl_context_open: "serial", "openmp", "cuda:1", ...; NULL:
+ * the process's default context of the preferred backend that has a
  * library rung). A: a CSR matrix of a->rows rows; NULL: the 3D Poisson
  * matrix on a grid_n^3 grid, `stencil` 27 (diagonal 27, -1 for each
  * neighbour inside the grid) or 7 (6 and -1), row i + n (j + n k). tol >
  * 0: stop at |r| <= tol |b| (tol from 1e-15 to 0.5) or after maxit
  * iterations; tol = 0: exactly maxit iterations. Both stop where r = 0.
- * b and x hold the rows; A's arrays, b and x are host memory, or that
- * backend's device memory when data_on_device is nonzero (a CSR matrix
+ * b and x hold the rows; A's arrays, b and x are host memory, or the
+ * context's device memory when data_on_device is nonzero (a CSR matrix
  * only: the built-in matrix is made in host memory, with b and x there).
  * KL_USAGE for a NULL array, a bad size, tol or stencil, or a matrix found
  * not positive definite on the way (p'Ap <= 0); KL_TOO_LARGE beyond
  * memory. */
-kl_status kl_cg(const char *backend, const kl_cg_matrix *a, int64_t grid_n,
+kl_status kl_cg(kl_context *ctx, const kl_cg_matrix *a, int64_t grid_n,
                 int stencil, const double *b, double *x, double tol,
                 int64_t maxit, int data_on_device, kl_cg_result *result);
 

@@ -16,11 +16,26 @@ static struct {
   int probed;
   int usable;
   char info[256];
+  int count; /* devices */
   int sm_count;
   int max_threads_per_sm;
   int warp_size;
-  kl_device device;
 } gpu;
+
+/* Device i's properties, as a context and `kladder list` see them. */
+static kl_status describe(int i, kl_device *d) {
+  cudaDeviceProp prop;
+  KL_GPU_CHECK(cudaGetDeviceProperties(&prop, i));
+  memset(d, 0, sizeof *d);
+  d->index = i;
+  snprintf(d->name, sizeof d->name, "%.120s", prop.name);
+  d->memory_bytes = prop.totalGlobalMem;
+  d->compute_units = prop.multiProcessorCount;
+  d->max_threads_per_unit = prop.maxThreadsPerMultiProcessor;
+  d->lanes = prop.warpSize;
+  d->l2_bytes = prop.l2CacheSize;
+  return KL_OK;
+}
 
 static int probe_once(void) {
   int count = 0;
@@ -41,20 +56,16 @@ static int probe_once(void) {
   gpu.sm_count = prop.multiProcessorCount;
   gpu.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
   gpu.warp_size = prop.warpSize;
-  gpu.device.index = 0;
-  snprintf(gpu.device.name, sizeof gpu.device.name, "%.120s", prop.name);
-  gpu.device.memory_bytes = prop.totalGlobalMem;
-  gpu.device.compute_units = prop.multiProcessorCount;
-  gpu.device.max_threads_per_unit = prop.maxThreadsPerMultiProcessor;
-  gpu.device.lanes = prop.warpSize;
-  gpu.device.l2_bytes = prop.l2CacheSize;
+  gpu.count = count;
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
   (void)cudaRuntimeGetVersion(&runtime);
+  char more[32] = "";
+  if (count > 1) snprintf(more, sizeof more, ", %d devices", count);
   snprintf(gpu.info, sizeof gpu.info,
-           "%.120s (cc %d.%d, %d SMs, %.1f GiB) | " KL_GPU " driver %d.%d, runtime %d.%d",
+           "%.120s (cc %d.%d, %d SMs, %.1f GiB%s) | " KL_GPU " driver %d.%d, runtime %d.%d",
            prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-           (double)prop.totalGlobalMem / (1u << 30), driver / 1000,
+           (double)prop.totalGlobalMem / (1u << 30), more, driver / 1000,
            driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
   return 1;
 }
@@ -66,6 +77,16 @@ static int probe(char *info, size_t size) {
   }
   snprintf(info, size, "%s", gpu.info);
   return gpu.usable;
+}
+
+static int device_count(void) { return gpu.count; }
+
+/* The context's device becomes the calling thread's current one: every
+ * call of the runtime after it (allocations, copies, launches) goes to
+ * it. */
+static kl_status enter(kl_context *ctx) {
+  KL_GPU_CHECK(cudaSetDevice(ctx->device.index));
+  return KL_OK;
 }
 
 extern "C" int kl__gpu_sm_count(void) { return gpu.sm_count; }
@@ -92,10 +113,11 @@ static void close_context(kl_context *ctx) {
 }
 
 static kl_status open_context(kl_context *ctx) {
+  KL_TRY(describe(ctx->device.index, &ctx->device));
+  KL_TRY(enter(ctx));
   gpu_context *g = (gpu_context *)calloc(1, sizeof *g);
   if (!g) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   ctx->impl = g;
-  ctx->device = gpu.device;
   for (int i = 0; i < KL_MAX_STREAMS; i++) {
     cudaStream_t s;
     cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
@@ -171,8 +193,15 @@ static kl_status sync(kl_context *ctx) {
   return KL_OK;
 }
 
-static kl_status memory(size_t *free_bytes, size_t *total_bytes) {
-  KL_GPU_CHECK(cudaMemGetInfo(free_bytes, total_bytes));
+/* Asked outside any context (sizing): the calling thread's current device
+ * is put back as it was. */
+static kl_status memory(int device, size_t *free_bytes, size_t *total_bytes) {
+  int current = 0;
+  KL_GPU_CHECK(cudaGetDevice(&current));
+  KL_GPU_CHECK(cudaSetDevice(device));
+  cudaError_t err = cudaMemGetInfo(free_bytes, total_bytes);
+  KL_GPU_CHECK(cudaSetDevice(current));
+  KL_GPU_CHECK(err);
   return KL_OK;
 }
 
@@ -212,6 +241,9 @@ extern "C" const kl_backend kl__backend_gpu = {
     sync,
     record,
     elapsed,
+    device_count,
+    describe,
+    enter,
     NULL, /* memory_on_host: never */
 };
 #endif

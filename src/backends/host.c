@@ -41,11 +41,11 @@ typedef struct host_context {
 
 void kl__host_device(kl_device *d) {
   kl_machine m;
-  kl_machine_describe(&m);
+  kl__machine_describe(&m);
   memset(d, 0, sizeof *d);
   snprintf(d->name, sizeof d->name, "%s", m.cpu);
   size_t free_bytes = 0, total = 0;
-  if (kl__host_memory(&free_bytes, &total) == KL_OK) d->memory_bytes = total;
+  if (kl__host_memory(0, &free_bytes, &total) == KL_OK) d->memory_bytes = total;
   d->compute_units = m.cpu_threads > 0 ? m.cpu_threads : 1;
   d->max_threads_per_unit = 1;
   d->lanes = 1;

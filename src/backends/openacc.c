@@ -101,8 +101,25 @@ static int memory_on_host(void) {
   return runtime.type == acc_device_host;
 }
 
-static kl_status memory(size_t *free_bytes, size_t *total_bytes) {
-  if (memory_on_host()) return kl__host_memory(free_bytes, total_bytes);
+/* The runtime's device, or the host where it runs every region there. */
+static kl_status describe(int device, kl_device *out) {
+  (void)device;
+  if (memory_on_host()) {
+    kl__host_device(out);
+    return KL_OK;
+  }
+  memset(out, 0, sizeof *out);
+  const int number = acc_get_device_num(runtime.type);
+  const char *name =
+      acc_get_property_string(number, runtime.type, acc_property_name);
+  snprintf(out->name, sizeof out->name, "%s", name ? name : "OpenACC device");
+  out->memory_bytes =
+      acc_get_property(number, runtime.type, acc_property_memory);
+  return KL_OK;
+}
+
+static kl_status memory(int device, size_t *free_bytes, size_t *total_bytes) {
+  if (memory_on_host()) return kl__host_memory(device, free_bytes, total_bytes);
   const int number = acc_get_device_num(runtime.type);
   *total_bytes = acc_get_property(number, runtime.type, acc_property_memory);
   *free_bytes =
@@ -132,8 +149,7 @@ static kl_status open_context(kl_context *ctx) {
   if (!c) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   ctx->impl = c;
   ctx->stream_count = 1; /* the synchronous queue */
-  kl__host_device(&ctx->device);
-  return KL_OK;
+  return describe(ctx->device.index, &ctx->device);
 }
 
 static void close_context(kl_context *ctx) {
@@ -265,6 +281,7 @@ const kl_backend kl__backend_openacc = {
     .sync = sync,
     .record = record,
     .elapsed = elapsed,
+    .describe = describe,
     .memory_on_host = memory_on_host,
 };
 

@@ -48,7 +48,9 @@ static const char usage_run[] =
     "With no options, runs every workload on every backend available here.\n"
     "\n"
     "  -w, --workload W[,W...]  workloads to run (see `kladder list`)\n"
-    "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip\n"
+    "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip,\n"
+    "                           openacc; NAME:INDEX for one device of it\n"
+    "                           (cuda:1; NAME alone is its device 0)\n"
     "  -r, --rung R[,R...]      rungs to run, by name\n"
     "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
     "                           any parameter of the workload (`kladder list\n"
@@ -385,254 +387,106 @@ static int listed(const char *list, const char *name) {
   return 0;
 }
 
-/* ---- list -------------------------------------------------------------- */
+/* ---- list ------------------------------------------------------------------
+ * Everything here comes through the public API: the info structs. */
 
-static void print_types(const kl_workload *w) {
+static void print_types(const kl_workload_info *w) {
   printf("    types:");
   for (int t = 0; t < KL_TYPE_COUNT; t++)
     if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
   printf(" (default %s), rate in %s\n", kl_type_name(w->default_type),
-         kl_metric_unit(w));
+         w->unit);
 }
 
-static void print_params(const kl_workload *w) {
+/* A parameter's number as the library writes it: an integer where whole,
+ * else its shortest exact form. */
+static void number_text(double v, char *dst, size_t size) {
+  if (v > -9e18 && v < 9e18 && (double)(long long)v == v)
+    snprintf(dst, size, "%lld", (long long)v);
+  else
+    snprintf(dst, size, "%.17g", v);
+}
+
+static void print_params(size_t wi, const kl_workload_info *w) {
   if (w->input_help) printf("    input: -i, --input FILE %s\n", w->input_help);
   printf("    parameters (-p NAME=VALUE):\n");
   for (int i = 0; i < w->param_count; i++) {
-    const kl_param *p = &w->params[i];
+    kl_param_info p = {.size = sizeof p};
+    if (kl_param_describe(wi, i, &p) != KL_OK) continue;
     char value[64], lo[32], hi[32];
-    if (p->default_text) snprintf(value, sizeof value, "%s", p->default_text);
-    else kl_param_text(p, p->default_value, value, sizeof value);
-    printf("      %-8s %s; default %s", p->name, p->help, value);
-    if (p->host_default > 0) {
-      kl_param_text(p, p->host_default, lo, sizeof lo);
+    if (p.default_text) snprintf(value, sizeof value, "%s", p.default_text);
+    else if (p.choices)
+      snprintf(value, sizeof value, "%s",
+               p.default_choice ? p.default_choice : "?");
+    else number_text(p.default_value, value, sizeof value);
+    printf("      %-8s %s; default %s", p.name, p.help, value);
+    if (p.host_default > 0) {
+      number_text(p.host_default, lo, sizeof lo);
       printf(" (%s on host backends)", lo);
     }
-    if (p->kind == KL_PARAM_CHOICE) {
+    if (p.choices) {
       printf("; one of");
-      for (size_t k = 0; p->choices[k]; k++)
-        printf("%s %s", k ? "," : "", p->choices[k]);
+      for (size_t k = 0; p.choices[k]; k++)
+        printf("%s %s", k ? "," : "", p.choices[k]);
     } else {
-      kl_param_text(p, p->min, lo, sizeof lo);
-      kl_param_text(p, p->max, hi, sizeof hi);
+      number_text(p.min, lo, sizeof lo);
+      number_text(p.max, hi, sizeof hi);
       printf("; from %s to %s", lo, hi);
     }
-    printf("%s\n", (p->flags & KL_PARAM_MAIN_SIZE) ? " (-n)" : "");
+    printf("%s%s\n", p.main_size ? " (-n)" : "",
+           p.tuning ? " (a tuning: the rungs that read it say so)" : "");
   }
 }
 
-static int rung_is_built(const kl_rung *r) { return r->run || r->run_reps; }
+static void print_rungs(size_t wi, const kl_workload_info *w) {
+  for (int j = 0; j < w->rung_count; j++) {
+    kl_rung_info r = {.size = sizeof r};
+    if (kl_rung_describe(wi, j, &r) != KL_OK) continue;
+    printf("    %-24s %-7s %-9s %s%s%s%s%s", r.name, r.backend,
+           r.available ? "ready" : (r.built ? "not here" : "not built"),
+           r.summary, (r.flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
+           (r.flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
+           (r.flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "",
+           r.library ? " [library]" : "");
+    if (r.tunings[0]) printf(" [tuning: -p %s=]", r.tunings);
+    putchar('\n');
+  }
+}
 
-static void print_rungs(const kl_workload *w) {
-  for (size_t j = 0; j < w->rung_count; j++) {
-    const kl_rung *r = &w->rungs[j];
-    const int built = rung_is_built(r);
-    const int ok = built && kl_backend_available(r->backend, NULL, 0);
-    printf("    %-24s %-7s %-9s %s%s%s%s%s\n", r->name, r->backend->name,
-           ok ? "ready" : (built ? "not here" : "not built"), r->summary,
-           (r->flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
-           (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
-           (r->flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "",
-           r->library ? " [library]" : "");
+static void print_devices(const kl_backend_info *b) {
+  for (int d = 0; d < b->device_count; d++) {
+    kl_device_info i = {.size = sizeof i};
+    if (kl_device_describe(b->name, d, &i) != KL_OK) continue;
+    printf("           %-10s %s, %.1f GiB, %d %s\n", i.id, i.name,
+           (double)i.memory_bytes / (1u << 30), i.compute_units,
+           b->host_memory ? "hardware threads" : "compute units");
   }
 }
 
 /* Every workload in brief, or those of -w with their parameters. */
 static void list_text_out(const char *only) {
   if (!only) {
-    printf("backends:\n");
+    printf("backends (-b NAME, or NAME:INDEX for one of its devices):\n");
     for (size_t i = 0; i < kl_backend_count(); i++) {
-      const kl_backend *b = kl_backend_at(i);
-      char info[256];
-      int ok = kl_backend_available(b, info, sizeof info);
-      printf("  %-8s %-13s %s: %s\n", b->name, ok ? "available" : "not here",
-             b->summary, info);
+      kl_backend_info b = {.size = sizeof b};
+      if (kl_backend_describe(i, &b) != KL_OK) continue;
+      printf("  %-8s %-13s %s: %s\n", b.name,
+             b.available ? "available" : "not here", b.summary, b.detail);
+      print_devices(&b);
     }
     printf("\nworkloads (rungs in ladder order, naive first; `kladder list "
            "-w W` for W's parameters):\n");
   }
   for (size_t i = 0; i < kl_workload_count(); i++) {
-    const kl_workload *w = kl_workload_at(i);
-    if (only && !listed(only, w->name)) continue;
-    printf("  %s: %s\n", w->name, w->summary);
-    print_types(w);
-    if (only) print_params(w);
-    printf("    check: %s\n    from: %s\n", w->tolerance, w->source);
-    print_rungs(w);
+    kl_workload_info w = {.size = sizeof w};
+    if (kl_workload_describe(i, &w) != KL_OK) continue;
+    if (only && !listed(only, w.name)) continue;
+    printf("  %s: %s\n", w.name, w.summary);
+    print_types(&w);
+    if (only) print_params(i, &w);
+    printf("    check: %s\n    from: %s\n", w.check, w.source);
+    print_rungs(i, &w);
   }
-}
-
-/* JSON for programs: strings escaped, numbers exact, booleans. */
-static void json_string(const char *s) {
-  if (!s) {
-    fputs("null", stdout);
-    return;
-  }
-  putchar('"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    if (*p == '"' || *p == '\\') printf("\\%c", *p);
-    else if (*p < 0x20) printf("\\u%04x", *p);
-    else putchar(*p);
-  }
-  putchar('"');
-}
-
-/* Integers as integers (2^62, not 4.611686018427388e+18), others in the
- * shortest of 15 to 17 significant digits that reads back as v; JSON has
- * no infinity or NaN. */
-static void json_number(double v) {
-  if (!isfinite(v)) {
-    fputs("null", stdout);
-    return;
-  }
-  if (v > -9e18 && v < 9e18 && (double)(long long)v == v) {
-    printf("%lld", (long long)v);
-    return;
-  }
-  char text[40];
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(text, sizeof text, "%.*g", digits, v);
-    if (strtod(text, NULL) == v) break;
-  }
-  fputs(text, stdout);
-}
-
-static const char *json_bool(int b) { return b ? "true" : "false"; }
-
-static void json_types(unsigned types) {
-  putchar('[');
-  for (int t = 0, first = 1; t < KL_TYPE_COUNT; t++)
-    if (types & KL_TYPE_BIT(t)) {
-      printf("%s", first ? "" : ", ");
-      json_string(kl_type_name((kl_type)t));
-      first = 0;
-    }
-  putchar(']');
-}
-
-static const char *const kind_names[] = {"size", "int", "real", "choice"};
-
-static void json_param(const kl_param *p) {
-  const int choice = p->kind == KL_PARAM_CHOICE;
-  size_t choices = 0;
-  while (choice && p->choices[choices]) choices++;
-  printf("        {\"name\": ");
-  json_string(p->name);
-  printf(", \"kind\": ");
-  json_string(kind_names[p->kind]);
-  printf(", \"help\": ");
-  json_string(p->help);
-  printf(", \"default\": ");
-  if (p->default_text) fputs("null", stdout);
-  else if (choice && p->default_value >= 0 &&
-           p->default_value < (double)choices)
-    json_string(p->choices[(size_t)p->default_value]);
-  else if (choice) fputs("null", stdout);
-  else json_number(p->default_value);
-  printf(", \"default_text\": ");
-  json_string(p->default_text);
-  printf(", \"host_default\": ");
-  if (p->host_default > 0) json_number(p->host_default);
-  else fputs("null", stdout);
-  printf(", \"min\": ");
-  if (choice) fputs("null", stdout);
-  else json_number(p->min);
-  printf(", \"max\": ");
-  if (choice) fputs("null", stdout);
-  else json_number(p->max);
-  printf(", \"choices\": ");
-  if (choice) {
-    putchar('[');
-    for (size_t k = 0; k < choices; k++) {
-      printf("%s", k ? ", " : "");
-      json_string(p->choices[k]);
-    }
-    putchar(']');
-  } else {
-    fputs("null", stdout);
-  }
-  printf(", \"main_size\": %s}",
-         json_bool((p->flags & KL_PARAM_MAIN_SIZE) != 0));
-}
-
-static void json_rung(const kl_workload *w, const kl_rung *r) {
-  const int built = rung_is_built(r);
-  printf("        {\"name\": ");
-  json_string(r->name);
-  printf(", \"backend\": ");
-  json_string(r->backend->name);
-  printf(", \"summary\": ");
-  json_string(r->summary);
-  printf(", \"built\": %s, \"available\": %s", json_bool(built),
-         json_bool(built && kl_backend_available(r->backend, NULL, 0)));
-  printf(", \"ceiling\": %s, \"vendor\": %s, \"known_wrong\": %s",
-         json_bool(r->flags & KL_RUNG_CEILING),
-         json_bool(r->flags & KL_RUNG_VENDOR),
-         json_bool(r->flags & KL_RUNG_KNOWN_WRONG));
-  printf(", \"types\": ");
-  json_types(r->types ? r->types & w->types : w->types);
-  printf(", \"library_types\": ");
-  json_types(r->library);
-  putchar('}');
-}
-
-static void json_workload(const kl_workload *w) {
-  printf("    {\"name\": ");
-  json_string(w->name);
-  printf(", \"summary\": ");
-  json_string(w->summary);
-  printf(", \"unit\": ");
-  json_string(kl_metric_unit(w));
-  printf(", \"types\": ");
-  json_types(w->types);
-  printf(", \"default_type\": ");
-  json_string(kl_type_name(w->default_type));
-  printf(",\n     \"check\": ");
-  json_string(w->tolerance);
-  printf(",\n     \"source\": ");
-  json_string(w->source);
-  printf(",\n     \"input_file\": ");
-  json_string(w->input_help);
-  printf(",\n     \"params\": [\n");
-  for (int i = 0; i < w->param_count; i++) {
-    json_param(&w->params[i]);
-    printf("%s\n", i + 1 < w->param_count ? "," : "");
-  }
-  printf("      ],\n     \"rungs\": [\n");
-  for (size_t j = 0; j < w->rung_count; j++) {
-    json_rung(w, &w->rungs[j]);
-    printf("%s\n", j + 1 < w->rung_count ? "," : "");
-  }
-  printf("      ]}");
-}
-
-/* One JSON document: the backends, and every workload or those of -w. */
-static void list_json_out(const char *only) {
-  printf("{\n  \"version\": ");
-  json_string(KL_VERSION);
-  printf(",\n  \"backends\": [\n");
-  for (size_t i = 0; i < kl_backend_count(); i++) {
-    const kl_backend *b = kl_backend_at(i);
-    char info[256] = "";
-    int ok = kl_backend_available(b, info, sizeof info);
-    printf("    {\"name\": ");
-    json_string(b->name);
-    printf(", \"summary\": ");
-    json_string(b->summary);
-    printf(", \"available\": %s, \"info\": ", json_bool(ok));
-    json_string(info);
-    printf("}%s\n", i + 1 < kl_backend_count() ? "," : "");
-  }
-  printf("  ],\n  \"workloads\": [\n");
-  int first = 1;
-  for (size_t i = 0; i < kl_workload_count(); i++) {
-    const kl_workload *w = kl_workload_at(i);
-    if (only && !listed(only, w->name)) continue;
-    printf("%s", first ? "" : ",\n");
-    json_workload(w);
-    first = 0;
-  }
-  printf("\n  ]}\n");
 }
 
 /* Every name of a -w list must be a workload. */
@@ -649,11 +503,15 @@ static int check_workloads(const char *list) {
     }
     memcpy(name, p, len);
     name[len] = '\0';
-    if (!kl_workload_find(name)) {
+    size_t index;
+    if (kl_workload_index(name, &index) != KL_OK) {
       fprintf(stderr, "kladder: error: unknown workload '%s'; valid:",
               shown(name, show));
-      for (size_t i = 0; i < kl_workload_count(); i++)
-        fprintf(stderr, "%s %s", i ? "," : "", kl_workload_at(i)->name);
+      for (size_t i = 0; i < kl_workload_count(); i++) {
+        kl_workload_info w = {.size = sizeof w};
+        if (kl_workload_describe(i, &w) == KL_OK)
+          fprintf(stderr, "%s %s", i ? "," : "", w.name);
+      }
       fprintf(stderr, "\n");
       return 2;
     }
@@ -683,9 +541,11 @@ static int list(int argc, char **argv) {
   if (code == 0) code = no_operands(&ps, "list");
   if (code == 0 && only.text) code = check_workloads(only.text);
   if (code == 0) {
-    if (json) list_json_out(only.text);
+    kl_status st = KL_OK;
+    if (json) st = kl_list_write_json(stdout, only.text);
     else list_text_out(only.text);
-    if (fflush(stdout) != 0) {
+    if (st != KL_OK) code = fail(st);
+    if (code == 0 && fflush(stdout) != 0) {
       fprintf(stderr, "kladder: error: writing the list: %s\n",
               strerror(errno));
       code = 3;
@@ -855,8 +715,15 @@ static int twice_in_params(const char *list, const char *help) {
       memcpy(name, p, name_len);
       name[name_len] = '\0';
       int real = 0;
-      for (size_t i = 0; i < kl_workload_count() && !real; i++)
-        real = kl_param_index(kl_workload_at(i), name) >= 0;
+      for (size_t i = 0; i < kl_workload_count() && !real; i++) {
+        kl_workload_info w = {.size = sizeof w};
+        if (kl_workload_describe(i, &w) != KL_OK) continue;
+        for (int k = 0; k < w.param_count && !real; k++) {
+          kl_param_info p = {.size = sizeof p};
+          real = kl_param_describe(i, k, &p) == KL_OK &&
+                 strcmp(p.name, name) == 0;
+        }
+      }
       for (size_t k = 0; real && k < count; k++)
         if (seen_len[k] == name_len && memcmp(seen[k], p, name_len) == 0)
           return bad_usage(help, "parameter '%s' given twice (-p)", name);

@@ -34,7 +34,7 @@ static int in_host_memory(const kl_plan *p, const kl_context *ctx, int i) {
 void kl__buffers_release(const kl_plan *p, kl_context *ctx,
                          kl__buffers *bufs) {
   for (int i = 0; i < p->buffer_count; i++)
-    if (bufs->dev[i])
+    if (bufs->dev[i] && !bufs->borrowed[i])
       ctx->backend->release(ctx, p->buffers[i].placement, bufs->dev[i]);
   for (int i = 0; i < bufs->owned_count; i++) kl__host_release(bufs->owned[i]);
   memset(bufs, 0, sizeof *bufs);
@@ -61,9 +61,17 @@ static kl_status make_inputs(const kl_workload *w, const kl_plan *p,
     w->init(p, host);
     return KL_OK;
   }
-  if (!w->load_chunk)
+  if (!w->input || !w->input->load_chunk)
     return KL_FAIL(KL_USAGE, "%s takes no input file", w->name);
-  return w->load_chunk(p, host);
+  return w->input->load_chunk(p, host);
+}
+
+/* Scratch starts poisoned, or at zero where it must. */
+static kl_status fill_scratch(const kl_buffer_spec *s, kl_context *ctx,
+                              void *dev, size_t bytes) {
+  return ctx->backend->fill_bytes(ctx, s->placement, dev,
+                                  (s->flags & KL_BUFFER_ZEROED) ? 0 : 0xFF,
+                                  bytes);
 }
 
 kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
@@ -115,8 +123,7 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     const kl_buffer_spec *s = &p->buffers[i];
     kl_status st = KL_OK;
     if (s->flags & KL_BUFFER_SCRATCH)
-      st = b->fill_bytes(ctx, s->placement, bufs->dev[i],
-                         (s->flags & KL_BUFFER_ZEROED) ? 0 : 0xFF, bytes[i]);
+      st = fill_scratch(s, ctx, bufs->dev[i], bytes[i]);
     else if (made == KL_OK && s->role != KL_OUT) {
       if (bufs->in[i] != bufs->dev[i])
         st = b->copy(ctx, 0, bufs->in[i], bufs->dev[i], bytes[i]);
@@ -128,6 +135,54 @@ kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
     if (st != KL_OK) return st;
   }
   return b->sync(ctx);
+}
+
+kl_status kl__buffers_adopt(const kl_plan *p, kl_context *ctx,
+                            void *const *user, int on_device,
+                            kl__buffers *bufs) {
+  const kl_backend *b = ctx->backend;
+  memset(bufs, 0, sizeof *bufs);
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    const int scratch = (s->flags & KL_BUFFER_SCRATCH) != 0;
+    if (!scratch && !user[i])
+      return kl__usage(KL_USAGE, "buffer %s is NULL", s->name);
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st != KL_OK) return st;
+    /* Inputs, and buffers read and written, stay where the caller has
+     * them when the rung can read them there; outputs of a device buffer
+     * (a reduction's few elements) land in the caller's host memory. */
+    const int in_place = !scratch && s->role != KL_OUT &&
+                         (on_device || kl_backend_host_memory(b) ||
+                          s->placement != KL_MEM_DEVICE);
+    if (in_place) {
+      bufs->dev[i] = user[i];
+      bufs->borrowed[i] = 1;
+      continue;
+    }
+    st = b->alloc(ctx, s->placement, &bufs->dev[i], bytes);
+    if (st == KL_OK && scratch) st = fill_scratch(s, ctx, bufs->dev[i], bytes);
+    if (st == KL_OK && !scratch && s->role != KL_OUT)
+      st = b->copy(ctx, 0, bufs->dev[i], user[i], bytes);
+    if (st != KL_OK) return st;
+  }
+  return b->sync(ctx);
+}
+
+kl_status kl__buffers_give_back(const kl_plan *p, kl_context *ctx,
+                                const kl__buffers *bufs, void *const *user) {
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (bufs->borrowed[i] || s->role == KL_IN ||
+        (s->flags & KL_BUFFER_SCRATCH))
+      continue;
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st == KL_OK) st = ctx->backend->copy(ctx, 0, user[i], bufs->dev[i], bytes);
+    if (st != KL_OK) return st;
+  }
+  return ctx->backend->sync(ctx);
 }
 
 kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,

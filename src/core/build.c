@@ -5,8 +5,8 @@
 
 const kl_build_info *kl_build(void) {
   static const kl_build_info info = {
-      KL_VERSION,          KL_BUILD_COMMIT,  KL_BUILD_TYPE,
-      KL_BUILD_C_COMPILER, KL_BUILD_C_FLAGS, KL_BUILD_GPU_COMPILER,
-      KL_BUILD_GPU_FLAGS};
+      sizeof(kl_build_info), KL_VERSION,       KL_BUILD_COMMIT,
+      KL_BUILD_TYPE,         KL_BUILD_C_COMPILER, KL_BUILD_C_FLAGS,
+      KL_BUILD_GPU_COMPILER, KL_BUILD_GPU_FLAGS};
   return &info;
 }

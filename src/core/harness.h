@@ -1,8 +1,9 @@
-/* Between the core's own files: instances, plans, sizing, buffers and one
- * rung's measurement. Not for backends or workloads, which see internal.h.
- * The files depend on each other in one direction only:
- *   params -> sizing -> buffers -> measure -> run, library; report reads
- *   results through params. */
+/* Between the core's own files: contexts, instances, plans, sizing,
+ * buffers, jobs, one rung's measurement and the ceiling policy. Not for
+ * backends or workloads, which see internal.h. The files depend on each
+ * other in one direction only:
+ *   context, params -> sizing -> buffers -> measure -> ceiling -> run;
+ *   buffers -> library; fields -> report, catalog (the writers). */
 #ifndef KL_HARNESS_H
 #define KL_HARNESS_H
 
@@ -29,6 +30,42 @@ const char *kl__input_name(const char *path);
 /* ---- machine.c --------------------------------------------------------- */
 /* t as UTC (gmtime_r: C11's gmtime is not thread-safe); 0 on failure. */
 int kl__utc(time_t t, struct tm *out);
+
+/* ---- context.c ---------------------------------------------------------
+ * A device: a backend and its index. kl__device_parse reads "NAME" (device
+ * 0) or "NAME:INDEX"; KL_USAGE naming the valid backends or devices,
+ * KL_UNAVAILABLE where the backend is not usable here. */
+typedef struct kl__device_ref {
+  const kl_backend *backend;
+  int index;
+} kl__device_ref;
+kl_status kl__device_parse(const char *text, kl__device_ref *out);
+/* "cuda:1", or "cuda" for device 0: how tables and progress name it. */
+void kl__device_text(const kl_backend *b, int index, char *dst, size_t size);
+
+/* Open a context on device `index` of backend b (ctx zeroed first), and
+ * close it. Every call that uses a context holds its lock (kl__enter) and
+ * releases it (kl__leave); kl__enter also makes the device current on the
+ * calling thread for the rung's hooks. */
+kl_status kl__context_open(const kl_backend *b, int index, kl_context *ctx);
+void kl__context_close(kl_context *ctx);
+kl_status kl__enter(kl_context *ctx);
+void kl__leave(kl_context *ctx);
+/* The public description of a device of backend b. */
+void kl__device_info(const kl_backend *b, const kl_device *d,
+                     kl_device_info *out);
+/* A device's properties without opening it: the backend's describe hook,
+ * or the host's. */
+kl_status kl__device_describe(const kl_backend *b, int index, kl_device *out);
+/* Copy `full` (a struct of `full_size` bytes whose first member is its
+ * size) into the caller's `out`, as much of it as out->size says the
+ * caller knows; KL_USAGE where out->size is unset. */
+kl_status kl__copy_sized(void *out, const void *full, size_t full_size,
+                         const char *what);
+
+/* The process's default context of device 0 of backend b: opened on first
+ * use, shared by every thread (each call locks it), closed at exit. */
+kl_status kl__default_context(const kl_backend *b, kl_context **out);
 
 /* A problem instance: what a plan is made from. */
 typedef struct kl__instance {
@@ -61,18 +98,23 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
 kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
                                     kl__instance *in);
 /* The plan of an instance for rung r (its scratch included; r may be NULL)
- * on a backend whose memory is host memory or not. */
+ * on a backend whose memory is host memory or not; *problem_bytes (where
+ * not NULL) the bytes of the problem's own buffers, before the rung's
+ * scratch hook added to or changed them. Every plan is made here, and
+ * counted: kl__plans_made() tells how many this thread has made. */
 kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
-                        const kl__instance *in, int host_backend, kl_plan *p);
+                        const kl__instance *in, int host_backend, kl_plan *p,
+                        double *problem_bytes);
+long kl__plans_made(void);
 /* The main size a workload runs at by default, on host backends or not. */
 int64_t kl__default_size(const kl_workload *w, int host_backend);
 /* The main size an instance runs at on a host backend or not: where no
  * size was given, host backends take the smaller host default. */
 int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
                           int host_backend);
-/* The backend of that name, available here; else a usage error naming
- * the valid ones, or KL_UNAVAILABLE saying why it is not usable. */
-kl_status kl__backend_named(const char *name, const kl_backend **out);
+/* n, or the extents of a plan joined by 'x' ("MxNxK"). */
+void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
+                    size_t size);
 /* Whether `name` is one of the comma-separated names in `list`. */
 int kl__listed(const char *list, const char *name);
 /* Append to a bounded message. */
@@ -82,40 +124,58 @@ void kl__append(char *dst, size_t size, const char *fmt, ...)
 #endif
     ;
 
+/* ---- plans made once: a run's planner ------------------------------------
+ * Sizing asks for the plans of the same rung at the same size more than
+ * once (the fit of a default, then the job); the planner keeps every plan
+ * of a run by its rung, instance and backend kind, so that each is made
+ * once. */
+typedef struct kl__planner {
+  struct kl__planned *items;
+  size_t count, capacity;
+} kl__planner;
+/* The plan, made or kept; NULL planner: made every time. */
+kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
+                       const kl_rung *r, const kl__instance *in,
+                       int host_backend, kl_plan *p, double *problem_bytes);
+void kl__planner_free(kl__planner *pl);
+
 /* ---- sizing.c ---------------------------------------------------------- */
-/* A backend's free and total memory, and the host's free memory, at most
+/* A rung on one device: what sizing fits and jobs run. */
+typedef struct kl__placed {
+  const kl_rung *r;
+  int device;
+} kl__placed;
+
+/* A device's free and total memory, and the host's free memory, at most
  * KLADDER_MEMORY_LIMIT: the one place the limit applies. */
-kl_status kl__backend_memory(const kl_backend *b, size_t *free_bytes,
-                             size_t *total_bytes);
+kl_status kl__backend_memory(const kl_backend *b, int device,
+                             size_t *free_bytes, size_t *total_bytes);
 size_t kl__host_free(void);
 /* KL_TOO_LARGE, saying what does not fit where, unless the plan's buffers
- * fit on the backend and the harness's host copies fit on the host. */
+ * fit on the device and the harness's host copies fit on the host (none
+ * for a library call, `host_copies` 0). */
 kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
-                         const kl_backend *b);
+                         const kl_backend *b, int device, int host_copies);
 /* An instance with an input file too large for the memory of the rungs
  * listed runs in chunks: in->chunk_size set to the largest that fits (as
  * a default size fits), with a note; 0 where the whole file fits, or where
  * not even one element does (the memory check then says so). */
-kl_status kl__fit_chunks(const kl_workload *w, kl__instance *in,
-                         const kl_rung *const *rungs, size_t count,
-                         char *note, size_t note_size);
+kl_status kl__fit_chunks(kl__planner *pl, const kl_workload *w,
+                         kl__instance *in, const kl__placed *rungs,
+                         size_t count, char *note, size_t note_size);
 /* Shrink in->n from the workload's default until the plans of every rung
- * listed fit their backends, with a note when it shrank. */
-kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
-                               const kl_rung *const *rungs, size_t count,
-                               char *note, size_t note_size);
+ * listed fit their devices, with a note when it shrank. */
+kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
+                               kl__instance *in, const kl__placed *rungs,
+                               size_t count, char *note, size_t note_size);
 
 /* The bytes of a plan's buffers, the memory a run of it works over. */
 kl_status kl__plan_bytes(const kl_plan *p, double *bytes);
-/* Set in->n (given as the most it may be) to the smallest size at which
- * w's plan holds at least `bytes`: a ceiling measured over as much memory
- * as the rung it serves, and so no more cache-resident than it. */
-kl_status kl__size_for_bytes(const kl_workload *w, kl__instance *in,
-                             int host_backend, double bytes);
 
 /* ---- buffers.c --------------------------------------------------------- */
-/* A plan's buffers on a context: the backend's, and the host copies the
- * check reads (in: inputs before the run; out: outputs after it). */
+/* A plan's buffers on a context: the backend's (dev), and the host copies
+ * the check reads (in: inputs before the run; out: outputs after it). In a
+ * library call some dev buffers are the caller's own (borrowed). */
 typedef struct kl__buffers {
   void *dev[KL_MAX_BUFFERS];
   void *in[KL_MAX_BUFFERS];
@@ -123,12 +183,24 @@ typedef struct kl__buffers {
   void *fill[KL_MAX_BUFFERS]; /* where the inputs are made, in host memory */
   void *owned[2 * KL_MAX_BUFFERS]; /* host copies to free */
   int owned_count;
+  int borrowed[KL_MAX_BUFFERS]; /* dev[i] is the caller's: not freed */
 } kl__buffers;
 
 /* Allocate every buffer, make fresh inputs, upload them, poison outputs
  * and scratch (zero where asked). */
 kl_status kl__buffers_prepare(const kl_workload *w, const kl_plan *p,
                               kl_context *ctx, kl__buffers *bufs);
+/* A library call's buffers: the caller's where the rung can use them in
+ * place (inputs in the backend's memory, `on_device`, or any buffer of a
+ * host backend), else allocated and, for inputs, copied from the caller's;
+ * scratch allocated and poisoned or zeroed as in a run. */
+kl_status kl__buffers_adopt(const kl_plan *p, kl_context *ctx,
+                            void *const *user, int on_device,
+                            kl__buffers *bufs);
+/* Copy a library call's outputs that were not written in place back to
+ * the caller's buffers. */
+kl_status kl__buffers_give_back(const kl_plan *p, kl_context *ctx,
+                                const kl__buffers *bufs, void *const *user);
 /* Make chunk `chunk` of a plan of several the current one (p->chunk,
  * p->chunk_n) and load its inputs where the rung reads them. */
 kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
@@ -143,25 +215,96 @@ void kl__buffers_release(const kl_plan *p, kl_context *ctx,
                          kl__buffers *bufs);
 kl_status kl__buffer_bytes(const kl_buffer_spec *s, size_t *bytes);
 
-/* ---- measure.c --------------------------------------------------------- */
-/* A ceiling timed beside a rung: its rung, workload and instance. */
-typedef struct kl__beside {
+/* ---- results and reports ------------------------------------------------
+ * A result as the core keeps it: the public one, the model's workload and
+ * rung it came from, its plan, and the arrays it owns. */
+typedef struct kl__result {
+  kl_result pub;
   const kl_workload *w;
   const kl_rung *r;
-  kl__instance in;
-} kl__beside;
+  kl_plan plan;
+  double *times;         /* [pub.reps]; owned */
+  kl_trace_event *trace; /* [pub.trace_count]; owned */
+} kl__result;
 
-/* Check, then time, one rung on one instance in an open context; with a
- * ceiling beside it, time that right after. */
-kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
-                      const kl__instance *in, int reps, int warmup,
-                      double max_seconds, const kl__beside *ceiling,
-                      kl_result *res);
+struct kl_report {
+  kl_machine machine;
+  char started[32];
+  char *command_line;
+  kl_options options;
+  size_t count;
+  kl__result *results;
+  char notes[4096];
+};
+
+/* A fresh result of rung r of w on device `device` of its backend: names,
+ * flags, and the problem's text from the plan (NULL: none yet). */
+void kl__result_init(kl__result *res, const kl_workload *w, const kl_rung *r,
+                     int device, const kl_plan *p);
+/* The problem's text fields (shape, op, inputs, params) from a plan. */
+void kl__result_describe(kl__result *res, const kl_plan *p);
+/* Record a status and kl_last_error() in a result; returns st. */
+kl_status kl__result_status(kl__result *res, kl_status st);
+void kl__result_free(kl__result *res);
+/* A report with no results yet, for the options given. */
+kl_status kl__report_new(const kl_options *o, size_t capacity,
+                         kl_report **out);
+
+/* ---- jobs ---------------------------------------------------------------
+ * One rung to run on one device and one problem, planned once: the plan
+ * carries the rung's scratch, and was checked to fit when the job was
+ * made. The ceiling job (of the same run) is timed beside it. */
+typedef struct kl__job {
+  const kl_workload *w;
+  const kl_rung *r;
+  int device;
+  kl__instance in;
+  kl_plan plan;
+  double problem_bytes; /* the plan's own buffers, before the scratch */
+  int is_ceiling;
+  ptrdiff_t ceiling; /* the job whose rung is this one's ceiling, -1 none */
+} kl__job;
+
+typedef struct kl__jobs {
+  kl__job *items;
+  size_t count, capacity;
+} kl__jobs;
+
+kl_status kl__jobs_push(kl__jobs *l, const kl__job *j);
+
+/* kl_run_rung of a rung given as the model's (a test's own rung, not in
+ * its workload's table). */
+kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
+                      const kl_rung *r, const kl_problem *pb, int reps,
+                      int warmup, kl_report **out);
+
+/* ---- measure.c --------------------------------------------------------- */
+/* Check, then time, one job in an open context (entered); with a ceiling
+ * job beside it, time that right after. */
+kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
+                      int warmup, double max_seconds, const kl__job *beside,
+                      kl__result *res);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
-/* The process's own context of backend b, for calls outside a run. */
-kl_status kl__process_context(const kl_backend *b, kl_context **out);
-/* Open and close a context of backend b. */
-kl_status kl__context_open(const kl_backend *b, kl_context *ctx);
-void kl__context_close(kl_context *ctx);
+
+/* ---- ceiling.c: the whole ceiling policy ---------------------------------
+ * Which ceiling a job gets, at what size and where it is measured
+ * (kl__ceiling_jobs: the ceiling jobs, each planned once, put first, and
+ * every job's `ceiling` index), and, once all have run, how each result
+ * relates to it (kl__ceiling_relate: its ceiling rate, percent and note,
+ * and its speedup). */
+kl_status kl__ceiling_jobs(kl__planner *pl, const kl_options *o,
+                           kl__jobs *selected, kl__jobs *jobs,
+                           kl_report *rep);
+void kl__ceiling_relate(const kl__jobs *jobs, kl_report *rep);
+/* Whether two instances of workload w are the same problem: the same
+ * size, type, seed and parameters, however each was given. */
+int kl__same_problem(const kl_workload *w, const kl__instance *a,
+                     const kl__instance *b);
+
+/* ---- the writers' shared parts (fields.c) -------------------------------- */
+/* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
+const char *kl__check_text(const kl_result *r);
+/* "ceiling,vendor,known-wrong", the flags that apply. */
+void kl__flags_text(unsigned flags, char *dst, size_t size);
 
 #endif

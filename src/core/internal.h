@@ -3,7 +3,7 @@
 #ifndef KL_INTERNAL_H
 #define KL_INTERNAL_H
 
-#include "kladder.h"
+#include "model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -93,6 +93,8 @@ kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
                          void *dst, int64_t bytes);
 
 /* ---- machine ----------------------------------------------------------- */
+/* The CPU, its threads, the GPU and driver where there is one, the host. */
+void kl__machine_describe(kl_machine *m);
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;
  * KL_USAGE or KL_TOO_LARGE, with a message, when malformed. */
@@ -123,7 +125,8 @@ kl_status kl__host_alloc(void **ptr, size_t bytes);
 void kl__host_release(void *ptr);
 /* A core's L2 in bytes, from sysconf; 1 MiB where it does not say. */
 int64_t kl__host_l2_bytes(void);
-kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes);
+/* The host's free and total memory (its one device: `device` is 0). */
+kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes);
 /* The host as a device: its CPU, memory, hardware threads, L2. */
 void kl__host_device(kl_device *d);
 kl_status kl__host_open(kl_context *ctx);
@@ -178,27 +181,16 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
 #include "../workloads/workloads.def"
 #undef KL_WORKLOAD
 
-/* ---- parameters and reports -------------------------------------------- */
-/* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
-const char *kl__check_text(const kl_result *r);
-/* n, or the extents of a plan joined by 'x'. */
-void kl__size_text(const kl_workload *w, const kl_plan *p, char *dst,
-                   size_t size);
+/* ---- parameters ------------------------------------------------------- */
 /* The index of the workload's parameter with this flag, or -1. */
 int kl__param_with(const kl_workload *w, unsigned flag);
 
-/* A result's ceiling from the rate measured for its workload's ceiling
- * (the ceiling rung's, or the vendor rung's): that rate, or for a BOUND
- * ceiling what the workload's bound() makes of it; 0 when none. */
-double kl__ceiling_rate(const kl_workload *w, const kl_result *r,
-                        double measured);
-
-/* Run the library's rung of a workload for the problem, on the named
- * backend or (NULL) the preferred available one: the library's entry
- * points. buffers[i] is the caller's buffer i: IN buffers in host memory,
- * or in the backend's memory when data_on_device; OUT buffers always in
- * host memory. */
-kl_status kl__run_library(const kl_workload *w, const char *backend,
+/* Run the library's rung of a workload for the problem on ctx, or (NULL)
+ * on the process's default context of the preferred available backend
+ * that has one: the library's entry points. buffers[i] is the caller's
+ * buffer i: IN buffers in host memory, or in the backend's memory when
+ * data_on_device; OUT buffers always in host memory. */
+kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
                           const kl_problem *pb, void *const *buffers,
                           int data_on_device);
 

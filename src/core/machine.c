@@ -82,7 +82,8 @@ size_t kl__host_memory_available(void) {
   return avail;
 }
 
-kl_status kl__host_memory(size_t *free_bytes, size_t *total_bytes) {
+kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes) {
+  (void)device;
   *free_bytes = kl__host_memory_available();
   *total_bytes = meminfo_field("MemTotal");
   return KL_OK;
@@ -108,8 +109,9 @@ static void cpu_model(char *dst, size_t size) {
   fclose(f);
 }
 
-void kl_machine_describe(kl_machine *m) {
+void kl__machine_describe(kl_machine *m) {
   memset(m, 0, sizeof *m);
+  m->size = sizeof *m;
   cpu_model(m->cpu, sizeof m->cpu);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   m->cpu_threads = cpus > 0 ? (int)cpus : 1;

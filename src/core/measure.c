@@ -9,38 +9,6 @@
 
 #include "harness.h"
 
-kl_status kl__context_open(const kl_backend *b, kl_context *ctx) {
-  memset(ctx, 0, sizeof *ctx);
-  ctx->backend = b;
-  kl_status st = b->open(ctx);
-  if (st != KL_OK) ctx->backend = NULL;
-  return st;
-}
-
-void kl__context_close(kl_context *ctx) {
-  if (ctx->backend) ctx->backend->close(ctx);
-  ctx->backend = NULL;
-}
-
-/* One context per backend for calls outside a run (the library's entry
- * points, kl_run_rung), opened on first use and kept for the process: a
- * call costs no stream or event creation. */
-static kl_context process_contexts[16];
-
-kl_status kl__process_context(const kl_backend *b, kl_context **out) {
-  for (size_t i = 0; i < kl_backend_count() && i < 16; i++) {
-    if (kl_backend_at(i) != b) continue;
-    kl_context *ctx = &process_contexts[i];
-    if (!ctx->backend) {
-      kl_status st = kl__context_open(b, ctx);
-      if (st != KL_OK) return st;
-    }
-    *out = ctx;
-    return KL_OK;
-  }
-  return KL_FAIL(KL_USAGE, "backend %s is not registered", b->name);
-}
-
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds) {
   double amount = w->metric == KL_METRIC_GBS      ? c->bytes
                   : w->metric == KL_METRIC_GFLOPS ? c->flops
@@ -56,13 +24,6 @@ static int compare_doubles(const void *a, const void *b) {
 static double median_of(double *t, int count) {
   qsort(t, (size_t)count, sizeof *t, compare_doubles);
   return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
-}
-
-static kl_status record(kl_result *res, kl_status st) {
-  res->status = st;
-  if (st != KL_OK)
-    snprintf(res->error, sizeof res->error, "%s", kl_last_error());
-  return st;
 }
 
 /* A rung made ready to run: its plan, its buffers filled and uploaded, its
@@ -84,19 +45,21 @@ static kl_status reset(const kl_args *a) {
   return kl__buffers_restore(&pr->plan, pr->ctx, &pr->bufs);
 }
 
-static kl_status prepare(prepared *pr, const kl_workload *w, const kl_rung *r,
-                         kl_context *ctx, const kl__instance *in) {
+/* The job's plan, made when the job was: its buffers filled and
+ * uploaded, its state set up. */
+static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   memset(pr, 0, sizeof *pr);
+  const kl_workload *w = job->w;
+  const kl_rung *r = job->r;
   pr->w = w;
   pr->r = r;
   pr->ctx = ctx;
-  kl_status st = kl__plan_make(w, r, in, kl_backend_host_memory(ctx->backend),
-                               &pr->plan);
-  if (st == KL_OK && pr->plan.chunk_count > 1 && !r->run)
+  pr->plan = job->plan;
+  kl_status st = KL_OK;
+  if (pr->plan.chunk_count > 1 && !r->run)
     st = kl__usage(KL_UNAVAILABLE, "%s %s owns its repetition loop, which "
                    "cannot run a problem in %lld chunks", w->name, r->name,
                    (long long)pr->plan.chunk_count);
-  if (st == KL_OK) st = kl__check_fits(w, &pr->plan, ctx->backend);
   if (st == KL_OK) st = kl__buffers_prepare(w, &pr->plan, ctx, &pr->bufs);
   if (st != KL_OK) return st;
   pr->args.plan = &pr->plan;
@@ -255,21 +218,22 @@ static kl_status checked_run(prepared *pr, series *s) {
  * each copy leaves the cache full of dirty lines that the next kernel pays
  * to write back. */
 static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
-                           int warmup, series *s, kl_result *res) {
+                           int warmup, series *s, kl__result *res) {
+  kl_result *pub = &res->pub;
   kl_status st = run_series(pr, reps, warmup, s);
   if (st != KL_OK) return st;
-  const int phases = pr->r->run ? 0 : res->phase_count;
+  const int phases = pr->r->run ? 0 : pub->phase_count;
   double *one = malloc(sizeof *one * (size_t)reps);
   if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   for (int k = 0; k < phases; k++) {
     for (int i = 0; i < reps; i++)
       one[i] = s->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)k];
-    res->phase_median[k] = median_of(one, reps);
+    pub->phase_median[k] = median_of(one, reps);
   }
   free(one);
-  res->trace_lost = s->trace_lost;
-  res->trace_origin = s->trace_origin;
-  res->overlap = phases > 0 ? kl__trace_overlap(s->trace, s->trace_count,
+  pub->trace_lost = s->trace_lost;
+  pub->trace_origin = s->trace_origin;
+  pub->overlap = phases > 0 ? kl__trace_overlap(s->trace, s->trace_count,
                                                 s->trace_lost)
                             : 0;
   if (s->trace_count > 0) {
@@ -277,64 +241,62 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
     if (res->trace) {
       memcpy(res->trace, s->trace,
              sizeof *res->trace * (size_t)s->trace_count);
-      res->trace_count = s->trace_count;
+      pub->trace = res->trace;
+      pub->trace_count = s->trace_count;
     }
   }
   /* Kept in the order run before the median sorts them; a report that
    * cannot keep them still has the summary. */
   res->times = malloc(sizeof *res->times * (size_t)reps);
-  if (res->times) memcpy(res->times, s->seconds, sizeof *res->times * (size_t)reps);
+  if (res->times) {
+    memcpy(res->times, s->seconds, sizeof *res->times * (size_t)reps);
+    pub->times = res->times;
+  }
   double mean = 0, squares = 0;
   for (int i = 0; i < reps; i++) mean += s->seconds[i] / reps;
   for (int i = 0; i < reps; i++)
     squares += (s->seconds[i] - mean) * (s->seconds[i] - mean);
-  res->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
-  res->t_median = median_of(s->seconds, reps);
-  res->t_min = s->seconds[0];
-  res->t_max = s->seconds[reps - 1];
-  memcpy(res->counts, pr->counts, sizeof res->counts);
-  pr->w->cost(&pr->plan, pr->r, pr->counts, &res->cost);
-  res->merit = kl__rate(pr->w, &res->cost, res->t_median);
+  pub->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
+  pub->t_median = median_of(s->seconds, reps);
+  pub->t_min = s->seconds[0];
+  pub->t_max = s->seconds[reps - 1];
+  memcpy(pub->counts, pr->counts, sizeof pub->counts);
+  pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
+  pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
   if (ceiling) {
     st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
     if (st == KL_OK) {
       kl_cost c;
       ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
-      res->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
+      pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
     }
   }
   return st;
 }
 
-kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
-                      const kl__instance *in, int reps, int warmup,
-                      double max_seconds, const kl__beside *beside,
-                      kl_result *res) {
-  memset(res, 0, sizeof *res);
-  res->workload = w;
-  res->rung = r;
-  res->n = in->n;
-  res->type = in->type;
-  res->verdict.first_bad = -1;
-  res->check = KL_CHECK_FAIL;
+kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
+                      int warmup, double max_seconds, const kl__job *beside,
+                      kl__result *res) {
+  const kl_workload *w = job->w;
+  const kl_rung *r = job->r;
+  kl__result_init(res, w, r, job->device, &job->plan);
+  kl_result *pub = &res->pub;
+  snprintf(pub->device_name, sizeof pub->device_name, "%s", ctx->device.name);
   if (!r->run && !r->run_reps)
-    return record(res, kl__usage(KL_UNAVAILABLE,
-                                 "rung %s is not built into this library",
-                                 r->name));
+    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "rung %s is not "
+                                            "built into this library",
+                                            r->name));
   if (reps < 1 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
-    return record(res, kl__usage(KL_USAGE, "reps must be from 1 to %d, "
-                                 "warm-up from 0 to %d", KL_MAX_REPS,
-                                 KL_MAX_REPS));
-  const kl_type type = in->type;
+    return kl__result_status(res, kl__usage(KL_USAGE, "reps must be from 1 "
+                                            "to %d, warm-up from 0 to %d",
+                                            KL_MAX_REPS, KL_MAX_REPS));
+  const kl_type type = job->plan.type;
   if ((int)type < 0 || type >= KL_TYPE_COUNT ||
       !(w->types & KL_TYPE_BIT(type)) ||
       (r->types && !(r->types & KL_TYPE_BIT(type))))
-    return record(res, kl__usage(KL_USAGE, "%s %s has no type %s", w->name,
-                                 r->name, kl_type_name(type)));
-  for (res->phase_count = 0;
-       r->phases && r->phases[res->phase_count] &&
-       res->phase_count < KL_MAX_PHASES;)
-    res->phase_count++;
+    return kl__result_status(res, kl__usage(KL_USAGE, "%s %s has no type %s",
+                                            w->name, r->name,
+                                            kl_type_name(type)));
 
   /* A rung that owns its loop writes its warm-up runs' times here too:
    * room for the more of the two (and the ceiling's single warm-up). */
@@ -348,34 +310,32 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
     free(s.seconds);
     free(s.phase_seconds);
     free(s.trace);
-    return record(res, KL_FAIL(KL_NO_MEMORY, "out of host memory"));
+    return kl__result_status(res, KL_FAIL(KL_NO_MEMORY, "out of host "
+                                          "memory"));
   }
   prepared pr, ceiling_slot, *ceiling = NULL;
-  kl_status st = prepare(&pr, w, r, ctx, in);
-  if (st == KL_OK) {
-    res->plan = pr.plan;
-    res->n = pr.plan.n;
-  }
+  kl_status st = prepare(&pr, job, ctx);
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);
   fit_runs(max_seconds, kl__now() - started, &reps, &warmup);
-  res->reps = reps;
+  pub->reps = reps;
   if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
   if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
   if (st == KL_OK) {
-    w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &res->verdict);
+    w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &pub->verdict);
     if (r->flags & KL_RUNG_KNOWN_WRONG)
-      res->check = res->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
+      pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
     else
-      res->check = res->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
+      pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
     /* Where the ceiling's buffers do not fit beside the rung's, there is
      * none beside it; the run's own ceiling measurement serves. */
-    if (beside && prepare(&ceiling_slot, beside->w, beside->r, ctx,
-                          &beside->in) == KL_OK)
-      ceiling = &ceiling_slot;
-    else if (beside)
-      unprepare(&ceiling_slot);
+    memset(&ceiling_slot, 0, sizeof ceiling_slot);
+    if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
+                                 job->device, 1) == KL_OK) {
+      if (prepare(&ceiling_slot, beside, ctx) == KL_OK) ceiling = &ceiling_slot;
+      else unprepare(&ceiling_slot);
+    }
     st = time_rung(&pr, ceiling, reps, warmup, &s, res);
     if (ceiling) unprepare(ceiling);
   }
@@ -383,39 +343,5 @@ kl_status kl__measure(const kl_workload *w, const kl_rung *r, kl_context *ctx,
   free(s.seconds);
   free(s.phase_seconds);
   free(s.trace);
-  return record(res, st);
-}
-
-static kl_status run_rung(const kl_workload *w, const kl_rung *r,
-                         const kl_problem *pb, int reps, int warmup,
-                         kl_result *out) {
-  memset(out, 0, sizeof *out);
-  out->workload = w;
-  out->rung = r;
-  if (!kl_backend_available(r->backend, NULL, 0))
-    return record(out, kl__usage(KL_UNAVAILABLE,
-                                 "backend %s is not available here",
-                                 r->backend->name));
-  kl__instance in;
-  char note[256] = "";
-  kl_status st = kl__instance_from_problem(w, pb, &in);
-  if (st == KL_OK) st = kl__fit_chunks(w, &in, &r, 1, note, sizeof note);
-  if (st != KL_OK) return record(out, st);
-  kl_context *ctx = NULL;
-  st = kl__process_context(r->backend, &ctx);
-  if (st != KL_OK) return record(out, st);
-  st = kl__measure(w, r, ctx, &in, reps, warmup, 0, NULL, out);
-  free(out->times); /* a result alone has no owner for them */
-  out->times = NULL;
-  free(out->trace);
-  out->trace = NULL;
-  out->trace_count = 0;
-  if (st != KL_OK) return st;
-  return out->check == KL_CHECK_FAIL ? KL_CHECK_FAILED : KL_OK;
-}
-
-kl_status kl_run_rung(const kl_workload *w, const kl_rung *r,
-                      const kl_problem *pb, int reps, int warmup,
-                      kl_result *out) {
-  return kl__done(run_rung(w, r, pb, reps, warmup, out));
+  return kl__result_status(res, st);
 }

@@ -257,7 +257,7 @@ static kl_status apply_input(const kl_workload *w, const char *path,
                              int named, kl__instance *in, char *note,
                              size_t note_size) {
   if (!path) return KL_OK;
-  if (!w->input_help) {
+  if (!w->input) {
     if (named)
       return kl__usage(KL_USAGE, "workload %s takes no input file (--input)",
                        w->name);
@@ -276,30 +276,13 @@ static kl_status apply_input(const kl_workload *w, const char *path,
                      label_of(&w->params[pattern]));
   int64_t size = 0;
   kl_status st = kl__input_size(path, &size);
-  if (st == KL_OK && w->input_size) st = w->input_size(path, &size);
+  if (st == KL_OK && w->input->size) st = w->input->size(path, &size);
   if (st != KL_OK) return st;
   in->input_file = path;
   in->n = size;
   in->n_given = 1;
   if (main >= 0) give(w, in, main, (double)size);
   return check_ranges(w, in);
-}
-
-kl_status kl__backend_named(const char *name, const kl_backend **out) {
-  const kl_backend *b = *out = kl_backend_find(name);
-  char info[256];
-  if (!b) {
-    char valid[256] = "";
-    for (size_t i = 0; i < kl_backend_count(); i++)
-      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
-                 kl_backend_at(i)->name);
-    return kl__usage(KL_USAGE, "unknown backend " KL_Q "; valid: %s",
-                     KL_CLIP(name), valid);
-  }
-  if (!kl_backend_available(b, info, sizeof info))
-    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
-                     name, info);
-  return KL_OK;
 }
 
 int kl__listed(const char *list, const char *name) {
@@ -398,9 +381,17 @@ int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
   return !in->n_given && host_backend && host < in->n ? host : in->n;
 }
 
+/* Plans made by this thread: the planner's test reads it. */
+static _Thread_local long plans_made;
+
+long kl__plans_made(void) { return plans_made; }
+
 kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
-                        const kl__instance *in, int host_backend, kl_plan *p) {
+                        const kl__instance *in, int host_backend, kl_plan *p,
+                        double *problem_bytes) {
+  plans_made++;
   memset(p, 0, sizeof *p);
+  if (problem_bytes) *problem_bytes = 0;
   p->type = in->type;
   p->seed = in->seed;
   p->given = in->given;
@@ -431,62 +422,78 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   p->chunk = 0;
   p->chunk_n = kl__chunk_size(p);
   if (st == KL_OK) p->chunk_count = (p->n + p->chunk_n - 1) / p->chunk_n;
+  if (st == KL_OK && problem_bytes) st = kl__plan_bytes(p, problem_bytes);
   if (st == KL_OK && r && r->scratch) st = r->scratch(p);
   return st;
 }
 
-/* ---- back to text ------------------------------------------------------ */
+/* ---- the planner ---------------------------------------------------------- */
 
-const char *kl_metric_unit(const kl_workload *w) { return w->unit; }
+struct kl__planned {
+  const kl_workload *w;
+  const kl_rung *r;
+  kl__instance in;
+  int host;
+  kl_status status;
+  kl_plan plan;
+  double problem_bytes;
+};
 
-static const char *role_text(const kl_result *r, unsigned flag) {
-  int i = kl__param_with(r->workload, flag);
-  const kl_param *p = i >= 0 ? &r->workload->params[i] : NULL;
-  if (!p || p->kind != KL_PARAM_CHOICE) return "";
-  size_t value = (size_t)r->plan.value[i], count = 0;
-  while (p->choices[count]) count++;
-  return value < count ? p->choices[value] : "";
-}
-
-const char *kl_result_op(const kl_result *r) {
-  return role_text(r, KL_PARAM_OP);
-}
-
-const char *kl_result_inputs(const kl_result *r) {
-  /* An input file's name stands in place of the pattern. */
-  if (r->plan.input_file) return kl__input_name(r->plan.input_file);
-  return role_text(r, KL_PARAM_INPUTS);
-}
-
-void kl_result_params(const kl_result *r, char *dst, size_t size) {
-  const kl_workload *w = r->workload;
-  dst[0] = '\0';
-  for (int i = 0; i < w->param_count; i++) {
-    if (w->params[i].flags & KL_PARAM_MAIN_SIZE) continue;
-    /* A tuning is the rung's, shown only where the rung reads it. */
-    if ((w->params[i].flags & KL_PARAM_TUNING) &&
-        !(r->rung->tunings & KL_PARAM_BIT(i)))
-      continue;
-    char value[64];
-    if (r->plan.input_file && (w->params[i].flags & KL_PARAM_INPUTS))
-      snprintf(value, sizeof value, "%s", kl__input_name(r->plan.input_file));
-    else
-      kl_param_text(&w->params[i], r->plan.value[i], value, sizeof value);
-    kl__append(dst, size, "%s%s=%s", dst[0] ? ";" : "", w->params[i].name,
-               value);
+kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
+                       const kl_rung *r, const kl__instance *in,
+                       int host_backend, kl_plan *p, double *problem_bytes) {
+  if (!pl) return kl__plan_make(w, r, in, host_backend, p, problem_bytes);
+  /* A plan depends on the size an instance runs at, not on whether it was
+   * given: the key has the size. */
+  kl__instance key = *in;
+  key.n = kl__instance_size(w, in, host_backend);
+  key.n_given = 1;
+  for (size_t i = 0; i < pl->count; i++) {
+    const struct kl__planned *e = &pl->items[i];
+    if (e->w == w && e->r == r && e->host == host_backend &&
+        memcmp(&e->in, &key, sizeof key) == 0) {
+      *p = e->plan;
+      if (problem_bytes) *problem_bytes = e->problem_bytes;
+      /* The same message as when it was made. */
+      return e->status == KL_OK ? KL_OK
+             : kl__plan_make(w, r, in, host_backend, p, problem_bytes);
+    }
   }
+  double bytes = 0;
+  kl_status st = kl__plan_make(w, r, in, host_backend, p, &bytes);
+  if (problem_bytes) *problem_bytes = bytes;
+  if (pl->count == pl->capacity) {
+    size_t cap = pl->capacity ? 2 * pl->capacity : 64;
+    struct kl__planned *grown = realloc(pl->items, cap * sizeof *grown);
+    if (!grown) return st; /* not kept: made again when asked */
+    pl->items = grown;
+    pl->capacity = cap;
+  }
+  struct kl__planned *e = &pl->items[pl->count++];
+  e->w = w;
+  e->r = r;
+  e->in = key;
+  e->host = host_backend;
+  e->status = st;
+  e->plan = *p;
+  e->problem_bytes = bytes;
+  return st;
 }
 
-void kl__size_text(const kl_workload *w, const kl_plan *p, char *dst,
-                   size_t size) {
+void kl__planner_free(kl__planner *pl) {
+  free(pl->items);
+  memset(pl, 0, sizeof *pl);
+}
+
+
+/* ---- back to text ---------------------------------------------------------- */
+
+void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
+                    size_t size) {
   dst[0] = '\0';
   for (int i = 0; i < w->param_count; i++)
     if (w->params[i].flags & KL_PARAM_EXTENT)
       kl__append(dst, size, "%s%lld", dst[0] ? "x" : "",
                  (long long)p->value[i]);
   if (!dst[0]) snprintf(dst, size, "%lld", (long long)p->n);
-}
-
-void kl_result_size(const kl_result *r, char *dst, size_t size) {
-  kl__size_text(r->workload, &r->plan, dst, size);
 }

@@ -1,7 +1,7 @@
 /* The registries of backends and workloads, each from its one list. */
 #include <string.h>
 
-#include "internal.h"
+#include "harness.h"
 
 static const kl_backend *const backends[] = {
 #define KL_BACKEND(name) &kl__backend_##name,
@@ -31,6 +31,11 @@ int kl_backend_available(const kl_backend *b, char *info, size_t info_size) {
   char scratch[256];
   if (info == NULL) info = scratch, info_size = sizeof scratch;
   return b->probe(info, info_size);
+}
+
+int kl_backend_devices(const kl_backend *b) {
+  if (!kl_backend_available(b, NULL, 0)) return 0;
+  return b->device_count ? b->device_count() : 1;
 }
 
 int kl_backend_host_memory(const kl_backend *b) {

@@ -1,44 +1,113 @@
-/* The result table on stdout, and the same fields as CSV and JSON. */
+/* A report: the table on stdout, CSV, JSON and the Chrome trace, every
+ * value read through the one description of a result's fields
+ * (fields.c); and the report's public accessors. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "fields.h"
+#include "json.h"
 
-const char *kl__check_text(const kl_result *r) {
-  if (r->status != KL_OK) return "ERROR";
-  switch (r->check) {
-  case KL_CHECK_PASS: return "PASS";
-  case KL_CHECK_FAIL: return "FAIL";
-  case KL_CHECK_CAUGHT: return "WRONG(expected)";
-  case KL_CHECK_MISSED: return "PASS(known-wrong)";
+/* ---- the report ------------------------------------------------------------ */
+
+kl_status kl__report_new(const kl_options *o, size_t capacity,
+                         kl_report **out) {
+  *out = NULL;
+  kl_report *rep = calloc(1, sizeof *rep);
+  if (!rep) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  rep->options = *o;
+  rep->options.command_line = NULL;
+  if (o->command_line) {
+    rep->command_line = malloc(strlen(o->command_line) + 1);
+    if (!rep->command_line) {
+      free(rep);
+      return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    }
+    strcpy(rep->command_line, o->command_line);
+    rep->options.command_line = rep->command_line;
   }
-  return "?";
+  rep->results = calloc(capacity ? capacity : 1, sizeof *rep->results);
+  if (!rep->results) {
+    kl_report_free(rep);
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
+  time_t now = time(NULL);
+  struct tm utc;
+  if (now != (time_t)-1 && kl__utc(now, &utc))
+    strftime(rep->started, sizeof rep->started, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  kl__machine_describe(&rep->machine);
+  *out = rep;
+  return KL_OK;
 }
 
-static const char *unit_text(const kl_result *r) {
-  return kl_metric_unit(r->workload);
+void kl_report_free(kl_report *r) {
+  if (!r) return;
+  for (size_t i = 0; r->results && i < r->count; i++)
+    kl__result_free(&r->results[i]);
+  free(r->command_line);
+  free(r->results);
+  free(r);
 }
 
-static void rung_marks(const kl_result *r, char *dst, size_t size) {
-  dst[0] = '\0';
-  const char *sep = "";
-  if (r->rung->flags & KL_RUNG_CEILING) {
-    snprintf(dst, size, "ceiling");
-    sep = ",";
-  }
-  if (r->rung->flags & KL_RUNG_VENDOR) {
-    size_t used = strlen(dst);
-    snprintf(dst + used, size - used, "%svendor", sep);
-    sep = ",";
-  }
-  if (r->rung->flags & KL_RUNG_KNOWN_WRONG) {
-    size_t used = strlen(dst);
-    snprintf(dst + used, size - used, "%sknown-wrong", sep);
-  }
+size_t kl_report_count(const kl_report *r) { return r ? r->count : 0; }
+
+const kl_result *kl_report_result(const kl_report *r, size_t i) {
+  return r && i < r->count ? &r->results[i].pub : NULL;
 }
+
+const kl_machine *kl_report_machine(const kl_report *r) {
+  return r ? &r->machine : NULL;
+}
+
+const char *kl_report_started(const kl_report *r) {
+  return r ? r->started : "";
+}
+
+const char *kl_report_command_line(const kl_report *r) {
+  return r ? r->command_line : NULL;
+}
+
+const char *kl_report_notes(const kl_report *r) { return r ? r->notes : ""; }
+
+/* ---- the table ----------------------------------------------------------------
+ * Columns name the fields they show; each cell is the field's value in a
+ * form for the eye. */
+typedef enum cell {
+  CELL_TEXT,    /* as it is; "-" where empty */
+  CELL_TIME,    /* seconds in us, ms or s */
+  CELL_RATE,    /* "%.1f unit" */
+  CELL_PERCENT, /* "%.1f%%" */
+  CELL_SPEEDUP, /* "%.2fx" */
+  CELL_ERROR,   /* "%.2e" */
+  CELL_DEVICE,  /* the backend, with ":index" past device 0 */
+  CELL_CHECK    /* the verdict and the rung's flags */
+} cell;
+
+typedef struct column {
+  const char *field;
+  const char *header;
+  int width; /* negative: left-aligned */
+  cell kind;
+} column;
+
+static const column columns[] = {
+    {"workload", "workload", -9, CELL_TEXT},
+    {"rung", "rung", -24, CELL_TEXT},
+    {"backend", "backend", -7, CELL_DEVICE},
+    {"op", "op", -4, CELL_TEXT},
+    {"type", "type", -4, CELL_TEXT},
+    {"shape", "n", 14, CELL_TEXT},
+    {"median_s", "median", 11, CELL_TIME},
+    {"min_s", "min", 11, CELL_TIME},
+    {"max_s", "max", 11, CELL_TIME},
+    {"rate", "rate", 15, CELL_RATE},
+    {"percent_ceiling", "%ceil", 7, CELL_PERCENT},
+    {"speedup", "speedup", 9, CELL_SPEEDUP},
+    {"abs_error", "abs err", 9, CELL_ERROR},
+    {"check", " check", 0, CELL_CHECK},
+};
 
 static void format_time(double s, char *dst, size_t size) {
   if (s <= 0) snprintf(dst, size, "-");
@@ -47,22 +116,73 @@ static void format_time(double s, char *dst, size_t size) {
   else snprintf(dst, size, "%.3f s", s);
 }
 
+static void cell_text(const column *c, const kl_report *rep,
+                      const kl__result *res, char *dst, size_t size) {
+  kl__value v;
+  kl__field_get(kl__field_named(c->field), rep, res, 0, &v);
+  const kl_result *r = &res->pub;
+  snprintf(dst, size, "-");
+  switch (c->kind) {
+  case CELL_TEXT:
+    if (v.present && v.text && v.text[0]) snprintf(dst, size, "%s", v.text);
+    break;
+  case CELL_TIME:
+    if (v.present) format_time(v.number, dst, size);
+    break;
+  case CELL_RATE:
+    if (v.present) snprintf(dst, size, "%.1f %s", v.number, r->unit);
+    break;
+  case CELL_PERCENT:
+    if (v.present && v.number > 0) snprintf(dst, size, "%.1f%%", v.number);
+    break;
+  case CELL_SPEEDUP:
+    if (v.present) snprintf(dst, size, "%.2fx", v.number);
+    break;
+  case CELL_ERROR:
+    if (v.present && r->status == KL_OK)
+      snprintf(dst, size, "%.2e", v.number);
+    break;
+  case CELL_DEVICE:
+    snprintf(dst, size, "%s", r->backend);
+    if (r->device > 0) kl__append(dst, size, ":%d", r->device);
+    break;
+  case CELL_CHECK: {
+    char marks[64];
+    kl__flags_text(r->flags, marks, sizeof marks);
+    snprintf(dst, size, " %s%s%s%s", v.text, marks[0] ? " [" : "", marks,
+             marks[0] ? "]" : "");
+    break;
+  }
+  }
+}
+
+static void print_row(FILE *f, const char *const *cells) {
+  const size_t count = sizeof columns / sizeof *columns;
+  for (size_t c = 0; c < count; c++) {
+    const int w = columns[c].width;
+    if (w == 0) fprintf(f, "%s%s", c ? " " : "", cells[c]);
+    else fprintf(f, "%s%*s", c ? " " : "", w, cells[c]);
+  }
+  fputc('\n', f);
+}
+
 /* Why %ceil is missing or above 105%: one line per workload and reason,
  * with the rungs it concerns. */
 static void print_ceiling_notes(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+    const kl_result *r = &rep->results[i].pub;
     int first = 1;
     for (size_t j = 0; j < i && first; j++)
-      first = !(rep->results[j].workload == r->workload &&
-                rep->results[j].ceiling_note == r->ceiling_note);
+      first = !(rep->results[j].w == rep->results[i].w &&
+                rep->results[j].pub.ceiling_note == r->ceiling_note);
     if (!r->ceiling_note || !first) continue;
     fprintf(f, "%%ceil %s, %s", r->percent > 0 ? "above 105%" : "-",
-            r->workload->name);
+            r->workload);
     for (size_t j = i; j < rep->count; j++) {
-      const kl_result *o = &rep->results[j];
-      if (o->workload == r->workload && o->ceiling_note == r->ceiling_note)
-        fprintf(f, " %s", o->rung->name);
+      const kl_result *o = &rep->results[j].pub;
+      if (rep->results[j].w == rep->results[i].w &&
+          o->ceiling_note == r->ceiling_note)
+        fprintf(f, " %s", o->rung);
     }
     fprintf(f, ": %s\n", r->ceiling_note);
   }
@@ -72,12 +192,11 @@ static void print_ceiling_notes(const kl_report *rep, FILE *f) {
  * the first one, a line per result that has them. */
 static void print_counts(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
-    const char *const *names = r->workload->counts;
-    if (!names || !names[0] || r->status != KL_OK) continue;
-    fprintf(f, "%s %s:", r->workload->name, r->rung->name);
-    for (int k = 0; k < KL_MAX_COUNTS && names[k]; k++)
-      fprintf(f, "%s %.15g %s", k ? "," : "", r->counts[k], names[k]);
+    const kl_result *r = &rep->results[i].pub;
+    if (r->count_count == 0 || r->status != KL_OK) continue;
+    fprintf(f, "%s %s:", r->workload, r->rung);
+    for (int k = 0; k < r->count_count; k++)
+      fprintf(f, "%s %.15g %s", k ? "," : "", r->counts[k], r->count_names[k]);
     if (r->counts[0] > 0)
       fprintf(f, ", %.4g ms each", r->t_median / r->counts[0] * 1e3);
     fputc('\n', f);
@@ -88,51 +207,52 @@ static void print_counts(const kl_report *rep, FILE *f) {
  * time and the overlap, a line per result that has them. */
 static void print_overlap(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+    const kl_result *r = &rep->results[i].pub;
     if (r->status != KL_OK || r->trace_count == 0 || r->phase_count == 0)
       continue;
     char t[32];
     format_time(kl__trace_wall(r->trace, r->trace_count), t, sizeof t);
-    fprintf(f, "%s %s, last run: wall %s; busy", r->workload->name,
-            r->rung->name, t);
+    fprintf(f, "%s %s, last run: wall %s; busy", r->workload, r->rung, t);
     for (int k = 0; k < r->phase_count; k++) {
       format_time(kl__trace_busy(r->trace, r->trace_count, k), t, sizeof t);
-      fprintf(f, "%s %s %s", k ? "," : "", r->rung->phases[k], t);
+      fprintf(f, "%s %s %s", k ? "," : "", r->phase_names[k], t);
     }
     if (r->overlap > 0) fprintf(f, "; overlap %.3f\n", r->overlap);
     else fprintf(f, "; overlap unknown: %d events lost\n", r->trace_lost);
   }
 }
 
-static int same_problem(const kl_result *a, const kl_result *b) {
-  return a->workload == b->workload && a->n == b->n && a->type == b->type &&
+static int same_problem(const kl__result *a, const kl__result *b) {
+  return a->w == b->w && a->pub.n == b->pub.n && a->pub.type == b->pub.type &&
          memcmp(a->plan.value, b->plan.value,
-                sizeof a->plan.value[0] * (size_t)a->workload->param_count) ==
-             0;
+                sizeof a->plan.value[0] * (size_t)a->w->param_count) == 0;
+}
+
+static int passed(const kl_result *r) {
+  return r->status == KL_OK && r->check == KL_CHECK_PASS && r->merit > 0;
 }
 
 /* Each rung beside its peer on another backend, where both ran on one
  * problem and passed. */
 static void print_peers(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
-    if (!r->rung->peer || r->status != KL_OK ||
-        r->check != KL_CHECK_PASS || r->merit <= 0)
-      continue;
+    const kl__result *a = &rep->results[i];
+    if (!a->r->peer || !passed(&a->pub)) continue;
     for (size_t j = 0; j < rep->count; j++) {
-      const kl_result *o = &rep->results[j];
-      if (o->status != KL_OK || o->check != KL_CHECK_PASS || o->merit <= 0 ||
-          strcmp(o->rung->name, r->rung->peer) != 0 || !same_problem(r, o))
+      const kl__result *b = &rep->results[j];
+      if (!passed(&b->pub) || strcmp(b->pub.rung, a->r->peer) != 0 ||
+          !same_problem(a, b))
         continue;
-      fprintf(f, "%s %s beside %s: %.4g vs %.4g %s, %.3fx\n",
-              r->workload->name, r->rung->name, o->rung->name, r->merit,
-              o->merit, unit_text(r), r->merit / o->merit);
+      fprintf(f, "%s %s beside %s: %.4g vs %.4g %s, %.3fx\n", a->pub.workload,
+              a->pub.rung, b->pub.rung, a->pub.merit, b->pub.merit,
+              a->pub.unit, a->pub.merit / b->pub.merit);
       break;
     }
   }
 }
 
 static kl_status print_report(const kl_report *rep, FILE *f) {
+  if (!rep || !f) return kl__usage(KL_USAGE, "kl_report_print: no report");
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
           KL_VERSION, m->cpu, m->cpu_threads, m->omp_threads,
@@ -141,37 +261,17 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
           "[min, max]\n\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
-  fprintf(f, "%-9s %-24s %-7s %-4s %-4s %14s %11s %11s %11s %15s %7s %9s %9s  "
-          "%s\n",
-          "workload", "rung", "backend", "op", "type", "n", "median", "min",
-          "max", "rate", "%ceil", "speedup", "abs err", "check");
+  enum { COLUMNS = sizeof columns / sizeof *columns };
+  const char *cells[COLUMNS];
+  char text[COLUMNS][160];
+  for (size_t c = 0; c < COLUMNS; c++) cells[c] = columns[c].header;
+  print_row(f, cells);
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
-    char med[32], tmin[32], tmax[32], rate[32], pct[16], spd[16], marks[64];
-    format_time(r->t_median, med, sizeof med);
-    format_time(r->t_min, tmin, sizeof tmin);
-    format_time(r->t_max, tmax, sizeof tmax);
-    if (r->status == KL_OK)
-      snprintf(rate, sizeof rate, "%.1f %s", r->merit, unit_text(r));
-    else
-      snprintf(rate, sizeof rate, "-");
-    if (r->percent > 0) snprintf(pct, sizeof pct, "%.1f%%", r->percent);
-    else snprintf(pct, sizeof pct, "-");
-    if (r->speedup > 0) snprintf(spd, sizeof spd, "%.2fx", r->speedup);
-    else snprintf(spd, sizeof spd, "-");
-    rung_marks(r, marks, sizeof marks);
-    char err[16] = "-";
-    if (r->status == KL_OK)
-      snprintf(err, sizeof err, "%.2e", r->verdict.abs_error);
-    const char *op = kl_result_op(r);
-    char size[96];
-    kl_result_size(r, size, sizeof size);
-    fprintf(f, "%-9s %-24s %-7s %-4s %-4s %14s %11s %11s %11s %15s %7s %9s "
-            "%9s  %s%s%s%s\n",
-            r->workload->name, r->rung->name, r->rung->backend->name,
-            op[0] ? op : "-", kl_type_name(r->type), size, med,
-            tmin, tmax, rate, pct, spd, err, kl__check_text(r),
-            marks[0] ? " [" : "", marks, marks[0] ? "]" : "");
+    for (size_t c = 0; c < COLUMNS; c++) {
+      cell_text(&columns[c], rep, &rep->results[i], text[c], sizeof text[c]);
+      cells[c] = text[c];
+    }
+    print_row(f, cells);
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
           "memory-bound rungs the ceiling rung their workload names (the "
@@ -184,19 +284,18 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
   print_overlap(rep, f);
   print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+    const kl_result *r = &rep->results[i].pub;
     if (r->status == KL_OK && r->reps < rep->options.reps)
       fprintf(f, "%s %s: %d timed run%s instead of %d, to stay within %.0f s "
-              "(--max-time)\n", r->workload->name, r->rung->name, r->reps,
+              "(--max-time)\n", r->workload, r->rung, r->reps,
               r->reps == 1 ? "" : "s", rep->options.reps,
               rep->options.max_seconds);
     if (r->status != KL_OK)
-      fprintf(f, "%s %s: error: %s\n", r->workload->name, r->rung->name,
-              r->error);
+      fprintf(f, "%s %s: error: %s\n", r->workload, r->rung, r->error);
     else if (r->check != KL_CHECK_PASS)
       fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
               "(worst %.3g x tolerance)%s%s\n",
-              r->workload->name, r->rung->name, kl__check_text(r),
+              r->workload, r->rung, kl__check_text(r),
               (long long)r->verdict.bad_count, (long long)r->verdict.checked,
               r->verdict.max_error, r->verdict.detail[0] ? "; " : "",
               r->verdict.detail);
@@ -208,20 +307,7 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
   return kl__done(print_report(rep, f));
 }
 
-/* "name=value;..." of a result's phase medians (seconds) or counts. */
-static void pairs_text(const kl_result *r, int phases, char *dst,
-                       size_t size) {
-  dst[0] = '\0';
-  const char *const *names = phases ? r->rung->phases : r->workload->counts;
-  const int count = phases ? r->phase_count : KL_MAX_COUNTS;
-  for (int k = 0; names && k < count && names[k]; k++) {
-    size_t used = strlen(dst);
-    snprintf(dst + used, size - used, "%s%s=%.9g", k ? ";" : "", names[k],
-             phases ? r->phase_median[k] : r->counts[k]);
-  }
-}
-
-/* ---- CSV --------------------------------------------------------------- */
+/* ---- CSV ------------------------------------------------------------------- */
 
 static void csv_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -232,242 +318,124 @@ static void csv_string(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-/* A measured value, or an empty field where there is none. */
-static void csv_number(FILE *f, int measured, const char *format, double x) {
-  fputc(',', f);
-  if (measured && isfinite(x)) fprintf(f, format, x);
+/* Names, types, units and the check are written bare unless they hold a
+ * comma, a quote or a line break (an input file's name may); other texts
+ * are always quoted. */
+static int bare(const char *name) {
+  static const char *const names[] = {"workload", "rung", "backend", "op",
+                                      "inputs", "type", "shape", "unit",
+                                      "check", NULL};
+  for (size_t i = 0; names[i]; i++)
+    if (strcmp(names[i], name) == 0) return 1;
+  return 0;
 }
 
-/* What a result has measured: its timings and cost once it ran, its
- * check once it was checked. */
-static int timed(const kl_result *r) { return r->status == KL_OK; }
-static int checked(const kl_result *r) { return r->verdict.checked > 0; }
-
-static const char csv_header[] =
-    "workload,rung,backend,flags,op,inputs,type,n,shape,median_s,min_s,"
-    "max_s,stddev_s,bytes,flops,items,unit,rate,ceiling,percent_ceiling,"
-    "ceiling_note,speedup,check,abs_error,error_over_tolerance,bad_elements,"
-    "status,error,cpu,cpu_threads,omp_threads,gpu,driver,seed,reps,warmup,"
-    "timed_runs,params,phases,counts,overlap,started,version,commit,"
-    "build_type,"
-    "c_compiler,c_flags,gpu_compiler,gpu_flags,command_line\n";
-
-static void csv_row(FILE *f, const kl_report *rep, const kl_result *r) {
-  const kl_machine *m = &rep->machine;
-  const kl_build_info *b = kl_build();
-  char marks[64], size[96], text[512];
-  rung_marks(r, marks, sizeof marks);
-  kl_result_size(r, size, sizeof size);
-  fprintf(f, "%s,%s,%s,", r->workload->name, r->rung->name,
-          r->rung->backend->name);
-  csv_string(f, marks); /* "ceiling,vendor" holds a comma */
-  fprintf(f, ",%s,%s,%s,%lld,%s", kl_result_op(r), kl_result_inputs(r),
-          kl_type_name(r->type), (long long)r->n, size);
-  csv_number(f, timed(r), "%.9g", r->t_median);
-  csv_number(f, timed(r), "%.9g", r->t_min);
-  csv_number(f, timed(r), "%.9g", r->t_max);
-  csv_number(f, timed(r) && r->reps > 1, "%.9g", r->t_stddev);
-  csv_number(f, timed(r), "%.17g", r->cost.bytes);
-  csv_number(f, timed(r), "%.17g", r->cost.flops);
-  csv_number(f, timed(r), "%.17g", r->cost.items);
-  fprintf(f, ",%s", unit_text(r));
-  csv_number(f, timed(r), "%.6g", r->merit);
-  csv_number(f, r->ceiling > 0, "%.6g", r->ceiling);
-  csv_number(f, r->ceiling > 0, "%.4g", r->percent);
-  fputc(',', f);
-  csv_string(f, r->ceiling_note);
-  csv_number(f, r->speedup > 0, "%.4g", r->speedup);
-  fprintf(f, ",%s", kl__check_text(r));
-  csv_number(f, checked(r), "%.6g", r->verdict.abs_error);
-  csv_number(f, checked(r), "%.4g", r->verdict.max_error);
-  csv_number(f, checked(r), "%.0f", (double)r->verdict.bad_count);
-  fputc(',', f);
-  csv_string(f, kl_status_name(r->status));
-  fputc(',', f);
-  csv_string(f, r->error);
-  fputc(',', f);
-  csv_string(f, m->cpu);
-  fprintf(f, ",%d,%d,", m->cpu_threads, m->omp_threads);
-  csv_string(f, m->gpu);
-  fputc(',', f);
-  csv_string(f, m->driver);
-  fprintf(f, ",%llu,%d,%d,%d,", (unsigned long long)rep->options.seed,
-          rep->options.reps, rep->options.warmup, r->reps);
-  kl_result_params(r, text, sizeof text);
-  csv_string(f, text);
-  fputc(',', f);
-  pairs_text(r, 1, text, sizeof text);
-  csv_string(f, text);
-  fputc(',', f);
-  pairs_text(r, 0, text, sizeof text);
-  csv_string(f, text);
-  csv_number(f, timed(r) && r->overlap > 0, "%.9g", r->overlap);
-  const char *const meta[] = {rep->started, b->version, b->commit,
-                              b->build_type, b->c_compiler, b->c_flags,
-                              b->gpu_compiler, b->gpu_flags,
-                              rep->command_line};
-  for (size_t i = 0; i < sizeof meta / sizeof *meta; i++) {
-    fputc(',', f);
-    csv_string(f, meta[i]);
+static void csv_header(FILE *f) {
+  int first = 1;
+  for (size_t i = 0; i < kl__field_count; i++) {
+    if (!kl__fields[i].csv) continue;
+    fprintf(f, "%s%s", first ? "" : ",", kl__fields[i].csv);
+    first = 0;
   }
   fputc('\n', f);
 }
 
-/* ---- JSON -------------------------------------------------------------- */
-
-static void json_string(FILE *f, const char *s) {
-  if (!s) {
-    fputs("null", f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
-/* A measured value, or null where there is none (JSON has no NaN or
- * infinity either). */
-static void json_number(FILE *f, int measured, double x) {
-  if (measured && isfinite(x)) fprintf(f, "%.17g", x);
-  else fputs("null", f);
-}
-
-/* "key": value pairs, each after a comma. */
-static void json_key(FILE *f, const char *key) { fprintf(f, ", \"%s\": ", key); }
-
-static void json_text(FILE *f, const char *key, const char *value) {
-  json_key(f, key);
-  json_string(f, value);
-}
-
-static void json_value(FILE *f, const char *key, int measured, double x) {
-  json_key(f, key);
-  json_number(f, measured, x);
-}
-
-/* The first member, written when the file is opened: a device that
- * cannot take it fails before the run. */
-static const char json_head[] = "{\n  \"format\": \"kladder-results-1\"";
-
-static void json_result(FILE *f, const kl_result *r) {
-  char marks[64], size[96], text[512];
-  rung_marks(r, marks, sizeof marks);
-  kl_result_size(r, size, sizeof size);
-  fprintf(f, "{\"workload\": ");
-  json_string(f, r->workload->name);
-  json_text(f, "rung", r->rung->name);
-  json_text(f, "backend", r->rung->backend->name);
-  json_text(f, "flags", marks);
-  json_text(f, "op", kl_result_op(r));
-  json_text(f, "inputs", kl_result_inputs(r));
-  json_text(f, "type", kl_type_name(r->type));
-  json_value(f, "n", 1, (double)r->n);
-  json_text(f, "shape", size);
-  json_value(f, "timed_runs", 1, r->reps);
-  json_value(f, "median_s", timed(r), r->t_median);
-  json_value(f, "min_s", timed(r), r->t_min);
-  json_value(f, "max_s", timed(r), r->t_max);
-  json_value(f, "stddev_s", timed(r) && r->reps > 1, r->t_stddev);
-  json_key(f, "times_s");
-  if (timed(r) && r->times) {
-    fputc('[', f);
-    for (int i = 0; i < r->reps; i++) {
-      if (i) fputs(", ", f);
-      json_number(f, 1, r->times[i]);
+static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
+  int first = 1;
+  for (size_t i = 0; i < kl__field_count; i++) {
+    const kl__field *fd = &kl__fields[i];
+    if (!fd->csv) continue;
+    if (!first) fputc(',', f);
+    first = 0;
+    kl__value v;
+    kl__field_get(fd, rep, res, 0, &v);
+    if (fd->kind == KL__TEXT) {
+      const char *t = v.text ? v.text : "";
+      if (bare(fd->name) && !t[strcspn(t, ",\"\r\n")]) fputs(t, f);
+      else csv_string(f, t);
+    } else if (fd->kind == KL__PAIRS) {
+      char text[512] = "";
+      for (int k = 0; k < v.count; k++)
+        kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
+                   v.numbers[k]);
+      csv_string(f, text);
+    } else if (fd->kind != KL__LIST && v.present) {
+      fprintf(f, fd->format ? fd->format : "%.17g", v.number);
     }
-    fputc(']', f);
-  } else {
-    fputs("null", f);
   }
-  json_value(f, "bytes", timed(r), r->cost.bytes);
-  json_value(f, "flops", timed(r), r->cost.flops);
-  json_value(f, "items", timed(r), r->cost.items);
-  json_text(f, "unit", unit_text(r));
-  json_value(f, "rate", timed(r), r->merit);
-  json_value(f, "ceiling", r->ceiling > 0, r->ceiling);
-  json_value(f, "percent_ceiling", r->ceiling > 0, r->percent);
-  json_text(f, "ceiling_note", r->ceiling_note);
-  json_value(f, "speedup", r->speedup > 0, r->speedup);
-  json_text(f, "check", kl__check_text(r));
-  json_value(f, "abs_error", checked(r), r->verdict.abs_error);
-  json_value(f, "error_over_tolerance", checked(r), r->verdict.max_error);
-  json_value(f, "bad_elements", checked(r), (double)r->verdict.bad_count);
-  json_text(f, "status", kl_status_name(r->status));
-  json_text(f, "error", r->error);
-  kl_result_params(r, text, sizeof text);
-  json_text(f, "params", text);
-  json_key(f, "phases");
-  fputc('{', f);
-  for (int k = 0; r->rung->phases && k < r->phase_count; k++) {
-    fprintf(f, "%s", k ? ", " : "");
-    json_string(f, r->rung->phases[k]);
-    fprintf(f, ": ");
-    json_number(f, timed(r), r->phase_median[k]);
-  }
-  fputc('}', f);
-  json_key(f, "counts");
-  fputc('{', f);
-  for (int k = 0; r->workload->counts && k < KL_MAX_COUNTS &&
-                  r->workload->counts[k]; k++) {
-    fprintf(f, "%s", k ? ", " : "");
-    json_string(f, r->workload->counts[k]);
-    fprintf(f, ": ");
-    json_number(f, timed(r), r->counts[k]);
-  }
-  fputc('}', f);
-  json_value(f, "overlap", timed(r) && r->overlap > 0, r->overlap);
-  fputc('}', f);
+  fputc('\n', f);
 }
 
-/* Everything after json_head. */
-static void json_body(FILE *f, const kl_report *rep) {
-  const kl_machine *m = &rep->machine;
-  const kl_build_info *b = kl_build();
-  fprintf(f, ",\n  \"kladder\": ");
-  json_string(f, b->version);
-  fprintf(f, ",\n  \"started\": ");
-  json_string(f, rep->started[0] ? rep->started : NULL);
-  fprintf(f, ",\n  \"command_line\": ");
-  json_string(f, rep->command_line);
-  fprintf(f, ",\n  \"build\": {\"version\": ");
-  json_string(f, b->version);
-  json_text(f, "commit", b->commit[0] ? b->commit : NULL);
-  json_text(f, "build_type", b->build_type);
-  json_text(f, "c_compiler", b->c_compiler);
-  json_text(f, "c_flags", b->c_flags);
-  json_text(f, "gpu_compiler", b->gpu_compiler[0] ? b->gpu_compiler : NULL);
-  json_text(f, "gpu_flags", b->gpu_compiler[0] ? b->gpu_flags : NULL);
-  fprintf(f, "},\n  \"machine\": {\"cpu\": ");
-  json_string(f, m->cpu);
-  json_value(f, "cpu_threads", 1, m->cpu_threads);
-  json_value(f, "omp_threads", 1, m->omp_threads);
-  json_text(f, "gpu", m->gpu[0] ? m->gpu : NULL);
-  json_text(f, "driver", m->driver[0] ? m->driver : NULL);
-  json_text(f, "host", m->host);
-  fprintf(f, "},\n  \"options\": {\"seed\": %llu, \"reps\": %d, \"warmup\": "
-          "%d, \"max_time_s\": ",
-          (unsigned long long)rep->options.seed, rep->options.reps,
-          rep->options.warmup);
-  json_number(f, rep->options.max_seconds > 0, rep->options.max_seconds);
-  fprintf(f, ", \"ceilings\": %s},\n  \"notes\": ",
-          rep->options.skip_ceiling ? "false" : "true");
-  json_string(f, rep->notes);
-  fprintf(f, ",\n  \"results\": [");
-  for (size_t i = 0; i < rep->count; i++) {
-    fprintf(f, "%s\n    ", i ? "," : "");
-    json_result(f, &rep->results[i]);
+/* ---- JSON ------------------------------------------------------------------- */
+
+static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
+                       const kl__result *res) {
+  kl__value v;
+  kl__field_get(fd, rep, res, 1, &v);
+  switch (fd->kind) {
+  case KL__TEXT:
+    kl__json_string(j, fd->name, v.present ? v.text : NULL);
+    break;
+  case KL__NUMBER:
+  case KL__SECONDS:
+    if (v.is_bool) kl__json_bool(j, fd->name, v.number != 0);
+    else kl__json_number(j, fd->name, v.present, v.number);
+    break;
+  case KL__LIST:
+    if (!v.present) {
+      kl__json_null(j, fd->name);
+      break;
+    }
+    kl__json_open(j, fd->name, '[', 0);
+    for (int k = 0; k < v.count; k++) kl__json_number(j, NULL, 1, v.numbers[k]);
+    kl__json_close(j);
+    break;
+  case KL__PAIRS:
+    kl__json_open(j, fd->name, '{', 0);
+    for (int k = 0; k < v.count; k++)
+      kl__json_number(j, v.names[k], v.numbers_present, v.numbers[k]);
+    kl__json_close(j);
+    break;
   }
-  fprintf(f, "\n  ]\n}\n");
 }
 
-/* ---- the trace ---------------------------------------------------------- */
+/* The run's fields of one group ("" the top level), in the fields' order. */
+static void json_group(kl__json *j, const kl_report *rep, const char *group) {
+  for (size_t i = 0; i < kl__field_count; i++)
+    if (kl__fields[i].scope == KL__RUN &&
+        strcmp(kl__fields[i].group, group) == 0)
+      json_field(j, &kl__fields[i], rep, NULL);
+}
 
-/* Chrome's trace-event format, a process per result and a thread per
+static void json_body(kl__json *j, const kl_report *rep) {
+  json_group(j, rep, "");
+  /* The groups in the order their first field comes. */
+  const char *done[8];
+  size_t groups = 0;
+  for (size_t i = 0; i < kl__field_count; i++) {
+    const char *g = kl__fields[i].group;
+    if (kl__fields[i].scope != KL__RUN || !g[0]) continue;
+    int seen = 0;
+    for (size_t k = 0; k < groups && !seen; k++) seen = strcmp(done[k], g) == 0;
+    if (seen || groups == sizeof done / sizeof *done) continue;
+    done[groups++] = g;
+    kl__json_open(j, g, '{', 0);
+    json_group(j, rep, g);
+    kl__json_close(j);
+  }
+  kl__json_open(j, "results", '[', 1);
+  for (size_t r = 0; r < rep->count; r++) {
+    kl__json_open(j, NULL, '{', 0);
+    for (size_t i = 0; i < kl__field_count; i++)
+      if (kl__fields[i].scope == KL__RESULT)
+        json_field(j, &kl__fields[i], rep, &rep->results[r]);
+    kl__json_close(j);
+  }
+  kl__json_close(j);
+}
+
+/* ---- the trace -------------------------------------------------------------
+ * Chrome's trace-event format, a process per result and a thread per
  * track (tid 0 the host, tid s + 1 stream s); complete ("X") events in
  * microseconds from the first traced run's start. Written when the file
  * is opened: */
@@ -478,7 +446,7 @@ static void trace_meta(FILE *f, int pid, int tid, const char *what,
                        const char *key, const char *value) {
   fprintf(f, "{\"ph\": \"M\", \"pid\": %d, \"tid\": %d, \"name\": \"%s\", "
           "\"args\": {\"%s\": ", pid, tid, what, key);
-  json_string(f, value);
+  kl__json_write_string(f, value);
   fputs("}},\n", f);
 }
 
@@ -486,17 +454,17 @@ static void trace_body(FILE *f, const kl_report *rep) {
   double zero = 0;
   int any = 0;
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+    const kl_result *r = &rep->results[i].pub;
     if (r->trace_count == 0) continue;
     if (!any || r->trace_origin < zero) zero = r->trace_origin;
     any = 1;
   }
   for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+    const kl_result *r = &rep->results[i].pub;
     if (r->trace_count == 0) continue;
     const int pid = (int)i + 1;
     char name[160];
-    snprintf(name, sizeof name, "%s %s", r->workload->name, r->rung->name);
+    snprintf(name, sizeof name, "%s %s", r->workload, r->rung);
     trace_meta(f, pid, 0, "process_name", "name", name);
     if (r->overlap > 0)
       snprintf(name, sizeof name, "overlap %.9g", r->overlap);
@@ -517,14 +485,14 @@ static void trace_body(FILE *f, const kl_report *rep) {
     for (int e = 0; e < r->trace_count; e++) {
       const kl_trace_event *ev = &r->trace[e];
       const int phase = ev->phase >= 0 && ev->phase < r->phase_count;
-      const char *what = phase ? r->rung->phases[ev->phase] : r->rung->name;
+      const char *what = phase ? r->phase_names[ev->phase] : r->rung;
       if (ev->item >= 0) snprintf(name, sizeof name, "%s %d", what, ev->item);
       else snprintf(name, sizeof name, "%s", what);
       fprintf(f, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ",
               pid, ev->track + 1);
-      json_string(f, name);
+      kl__json_write_string(f, name);
       fputs(", \"cat\": ", f);
-      json_string(f, phase ? what : "run");
+      kl__json_write_string(f, phase ? what : "run");
       fprintf(f, ", \"ts\": %.4f, \"dur\": %.4f},\n", (at + ev->start) * 1e6,
               (ev->end - ev->start) * 1e6);
     }
@@ -536,13 +504,14 @@ static void trace_body(FILE *f, const kl_report *rep) {
           KL_VERSION);
 }
 
-/* ---- results files ----------------------------------------------------- */
+/* ---- results files ------------------------------------------------------------ */
 
 struct kl_output {
   kl_format format;
   FILE *f;
   char *path;
   char *temp; /* written here and renamed to path; NULL: written directly */
+  kl__json json; /* JSON: the document, begun at open */
 };
 
 static void output_free(kl_output *o) {
@@ -554,8 +523,23 @@ static void output_free(kl_output *o) {
   free(o);
 }
 
+/* What open writes, so that a device that cannot take it fails before
+ * the run. */
+static void output_head(kl_output *o) {
+  if (o->format == KL_FORMAT_CSV) {
+    csv_header(o->f);
+  } else if (o->format == KL_FORMAT_JSON) {
+    kl__json_begin(&o->json, o->f);
+    kl__json_open(&o->json, NULL, '{', 1);
+    kl__json_string(&o->json, "format", "kladder-results-1");
+  } else {
+    fputs(trace_head, o->f);
+  }
+}
+
 static kl_status output_open(const char *path, kl_format format,
                              kl_output **out) {
+  if (!out) return kl__usage(KL_USAGE, "kl_output_open: out is NULL");
   *out = NULL;
   if (format != KL_FORMAT_CSV && format != KL_FORMAT_JSON &&
       format != KL_FORMAT_TRACE)
@@ -569,10 +553,7 @@ static kl_status output_open(const char *path, kl_format format,
   kl_status st = kl__output_file(path, &o->f, &o->path, &o->temp, why,
                                  sizeof why);
   if (st == KL_OK) {
-    fputs(format == KL_FORMAT_CSV    ? csv_header
-          : format == KL_FORMAT_JSON ? json_head
-                                     : trace_head,
-          o->f);
+    output_head(o);
     if (fflush(o->f) != 0 || ferror(o->f)) {
       snprintf(why, sizeof why, "%s", strerror(errno));
       st = KL_USAGE;
@@ -597,12 +578,16 @@ static kl_status output_write(kl_output *o, const kl_report *rep) {
     output_free(o);
     return kl__usage(KL_USAGE, "no report to write");
   }
-  if (o->format == KL_FORMAT_CSV)
-    for (size_t i = 0; i < rep->count; i++) csv_row(o->f, rep, &rep->results[i]);
-  else if (o->format == KL_FORMAT_JSON)
-    json_body(o->f, rep);
-  else
+  if (o->format == KL_FORMAT_CSV) {
+    for (size_t i = 0; i < rep->count; i++)
+      csv_row(o->f, rep, &rep->results[i]);
+  } else if (o->format == KL_FORMAT_JSON) {
+    json_body(&o->json, rep);
+    kl__json_close(&o->json);
+    fputc('\n', o->f);
+  } else {
     trace_body(o->f, rep);
+  }
   /* errno of the step that failed, whichever it was. */
   int err = 0;
   if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;

@@ -13,11 +13,11 @@
 /* An explicit size is refused beyond this share of what is free. */
 #define EXPLICIT_HOST_SHARE 0.95
 
-kl_status kl__backend_memory(const kl_backend *b, size_t *free_bytes,
-                             size_t *total_bytes) {
+kl_status kl__backend_memory(const kl_backend *b, int device,
+                             size_t *free_bytes, size_t *total_bytes) {
   size_t limit;
   kl_status st = kl__memory_limit(&limit);
-  if (st == KL_OK) st = b->memory(free_bytes, total_bytes);
+  if (st == KL_OK) st = b->memory(device, free_bytes, total_bytes);
   if (st != KL_OK) return st;
   if (*free_bytes > limit) *free_bytes = limit;
   if (*total_bytes > limit) *total_bytes = limit;
@@ -46,9 +46,10 @@ typedef struct footprint {
 
 /* The harness keeps a host copy of what it uploads and of what it checks:
  * inputs and outputs of device buffers, the input of an INOUT buffer in
- * host memory. Scratch has no copy. */
+ * host memory. Scratch has no copy; a library call keeps none
+ * (`host_copies` 0). */
 static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
-                                footprint *f) {
+                                int host_copies, footprint *f) {
   f->host = f->device = 0;
   for (int i = 0; i < p->buffer_count; i++) {
     const kl_buffer_spec *s = &p->buffers[i];
@@ -57,7 +58,7 @@ static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
     if (st != KL_OK) return st;
     const int on_device =
         s->placement == KL_MEM_DEVICE && !kl_backend_host_memory(b);
-    const double copies = (s->flags & KL_BUFFER_SCRATCH) ? 0
+    const double copies = !host_copies || (s->flags & KL_BUFFER_SCRATCH) ? 0
                           : on_device ? (s->role == KL_INOUT ? 2 : 1)
                                       : (s->role == KL_INOUT ? 1 : 0);
     if (on_device) f->device += (double)bytes;
@@ -79,29 +80,31 @@ static const char *bytes_text(double bytes, char *dst, size_t size) {
 }
 
 kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
-                         const kl_backend *b) {
+                         const kl_backend *b, int device, int host_copies) {
   footprint f;
   size_t limit;
   kl_status st = kl__memory_limit(&limit);
-  if (st == KL_OK) st = plan_footprint(p, b, &f);
+  if (st == KL_OK) st = plan_footprint(p, b, host_copies, &f);
   if (st != KL_OK) return st;
   /* Say so where the limit, not the machine, refuses the size. */
   const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
   char need[32], have[32], shape[96], size[112];
-  kl__size_text(w, p, shape, sizeof shape);
+  kl__shape_text(w, p, shape, sizeof shape);
   snprintf(size, sizeof size, "%s%s",
            kl__param_with(w, KL_PARAM_EXTENT) >= 0 ? "shape " : "n=", shape);
   /* The device first: where both fall short, its limit is the one that
    * the user can do nothing about on this machine. */
   if (!kl_backend_host_memory(b)) {
     size_t dev_free = 0, dev_total = 0;
-    st = kl__backend_memory(b, &dev_free, &dev_total);
+    char where[64];
+    kl__device_text(b, device, where, sizeof where);
+    st = kl__backend_memory(b, device, &dev_free, &dev_total);
     if (st != KL_OK) return st;
     if (f.device > (double)dev_total)
       return kl__usage(KL_TOO_LARGE,
                        "%s: %s needs %s of %s memory; the device has %s%s",
                        w->name, size,
-                       bytes_text(f.device, need, sizeof need), b->name,
+                       bytes_text(f.device, need, sizeof need), where,
                        bytes_text((double)dev_total, have, sizeof have),
                        limited);
   }
@@ -128,15 +131,16 @@ typedef struct budget {
 /* What a default size (and a chunk) may use, or, `explicit`, what
  * kl__check_fits lets an explicit size use: more of the host's free
  * memory, and the device's total. */
-static void budget_init(budget *bud, const kl_rung *const *rungs,
-                        size_t count, int explicit) {
+static void budget_init(budget *bud, const kl__placed *rungs, size_t count,
+                        int explicit) {
   bud->host = (explicit ? EXPLICIT_HOST_SHARE : DEFAULT_HOST_SHARE) *
               (double)kl__host_free();
   for (size_t j = 0; j < count; j++) {
     size_t dev_free = 0, dev_total = 0;
     bud->device[j] = -1;
-    if (!kl_backend_host_memory(rungs[j]->backend) &&
-        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) == KL_OK)
+    const kl_backend *b = rungs[j].r->backend;
+    if (!kl_backend_host_memory(b) &&
+        kl__backend_memory(b, rungs[j].device, &dev_free, &dev_total) == KL_OK)
       bud->device[j] = explicit ? (double)dev_total
                                 : DEFAULT_DEVICE_SHARE * (double)dev_free;
   }
@@ -145,16 +149,16 @@ static void budget_init(budget *bud, const kl_rung *const *rungs,
 /* Whether every listed rung's plan of the instance fits the budget; where
  * not, *limit names the memory that refused. Plans that are invalid count
  * as not fitting (an extent shrunk below another's minimum). */
-static int plans_fit(const kl_workload *w, const kl__instance *in,
-                     const kl_rung *const *rungs, size_t count,
-                     const budget *bud, const char **limit) {
+static int plans_fit(kl__planner *pl, const kl_workload *w,
+                     const kl__instance *in, const kl__placed *rungs,
+                     size_t count, const budget *bud, const char **limit) {
   for (size_t j = 0; j < count; j++) {
-    const kl_backend *b = rungs[j]->backend;
+    const kl_backend *b = rungs[j].r->backend;
     kl_plan p;
     footprint f;
-    if (kl__plan_make(w, rungs[j], in, kl_backend_host_memory(b), &p) !=
-            KL_OK ||
-        plan_footprint(&p, b, &f) != KL_OK)
+    if (kl__plan_get(pl, w, rungs[j].r, in, kl_backend_host_memory(b), &p,
+                     NULL) != KL_OK ||
+        plan_footprint(&p, b, 1, &f) != KL_OK)
       return 0;
     if (bud->host > 0 && f.host > bud->host) {
       *limit = "host";
@@ -168,11 +172,11 @@ static int plans_fit(const kl_workload *w, const kl__instance *in,
   return 1;
 }
 
-static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
-                   const kl_rung *const *rungs, size_t count,
+static int fits_at(kl__planner *pl, const kl_workload *w, kl__instance *in,
+                   int64_t n, const kl__placed *rungs, size_t count,
                    const budget *bud, const char **limit) {
   in->n = n;
-  return plans_fit(w, in, rungs, count, bud, limit);
+  return plans_fit(pl, w, in, rungs, count, bud, limit);
 }
 
 /* The largest size from 1 to `below` - 1 for which fits() holds, by
@@ -180,19 +184,19 @@ static int fits_at(const kl_workload *w, kl__instance *in, int64_t n,
  * rounded down to the main size's step; where not even one step fits (a
  * small KLADDER_MEMORY_LIMIT), to a power of two below it. 0 where not
  * even 1 fits. */
-typedef int (*fits_fn)(const kl_workload *w, kl__instance *in, int64_t n,
-                       const kl_rung *const *rungs, size_t count,
-                       const budget *bud, const char **limit);
+typedef int (*fits_fn)(kl__planner *pl, const kl_workload *w,
+                       kl__instance *in, int64_t n, const kl__placed *rungs,
+                       size_t count, const budget *bud, const char **limit);
 
-static int64_t largest_fit(const kl_workload *w, kl__instance *in,
-                           int64_t below, fits_fn fits,
-                           const kl_rung *const *rungs, size_t count,
+static int64_t largest_fit(kl__planner *pl, const kl_workload *w,
+                           kl__instance *in, int64_t below, fits_fn fits,
+                           const kl__placed *rungs, size_t count,
                            const budget *bud) {
   int64_t lo = 0, hi = below;
   const char *ignored;
   while (hi - lo > 1) {
     int64_t mid = lo + (hi - lo) / 2;
-    if (fits(w, in, mid, rungs, count, bud, &ignored)) lo = mid;
+    if (fits(pl, w, in, mid, rungs, count, bud, &ignored)) lo = mid;
     else hi = mid;
   }
   int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
@@ -218,16 +222,17 @@ static double host_input_bytes(const kl_plan *p) {
  * memory (kl_param.device_multiple): the smallest size below `wanted`
  * whose inputs in host memory hold that multiple of the largest memory of
  * the rungs' devices; `wanted` where none has a device. */
-static int64_t device_default(const kl_workload *w, kl__instance *in,
-                              const kl_rung *const *rungs, size_t count,
-                              int64_t wanted) {
+static int64_t device_default(kl__planner *pl, const kl_workload *w,
+                              kl__instance *in, const kl__placed *rungs,
+                              size_t count, int64_t wanted) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
   const double multiple = main >= 0 ? w->params[main].device_multiple : 0;
   double device = 0;
   for (size_t j = 0; j < count && multiple > 0; j++) {
     size_t dev_free = 0, dev_total = 0;
-    if (!kl_backend_host_memory(rungs[j]->backend) &&
-        kl__backend_memory(rungs[j]->backend, &dev_free, &dev_total) ==
+    const kl_backend *b = rungs[j].r->backend;
+    if (!kl_backend_host_memory(b) &&
+        kl__backend_memory(b, rungs[j].device, &dev_free, &dev_total) ==
             KL_OK &&
         (double)dev_total > device)
       device = (double)dev_total;
@@ -238,7 +243,7 @@ static int64_t device_default(const kl_workload *w, kl__instance *in,
     const int64_t mid = lo + (hi - lo) / 2;
     kl_plan p;
     in->n = mid;
-    if (kl__plan_make(w, NULL, in, 0, &p) == KL_OK &&
+    if (kl__plan_get(pl, w, NULL, in, 0, &p, NULL) == KL_OK &&
         host_input_bytes(&p) >= multiple * device)
       hi = mid;
     else
@@ -247,23 +252,24 @@ static int64_t device_default(const kl_workload *w, kl__instance *in,
   return hi;
 }
 
-kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
-                               const kl_rung *const *rungs, size_t count,
-                               char *note, size_t note_size) {
+kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
+                               kl__instance *in, const kl__placed *rungs,
+                               size_t count, char *note, size_t note_size) {
   if (in->n_given) return KL_OK;
   const int64_t wanted =
-      device_default(w, in, rungs, count, kl__default_size(w, 0));
+      device_default(pl, w, in, rungs, count, kl__default_size(w, 0));
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
   budget bud;
   budget_init(&bud, rungs, count, 0);
   const char *limit = "host";
-  if (fits_at(w, in, wanted, rungs, count, &bud, &limit)) {
+  if (fits_at(pl, w, in, wanted, rungs, count, &bud, &limit)) {
     in->n = wanted;
     return KL_OK;
   }
-  int64_t fitted = largest_fit(w, in, wanted, fits_at, rungs, count, &bud);
+  int64_t fitted =
+      largest_fit(pl, w, in, wanted, fits_at, rungs, count, &bud);
   if (fitted < 1) fitted = 1;
   in->n = fitted;
   /* Once: the ceilings of two backends may shrink alike. */
@@ -277,30 +283,31 @@ kl_status kl__fit_default_size(const kl_workload *w, kl__instance *in,
 
 /* Whether the plans fit with chunks of at most `size` main-size elements;
  * in->n stays the input file's size. */
-static int fits_chunked(const kl_workload *w, kl__instance *in, int64_t size,
-                        const kl_rung *const *rungs, size_t count,
+static int fits_chunked(kl__planner *pl, const kl_workload *w,
+                        kl__instance *in, int64_t size,
+                        const kl__placed *rungs, size_t count,
                         const budget *bud, const char **limit) {
   in->chunk_size = size;
-  return plans_fit(w, in, rungs, count, bud, limit);
+  return plans_fit(pl, w, in, rungs, count, bud, limit);
 }
 
-kl_status kl__fit_chunks(const kl_workload *w, kl__instance *in,
-                         const kl_rung *const *rungs, size_t count,
-                         char *note, size_t note_size) {
+kl_status kl__fit_chunks(kl__planner *pl, const kl_workload *w,
+                         kl__instance *in, const kl__placed *rungs,
+                         size_t count, char *note, size_t note_size) {
   in->chunk_size = 0;
-  if (!in->input_file || !w->load_chunk) return KL_OK;
+  if (!in->input_file || !w->input) return KL_OK;
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
   budget whole, chunked;
   budget_init(&whole, rungs, count, 1);
   const char *limit = "host";
-  if (plans_fit(w, in, rungs, count, &whole, &limit)) return KL_OK;
+  if (plans_fit(pl, w, in, rungs, count, &whole, &limit)) return KL_OK;
   /* The chunks' size is kladder's choice, as a default size is: it
    * leaves the memory a default leaves. */
   budget_init(&chunked, rungs, count, 0);
   const int64_t size =
-      largest_fit(w, in, in->n, fits_chunked, rungs, count, &chunked);
+      largest_fit(pl, w, in, in->n, fits_chunked, rungs, count, &chunked);
   in->chunk_size = size;
   if (size < 1) return KL_OK;
   const char *name = kl__input_name(in->input_file);
@@ -321,30 +328,5 @@ kl_status kl__plan_bytes(const kl_plan *p, double *bytes) {
     if (st != KL_OK) return st;
     *bytes += (double)b;
   }
-  return KL_OK;
-}
-
-/* Whether w's plan at size n holds at least `bytes`; a plan invalid at n
- * does not. */
-static int holds_at(const kl_workload *w, kl__instance *in, int64_t n,
-                    int host_backend, double bytes) {
-  kl_plan p;
-  double held = 0;
-  in->n = n;
-  return kl__plan_make(w, NULL, in, host_backend, &p) == KL_OK &&
-         kl__plan_bytes(&p, &held) == KL_OK && held >= bytes;
-}
-
-kl_status kl__size_for_bytes(const kl_workload *w, kl__instance *in,
-                             int host_backend, double bytes) {
-  /* lo does not hold the bytes (0 by convention); hi does, or is the most
-   * allowed. */
-  int64_t lo = 0, hi = in->n;
-  while (hi - lo > 1) {
-    int64_t mid = lo + (hi - lo) / 2;
-    if (holds_at(w, in, mid, host_backend, bytes)) hi = mid;
-    else lo = mid;
-  }
-  in->n = hi;
   return KL_OK;
 }

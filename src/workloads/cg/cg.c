@@ -532,6 +532,13 @@ static const kl_test_problem tests[] = {
 static const kl_test_problem big_tests[] = {
     {"stencil=27,mode=fixed,maxit=3", 431}, {NULL, 0}};
 
+static const kl_input_hooks input = {
+    .help = "a symmetric positive definite matrix in Matrix Market "
+            "coordinate format (--matrix FILE), b = A x*",
+    .load_chunk = load_chunk,
+    .size = input_size,
+};
+
 const kl_workload kl__workload_cg = {
     .name = "cg",
     .summary = "conjugate gradient on a 3D Poisson matrix (27- or 7-point) "
@@ -551,10 +558,7 @@ const kl_workload kl__workload_cg = {
     .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,
-    .input_help = "a symmetric positive definite matrix in Matrix Market "
-                  "coordinate format (--matrix FILE), b = A x*",
-    .load_chunk = load_chunk,
-    .input_size = input_size,
+    .input = &input,
     .check = check,
     .cost = cost,
     .tests = tests,
@@ -565,7 +569,7 @@ const kl_workload kl__workload_cg = {
 
 /* ---- the library entry ---------------------------------------------------- */
 
-static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
+static kl_status run_cg(kl_context *ctx, const kl_cg_matrix *a,
                         int64_t grid_n, int stencil, const double *b,
                         double *x, double tol, int64_t maxit,
                         int data_on_device, kl_cg_result *result) {
@@ -602,7 +606,7 @@ static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
     if (st == KL_OK) {
       kl__cg_stencil_csr(grid_n, s, offsets, columns, values);
       m.offsets = offsets, m.columns = columns, m.values = values;
-      st = run_cg(backend, &m, 0, 0, b, x, tol, maxit, 0, result);
+      st = run_cg(ctx, &m, 0, 0, b, x, tol, maxit, 0, result);
     }
     free(offsets), free(columns), free(values);
     return st;
@@ -614,7 +618,8 @@ static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
   snprintf(params, sizeof params, "stencil=none,nnz=%lld,mode=%s,tol=%.17g,"
            "maxit=%lld", (long long)a->nnz, tol > 0 ? "tolerance" : "fixed",
            tol > 0 ? tol : 1e-10, (long long)maxit);
-  kl_problem pb = {.n = a->rows, .type = KL_F64, .params = params};
+  kl_problem pb = {.size = sizeof pb,
+                   .n = a->rows, .type = KL_F64, .params = params};
   double info[CG_INFO_COUNT] = {0, 0};
   void *buffers[KL_MAX_BUFFERS] = {0};
   buffers[CG_OFFSETS] = (void *)a->offsets;
@@ -623,7 +628,7 @@ static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
   buffers[CG_B] = (void *)b;
   buffers[CG_X] = x;
   buffers[CG_INFO] = info;
-  kl_status st = kl__run_library(&kl__workload_cg, backend, &pb, buffers,
+  kl_status st = kl__run_library(ctx, &kl__workload_cg, &pb, buffers,
                                  data_on_device);
   if (st == KL_OK) {
     result->iterations = (int64_t)info[CG_INFO_ITERATIONS];
@@ -632,9 +637,9 @@ static kl_status run_cg(const char *backend, const kl_cg_matrix *a,
   return st;
 }
 
-kl_status kl_cg(const char *backend, const kl_cg_matrix *a, int64_t grid_n,
+kl_status kl_cg(kl_context *ctx, const kl_cg_matrix *a, int64_t grid_n,
                 int stencil, const double *b, double *x, double tol,
                 int64_t maxit, int data_on_device, kl_cg_result *result) {
-  return kl__done(run_cg(backend, a, grid_n, stencil, b, x, tol, maxit,
+  return kl__done(run_cg(ctx, a, grid_n, stencil, b, x, tol, maxit,
                          data_on_device, result));
 }

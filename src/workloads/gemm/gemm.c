@@ -589,7 +589,7 @@ const kl_workload kl__workload_gemm = {
     .rung_count = sizeof rungs / sizeof *rungs,
 };
 
-kl_status kl_gemm(const char *backend, kl_type type, int64_t m, int64_t n,
+kl_status kl_gemm(kl_context *ctx, kl_type type, int64_t m, int64_t n,
                   int64_t k, double alpha, const void *a, int64_t lda,
                   const void *b, int64_t ldb, double beta, void *c,
                   int64_t ldc, int data_on_device) {
@@ -610,8 +610,9 @@ kl_status kl_gemm(const char *backend, kl_type type, int64_t m, int64_t n,
            "m=%lld,k=%lld,lda=%lld,ldb=%lld,ldc=%lld,alpha=%.17g,beta=%.17g",
            (long long)m, (long long)k, (long long)lda, (long long)ldb,
            (long long)ldc, alpha, beta);
-  kl_problem pb = {.n = n, .type = type, .params = params};
+  kl_problem pb = {.size = sizeof pb,
+                   .n = n, .type = type, .params = params};
   void *buffers[3] = {(void *)a, (void *)b, c};
-  return kl__done(kl__run_library(&kl__workload_gemm, backend, &pb, buffers,
+  return kl__done(kl__run_library(ctx, &kl__workload_gemm, &pb, buffers,
                          data_on_device));
 }

@@ -294,6 +294,12 @@ static const kl_test_problem tests[] = {
 /* Past 2^32 bytes: 64-bit counts. */
 static const kl_test_problem big_tests[] = {{NULL, 4294967311}, {NULL, 0}};
 
+static const kl_input_hooks input = {
+    .help = "counts the bytes of FILE: n is its size, and a file larger "
+            "than memory runs in chunks",
+    .load_chunk = load_chunk,
+};
+
 const kl_workload kl__workload_histogram = {
     .name = "histogram",
     .summary = "counts of the 256 byte values of a byte stream",
@@ -309,9 +315,7 @@ const kl_workload kl__workload_histogram = {
     .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,
-    .input_help = "counts the bytes of FILE: n is its size, and a file "
-                  "larger than memory runs in chunks",
-    .load_chunk = load_chunk,
+    .input = &input,
     .check = check,
     .cost = cost,
     .tests = tests,
@@ -320,7 +324,7 @@ const kl_workload kl__workload_histogram = {
     .rung_count = sizeof rungs / sizeof *rungs,
 };
 
-kl_status kl_histogram(const char *backend, const void *data, int64_t n,
+kl_status kl_histogram(kl_context *ctx, const void *data, int64_t n,
                        int data_on_device, uint64_t counts[256]) {
   if (n < 1)
     return kl__usage(KL_USAGE, "kl_histogram: n = %lld must be at least 1",
@@ -329,9 +333,10 @@ kl_status kl_histogram(const char *backend, const void *data, int64_t n,
   /* Below 2^32 bytes the rungs count in 32 bits: widened here. */
   uint32_t narrow[HIST_BINS];
   const int wide = kl__histogram_count_type(n) == KL_U64;
-  kl_problem pb = {.n = n, .type = KL_U8};
+  kl_problem pb = {.size = sizeof pb,
+                   .n = n, .type = KL_U8};
   void *buffers[2] = {(void *)data, wide ? (void *)counts : (void *)narrow};
-  kl_status st = kl__run_library(&kl__workload_histogram, backend, &pb,
+  kl_status st = kl__run_library(ctx, &kl__workload_histogram, &pb,
                                  buffers, data_on_device);
   for (int b = 0; b < HIST_BINS && st == KL_OK && !wide; b++)
     counts[b] = narrow[b];

@@ -341,7 +341,7 @@ const kl_workload kl__workload_laplacian = {
     .rung_count = sizeof rungs / sizeof *rungs,
 };
 
-kl_status kl_laplacian(const char *backend, kl_type type, int64_t nx,
+kl_status kl_laplacian(kl_context *ctx, kl_type type, int64_t nx,
                        int64_t ny, int64_t nz, double hx, double hy,
                        double hz, const void *u, void *f,
                        int data_on_device) {
@@ -358,8 +358,9 @@ kl_status kl_laplacian(const char *backend, kl_type type, int64_t nx,
   char params[256];
   snprintf(params, sizeof params, "ny=%lld,nz=%lld,hx=%.17g,hy=%.17g,hz=%.17g",
            (long long)ny, (long long)nz, hx, hy, hz);
-  kl_problem pb = {.n = nx, .type = type, .params = params};
+  kl_problem pb = {.size = sizeof pb,
+                   .n = nx, .type = type, .params = params};
   void *buffers[2] = {(void *)u, f};
-  return kl__done(kl__run_library(&kl__workload_laplacian, backend, &pb,
+  return kl__done(kl__run_library(ctx, &kl__workload_laplacian, &pb,
                                   buffers, data_on_device));
 }

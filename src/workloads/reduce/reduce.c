@@ -392,18 +392,19 @@ const kl_workload kl__workload_reduce = {
     .rung_count = sizeof rungs / sizeof *rungs,
 };
 
-kl_status kl_reduce(const char *backend, const char *op, kl_type type,
+kl_status kl_reduce(kl_context *ctx, const char *op, kl_type type,
                     const void *data, int64_t n, int data_on_device,
                     void *result) {
   char params[64];
   if (op && strlen(op) > 32)
     return kl__usage(KL_USAGE, "kl_reduce: unknown op '%.32s...'", op);
   snprintf(params, sizeof params, "op=%s", op ? op : ops[0]);
-  kl_problem pb = {.n = n, .type = type, .params = params};
+  kl_problem pb = {.size = sizeof pb,
+                   .n = n, .type = type, .params = params};
   if (n < 1)
     return kl__usage(KL_USAGE, "kl_reduce: n = %lld must be at least 1",
                      (long long)n);
   void *buffers[2] = {(void *)data, result};
-  return kl__done(kl__run_library(&kl__workload_reduce, backend, &pb, buffers,
+  return kl__done(kl__run_library(ctx, &kl__workload_reduce, &pb, buffers,
                          data_on_device));
 }

@@ -1,0 +1,202 @@
+/* Contexts: a device of a backend opened for use, with the lock that
+ * serializes the calls that share it, and the process's default ones. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#include "harness.h"
+
+/* The core's part of a context: its lock. */
+struct kl__context_core {
+  mtx_t lock;
+};
+
+/* ---- naming devices ----------------------------------------------------- */
+
+void kl__device_text(const kl_backend *b, int index, char *dst, size_t size) {
+  if (index == 0) snprintf(dst, size, "%s", b->name);
+  else snprintf(dst, size, "%s:%d", b->name, index);
+}
+
+static kl_status unknown_backend(const char *name) {
+  char valid[256] = "";
+  for (size_t i = 0; i < kl_backend_count(); i++)
+    kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+               kl_backend_at(i)->name);
+  return kl__usage(KL_USAGE, "unknown backend " KL_Q "; valid: %s",
+                   KL_CLIP(name), valid);
+}
+
+kl_status kl__device_parse(const char *text, kl__device_ref *out) {
+  memset(out, 0, sizeof *out);
+  char name[64];
+  const char *colon = strchr(text, ':');
+  const size_t len = colon ? (size_t)(colon - text) : strlen(text);
+  if (len == 0 || len >= sizeof name) return unknown_backend(text);
+  memcpy(name, text, len);
+  name[len] = '\0';
+  const kl_backend *b = kl_backend_find(name);
+  if (!b) return unknown_backend(text);
+  int index = 0;
+  if (colon) {
+    char *end = NULL;
+    long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0' || v < 0 || v > 1 << 20)
+      return kl__usage(KL_USAGE, "device " KL_Q ": the index after ':' must "
+                       "be a number from 0", KL_CLIP(text));
+    index = (int)v;
+  }
+  char info[256];
+  if (!kl_backend_available(b, info, sizeof info))
+    return kl__usage(KL_UNAVAILABLE, "backend '%s' is not available here: %s",
+                     b->name, info);
+  const int count = kl_backend_devices(b);
+  if (index >= count)
+    return kl__usage(KL_USAGE, "device " KL_Q ": backend %s has %d device%s "
+                     "(%s:0%s)", KL_CLIP(text), b->name, count,
+                     count == 1 ? "" : "s", b->name,
+                     count > 1 ? " and up" : "");
+  out->backend = b;
+  out->index = index;
+  return KL_OK;
+}
+
+/* ---- opening and locking ------------------------------------------------ */
+
+kl_status kl__context_open(const kl_backend *b, int index, kl_context *ctx) {
+  memset(ctx, 0, sizeof *ctx);
+  if (index < 0 || index >= kl_backend_devices(b))
+    return KL_FAIL(KL_USAGE, "backend %s has no device %d", b->name, index);
+  ctx->core = calloc(1, sizeof *ctx->core);
+  if (!ctx->core) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  if (mtx_init(&ctx->core->lock, mtx_plain) != thrd_success) {
+    free(ctx->core);
+    ctx->core = NULL;
+    return KL_FAIL(KL_NO_MEMORY, "mtx_init failed");
+  }
+  ctx->backend = b;
+  ctx->device.index = index;
+  kl_status st = b->open(ctx);
+  if (st != KL_OK) {
+    mtx_destroy(&ctx->core->lock);
+    free(ctx->core);
+    memset(ctx, 0, sizeof *ctx);
+  }
+  return st;
+}
+
+void kl__context_close(kl_context *ctx) {
+  if (!ctx || !ctx->backend) return;
+  if (ctx->backend->enter) (void)ctx->backend->enter(ctx);
+  ctx->backend->close(ctx);
+  if (ctx->core) {
+    mtx_destroy(&ctx->core->lock);
+    free(ctx->core);
+  }
+  memset(ctx, 0, sizeof *ctx);
+}
+
+kl_status kl__enter(kl_context *ctx) {
+  if (!ctx || !ctx->backend || !ctx->core)
+    return KL_FAIL(KL_USAGE, "a context that is not open");
+  if (mtx_lock(&ctx->core->lock) != thrd_success)
+    return KL_FAIL(KL_DEVICE, "locking a context failed");
+  kl_status st = ctx->backend->enter ? ctx->backend->enter(ctx) : KL_OK;
+  if (st != KL_OK) mtx_unlock(&ctx->core->lock);
+  return st;
+}
+
+void kl__leave(kl_context *ctx) {
+  if (ctx && ctx->core) mtx_unlock(&ctx->core->lock);
+}
+
+/* ---- the process's default contexts --------------------------------------
+ * Device 0 of each backend, opened on first use under one lock and kept
+ * until the process ends (closing a GPU context while its runtime shuts
+ * down at exit would race it). */
+#define MAX_BACKENDS 16
+static kl_context defaults[MAX_BACKENDS];
+static mtx_t defaults_lock;
+static once_flag defaults_once = ONCE_FLAG_INIT;
+static int defaults_lock_ok;
+
+static void defaults_init(void) {
+  defaults_lock_ok = mtx_init(&defaults_lock, mtx_plain) == thrd_success;
+}
+
+kl_status kl__default_context(const kl_backend *b, kl_context **out) {
+  call_once(&defaults_once, defaults_init);
+  if (!defaults_lock_ok) return KL_FAIL(KL_NO_MEMORY, "mtx_init failed");
+  size_t i = 0;
+  while (i < kl_backend_count() && kl_backend_at(i) != b) i++;
+  if (i == kl_backend_count() || i >= MAX_BACKENDS)
+    return KL_FAIL(KL_USAGE, "backend %s is not registered", b->name);
+  char info[256];
+  if (!kl_backend_available(b, info, sizeof info))
+    return kl__usage(KL_UNAVAILABLE, "backend %s is not available here: %s",
+                     b->name, info);
+  kl_status st = KL_OK;
+  mtx_lock(&defaults_lock);
+  if (!defaults[i].backend) st = kl__context_open(b, 0, &defaults[i]);
+  mtx_unlock(&defaults_lock);
+  *out = st == KL_OK ? &defaults[i] : NULL;
+  return st;
+}
+
+/* ---- the public entry points --------------------------------------------- */
+
+/* The available backend the library prefers: the highest preference. */
+static const kl_backend *preferred(void) {
+  const kl_backend *best = NULL;
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    if ((!best || b->preference > best->preference) &&
+        kl_backend_available(b, NULL, 0))
+      best = b;
+  }
+  return best;
+}
+
+static kl_status context_open(const char *device, kl_context **out) {
+  if (!out) return kl__usage(KL_USAGE, "kl_context_open: out is NULL");
+  *out = NULL;
+  kl__device_ref ref = {preferred(), 0};
+  if (device) {
+    kl_status st = kl__device_parse(device, &ref);
+    if (st != KL_OK) return st;
+  }
+  if (!ref.backend)
+    return kl__usage(KL_UNAVAILABLE, "no backend is available here");
+  kl_context *ctx = malloc(sizeof *ctx);
+  if (!ctx) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  kl_status st = kl__context_open(ref.backend, ref.index, ctx);
+  if (st != KL_OK) {
+    free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return KL_OK;
+}
+
+kl_status kl_context_open(const char *device, kl_context **out) {
+  return kl__done(context_open(device, out));
+}
+
+void kl_context_close(kl_context *ctx) {
+  if (!ctx) return;
+  kl__context_close(ctx);
+  free(ctx);
+}
+
+static kl_status context_device(kl_context *ctx, kl_device_info *out) {
+  if (!ctx || !ctx->backend)
+    return kl__usage(KL_USAGE, "kl_context_device: no open context");
+  kl_device_info full;
+  kl__device_info(ctx->backend, &ctx->device, &full);
+  return kl__copy_sized(out, &full, sizeof full, "kl_context_device");
+}
+
+kl_status kl_context_device(kl_context *ctx, kl_device_info *out) {
+  return kl__done(context_device(ctx, out));
+}

@@ -1,0 +1,366 @@
+/* A result: how the core builds one, and the one description of its
+ * fields that the table, the CSV and the JSON writers all read
+ * (kl__fields: name, kind, where it goes, how to get its value). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+
+/* ---- building a result ---------------------------------------------------- */
+
+static const char *role_text(const kl_workload *w, const kl_plan *p,
+                             unsigned flag) {
+  int i = kl__param_with(w, flag);
+  const kl_param *q = i >= 0 ? &w->params[i] : NULL;
+  if (!q || q->kind != KL_PARAM_CHOICE) return "";
+  size_t value = (size_t)p->value[i], count = 0;
+  while (q->choices[count]) count++;
+  return value < count ? q->choices[value] : "";
+}
+
+void kl__result_describe(kl__result *res, const kl_plan *p) {
+  const kl_workload *w = res->w;
+  kl_result *pub = &res->pub;
+  res->plan = *p;
+  pub->type = p->type;
+  pub->n = p->n;
+  kl__shape_text(w, p, pub->shape, sizeof pub->shape);
+  pub->extent_count = 0;
+  for (int i = 0; i < w->param_count && pub->extent_count < KL_MAX_DIMS; i++)
+    if (w->params[i].flags & KL_PARAM_EXTENT)
+      pub->extents[pub->extent_count++] = (int64_t)p->value[i];
+  snprintf(pub->op, sizeof pub->op, "%s", role_text(w, p, KL_PARAM_OP));
+  /* An input file's name stands in place of the pattern. */
+  snprintf(pub->inputs, sizeof pub->inputs, "%s",
+           p->input_file ? kl__input_name(p->input_file)
+                         : role_text(w, p, KL_PARAM_INPUTS));
+  pub->params[0] = '\0';
+  for (int i = 0; i < w->param_count; i++) {
+    const kl_param *q = &w->params[i];
+    if (q->flags & KL_PARAM_MAIN_SIZE) continue;
+    /* A tuning is the rung's, shown only where the rung reads it. */
+    if ((q->flags & KL_PARAM_TUNING) && !(res->r->tunings & KL_PARAM_BIT(i)))
+      continue;
+    char value[64];
+    if (p->input_file && (q->flags & KL_PARAM_INPUTS))
+      snprintf(value, sizeof value, "%s", kl__input_name(p->input_file));
+    else
+      kl_param_text(q, p->value[i], value, sizeof value);
+    kl__append(pub->params, sizeof pub->params, "%s%s=%s",
+               pub->params[0] ? ";" : "", q->name, value);
+  }
+}
+
+void kl__result_init(kl__result *res, const kl_workload *w, const kl_rung *r,
+                     int device, const kl_plan *p) {
+  memset(res, 0, sizeof *res);
+  res->w = w;
+  res->r = r;
+  kl_result *pub = &res->pub;
+  pub->size = sizeof *pub;
+  pub->workload = w->name;
+  pub->rung = r->name;
+  pub->backend = r->backend->name;
+  pub->summary = r->summary;
+  pub->device = device;
+  pub->flags = r->flags;
+  pub->unit = w->unit;
+  pub->verdict.first_bad = -1;
+  pub->check = KL_CHECK_FAIL;
+  while (r->phases && pub->phase_count < KL_MAX_PHASES &&
+         r->phases[pub->phase_count]) {
+    pub->phase_names[pub->phase_count] = r->phases[pub->phase_count];
+    pub->phase_count++;
+  }
+  while (w->counts && pub->count_count < KL_MAX_COUNTS &&
+         w->counts[pub->count_count]) {
+    pub->count_names[pub->count_count] = w->counts[pub->count_count];
+    pub->count_count++;
+  }
+  if (p) kl__result_describe(res, p);
+}
+
+kl_status kl__result_status(kl__result *res, kl_status st) {
+  res->pub.status = st;
+  if (st != KL_OK)
+    snprintf(res->pub.error, sizeof res->pub.error, "%s", kl_last_error());
+  return st;
+}
+
+void kl__result_free(kl__result *res) {
+  free(res->times);
+  free(res->trace);
+  res->times = NULL;
+  res->trace = NULL;
+  res->pub.times = NULL;
+  res->pub.trace = NULL;
+  res->pub.trace_count = 0;
+}
+
+const char *kl__check_text(const kl_result *r) {
+  if (r->status != KL_OK) return "ERROR";
+  switch (r->check) {
+  case KL_CHECK_PASS: return "PASS";
+  case KL_CHECK_FAIL: return "FAIL";
+  case KL_CHECK_CAUGHT: return "WRONG(expected)";
+  case KL_CHECK_MISSED: return "PASS(known-wrong)";
+  }
+  return "?";
+}
+
+void kl__flags_text(unsigned flags, char *dst, size_t size) {
+  dst[0] = '\0';
+  if (flags & KL_RUNG_CEILING) kl__append(dst, size, "ceiling");
+  if (flags & KL_RUNG_VENDOR)
+    kl__append(dst, size, "%svendor", dst[0] ? "," : "");
+  if (flags & KL_RUNG_KNOWN_WRONG)
+    kl__append(dst, size, "%sknown-wrong", dst[0] ? "," : "");
+}
+
+/* ---- the fields ------------------------------------------------------------
+ * Each getter fills a kl__value: text, a number, or a list; `present` 0
+ * where nothing was measured (CSV empty, JSON null, table "-"). */
+
+#define GET(name) \
+  static void name(const kl_report *rep, const kl__result *res, kl__value *v)
+
+static void text(kl__value *v, const char *s) {
+  v->present = s != NULL;
+  v->text = s;
+}
+static void number(kl__value *v, int present, double x) {
+  v->present = present && isfinite(x);
+  v->number = x;
+}
+
+/* What a result has measured: its timings and cost once it ran, its
+ * check once it was checked. */
+static int timed(const kl_result *r) { return r->status == KL_OK; }
+static int checked(const kl_result *r) { return r->verdict.checked > 0; }
+
+GET(get_workload) { (void)rep; text(v, res->pub.workload); }
+GET(get_rung) { (void)rep; text(v, res->pub.rung); }
+GET(get_backend) { (void)rep; text(v, res->pub.backend); }
+GET(get_device) { (void)rep; number(v, 1, res->pub.device); }
+GET(get_device_name) { (void)rep; text(v, res->pub.device_name); }
+GET(get_flags) {
+  (void)rep;
+  kl__flags_text(res->pub.flags, v->buffer, sizeof v->buffer);
+  text(v, v->buffer);
+}
+GET(get_op) { (void)rep; text(v, res->pub.op); }
+GET(get_inputs) { (void)rep; text(v, res->pub.inputs); }
+GET(get_type) { (void)rep; text(v, kl_type_name(res->pub.type)); }
+GET(get_n) { (void)rep; number(v, 1, (double)res->pub.n); }
+GET(get_shape) { (void)rep; text(v, res->pub.shape); }
+GET(get_median) { (void)rep; number(v, timed(&res->pub), res->pub.t_median); }
+GET(get_min) { (void)rep; number(v, timed(&res->pub), res->pub.t_min); }
+GET(get_max) { (void)rep; number(v, timed(&res->pub), res->pub.t_max); }
+GET(get_stddev) {
+  (void)rep;
+  number(v, timed(&res->pub) && res->pub.reps > 1, res->pub.t_stddev);
+}
+GET(get_times) {
+  (void)rep;
+  v->present = timed(&res->pub) && res->pub.times;
+  v->numbers = res->pub.times;
+  v->count = res->pub.reps;
+}
+GET(get_bytes) { (void)rep; number(v, timed(&res->pub), res->pub.cost.bytes); }
+GET(get_flops) { (void)rep; number(v, timed(&res->pub), res->pub.cost.flops); }
+GET(get_items) { (void)rep; number(v, timed(&res->pub), res->pub.cost.items); }
+GET(get_unit) { (void)rep; text(v, res->pub.unit); }
+GET(get_rate) { (void)rep; number(v, timed(&res->pub), res->pub.merit); }
+GET(get_ceiling) {
+  (void)rep;
+  number(v, res->pub.ceiling > 0, res->pub.ceiling);
+}
+GET(get_percent) {
+  (void)rep;
+  number(v, res->pub.ceiling > 0, res->pub.percent);
+}
+GET(get_ceiling_note) { (void)rep; text(v, res->pub.ceiling_note); }
+GET(get_speedup) {
+  (void)rep;
+  number(v, res->pub.speedup > 0, res->pub.speedup);
+}
+GET(get_check) { (void)rep; text(v, kl__check_text(&res->pub)); }
+GET(get_abs_error) {
+  (void)rep;
+  number(v, checked(&res->pub), res->pub.verdict.abs_error);
+}
+GET(get_over_tolerance) {
+  (void)rep;
+  number(v, checked(&res->pub), res->pub.verdict.max_error);
+}
+GET(get_bad) {
+  (void)rep;
+  number(v, checked(&res->pub), (double)res->pub.verdict.bad_count);
+}
+GET(get_status) { (void)rep; text(v, kl_status_name(res->pub.status)); }
+GET(get_error) { (void)rep; text(v, res->pub.error); }
+GET(get_cpu) { (void)res; text(v, rep->machine.cpu); }
+GET(get_cpu_threads) { (void)res; number(v, 1, rep->machine.cpu_threads); }
+GET(get_omp_threads) { (void)res; number(v, 1, rep->machine.omp_threads); }
+GET(get_gpu) {
+  (void)res;
+  text(v, rep->machine.gpu[0] || !v->json ? rep->machine.gpu : NULL);
+}
+GET(get_driver) {
+  (void)res;
+  text(v, rep->machine.driver[0] || !v->json ? rep->machine.driver : NULL);
+}
+GET(get_host) { (void)res; text(v, rep->machine.host); }
+GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
+GET(get_reps) { (void)res; number(v, 1, rep->options.reps); }
+GET(get_warmup) { (void)res; number(v, 1, rep->options.warmup); }
+GET(get_max_time) {
+  (void)res;
+  number(v, rep->options.max_seconds > 0, rep->options.max_seconds);
+}
+GET(get_ceilings) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, 1, !rep->options.skip_ceiling);
+}
+GET(get_timed_runs) { (void)rep; number(v, 1, res->pub.reps); }
+GET(get_params) { (void)rep; text(v, res->pub.params); }
+GET(get_phases) {
+  (void)rep;
+  v->present = 1;
+  v->names = res->pub.phase_names;
+  v->numbers = res->pub.phase_median;
+  v->count = res->pub.phase_count;
+  v->numbers_present = timed(&res->pub);
+}
+GET(get_counts) {
+  (void)rep;
+  v->present = 1;
+  v->names = res->pub.count_names;
+  v->numbers = res->pub.counts;
+  v->count = res->pub.count_count;
+  v->numbers_present = timed(&res->pub);
+}
+GET(get_overlap) {
+  (void)rep;
+  number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
+}
+GET(get_started) {
+  (void)res;
+  text(v, rep->started[0] || !v->json ? rep->started : NULL);
+}
+GET(get_version) { (void)rep, (void)res; text(v, kl_build()->version); }
+GET(get_commit) {
+  (void)rep, (void)res;
+  const char *c = kl_build()->commit;
+  text(v, c[0] || !v->json ? c : NULL);
+}
+GET(get_build_type) { (void)rep, (void)res; text(v, kl_build()->build_type); }
+GET(get_c_compiler) { (void)rep, (void)res; text(v, kl_build()->c_compiler); }
+GET(get_c_flags) { (void)rep, (void)res; text(v, kl_build()->c_flags); }
+GET(get_gpu_compiler) {
+  (void)rep, (void)res;
+  const kl_build_info *b = kl_build();
+  text(v, b->gpu_compiler[0] || !v->json ? b->gpu_compiler : NULL);
+}
+GET(get_gpu_flags) {
+  (void)rep, (void)res;
+  const kl_build_info *b = kl_build();
+  text(v, b->gpu_compiler[0] || !v->json ? b->gpu_flags : NULL);
+}
+GET(get_command_line) { (void)res; text(v, rep->command_line); }
+GET(get_notes) { (void)res; text(v, rep->notes); }
+
+/* In CSV column order (a CSV row is every field with a csv name, the
+ * run's repeated on each row). JSON writes the run's fields at the top or
+ * in their group, in this order, then each result's fields. */
+#define R KL__RESULT
+const kl__field kl__fields[] = {
+    {"workload", "workload", R, NULL, KL__TEXT, NULL, get_workload},
+    {"rung", "rung", R, NULL, KL__TEXT, NULL, get_rung},
+    {"backend", "backend", R, NULL, KL__TEXT, NULL, get_backend},
+    {"flags", "flags", R, NULL, KL__TEXT, NULL, get_flags},
+    {"op", "op", R, NULL, KL__TEXT, NULL, get_op},
+    {"inputs", "inputs", R, NULL, KL__TEXT, NULL, get_inputs},
+    {"type", "type", R, NULL, KL__TEXT, NULL, get_type},
+    {"n", "n", R, NULL, KL__NUMBER, "%.0f", get_n},
+    {"shape", "shape", R, NULL, KL__TEXT, NULL, get_shape},
+    {"median_s", "median_s", R, NULL, KL__SECONDS, "%.9g", get_median},
+    {"min_s", "min_s", R, NULL, KL__SECONDS, "%.9g", get_min},
+    {"max_s", "max_s", R, NULL, KL__SECONDS, "%.9g", get_max},
+    {"stddev_s", "stddev_s", R, NULL, KL__SECONDS, "%.9g", get_stddev},
+    {"times_s", NULL, R, NULL, KL__LIST, NULL, get_times},
+    {"bytes", "bytes", R, NULL, KL__NUMBER, "%.17g", get_bytes},
+    {"flops", "flops", R, NULL, KL__NUMBER, "%.17g", get_flops},
+    {"items", "items", R, NULL, KL__NUMBER, "%.17g", get_items},
+    {"unit", "unit", R, NULL, KL__TEXT, NULL, get_unit},
+    {"rate", "rate", R, NULL, KL__NUMBER, "%.6g", get_rate},
+    {"ceiling", "ceiling", R, NULL, KL__NUMBER, "%.6g", get_ceiling},
+    {"percent_ceiling", "percent_ceiling", R, NULL, KL__NUMBER, "%.4g",
+     get_percent},
+    {"ceiling_note", "ceiling_note", R, NULL, KL__TEXT, NULL,
+     get_ceiling_note},
+    {"speedup", "speedup", R, NULL, KL__NUMBER, "%.4g", get_speedup},
+    {"check", "check", R, NULL, KL__TEXT, NULL, get_check},
+    {"abs_error", "abs_error", R, NULL, KL__NUMBER, "%.6g", get_abs_error},
+    {"error_over_tolerance", "error_over_tolerance", R, NULL, KL__NUMBER,
+     "%.4g", get_over_tolerance},
+    {"bad_elements", "bad_elements", R, NULL, KL__NUMBER, "%.0f", get_bad},
+    {"status", "status", R, NULL, KL__TEXT, NULL, get_status},
+    {"error", "error", R, NULL, KL__TEXT, NULL, get_error},
+    {"cpu", "cpu", KL__RUN, "machine", KL__TEXT, NULL, get_cpu},
+    {"cpu_threads", "cpu_threads", KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_cpu_threads},
+    {"omp_threads", "omp_threads", KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_omp_threads},
+    {"gpu", "gpu", KL__RUN, "machine", KL__TEXT, NULL, get_gpu},
+    {"driver", "driver", KL__RUN, "machine", KL__TEXT, NULL, get_driver},
+    {"host", NULL, KL__RUN, "machine", KL__TEXT, NULL, get_host},
+    {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed},
+    {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps},
+    {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
+    {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time},
+    {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings},
+    {"timed_runs", "timed_runs", R, NULL, KL__NUMBER, "%.0f",
+     get_timed_runs},
+    {"params", "params", R, NULL, KL__TEXT, NULL, get_params},
+    {"phases", "phases", R, NULL, KL__PAIRS, "%.9g", get_phases},
+    {"counts", "counts", R, NULL, KL__PAIRS, "%.9g", get_counts},
+    {"overlap", "overlap", R, NULL, KL__NUMBER, "%.9g", get_overlap},
+    {"started", "started", KL__RUN, "", KL__TEXT, NULL, get_started},
+    {"version", "version", KL__RUN, "build", KL__TEXT, NULL, get_version},
+    {"commit", "commit", KL__RUN, "build", KL__TEXT, NULL, get_commit},
+    {"build_type", "build_type", KL__RUN, "build", KL__TEXT, NULL,
+     get_build_type},
+    {"c_compiler", "c_compiler", KL__RUN, "build", KL__TEXT, NULL,
+     get_c_compiler},
+    {"c_flags", "c_flags", KL__RUN, "build", KL__TEXT, NULL, get_c_flags},
+    {"gpu_compiler", "gpu_compiler", KL__RUN, "build", KL__TEXT, NULL,
+     get_gpu_compiler},
+    {"gpu_flags", "gpu_flags", KL__RUN, "build", KL__TEXT, NULL,
+     get_gpu_flags},
+    {"command_line", "command_line", KL__RUN, "", KL__TEXT, NULL,
+     get_command_line},
+    {"notes", NULL, KL__RUN, "", KL__TEXT, NULL, get_notes},
+    {"kladder", NULL, KL__RUN, "", KL__TEXT, NULL, get_version},
+    {"device", "device", R, NULL, KL__NUMBER, "%.0f", get_device},
+    {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name},
+};
+#undef R
+const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;
+
+const kl__field *kl__field_named(const char *name) {
+  for (size_t i = 0; i < kl__field_count; i++)
+    if (strcmp(kl__fields[i].name, name) == 0)
+      return &kl__fields[i];
+  return NULL;
+}
+
+void kl__field_get(const kl__field *f, const kl_report *rep,
+                   const kl__result *res, int json, kl__value *v) {
+  memset(v, 0, sizeof *v);
+  v->json = json;
+  f->get(rep, res, v);
+}

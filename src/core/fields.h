@@ -1,0 +1,53 @@
+/* The one description of a result's fields (fields.c): the table, the CSV
+ * and the JSON writers (report.c) read every value through it. */
+#ifndef KL_FIELDS_H
+#define KL_FIELDS_H
+
+#include "harness.h"
+
+typedef enum kl__field_kind {
+  KL__TEXT,    /* a string */
+  KL__NUMBER,  /* a number */
+  KL__SECONDS, /* a time, in seconds */
+  KL__LIST,    /* numbers: JSON array; not in CSV */
+  KL__PAIRS    /* named numbers: CSV "a=1;b=2", JSON object */
+} kl__field_kind;
+
+typedef enum kl__field_scope {
+  KL__RESULT, /* one value per result */
+  KL__RUN     /* one value per run: JSON's top level or a group of it, and
+                 repeated on every CSV row */
+} kl__field_scope;
+
+/* A value as a getter gives it; present 0: not measured (CSV empty, JSON
+ * null, the table "-"). */
+typedef struct kl__value {
+  int json; /* asked for by the JSON writer (empty texts become null) */
+  int present;
+  const char *text;
+  double number;
+  int is_bool;
+  const double *numbers; /* a list, or the pairs' values */
+  int numbers_present;   /* the pairs' values were measured */
+  const char *const *names; /* the pairs' names */
+  int count;
+  char buffer[96]; /* for text a getter composes */
+} kl__value;
+
+typedef struct kl__field {
+  const char *name; /* JSON key, and the table's name for it */
+  const char *csv;  /* CSV column; NULL: not in the CSV */
+  kl__field_scope scope;
+  const char *group; /* KL__RUN: its JSON object ("machine"), "" the top */
+  kl__field_kind kind;
+  const char *format; /* printf format of a CSV number */
+  void (*get)(const kl_report *rep, const kl__result *res, kl__value *v);
+} kl__field;
+
+extern const kl__field kl__fields[];
+extern const size_t kl__field_count;
+const kl__field *kl__field_named(const char *name);
+void kl__field_get(const kl__field *f, const kl_report *rep,
+                   const kl__result *res, int json, kl__value *v);
+
+#endif

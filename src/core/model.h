@@ -1,0 +1,461 @@
+/* kladder's model: what a workload and a backend are written against.
+ * Not installed: a program that links kladder sees include/kladder.h
+ * only, so that the model can change without breaking it. docs/design.md
+ * draws the picture; README's "Adding a workload" names the minimal set.
+ *
+ *   workload  parameters, plan(), init(), check(), cost(), rungs: required;
+ *             a ceiling, tests, input files, device-side inputs, counts:
+ *             optional (kl_workload below marks each);
+ *   rung      run() or run_reps(), on one backend; scratch, setup,
+ *             teardown, phases, tunings, a peer: optional;
+ *   backend   probe, memory, open/close a context on one of its devices,
+ *             alloc, release, copy, fill, sync, record, elapsed: required;
+ *             device enumeration and description, enter, memory_on_host:
+ *             optional. */
+#ifndef KL_MODEL_H
+#define KL_MODEL_H
+
+#include "kladder.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The model's version: raised when a field or hook is added, removed or
+ * changes meaning, so that out-of-tree workloads can say which they were
+ * written against. 3: core v3 (contexts per device, tunings, retired rung
+ * names, input hooks grouped). */
+#define KL_MODEL_VERSION 3
+
+/* ---- parameters --------------------------------------------------------
+ * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
+ * of them and `kladder list -w W` prints them. Exactly one is the main
+ * size (KL_PARAM_MAIN_SIZE, set by -n too), which the harness shrinks to
+ * fit memory when it is not given. */
+#define KL_MAX_PARAMS 12
+
+typedef enum kl_param_kind {
+  KL_PARAM_SIZE,   /* a count >= 1: digits with an optional K, M or G */
+  KL_PARAM_INT,    /* an integer */
+  KL_PARAM_REAL,   /* a finite real number */
+  KL_PARAM_CHOICE  /* one name of a list; its value is the index */
+} kl_param_kind;
+
+/* Flags of a parameter. The group flags give the order in which the
+ * positional options fill them: -s AxBxC the extents, --ld the leading
+ * dimensions, --scalars (--alpha, --beta) the scalars. */
+#define KL_PARAM_MAIN_SIZE 1u /* the main size: -n; shrunk to fit memory */
+#define KL_PARAM_EXTENT 2u    /* -s fills these, in declaration order */
+#define KL_PARAM_LEAD 4u      /* --ld fills these */
+#define KL_PARAM_SCALAR 8u    /* --scalars, --alpha, --beta fill these */
+#define KL_PARAM_OP 16u       /* the operation: the table's op column, --op */
+#define KL_PARAM_INPUTS 32u   /* the input pattern: --inputs */
+/* A tuning: how the rungs that name it (kl_rung.tunings) run, not what
+ * they compute. The problem, its check and its cost are the same at every
+ * value; results show it only for those rungs. */
+#define KL_PARAM_TUNING 64u
+/* The bit of parameter index i in a kl_rung.tunings set. */
+#define KL_PARAM_BIT(i) (1ull << (unsigned)(i))
+
+typedef struct kl_param {
+  const char *name;
+  kl_param_kind kind;
+  unsigned flags;
+  const char *help; /* one line */
+  /* The default (a choice's index). Where default_text is set, the plan
+   * derives the value when it is not given (gemm: m follows n), and
+   * default_text says how. */
+  double default_value;
+  const char *default_text;
+  /* The default on host backends where it is smaller there (gemm's n: a
+   * naive rung at the GPU's size would run for an hour); 0: the same. */
+  double host_default;
+  double min, max;            /* valid range of a number */
+  const char *const *choices; /* KL_PARAM_CHOICE: NULL-terminated */
+  const char *label;          /* in messages, where not the name ("input
+                                 pattern"); NULL: the name */
+  /* KL_PARAM_MAIN_SIZE: a default shrunk to fit memory is rounded down to
+   * a multiple of this (halved while larger than the size). */
+  int64_t step;
+  /* KL_PARAM_MAIN_SIZE: where nonzero, the default on a device is at most
+   * the size whose inputs in host memory hold this many times the device's
+   * memory (offload: 2, data that never fits at once), shrunk to fit the
+   * host as any default; 0: default_value alone. */
+  double device_multiple;
+} kl_param;
+
+/* A parameter's value as text ("sum", "1.5", "1024"). */
+void kl_param_text(const kl_param *p, double value, char *dst, size_t size);
+
+/* ---- buffers ----------------------------------------------------------- */
+#define KL_MAX_BUFFERS 16
+
+typedef enum kl_role { KL_IN, KL_OUT, KL_INOUT } kl_role;
+
+/* Where a buffer lives. A host backend has only host memory: all three are
+ * ordinary host memory there. */
+#define KL_PLACEMENT_MAP(X)                                                   \
+  X(DEVICE, "device")     /* the backend's memory */                          \
+  X(PINNED, "pinned")     /* page-locked host memory, for async copies */     \
+  X(PAGEABLE, "pageable") /* ordinary host memory */
+
+typedef enum kl_placement {
+#define KL_PLACEMENT_ENUM(name, text) KL_MEM_##name,
+  KL_PLACEMENT_MAP(KL_PLACEMENT_ENUM)
+#undef KL_PLACEMENT_ENUM
+  KL_PLACEMENT_COUNT
+} kl_placement;
+
+const char *kl_placement_name(kl_placement p);
+
+/* Buffer flags. Outputs are poisoned (every byte 0xFF: NaN, -1, 255)
+ * before the checked run; scratch is poisoned too unless it must start at
+ * zero. A restored INOUT buffer gets its input back before every
+ * repetition, outside the timed region (cg's x). */
+#define KL_BUFFER_SCRATCH 1u  /* the rung's working memory, not checked */
+#define KL_BUFFER_ZEROED 2u   /* scratch that starts at zero (counters) */
+#define KL_BUFFER_RESTORED 4u /* INOUT restored before every repetition */
+
+typedef struct kl_buffer_spec {
+  const char *name;
+  kl_type type;
+  int64_t count; /* elements */
+  kl_role role;
+  kl_placement placement;
+  unsigned flags;
+} kl_buffer_spec;
+
+/* One problem instance: what a workload's plan() derives from the
+ * parameters, the type and the seed, plus the scratch its rung adds. */
+typedef struct kl_plan {
+  int64_t n;    /* the main size (also value[] of the main-size parameter) */
+  kl_type type;
+  uint64_t seed;
+  /* Each parameter's value, in the workload's order (a choice's index);
+   * given: bit i set where the user gave parameter i. plan() fills in
+   * what it derives. */
+  double value[KL_MAX_PARAMS];
+  uint64_t given;
+  /* A problem whose input does not fit in memory at once (a histogram of a
+   * file larger than memory) runs in chunks: the harness runs the rung once
+   * per chunk, chunk = 0 .. chunk_count - 1, with that chunk's inputs loaded
+   * first (untimed) and chunk_n main-size elements in it. Chunks hold
+   * ceil(n / chunk_count) elements each, the last one the rest: chunk k
+   * starts at element k * ceil(n / chunk_count). A run's time is the sum
+   * of its chunks' times; its outputs accumulate over them (a rung
+   * overwrites them on chunk 0 and adds to them on later chunks), and the
+   * check sees them after the last chunk. Where the input fits (every
+   * workload, and histogram whenever its input fits), chunk_count is 1,
+   * chunk 0 and chunk_n n. plan() finds chunk = 0 and chunk_n =
+   * ceil(n / chunk_count): what its inputs' buffers must hold. */
+  int64_t chunk_count, chunk, chunk_n;
+  /* The file the inputs come from (--input FILE; histogram: its bytes),
+   * NULL for inputs made from the seed. n is its size in main-size
+   * elements; where it does not fit in memory the plan has several chunks,
+   * each read from the file when it is loaded. Points at the caller's
+   * string (kl_options or kl_problem). */
+  const char *input_file;
+  /* 1 where the inputs come from the caller of a library entry point
+   * (kl_cg's own matrix), neither from init() nor from a file: plan() may
+   * then size inputs by parameters that only such a caller gives. */
+  int caller_inputs;
+  int buffer_count;
+  kl_buffer_spec buffers[KL_MAX_BUFFERS];
+  /* Constants of the problem that plan() derives (map: a, b, c). */
+  int constant_count;
+  double constants[KL_MAX_PARAMS];
+} kl_plan;
+
+/* ---- backends and contexts ---------------------------------------------
+ * A backend is a kind of target with one or more devices; a context is one
+ * of its devices opened, with its streams (queues) and events. Rungs
+ * launch on the streams of the context they are given and read the
+ * device's properties from it, never from process globals. */
+#define KL_MAX_STREAMS 4
+#define KL_MAX_EVENTS 16
+
+struct kl_backend;
+
+/* One device of a backend, as a context sees it: what rungs size their
+ * grids by. Host backends have one device, the host. */
+typedef struct kl_device {
+  int index;               /* on its backend: 0 .. device_count - 1 */
+  char name[128];          /* "NVIDIA H100 80GB HBM3", the CPU's model */
+  size_t memory_bytes;     /* total memory */
+  int compute_units;       /* SMs, CUs; hardware threads on a host */
+  int max_threads_per_unit;
+  int lanes;               /* threads of a warp (wavefront); 1 on a host */
+  int64_t l2_bytes;        /* 0 where unknown */
+} kl_device;
+
+/* The core's part of a context (its lock); backends leave it alone. */
+struct kl__context_core;
+
+struct kl_context {
+  const struct kl_backend *backend;
+  kl_device device; /* the device this context runs on; set before open */
+  int stream_count;
+  void *streams[KL_MAX_STREAMS]; /* cudaStream_t / hipStream_t; NULL on
+                                    host backends */
+  void *impl;                    /* the backend's own state */
+  struct kl__context_core *core; /* the core's */
+};
+
+typedef struct kl_backend {
+  /* ---- required ---- */
+  const char *name;
+  const char *summary;
+  /* Nonzero when the backend's memory is ordinary host memory: the harness
+   * then fills and checks its buffers in place, with no copies, and sizes
+   * defaults for a host. */
+  int host_memory;
+  /* The library's functions run on the available backend of the highest
+   * preference that has a library rung for the problem. */
+  int preference;
+  /* 1 when usable here, 0 when not; writes what it found (device name,
+   * driver) or why it is unusable into info. */
+  int (*probe)(char *info, size_t info_size);
+  /* Free and total memory of a device in bytes; host backends report the
+   * host's. */
+  kl_status (*memory)(int device, size_t *free_bytes, size_t *total_bytes);
+  /* Open a context on device ctx->device.index (the core checked it is
+   * below device_count): its streams and events, and ctx->device filled
+   * in. close releases them. */
+  kl_status (*open)(kl_context *ctx);
+  void (*close)(kl_context *ctx);
+  kl_status (*alloc)(kl_context *ctx, kl_placement where, void **ptr,
+                     size_t bytes);
+  void (*release)(kl_context *ctx, kl_placement where, void *ptr);
+  /* A copy between any two placements, queued on a stream where the
+   * backend has them; complete after sync. */
+  kl_status (*copy)(kl_context *ctx, int stream, void *dst, const void *src,
+                    size_t bytes);
+  kl_status (*fill_bytes)(kl_context *ctx, kl_placement where, void *dst,
+                          int byte, size_t bytes);
+  kl_status (*sync)(kl_context *ctx); /* every stream */
+  /* Record event e (< KL_MAX_EVENTS) on a stream; the seconds between two
+   * recorded events, waiting for the later one. Device backends use device
+   * events, host ones a monotonic clock. */
+  kl_status (*record)(kl_context *ctx, int event, int stream);
+  kl_status (*elapsed)(kl_context *ctx, int from, int to, double *seconds);
+  /* ---- optional: NULL where the backend has no use for it ---- */
+  /* Its devices, once probed usable; NULL: one. */
+  int (*device_count)(void);
+  /* Device i's properties without opening it; NULL: the host's. */
+  kl_status (*describe)(int device, kl_device *out);
+  /* Make the context's device the calling thread's current one before a
+   * rung's hooks run (cudaSetDevice); NULL: nothing to do. */
+  kl_status (*enter)(kl_context *ctx);
+  /* Where the answer is known only at run time (an OpenACC runtime that
+   * found no device runs on the host): 1 when the memory is the host's.
+   * NULL: host_memory says. kl_backend_host_memory() asks both. */
+  int (*memory_on_host)(void);
+} kl_backend;
+
+const kl_backend *kl_backend_at(size_t i);
+const kl_backend *kl_backend_find(const char *name);
+int kl_backend_available(const kl_backend *b, char *info, size_t info_size);
+/* Whether the backend's buffers are host memory in this process. */
+int kl_backend_host_memory(const kl_backend *b);
+/* How many devices a usable backend has (0 where it is not usable). */
+int kl_backend_devices(const kl_backend *b);
+
+/* ---- rungs ------------------------------------------------------------- */
+
+/* What a rung receives: the plan, its buffers (each in its placement), the
+ * context it runs on, and room for its own state. */
+typedef struct kl_args {
+  const kl_plan *plan;
+  void *buffers[KL_MAX_BUFFERS];
+  kl_context *ctx;
+  void *stream; /* ctx->streams[0]: the stream a one-stream rung uses */
+  /* Counts known only after a run (cg: iterations), in the order of the
+   * workload's count names; the rung writes them, the cost model reads
+   * them. */
+  double *counts;
+  /* For rungs that own their repetition loop: put the restored INOUT
+   * buffers back (untimed); the harness's own loop calls it itself. NULL
+   * in a library call, which runs once on the caller's buffers. */
+  kl_status (*reset)(const struct kl_args *a);
+  /* The rung's own state, made by its setup() and read by its run(): a
+   * library handle, a grid size. No memory: that is the plan's. */
+  union {
+    void *pointer[4];
+    int64_t integer[4];
+  } state;
+} kl_args;
+
+/* A rung that owns its repetition loop (a CUDA graph, a pipeline over
+ * streams) makes `count` repetitions and reports each one's time and,
+ * where it has named phases, each phase's time per repetition. A rung
+ * that traces its events clears trace_count as each repetition starts
+ * and adds them with kl__trace_add: the last repetition's stay. */
+typedef struct kl_reps {
+  int count;
+  double *seconds;       /* [count] */
+  double *phase_seconds; /* [count * KL_MAX_PHASES]: repetition i, phase k
+                            at i * KL_MAX_PHASES + k */
+  kl_trace_event *trace; /* [trace_capacity]; NULL: nothing kept */
+  int trace_capacity, trace_count;
+  int trace_lost; /* events of the repetition that found it full */
+} kl_reps;
+
+struct kl_workload;
+
+typedef struct kl_rung {
+  /* ---- required ---- */
+  const char *name; /* unique within its workload, a literal in its table */
+  const kl_backend *backend;
+  const char *summary;
+  /* One repetition, timed by the harness; or, where run is NULL, run_reps
+   * owns the loop. Neither: not built into this library. */
+  kl_status (*run)(const kl_args *a);
+  kl_status (*run_reps)(const kl_args *a, kl_reps *reps);
+  /* ---- optional ---- */
+  unsigned flags; /* KL_RUNG_VENDOR, _KNOWN_WRONG, _CEILING */
+  /* KL_TYPE_BIT set of the types for which kl_<workload>() runs this rung
+   * on its backend: the fastest hand-written rung measured (one per type
+   * and backend, pinned by test_api). */
+  unsigned library;
+  /* What the workload's check and cost must know of the rung (stream: copy
+   * or triad; integrate: how f is evaluated); 0 for most. */
+  int variant;
+  unsigned types; /* KL_TYPE_BIT set of supported types; 0 = all */
+  /* Add the rung's scratch buffers to the plan. */
+  kl_status (*scratch)(kl_plan *p);
+  kl_status (*setup)(kl_args *a); /* a handle, a grid size */
+  void (*teardown)(kl_args *a);
+  const char *const *phases; /* run_reps's phase names, NULL-terminated */
+  /* The rung of the same workload on another backend that does the same
+   * work (openacc-triad: cuda-triad); where both ran on one problem, the
+   * table says how they compare. */
+  const char *peer;
+  /* KL_PARAM_BIT set of the KL_PARAM_TUNING parameters this rung reads
+   * (laplacian's tiled kernels: m, the points per thread). */
+  uint64_t tunings;
+} kl_rung;
+
+/* A rung name that no longer exists, and what replaced it, for the error
+ * that names the new form ("cuda-tiled-m4": "cuda-tiled with -p m=4"). */
+typedef struct kl_retired_rung {
+  const char *name;
+  const char *now;
+} kl_retired_rung;
+
+/* ---- workloads --------------------------------------------------------- */
+
+/* What a workload's rate counts: bytes moved, flops, or items (points,
+ * elements) processed, per second. */
+typedef enum kl_metric { KL_METRIC_GBS, KL_METRIC_GFLOPS, KL_METRIC_GITEMS } kl_metric;
+
+/* What a rung's rate is compared with, measured in the same run
+ * (src/core/ceiling.c has the whole policy):
+ *   RUNG    the KL_RUNG_CEILING rung of workload `of` on the same device
+ *           (the device-to-device copy for memory-bound work), timed right
+ *           after each rung;
+ *   VENDOR  the workload's own vendor rung on the same problem;
+ *   BOUND   a rate computed by bound() from the rate measured for `of`'s
+ *           ceiling rung (cg: its bytes per iteration at the copy's
+ *           bandwidth). */
+typedef enum kl_ceiling_kind {
+  KL_CEILING_NONE,
+  KL_CEILING_RUNG,
+  KL_CEILING_VENDOR,
+  KL_CEILING_BOUND
+} kl_ceiling_kind;
+
+typedef struct kl_ceiling {
+  kl_ceiling_kind kind;
+  const struct kl_workload *of;
+  /* BOUND: the rung's ceiling from the rate measured for `of`, given the
+   * rung's result (its cost, its phases' medians). */
+  double (*bound)(const kl_result *r, double measured);
+  /* RUNG, BOUND: 1 where the ceiling rung runs at its own default size,
+   * not over as many bytes as the rung's plan: a bound that turns a
+   * bandwidth into the time of bytes the plan does not hold (pipeline's
+   * copies of partial sums). */
+  int own_size;
+} kl_ceiling;
+
+/* A problem a workload's tests run: its parameters as -p takes them. */
+typedef struct kl_test_problem {
+  const char *params;
+  int64_t n; /* the main size, 0 where params give it */
+} kl_test_problem;
+
+/* Input files (--input FILE), for a workload that takes them. */
+typedef struct kl_input_hooks {
+  /* What the workload does with the file, in one line for `kladder list
+   * -w W`. */
+  const char *help;
+  /* Fill the host buffers with the inputs of chunk p->chunk (p->chunk_n
+   * main-size elements from element kl__chunk_start(p)) read from
+   * p->input_file, in place of init(); KL_IO, with kl_last_error() saying
+   * why, where the file cannot be read as planned (it changed size). */
+  kl_status (*load_chunk)(const kl_plan *p, void *const *host);
+  /* Optional: the main size the file makes (cg: a matrix file's rows),
+   * KL_USAGE with one line where the file is not one it takes; NULL: the
+   * file's size in bytes. */
+  kl_status (*size)(const char *path, int64_t *n);
+} kl_input_hooks;
+
+typedef struct kl_workload {
+  /* ---- required: every workload gives these ---- */
+  const char *name;
+  const char *summary;
+  const char *tolerance; /* the verification rule, in words */
+  const char *source;    /* where it comes from (seed and section) */
+  kl_metric metric;
+  const char *unit; /* the rate's unit: "GB/s", "GFLOP/s", "Gpt/s" */
+  unsigned types;   /* KL_TYPE_BIT set */
+  kl_type default_type;
+  const kl_param *params; /* one of them KL_PARAM_MAIN_SIZE */
+  int param_count;
+  /* Fill in the plan's buffers and constants from its parameters, type and
+   * seed, deriving the parameters not given; KL_USAGE (or KL_TOO_LARGE)
+   * for an invalid problem, with kl_last_error() saying why, KL_UNAVAILABLE
+   * for a combination it does not offer. The buffers are the footprint the
+   * harness sizes by. */
+  kl_status (*plan)(kl_plan *p);
+  /* Fresh random inputs into the host buffers (inputs only): those of
+   * chunk p->chunk, p->chunk_n main-size elements, where the plan has
+   * several chunks. */
+  void (*init)(const kl_plan *p, void *const *host);
+  /* Compare every output element with a reference computed in higher
+   * precision from the inputs. in[i] holds buffer i as it was before the
+   * run (IN and INOUT buffers), out[i] as the rung left it (OUT, INOUT). */
+  void (*check)(const kl_plan *p, const kl_rung *r, void *const *in,
+                void *const *out, kl_verdict *v);
+  /* The cost model: what one run of rung r must move and compute, given
+   * the counts it reported. */
+  void (*cost)(const kl_plan *p, const kl_rung *r, const double *counts,
+               kl_cost *c);
+  const kl_rung *rungs; /* the ladder, naive first */
+  size_t rung_count;
+  /* ---- optional: zero or NULL where the workload has none ---- */
+  kl_ceiling ceiling;
+  /* Awkward problems for test_rungs and test_checks, and problems whose
+   * indices pass 2^31 (test_rungs --big); each list ends with {NULL, 0}. */
+  const kl_test_problem *tests;
+  const kl_test_problem *big_tests;
+  /* Names of the counts a run reports (cg: iterations), NULL-terminated. */
+  const char *const *counts;
+  /* Fresh random inputs made in the backend's buffers, for sizes where
+   * the host would be slow. KL_UNAVAILABLE: use init() instead. */
+  kl_status (*init_device)(const kl_args *a);
+  /* Input files (--input FILE); NULL: it takes none. */
+  const kl_input_hooks *input;
+  /* Former rung names, each with what replaced it; ends with {NULL, NULL}. */
+  const kl_retired_rung *retired;
+} kl_workload;
+
+const kl_workload *kl_workload_at(size_t i);
+const kl_workload *kl_workload_find(const char *name);
+const kl_rung *kl_rung_find(const kl_workload *w, const char *name);
+/* Index of a workload's parameter, or -1. */
+int kl_param_index(const kl_workload *w, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
