@@ -1,5 +1,7 @@
-/* cg: the workload (matrix, inputs, check, cost), the ladder and kl_cg()
- * (seed 003). cg.h has the solve every rung makes and the layout. */
+/* cg: the workload (plan, inputs, check, cost), the ladder and kl_cg()
+ * (seed 003). cg.h has the solve every rung makes and the layout;
+ * cg-problem.c the matrix, b and the rungs' scratch; cg-host.c the host
+ * solve that the check's reference makes. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,24 +16,6 @@
 #define CG_MAX_GRID 1290
 #define CG_DEFAULT_FIXED 100
 #define CG_DEFAULT_CAP 10000
-
-kl_status kl__cg_not_spd(double pAp, int64_t k) {
-  return kl__usage(KL_USAGE, "cg: the matrix is not positive definite: "
-                   "p'Ap = %g at iteration %lld", pAp, (long long)k);
-}
-
-void kl__cg_matrix_of(const kl_plan *p, void *const *buffers,
-                      kl__cg_matrix *m) {
-  memset(m, 0, sizeof *m);
-  m->rows = CG_ROWS(p);
-  m->n = CG_N(p);
-  m->stencil = CG_STENCIL(p);
-  if (p->buffers[CG_VALUES].count > 0 || !CG_IS_GRID(p)) {
-    m->offsets = buffers[CG_OFFSETS];
-    m->columns = buffers[CG_COLUMNS];
-    m->values = buffers[CG_VALUES];
-  }
-}
 
 /* ---- parameters and plan ------------------------------------------------- */
 
@@ -99,74 +83,6 @@ static kl_status plan(kl_plan *p) {
   p->buffers[CG_INFO] = (kl_buffer_spec){"info", KL_F64, CG_INFO_COUNT,
                                          KL_OUT, KL_MEM_DEVICE, 0};
   return KL_OK;
-}
-
-/* ---- scratch ------------------------------------------------------------- */
-
-static kl_status vectors(kl_plan *p, const int *which, int count) {
-  static const char *const names[KL_MAX_BUFFERS] = {
-      [CG_R] = "r", [CG_P] = "p", [CG_AP] = "Ap", [CG_W] = "w", [CG_Z] = "z",
-      [CG_S] = "s"};
-  kl_status st = KL_OK;
-  for (int i = 0; i < count && st == KL_OK; i++)
-    st = kl__plan_scratch(p, which[i], names[which[i]], KL_F64, CG_ROWS(p),
-                          KL_MEM_DEVICE, 0);
-  return st;
-}
-
-kl_status kl__cg_host_scratch(kl_plan *p) {
-  static const int base[] = {CG_R, CG_P, CG_AP};
-  return vectors(p, base, 3);
-}
-
-kl_status kl__cg_gpu_scratch(kl_plan *p) {
-  kl_status st = kl__cg_host_scratch(p);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_SCALARS, "scalars", KL_F64, CG_SCALAR_COUNT,
-                          KL_MEM_DEVICE, 0);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
-                          CG_PARTIAL_COUNT, KL_MEM_DEVICE, 0);
-  return st;
-}
-
-kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p) {
-  static const int more[] = {CG_W, CG_Z, CG_S};
-  kl_status st = kl__cg_gpu_scratch(p);
-  return st == KL_OK ? vectors(p, more, 3) : st;
-}
-
-int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]) {
-  static const int arrays[8] = {CG_OFFSETS, CG_COLUMNS, CG_VALUES, CG_B,
-                                CG_X,       CG_R,       CG_P,      CG_AP};
-  int64_t at = 0;
-  for (int i = 0; i < 8; i++) {
-    const kl_buffer_spec *s = &p->buffers[arrays[i]];
-    offset_of[i] = at;
-    at += (s->count * (int64_t)kl_type_size(s->type) + 255) / 256 * 256;
-  }
-  return at;
-}
-
-kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
-  kl_status st = kl__cg_gpu_scratch(p);
-  int64_t offsets[8];
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_MIRROR, "host mirror", KL_U8,
-                          kl__cg_mirror_bytes(p, offsets), KL_MEM_PINNED, 0);
-  return st;
-}
-
-/* A rung that applies the stencil itself plans no matrix: its footprint
- * is the vectors alone, and the check applies the stencil too. */
-kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p) {
-  if (!CG_IS_GRID(p))
-    return kl__usage(KL_UNAVAILABLE, "cg: the matrix-free rung applies the "
-                     "built-in stencils only, not a matrix of its own");
-  p->buffers[CG_OFFSETS].count = 0;
-  p->buffers[CG_COLUMNS].count = 0;
-  p->buffers[CG_VALUES].count = 0;
-  return kl__cg_gpu_scratch(p);
 }
 
 /* ---- inputs ---------------------------------------------------------------

@@ -111,19 +111,14 @@ static inline CG_HD int cg_go_on(int64_t k, int64_t maxit, int fixed,
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k. */
+/* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k
+ * (cg-problem.c). */
 kl_status kl__cg_not_spd(double pAp, int64_t k);
 
-/* Scratch hooks (cg.c): r, p, Ap; and the GPU rungs' scalars and
+/* Scratch hooks (cg-problem.c): r, p, Ap; and the GPU rungs' scalars and
  * partials; pipelined's w, z, s; cuda-copied's host mirror; the
  * matrix-free rung's empty matrix. */
 kl_status kl__cg_host_scratch(kl_plan *p);
-kl_status kl__cg_acc_host_scratch(kl_plan *p);
-kl_status kl__cg_acc_waxpby(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_scratch(kl_plan *p);
 kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p);
 kl_status kl__cg_gpu_copied_scratch(kl_plan *p);
@@ -132,10 +127,20 @@ kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p);
  * boundary, in the order offsets, columns, values, b, x, r, p, Ap. */
 int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]);
 
-/* The host rungs (cg-omp.c): the serial solve, the OpenMP one, and the
- * reference solve of the check (OpenMP where built with it). */
+/* The host rungs (cg-omp.c): the serial solve and the OpenMP one, both
+ * cg-host.c's solve, which also makes the check's reference solve
+ * (OpenMP where built with it). */
 kl_status kl__cg_serial(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_omp(const kl_args *a, kl_reps *reps);
+
+/* The OpenACC rungs (cg-acc.c), and the copying rungs' scratch: every
+ * buffer in pageable host memory. */
+kl_status kl__cg_acc_host_scratch(kl_plan *p);
+kl_status kl__cg_acc_waxpby(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 
 /* Matrix Market files (cg-mm.c). scan reads and checks the whole file:
  * a real (or integer, or pattern-free) coordinate matrix, square,
