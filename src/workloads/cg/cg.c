@@ -190,9 +190,10 @@ static void true_residual(const kl__cg_matrix *m, const double *b,
 }
 
 /* The reference solve of a problem, kept for the next rung on the same
- * problem: the serial rung's algorithm on the host, OpenMP-parallel. */
+ * problem: the serial rung's algorithm on the host, OpenMP-parallel. One
+ * cache per thread, so that runs on several threads do not race. */
 static const reference *reference_of(const kl_plan *p, void *const *in) {
-  static reference cache;
+  static _Thread_local reference cache;
   char key[sizeof cache.key];
   snprintf(key, sizeof key, "%s|%lld|%d|%.0f|%d|%.17g|%lld|%llu",
            p->input_file ? p->input_file : "", (long long)CG_N(p),
