@@ -283,8 +283,8 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
  *     other iteration x for two (x read and written: 2 more): 7 on
  *     average, and x's last step (p, x read, x written: 3 in place of 1)
  *     after an odd count. An odd iteration that reads p_(j-1) rather
- *     than recover it (beta under 1/16, cg-cuda.cu) reads one pass more,
- *     which the model leaves out.
+ *     than recover it (beta under 1/16, cg-matrix-free-cuda.cu) reads one
+ *     pass more, which the model leaves out.
  * Before the iterations: r = b - A x0, p = r, r.r, b.b: the matrix and 9
  * passes (pipelined: two products, the matrix twice and 12 passes).
  * flops: 2 per nonzero per product, 13 per row per iteration. */

@@ -163,24 +163,25 @@ kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info);
 kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
                          int64_t *offsets, int32_t *columns, double *values);
 
-/* The CUDA ladder (cg-cuda.cu), in order, and the vendor rung
- * (cg-cusparse.cu). Every one owns its loop (run_reps). */
-#define CG_GPU_RUNGS(X)                                                       \
-  X(copied)                                                                   \
-  X(resident)                                                                 \
-  X(vector)                                                                   \
-  X(stream)                                                                   \
-  X(fused)                                                                    \
-  X(device_scalars)                                                           \
-  X(graph)                                                                    \
-  X(pipelined)                                                                \
-  X(matrix_free)
-#define CG_DECLARE(name)                                                      \
-  kl_status kl__cg_gpu_##name(const kl_args *a, kl_reps *reps);
-CG_GPU_RUNGS(CG_DECLARE)
-#undef CG_DECLARE
+/* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
+ * vendor rung. Every one owns its loop (run_reps). */
+/* cg-cuda.cu: the seed's solve, each dot read by the host; and every CUDA
+ * rung's setup and teardown. */
+kl_status kl__cg_gpu_copied(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_resident(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_vector(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_setup(kl_args *a);
 void kl__cg_gpu_teardown(kl_args *a);
+/* cg-fused-cuda.cu: the fused kernels, the scalars on the host or the
+ * device, and the device's batch as a graph. */
+kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_device_scalars(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps);
+/* cg-pipelined-cuda.cu and cg-matrix-free-cuda.cu. */
+kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_matrix_free(const kl_args *a, kl_reps *reps);
+/* The vendor rung (cg-cusparse.cu). */
 kl_status kl__cg_cusparse(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cusparse_setup(kl_args *a);
 void kl__cg_cusparse_teardown(kl_args *a);
