@@ -393,6 +393,7 @@ static inline kl_status require_scratch(const kl_args *a) {
 
 static inline geometry geometry_of(const kl_args *a) {
   const kl_plan *p = a->plan;
+  const kl_device *d = &a->ctx->device;
   geometry g;
   memset(&g, 0, sizeof g);
   g.s = (cudaStream_t)a->stream;
@@ -401,14 +402,14 @@ static inline geometry geometry_of(const kl_args *a) {
   /* The smallest power of two at or above the mean row length, up to a
    * warp: 32 lanes for the 27-point matrix (26.6 a row at 201^3), 8 for
    * the 7-point one. */
-  const int warp = kl__gpu_warp_size();
+  const int warp = d->lanes;
   const double mean = g.rows > 0 ? (double)g.nnz / (double)g.rows : 0;
   g.group = 1;
   while (g.group < warp && g.group < mean) g.group *= 2;
   /* As many blocks as the GPU holds at once, striding over the rows: no
    * more partials than that to sum. */
-  int64_t resident = (int64_t)kl__gpu_sm_count() *
-                     (kl__gpu_max_threads_per_sm() / BLOCK);
+  int64_t resident =
+      (int64_t)d->compute_units * (d->max_threads_per_unit / BLOCK);
   if (resident < 1) resident = 1;
   int64_t blocks = kl__gpu_blocks(g.rows * g.group, BLOCK);
   if (blocks > resident) blocks = resident;
@@ -474,12 +475,12 @@ static inline kl_status totals(const kl_args *a, const geometry *g, int sums,
   return read_back(host, SCALARS(a) + S_DOT, sums, g->s);
 }
 
-/* What every rung checks first: the scratch it reads, and a probed GPU
- * (the row groups and the matrix-free tiles are sized by its warp). */
+/* What every rung checks first: the scratch it reads, and the context's
+ * device (the row groups and the matrix-free tiles are sized by its warp). */
 static inline kl_status ready(const kl_args *a) {
-  if (kl__gpu_warp_size() < 4)
+  if (a->ctx->device.lanes < 4)
     return KL_FAIL(KL_DEVICE, "cg: the GPU's warp size is not known (%d)",
-                   kl__gpu_warp_size());
+                   a->ctx->device.lanes);
   return require_scratch(a);
 }
 

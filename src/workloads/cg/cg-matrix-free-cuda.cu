@@ -243,9 +243,11 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
 
 /* ---- 9. matrix-free: launches ------------------------------------------- */
 
-static mf_grid mf_grid_of(const kl_plan *p, unsigned *blocks) {
+/* The tiles of the plan's grid for the context's device's warp. */
+static mf_grid mf_grid_of(const kl_args *a, unsigned *blocks) {
+  const kl_plan *p = a->plan;
   mf_grid g;
-  const int warp = kl__gpu_warp_size();
+  const int warp = a->ctx->device.lanes;
   const int64_t rows = MF_BLOCK / warp * MF_ROWS; /* a tile's */
   g.n = CG_N(p);
   g.tiles_x = (g.n + warp - 3) / (warp - 2);
@@ -266,7 +268,7 @@ template <int MODE>
 static kl_status launch_stencil(const kl_args *a, const geometry *g,
                                 mf_vectors v) {
   unsigned blocks = 0;
-  const mf_grid grid = mf_grid_of(a->plan, &blocks);
+  const mf_grid grid = mf_grid_of(a, &blocks);
   void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *) =
       CG_STENCIL(a->plan) == CG_STENCIL_27 ? stencil_kernel<MODE, CG_STENCIL_27>
                                            : stencil_kernel<MODE, CG_STENCIL_7>;
@@ -280,7 +282,7 @@ static kl_status launch_stencil(const kl_args *a, const geometry *g,
  * wrote: the matrix-free geometry's blocks in place of the CSR ones. */
 static geometry mf_geometry_of(const kl_args *a) {
   geometry g = geometry_of(a);
-  mf_grid_of(a->plan, &g.blocks);
+  mf_grid_of(a, &g.blocks);
   g.early = CG_EARLY;
   return g;
 }
