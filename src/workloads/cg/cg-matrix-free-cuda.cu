@@ -241,6 +241,15 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
   if (MODE == MF_START) store_partial(sum1, PARTIAL(partials, 1));
 }
 
+/* x += alpha p: the last iteration's step, where it was even. */
+static __global__ void mf_settle_kernel(double *__restrict__ x,
+                                        const double *__restrict__ p,
+                                        const double *scalars, int64_t rows) {
+  const double alpha = scalars[S_ALPHA];
+  for (int64_t i = thread_index(); i < rows; i += grid_threads())
+    x[i] += alpha * p[i];
+}
+
 /* ---- 9. matrix-free: launches ------------------------------------------- */
 
 /* The tiles of the plan's grid for the context's device's warp. */
@@ -319,15 +328,6 @@ static kl_status mf_iterations(const kl_args *a, const geometry *g,
     KL_TRY(finish(a, g, FINISH_RR));
   }
   return KL_OK;
-}
-
-/* x += alpha p: the last iteration's step, where it was even. */
-static __global__ void mf_settle_kernel(double *__restrict__ x,
-                                        const double *__restrict__ p,
-                                        const double *scalars, int64_t rows) {
-  const double alpha = scalars[S_ALPHA];
-  for (int64_t i = thread_index(); i < rows; i += grid_threads())
-    x[i] += alpha * p[i];
 }
 
 /* After k iterations: iteration k - 1, if even, left its step to x
