@@ -18,7 +18,7 @@
  * as a partial per gang combined by a second loop (kl__cg_acc_tuned).
  *
  * The host parts run on one thread, as the seed's program does; the
- * solve, its phases and its stop are kl__cg_host_reps' (cg-omp.c). */
+ * solve, its phases and its stop are kl__cg_host_reps' (cg-host.c). */
 #include "cg.h"
 #include "cg-host.h"
 

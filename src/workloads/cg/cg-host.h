@@ -1,5 +1,7 @@
-/* cg's host side, shared by cg.c (the workload and its check) and
- * cg-omp.c (the host rungs, the reference solve, the Poisson matrix). */
+/* cg's host side: the matrix as the host applies it, the Poisson matrix
+ * and b (cg-problem.c), and the host solve with its timed loop
+ * (cg-host.c). cg.c (the workload and its check), cg-omp.c and cg-acc.c
+ * (the host-side rungs) build on it. */
 #ifndef KL_CG_HOST_H
 #define KL_CG_HOST_H
 

@@ -1,5 +1,7 @@
-/* cg: the workload (matrix, inputs, check, cost), the ladder and kl_cg()
- * (seed 003). cg.h has the solve every rung makes and the layout. */
+/* cg: the workload (plan, inputs, check, cost), the ladder and kl_cg()
+ * (seed 003). cg.h has the solve every rung makes and the layout;
+ * cg-problem.c the matrix, b and the rungs' scratch; cg-host.c the host
+ * solve that the check's reference makes. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,24 +16,6 @@
 #define CG_MAX_GRID 1290
 #define CG_DEFAULT_FIXED 100
 #define CG_DEFAULT_CAP 10000
-
-kl_status kl__cg_not_spd(double pAp, int64_t k) {
-  return kl__usage(KL_USAGE, "cg: the matrix is not positive definite: "
-                   "p'Ap = %g at iteration %lld", pAp, (long long)k);
-}
-
-void kl__cg_matrix_of(const kl_plan *p, void *const *buffers,
-                      kl__cg_matrix *m) {
-  memset(m, 0, sizeof *m);
-  m->rows = CG_ROWS(p);
-  m->n = CG_N(p);
-  m->stencil = CG_STENCIL(p);
-  if (p->buffers[CG_VALUES].count > 0 || !CG_IS_GRID(p)) {
-    m->offsets = buffers[CG_OFFSETS];
-    m->columns = buffers[CG_COLUMNS];
-    m->values = buffers[CG_VALUES];
-  }
-}
 
 /* ---- parameters and plan ------------------------------------------------- */
 
@@ -99,74 +83,6 @@ static kl_status plan(kl_plan *p) {
   p->buffers[CG_INFO] = (kl_buffer_spec){"info", KL_F64, CG_INFO_COUNT,
                                          KL_OUT, KL_MEM_DEVICE, 0};
   return KL_OK;
-}
-
-/* ---- scratch ------------------------------------------------------------- */
-
-static kl_status vectors(kl_plan *p, const int *which, int count) {
-  static const char *const names[KL_MAX_BUFFERS] = {
-      [CG_R] = "r", [CG_P] = "p", [CG_AP] = "Ap", [CG_W] = "w", [CG_Z] = "z",
-      [CG_S] = "s"};
-  kl_status st = KL_OK;
-  for (int i = 0; i < count && st == KL_OK; i++)
-    st = kl__plan_scratch(p, which[i], names[which[i]], KL_F64, CG_ROWS(p),
-                          KL_MEM_DEVICE, 0);
-  return st;
-}
-
-kl_status kl__cg_host_scratch(kl_plan *p) {
-  static const int base[] = {CG_R, CG_P, CG_AP};
-  return vectors(p, base, 3);
-}
-
-kl_status kl__cg_gpu_scratch(kl_plan *p) {
-  kl_status st = kl__cg_host_scratch(p);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_SCALARS, "scalars", KL_F64, CG_SCALAR_COUNT,
-                          KL_MEM_DEVICE, 0);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
-                          CG_PARTIAL_COUNT, KL_MEM_DEVICE, 0);
-  return st;
-}
-
-kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p) {
-  static const int more[] = {CG_W, CG_Z, CG_S};
-  kl_status st = kl__cg_gpu_scratch(p);
-  return st == KL_OK ? vectors(p, more, 3) : st;
-}
-
-int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]) {
-  static const int arrays[8] = {CG_OFFSETS, CG_COLUMNS, CG_VALUES, CG_B,
-                                CG_X,       CG_R,       CG_P,      CG_AP};
-  int64_t at = 0;
-  for (int i = 0; i < 8; i++) {
-    const kl_buffer_spec *s = &p->buffers[arrays[i]];
-    offset_of[i] = at;
-    at += (s->count * (int64_t)kl_type_size(s->type) + 255) / 256 * 256;
-  }
-  return at;
-}
-
-kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
-  kl_status st = kl__cg_gpu_scratch(p);
-  int64_t offsets[8];
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_MIRROR, "host mirror", KL_U8,
-                          kl__cg_mirror_bytes(p, offsets), KL_MEM_PINNED, 0);
-  return st;
-}
-
-/* A rung that applies the stencil itself plans no matrix: its footprint
- * is the vectors alone, and the check applies the stencil too. */
-kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p) {
-  if (!CG_IS_GRID(p))
-    return kl__usage(KL_UNAVAILABLE, "cg: the matrix-free rung applies the "
-                     "built-in stencils only, not a matrix of its own");
-  p->buffers[CG_OFFSETS].count = 0;
-  p->buffers[CG_COLUMNS].count = 0;
-  p->buffers[CG_VALUES].count = 0;
-  return kl__cg_gpu_scratch(p);
 }
 
 /* ---- inputs ---------------------------------------------------------------
@@ -274,9 +190,10 @@ static void true_residual(const kl__cg_matrix *m, const double *b,
 }
 
 /* The reference solve of a problem, kept for the next rung on the same
- * problem: the serial rung's algorithm on the host, OpenMP-parallel. */
+ * problem: the serial rung's algorithm on the host, OpenMP-parallel. One
+ * cache per thread, so that runs on several threads do not race. */
 static const reference *reference_of(const kl_plan *p, void *const *in) {
-  static reference cache;
+  static _Thread_local reference cache;
   char key[sizeof cache.key];
   snprintf(key, sizeof key, "%s|%lld|%d|%.0f|%d|%.17g|%lld|%llu",
            p->input_file ? p->input_file : "", (long long)CG_N(p),
@@ -366,8 +283,8 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
  *     other iteration x for two (x read and written: 2 more): 7 on
  *     average, and x's last step (p, x read, x written: 3 in place of 1)
  *     after an odd count. An odd iteration that reads p_(j-1) rather
- *     than recover it (beta under 1/16, cg-cuda.cu) reads one pass more,
- *     which the model leaves out.
+ *     than recover it (beta under 1/16, cg-matrix-free-cuda.cu) reads one
+ *     pass more, which the model leaves out.
  * Before the iterations: r = b - A x0, p = r, r.r, b.b: the matrix and 9
  * passes (pipelined: two products, the matrix twice and 12 passes).
  * flops: 2 per nonzero per product, 13 per row per iteration. */
@@ -400,81 +317,121 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 #define F64 KL_TYPE_BIT(KL_F64)
 static const char *const host_phases[] = {"spmv", "dot", "axpy", NULL};
 
-#define GPU_RUNG(rung_name, text, fn, cost_variant, scratch_fn, ...)          \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .variant = cost_variant, .scratch = scratch_fn,                            \
-   .setup = KL_GPU_FN(kl__cg_gpu_setup),                                      \
-   .teardown = KL_GPU_FN(kl__cg_gpu_teardown),                                \
-   .run_reps = KL_GPU_FN(fn), __VA_ARGS__}
-
-#define ACC_RUNG(rung_name, text, fn, scratch_fn, ...)                        \
-  {.name = rung_name, .backend = &kl__backend_openacc, .summary = text,       \
-   .variant = CG_UNFUSED, .scratch = KL_ACC_FN(scratch_fn),                   \
-   .run_reps = KL_ACC_FN(fn), .phases = host_phases, __VA_ARGS__}
-
+/* The CUDA rungs share one setup and teardown (cg-cuda.cu): cuda-copied's
+ * mirror filled once, a rung's graph released. */
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "the seed's starting code: matvec, waxpby and dot, one thread",
-     .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch, .library = F64,
-     .run_reps = kl__cg_serial, .phases = host_phases},
-    {.name = "openmp", .backend = &kl__backend_openmp,
-     .summary = "the seed's three kernels, each an OpenMP parallel loop",
-     .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch, .library = F64,
-     .run_reps = kl__cg_omp, .phases = host_phases},
-    GPU_RUNG("cuda-copied", "teaching: the seed's first GPU step, the three "
-             "kernels with their arrays copied in and out on every call",
-             kl__cg_gpu_copied, CG_UNFUSED, kl__cg_gpu_copied_scratch),
-    GPU_RUNG("cuda-resident", "the seed's fix: data resident on the device; "
-             "CSR one thread per row, each dot read by the host",
-             kl__cg_gpu_resident, CG_UNFUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-csr-vector", "CSR one group of lanes per row; block "
-             "reductions", kl__cg_gpu_vector, CG_UNFUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-csr-stream", "CSR by blocks of rows: the nonzeros "
-             "streamed coalesced through shared memory, each row summed there",
-             kl__cg_gpu_stream, CG_UNFUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-fused", "cuda-csr-stream with p.Ap inside the SpMV; x, r "
-             "and r.r in one kernel; two host reads per iteration",
-             kl__cg_gpu_fused, CG_FUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-device-scalars", "cuda-fused with alpha, beta and the "
-             "stop on the device; the host waits once per batch",
-             kl__cg_gpu_device_scalars, CG_FUSED, kl__cg_gpu_scratch),
-    GPU_RUNG("cuda-graph", "cuda-device-scalars' batch of iterations as one "
-             "CUDA graph", kl__cg_gpu_graph, CG_FUSED, kl__cg_gpu_scratch,
-             .library = F64),
-    GPU_RUNG("cuda-pipelined", "Ghysels and Vanroose's pipelined CG: one "
-             "reduction per iteration", kl__cg_gpu_pipelined, CG_PIPELINED,
-             kl__cg_gpu_pipelined_scratch),
-    GPU_RUNG("cuda-matrix-free", "no matrix: the stencil applied from the "
-             "grid, p's update inside it; 8 vector passes per iteration",
-             kl__cg_gpu_matrix_free, CG_MATRIX_FREE,
-             kl__cg_gpu_matrix_free_scratch),
-    {.name = "cusparse", .backend = &kl__backend_gpu,
-     .summary = "vendor: cuSPARSE SpMV (preprocessed once), cuBLAS dots and "
-                "axpys, each dot read by the host (CuPy's loop)",
-     .flags = KL_RUNG_VENDOR, .variant = CG_UNFUSED,
-     .scratch = KL_GPU_SPARSE_FN(kl__cg_cusparse_scratch),
-     .setup = KL_GPU_SPARSE_FN(kl__cg_cusparse_setup),
-     .teardown = KL_GPU_SPARSE_FN(kl__cg_cusparse_teardown),
-     .run_reps = KL_GPU_SPARSE_FN(kl__cg_cusparse)},
-    ACC_RUNG("openacc-waxpby", "the seed's first step: waxpby a parallel "
-             "loop copying its arrays on each call; matvec and dot on the "
-             "host", kl__cg_acc_waxpby, kl__cg_acc_host_scratch),
-    ACC_RUNG("openacc-waxpby-dot", "the seed's second step: waxpby and dot "
-             "on the device, arrays copied on each call",
-             kl__cg_acc_waxpby_dot, kl__cg_acc_host_scratch),
-    ACC_RUNG("openacc-copied", "teaching: all three kernels on the device, "
-             "each call copying its arrays (the matrix on every matvec): "
-             "the seed's slowdown", kl__cg_acc_copied,
-             kl__cg_acc_host_scratch, .peer = "cuda-copied"),
-    ACC_RUNG("openacc-data", "the seed's fix: openacc-copied inside a data "
-             "region per solve; the matrix crosses once",
-             kl__cg_acc_data, kl__cg_acc_host_scratch,
-             .peer = "cuda-resident"),
-    ACC_RUNG("openacc-tuned", "device buffers (deviceptr); a row per "
-             "32-lane worker, 256-lane gangs, the dot a partial per "
-             "32-lane gang",
-             kl__cg_acc_tuned, kl__cg_gpu_scratch,
-             .peer = "cuda-csr-vector", .library = F64),
+    KL_RUNG("serial", serial,
+            "the seed's starting code: matvec, waxpby and dot, one thread",
+            .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch,
+            .library = F64, .run_reps = kl__cg_serial,
+            .phases = host_phases),
+    KL_RUNG("openmp", openmp,
+            "the seed's three kernels, each an OpenMP parallel loop",
+            .variant = CG_UNFUSED, .scratch = kl__cg_host_scratch,
+            .library = F64, .run_reps = kl__cg_omp, .phases = host_phases),
+    KL_RUNG("cuda-copied", gpu,
+            "teaching: the seed's first GPU step, the three kernels with "
+            "their arrays copied in and out on every call",
+            .variant = CG_UNFUSED, .scratch = kl__cg_gpu_copied_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_copied)),
+    KL_RUNG("cuda-resident", gpu,
+            "the seed's fix: data resident on the device; CSR one thread "
+            "per row, each dot read by the host",
+            .variant = CG_UNFUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_resident)),
+    KL_RUNG("cuda-csr-vector", gpu,
+            "CSR one group of lanes per row; block reductions",
+            .variant = CG_UNFUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_vector)),
+    KL_RUNG("cuda-csr-stream", gpu,
+            "CSR by blocks of rows: the nonzeros streamed coalesced "
+            "through shared memory, each row summed there",
+            .variant = CG_UNFUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_stream)),
+    KL_RUNG("cuda-fused", gpu,
+            "cuda-csr-stream with p.Ap inside the SpMV; x, r and r.r in "
+            "one kernel; two host reads per iteration",
+            .variant = CG_FUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_fused)),
+    KL_RUNG("cuda-device-scalars", gpu,
+            "cuda-fused with alpha, beta and the stop on the device; the "
+            "host waits once per batch",
+            .variant = CG_FUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_device_scalars)),
+    KL_RUNG("cuda-graph", gpu,
+            "cuda-device-scalars' batch of iterations as one CUDA graph",
+            .variant = CG_FUSED, .scratch = kl__cg_gpu_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_graph), .library = F64),
+    KL_RUNG("cuda-pipelined", gpu,
+            "Ghysels and Vanroose's pipelined CG: one reduction per "
+            "iteration",
+            .variant = CG_PIPELINED, .scratch = kl__cg_gpu_pipelined_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_pipelined)),
+    KL_RUNG("cuda-matrix-free", gpu,
+            "no matrix: the stencil applied from the grid, p's update "
+            "inside it; 8 vector passes per iteration",
+            .variant = CG_MATRIX_FREE,
+            .scratch = kl__cg_gpu_matrix_free_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_matrix_free)),
+    KL_RUNG("cusparse", gpu,
+            "vendor: cuSPARSE SpMV (preprocessed once), cuBLAS dots and "
+            "axpys, each dot read by the host (CuPy's loop)",
+            .flags = KL_RUNG_VENDOR, .variant = CG_UNFUSED,
+            .scratch = KL_GPU_SPARSE_FN(kl__cg_cusparse_scratch),
+            .setup = KL_GPU_SPARSE_FN(kl__cg_cusparse_setup),
+            .teardown = KL_GPU_SPARSE_FN(kl__cg_cusparse_teardown),
+            .run_reps = KL_GPU_SPARSE_FN(kl__cg_cusparse)),
+    KL_RUNG("openacc-waxpby", openacc,
+            "the seed's first step: waxpby a parallel loop copying its "
+            "arrays on each call; matvec and dot on the host",
+            .variant = CG_UNFUSED,
+            .scratch = KL_ACC_FN(kl__cg_acc_host_scratch),
+            .run_reps = KL_ACC_FN(kl__cg_acc_waxpby), .phases = host_phases),
+    KL_RUNG("openacc-waxpby-dot", openacc,
+            "the seed's second step: waxpby and dot on the device, arrays "
+            "copied on each call",
+            .variant = CG_UNFUSED,
+            .scratch = KL_ACC_FN(kl__cg_acc_host_scratch),
+            .run_reps = KL_ACC_FN(kl__cg_acc_waxpby_dot),
+            .phases = host_phases),
+    KL_RUNG("openacc-copied", openacc,
+            "teaching: all three kernels on the device, each call copying "
+            "its arrays (the matrix on every matvec): the seed's slowdown",
+            .variant = CG_UNFUSED,
+            .scratch = KL_ACC_FN(kl__cg_acc_host_scratch),
+            .run_reps = KL_ACC_FN(kl__cg_acc_copied), .phases = host_phases,
+            .peer = "cuda-copied"),
+    KL_RUNG("openacc-data", openacc,
+            "the seed's fix: openacc-copied inside a data region per solve; "
+            "the matrix crosses once",
+            .variant = CG_UNFUSED,
+            .scratch = KL_ACC_FN(kl__cg_acc_host_scratch),
+            .run_reps = KL_ACC_FN(kl__cg_acc_data), .phases = host_phases,
+            .peer = "cuda-resident"),
+    KL_RUNG("openacc-tuned", openacc,
+            "device buffers (deviceptr); a row per 32-lane worker, 256-lane "
+            "gangs, the dot a partial per 32-lane gang",
+            .variant = CG_UNFUSED, .scratch = KL_ACC_FN(kl__cg_gpu_scratch),
+            .run_reps = KL_ACC_FN(kl__cg_acc_tuned), .phases = host_phases,
+            .peer = "cuda-csr-vector", .library = F64),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

@@ -111,19 +111,14 @@ static inline CG_HD int cg_go_on(int64_t k, int64_t maxit, int fixed,
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k. */
+/* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k
+ * (cg-problem.c). */
 kl_status kl__cg_not_spd(double pAp, int64_t k);
 
-/* Scratch hooks (cg.c): r, p, Ap; and the GPU rungs' scalars and
+/* Scratch hooks (cg-problem.c): r, p, Ap; and the GPU rungs' scalars and
  * partials; pipelined's w, z, s; cuda-copied's host mirror; the
  * matrix-free rung's empty matrix. */
 kl_status kl__cg_host_scratch(kl_plan *p);
-kl_status kl__cg_acc_host_scratch(kl_plan *p);
-kl_status kl__cg_acc_waxpby(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
-kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_scratch(kl_plan *p);
 kl_status kl__cg_gpu_pipelined_scratch(kl_plan *p);
 kl_status kl__cg_gpu_copied_scratch(kl_plan *p);
@@ -132,10 +127,20 @@ kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p);
  * boundary, in the order offsets, columns, values, b, x, r, p, Ap. */
 int64_t kl__cg_mirror_bytes(const kl_plan *p, int64_t offset_of[8]);
 
-/* The host rungs (cg-omp.c): the serial solve, the OpenMP one, and the
- * reference solve of the check (OpenMP where built with it). */
+/* The host rungs (cg-omp.c): the serial solve and the OpenMP one, both
+ * cg-host.c's solve, which also makes the check's reference solve
+ * (OpenMP where built with it). */
 kl_status kl__cg_serial(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_omp(const kl_args *a, kl_reps *reps);
+
+/* The OpenACC rungs (cg-acc.c), and the copying rungs' scratch: every
+ * buffer in pageable host memory. */
+kl_status kl__cg_acc_host_scratch(kl_plan *p);
+kl_status kl__cg_acc_waxpby(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 
 /* Matrix Market files (cg-mm.c). scan reads and checks the whole file:
  * a real (or integer, or pattern-free) coordinate matrix, square,
@@ -158,24 +163,25 @@ kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info);
 kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
                          int64_t *offsets, int32_t *columns, double *values);
 
-/* The CUDA ladder (cg-cuda.cu), in order, and the vendor rung
- * (cg-cusparse.cu). Every one owns its loop (run_reps). */
-#define CG_GPU_RUNGS(X)                                                       \
-  X(copied)                                                                   \
-  X(resident)                                                                 \
-  X(vector)                                                                   \
-  X(stream)                                                                   \
-  X(fused)                                                                    \
-  X(device_scalars)                                                           \
-  X(graph)                                                                    \
-  X(pipelined)                                                                \
-  X(matrix_free)
-#define CG_DECLARE(name)                                                      \
-  kl_status kl__cg_gpu_##name(const kl_args *a, kl_reps *reps);
-CG_GPU_RUNGS(CG_DECLARE)
-#undef CG_DECLARE
+/* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
+ * vendor rung. Every one owns its loop (run_reps). */
+/* cg-cuda.cu: the seed's solve, each dot read by the host; and every CUDA
+ * rung's setup and teardown. */
+kl_status kl__cg_gpu_copied(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_resident(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_vector(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_setup(kl_args *a);
 void kl__cg_gpu_teardown(kl_args *a);
+/* cg-fused-cuda.cu: the fused kernels, the scalars on the host or the
+ * device, and the device's batch as a graph. */
+kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_device_scalars(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps);
+/* cg-pipelined-cuda.cu and cg-matrix-free-cuda.cu. */
+kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_matrix_free(const kl_args *a, kl_reps *reps);
+/* The vendor rung (cg-cusparse.cu). */
 kl_status kl__cg_cusparse(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cusparse_setup(kl_args *a);
 void kl__cg_cusparse_teardown(kl_args *a);
