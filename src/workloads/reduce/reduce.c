@@ -281,71 +281,93 @@ kl_status kl__reduce_dispatch(const kl_args *a,
   return KL_OK;
 }
 
-#define GPU_RUNG(rung_name, text, ...)                                        \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),                              \
-   .setup = KL_GPU_FN(kl__reduce_gpu_setup), __VA_ARGS__}
 #define EVERY_TYPE (KL_TYPE_BIT(KL_I32) | KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "one loop, widening sums", .library = EVERY_TYPE,
-     .run = serial},
-    {.name = "openmp-clause", .backend = &kl__backend_openmp,
-     .summary = "parallel for with a reduction clause",
-     .run = kl__reduce_omp_clause},
-    {.name = "openmp-partials", .backend = &kl__backend_openmp,
-     .summary = "one partial per thread, combined after the loop",
-     .library = EVERY_TYPE, .scratch = kl__reduce_omp_scratch,
-     .run = kl__reduce_omp_partials},
-    GPU_RUNG("cuda-racy", "*out = op(*out, x) without atomics: a data race, "
-             "kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
-             .run = KL_GPU_FN(kl__reduce_gpu_racy)),
-    GPU_RUNG("cuda-atomic", "one global atomic per element",
-             .run = KL_GPU_FN(kl__reduce_gpu_atomic)),
-    GPU_RUNG("cuda-shared-atomic", "a shared atomic per element, a global "
-             "one per block", .run = KL_GPU_FN(kl__reduce_gpu_shared_atomic)),
-    GPU_RUNG("cuda-warp-shuffle", "1024-thread blocks, shuffles, a shared "
-             "atomic per warp", .run = KL_GPU_FN(kl__reduce_gpu_warp_shuffle)),
-    GPU_RUNG("cuda-grid-stride", "grid-stride loop, ~100 elements per thread",
-             .run = KL_GPU_FN(kl__reduce_gpu_grid_stride)),
-    GPU_RUNG("cuda-partials-host", "one partial per warp, summed on the host",
-             .run = KL_GPU_FN(kl__reduce_gpu_partials_host)),
-    GPU_RUNG("cuda-partials-device", "one partial per warp, summed by a "
-             "second kernel with 16-byte loads",
-             .run = KL_GPU_FN(kl__reduce_gpu_partials_device)),
-    GPU_RUNG("cuda-tree", "two passes, shared-memory tree, 256 threads",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree)),
-    GPU_RUNG("cuda-tree-unrolled", "the tree with the block size a "
-             "compile-time constant, fully unrolled",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree_unrolled)),
-    GPU_RUNG("cuda-tree-any-block", "the tree for any block size (1000), "
-             "floored to a power of two",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree_any_block)),
-    GPU_RUNG("cuda-single-pass-atomic", "one pass, tree per block, one "
-             "atomic per block",
-             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_atomic)),
-    GPU_RUNG("cuda-single-pass-fence", "one pass, no atomics on data: fence "
-             "and retirement counter, the last block finishes",
-             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_fence)),
-    GPU_RUNG("cuda-best", "16-byte loads, 4 in flight, persistent grid, one "
-             "pass", .library = EVERY_TYPE,
-             .run = KL_GPU_FN(kl__reduce_gpu_best)),
-    {.name = "cuda-cub", .backend = &kl__backend_gpu,
-     .summary = "CUB DeviceReduce::Reduce", .flags = KL_RUNG_VENDOR,
-     .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
-     .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)},
-    {.name = "openacc-clause", .backend = &kl__backend_openacc,
-     .summary = "parallel loop with a reduction clause (GCC: a warp's "
-                "shuffles, then a compare-and-swap per gang)",
-     .peer = "cuda-single-pass-atomic",
-     .run = KL_ACC_FN(kl__reduce_acc_clause)},
-    {.name = "openacc-gangs", .backend = &kl__backend_openacc,
-     .summary = "4224 gangs of 32 lanes, a partial per gang, combined by "
-                "one gang", .peer = "cuda-partials-device",
-     .library = EVERY_TYPE,
-     .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
-     .run = KL_ACC_FN(kl__reduce_acc_gangs)},
+    KL_RUNG("serial", serial, "one loop, widening sums",
+            .library = EVERY_TYPE, .run = serial),
+    KL_RUNG("openmp-clause", openmp, "parallel for with a reduction clause",
+            .run = kl__reduce_omp_clause),
+    KL_RUNG("openmp-partials", openmp,
+            "one partial per thread, combined after the loop",
+            .library = EVERY_TYPE, .scratch = kl__reduce_omp_scratch,
+            .run = kl__reduce_omp_partials),
+    KL_RUNG("cuda-racy", gpu, "*out = op(*out, x) without atomics: a data "
+            "race, kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_racy)),
+    KL_RUNG("cuda-atomic", gpu, "one global atomic per element",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_atomic)),
+    KL_RUNG("cuda-shared-atomic", gpu, "a shared atomic per element, a "
+            "global one per block",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_shared_atomic)),
+    KL_RUNG("cuda-warp-shuffle", gpu, "1024-thread blocks, shuffles, a "
+            "shared atomic per warp",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_warp_shuffle)),
+    KL_RUNG("cuda-grid-stride", gpu,
+            "grid-stride loop, ~100 elements per thread",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_grid_stride)),
+    KL_RUNG("cuda-partials-host", gpu,
+            "one partial per warp, summed on the host",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_partials_host)),
+    KL_RUNG("cuda-partials-device", gpu, "one partial per warp, summed by a "
+            "second kernel with 16-byte loads",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_partials_device)),
+    KL_RUNG("cuda-tree", gpu, "two passes, shared-memory tree, 256 threads",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree)),
+    KL_RUNG("cuda-tree-unrolled", gpu, "the tree with the block size a "
+            "compile-time constant, fully unrolled",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree_unrolled)),
+    KL_RUNG("cuda-tree-any-block", gpu, "the tree for any block size (1000), "
+            "floored to a power of two",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree_any_block)),
+    KL_RUNG("cuda-single-pass-atomic", gpu, "one pass, tree per block, one "
+            "atomic per block",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_single_pass_atomic)),
+    KL_RUNG("cuda-single-pass-fence", gpu, "one pass, no atomics on data: "
+            "fence and retirement counter, the last block finishes",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_single_pass_fence)),
+    KL_RUNG("cuda-best", gpu, "16-byte loads, 4 in flight, persistent grid, "
+            "one pass", .library = EVERY_TYPE,
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_best)),
+    KL_RUNG("cuda-cub", gpu, "CUB DeviceReduce::Reduce",
+            .flags = KL_RUNG_VENDOR,
+            .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
+            .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)),
+    KL_RUNG("openacc-clause", openacc, "parallel loop with a reduction "
+            "clause (GCC: a warp's shuffles, then a compare-and-swap per "
+            "gang)", .peer = "cuda-single-pass-atomic",
+            .run = KL_ACC_FN(kl__reduce_acc_clause)),
+    KL_RUNG("openacc-gangs", openacc, "4224 gangs of 32 lanes, a partial "
+            "per gang, combined by one gang", .peer = "cuda-partials-device",
+            .library = EVERY_TYPE,
+            .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
+            .run = KL_ACC_FN(kl__reduce_acc_gangs)),
 };
 
 static const kl_param params[] = {

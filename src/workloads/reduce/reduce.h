@@ -107,24 +107,22 @@ kl_status kl__reduce_acc_clause(const kl_args *a);
 kl_status kl__reduce_acc_gangs(const kl_args *a);
 kl_status kl__reduce_acc_scratch(kl_plan *p);
 
-#define REDUCE_GPU_RUNGS(X)                                                   \
-  X(racy)                                                                     \
-  X(atomic)                                                                   \
-  X(shared_atomic)                                                            \
-  X(warp_shuffle)                                                             \
-  X(grid_stride)                                                              \
-  X(partials_host)                                                            \
-  X(partials_device)                                                          \
-  X(tree)                                                                     \
-  X(tree_unrolled)                                                            \
-  X(tree_any_block)                                                           \
-  X(single_pass_atomic)                                                       \
-  X(single_pass_fence)                                                        \
-  X(best)                                                                     \
-  X(cub)
-#define REDUCE_DECLARE(name) kl_status kl__reduce_gpu_##name(const kl_args *a);
-REDUCE_GPU_RUNGS(REDUCE_DECLARE)
-#undef REDUCE_DECLARE
+/* The GPU rungs in ladder order (reduce-cuda.cu), and CUB's
+ * (reduce-cub.cu). */
+kl_status kl__reduce_gpu_racy(const kl_args *a);
+kl_status kl__reduce_gpu_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_shared_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_warp_shuffle(const kl_args *a);
+kl_status kl__reduce_gpu_grid_stride(const kl_args *a);
+kl_status kl__reduce_gpu_partials_host(const kl_args *a);
+kl_status kl__reduce_gpu_partials_device(const kl_args *a);
+kl_status kl__reduce_gpu_tree(const kl_args *a);
+kl_status kl__reduce_gpu_tree_unrolled(const kl_args *a);
+kl_status kl__reduce_gpu_tree_any_block(const kl_args *a);
+kl_status kl__reduce_gpu_single_pass_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_single_pass_fence(const kl_args *a);
+kl_status kl__reduce_gpu_best(const kl_args *a);
+kl_status kl__reduce_gpu_cub(const kl_args *a);
 /* Every GPU rung's scratch, and the CUB rung's (with its temporary
  * storage); the setup works out the best rung's grid. */
 kl_status kl__reduce_gpu_scratch(kl_plan *p);
