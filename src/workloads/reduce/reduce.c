@@ -226,46 +226,16 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-/* The serial loops, one per type and operation: a compile-time operator so
- * that each loop vectorizes. */
-#define REDUCE_SERIAL(name, T, A, start, step)                                \
-  static void name(const void *xv, int64_t n, void *out) {                    \
-    const T *restrict x = xv;                                                 \
-    A acc = start;                                                            \
-    for (int64_t i = 0; i < n; i++) step;                                     \
-    *(A *)out = acc;                                                          \
-  }
-REDUCE_SERIAL(sum_i32, int32_t, int64_t, 0, acc += x[i])
-REDUCE_SERIAL(sum_f32, float, double, 0, acc += x[i])
-REDUCE_SERIAL(sum_f64, double, double, 0, acc += x[i])
-/* Floating min and max: the compare drops a NaN, so NaN elements are
- * noted in a flag and the result is NaN. The flag costs nothing measurable
- * (16M floats: 9.3 ms against 9.4); letting a NaN replace the accumulator
- * instead (x < acc || isnan(x) ? x : acc) made the loop 4x slower. */
-#define REDUCE_SERIAL_NAN(name, T, start, op)                                 \
-  static void name(const void *xv, int64_t n, void *out) {                    \
-    const T *restrict x = xv;                                                 \
-    T acc = start;                                                            \
-    int seen_nan = 0;                                                         \
-    for (int64_t i = 0; i < n; i++) {                                         \
-      acc = x[i] op acc ? x[i] : acc;                                         \
-      seen_nan |= isnan(x[i]);                                                \
-    }                                                                         \
-    *(T *)out = seen_nan ? (T)NAN : acc;                                      \
-  }
-REDUCE_SERIAL(min_i32, int32_t, int32_t, INT32_MAX, acc = x[i] < acc ? x[i] : acc)
-REDUCE_SERIAL_NAN(min_f32, float, INFINITY, <)
-REDUCE_SERIAL_NAN(min_f64, double, INFINITY, <)
-REDUCE_SERIAL(max_i32, int32_t, int32_t, INT32_MIN, acc = x[i] > acc ? x[i] : acc)
-REDUCE_SERIAL_NAN(max_f32, float, -INFINITY, >)
-REDUCE_SERIAL_NAN(max_f64, double, -INFINITY, >)
+/* The serial loops, one per type and operation: reduce-serial-body.h once
+ * per case of reduce-cases.h. */
+#define REDUCE_BODY "reduce-serial-body.h"
+#include "reduce-cases.h"
+#undef REDUCE_BODY
 
 typedef void (*serial_fn)(const void *, int64_t, void *);
 
 static kl_status serial(const kl_args *a) {
-  static const serial_fn table[3][3] = {{sum_i32, sum_f32, sum_f64},
-                                        {min_i32, min_f32, min_f64},
-                                        {max_i32, max_f32, max_f64}};
+  static const serial_fn table[3][3] = REDUCE_TABLE(serial);
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
   table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);

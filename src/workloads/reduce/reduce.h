@@ -53,42 +53,6 @@ static inline kl_type kl__reduce_result_type(kl_type in, int op) {
   return in == KL_I32 ? KL_I64 : KL_F64;
 }
 
-/* Each operation as a directive's reduction clause and as a loop's step,
- * for the directive rungs' macros; REDUCE_PRAGMA makes a pragma of
- * expanded text. */
-#define REDUCE_SUM_CLAUSE(acc) reduction(+ : acc)
-#define REDUCE_MIN_CLAUSE(acc) reduction(min : acc)
-#define REDUCE_MAX_CLAUSE(acc) reduction(max : acc)
-#define REDUCE_ADD(acc, v) acc += v
-#define REDUCE_LOWER(acc, v) acc = v < acc ? v : acc
-#define REDUCE_HIGHER(acc, v) acc = v > acc ? v : acc
-#define REDUCE_PRAGMA(text) _Pragma(#text)
-/* The nine cases, as X(kind, case, input type, accumulator type, start,
- * clause, step, NaN handling): PLAIN, or NANFLAG where a floating min or
- * max must note a NaN itself; the including file defines what kind, the
- * two handlings and the table of functions kind##_##case mean. */
-#define REDUCE_CASES(X, kind)                                                 \
-  X(kind, sum_i32, int32_t, int64_t, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN) \
-  X(kind, sum_f32, float, double, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN)    \
-  X(kind, sum_f64, double, double, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN)   \
-  X(kind, min_i32, int32_t, int32_t, INT32_MAX, REDUCE_MIN_CLAUSE,            \
-    REDUCE_LOWER, PLAIN)                                                      \
-  X(kind, min_f32, float, float, INFINITY, REDUCE_MIN_CLAUSE, REDUCE_LOWER,   \
-    NANFLAG)                                                                  \
-  X(kind, min_f64, double, double, INFINITY, REDUCE_MIN_CLAUSE, REDUCE_LOWER, \
-    NANFLAG)                                                                  \
-  X(kind, max_i32, int32_t, int32_t, INT32_MIN, REDUCE_MAX_CLAUSE,            \
-    REDUCE_HIGHER, PLAIN)                                                     \
-  X(kind, max_f32, float, float, -INFINITY, REDUCE_MAX_CLAUSE, REDUCE_HIGHER, \
-    NANFLAG)                                                                  \
-  X(kind, max_f64, double, double, -INFINITY, REDUCE_MAX_CLAUSE,              \
-    REDUCE_HIGHER, NANFLAG)
-/* The [op][type] table of kind's nine functions, for kl__reduce_dispatch. */
-#define REDUCE_TABLE(kind)                                                    \
-  {{kind##_sum_i32, kind##_sum_f32, kind##_sum_f64},                          \
-   {kind##_min_i32, kind##_min_f32, kind##_min_f64},                          \
-   {kind##_max_i32, kind##_max_f32, kind##_max_f64}}
-
 #ifdef __cplusplus
 extern "C" {
 #endif
