@@ -57,9 +57,10 @@ static inline kl_type kl__reduce_result_type(kl_type in, int op) {
 extern "C" {
 #endif
 /* The directive rungs (OpenMP, OpenACC): one function per operation and
- * type, from the input, its length and the rung's scratch into the
- * output; kl__reduce_dispatch calls the plan's one of a [op][type] table
- * (types i32, f32, f64). */
+ * type (a body of the rung's, once per case of reduce-cases.h), from the
+ * input, its length and the rung's scratch into the output;
+ * kl__reduce_dispatch calls the plan's one of a [op][type] table (types
+ * i32, f32, f64). */
 typedef void (*kl__reduce_fn)(const void *x, int64_t n, void *out,
                               void *scratch);
 kl_status kl__reduce_dispatch(const kl_args *a,
