@@ -1,8 +1,8 @@
 /* The teaching rungs of gemm on the GPU (seed 000 §3.5.2-3.5.6): one
  * element per thread, square shared-memory tiles, register tiles, the same
  * register tile pushed into local memory, padded shared arrays and tiles
- * sized at run time. The fast rungs live in gemm-fast-cuda.cu, cuBLAS in
- * gemm-cublas.cu.
+ * sized at run time. The fast rungs live in gemm-pipelined-cuda.cu and
+ * gemm-dmma-nvidia.cu, cuBLAS in gemm-cublas.cu.
  *
  * Unlike the seed, which drops boundary checks from §3.5.4 on, every kernel
  * takes any m, n, k >= 1 and any leading dimensions: tiles that cross an
@@ -60,6 +60,21 @@ static kl_status launch_tiles(void (*kernel)(kl__gemm_shape, const T *,
 }
 #define LAUNCH_TILES(kernel, tile_m, tile_n, block, a)                        \
   launch_tiles(kernel, #kernel, tile_m, tile_n, block, a)
+
+/* A rung's entry: its launcher's instance for the plan's element type,
+ * family<float> or family<double>. */
+#define GEMM_DISPATCH(family, a)                                              \
+  do {                                                                        \
+    switch ((a)->plan->type) {                                                \
+    case KL_F32:                                                              \
+      return family<float>(a);                                                \
+    case KL_F64:                                                              \
+      return family<double>(a);                                               \
+    default:                                                                  \
+      return KL_FAIL(KL_UNAVAILABLE, "gemm " #family ": no %s kernel",       \
+                     kl_type_name((a)->plan->type));                          \
+    }                                                                         \
+  } while (0)
 
 /* C(i, j) = alpha acc + beta C(i, j), where C has that element. With beta
  * zero C is not read at all: the BLAS rule, and C holds NaN then. */
@@ -229,6 +244,10 @@ static kl_status naive(const kl_args *a) {
                       dim3(NAIVE_BLOCK, NAIVE_BLOCK), a);
 }
 
+extern "C" kl_status kl__gemm_gpu_naive(const kl_args *a) {
+  GEMM_DISPATCH(naive, a);
+}
+
 /* ---- 2. square shared-memory tiles (shared.cc) ---------------------------
  * A block of TILE x TILE threads computes a TILE x TILE tile of C, one
  * element each, from TILE x TILE tiles of A and B staged in shared memory:
@@ -275,13 +294,25 @@ template <typename T>
 static kl_status shared8(const kl_args *a) {
   return shared_tiles<T, 8>(a);
 }
+
+extern "C" kl_status kl__gemm_gpu_shared8(const kl_args *a) {
+  GEMM_DISPATCH(shared8, a);
+}
 template <typename T>
 static kl_status shared16(const kl_args *a) {
   return shared_tiles<T, 16>(a);
 }
+
+extern "C" kl_status kl__gemm_gpu_shared16(const kl_args *a) {
+  GEMM_DISPATCH(shared16, a);
+}
 template <typename T>
 static kl_status shared32(const kl_args *a) {
   return shared_tiles<T, 32>(a);
+}
+
+extern "C" kl_status kl__gemm_gpu_shared32(const kl_args *a) {
+  GEMM_DISPATCH(shared32, a);
 }
 
 /* ---- 3. register tiles (more_elements.cc) --------------------------------
@@ -359,6 +390,10 @@ static kl_status regtile_64x64(const kl_args *a) {
   return regtile<T, 64, 256 / (int)sizeof(T), 32, 32, 256 / (int)sizeof(T)>(a);
 }
 
+extern "C" kl_status kl__gemm_gpu_regtile_64x64(const kl_args *a) {
+  GEMM_DISPATCH(regtile_64x64, a);
+}
+
 /* The seed's best: Nsub = 128, Nsub_ = 16 by 16 x 16 threads, 8 x 8
  * elements a thread. Its k loop stays rolled: unrolled, the compiler runs
  * the shared loads of several steps ahead and needs 180 registers (float)
@@ -367,6 +402,10 @@ static kl_status regtile_64x64(const kl_args *a) {
 template <typename T>
 static kl_status regtile_128x16(const kl_args *a) {
   return regtile<T, 128, 16, 16, 16, 1>(a);
+}
+
+extern "C" kl_status kl__gemm_gpu_regtile_128x16(const kl_args *a) {
+  GEMM_DISPATCH(regtile_128x16, a);
 }
 
 /* ---- 4. the accumulators in local memory (§3.5.5) ------------------------
@@ -427,6 +466,10 @@ template <typename T>
 static kl_status local_memory(const kl_args *a) {
   return LAUNCH_TILES(local_memory_kernel<T>, LOCAL_BM, LOCAL_BM,
                       dim3(LOCAL_B, LOCAL_B), a);
+}
+
+extern "C" kl_status kl__gemm_gpu_local_memory(const kl_args *a) {
+  GEMM_DISPATCH(local_memory, a);
 }
 
 /* c (8 x 8, column-major) += av bv^T: the rank-1 update of a k step, in
@@ -530,6 +573,10 @@ static kl_status padded(const kl_args *a) {
                       PAD_BM, dim3(PAD_THREADS), a);
 }
 
+extern "C" kl_status kl__gemm_gpu_padded(const kl_args *a) {
+  GEMM_DISPATCH(padded, a);
+}
+
 /* ---- 5b. tiles sized at run time, dynamic shared memory ------------------
  * The padded kernel's scheme with the tile chosen per problem: tm x tn
  * threads, each still 8 x 8 elements (compile-time, so they stay in
@@ -626,10 +673,10 @@ __global__ __launch_bounds__(DYN_MAX_THREADS, MIN_BLOCKS(T, DYN_MAX_THREADS)) vo
  * when none fills the GPU, the one with the most tiles. Then the deepest
  * k-slice of 32, 16 or 8 that fits 48 KiB and does not run far past k. */
 template <typename T>
-static void dynamic_tile(const kl__gemm_shape *s, int *tm, int *tn, int *bk,
-                         size_t *bytes) {
+static void dynamic_tile(const kl__gemm_shape *s, int compute_units, int *tm,
+                         int *tn, int *bk, size_t *bytes) {
   static const int cand[4][2] = {{16, 16}, {16, 8}, {8, 16}, {8, 8}};
-  const int64_t sms = kl__gpu_sm_count() > 0 ? kl__gpu_sm_count() : 1;
+  const int64_t sms = compute_units > 0 ? compute_units : 1;
   int best = -1;
   int64_t best_area = 0, best_waste = 0, most = 0;
   for (int c = 0; c < 4; c++) {
@@ -669,7 +716,7 @@ static kl_status dynamic(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
   int tm, tn, bk;
   size_t bytes;
-  dynamic_tile<T>(&s, &tm, &tn, &bk, &bytes);
+  dynamic_tile<T>(&s, a->ctx->device.compute_units, &tm, &tn, &bk, &bytes);
   dynamic_kernel<T, 2>
       <<<tile_grid(cdiv(s.m, DYN_R * tm), cdiv(s.n, DYN_R * tn)), tm * tn,
          bytes, (cudaStream_t)a->stream>>>(
@@ -679,26 +726,6 @@ static kl_status dynamic(const kl_args *a) {
   return KL_OK;
 }
 
-/* ---- the rungs: one instance per element type --------------------------- */
-
-#define GEMM_EXPORT(name)                                                     \
-  extern "C" kl_status kl__gemm_gpu_##name(const kl_args *a) {                \
-    switch (a->plan->type) {                                                  \
-    case KL_F32:                                                              \
-      return name<float>(a);                                                  \
-    case KL_F64:                                                              \
-      return name<double>(a);                                                 \
-    default:                                                                  \
-      return KL_FAIL(KL_UNAVAILABLE, "gemm " #name ": no %s kernel",         \
-                     kl_type_name(a->plan->type));                            \
-    }                                                                         \
-  }
-GEMM_EXPORT(naive)
-GEMM_EXPORT(shared8)
-GEMM_EXPORT(shared16)
-GEMM_EXPORT(shared32)
-GEMM_EXPORT(regtile_64x64)
-GEMM_EXPORT(regtile_128x16)
-GEMM_EXPORT(local_memory)
-GEMM_EXPORT(padded)
-GEMM_EXPORT(dynamic)
+extern "C" kl_status kl__gemm_gpu_dynamic(const kl_args *a) {
+  GEMM_DISPATCH(dynamic, a);
+}

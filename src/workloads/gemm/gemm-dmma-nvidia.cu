@@ -454,7 +454,8 @@ static __global__ void __launch_bounds__(
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS>
 static kl_status launch(const kl__gemm_shape &s, const double *a,
-                        const double *b, double *c, cudaStream_t stream) {
+                        const double *b, double *c, cudaStream_t stream,
+                        int64_t sms) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
@@ -475,8 +476,8 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, whole_tiles, cfg::THREADS, cfg::SHARED_BYTES));
   int64_t split_tiles, split_k;
-  kl__gemm_tail_split(tiles, (int64_t)per_sm * kl__gpu_sm_count(), s.k, BK,
-                      &split_tiles, &split_k);
+  kl__gemm_tail_split(tiles, (int64_t)per_sm * sms, s.k, BK, &split_tiles,
+                      &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
     /* The split tiles are the last ones: scale them, then sum into them. */
@@ -506,13 +507,14 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
  * and aligned bases. Otherwise 8-byte copies, twice as many. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static kl_status dispatch(const kl__gemm_shape &s, const double *a,
-                          const double *b, double *c, cudaStream_t stream) {
+                          const double *b, double *c, cudaStream_t stream,
+                          int64_t sms) {
   const int aligned = s.lda % 2 == 0 && s.ldb % 2 == 0 &&
                       (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   return aligned ? launch<BM, BN, BK, WM, WN, STAGES, 2, MIN_BLOCKS>(
-                       s, a, b, c, stream)
+                       s, a, b, c, stream, sms)
                  : launch<BM, BN, BK, WM, WN, STAGES, 1, MIN_BLOCKS>(
-                       s, a, b, c, stream);
+                       s, a, b, c, stream, sms);
 }
 
 static int device_has_dmma(void) {
@@ -538,24 +540,24 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   const double *B = (const double *)a->buffers[GEMM_B];
   double *C = (double *)a->buffers[GEMM_C];
   cudaStream_t stream = (cudaStream_t)a->stream;
+  const int64_t sms = a->ctx->device.compute_units;
   /* The tile is a tuning choice (NOTES.md, "DMMA rung"): KLADDER_DMMA
    * picks one of the other configurations measured there. */
   const char *v = getenv("KLADDER_DMMA");
   switch (v ? atoi(v) : 0) {
-  case 1: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream);
-  case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream);
-  case 3: return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream);
+  case 1: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
+  case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream, sms);
+  case 3: return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream, sms);
   default: break;
   }
   /* 128 x 128 x 16 tiles, 8 warps of 64 x 32, 4 stages, one block per SM:
    * 0.91-0.92x cuBLAS at 8192. Problems with fewer such tiles than SMs
    * (1000^3 has 64) take smaller tiles, two or three blocks per SM, so
    * that every SM has work. */
-  const int64_t sms = kl__gpu_sm_count();
   const int64_t rows = (s.m + 127) / 128, cols = (s.n + 127) / 128;
   if (rows * cols >= sms)
-    return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream);
+    return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream, sms);
   if (2 * rows * cols >= sms)
-    return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream);
-  return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream);
+    return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
+  return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream, sms);
 }

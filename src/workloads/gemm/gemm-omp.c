@@ -114,209 +114,37 @@ static split split_for(int64_t m, int64_t n, int64_t mr, int64_t nr,
   return s;
 }
 
-/* ---- one type's kernel, packing and loop nest ----------------------------- */
+/* ---- each type's kernel, packing and loop nest: gemm-omp-body.h ------- */
+#define T double
+#define KC KC_F64
+#define MC MC_F64
+#define NC NC_F64
+#define GEMM_NAME(name) name##_double
 #if HAVE_VECTORS
-/* The micro-kernel: an MR x NR tile of C = alpha * (packed A sliver) x
- * (packed B sliver) + beta * C. The accumulators are named vectors, fully
- * unrolled over the tile, so that they are registers. */
-#define KERNEL(T, V)                                                          \
-  enum { VL_##T = VBYTES / sizeof(T), MR_##T = MV * VL_##T };                 \
-  static void kernel_##T(int64_t kc, const T *restrict a, const T *restrict b,\
-                         T *restrict c, int64_t ldc, int mr, int nr, T alpha, \
-                         T beta) {                                            \
-    V acc[NR][MV];                                                            \
-    for (int j = 0; j < NR; j++)                                              \
-      for (int v = 0; v < MV; v++) acc[j][v] = (V){0};                        \
-    /* C's tile is touched once per k slice, after the loop: asking for it  \
-     * now hides that miss behind kc steps of arithmetic. */                  \
-    for (int j = 0; j < nr; j++)                                              \
-      for (int l = 0; l < (int)(MR_##T * sizeof(T)); l += 64)                 \
-        PREFETCH_AT(c, ((size_t)j * (size_t)ldc * sizeof(T) + (size_t)l), 1); \
-    for (int64_t p = 0; p < kc; p++) {                                        \
-      /* The packed streams come from L2 (A's sliver is 96 KiB, B's 32 KiB  \
-       * in double): asking PF_STEPS steps ahead, one request per line,     \
-       * beat leaving them to the hardware prefetchers (NOTES.md). */       \
-      for (int l = 0; l < MV; l++)                                            \
-        PREFETCH_AT(a, (PF_STEPS * MR_##T + l * VL_##T) * sizeof(T), 0);      \
-      PREFETCH_AT(b, PF_STEPS * NR * sizeof(T), 0);                           \
-      V av[MV];                                                               \
-      for (int v = 0; v < MV; v++)                                            \
-        memcpy(&av[v], a + v * VL_##T, sizeof(V));                            \
-      for (int j = 0; j < NR; j++) {                                          \
-        const T bj = b[j];                                                    \
-        for (int v = 0; v < MV; v++) acc[j][v] += av[v] * bj;                 \
-      }                                                                       \
-      a += MR_##T;                                                            \
-      b += NR;                                                                \
-    }                                                                         \
-    if (mr == MR_##T && nr == NR) {                                           \
-      for (int j = 0; j < NR; j++)                                            \
-        for (int v = 0; v < MV; v++) {                                        \
-          T *cj = c + j * ldc + v * VL_##T;                                   \
-          V r = acc[j][v] * alpha;                                            \
-          if (beta != 0) {                                                    \
-            V old;                                                            \
-            memcpy(&old, cj, sizeof(V));                                      \
-            r = acc[j][v] * alpha + old * beta;                               \
-          }                                                                   \
-          memcpy(cj, &r, sizeof(V));                                          \
-        }                                                                     \
-      return;                                                                 \
-    }                                                                         \
-    /* An edge tile: only mr x nr of it is C's. */                            \
-    T tile[NR][MR_##T];                                                       \
-    memcpy(tile, acc, sizeof tile);                                           \
-    for (int j = 0; j < nr; j++)                                              \
-      for (int i = 0; i < mr; i++)                                            \
-        c[i + j * ldc] = beta != 0 ? tile[j][i] * alpha + c[i + j * ldc] * beta\
-                                   : tile[j][i] * alpha;                      \
-  }
-#else
-/* Without vector extensions: the same tile as plain arrays. */
-#define KERNEL(T, V)                                                          \
-  enum { VL_##T = VBYTES / sizeof(T), MR_##T = MV * VL_##T };                 \
-  static void kernel_##T(int64_t kc, const T *restrict a, const T *restrict b,\
-                         T *restrict c, int64_t ldc, int mr, int nr, T alpha, \
-                         T beta) {                                            \
-    T acc[NR][MR_##T] = {{0}};                                                \
-    for (int64_t p = 0; p < kc; p++, a += MR_##T, b += NR)                    \
-      for (int j = 0; j < NR; j++) {                                          \
-        _Pragma("omp simd") for (int i = 0; i < MR_##T; i++)                  \
-          acc[j][i] += a[i] * b[j];                                           \
-      }                                                                       \
-    for (int j = 0; j < nr; j++)                                              \
-      for (int i = 0; i < mr; i++)                                            \
-        c[i + j * ldc] = beta != 0 ? acc[j][i] * alpha + c[i + j * ldc] * beta\
-                                   : acc[j][i] * alpha;                       \
-  }
+#define V vf64
 #endif
-
-/* Packing. A's sliver of MR rows is stored k-major, MR contiguous elements
- * per k (one column segment of A each, so the copy reads A's columns in
- * order); B's sliver of NR columns is stored k-major too, NR per k. Rows
- * and columns past the edge are zeros: they multiply into tile elements
- * that are never stored, and a zero, unlike the NaN the buffer holds
- * there, cannot spoil the rest. */
-#define PACK(T)                                                               \
-  static void pack_a_##T(int64_t mc, int64_t kc, const T *a, int64_t lda,    \
-                         T *restrict dst) {                                   \
-    for (int64_t ir = 0; ir < mc; ir += MR_##T) {                             \
-      const int64_t mr = mc - ir < MR_##T ? mc - ir : MR_##T;                 \
-      for (int64_t p = 0; p < kc; p++) {                                      \
-        const T *src = a + ir + p * lda;                                      \
-        int64_t i = 0;                                                        \
-        for (; i < mr; i++) dst[i] = src[i];                                  \
-        for (; i < MR_##T; i++) dst[i] = 0;                                   \
-        dst += MR_##T;                                                        \
-      }                                                                       \
-    }                                                                         \
-  }                                                                           \
-  static void pack_b_##T(int64_t kc, int64_t nr, const T *b, int64_t ldb,    \
-                         T *restrict dst) {                                   \
-    for (int64_t p = 0; p < kc; p++) {                                        \
-      int64_t j = 0;                                                          \
-      for (; j < nr; j++) dst[j] = b[p + j * ldb];                            \
-      for (; j < NR; j++) dst[j] = 0;                                         \
-      dst += NR;                                                              \
-    }                                                                         \
-  }
-
-/* The loop nest. Every thread walks the same jc and pc loops, so the
- * worksharing B pack and the barrier line up; the first k slice applies
- * beta, later ones add to what it left. */
-#define NEST(T, KC, MC, NC)                                                   \
-  /* The threads, the blocks and the packing buffers' sizes for a shape:   \
-   * B's panel, shared, and one A block per thread, each a whole number of  \
-   * ALIGN bytes. */                                                          \
-  typedef struct sizes_##T {                                                  \
-    int threads;                                                              \
-    int64_t kc_max, nc_max, mc_max;                                           \
-    size_t a_bytes, b_bytes;                                                  \
-  } sizes_##T;                                                                \
-  static sizes_##T sizes_of_##T(const kl__gemm_shape *s) {                    \
-    const int64_t m = s->m, n = s->n, k = s->k;                               \
-    sizes_##T z;                                                              \
-    z.threads = 2 * m * n * k < SERIAL_FLOPS ? 1 : kl__omp_threads();        \
-    /* Equal slices: k = 513 as 256 + 256 + 1 would spend a whole pass     \
-     * over C on the last one. */                                             \
-    z.kc_max = (k + (k + KC - 1) / KC - 1) / ((k + KC - 1) / KC);             \
-    z.nc_max =                                                                \
-        ROUND_UP((n + (n + NC - 1) / NC - 1) / ((n + NC - 1) / NC), NR);     \
-    z.mc_max = ROUND_UP(m < MC ? m : MC, MR_##T);                             \
-    z.b_bytes = ROUND_UP((size_t)(z.kc_max * z.nc_max) * sizeof(T), ALIGN);  \
-    z.a_bytes = ROUND_UP((size_t)(z.kc_max * z.mc_max) * sizeof(T), ALIGN);  \
-    return z;                                                                 \
-  }                                                                           \
-  static kl_status gemm_##T(const kl__gemm_shape *s, const T *A, const T *B,  \
-                            T *C, void *bv, void *av) {                       \
-    const int64_t m = s->m, n = s->n, k = s->k;                               \
-    const int64_t lda = s->lda, ldb = s->ldb, ldc = s->ldc;                   \
-    const T alpha = (T)s->alpha, beta = (T)s->beta;                           \
-    if (alpha == 0 || k == 0) {                                               \
-      /* BLAS: A and B are not referenced. */                                 \
-      _Pragma("omp parallel for schedule(static)")                            \
-      for (int64_t j = 0; j < n; j++)                                         \
-        for (int64_t i = 0; i < m; i++)                                       \
-          C[i + j * ldc] = beta != 0 ? beta * C[i + j * ldc] : 0;             \
-      return KL_OK;                                                           \
-    }                                                                         \
-    const sizes_##T z = sizes_of_##T(s);                                      \
-    const int threads = z.threads;                                            \
-    const int64_t kc_max = z.kc_max, nc_max = z.nc_max;                       \
-    const size_t a_bytes = z.a_bytes;                                         \
-    T *bp = bv, *ap = av;                                                     \
-    _Pragma("omp parallel num_threads(threads)") {                            \
-      const int t = kl__omp_thread();                                         \
-      const split my = split_for(m, n, MR_##T, NR, kl__omp_team(), t);        \
-      T *my_a = (T *)((char *)ap + a_bytes * (size_t)t);                      \
-      for (int64_t jc = 0; jc < n; jc += nc_max) {                            \
-        const int64_t nc = n - jc < nc_max ? n - jc : nc_max;                 \
-        const int64_t slivers = (nc + NR - 1) / NR;                           \
-        /* This thread's columns within the panel. */                         \
-        const int64_t j0 = my.n0 > jc ? my.n0 : jc;                           \
-        const int64_t j1 = my.n1 < jc + nc ? my.n1 : jc + nc;                 \
-        for (int64_t pc = 0; pc < k; pc += kc_max) {                          \
-          const int64_t kc = k - pc < kc_max ? k - pc : kc_max;               \
-          const T beta_here = pc == 0 ? beta : 1;                             \
-          _Pragma("omp for schedule(static)")                                 \
-          for (int64_t q = 0; q < slivers; q++) {                             \
-            const int64_t nr = nc - q * NR < NR ? nc - q * NR : NR;           \
-            pack_b_##T(kc, nr, B + pc + (jc + q * NR) * ldb, ldb,             \
-                       bp + q * NR * kc);                                     \
-          }                                                                   \
-          for (int64_t ic = my.m0; ic < my.m1; ic += MC) {                    \
-            const int64_t mc = my.m1 - ic < MC ? my.m1 - ic : MC;             \
-            if (j0 >= j1) break;                                              \
-            pack_a_##T(mc, kc, A + ic + pc * lda, lda, my_a);                 \
-            for (int64_t jr = j0; jr < j1; jr += NR) {                        \
-              const int nr = (int)(j1 - jr < NR ? j1 - jr : NR);              \
-              const T *bs = bp + (jr - jc) * kc;                              \
-              for (int64_t ir = 0; ir < mc; ir += MR_##T) {                   \
-                const int mr = (int)(mc - ir < MR_##T ? mc - ir : MR_##T);    \
-                kernel_##T(kc, my_a + ir * kc, bs, C + ic + ir + jr * ldc,    \
-                           ldc, mr, nr, alpha, beta_here);                    \
-              }                                                               \
-            }                                                                 \
-          }                                                                   \
-          /* Nobody repacks B while another thread still reads it. */         \
-          _Pragma("omp barrier")                                              \
-        }                                                                     \
-      }                                                                       \
-    }                                                                         \
-    return KL_OK;                                                             \
-  }
-
+#include "gemm-omp-body.h"
+#undef T
+#undef V
+#undef KC
+#undef MC
+#undef NC
+#undef GEMM_NAME
+#define T float
+#define KC KC_F32
+#define MC MC_F32
+#define NC NC_F32
+#define GEMM_NAME(name) name##_float
 #if HAVE_VECTORS
-KERNEL(double, vf64)
-KERNEL(float, vf32)
-#else
-KERNEL(double, double)
-KERNEL(float, float)
+#define V vf32
 #endif
-PACK(double)
-PACK(float)
-NEST(double, KC_F64, MC_F64, NC_F64)
-NEST(float, KC_F32, MC_F32, NC_F32)
+#include "gemm-omp-body.h"
+#undef T
+#undef V
+#undef KC
+#undef MC
+#undef NC
+#undef GEMM_NAME
 
 /* The packing buffers as scratch of the plan: B's panel and the threads'
  * A blocks. The host backends' allocator gives large ones 2 MiB pages,

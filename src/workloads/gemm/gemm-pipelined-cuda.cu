@@ -490,8 +490,8 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
       &per_sm, pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
       THREADS, smem));
   int64_t split_tiles, split_k;
-  kl__gemm_tail_split(tiles, (int64_t)per_sm * kl__gpu_sm_count(), s->k, BK,
-             &split_tiles, &split_k);
+  kl__gemm_tail_split(tiles, (int64_t)per_sm * a->ctx->device.compute_units,
+                      s->k, BK, &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
     KL_GPU_CHECK(kl__gpu_allow_shared(

@@ -407,41 +407,17 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = m * n;
 }
 
-/* ---- serial rungs ---------------------------------------------------------
- * The seed's triple loop: one dot product per element of C, walking A
- * along a row, lda elements apart. */
-#define GEMM_NAIVE(name, T)                                                   \
-  static void name(kl__gemm_shape s, const T *a, const T *b, T *c) {          \
-    const T alpha = (T)s.alpha, beta = (T)s.beta;                             \
-    for (int64_t i = 0; i < s.m; i++)                                         \
-      for (int64_t j = 0; j < s.n; j++) {                                     \
-        T sum = 0;                                                            \
-        for (int64_t q = 0; q < s.k; q++)                                     \
-          sum += a[i + q * s.lda] * b[q + j * s.ldb];                         \
-        T *cij = &c[i + j * s.ldc];                                           \
-        *cij = beta == 0 ? alpha * sum : alpha * sum + beta * *cij;           \
-      }                                                                       \
-  }
-GEMM_NAIVE(naive_f32, float)
-GEMM_NAIVE(naive_f64, double)
-
-/* The loops reordered (j, q, i) so that the innermost walks a column of A
- * and of C with unit stride: each C column is a sum of scaled A columns. */
-#define GEMM_ORDERED(name, T)                                                 \
-  static void name(kl__gemm_shape s, const T *a, const T *b, T *c) {          \
-    const T alpha = (T)s.alpha, beta = (T)s.beta;                             \
-    for (int64_t j = 0; j < s.n; j++) {                                       \
-      T *cj = c + j * s.ldc;                                                  \
-      for (int64_t i = 0; i < s.m; i++) cj[i] = beta == 0 ? 0 : beta * cj[i]; \
-      for (int64_t q = 0; q < s.k; q++) {                                     \
-        const T bq = alpha * b[q + j * s.ldb];                                \
-        const T *aq = a + q * s.lda;                                          \
-        for (int64_t i = 0; i < s.m; i++) cj[i] += aq[i] * bq;                \
-      }                                                                       \
-    }                                                                         \
-  }
-GEMM_ORDERED(ordered_f32, float)
-GEMM_ORDERED(ordered_f64, double)
+/* ---- serial rungs: gemm-serial-body.h once per type --------------------- */
+#define T float
+#define GEMM_NAME(name) name##_f32
+#include "gemm-serial-body.h"
+#undef T
+#undef GEMM_NAME
+#define T double
+#define GEMM_NAME(name) name##_f64
+#include "gemm-serial-body.h"
+#undef T
+#undef GEMM_NAME
 
 static kl_status serial_naive(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
@@ -463,61 +439,53 @@ static kl_status serial_ordered(const kl_args *a) {
 
 /* ---- the ladder ------------------------------------------------------------ */
 
-#define GPU_RUNG(rung_name, text, ...)                                        \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   __VA_ARGS__}
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {.name = "serial-naive", .backend = &kl__backend_serial,
-     .summary = "the seed's triple loop, a dot product per element, A "
-                "walked along rows",
-     .run = serial_naive},
-    {.name = "serial-loop-order", .backend = &kl__backend_serial,
-     .summary = "loops in j, k, i order: unit stride down columns of A and C",
-     .library = FLOATS, .run = serial_ordered},
-    {.name = "openmp-blocked", .backend = &kl__backend_openmp,
-     .summary = "packed cache blocks, a SIMD register micro-kernel, threads "
-                "over blocks of C",
-     .library = FLOATS, .scratch = kl__gemm_omp_scratch,
-     .run = kl__gemm_omp_blocked},
-    {.name = "openblas", .backend = &kl__backend_openmp,
-     .summary = "OpenBLAS cblas_?gemm on every host thread",
-     .flags = KL_RUNG_VENDOR, .run = KL_OPENBLAS_FN(kl__gemm_openblas)},
-    GPU_RUNG("cuda-naive", "one element of C per thread, 8x8 blocks, "
-             "grid-stride [dcu.cc]", .run = KL_GPU_FN(kl__gemm_gpu_naive)),
-    GPU_RUNG("cuda-shared-8", "8x8 tiles of A and B in shared memory "
-             "[shared.cc]", .run = KL_GPU_FN(kl__gemm_gpu_shared8)),
-    GPU_RUNG("cuda-shared-16", "16x16 shared-memory tiles",
-             .run = KL_GPU_FN(kl__gemm_gpu_shared16)),
-    GPU_RUNG("cuda-shared-32", "32x32 shared-memory tiles",
-             .run = KL_GPU_FN(kl__gemm_gpu_shared32)),
-    GPU_RUNG("cuda-regtile-64x64", "64x64 tiles by 32x32 threads, 4 elements "
-             "each in registers [more_elements.cc]",
-             .run = KL_GPU_FN(kl__gemm_gpu_regtile_64x64)),
-    GPU_RUNG("cuda-regtile-128x16", "128x128 tiles 16 deep by 16x16 threads, "
-             "64 elements each [more_elements.cc]",
-             .run = KL_GPU_FN(kl__gemm_gpu_regtile_128x16)),
-    GPU_RUNG("cuda-local-memory", "teaching rung: the register tile's "
-             "accumulators indexed at run time, so in local memory",
-             .run = KL_GPU_FN(kl__gemm_gpu_local_memory)),
-    GPU_RUNG("cuda-padded", "register tiles, shared arrays padded against "
-             "bank conflicts", .run = KL_GPU_FN(kl__gemm_gpu_padded)),
-    GPU_RUNG("cuda-dynamic", "tile sized at run time, dynamic shared memory",
-             .run = KL_GPU_FN(kl__gemm_gpu_dynamic)),
-    GPU_RUNG("cuda-pipelined", "register tiles fed by asynchronous copies "
-             "into multi-buffered shared memory",
-             .library = KL_TYPE_BIT(KL_F32),
-             .run = KL_GPU_FN(kl__gemm_gpu_pipelined)),
-    GPU_RUNG("cuda-dmma", "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
-             "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
-             .library = KL_TYPE_BIT(KL_F64),
-             .run = KL_NVIDIA_FN(kl__gemm_gpu_dmma)),
-    GPU_RUNG("cuda-cublas", "cuBLAS ?gemm, default math (no TF32)",
-             .flags = KL_RUNG_VENDOR,
-             .setup = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_setup),
-             .teardown = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_teardown),
-             .run = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas)),
+    KL_RUNG("serial-naive", serial, "the seed's triple loop, a dot product "
+            "per element, A walked along rows", .run = serial_naive),
+    KL_RUNG("serial-loop-order", serial, "loops in j, k, i order: unit "
+            "stride down columns of A and C", .library = FLOATS,
+            .run = serial_ordered),
+    KL_RUNG("openmp-blocked", openmp, "packed cache blocks, a SIMD register "
+            "micro-kernel, threads over blocks of C", .library = FLOATS,
+            .scratch = kl__gemm_omp_scratch, .run = kl__gemm_omp_blocked),
+    KL_RUNG("openblas", openmp, "OpenBLAS cblas_?gemm on every host thread",
+            .flags = KL_RUNG_VENDOR, .run = KL_OPENBLAS_FN(kl__gemm_openblas)),
+    KL_RUNG("cuda-naive", gpu, "one element of C per thread, 8x8 blocks, "
+            "grid-stride [dcu.cc]", .run = KL_GPU_FN(kl__gemm_gpu_naive)),
+    KL_RUNG("cuda-shared-8", gpu, "8x8 tiles of A and B in shared memory "
+            "[shared.cc]", .run = KL_GPU_FN(kl__gemm_gpu_shared8)),
+    KL_RUNG("cuda-shared-16", gpu, "16x16 shared-memory tiles",
+            .run = KL_GPU_FN(kl__gemm_gpu_shared16)),
+    KL_RUNG("cuda-shared-32", gpu, "32x32 shared-memory tiles",
+            .run = KL_GPU_FN(kl__gemm_gpu_shared32)),
+    KL_RUNG("cuda-regtile-64x64", gpu, "64x64 tiles by 32x32 threads, 4 "
+            "elements each in registers [more_elements.cc]",
+            .run = KL_GPU_FN(kl__gemm_gpu_regtile_64x64)),
+    KL_RUNG("cuda-regtile-128x16", gpu, "128x128 tiles 16 deep by 16x16 "
+            "threads, 64 elements each [more_elements.cc]",
+            .run = KL_GPU_FN(kl__gemm_gpu_regtile_128x16)),
+    KL_RUNG("cuda-local-memory", gpu, "teaching rung: the register tile's "
+            "accumulators indexed at run time, so in local memory",
+            .run = KL_GPU_FN(kl__gemm_gpu_local_memory)),
+    KL_RUNG("cuda-padded", gpu, "register tiles, shared arrays padded "
+            "against bank conflicts", .run = KL_GPU_FN(kl__gemm_gpu_padded)),
+    KL_RUNG("cuda-dynamic", gpu, "tile sized at run time, dynamic shared "
+            "memory", .run = KL_GPU_FN(kl__gemm_gpu_dynamic)),
+    KL_RUNG("cuda-pipelined", gpu, "register tiles fed by asynchronous "
+            "copies into multi-buffered shared memory",
+            .library = KL_TYPE_BIT(KL_F32),
+            .run = KL_GPU_FN(kl__gemm_gpu_pipelined)),
+    KL_RUNG("cuda-dmma", gpu, "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
+            "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
+            .library = KL_TYPE_BIT(KL_F64),
+            .run = KL_NVIDIA_FN(kl__gemm_gpu_dmma)),
+    KL_RUNG("cuda-cublas", gpu, "cuBLAS ?gemm, default math (no TF32)",
+            .flags = KL_RUNG_VENDOR,
+            .setup = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_setup),
+            .teardown = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_teardown),
+            .run = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas)),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

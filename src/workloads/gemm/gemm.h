@@ -119,24 +119,21 @@ kl_status kl__gemm_omp_blocked(const kl_args *a);
 kl_status kl__gemm_omp_scratch(kl_plan *p);
 kl_status kl__gemm_openblas(const kl_args *a);
 
-/* GPU rungs, in ladder order (gemm-cuda.cu, gemm-fast-cuda.cu,
- * gemm-cublas.cu). */
-#define GEMM_GPU_RUNGS(X)                                                     \
-  X(naive)                                                                    \
-  X(shared8)                                                                  \
-  X(shared16)                                                                 \
-  X(shared32)                                                                 \
-  X(regtile_64x64)                                                            \
-  X(regtile_128x16)                                                           \
-  X(local_memory)                                                             \
-  X(padded)                                                                   \
-  X(dynamic)                                                                  \
-  X(pipelined)                                                                \
-  X(dmma)                                                                     \
-  X(cublas)
-#define GEMM_DECLARE(name) kl_status kl__gemm_gpu_##name(const kl_args *a);
-GEMM_GPU_RUNGS(GEMM_DECLARE)
-#undef GEMM_DECLARE
+/* GPU rungs, in ladder order: the teaching rungs (gemm-cuda.cu), the
+ * pipelined one (gemm-pipelined-cuda.cu), DMMA (gemm-dmma-nvidia.cu) and
+ * cuBLAS (gemm-cublas.cu). */
+kl_status kl__gemm_gpu_naive(const kl_args *a);
+kl_status kl__gemm_gpu_shared8(const kl_args *a);
+kl_status kl__gemm_gpu_shared16(const kl_args *a);
+kl_status kl__gemm_gpu_shared32(const kl_args *a);
+kl_status kl__gemm_gpu_regtile_64x64(const kl_args *a);
+kl_status kl__gemm_gpu_regtile_128x16(const kl_args *a);
+kl_status kl__gemm_gpu_local_memory(const kl_args *a);
+kl_status kl__gemm_gpu_padded(const kl_args *a);
+kl_status kl__gemm_gpu_dynamic(const kl_args *a);
+kl_status kl__gemm_gpu_pipelined(const kl_args *a);
+kl_status kl__gemm_gpu_dmma(const kl_args *a);
+kl_status kl__gemm_gpu_cublas(const kl_args *a);
 kl_status kl__gemm_gpu_cublas_setup(kl_args *a);
 void kl__gemm_gpu_cublas_teardown(kl_args *a);
 

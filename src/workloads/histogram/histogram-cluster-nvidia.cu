@@ -69,7 +69,7 @@ static kl_status cluster_rung(const kl_args *a) {
   const int64_t n = HIST_LENGTH(a->plan);
   /* Two blocks of 1024 threads per multiprocessor, rounded up to whole
    * clusters (the grid limit is a multiple of CLUSTER). */
-  int64_t blocks = block_limit(n, (int64_t)2 * kl__gpu_sm_count());
+  int64_t blocks = block_limit(n, (int64_t)2 * a->ctx->device.compute_units);
   blocks = (blocks + CLUSTER - 1) / CLUSTER * CLUSTER;
   cluster_kernel<C><<<(unsigned)blocks, CLUSTER_THREADS, 0, s>>>(
       HIST_BYTES(a), n, (C *)a->buffers[HIST_COUNTS]);
@@ -78,7 +78,5 @@ static kl_status cluster_rung(const kl_args *a) {
 }
 
 extern "C" kl_status kl__histogram_gpu_cluster(const kl_args *a) {
-  if (a->plan->buffers[HIST_COUNTS].type == KL_U64)
-    return cluster_rung<unsigned long long>(a);
-  return cluster_rung<unsigned>(a);
+  HIST_DISPATCH(cluster_rung, a);
 }

@@ -56,6 +56,10 @@ static kl_status global_atomic(const kl_args *a) {
   return KL_OK;
 }
 
+extern "C" kl_status kl__histogram_gpu_global_atomic(const kl_args *a) {
+  HIST_DISPATCH(global_atomic, a);
+}
+
 /* ---- the edges of the 4-byte-word kernels ------------------------------ */
 
 /* The head and tail bytes around the aligned words, fewer than 4 each. */
@@ -103,6 +107,10 @@ static kl_status four_per_thread(const kl_args *a) {
     KL_GPU_CHECK_LAUNCH(four_per_thread_kernel);
   }
   return KL_OK;
+}
+
+extern "C" kl_status kl__histogram_gpu_four_per_thread(const kl_args *a) {
+  HIST_DISPATCH(four_per_thread, a);
 }
 
 /* ---- 3 to 5. a shared histogram per block of 256 threads ---------------- */
@@ -153,14 +161,26 @@ static kl_status shared(const kl_args *a) {
   return shared_blocks<C, false>(a, 1);
 }
 
+extern "C" kl_status kl__histogram_gpu_shared(const kl_args *a) {
+  HIST_DISPATCH(shared, a);
+}
+
 template <typename C>
 static kl_status fat_interleaved(const kl_args *a) {
   return shared_blocks<C, false>(a, FAT_WORDS);
 }
 
+extern "C" kl_status kl__histogram_gpu_fat_interleaved(const kl_args *a) {
+  HIST_DISPATCH(fat_interleaved, a);
+}
+
 template <typename C>
 static kl_status fat_contiguous(const kl_args *a) {
   return shared_blocks<C, true>(a, FAT_WORDS);
+}
+
+extern "C" kl_status kl__histogram_gpu_fat_contiguous(const kl_args *a) {
+  HIST_DISPATCH(fat_contiguous, a);
 }
 
 /* ---- 6 to 8. 16-byte loads on a persistent grid ------------------------- */
@@ -244,9 +264,9 @@ __global__ __launch_bounds__(PERSISTENT_BLOCK) void persistent_kernel(
 }
 
 template <int LAYOUT>
-static size_t persistent_shared_bytes(void) {
+static size_t persistent_shared_bytes(int lanes) {
   return sizeof(unsigned) *
-         (size_t)shared_words<LAYOUT>(PERSISTENT_BLOCK, kl__gpu_warp_size());
+         (size_t)shared_words<LAYOUT>(PERSISTENT_BLOCK, lanes);
 }
 
 template <typename C, int LAYOUT, int DEPTH>
@@ -256,7 +276,8 @@ static kl_status persistent(const kl_args *a, int resident) {
   const int64_t n = HIST_LENGTH(a->plan);
   persistent_kernel<C, LAYOUT, DEPTH>
       <<<(unsigned)block_limit(n, resident), PERSISTENT_BLOCK,
-         persistent_shared_bytes<LAYOUT>(), (cudaStream_t)a->stream>>>(DATA(a), n, COUNTS(a));
+         persistent_shared_bytes<LAYOUT>(a->ctx->device.lanes),
+         (cudaStream_t)a->stream>>>(DATA(a), n, COUNTS(a));
   KL_GPU_CHECK_LAUNCH(persistent_kernel);
   return KL_OK;
 }
@@ -266,9 +287,17 @@ static kl_status vec16(const kl_args *a) {
   return persistent<C, PER_BLOCK, 4>(a, PERSISTENT_GRID(a, GRID_VEC16));
 }
 
+extern "C" kl_status kl__histogram_gpu_vec16(const kl_args *a) {
+  HIST_DISPATCH(vec16, a);
+}
+
 template <typename C>
 static kl_status warp_private(const kl_args *a) {
   return persistent<C, PER_WARP, 4>(a, PERSISTENT_GRID(a, GRID_WARP));
+}
+
+extern "C" kl_status kl__histogram_gpu_warp_private(const kl_args *a) {
+  HIST_DISPATCH(warp_private, a);
 }
 
 template <typename C>
@@ -276,41 +305,35 @@ static kl_status best(const kl_args *a) {
   return persistent<C, PER_BANK, BEST_DEPTH>(a, PERSISTENT_GRID(a, GRID_BEST));
 }
 
-/* ---- exports, setup ------------------------------------------------------ */
+extern "C" kl_status kl__histogram_gpu_best(const kl_args *a) {
+  HIST_DISPATCH(best, a);
+}
 
-/* The count type is the plan's: 32-bit below 2^32 bytes, 64-bit above. */
-#define HIST_EXPORT(name)                                                     \
-  extern "C" kl_status kl__histogram_gpu_##name(const kl_args *a) {           \
-    if (a->plan->buffers[HIST_COUNTS].type == KL_U64)                         \
-      return name<unsigned long long>(a);                                     \
-    return name<unsigned>(a);                                                 \
-  }
-HIST_GPU_RUNGS(HIST_EXPORT)
-#undef HIST_EXPORT
+/* ---- setup: the persistent grids ----------------------------------------- */
 
 /* Blocks of the kernel resident on the whole device at once. */
 template <typename C, int LAYOUT, int DEPTH>
-static kl_status resident_blocks(int64_t *out) {
+static kl_status resident_blocks(const kl_device *d, int64_t *out) {
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, persistent_kernel<C, LAYOUT, DEPTH>, PERSISTENT_BLOCK,
-      persistent_shared_bytes<LAYOUT>()));
-  *out = (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
+      persistent_shared_bytes<LAYOUT>(d->lanes)));
+  *out = (int64_t)(per_sm > 0 ? per_sm : 1) * d->compute_units;
   return KL_OK;
 }
 
 template <typename C>
 static kl_status grids(kl_args *a) {
-  kl_status st = resident_blocks<C, PER_BLOCK, 4>(&a->state.integer[GRID_VEC16]);
+  const kl_device *d = &a->ctx->device;
+  int64_t *grid = a->state.integer;
+  kl_status st = resident_blocks<C, PER_BLOCK, 4>(d, &grid[GRID_VEC16]);
   if (st == KL_OK)
-    st = resident_blocks<C, PER_WARP, 4>(&a->state.integer[GRID_WARP]);
+    st = resident_blocks<C, PER_WARP, 4>(d, &grid[GRID_WARP]);
   if (st == KL_OK)
-    st = resident_blocks<C, PER_BANK, BEST_DEPTH>(&a->state.integer[GRID_BEST]);
+    st = resident_blocks<C, PER_BANK, BEST_DEPTH>(d, &grid[GRID_BEST]);
   return st;
 }
 
 extern "C" kl_status kl__histogram_gpu_setup(kl_args *a) {
-  if (a->plan->buffers[HIST_COUNTS].type == KL_U64)
-    return grids<unsigned long long>(a);
-  return grids<unsigned>(a);
+  HIST_DISPATCH(grids, a);
 }

@@ -50,6 +50,15 @@ static __device__ __forceinline__ unsigned sum_columns(const unsigned *h,
   return sum;
 }
 
+/* One instance per count type, family<C>(a): the plan's, 32-bit below
+ * 2^32 bytes, 64-bit from there (histogram.h). */
+#define HIST_DISPATCH(family, a)                                              \
+  do {                                                                        \
+    if ((a)->plan->buffers[HIST_COUNTS].type == KL_U64)                       \
+      return family<unsigned long long>(a);                                   \
+    return family<unsigned>(a);                                               \
+  } while (0)
+
 /* Zero the counts before the first chunk; later chunks add to them. */
 template <typename C>
 static kl_status start_counts(const kl_args *a) {

@@ -11,12 +11,6 @@
 typedef void (*hist_loop32)(const uint8_t *x, int64_t n, uint32_t *counts);
 typedef void (*hist_loop64)(const uint8_t *x, int64_t n, uint64_t *counts);
 
-/* FAMILY(name, C) defines `static void name(const uint8_t *x, int64_t n,
- * C *counts)`; this makes it for both count types, FAMILY_u32 and
- * FAMILY_u64. */
-#define HIST_BOTH_COUNTS(family)                                              \
-  family(family##_u32, uint32_t) family(family##_u64, uint64_t)
-
 /* Run the loop of the plan's count type over the current chunk, the
  * counts zeroed first on the first chunk. */
 static inline kl_status kl__histogram_host_run(const kl_args *a,

@@ -2,49 +2,6 @@
 
 #include "histogram-host.h"
 
-/* The pragmas inside the loops' macros. */
-#define PRAGMA(text) _Pragma(#text)
-#define OMP(text) PRAGMA(omp text)
-
-/* The seed's negative optimization: every byte an atomic increment of a
- * counter all threads share, so that each increment waits for the
- * counter's cache line to come back from the other core. */
-#define ATOMIC(name, C)                                                       \
-  static void name(const uint8_t *x, int64_t n, C *counts) {                  \
-    OMP(parallel for schedule(static))                                        \
-    for (int64_t i = 0; i < n; i++) {                                         \
-      OMP(atomic update)                                                      \
-      counts[x[i]]++;                                                         \
-    }                                                                         \
-  }
-HIST_BOTH_COUNTS(ATOMIC)
-
-kl_status kl__histogram_omp_atomic(const kl_args *a) {
-  return kl__histogram_host_run(a, ATOMIC_u32, ATOMIC_u64);
-}
-
-/* A private histogram per thread, added to the shared counts once; thread
- * t takes bytes t, t + T, t + 2T, ...: every thread walks the whole array
- * and uses one byte of each cache line it loads. A thread's count fits the
- * count type: it is at most n. */
-#define INTERLEAVED(name, C)                                                  \
-  static void name(const uint8_t *x, int64_t n, C *counts) {                  \
-    OMP(parallel) {                                                           \
-      const int64_t t = kl__omp_thread(), team = kl__omp_team();              \
-      C mine[HIST_BINS] = {0};                                                \
-      for (int64_t i = t; i < n; i += team) mine[x[i]]++;                     \
-      for (int b = 0; b < HIST_BINS; b++) {                                   \
-        OMP(atomic update)                                                    \
-        counts[b] += mine[b];                                                 \
-      }                                                                       \
-    }                                                                         \
-  }
-HIST_BOTH_COUNTS(INTERLEAVED)
-
-kl_status kl__histogram_omp_interleaved(const kl_args *a) {
-  return kl__histogram_host_run(a, INTERLEAVED_u32, INTERLEAVED_u64);
-}
-
 /* openmp-blocks counts into SUBS sub-histograms of 32-bit counters: byte k
  * of each 8-byte word into sub-histogram k, so that a run of equal bytes
  * makes SUBS independent chains of increments instead of one, each waiting
@@ -86,23 +43,27 @@ static void count_block(const uint8_t *x, int64_t n, uint64_t *totals) {
   }
 }
 
-/* A contiguous block per thread, as the seed's fastest loop. */
-#define BLOCKS(name, C)                                                       \
-  static void name(const uint8_t *x, int64_t n, C *counts) {                  \
-    OMP(parallel) {                                                           \
-      const int64_t t = kl__omp_thread(), team = kl__omp_team();              \
-      const int64_t begin = n / team * t + (t < n % team ? t : n % team);     \
-      const int64_t end = begin + n / team + (t < n % team);                  \
-      uint64_t totals[HIST_BINS] = {0};                                       \
-      count_block(x + begin, end - begin, totals);                            \
-      for (int b = 0; b < HIST_BINS; b++) {                                   \
-        OMP(atomic update)                                                    \
-        counts[b] += (C)totals[b];                                            \
-      }                                                                       \
-    }                                                                         \
-  }
-HIST_BOTH_COUNTS(BLOCKS)
+/* The rungs' loops for each count type: histogram-omp-body.h, once per
+ * type. */
+#define C uint32_t
+#define HIST_NAME(name) name##_u32
+#include "histogram-omp-body.h"
+#undef C
+#undef HIST_NAME
+#define C uint64_t
+#define HIST_NAME(name) name##_u64
+#include "histogram-omp-body.h"
+#undef C
+#undef HIST_NAME
+
+kl_status kl__histogram_omp_atomic(const kl_args *a) {
+  return kl__histogram_host_run(a, atomic_u32, atomic_u64);
+}
+
+kl_status kl__histogram_omp_interleaved(const kl_args *a) {
+  return kl__histogram_host_run(a, interleaved_u32, interleaved_u64);
+}
 
 kl_status kl__histogram_omp_blocks(const kl_args *a) {
-  return kl__histogram_host_run(a, BLOCKS_u32, BLOCKS_u64);
+  return kl__histogram_host_run(a, blocks_u32, blocks_u64);
 }

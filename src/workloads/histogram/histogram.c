@@ -198,64 +198,68 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-/* ---- the serial rung: the seed's loop ------------------------------------ */
-#define SERIAL(name, C)                                                       \
-  static void name(const uint8_t *x, int64_t n, C *counts) {                  \
-    for (int64_t i = 0; i < n; i++) counts[x[i]]++;                           \
-  }
-HIST_BOTH_COUNTS(SERIAL)
-
-static kl_status serial(const kl_args *a) {
-  return kl__histogram_host_run(a, SERIAL_u32, SERIAL_u64);
+/* ---- the serial rung: the seed's loop, for each count type -------------- */
+static void serial_u32(const uint8_t *x, int64_t n, uint32_t *counts) {
+  for (int64_t i = 0; i < n; i++) counts[x[i]]++;
 }
 
-#define GPU_RUNG(rung_name, text, fn, ...)                                    \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .setup = KL_GPU_FN(kl__histogram_gpu_setup), .run = fn, __VA_ARGS__}
+static void serial_u64(const uint8_t *x, int64_t n, uint64_t *counts) {
+  for (int64_t i = 0; i < n; i++) counts[x[i]]++;
+}
+
+static kl_status serial(const kl_args *a) {
+  return kl__histogram_host_run(a, serial_u32, serial_u64);
+}
+
 #define U8 KL_TYPE_BIT(KL_U8)
 
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "the seed's loop: ++count[byte]", .library = U8,
-     .run = serial},
-    {.name = "openmp-atomic", .backend = &kl__backend_openmp,
-     .summary = "an omp atomic per byte: correct, and slower than the "
-                "serial loop (the seed's negative optimization)",
-     .run = kl__histogram_omp_atomic},
-    {.name = "openmp-interleaved", .backend = &kl__backend_openmp,
-     .summary = "a private histogram per thread, thread t counting bytes t, "
-                "t+T, t+2T, ...",
-     .run = kl__histogram_omp_interleaved},
-    {.name = "openmp-blocks", .backend = &kl__backend_openmp,
-     .summary = "a contiguous block per thread, 8 sub-histograms to break "
-                "the chains of repeated bytes, 8 equal bytes at once",
-     .library = U8, .run = kl__histogram_omp_blocks},
-    GPU_RUNG("cuda-global-atomic", "one global atomic per byte",
-             KL_GPU_FN(kl__histogram_gpu_global_atomic)),
-    GPU_RUNG("cuda-four-per-thread", "4 bytes per thread, global atomics",
-             KL_GPU_FN(kl__histogram_gpu_four_per_thread)),
-    GPU_RUNG("cuda-shared", "a shared-memory histogram per block",
-             KL_GPU_FN(kl__histogram_gpu_shared)),
-    GPU_RUNG("cuda-fat-interleaved", "a shared histogram per block, 32 "
-             "words per thread a grid apart",
-             KL_GPU_FN(kl__histogram_gpu_fat_interleaved)),
-    GPU_RUNG("cuda-fat-contiguous", "a shared histogram per block, 32 "
-             "adjacent words per thread",
-             KL_GPU_FN(kl__histogram_gpu_fat_contiguous)),
-    GPU_RUNG("cuda-vec16", "16-byte loads, a shared histogram per block",
-             KL_GPU_FN(kl__histogram_gpu_vec16)),
-    GPU_RUNG("cuda-warp-private", "a shared sub-histogram per warp",
-             KL_GPU_FN(kl__histogram_gpu_warp_private)),
-    GPU_RUNG("cuda-best", "a sub-histogram per shared-memory bank, "
-             "persistent grid, 16-byte loads in flight",
-             KL_GPU_FN(kl__histogram_gpu_best), .library = U8),
-    GPU_RUNG("cuda-cluster", "thread-block clusters, the bins split over "
-             "the cluster's distributed shared memory",
-             KL_NVIDIA_FN(kl__histogram_gpu_cluster)),
-    {.name = "cuda-cub", .backend = &kl__backend_gpu,
-     .summary = "CUB DeviceHistogram::HistogramEven", .flags = KL_RUNG_VENDOR,
-     .scratch = KL_GPU_CUB_FN(kl__histogram_gpu_cub_scratch),
-     .run = KL_GPU_CUB_FN(kl__histogram_gpu_cub)},
+    KL_RUNG("serial", serial, "the seed's loop: ++count[byte]",
+            .library = U8, .run = serial),
+    KL_RUNG("openmp-atomic", openmp, "an omp atomic per byte: correct, and "
+            "slower than the serial loop (the seed's negative optimization)",
+            .run = kl__histogram_omp_atomic),
+    KL_RUNG("openmp-interleaved", openmp, "a private histogram per thread, "
+            "thread t counting bytes t, t+T, t+2T, ...",
+            .run = kl__histogram_omp_interleaved),
+    KL_RUNG("openmp-blocks", openmp, "a contiguous block per thread, 8 "
+            "sub-histograms to break the chains of repeated bytes, 8 equal "
+            "bytes at once", .library = U8, .run = kl__histogram_omp_blocks),
+    KL_RUNG("cuda-global-atomic", gpu, "one global atomic per byte",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_global_atomic)),
+    KL_RUNG("cuda-four-per-thread", gpu, "4 bytes per thread, global atomics",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_four_per_thread)),
+    KL_RUNG("cuda-shared", gpu, "a shared-memory histogram per block",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_shared)),
+    KL_RUNG("cuda-fat-interleaved", gpu, "a shared histogram per block, 32 "
+            "words per thread a grid apart",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_fat_interleaved)),
+    KL_RUNG("cuda-fat-contiguous", gpu, "a shared histogram per block, 32 "
+            "adjacent words per thread",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_fat_contiguous)),
+    KL_RUNG("cuda-vec16", gpu, "16-byte loads, a shared histogram per block",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_vec16)),
+    KL_RUNG("cuda-warp-private", gpu, "a shared sub-histogram per warp",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_warp_private)),
+    KL_RUNG("cuda-best", gpu, "a sub-histogram per shared-memory bank, "
+            "persistent grid, 16-byte loads in flight", .library = U8,
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_GPU_FN(kl__histogram_gpu_best)),
+    KL_RUNG("cuda-cluster", gpu, "thread-block clusters, the bins split over "
+            "the cluster's distributed shared memory",
+            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
+            .run = KL_NVIDIA_FN(kl__histogram_gpu_cluster)),
+    KL_RUNG("cuda-cub", gpu, "CUB DeviceHistogram::HistogramEven",
+            .flags = KL_RUNG_VENDOR,
+            .scratch = KL_GPU_CUB_FN(kl__histogram_gpu_cub_scratch),
+            .run = KL_GPU_CUB_FN(kl__histogram_gpu_cub)),
 };
 
 static const kl_param params[] = {

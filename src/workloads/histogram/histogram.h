@@ -45,19 +45,16 @@ kl_status kl__histogram_omp_atomic(const kl_args *a);
 kl_status kl__histogram_omp_interleaved(const kl_args *a);
 kl_status kl__histogram_omp_blocks(const kl_args *a);
 
-/* The CUDA ladder, in order (histogram-cuda.cu). */
-#define HIST_GPU_RUNGS(X)                                                     \
-  X(global_atomic)                                                            \
-  X(four_per_thread)                                                          \
-  X(shared)                                                                   \
-  X(fat_interleaved)                                                          \
-  X(fat_contiguous)                                                           \
-  X(vec16)                                                                    \
-  X(warp_private)                                                             \
-  X(best)
-#define HIST_DECLARE(name) kl_status kl__histogram_gpu_##name(const kl_args *a);
-HIST_GPU_RUNGS(HIST_DECLARE)
-#undef HIST_DECLARE
+/* The CUDA ladder, in order (histogram-cuda.cu), and the persistent
+ * rungs' grids (the setup of every GPU rung). */
+kl_status kl__histogram_gpu_global_atomic(const kl_args *a);
+kl_status kl__histogram_gpu_four_per_thread(const kl_args *a);
+kl_status kl__histogram_gpu_shared(const kl_args *a);
+kl_status kl__histogram_gpu_fat_interleaved(const kl_args *a);
+kl_status kl__histogram_gpu_fat_contiguous(const kl_args *a);
+kl_status kl__histogram_gpu_vec16(const kl_args *a);
+kl_status kl__histogram_gpu_warp_private(const kl_args *a);
+kl_status kl__histogram_gpu_best(const kl_args *a);
 kl_status kl__histogram_gpu_setup(kl_args *a);
 /* Thread-block clusters with distributed shared memory
  * (histogram-cluster-nvidia.cu) and CUB (histogram-cub.cu). */

@@ -1,8 +1,12 @@
+/* The integrate ladder on the GPU: each rung's kernel, launcher and entry
+ * in ladder order; the kernels the partials and best rungs share with
+ * pipeline are in integrand-gpu.h. Launches are sized by the context's
+ * device; a scratch hook, which runs when the plan is made, before any
+ * context opens, takes the device the backend's probe found. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "integrand-gpu.h"
-
 
 #define SEED_BLOCK 256  /* the seed's block for the atomic rungs */
 #define WIDE_BLOCK 1024 /* the largest block: fewest global atomics */
@@ -11,52 +15,7 @@
  * warps of 32 lanes at 100 points each, the seed's configuration. */
 #define PARTIALS_MAX 65536
 
-template <typename T>
-__global__ void integrate_atomic(double *sum, int64_t n, double h) {
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    kl_atomic<KL_OP_SUM>(sum, value<T, INTEGRATE_PLAIN>(point(i, h)));
-}
-
-/* Shared-memory atomics serialize within a block only; the global one
- * sees one add per block. */
-template <typename T>
-__global__ void integrate_shared_atomic(double *sum, int64_t n, double h) {
-  __shared__ double block_sum;
-  if (threadIdx.x == 0) block_sum = 0;
-  __syncthreads();
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    kl_atomic<KL_OP_SUM>(&block_sum, value<T, INTEGRATE_PLAIN>(point(i, h)));
-  __syncthreads();
-  if (threadIdx.x == 0) kl_atomic<KL_OP_SUM>(sum, block_sum);
-}
-
-/* Shuffles first, so a block makes one shared atomic per warp and one global
- * atomic. warp-shuffle launches a thread per point, and the loop runs once;
- * grid-stride (and fast) launch a hundredth of that, and each thread sums
- * about 100 points in a register before any shuffle. */
-template <typename T, int EVAL>
-__global__ __launch_bounds__(WIDE_BLOCK) void integrate_shuffle(double *sum,
-                                                                int64_t n,
-                                                                double h) {
-  __shared__ double block_sum;
-  if (threadIdx.x == 0) block_sum = 0;
-  __syncthreads();
-  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-  double v = 0;
-  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += stride)
-    v += value<T, EVAL>(point(i, h));
-  v = kl_warp_reduce<KL_OP_SUM>(v);
-  if (threadIdx.x % warpSize == 0) kl_atomic<KL_OP_SUM>(&block_sum, v);
-  __syncthreads();
-  if (threadIdx.x == 0) kl_atomic<KL_OP_SUM>(sum, block_sum);
-}
-
-/* ---- host side ----------------------------------------------------------- */
+/* ---- what the rungs share ------------------------------------------------ */
 
 static cudaStream_t stream_of(const kl_args *a) {
   return (cudaStream_t)a->stream;
@@ -87,28 +46,21 @@ static kl_status scale_output(const kl_args *a) {
   return KL_OK;
 }
 
+/* ---- 1. one global atomic per point ------------------------------------- */
+
+template <typename T>
+__global__ void integrate_atomic(double *sum, int64_t n, double h) {
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    kl_atomic<KL_OP_SUM>(sum, value<T, INTEGRATE_PLAIN>(point(i, h)));
+}
+
 template <typename T> static kl_status launch_atomic(const kl_args *a) {
   integrate_atomic<T>
       <<<grid_for(a->plan->n, SEED_BLOCK, 1), SEED_BLOCK, 0, stream_of(a)>>>(
           out_of(a), a->plan->n, step(a));
   KL_GPU_CHECK_LAUNCH(integrate_atomic);
-  return KL_OK;
-}
-
-template <typename T> static kl_status launch_shared_atomic(const kl_args *a) {
-  integrate_shared_atomic<T>
-      <<<grid_for(a->plan->n, SEED_BLOCK, 1), SEED_BLOCK, 0, stream_of(a)>>>(
-          out_of(a), a->plan->n, step(a));
-  KL_GPU_CHECK_LAUNCH(integrate_shared_atomic);
-  return KL_OK;
-}
-
-template <typename T, int EVAL>
-static kl_status launch_shuffle(const kl_args *a, int64_t per_thread) {
-  integrate_shuffle<T, EVAL>
-      <<<grid_for(a->plan->n, WIDE_BLOCK, per_thread), WIDE_BLOCK, 0,
-         stream_of(a)>>>(out_of(a), a->plan->n, step(a));
-  KL_GPU_CHECK_LAUNCH(integrate_shuffle);
   return KL_OK;
 }
 
@@ -119,12 +71,70 @@ extern "C" kl_status kl__integrate_gpu_atomic(const kl_args *a) {
   return st == KL_OK ? scale_output(a) : st;
 }
 
+/* ---- 2. a shared atomic per point, one global atomic per block --------- */
+
+/* Shared-memory atomics serialize within a block only; the global one
+ * sees one add per block. */
+template <typename T>
+__global__ void integrate_shared_atomic(double *sum, int64_t n, double h) {
+  __shared__ double block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    kl_atomic<KL_OP_SUM>(&block_sum, value<T, INTEGRATE_PLAIN>(point(i, h)));
+  __syncthreads();
+  if (threadIdx.x == 0) kl_atomic<KL_OP_SUM>(sum, block_sum);
+}
+
+template <typename T> static kl_status launch_shared_atomic(const kl_args *a) {
+  integrate_shared_atomic<T>
+      <<<grid_for(a->plan->n, SEED_BLOCK, 1), SEED_BLOCK, 0, stream_of(a)>>>(
+          out_of(a), a->plan->n, step(a));
+  KL_GPU_CHECK_LAUNCH(integrate_shared_atomic);
+  return KL_OK;
+}
+
 extern "C" kl_status kl__integrate_gpu_shared_atomic(const kl_args *a) {
   kl_status st = zero_output(a);
   if (st == KL_OK)
     st = is_f32(a) ? launch_shared_atomic<float>(a)
                    : launch_shared_atomic<double>(a);
   return st == KL_OK ? scale_output(a) : st;
+}
+
+/* ---- 3 to 5. warp shuffles, one shared atomic per warp ------------------ */
+
+/* Shuffles first, so a block makes one shared atomic per warp and one global
+ * atomic. warp-shuffle launches a thread per point, and the loop runs once;
+ * grid-stride (and fast) launch a hundredth of that, and each thread sums
+ * about 100 points in a register before any shuffle. */
+template <typename T, int EVAL>
+__global__ __launch_bounds__(WIDE_BLOCK) void integrate_shuffle(double *sum,
+                                                                int64_t n,
+                                                                double h) {
+  __shared__ double block_sum;
+  if (threadIdx.x == 0) block_sum = 0;
+  __syncthreads();
+  const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+  double v = 0;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    v += value<T, EVAL>(point(i, h));
+  v = kl_warp_reduce<KL_OP_SUM>(v);
+  if (threadIdx.x % warpSize == 0) kl_atomic<KL_OP_SUM>(&block_sum, v);
+  __syncthreads();
+  if (threadIdx.x == 0) kl_atomic<KL_OP_SUM>(sum, block_sum);
+}
+
+template <typename T, int EVAL>
+static kl_status launch_shuffle(const kl_args *a, int64_t per_thread) {
+  integrate_shuffle<T, EVAL>
+      <<<grid_for(a->plan->n, WIDE_BLOCK, per_thread), WIDE_BLOCK, 0,
+         stream_of(a)>>>(out_of(a), a->plan->n, step(a));
+  KL_GPU_CHECK_LAUNCH(integrate_shuffle);
+  return KL_OK;
 }
 
 extern "C" kl_status kl__integrate_gpu_warp_shuffle(const kl_args *a) {
@@ -174,7 +184,7 @@ extern "C" kl_status kl__integrate_gpu_partials_scratch(kl_plan *p) {
 }
 
 static kl_status launch_partials(const kl_args *a) {
-  const int warp = kl__gpu_warp_size();
+  const int warp = a->ctx->device.lanes;
   if (is_f32(a))
     integrate_warp_partials<float><<<WARPS(a), warp, 0, stream_of(a)>>>(
         PARTIALS(a), 0, a->plan->n, step(a));

@@ -87,11 +87,12 @@ double kl__integrate_midpoint_exact(int64_t n) {
   return 0.25 * kl__integrate_length() * sum;
 }
 
-/* The f32 grid's integral, once per n and process: n points of a double
- * sin and cos, about 2 s at n = 1e8 on 2 cores. */
+/* The f32 grid's integral, once per n and thread (a library's callers may
+ * check from several threads): n points of a double sin and cos, about 2 s
+ * at n = 1e8 on 2 cores. */
 static double grid_integral_f32(int64_t n, double h) {
-  static int64_t cached_n = 0;
-  static double cached = 0;
+  static _Thread_local int64_t cached_n = 0;
+  static _Thread_local double cached = 0;
   if (cached_n == n) return cached;
   double sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
@@ -174,56 +175,53 @@ static kl_status serial(const kl_args *a) {
   return KL_OK;
 }
 
-#define GPU_RUNG(rung_name, text, ...)                                        \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   __VA_ARGS__}
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "one loop, double accumulator", .library = FLOATS,
-     .variant = INTEGRATE_PLAIN, .run = serial},
-    {.name = "openmp", .backend = &kl__backend_openmp,
-     .summary = "parallel for with a sum reduction", .library = FLOATS,
-     .variant = INTEGRATE_PLAIN, .run = kl__integrate_omp},
-    GPU_RUNG("cuda-atomic",
-             "one global double atomicAdd per point, 256-thread blocks",
-             .variant = INTEGRATE_PLAIN,
-             .run = KL_GPU_FN(kl__integrate_gpu_atomic)),
-    GPU_RUNG("cuda-shared-atomic",
-             "a shared-memory atomic per point, one global atomic per block",
-             .variant = INTEGRATE_PLAIN,
-             .run = KL_GPU_FN(kl__integrate_gpu_shared_atomic)),
-    GPU_RUNG("cuda-warp-shuffle",
-             "1024-thread blocks, warp shuffles, a shared atomic per warp",
-             .variant = INTEGRATE_PLAIN,
-             .run = KL_GPU_FN(kl__integrate_gpu_warp_shuffle)),
-    GPU_RUNG("cuda-grid-stride", "as warp-shuffle, about 100 points per "
-             "thread", .variant = INTEGRATE_PLAIN,
-             .run = KL_GPU_FN(kl__integrate_gpu_grid_stride)),
-    GPU_RUNG("cuda-partials-host",
-             "one partial sum per warp, summed on the host",
-             .variant = INTEGRATE_PLAIN,
-             .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
-             .run = KL_GPU_FN(kl__integrate_gpu_partials_host)),
-    GPU_RUNG("cuda-partials-device", "one partial sum per warp, summed by a "
-             "second kernel with 16-byte loads", .variant = INTEGRATE_PLAIN,
-             .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
-             .run = KL_GPU_FN(kl__integrate_gpu_partials_device)),
-    GPU_RUNG("cuda-fast",
-             "__sinf/__cosf after reducing x by the period pi (f32)",
-             .variant = INTEGRATE_FAST, .types = KL_TYPE_BIT(KL_F32),
-             .run = KL_GPU_FN(kl__integrate_gpu_fast)),
-    GPU_RUNG("cuda-best", "persistent grid, one sincos per point, one pass "
-             "with a last block", .library = FLOATS,
-             .variant = INTEGRATE_SINCOS,
-             .scratch = KL_GPU_FN(kl__integrate_gpu_best_scratch),
-             .run = KL_GPU_FN(kl__integrate_gpu_best)),
-    GPU_RUNG("cuda-cub",
-             "cub::DeviceReduce::TransformReduce over a counting iterator",
-             .flags = KL_RUNG_VENDOR, .variant = INTEGRATE_PLAIN,
-             .scratch = KL_GPU_CUB_FN(kl__integrate_gpu_cub_scratch),
-             .run = KL_GPU_CUB_FN(kl__integrate_gpu_cub)),
+    KL_RUNG("serial", serial, "one loop, double accumulator",
+            .library = FLOATS, .variant = INTEGRATE_PLAIN, .run = serial),
+    KL_RUNG("openmp", openmp, "parallel for with a sum reduction",
+            .library = FLOATS, .variant = INTEGRATE_PLAIN,
+            .run = kl__integrate_omp),
+    KL_RUNG("cuda-atomic", gpu,
+            "one global double atomicAdd per point, 256-thread blocks",
+            .variant = INTEGRATE_PLAIN,
+            .run = KL_GPU_FN(kl__integrate_gpu_atomic)),
+    KL_RUNG("cuda-shared-atomic", gpu,
+            "a shared-memory atomic per point, one global atomic per block",
+            .variant = INTEGRATE_PLAIN,
+            .run = KL_GPU_FN(kl__integrate_gpu_shared_atomic)),
+    KL_RUNG("cuda-warp-shuffle", gpu,
+            "1024-thread blocks, warp shuffles, a shared atomic per warp",
+            .variant = INTEGRATE_PLAIN,
+            .run = KL_GPU_FN(kl__integrate_gpu_warp_shuffle)),
+    KL_RUNG("cuda-grid-stride", gpu, "as warp-shuffle, about 100 points per "
+            "thread", .variant = INTEGRATE_PLAIN,
+            .run = KL_GPU_FN(kl__integrate_gpu_grid_stride)),
+    KL_RUNG("cuda-partials-host", gpu,
+            "one partial sum per warp, summed on the host",
+            .variant = INTEGRATE_PLAIN,
+            .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
+            .run = KL_GPU_FN(kl__integrate_gpu_partials_host)),
+    KL_RUNG("cuda-partials-device", gpu, "one partial sum per warp, summed "
+            "by a second kernel with 16-byte loads",
+            .variant = INTEGRATE_PLAIN,
+            .scratch = KL_GPU_FN(kl__integrate_gpu_partials_scratch),
+            .run = KL_GPU_FN(kl__integrate_gpu_partials_device)),
+    KL_RUNG("cuda-fast", gpu,
+            "__sinf/__cosf after reducing x by the period pi (f32)",
+            .variant = INTEGRATE_FAST, .types = KL_TYPE_BIT(KL_F32),
+            .run = KL_GPU_FN(kl__integrate_gpu_fast)),
+    KL_RUNG("cuda-best", gpu, "persistent grid, one sincos per point, one "
+            "pass with a last block", .library = FLOATS,
+            .variant = INTEGRATE_SINCOS,
+            .scratch = KL_GPU_FN(kl__integrate_gpu_best_scratch),
+            .run = KL_GPU_FN(kl__integrate_gpu_best)),
+    KL_RUNG("cuda-cub", gpu,
+            "cub::DeviceReduce::TransformReduce over a counting iterator",
+            .flags = KL_RUNG_VENDOR, .variant = INTEGRATE_PLAIN,
+            .scratch = KL_GPU_CUB_FN(kl__integrate_gpu_cub_scratch),
+            .run = KL_GPU_CUB_FN(kl__integrate_gpu_cub)),
 };
 
 static const kl_param params[] = {

@@ -77,9 +77,10 @@ extern "C" kl_status kl__map_gpu_thread(const kl_args *a) {
 }
 
 static kl_status grid_stride(const float *x, float *y, int64_t n,
-                             const double *k, cudaStream_t on) {
-  int64_t resident = (int64_t)kl__gpu_sm_count() *
-                     (kl__gpu_max_threads_per_sm() / MAP_BLOCK);
+                             const double *k, const kl_device *d,
+                             cudaStream_t on) {
+  int64_t resident = (int64_t)d->compute_units *
+                     (d->max_threads_per_unit / MAP_BLOCK);
   int64_t needed = kl__gpu_blocks(n, MAP_BLOCK);
   unsigned blocks = (unsigned)(needed < resident ? needed : resident);
   map_grid_stride<<<blocks, MAP_BLOCK, 0, on>>>(
@@ -91,16 +92,18 @@ static kl_status grid_stride(const float *x, float *y, int64_t n,
 extern "C" kl_status kl__map_gpu_grid_stride(const kl_args *a) {
   return grid_stride((const float *)a->buffers[MAP_X],
                      (float *)a->buffers[MAP_Y], a->plan->n,
-                     a->plan->constants, (cudaStream_t)a->stream);
+                     a->plan->constants, &a->ctx->device,
+                     (cudaStream_t)a->stream);
 }
 
 extern "C" kl_status kl__map_gpu_apply(const float *x, float *y, int64_t n,
-                                       const double *k, void *stream) {
+                                       const double *k, const kl_device *d,
+                                       void *stream) {
   cudaStream_t on = (cudaStream_t)stream;
   /* Callers of the library may pass buffers that are not 16-byte aligned;
    * they get the scalar kernel rather than a misaligned-address fault. */
   if (((uintptr_t)x | (uintptr_t)y) % sizeof(float4) != 0)
-    return grid_stride(x, y, n, k, on);
+    return grid_stride(x, y, n, k, d, on);
   int64_t n4 = n / 4;
   int tail = (int)(n - 4 * n4);
   const int64_t per_block = (int64_t)MAP_BLOCK * MAP_VEC_DEPTH;
@@ -118,5 +121,5 @@ extern "C" kl_status kl__map_gpu_apply(const float *x, float *y, int64_t n,
 extern "C" kl_status kl__map_gpu_vec4(const kl_args *a) {
   return kl__map_gpu_apply((const float *)a->buffers[MAP_X],
                            (float *)a->buffers[MAP_Y], a->plan->n,
-                           a->plan->constants, a->stream);
+                           a->plan->constants, &a->ctx->device, a->stream);
 }

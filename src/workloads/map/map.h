@@ -15,13 +15,15 @@ extern "C" {
 /* What offload shares: the coefficients a, b, c into the plan's constants
  * 0..2, x's random inputs, the check of y (buffers MAP_X, MAP_Y of any
  * plan that keeps map's layout) and the vec4 kernel over n elements on a
- * stream (the grid-stride one where x or y is not 16-byte aligned). */
+ * stream (the grid-stride one, sized for device d, where x or y is not
+ * 16-byte aligned). */
 void kl__map_constants(kl_plan *p);
 void kl__map_init(const kl_plan *p, void *const *host);
 void kl__map_check(const kl_plan *p, const kl_rung *r, void *const *in,
                    void *const *out, kl_verdict *v);
 kl_status kl__map_gpu_apply(const float *x, float *y, int64_t n,
-                            const double *constants, void *stream);
+                            const double *constants, const kl_device *d,
+                            void *stream);
 kl_status kl__map_serial(const kl_args *a);
 kl_status kl__map_omp(const kl_args *a);
 kl_status kl__map_acc(const kl_args *a);

@@ -31,18 +31,38 @@ static kl_status chunk_scratch(kl_plan *p, kl_placement host, int streams) {
                           KL_MEM_DEVICE, 0);
 }
 
-#define OFFLOAD_SCRATCH(place, placement, s)                                  \
-  extern "C" kl_status kl__offload_gpu_##place##_##s##_scratch(kl_plan *p) {  \
-    return chunk_scratch(p, placement, s);                                    \
-  }
-OFFLOAD_SCRATCH(pageable, KL_MEM_PAGEABLE, 1)
-OFFLOAD_SCRATCH(pageable, KL_MEM_PAGEABLE, 2)
-OFFLOAD_SCRATCH(pageable, KL_MEM_PAGEABLE, 3)
-OFFLOAD_SCRATCH(pageable, KL_MEM_PAGEABLE, 4)
-OFFLOAD_SCRATCH(pinned, KL_MEM_PINNED, 1)
-OFFLOAD_SCRATCH(pinned, KL_MEM_PINNED, 2)
-OFFLOAD_SCRATCH(pinned, KL_MEM_PINNED, 3)
-OFFLOAD_SCRATCH(pinned, KL_MEM_PINNED, 4)
+/* Each rung's scratch: its placement and stream count. */
+extern "C" kl_status kl__offload_gpu_pageable_1_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PAGEABLE, 1);
+}
+
+extern "C" kl_status kl__offload_gpu_pageable_2_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PAGEABLE, 2);
+}
+
+extern "C" kl_status kl__offload_gpu_pageable_3_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PAGEABLE, 3);
+}
+
+extern "C" kl_status kl__offload_gpu_pageable_4_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PAGEABLE, 4);
+}
+
+extern "C" kl_status kl__offload_gpu_pinned_1_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PINNED, 1);
+}
+
+extern "C" kl_status kl__offload_gpu_pinned_2_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PINNED, 2);
+}
+
+extern "C" kl_status kl__offload_gpu_pinned_3_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PINNED, 3);
+}
+
+extern "C" kl_status kl__offload_gpu_pinned_4_scratch(kl_plan *p) {
+  return chunk_scratch(p, KL_MEM_PINNED, 4);
+}
 
 /* Three spans per chunk, as many as the trace holds: a finer problem
  * runs as well, its trace marked as lost. */
@@ -83,7 +103,8 @@ static kl_status issue(const kl_args *a, kl_gpu_timeline *t) {
                                  cudaMemcpyHostToDevice, on));
     KL_TRY(kl__span_end(t, on, span, s, OFFLOAD_H2D, (int)k));
     KL_TRY(kl__span_begin(t, on, &span));
-    KL_TRY(kl__map_gpu_apply(in, out, count, p->constants, on));
+    KL_TRY(kl__map_gpu_apply(in, out, count, p->constants, &a->ctx->device,
+                             on));
     KL_TRY(kl__span_end(t, on, span, s, OFFLOAD_KERNEL, (int)k));
     KL_TRY(kl__span_begin(t, on, &span));
     KL_GPU_CHECK(cudaMemcpyAsync(y + first, out, bytes,

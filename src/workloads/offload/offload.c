@@ -20,36 +20,62 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-#define CHUNK_RUNG(rung_name, text, place, s)                                  \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .phases = kl__offload_phases,                                              \
-   .scratch = KL_GPU_FN(kl__offload_gpu_##place##_##s##_scratch),             \
-   .setup = KL_GPU_FN(kl__offload_gpu_setup),                                 \
-   .teardown = KL_GPU_FN(kl__offload_gpu_teardown),                           \
-   .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)}
-
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "map's loop on one host core", .run = kl__map_serial},
-    {.name = "openmp", .backend = &kl__backend_openmp,
-     .summary = "map on the host, where the arrays are: what offloading "
-                "must beat", .run = kl__map_omp},
-    CHUNK_RUNG("cuda-pageable-1", "pageable memory, one stream: in, map, "
-               "out, chunk after chunk", pageable, 1),
-    CHUNK_RUNG("cuda-pageable-2", "pageable memory, chunk k on stream k % 2",
-               pageable, 2),
-    CHUNK_RUNG("cuda-pageable-3", "pageable memory, chunk k on stream k % 3",
-               pageable, 3),
-    CHUNK_RUNG("cuda-pageable-4", "pageable memory, chunk k on stream k % 4",
-               pageable, 4),
-    CHUNK_RUNG("cuda-pinned-1", "pinned memory, one stream: in, map, out, "
-               "chunk after chunk", pinned, 1),
-    CHUNK_RUNG("cuda-pinned-2", "pinned memory, chunk k on stream k % 2: "
-               "one chunk in while another goes out", pinned, 2),
-    CHUNK_RUNG("cuda-pinned-3", "pinned memory, chunk k on stream k % 3",
-               pinned, 3),
-    CHUNK_RUNG("cuda-pinned-4", "pinned memory, chunk k on stream k % 4",
-               pinned, 4),
+    KL_RUNG("serial", serial, "map's loop on one host core",
+            .run = kl__map_serial),
+    KL_RUNG("openmp", openmp, "map on the host, where the arrays are: what "
+            "offloading must beat", .run = kl__map_omp),
+    KL_RUNG("cuda-pageable-1", gpu, "pageable memory, one stream: in, "
+            "map, out, chunk after chunk",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pageable_1_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pageable-2", gpu, "pageable memory, chunk k on stream k % 2",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pageable_2_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pageable-3", gpu, "pageable memory, chunk k on stream k % 3",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pageable_3_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pageable-4", gpu, "pageable memory, chunk k on stream k % 4",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pageable_4_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pinned-1", gpu, "pinned memory, one stream: in, map, "
+            "out, chunk after chunk",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pinned_1_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pinned-2", gpu, "pinned memory, chunk k on stream k % 2: "
+            "one chunk in while another goes out",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pinned_2_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pinned-3", gpu, "pinned memory, chunk k on stream k % 3",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pinned_3_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
+    KL_RUNG("cuda-pinned-4", gpu, "pinned memory, chunk k on stream k % 4",
+            .phases = kl__offload_phases,
+            .scratch = KL_GPU_FN(kl__offload_gpu_pinned_4_scratch),
+            .setup = KL_GPU_FN(kl__offload_gpu_setup),
+            .teardown = KL_GPU_FN(kl__offload_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__offload_gpu_chunks)),
 };
 
 static const kl_param params[] = {

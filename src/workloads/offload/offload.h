@@ -22,17 +22,15 @@ enum { OFFLOAD_H2D, OFFLOAD_KERNEL, OFFLOAD_D2H };
 extern "C" {
 #endif
 extern const char *const kl__offload_phases[];
-#define OFFLOAD_SCRATCH_DECL(place, s)                                        \
-  kl_status kl__offload_gpu_##place##_##s##_scratch(kl_plan *p);
-OFFLOAD_SCRATCH_DECL(pageable, 1)
-OFFLOAD_SCRATCH_DECL(pageable, 2)
-OFFLOAD_SCRATCH_DECL(pageable, 3)
-OFFLOAD_SCRATCH_DECL(pageable, 4)
-OFFLOAD_SCRATCH_DECL(pinned, 1)
-OFFLOAD_SCRATCH_DECL(pinned, 2)
-OFFLOAD_SCRATCH_DECL(pinned, 3)
-OFFLOAD_SCRATCH_DECL(pinned, 4)
-#undef OFFLOAD_SCRATCH_DECL
+/* Each rung's scratch hook: its host placement and stream count. */
+kl_status kl__offload_gpu_pageable_1_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pageable_2_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pageable_3_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pageable_4_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pinned_1_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pinned_2_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pinned_3_scratch(kl_plan *p);
+kl_status kl__offload_gpu_pinned_4_scratch(kl_plan *p);
 kl_status kl__offload_gpu_setup(kl_args *a);
 void kl__offload_gpu_teardown(kl_args *a);
 kl_status kl__offload_gpu_chunks(const kl_args *a, kl_reps *reps);

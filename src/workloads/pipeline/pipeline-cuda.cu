@@ -17,7 +17,9 @@
 static int64_t even(int64_t k) { return k + k % 2; }
 
 /* One partial sum per warp-sized block, at most KL_GPU_MAX_BLOCKS blocks;
- * past that each thread strides over more than one point. */
+ * past that each thread strides over more than one point. The plan is made
+ * before any context opens (sizing), so the scratch hooks take the warp and
+ * the SMs the backend's probe found, as the run's context has them. */
 static int64_t partials_per_interval(int64_t n) {
   return kl__gpu_blocks(n, kl__gpu_warp_size());
 }
@@ -42,28 +44,6 @@ extern "C" kl_status kl__pipe_gpu_pageable_scratch(kl_plan *p) {
 
 extern "C" kl_status kl__pipe_gpu_pinned_scratch(kl_plan *p) {
   return seed_scratch(p, KL_MEM_PINNED);
-}
-
-/* The best rung: a resident grid's block sums and a retirement counter per
- * stream, as kernels on different streams run at once. */
-extern "C" kl_status kl__pipe_gpu_best_scratch(kl_plan *p) {
-  int per_sm = 0;
-  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, integrate_best<double>, BEST_BLOCK, 0));
-  const int64_t resident =
-      (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
-  const int64_t needed = kl__gpu_blocks(p->n, BEST_BLOCK);
-  const int64_t blocks = resident < needed ? resident : needed;
-  const int64_t streams = (int64_t)p->value[PIPE_PARAM_STREAMS];
-  p->constants[PIPE_PER_INTERVAL] = (double)blocks;
-  KL_TRY(kl__plan_scratch(p, PIPE_PARTIALS, "block sums", KL_F64,
-                          streams * blocks, KL_MEM_DEVICE, 0));
-  KL_TRY(kl__plan_scratch(p, PIPE_HOST_PARTIALS, "retired", KL_I32, streams,
-                          KL_MEM_DEVICE, KL_BUFFER_ZEROED));
-  KL_TRY(kl__plan_scratch(p, PIPE_RESULTS, "results", KL_F64,
-                          kl__pipe_intervals(p), KL_MEM_DEVICE, 0));
-  return kl__plan_scratch(p, PIPE_HOST_RESULTS, "host results", KL_F64,
-                          kl__pipe_intervals(p), KL_MEM_PINNED, 0);
 }
 
 /* ---- the rungs' state ----------------------------------------------------
@@ -157,7 +137,7 @@ static kl_status partials_kernel(const pipe *q, int b, int64_t j,
   int span;
   KL_TRY(kl__span_begin(q->s->timeline, on, &span));
   integrate_warp_partials<double>
-      <<<(unsigned)q->per, kl__gpu_warp_size(), 0, on>>>(
+      <<<(unsigned)q->per, q->a->ctx->device.lanes, 0, on>>>(
           q->partials + b * q->stride, j * q->n, q->n, q->h);
   KL_GPU_CHECK_LAUNCH(integrate_warp_partials);
   return kl__span_end(q->s->timeline, on, span, track, PIPE_KERNEL, (int)j);
@@ -239,6 +219,10 @@ static kl_status issue_sum_on_cpu(const pipe *q) {
   return KL_OK;
 }
 
+extern "C" kl_status kl__pipe_gpu_sum_on_cpu(const kl_args *a, kl_reps *r) {
+  return repeat(a, r, issue_sum_on_cpu);
+}
+
 /* ---- 2. hide_cpu: the host sums interval j-1 while kernel j runs -------- */
 static kl_status issue_hide_cpu(const pipe *q) {
   cudaStream_t on = stream(q, 0);
@@ -255,6 +239,10 @@ static kl_status issue_hide_cpu(const pipe *q) {
   total += sum_partials(q, 0, q->intervals - 1);
   write_integral(q, total * q->h);
   return KL_OK;
+}
+
+extern "C" kl_status kl__pipe_gpu_hide_cpu(const kl_args *a, kl_reps *r) {
+  return repeat(a, r, issue_hide_cpu);
 }
 
 /* ---- 3, 4. double buffering over two streams ---------------------------
@@ -287,7 +275,16 @@ static kl_status issue_double_buffer(const pipe *q) {
   return double_buffer(q, 0);
 }
 
+extern "C" kl_status kl__pipe_gpu_double_buffer(const kl_args *a,
+                                                kl_reps *r) {
+  return repeat(a, r, issue_double_buffer);
+}
+
 static kl_status issue_hide_copy(const pipe *q) { return double_buffer(q, 1); }
+
+extern "C" kl_status kl__pipe_gpu_hide_copy(const kl_args *a, kl_reps *r) {
+  return repeat(a, r, issue_hide_copy);
+}
 
 /* The intervals' results, on the device, copied back on `on` and summed. */
 static kl_status finish_on_host(const pipe *q, cudaStream_t on, int track) {
@@ -312,6 +309,11 @@ static kl_status issue_kernel_overlap(const pipe *q) {
   return finish_on_host(q, stream(q, 0), 0);
 }
 
+extern "C" kl_status kl__pipe_gpu_kernel_overlap(const kl_args *a,
+                                                 kl_reps *r) {
+  return repeat(a, r, issue_kernel_overlap);
+}
+
 /* ---- 6. the summing kernel on the legacy default stream ----------------
  * It waits for all work before it on the blocking streams, and work issued
  * to them after it waits for it: the intervals serialize. */
@@ -325,23 +327,6 @@ static kl_status issue_default_stream(const pipe *q) {
   return finish_on_host(q, legacy, LEGACY_TRACK);
 }
 
-extern "C" kl_status kl__pipe_gpu_sum_on_cpu(const kl_args *a, kl_reps *r) {
-  return repeat(a, r, issue_sum_on_cpu);
-}
-extern "C" kl_status kl__pipe_gpu_hide_cpu(const kl_args *a, kl_reps *r) {
-  return repeat(a, r, issue_hide_cpu);
-}
-extern "C" kl_status kl__pipe_gpu_double_buffer(const kl_args *a,
-                                                kl_reps *r) {
-  return repeat(a, r, issue_double_buffer);
-}
-extern "C" kl_status kl__pipe_gpu_hide_copy(const kl_args *a, kl_reps *r) {
-  return repeat(a, r, issue_hide_copy);
-}
-extern "C" kl_status kl__pipe_gpu_kernel_overlap(const kl_args *a,
-                                                 kl_reps *r) {
-  return repeat(a, r, issue_kernel_overlap);
-}
 extern "C" kl_status kl__pipe_gpu_default_stream(const kl_args *a,
                                                  kl_reps *r) {
   return repeat(a, r, issue_default_stream);
@@ -351,7 +336,30 @@ extern "C" kl_status kl__pipe_gpu_default_stream(const kl_args *a,
  * Captured once at setup: a fork from stream 0, interval j on stream
  * j % streams as one resident-grid kernel that sums its points and writes
  * results[j] (integrate's best kernel), a join, and the results' copy.
- * Each repetition launches it and sums the results on the host. */
+ * Each repetition launches it and sums the results on the host.
+ *
+ * Its scratch: a resident grid's block sums and a retirement counter per
+ * stream, as kernels on different streams run at once. */
+extern "C" kl_status kl__pipe_gpu_best_scratch(kl_plan *p) {
+  int per_sm = 0;
+  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, integrate_best<double>, BEST_BLOCK, 0));
+  const int64_t resident =
+      (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
+  const int64_t needed = kl__gpu_blocks(p->n, BEST_BLOCK);
+  const int64_t blocks = resident < needed ? resident : needed;
+  const int64_t streams = (int64_t)p->value[PIPE_PARAM_STREAMS];
+  p->constants[PIPE_PER_INTERVAL] = (double)blocks;
+  KL_TRY(kl__plan_scratch(p, PIPE_PARTIALS, "block sums", KL_F64,
+                          streams * blocks, KL_MEM_DEVICE, 0));
+  KL_TRY(kl__plan_scratch(p, PIPE_HOST_PARTIALS, "retired", KL_I32, streams,
+                          KL_MEM_DEVICE, KL_BUFFER_ZEROED));
+  KL_TRY(kl__plan_scratch(p, PIPE_RESULTS, "results", KL_F64,
+                          kl__pipe_intervals(p), KL_MEM_DEVICE, 0));
+  return kl__plan_scratch(p, PIPE_HOST_RESULTS, "host results", KL_F64,
+                          kl__pipe_intervals(p), KL_MEM_PINNED, 0);
+}
+
 static kl_status capture(const pipe *q, int streams) {
   cudaStream_t s0 = stream(q, 0);
   const unsigned blocks = (unsigned)q->per;

@@ -67,54 +67,76 @@ static double bound(const kl_result *r, double measured) {
   return slowest > 0 ? r->cost.items / slowest * 1e-9 : 0;
 }
 
-#define SEED_RUNG(rung_name, text, fn, scratch_fn, copies)                    \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,          \
-   .variant = INTEGRATE_PLAIN | (copies), .phases = kl__pipe_phases,          \
-   .scratch = KL_GPU_FN(scratch_fn), .setup = KL_GPU_FN(kl__pipe_gpu_setup), \
-   .teardown = KL_GPU_FN(kl__pipe_gpu_teardown), .run_reps = KL_GPU_FN(fn)}
-
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "each interval one loop", .variant = INTEGRATE_PLAIN,
-     .phases = kl__pipe_phases, .run_reps = kl__pipe_serial},
-    {.name = "openmp", .backend = &kl__backend_openmp,
-     .summary = "each interval a parallel for with a sum reduction",
-     .variant = INTEGRATE_PLAIN,
-     .phases = kl__pipe_phases, .run_reps = kl__pipe_omp},
-    SEED_RUNG("cuda-sum-on-cpu", "a partial sum per warp, copied back "
-              "(pageable) and summed on the host, interval after interval",
-              kl__pipe_gpu_sum_on_cpu, kl__pipe_gpu_pageable_scratch,
-              PIPE_COPIES_PARTIALS),
-    SEED_RUNG("cuda-hide-cpu", "the host sums interval j-1 while the kernel "
-              "of interval j runs", kl__pipe_gpu_hide_cpu,
-              kl__pipe_gpu_pageable_scratch, PIPE_COPIES_PARTIALS),
-    SEED_RUNG("cuda-double-pageable", "two streams and buffers, "
-              "asynchronous copies to pageable memory (they stay "
-              "synchronous)", kl__pipe_gpu_double_buffer,
-              kl__pipe_gpu_pageable_scratch, PIPE_COPIES_PARTIALS),
-    SEED_RUNG("cuda-double-buffer", "two streams and buffers, asynchronous "
-              "copies to pinned memory", kl__pipe_gpu_double_buffer,
-              kl__pipe_gpu_pinned_scratch, PIPE_COPIES_PARTIALS),
-    SEED_RUNG("cuda-hide-copy", "as double-buffer, and kernel j waits for "
-              "kernel j-1 only (an event): copies hide behind kernels",
-              kl__pipe_gpu_hide_copy, kl__pipe_gpu_pinned_scratch,
-              PIPE_COPIES_PARTIALS),
-    SEED_RUNG("cuda-kernel-overlap", "partials summed by a one-block kernel, "
-              "two streams: it runs beside the next interval's kernel",
-              kl__pipe_gpu_kernel_overlap, kl__pipe_gpu_pageable_scratch, 0),
-    SEED_RUNG("cuda-default-stream", "as kernel-overlap on blocking streams, "
-              "the summing kernel on the legacy default stream, which "
-              "serializes them", kl__pipe_gpu_default_stream,
-              kl__pipe_gpu_pageable_scratch, 0),
-    {.name = "cuda-graph", .backend = &kl__backend_gpu,
-     .summary = "one graph of every interval over `streams` streams, each "
-                "a resident-grid sincos kernel with a last-block sum",
-     .variant = INTEGRATE_SINCOS,
-     .phases = kl__pipe_phases,
-     .scratch = KL_GPU_FN(kl__pipe_gpu_best_scratch),
-     .setup = KL_GPU_FN(kl__pipe_gpu_graph_setup),
-     .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-     .run_reps = KL_GPU_FN(kl__pipe_gpu_graph)},
+    KL_RUNG("serial", serial, "each interval one loop",
+            .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
+            .run_reps = kl__pipe_serial),
+    KL_RUNG("openmp", openmp,
+            "each interval a parallel for with a sum reduction",
+            .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
+            .run_reps = kl__pipe_omp),
+    KL_RUNG("cuda-sum-on-cpu", gpu, "a partial sum per warp, copied back "
+            "(pageable) and summed on the host, interval after interval",
+            .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
+            .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_sum_on_cpu)),
+    KL_RUNG("cuda-hide-cpu", gpu, "the host sums interval j-1 while the "
+            "kernel of interval j runs",
+            .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
+            .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_cpu)),
+    KL_RUNG("cuda-double-pageable", gpu, "two streams and buffers, "
+            "asynchronous copies to pageable memory (they stay synchronous)",
+            .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
+            .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer)),
+    KL_RUNG("cuda-double-buffer", gpu, "two streams and buffers, "
+            "asynchronous copies to pinned memory",
+            .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
+            .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pinned_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer)),
+    KL_RUNG("cuda-hide-copy", gpu, "as double-buffer, and kernel j waits "
+            "for kernel j-1 only (an event): copies hide behind kernels",
+            .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
+            .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pinned_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_copy)),
+    KL_RUNG("cuda-kernel-overlap", gpu, "partials summed by a one-block "
+            "kernel, two streams: it runs beside the next interval's kernel",
+            .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_kernel_overlap)),
+    KL_RUNG("cuda-default-stream", gpu, "as kernel-overlap on blocking "
+            "streams, the summing kernel on the legacy default stream, which "
+            "serializes them",
+            .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_default_stream)),
+    KL_RUNG("cuda-graph", gpu, "one graph of every interval over `streams` "
+            "streams, each a resident-grid sincos kernel with a last-block "
+            "sum", .variant = INTEGRATE_SINCOS, .phases = kl__pipe_phases,
+            .scratch = KL_GPU_FN(kl__pipe_gpu_best_scratch),
+            .setup = KL_GPU_FN(kl__pipe_gpu_graph_setup),
+            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_graph)),
 };
 
 static const kl_param params[] = {

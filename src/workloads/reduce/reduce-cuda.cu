@@ -1,8 +1,9 @@
 /* The reduce ladder on the GPU, from the seeds' racy kernel to a one-pass
  * kernel with 16-byte loads, and CUB as the reference. Every kernel is a
  * template over the operation OP, the input type T and the accumulator A
- * (sums widen: int -> long long, float -> double); the dispatch at the
- * bottom picks the instance from the plan. */
+ * (sums widen: int -> long long, float -> double); each rung's entry,
+ * after its launcher, picks the instance from the plan (REDUCE_DISPATCH).
+ * Grids are sized by the context's device (a->ctx->device). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,34 @@ static __device__ int64_t grid_threads(void) {
   return (int64_t)gridDim.x * blockDim.x;
 }
 
+/* The partials rungs' count: one per warp-sized block of PER_THREAD
+ * elements a thread. */
+static unsigned partial_count(int64_t n, int lanes) {
+  return kl__gpu_blocks(n, (int64_t)lanes * PER_THREAD);
+}
+
+/* ---- scratch of every GPU rung ------------------------------------------- */
+
+extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
+  /* Room for the largest partial count of any rung: one per warp of the
+   * partials rungs, or one per block of a resident grid; 8 bytes hold any
+   * accumulator. The plan is made before any context opens (sizing), so
+   * the warp is the one the backend's probe found, as the run's context
+   * has it. */
+  int64_t capacity = partial_count(p->n, kl__gpu_warp_size());
+  if (capacity < 65536) capacity = 65536;
+  kl_status st = kl__plan_scratch(p, REDUCE_PARTIALS, "partials", KL_U8,
+                                  8 * capacity, KL_MEM_DEVICE, 0);
+  /* The retirement counter starts at zero; the last block leaves it so. */
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, REDUCE_RETIRED, "retired", KL_I32, 1,
+                          KL_MEM_DEVICE, KL_BUFFER_ZEROED);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, REDUCE_HOST_PARTIALS, "host partials", KL_U8,
+                          8 * capacity, KL_MEM_PAGEABLE, 0);
+  return st;
+}
+
 /* ---- 1. the seed's race: read, combine, write back, unguarded ---------- */
 
 template <int OP, typename T, typename A>
@@ -90,6 +119,10 @@ static kl_status racy(const kl_args *a) {
                                "racy_kernel");
 }
 
+extern "C" kl_status kl__reduce_gpu_racy(const kl_args *a) {
+  REDUCE_DISPATCH(racy, a, a);
+}
+
 /* ---- 2. one global atomic per element ----------------------------------- */
 
 template <int OP, typename T, typename A>
@@ -102,6 +135,10 @@ template <int OP, typename T, typename A>
 static kl_status atomic(const kl_args *a) {
   return into_output<OP, T, A>(a, atomic_kernel<OP, T, A>, 256, 256,
                                "atomic_kernel");
+}
+
+extern "C" kl_status kl__reduce_gpu_atomic(const kl_args *a) {
+  REDUCE_DISPATCH(atomic, a, a);
 }
 
 /* ---- 3. shared-memory atomics, one global atomic per block -------------- */
@@ -122,6 +159,10 @@ template <int OP, typename T, typename A>
 static kl_status shared_atomic(const kl_args *a) {
   return into_output<OP, T, A>(a, shared_atomic_kernel<OP, T, A>, 256, 256,
                                "shared_atomic_kernel");
+}
+
+extern "C" kl_status kl__reduce_gpu_shared_atomic(const kl_args *a) {
+  REDUCE_DISPATCH(shared_atomic, a, a);
 }
 
 /* ---- 4 and 5. warp shuffles, one shared atomic per warp ----------------- */
@@ -151,10 +192,18 @@ static kl_status warp_shuffle(const kl_args *a) {
                                "shuffle_kernel");
 }
 
+extern "C" kl_status kl__reduce_gpu_warp_shuffle(const kl_args *a) {
+  REDUCE_DISPATCH(warp_shuffle, a, a);
+}
+
 template <int OP, typename T, typename A>
 static kl_status grid_stride(const kl_args *a) {
   return into_output<OP, T, A>(a, shuffle_kernel<OP, T, A>, 1024,
                                1024 * PER_THREAD, "shuffle_kernel");
+}
+
+extern "C" kl_status kl__reduce_gpu_grid_stride(const kl_args *a) {
+  REDUCE_DISPATCH(grid_stride, a, a);
 }
 
 /* ---- 6 and 7. one partial per warp -------------------------------------- */
@@ -170,14 +219,10 @@ __global__ void warp_partials_kernel(const T *__restrict__ x, A *partials,
   if (threadIdx.x == 0) partials[blockIdx.x] = v;
 }
 
-static unsigned partial_count(int64_t n) {
-  return kl__gpu_blocks(n, (int64_t)kl__gpu_warp_size() * PER_THREAD);
-}
-
 template <int OP, typename T, typename A>
 static kl_status warp_partials(const kl_args *a, unsigned blocks) {
   warp_partials_kernel<OP, T, A>
-      <<<blocks, kl__gpu_warp_size(), 0, (cudaStream_t)a->stream>>>(
+      <<<blocks, a->ctx->device.lanes, 0, (cudaStream_t)a->stream>>>(
           (const T *)a->buffers[REDUCE_IN], (A *)PARTIALS(a), a->plan->n);
   KL_GPU_CHECK_LAUNCH(warp_partials_kernel);
   return KL_OK;
@@ -186,7 +231,7 @@ static kl_status warp_partials(const kl_args *a, unsigned blocks) {
 template <int OP, typename T, typename A>
 static kl_status partials_host(const kl_args *a) {
   cudaStream_t s = (cudaStream_t)a->stream;
-  unsigned blocks = partial_count(a->plan->n);
+  unsigned blocks = partial_count(a->plan->n, a->ctx->device.lanes);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
   A *host = (A *)HOST_PARTIALS(a);
@@ -201,6 +246,10 @@ static kl_status partials_host(const kl_args *a) {
   /* The host copy must not change before the copy has read it. */
   KL_GPU_CHECK(cudaStreamSynchronize(s));
   return KL_OK;
+}
+
+extern "C" kl_status kl__reduce_gpu_partials_host(const kl_args *a) {
+  REDUCE_DISPATCH(partials_host, a, a);
 }
 
 /* The partials, read 16 bytes at a time by one block. */
@@ -225,13 +274,17 @@ __global__ void sum_partials_kernel(const A *__restrict__ partials, A *out,
 
 template <int OP, typename T, typename A>
 static kl_status partials_device(const kl_args *a) {
-  unsigned blocks = partial_count(a->plan->n);
+  unsigned blocks = partial_count(a->plan->n, a->ctx->device.lanes);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
   sum_partials_kernel<OP, A><<<1, 1024, 0, (cudaStream_t)a->stream>>>(
       (const A *)PARTIALS(a), (A *)a->buffers[REDUCE_OUT], blocks);
   KL_GPU_CHECK_LAUNCH(sum_partials_kernel);
   return KL_OK;
+}
+
+extern "C" kl_status kl__reduce_gpu_partials_device(const kl_args *a) {
+  REDUCE_DISPATCH(partials_device, a, a);
 }
 
 /* ---- 8. two passes, tree in shared memory (seed 004's reduction1) ------- */
@@ -330,9 +383,11 @@ __global__ __launch_bounds__(BLOCK) void tree_unrolled_kernel(
 }
 
 /* Blocks for a grid that fills the device once, or fewer for small n. */
-static unsigned resident_grid(int64_t n, int block) {
-  int64_t resident = (int64_t)kl__gpu_sm_count() *
-                     (kl__gpu_max_threads_per_sm() / block);
+static unsigned resident_grid(const kl_args *a, int block) {
+  const kl_device *d = &a->ctx->device;
+  const int64_t n = a->plan->n;
+  int64_t resident = (int64_t)d->compute_units *
+                     (d->max_threads_per_unit / block);
   int64_t needed = kl__gpu_blocks(n, block);
   return (unsigned)(needed < resident ? needed : resident);
 }
@@ -343,7 +398,7 @@ template <int OP, typename T, typename A>
 static kl_status tree_launch(const kl_args *a, int kind) {
   cudaStream_t s = (cudaStream_t)a->stream;
   const int block = kind == TREE_ANY ? ANY_BLOCK : TREE_BLOCK;
-  const unsigned blocks = resident_grid(a->plan->n, block);
+  const unsigned blocks = resident_grid(a, block);
   const size_t shared = sizeof(A) * block;
   const T *x = (const T *)a->buffers[REDUCE_IN];
   A *partials = (A *)PARTIALS(a), *out = (A *)a->buffers[REDUCE_OUT];
@@ -375,14 +430,26 @@ static kl_status tree(const kl_args *a) {
   return tree_launch<OP, T, A>(a, TREE_POW2);
 }
 
+extern "C" kl_status kl__reduce_gpu_tree(const kl_args *a) {
+  REDUCE_DISPATCH(tree, a, a);
+}
+
 template <int OP, typename T, typename A>
 static kl_status tree_unrolled(const kl_args *a) {
   return tree_launch<OP, T, A>(a, TREE_UNROLLED);
 }
 
+extern "C" kl_status kl__reduce_gpu_tree_unrolled(const kl_args *a) {
+  REDUCE_DISPATCH(tree_unrolled, a, a);
+}
+
 template <int OP, typename T, typename A>
 static kl_status tree_any_block(const kl_args *a) {
   return tree_launch<OP, T, A>(a, TREE_ANY);
+}
+
+extern "C" kl_status kl__reduce_gpu_tree_any_block(const kl_args *a) {
+  REDUCE_DISPATCH(tree_any_block, a, a);
 }
 
 /* ---- 9. one pass, one atomic per block (reduction2) --------------------- */
@@ -402,11 +469,15 @@ static kl_status single_pass_atomic(const kl_args *a) {
   kl_status st = start_at_identity<OP>(out, s);
   if (st != KL_OK) return st;
   tree_atomic_kernel<OP, T, A>
-      <<<resident_grid(a->plan->n, TREE_BLOCK), TREE_BLOCK,
+      <<<resident_grid(a, TREE_BLOCK), TREE_BLOCK,
          sizeof(A) * TREE_BLOCK, s>>>((const T *)a->buffers[REDUCE_IN], out,
                                       a->plan->n);
   KL_GPU_CHECK_LAUNCH(tree_atomic_kernel);
   return KL_OK;
+}
+
+extern "C" kl_status kl__reduce_gpu_single_pass_atomic(const kl_args *a) {
+  REDUCE_DISPATCH(single_pass_atomic, a, a);
 }
 
 /* ---- 10. one pass, fence and retirement counter (reduction3) ------------ */
@@ -450,12 +521,16 @@ __global__ void fence_kernel(const T *__restrict__ x, A *out, A *partials,
 template <int OP, typename T, typename A>
 static kl_status single_pass_fence(const kl_args *a) {
   fence_kernel<OP, T, A>
-      <<<resident_grid(a->plan->n, TREE_BLOCK), TREE_BLOCK,
+      <<<resident_grid(a, TREE_BLOCK), TREE_BLOCK,
          sizeof(A) * TREE_BLOCK, (cudaStream_t)a->stream>>>(
           (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
           (A *)PARTIALS(a), RETIRED(a), a->plan->n);
   KL_GPU_CHECK_LAUNCH(fence_kernel);
   return KL_OK;
+}
+
+extern "C" kl_status kl__reduce_gpu_single_pass_fence(const kl_args *a) {
+  REDUCE_DISPATCH(single_pass_fence, a, a);
 }
 
 /* ---- 11. the fastest: 16-byte loads, several in flight, one pass -------- */
@@ -524,13 +599,13 @@ __global__ __launch_bounds__(BEST_BLOCK, 2048 / BEST_BLOCK) void best_kernel(
 }
 
 template <int OP, typename T, typename A>
-static int best_grid(int64_t n) {
+static int best_grid(int64_t n, const kl_device *d) {
   int per_sm = 0;
   if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &per_sm, best_kernel<OP, T, A>, BEST_BLOCK, 0) != cudaSuccess ||
       per_sm < 1)
     per_sm = 1;
-  int64_t resident = (int64_t)per_sm * kl__gpu_sm_count();
+  int64_t resident = (int64_t)per_sm * d->compute_units;
   int64_t needed = kl__gpu_blocks(n, (int64_t)BEST_BLOCK * (16 / sizeof(T)));
   return (int)(needed < resident ? needed : resident);
 }
@@ -545,53 +620,19 @@ static kl_status best(const kl_args *a) {
   return KL_OK;
 }
 
-/* ---- dispatch: one instance per type and operation ---------------------- */
+extern "C" kl_status kl__reduce_gpu_best(const kl_args *a) {
+  REDUCE_DISPATCH(best, a, a);
+}
 
-#define REDUCE_EXPORT_AS(symbol, family)                                      \
-  extern "C" kl_status kl__reduce_gpu_##symbol(const kl_args *a) {            \
-    REDUCE_DISPATCH(family, a, a);                                            \
-  }
-#define REDUCE_EXPORT(name) REDUCE_EXPORT_AS(name, name)
-REDUCE_EXPORT(racy)
-REDUCE_EXPORT(atomic)
-REDUCE_EXPORT(shared_atomic)
-REDUCE_EXPORT(warp_shuffle)
-REDUCE_EXPORT(grid_stride)
-REDUCE_EXPORT(partials_host)
-REDUCE_EXPORT(partials_device)
-REDUCE_EXPORT(tree)
-REDUCE_EXPORT(tree_unrolled)
-REDUCE_EXPORT(tree_any_block)
-REDUCE_EXPORT(single_pass_atomic)
-REDUCE_EXPORT(single_pass_fence)
-REDUCE_EXPORT(best)
-
-/* ---- scratch and setup ---------------------------------------------------- */
-
+/* The setup of every GPU rung works out the best rung's persistent grid. */
 template <int OP, typename T, typename A>
 static int best_grid_for(const kl_args *a) {
-  return best_grid<OP, T, A>(a->plan->n);
+  return best_grid<OP, T, A>(a->plan->n, &a->ctx->device);
 }
 
-extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
-  /* Room for the largest partial count of any rung: one per warp of the
-   * partials rungs, or one per block of a resident grid; 8 bytes hold any
-   * accumulator. */
-  int64_t capacity = partial_count(p->n);
-  if (capacity < 65536) capacity = 65536;
-  kl_status st = kl__plan_scratch(p, REDUCE_PARTIALS, "partials", KL_U8,
-                                  8 * capacity, KL_MEM_DEVICE, 0);
-  /* The retirement counter starts at zero; the last block leaves it so. */
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, REDUCE_RETIRED, "retired", KL_I32, 1,
-                          KL_MEM_DEVICE, KL_BUFFER_ZEROED);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, REDUCE_HOST_PARTIALS, "host partials", KL_U8,
-                          8 * capacity, KL_MEM_PAGEABLE, 0);
-  return st;
+static int best_blocks(const kl_args *a) {
+  REDUCE_DISPATCH(best_grid_for, a, a);
 }
-
-static int best_blocks(const kl_args *a) { REDUCE_DISPATCH(best_grid_for, a, a); }
 
 extern "C" kl_status kl__reduce_gpu_setup(kl_args *a) {
   a->state.integer[0] = best_blocks(a);

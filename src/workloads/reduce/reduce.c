@@ -226,46 +226,16 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = (double)p->n;
 }
 
-/* The serial loops, one per type and operation: a compile-time operator so
- * that each loop vectorizes. */
-#define REDUCE_SERIAL(name, T, A, start, step)                                \
-  static void name(const void *xv, int64_t n, void *out) {                    \
-    const T *restrict x = xv;                                                 \
-    A acc = start;                                                            \
-    for (int64_t i = 0; i < n; i++) step;                                     \
-    *(A *)out = acc;                                                          \
-  }
-REDUCE_SERIAL(sum_i32, int32_t, int64_t, 0, acc += x[i])
-REDUCE_SERIAL(sum_f32, float, double, 0, acc += x[i])
-REDUCE_SERIAL(sum_f64, double, double, 0, acc += x[i])
-/* Floating min and max: the compare drops a NaN, so NaN elements are
- * noted in a flag and the result is NaN. The flag costs nothing measurable
- * (16M floats: 9.3 ms against 9.4); letting a NaN replace the accumulator
- * instead (x < acc || isnan(x) ? x : acc) made the loop 4x slower. */
-#define REDUCE_SERIAL_NAN(name, T, start, op)                                 \
-  static void name(const void *xv, int64_t n, void *out) {                    \
-    const T *restrict x = xv;                                                 \
-    T acc = start;                                                            \
-    int seen_nan = 0;                                                         \
-    for (int64_t i = 0; i < n; i++) {                                         \
-      acc = x[i] op acc ? x[i] : acc;                                         \
-      seen_nan |= isnan(x[i]);                                                \
-    }                                                                         \
-    *(T *)out = seen_nan ? (T)NAN : acc;                                      \
-  }
-REDUCE_SERIAL(min_i32, int32_t, int32_t, INT32_MAX, acc = x[i] < acc ? x[i] : acc)
-REDUCE_SERIAL_NAN(min_f32, float, INFINITY, <)
-REDUCE_SERIAL_NAN(min_f64, double, INFINITY, <)
-REDUCE_SERIAL(max_i32, int32_t, int32_t, INT32_MIN, acc = x[i] > acc ? x[i] : acc)
-REDUCE_SERIAL_NAN(max_f32, float, -INFINITY, >)
-REDUCE_SERIAL_NAN(max_f64, double, -INFINITY, >)
+/* The serial loops, one per type and operation: reduce-serial-body.h once
+ * per case of reduce-cases.h. */
+#define REDUCE_BODY "reduce-serial-body.h"
+#include "reduce-cases.h"
+#undef REDUCE_BODY
 
 typedef void (*serial_fn)(const void *, int64_t, void *);
 
 static kl_status serial(const kl_args *a) {
-  static const serial_fn table[3][3] = {{sum_i32, sum_f32, sum_f64},
-                                        {min_i32, min_f32, min_f64},
-                                        {max_i32, max_f32, max_f64}};
+  static const serial_fn table[3][3] = REDUCE_TABLE(serial);
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
   table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);
@@ -281,71 +251,93 @@ kl_status kl__reduce_dispatch(const kl_args *a,
   return KL_OK;
 }
 
-#define GPU_RUNG(rung_name, text, ...)                                        \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),                              \
-   .setup = KL_GPU_FN(kl__reduce_gpu_setup), __VA_ARGS__}
 #define EVERY_TYPE (KL_TYPE_BIT(KL_I32) | KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "one loop, widening sums", .library = EVERY_TYPE,
-     .run = serial},
-    {.name = "openmp-clause", .backend = &kl__backend_openmp,
-     .summary = "parallel for with a reduction clause",
-     .run = kl__reduce_omp_clause},
-    {.name = "openmp-partials", .backend = &kl__backend_openmp,
-     .summary = "one partial per thread, combined after the loop",
-     .library = EVERY_TYPE, .scratch = kl__reduce_omp_scratch,
-     .run = kl__reduce_omp_partials},
-    GPU_RUNG("cuda-racy", "*out = op(*out, x) without atomics: a data race, "
-             "kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
-             .run = KL_GPU_FN(kl__reduce_gpu_racy)),
-    GPU_RUNG("cuda-atomic", "one global atomic per element",
-             .run = KL_GPU_FN(kl__reduce_gpu_atomic)),
-    GPU_RUNG("cuda-shared-atomic", "a shared atomic per element, a global "
-             "one per block", .run = KL_GPU_FN(kl__reduce_gpu_shared_atomic)),
-    GPU_RUNG("cuda-warp-shuffle", "1024-thread blocks, shuffles, a shared "
-             "atomic per warp", .run = KL_GPU_FN(kl__reduce_gpu_warp_shuffle)),
-    GPU_RUNG("cuda-grid-stride", "grid-stride loop, ~100 elements per thread",
-             .run = KL_GPU_FN(kl__reduce_gpu_grid_stride)),
-    GPU_RUNG("cuda-partials-host", "one partial per warp, summed on the host",
-             .run = KL_GPU_FN(kl__reduce_gpu_partials_host)),
-    GPU_RUNG("cuda-partials-device", "one partial per warp, summed by a "
-             "second kernel with 16-byte loads",
-             .run = KL_GPU_FN(kl__reduce_gpu_partials_device)),
-    GPU_RUNG("cuda-tree", "two passes, shared-memory tree, 256 threads",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree)),
-    GPU_RUNG("cuda-tree-unrolled", "the tree with the block size a "
-             "compile-time constant, fully unrolled",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree_unrolled)),
-    GPU_RUNG("cuda-tree-any-block", "the tree for any block size (1000), "
-             "floored to a power of two",
-             .run = KL_GPU_FN(kl__reduce_gpu_tree_any_block)),
-    GPU_RUNG("cuda-single-pass-atomic", "one pass, tree per block, one "
-             "atomic per block",
-             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_atomic)),
-    GPU_RUNG("cuda-single-pass-fence", "one pass, no atomics on data: fence "
-             "and retirement counter, the last block finishes",
-             .run = KL_GPU_FN(kl__reduce_gpu_single_pass_fence)),
-    GPU_RUNG("cuda-best", "16-byte loads, 4 in flight, persistent grid, one "
-             "pass", .library = EVERY_TYPE,
-             .run = KL_GPU_FN(kl__reduce_gpu_best)),
-    {.name = "cuda-cub", .backend = &kl__backend_gpu,
-     .summary = "CUB DeviceReduce::Reduce", .flags = KL_RUNG_VENDOR,
-     .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
-     .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)},
-    {.name = "openacc-clause", .backend = &kl__backend_openacc,
-     .summary = "parallel loop with a reduction clause (GCC: a warp's "
-                "shuffles, then a compare-and-swap per gang)",
-     .peer = "cuda-single-pass-atomic",
-     .run = KL_ACC_FN(kl__reduce_acc_clause)},
-    {.name = "openacc-gangs", .backend = &kl__backend_openacc,
-     .summary = "4224 gangs of 32 lanes, a partial per gang, combined by "
-                "one gang", .peer = "cuda-partials-device",
-     .library = EVERY_TYPE,
-     .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
-     .run = KL_ACC_FN(kl__reduce_acc_gangs)},
+    KL_RUNG("serial", serial, "one loop, widening sums",
+            .library = EVERY_TYPE, .run = serial),
+    KL_RUNG("openmp-clause", openmp, "parallel for with a reduction clause",
+            .run = kl__reduce_omp_clause),
+    KL_RUNG("openmp-partials", openmp,
+            "one partial per thread, combined after the loop",
+            .library = EVERY_TYPE, .scratch = kl__reduce_omp_scratch,
+            .run = kl__reduce_omp_partials),
+    KL_RUNG("cuda-racy", gpu, "*out = op(*out, x) without atomics: a data "
+            "race, kept to be caught", .flags = KL_RUNG_KNOWN_WRONG,
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_racy)),
+    KL_RUNG("cuda-atomic", gpu, "one global atomic per element",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_atomic)),
+    KL_RUNG("cuda-shared-atomic", gpu, "a shared atomic per element, a "
+            "global one per block",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_shared_atomic)),
+    KL_RUNG("cuda-warp-shuffle", gpu, "1024-thread blocks, shuffles, a "
+            "shared atomic per warp",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_warp_shuffle)),
+    KL_RUNG("cuda-grid-stride", gpu,
+            "grid-stride loop, ~100 elements per thread",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_grid_stride)),
+    KL_RUNG("cuda-partials-host", gpu,
+            "one partial per warp, summed on the host",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_partials_host)),
+    KL_RUNG("cuda-partials-device", gpu, "one partial per warp, summed by a "
+            "second kernel with 16-byte loads",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_partials_device)),
+    KL_RUNG("cuda-tree", gpu, "two passes, shared-memory tree, 256 threads",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree)),
+    KL_RUNG("cuda-tree-unrolled", gpu, "the tree with the block size a "
+            "compile-time constant, fully unrolled",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree_unrolled)),
+    KL_RUNG("cuda-tree-any-block", gpu, "the tree for any block size (1000), "
+            "floored to a power of two",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_tree_any_block)),
+    KL_RUNG("cuda-single-pass-atomic", gpu, "one pass, tree per block, one "
+            "atomic per block",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_single_pass_atomic)),
+    KL_RUNG("cuda-single-pass-fence", gpu, "one pass, no atomics on data: "
+            "fence and retirement counter, the last block finishes",
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_single_pass_fence)),
+    KL_RUNG("cuda-best", gpu, "16-byte loads, 4 in flight, persistent grid, "
+            "one pass", .library = EVERY_TYPE,
+            .scratch = KL_GPU_FN(kl__reduce_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_gpu_best)),
+    KL_RUNG("cuda-cub", gpu, "CUB DeviceReduce::Reduce",
+            .flags = KL_RUNG_VENDOR,
+            .scratch = KL_GPU_CUB_FN(kl__reduce_gpu_cub_scratch),
+            .run = KL_GPU_CUB_FN(kl__reduce_gpu_cub)),
+    KL_RUNG("openacc-clause", openacc, "parallel loop with a reduction "
+            "clause (GCC: a warp's shuffles, then a compare-and-swap per "
+            "gang)", .peer = "cuda-single-pass-atomic",
+            .run = KL_ACC_FN(kl__reduce_acc_clause)),
+    KL_RUNG("openacc-gangs", openacc, "4224 gangs of 32 lanes, a partial "
+            "per gang, combined by one gang", .peer = "cuda-partials-device",
+            .library = EVERY_TYPE,
+            .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
+            .run = KL_ACC_FN(kl__reduce_acc_gangs)),
 };
 
 static const kl_param params[] = {

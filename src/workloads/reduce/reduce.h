@@ -53,49 +53,14 @@ static inline kl_type kl__reduce_result_type(kl_type in, int op) {
   return in == KL_I32 ? KL_I64 : KL_F64;
 }
 
-/* Each operation as a directive's reduction clause and as a loop's step,
- * for the directive rungs' macros; REDUCE_PRAGMA makes a pragma of
- * expanded text. */
-#define REDUCE_SUM_CLAUSE(acc) reduction(+ : acc)
-#define REDUCE_MIN_CLAUSE(acc) reduction(min : acc)
-#define REDUCE_MAX_CLAUSE(acc) reduction(max : acc)
-#define REDUCE_ADD(acc, v) acc += v
-#define REDUCE_LOWER(acc, v) acc = v < acc ? v : acc
-#define REDUCE_HIGHER(acc, v) acc = v > acc ? v : acc
-#define REDUCE_PRAGMA(text) _Pragma(#text)
-/* The nine cases, as X(kind, case, input type, accumulator type, start,
- * clause, step, NaN handling): PLAIN, or NANFLAG where a floating min or
- * max must note a NaN itself; the including file defines what kind, the
- * two handlings and the table of functions kind##_##case mean. */
-#define REDUCE_CASES(X, kind)                                                 \
-  X(kind, sum_i32, int32_t, int64_t, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN) \
-  X(kind, sum_f32, float, double, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN)    \
-  X(kind, sum_f64, double, double, 0, REDUCE_SUM_CLAUSE, REDUCE_ADD, PLAIN)   \
-  X(kind, min_i32, int32_t, int32_t, INT32_MAX, REDUCE_MIN_CLAUSE,            \
-    REDUCE_LOWER, PLAIN)                                                      \
-  X(kind, min_f32, float, float, INFINITY, REDUCE_MIN_CLAUSE, REDUCE_LOWER,   \
-    NANFLAG)                                                                  \
-  X(kind, min_f64, double, double, INFINITY, REDUCE_MIN_CLAUSE, REDUCE_LOWER, \
-    NANFLAG)                                                                  \
-  X(kind, max_i32, int32_t, int32_t, INT32_MIN, REDUCE_MAX_CLAUSE,            \
-    REDUCE_HIGHER, PLAIN)                                                     \
-  X(kind, max_f32, float, float, -INFINITY, REDUCE_MAX_CLAUSE, REDUCE_HIGHER, \
-    NANFLAG)                                                                  \
-  X(kind, max_f64, double, double, -INFINITY, REDUCE_MAX_CLAUSE,              \
-    REDUCE_HIGHER, NANFLAG)
-/* The [op][type] table of kind's nine functions, for kl__reduce_dispatch. */
-#define REDUCE_TABLE(kind)                                                    \
-  {{kind##_sum_i32, kind##_sum_f32, kind##_sum_f64},                          \
-   {kind##_min_i32, kind##_min_f32, kind##_min_f64},                          \
-   {kind##_max_i32, kind##_max_f32, kind##_max_f64}}
-
 #ifdef __cplusplus
 extern "C" {
 #endif
 /* The directive rungs (OpenMP, OpenACC): one function per operation and
- * type, from the input, its length and the rung's scratch into the
- * output; kl__reduce_dispatch calls the plan's one of a [op][type] table
- * (types i32, f32, f64). */
+ * type (a body of the rung's, once per case of reduce-cases.h), from the
+ * input, its length and the rung's scratch into the output;
+ * kl__reduce_dispatch calls the plan's one of a [op][type] table (types
+ * i32, f32, f64). */
 typedef void (*kl__reduce_fn)(const void *x, int64_t n, void *out,
                               void *scratch);
 kl_status kl__reduce_dispatch(const kl_args *a,
@@ -107,24 +72,22 @@ kl_status kl__reduce_acc_clause(const kl_args *a);
 kl_status kl__reduce_acc_gangs(const kl_args *a);
 kl_status kl__reduce_acc_scratch(kl_plan *p);
 
-#define REDUCE_GPU_RUNGS(X)                                                   \
-  X(racy)                                                                     \
-  X(atomic)                                                                   \
-  X(shared_atomic)                                                            \
-  X(warp_shuffle)                                                             \
-  X(grid_stride)                                                              \
-  X(partials_host)                                                            \
-  X(partials_device)                                                          \
-  X(tree)                                                                     \
-  X(tree_unrolled)                                                            \
-  X(tree_any_block)                                                           \
-  X(single_pass_atomic)                                                       \
-  X(single_pass_fence)                                                        \
-  X(best)                                                                     \
-  X(cub)
-#define REDUCE_DECLARE(name) kl_status kl__reduce_gpu_##name(const kl_args *a);
-REDUCE_GPU_RUNGS(REDUCE_DECLARE)
-#undef REDUCE_DECLARE
+/* The GPU rungs in ladder order (reduce-cuda.cu), and CUB's
+ * (reduce-cub.cu). */
+kl_status kl__reduce_gpu_racy(const kl_args *a);
+kl_status kl__reduce_gpu_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_shared_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_warp_shuffle(const kl_args *a);
+kl_status kl__reduce_gpu_grid_stride(const kl_args *a);
+kl_status kl__reduce_gpu_partials_host(const kl_args *a);
+kl_status kl__reduce_gpu_partials_device(const kl_args *a);
+kl_status kl__reduce_gpu_tree(const kl_args *a);
+kl_status kl__reduce_gpu_tree_unrolled(const kl_args *a);
+kl_status kl__reduce_gpu_tree_any_block(const kl_args *a);
+kl_status kl__reduce_gpu_single_pass_atomic(const kl_args *a);
+kl_status kl__reduce_gpu_single_pass_fence(const kl_args *a);
+kl_status kl__reduce_gpu_best(const kl_args *a);
+kl_status kl__reduce_gpu_cub(const kl_args *a);
 /* Every GPU rung's scratch, and the CUB rung's (with its temporary
  * storage); the setup works out the best rung's grid. */
 kl_status kl__reduce_gpu_scratch(kl_plan *p);

@@ -20,31 +20,39 @@ __global__ void triad_kernel(const T *__restrict__ a, const T *__restrict__ b,
   if (i < n) c[i] = a[i] + s * b[i];
 }
 
-#define STREAM_LAUNCH(kernel, T, args)                                        \
-  do {                                                                        \
-    const kl_plan *p_ = (args)->plan;                                         \
-    KL_GPU_CHUNKS(p_->n, STREAM_BLOCK, offset, count) {                       \
-      kernel<<<kl__gpu_blocks(count, STREAM_BLOCK), STREAM_BLOCK, 0,          \
-               (cudaStream_t)(args)->stream>>>(                               \
-          (const T *)(args)->buffers[STREAM_A] + offset,                      \
-          (const T *)(args)->buffers[STREAM_B] + offset,                      \
-          (T *)(args)->buffers[STREAM_C] + offset,                            \
-          (T)p_->constants[STREAM_SCALAR], count);                            \
-      KL_GPU_CHECK_LAUNCH(kernel);                                            \
-    }                                                                         \
-  } while (0)
+/* Either kernel over the plan's arrays, in chunks of at most the largest
+ * grid. */
+template <typename T>
+static kl_status launch(void (*kernel)(const T *, const T *, T *, T, int64_t),
+                        const char *name, const kl_args *a) {
+  const kl_plan *p = a->plan;
+  KL_GPU_CHUNKS(p->n, STREAM_BLOCK, offset, count) {
+    kernel<<<kl__gpu_blocks(count, STREAM_BLOCK), STREAM_BLOCK, 0,
+             (cudaStream_t)a->stream>>>(
+        (const T *)a->buffers[STREAM_A] + offset,
+        (const T *)a->buffers[STREAM_B] + offset,
+        (T *)a->buffers[STREAM_C] + offset, (T)p->constants[STREAM_SCALAR],
+        count);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+      return KL_FAIL(KL_DEVICE, "launch of %s failed: %s", name,
+                     cudaGetErrorString(err));
+  }
+  return KL_OK;
+}
 
 extern "C" kl_status kl__stream_gpu_copy(const kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
-                    STREAM_LAUNCH(copy_kernel<T>, T, a));
+                    return launch<T>(copy_kernel<T>, "copy_kernel<T>", a));
   return KL_OK;
 }
 
 extern "C" kl_status kl__stream_gpu_triad(const kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
-                    STREAM_LAUNCH(triad_kernel<T>, T, a));
+                    return launch<T>(triad_kernel<T>, "triad_kernel<T>", a));
   return KL_OK;
 }
+
 extern "C" kl_status kl__stream_gpu_memcpy(const kl_args *a) {
   size_t bytes = (size_t)a->plan->n * kl_type_size(a->plan->type);
   KL_GPU_CHECK(cudaMemcpyAsync(a->buffers[STREAM_C], a->buffers[STREAM_A],

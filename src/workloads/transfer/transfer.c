@@ -56,30 +56,24 @@ static kl_status serial_copy(const kl_args *a) {
   return KL_OK;
 }
 
-#define GPU_RUNG(rung_name, text, ...)                                        \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   __VA_ARGS__}
-
 static const kl_rung rungs[] = {
-    {.name = "serial-copy", .backend = &kl__backend_serial,
-     .summary = "y = x, one memcpy", .flags = KL_RUNG_CEILING,
-     .run = serial_copy},
-    {.name = "openmp-copy", .backend = &kl__backend_openmp,
-     .summary = "y = x, parallel for", .flags = KL_RUNG_CEILING,
-     .run = kl__transfer_omp},
-    GPU_RUNG("cuda-pageable-duplex", "as pinned-duplex from pageable "
-             "memory: the driver stages every chunk through its own pinned "
-             "buffer", .scratch = KL_GPU_FN(kl__transfer_gpu_pageable_scratch),
-             .run = KL_GPU_FN(kl__transfer_gpu_duplex)),
-    GPU_RUNG("cuda-pinned-one-stream", "each chunk to the device and back "
-             "on one stream: one direction at a time",
-             .scratch = KL_GPU_FN(kl__transfer_gpu_pinned_scratch),
-             .run = KL_GPU_FN(kl__transfer_gpu_one_stream)),
-    GPU_RUNG("cuda-pinned-duplex", "chunks in on one stream and back on "
-             "another, through a ring of 3 device buffers: both copy "
-             "engines at once", .flags = KL_RUNG_CEILING,
-             .scratch = KL_GPU_FN(kl__transfer_gpu_pinned_scratch),
-             .run = KL_GPU_FN(kl__transfer_gpu_duplex)),
+    KL_RUNG("serial-copy", serial, "y = x, one memcpy",
+            .flags = KL_RUNG_CEILING, .run = serial_copy),
+    KL_RUNG("openmp-copy", openmp, "y = x, parallel for",
+            .flags = KL_RUNG_CEILING, .run = kl__transfer_omp),
+    KL_RUNG("cuda-pageable-duplex", gpu, "as pinned-duplex from pageable "
+            "memory: the driver stages every chunk through its own pinned "
+            "buffer", .scratch = KL_GPU_FN(kl__transfer_gpu_pageable_scratch),
+            .run = KL_GPU_FN(kl__transfer_gpu_duplex)),
+    KL_RUNG("cuda-pinned-one-stream", gpu, "each chunk to the device and "
+            "back on one stream: one direction at a time",
+            .scratch = KL_GPU_FN(kl__transfer_gpu_pinned_scratch),
+            .run = KL_GPU_FN(kl__transfer_gpu_one_stream)),
+    KL_RUNG("cuda-pinned-duplex", gpu, "chunks in on one stream and back on "
+            "another, through a ring of 3 device buffers: both copy engines "
+            "at once", .flags = KL_RUNG_CEILING,
+            .scratch = KL_GPU_FN(kl__transfer_gpu_pinned_scratch),
+            .run = KL_GPU_FN(kl__transfer_gpu_duplex)),
 };
 
 static const kl_param params[] = {
