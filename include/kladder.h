@@ -477,9 +477,13 @@ static inline void kl_problem_init(kl_problem *p) {
  * tests and embedding programs. On ctx, whose backend must be the rung's;
  * NULL: the process's default context of that backend. KL_OK when it ran
  * and its check passed (or, for a known-wrong rung, failed as expected);
- * KL_CHECK_FAILED when the check failed. *out (where out is not NULL)
- * receives a report of the one result, also when the rung could not run:
- * kl_report_free it. */
+ * KL_CHECK_FAILED when the check failed. Once the workload, the rung and
+ * the problem struct are valid, *out (where out is not NULL) receives a
+ * report of the one result, also when the rung could not run on the
+ * problem (a bad parameter, a size beyond memory, a device error: the
+ * result's status and error say why); kl_report_free it. Before that (an
+ * unknown name, a problem without its size, a context of another
+ * backend), *out is NULL. */
 kl_status kl_run_rung(kl_context *ctx, const char *workload, const char *rung,
                       const kl_problem *problem, int reps, int warmup,
                       kl_report **out);

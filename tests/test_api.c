@@ -1,5 +1,9 @@
-/* The library API, as a C program embedding kladder would use it. */
+/* The library API, as a C program embedding kladder would use it: the
+ * public headers only, but for the device-memory cases, which allocate and
+ * copy through an opened context's backend (core/model.h). The model's own
+ * checks (the library-rung table, the ladders) are test_model's. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,10 +12,95 @@
 #include "expect.h"
 #include "kladder.h"
 #include "kladder-cg.h"
+#include "kladder-gemm.h"
 #include "kladder-histogram.h"
 #include "kladder-laplacian.h"
 #include "kladder-reduce.h"
+/* Only for data already on a device: the opened context's backend. */
+#include "core/model.h"
 
+/* ---- contexts: one per backend name, opened once, closed at the end ---- */
+
+static struct {
+  char name[32];
+  kl_context *ctx;
+} opened[16];
+static size_t opened_count;
+
+/* The context of a backend by name, opened on first use; NULL for NULL
+ * (the process's default context). */
+static kl_context *context_of(const char *backend) {
+  if (!backend) return NULL;
+  for (size_t i = 0; i < opened_count; i++)
+    if (strcmp(opened[i].name, backend) == 0) return opened[i].ctx;
+  kl_context *c = NULL;
+  EXPECT(kl_context_open(backend, &c) == KL_OK && c);
+  if (!c || opened_count == sizeof opened / sizeof *opened) return c;
+  snprintf(opened[opened_count].name, sizeof opened[opened_count].name, "%s",
+           backend);
+  opened[opened_count++].ctx = c;
+  return c;
+}
+
+static void close_contexts(void) {
+  for (size_t i = 0; i < opened_count; i++) kl_context_close(opened[i].ctx);
+  opened_count = 0;
+}
+
+/* A device name that kl_context_open refuses as bad usage, leaving the
+ * context NULL ("tpu": the former backend-name checks of every entry
+ * point). */
+static int open_refused(const char *device) {
+  kl_context *c = (kl_context *)&opened; /* anything but NULL */
+  const kl_status st = kl_context_open(device, &c);
+  return st == KL_USAGE && c == NULL && kl_last_error()[0] != '\0';
+}
+
+/* Backend i where it is available here: 1 and its description. */
+static int available_backend(size_t i, kl_backend_info *b) {
+  memset(b, 0, sizeof *b);
+  b->size = sizeof *b;
+  return kl_backend_describe(i, b) == KL_OK && b->available;
+}
+
+/* Whether a workload has a library rung on a backend for a type. */
+static int has_library_rung(const char *workload, const char *backend,
+                            kl_type t) {
+  size_t w;
+  kl_workload_info wi = {.size = sizeof wi};
+  if (kl_workload_index(workload, &w) != KL_OK ||
+      kl_workload_describe(w, &wi) != KL_OK)
+    return 0;
+  for (int r = 0; r < wi.rung_count; r++) {
+    kl_rung_info ri = {.size = sizeof ri};
+    if (kl_rung_describe(w, r, &ri) == KL_OK &&
+        strcmp(ri.backend, backend) == 0 && (ri.library & KL_TYPE_BIT(t)))
+      return 1;
+  }
+  return 0;
+}
+
+/* Data already on a device, through the context's backend: `bytes` of
+ * host at *dev; device_free gives them back. */
+static void device_copy(kl_context *ctx, void **dev, const void *host,
+                        size_t bytes) {
+  *dev = NULL;
+  EXPECT(ctx && ctx->backend->alloc(ctx, KL_MEM_DEVICE, dev, bytes) == KL_OK);
+  EXPECT(ctx && ctx->backend->copy(ctx, 0, *dev, host, bytes) == KL_OK &&
+         ctx->backend->sync(ctx) == KL_OK);
+}
+
+static void device_read(kl_context *ctx, void *host, const void *dev,
+                        size_t bytes) {
+  EXPECT(ctx->backend->copy(ctx, 0, host, dev, bytes) == KL_OK &&
+         ctx->backend->sync(ctx) == KL_OK);
+}
+
+static void device_free(kl_context *ctx, void *dev) {
+  if (ctx && dev) ctx->backend->release(ctx, KL_MEM_DEVICE, dev);
+}
+
+/* ---- sizes, names and codes ------------------------------------------- */
 
 static void test_sizes(void) {
   int64_t n = 0;
@@ -28,6 +117,18 @@ static void test_sizes(void) {
   EXPECT(kl_parse_size("9999999999G", &n) == KL_TOO_LARGE);
 }
 
+/* The index of the rung named `rung` in a workload's ladder, or -1. */
+static int rung_index(size_t w, const char *rung) {
+  kl_workload_info wi = {.size = sizeof wi};
+  if (kl_workload_describe(w, &wi) != KL_OK) return -1;
+  for (int r = 0; r < wi.rung_count; r++) {
+    kl_rung_info ri = {.size = sizeof ri};
+    if (kl_rung_describe(w, r, &ri) == KL_OK && strcmp(ri.name, rung) == 0)
+      return r;
+  }
+  return -1;
+}
+
 static void test_names_and_codes(void) {
   kl_type t;
   EXPECT(kl_type_parse("f64", &t) == KL_OK && t == KL_F64);
@@ -41,31 +142,329 @@ static void test_names_and_codes(void) {
   EXPECT(kl_exit_code(KL_CHECK_FAILED) == 1);
   EXPECT(kl_exit_code(KL_USAGE) == 2 && kl_exit_code(KL_TOO_LARGE) == 2);
   EXPECT(kl_exit_code(KL_DEVICE) == 3 && kl_exit_code(KL_NO_MEMORY) == 3);
-  EXPECT(kl_workload_find("map") && kl_workload_find("stream"));
-  EXPECT(kl_workload_find("nope") == NULL);
-  EXPECT(kl_backend_find("serial") && kl_backend_available(
-      kl_backend_find("serial"), NULL, 0));
-  const kl_workload *map = kl_workload_find("map");
-  EXPECT(map && kl_rung_find(map, "serial") && !kl_rung_find(map, "fast"));
-  /* Every workload's ladder starts on the serial backend, so speedups are
-   * over the plain loop, and every rung name is unique in its ladder. */
-  for (size_t i = 0; i < kl_workload_count(); i++) {
-    const kl_workload *w = kl_workload_at(i);
-    EXPECT(w->rung_count > 0 &&
-           w->rungs[0].backend == kl_backend_find("serial"));
-    for (size_t a = 0; a < w->rung_count; a++)
-      for (size_t b = a + 1; b < w->rung_count; b++)
-        EXPECT(strcmp(w->rungs[a].name, w->rungs[b].name) != 0);
-    /* A peer is a rung of the same ladder on another backend. */
-    for (size_t a = 0; a < w->rung_count; a++) {
-      const kl_rung *peer = w->rungs[a].peer
-                                ? kl_rung_find(w, w->rungs[a].peer)
-                                : NULL;
-      EXPECT(!w->rungs[a].peer ||
-             (peer && peer->backend != w->rungs[a].backend));
+  size_t map = 0, stream = 0, nope = 12345;
+  EXPECT(kl_workload_index("map", &map) == KL_OK &&
+         kl_workload_index("stream", &stream) == KL_OK && map != stream);
+  EXPECT(kl_workload_index("nope", &nope) == KL_USAGE && nope == 12345);
+  /* The serial backend is there, and available. */
+  int serial = 0;
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    kl_backend_info b;
+    if (available_backend(i, &b) && strcmp(b.name, "serial") == 0)
+      serial = b.host_memory && b.device_count == 1;
+  }
+  EXPECT(serial);
+  EXPECT(rung_index(map, "serial") >= 0 && rung_index(map, "fast") < 0);
+}
+
+/* ---- the info structs ------------------------------------------------- */
+
+/* A byte pattern the library must leave where the caller's size ends. */
+#define UNTOUCHED 0xA5
+
+static int untouched_from(const void *s, size_t from, size_t to) {
+  const unsigned char *p = s;
+  for (size_t i = from; i < to; i++)
+    if (p[i] != UNTOUCHED) return 0;
+  return 1;
+}
+
+/* The size a caller that knows only the fields up to `field` sets. */
+#define KNOWS_UP_TO(type, field)                                              \
+  (offsetof(type, field) + sizeof(((type *)0)->field))
+
+static void test_info_structs(void) {
+  const size_t workloads = kl_workload_count();
+  EXPECT(kl_backend_count() >= 2 && workloads >= 5);
+  /* Size 0 (unset) is refused by every describe function. */
+  kl_backend_info b;
+  kl_device_info d;
+  kl_workload_info w;
+  kl_param_info p;
+  kl_rung_info r;
+  memset(&b, 0, sizeof b);
+  memset(&d, 0, sizeof d);
+  memset(&w, 0, sizeof w);
+  memset(&p, 0, sizeof p);
+  memset(&r, 0, sizeof r);
+  EXPECT(kl_backend_describe(0, &b) == KL_USAGE &&
+         strstr(kl_last_error(), "size"));
+  EXPECT(kl_device_describe("serial", 0, &d) == KL_USAGE);
+  EXPECT(kl_workload_describe(0, &w) == KL_USAGE);
+  EXPECT(kl_param_describe(0, 0, &p) == KL_USAGE);
+  EXPECT(kl_rung_describe(0, 0, &r) == KL_USAGE);
+  EXPECT(kl_backend_describe(0, NULL) == KL_USAGE);
+  EXPECT(kl_rung_describe(0, 0, NULL) == KL_USAGE);
+
+  /* The whole struct: everything written, size as the caller's. */
+  b.size = sizeof b;
+  EXPECT(kl_backend_describe(0, &b) == KL_OK && b.size == sizeof b &&
+         strcmp(b.name, "serial") == 0 && b.summary && b.available &&
+         b.device_count == 1 && b.host_memory && b.detail[0]);
+  w.size = sizeof w;
+  EXPECT(kl_workload_describe(0, &w) == KL_OK && w.size == sizeof w &&
+         strcmp(w.name, "stream") == 0 && w.summary && w.check && w.source &&
+         strcmp(w.unit, "GB/s") == 0 && (w.types & KL_TYPE_BIT(KL_F64)) &&
+         w.default_type == KL_F64 && w.input_help == NULL &&
+         w.param_count >= 1 && w.rung_count >= 2);
+
+  /* A caller that knows only the first fields: those written, the rest of
+   * its struct untouched, and size says what was written. */
+  memset(&w, UNTOUCHED, sizeof w);
+  w.size = KNOWS_UP_TO(kl_workload_info, summary);
+  EXPECT(kl_workload_describe(0, &w) == KL_OK &&
+         w.size == KNOWS_UP_TO(kl_workload_info, summary) &&
+         strcmp(w.name, "stream") == 0 && w.summary &&
+         untouched_from(&w, w.size, sizeof w));
+  memset(&b, UNTOUCHED, sizeof b);
+  b.size = KNOWS_UP_TO(kl_backend_info, name);
+  EXPECT(kl_backend_describe(1, &b) == KL_OK &&
+         b.size == KNOWS_UP_TO(kl_backend_info, name) &&
+         strcmp(b.name, "openmp") == 0 && untouched_from(&b, b.size, sizeof b));
+  memset(&r, UNTOUCHED, sizeof r);
+  r.size = KNOWS_UP_TO(kl_rung_info, backend);
+  EXPECT(kl_rung_describe(0, 0, &r) == KL_OK &&
+         r.size == KNOWS_UP_TO(kl_rung_info, backend) &&
+         strcmp(r.backend, "serial") == 0 && untouched_from(&r, r.size, sizeof r));
+  memset(&p, UNTOUCHED, sizeof p);
+  p.size = KNOWS_UP_TO(kl_param_info, name);
+  EXPECT(kl_param_describe(0, 0, &p) == KL_OK &&
+         p.size == KNOWS_UP_TO(kl_param_info, name) && p.name &&
+         untouched_from(&p, p.size, sizeof p));
+  memset(&d, UNTOUCHED, sizeof d);
+  d.size = KNOWS_UP_TO(kl_device_info, index);
+  EXPECT(kl_device_describe("serial", 0, &d) == KL_OK &&
+         d.size == KNOWS_UP_TO(kl_device_info, index) &&
+         strcmp(d.backend, "serial") == 0 && d.index == 0 &&
+         untouched_from(&d, d.size, sizeof d));
+  /* A caller with a larger struct (a newer header): the library writes
+   * what it has and says so. */
+  struct {
+    kl_rung_info info;
+    unsigned char newer[64];
+  } big;
+  memset(&big, UNTOUCHED, sizeof big);
+  big.info.size = sizeof big;
+  EXPECT(kl_rung_describe(0, 0, &big.info) == KL_OK &&
+         big.info.size == sizeof(kl_rung_info) &&
+         untouched_from(big.newer, 0, sizeof big.newer));
+
+  /* An index out of range, either way. */
+  b.size = sizeof b;
+  w.size = sizeof w;
+  p.size = sizeof p;
+  r.size = sizeof r;
+  d.size = sizeof d;
+  EXPECT(kl_backend_describe(kl_backend_count(), &b) == KL_USAGE);
+  EXPECT(kl_workload_describe(workloads, &w) == KL_USAGE);
+  EXPECT(kl_workload_describe((size_t)-1, &w) == KL_USAGE);
+  EXPECT(kl_param_describe(workloads, 0, &p) == KL_USAGE);
+  EXPECT(kl_rung_describe(workloads, 0, &r) == KL_USAGE);
+  w.size = sizeof w;
+  EXPECT(kl_workload_describe(0, &w) == KL_OK);
+  EXPECT(kl_param_describe(0, w.param_count, &p) == KL_USAGE &&
+         strstr(kl_last_error(), "no parameter"));
+  EXPECT(kl_param_describe(0, -1, &p) == KL_USAGE);
+  EXPECT(kl_rung_describe(0, w.rung_count, &r) == KL_USAGE &&
+         strstr(kl_last_error(), "no rung"));
+  EXPECT(kl_rung_describe(0, -1, &r) == KL_USAGE);
+  EXPECT(kl_device_describe("serial", 1, &d) == KL_USAGE);
+  EXPECT(kl_device_describe("serial", -1, &d) == KL_USAGE);
+  EXPECT(kl_device_describe("tpu", 0, &d) == KL_USAGE);
+  EXPECT(kl_device_describe(NULL, 0, &d) == KL_USAGE);
+
+  /* Every workload, parameter and rung describes itself; the counts the
+   * workload gives are the indices that work; one main size each. */
+  for (size_t i = 0; i < workloads; i++) {
+    kl_workload_info wi = {.size = sizeof wi};
+    EXPECT(kl_workload_describe(i, &wi) == KL_OK && wi.name && wi.unit);
+    size_t back = workloads;
+    EXPECT(kl_workload_index(wi.name, &back) == KL_OK && back == i);
+    int mains = 0;
+    for (int k = 0; k < wi.param_count; k++) {
+      kl_param_info pi = {.size = sizeof pi};
+      EXPECT(kl_param_describe(i, k, &pi) == KL_OK && pi.name && pi.kind &&
+             pi.help);
+      mains += pi.main_size;
+      EXPECT(strcmp(pi.kind, "choice") != 0 || pi.choices);
+    }
+    EXPECT(mains == 1);
+    for (int k = 0; k < wi.rung_count; k++) {
+      kl_rung_info ri = {.size = sizeof ri};
+      EXPECT(kl_rung_describe(i, k, &ri) == KL_OK && ri.name && ri.backend &&
+             ri.summary && (ri.types & ~wi.types) == 0 &&
+             (ri.library & ~wi.types) == 0 && (!ri.available || ri.built));
     }
   }
+  /* reduce: its op parameter's choices, histogram its input file. */
+  size_t reduce, histogram;
+  EXPECT(kl_workload_index("reduce", &reduce) == KL_OK &&
+         kl_workload_index("histogram", &histogram) == KL_OK);
+  kl_workload_info hi = {.size = sizeof hi};
+  EXPECT(kl_workload_describe(histogram, &hi) == KL_OK && hi.input_help &&
+         hi.default_type == KL_U8);
+  kl_workload_info ri = {.size = sizeof ri};
+  int op_found = 0;
+  EXPECT(kl_workload_describe(reduce, &ri) == KL_OK);
+  for (int k = 0; k < ri.param_count; k++) {
+    kl_param_info pi = {.size = sizeof pi};
+    if (kl_param_describe(reduce, k, &pi) != KL_OK ||
+        strcmp(pi.name, "op") != 0)
+      continue;
+    op_found = strcmp(pi.kind, "choice") == 0 && pi.choices &&
+               strcmp(pi.choices[0], "sum") == 0 && pi.default_choice &&
+               strcmp(pi.default_choice, "sum") == 0;
+  }
+  EXPECT(op_found);
 }
+
+/* kl_workload_index: a name's index, or bad usage naming the valid ones. */
+static void test_workload_index(void) {
+  size_t i = 99;
+  EXPECT(kl_workload_index("gemm", &i) == KL_OK);
+  kl_workload_info w = {.size = sizeof w};
+  EXPECT(kl_workload_describe(i, &w) == KL_OK && strcmp(w.name, "gemm") == 0);
+  EXPECT(kl_workload_index("nope", &i) == KL_USAGE &&
+         strstr(kl_last_error(),
+                "unknown workload 'nope'; valid: stream, transfer, map"));
+  EXPECT(kl_workload_index("", &i) == KL_USAGE);
+  EXPECT(kl_workload_index(NULL, &i) == KL_USAGE);
+  EXPECT(kl_workload_index("map", &i) == KL_OK && kl_last_error()[0] == '\0');
+}
+
+/* kl_list_write_json: the catalog, whole or of the workloads named. */
+static void test_list_json(void) {
+  FILE *f = tmpfile();
+  EXPECT(f != NULL);
+  if (!f) return;
+  EXPECT(kl_list_write_json(f, "map,reduce") == KL_OK);
+  static char text[1 << 16];
+  rewind(f);
+  size_t got = fread(text, 1, sizeof text - 1, f);
+  text[got] = '\0';
+  fclose(f);
+  EXPECT(text[0] == '{' && strstr(text, "\"backends\": [") &&
+         strstr(text, "{\"name\": \"serial\"") &&
+         strstr(text, "\"id\": \"serial:0\"") &&
+         strstr(text, "\"name\": \"map\"") &&
+         strstr(text, "\"name\": \"reduce\"") &&
+         !strstr(text, "\"name\": \"gemm\""));
+  f = tmpfile();
+  if (!f) return;
+  EXPECT(kl_list_write_json(f, "nope") == KL_USAGE &&
+         strstr(kl_last_error(), "nope"));
+  fclose(f);
+}
+
+/* ---- devices and contexts --------------------------------------------- */
+
+static void test_devices_and_contexts(void) {
+  kl_device_info d = {.size = sizeof d};
+  EXPECT(kl_device_describe("serial", 0, &d) == KL_OK &&
+         d.size == sizeof d && strcmp(d.backend, "serial") == 0 &&
+         d.index == 0 && d.id[0] && d.name[0] && d.memory_bytes > 0 &&
+         d.compute_units >= 1 && d.lanes == 1);
+  /* A device's id is what kl_context_open takes; the context says it runs
+   * there. */
+  kl_context *c = NULL;
+  EXPECT(kl_context_open(d.id, &c) == KL_OK && c);
+  kl_device_info on = {.size = sizeof on};
+  EXPECT(c && kl_context_device(c, &on) == KL_OK && on.size == sizeof on &&
+         strcmp(on.backend, "serial") == 0 && on.index == 0 &&
+         strcmp(on.id, d.id) == 0 && strcmp(on.name, d.name) == 0 &&
+         on.memory_bytes == d.memory_bytes &&
+         on.compute_units == d.compute_units);
+  kl_device_info unset;
+  memset(&unset, 0, sizeof unset);
+  EXPECT(c && kl_context_device(c, &unset) == KL_USAGE);
+  kl_context_close(c);
+  EXPECT(kl_context_device(NULL, &on) == KL_USAGE);
+  kl_context_close(NULL); /* nothing to do */
+
+  /* Unknown backends, indices past the devices, malformed indices. */
+  EXPECT(open_refused("tpu") && strstr(kl_last_error(), "unknown backend"));
+  EXPECT(open_refused("serial:1") && strstr(kl_last_error(), "serial:1"));
+  EXPECT(open_refused("serial:x"));
+  EXPECT(open_refused("serial:-1"));
+  EXPECT(open_refused(""));
+  EXPECT(kl_context_open("serial", NULL) == KL_USAGE);
+  /* NULL: the preferred available backend; an unusable one says so. */
+  c = NULL;
+  EXPECT(kl_context_open(NULL, &c) == KL_OK && c &&
+         kl_context_device(c, &on) == KL_OK && on.backend);
+  kl_context_close(c);
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    kl_backend_info b = {.size = sizeof b};
+    EXPECT(kl_backend_describe(i, &b) == KL_OK);
+    if (b.available) {
+      kl_device_info last = {.size = sizeof last};
+      EXPECT(b.device_count >= 1 &&
+             kl_device_describe(b.name, b.device_count - 1, &last) == KL_OK &&
+             last.index == b.device_count - 1);
+      EXPECT(kl_device_describe(b.name, b.device_count, &last) == KL_USAGE);
+      continue;
+    }
+    c = (kl_context *)&opened;
+    EXPECT(b.device_count == 0 && kl_context_open(b.name, &c) ==
+           KL_UNAVAILABLE && c == NULL && strstr(kl_last_error(), b.name));
+    kl_device_info none = {.size = sizeof none};
+    EXPECT(kl_device_describe(b.name, 0, &none) == KL_UNAVAILABLE);
+  }
+}
+
+/* Contexts open at once: two on serial:0 and one on openmp, each its own,
+ * a reduce through each, in turn and interleaved. */
+static void test_two_contexts(void) {
+  enum { N = 4099 };
+  static double x[N];
+  double want = 0;
+  for (int i = 0; i < N; i++) want += x[i] = (double)(i % 97) / 8 - 5;
+  kl_context *a = NULL, *b = NULL, *o = NULL;
+  EXPECT(kl_context_open("serial:0", &a) == KL_OK &&
+         kl_context_open("serial", &b) == KL_OK &&
+         kl_context_open("openmp", &o) == KL_OK);
+  EXPECT(a && b && o && a != b && a != o && b != o);
+  if (!a || !b || !o) {
+    kl_context_close(a);
+    kl_context_close(b);
+    kl_context_close(o);
+    return;
+  }
+  kl_device_info da = {.size = sizeof da}, db = {.size = sizeof db},
+                 dob = {.size = sizeof dob};
+  EXPECT(kl_context_device(a, &da) == KL_OK &&
+         kl_context_device(b, &db) == KL_OK &&
+         kl_context_device(o, &dob) == KL_OK &&
+         strcmp(da.id, db.id) == 0 && strcmp(dob.backend, "openmp") == 0);
+  for (int round = 0; round < 3; round++) {
+    double sa = 0, sb = 0, so = 0;
+    EXPECT(kl_reduce(a, "sum", KL_F64, x, N - round, 0, &sa) == KL_OK);
+    EXPECT(kl_reduce(o, "sum", KL_F64, x, N - round, 0, &so) == KL_OK);
+    EXPECT(kl_reduce(b, "sum", KL_F64, x, N - round, 0, &sb) == KL_OK);
+    double w = want;
+    for (int i = N - round; i < N; i++) w -= x[i];
+    EXPECT(sa == w && sb == w && so == w);
+  }
+  /* A rung runs on a context of its own backend only. */
+  kl_problem pb;
+  kl_problem_init(&pb);
+  pb.n = 1000;
+  kl_report *rep = NULL;
+  EXPECT(kl_run_rung(o, "map", "serial", &pb, 1, 0, &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "runs on serial"));
+  kl_report_free(rep);
+  rep = NULL;
+  EXPECT(kl_run_rung(a, "map", "serial", &pb, 1, 0, &rep) == KL_OK && rep &&
+         kl_report_result(rep, 0)->device == 0);
+  kl_report_free(rep);
+  kl_context_close(b);
+  double s = 0;
+  EXPECT(kl_reduce(a, NULL, KL_F64, x, N, 0, &s) == KL_OK && s == want);
+  kl_context_close(a);
+  kl_context_close(o);
+}
+
+/* ---- runs -------------------------------------------------------------- */
 
 static int file_exists(const char *path) {
   FILE *f = fopen(path, "r");
@@ -76,9 +475,9 @@ static int file_exists(const char *path) {
 /* Results files: checked and started when opened, complete or absent. */
 static void test_outputs(const kl_report *rep) {
   const kl_build_info *b = kl_build();
-  EXPECT(b && strcmp(b->version, KL_VERSION) == 0 && b->commit &&
-         b->build_type && b->c_compiler && b->c_flags && b->gpu_compiler &&
-         b->gpu_flags);
+  EXPECT(b && b->size == sizeof *b && strcmp(b->version, KL_VERSION) == 0 &&
+         b->commit && b->build_type && b->c_compiler && b->c_flags &&
+         b->gpu_compiler && b->gpu_flags);
   kl_output *out = NULL;
   EXPECT(kl_output_open("/", KL_FORMAT_CSV, &out) == KL_USAGE && !out);
   EXPECT(strstr(kl_last_error(), "is a directory") != NULL);
@@ -100,7 +499,8 @@ static void test_outputs(const kl_report *rep) {
   EXPECT(!file_exists(path));
   EXPECT(kl_output_write(out, rep) == KL_OK && kl_last_error()[0] == '\0');
   FILE *f = fopen(path, "r");
-  char text[65536] = "";
+  static char text[65536];
+  text[0] = '\0';
   if (f) {
     size_t got = fread(text, 1, sizeof text - 1, f);
     text[got] = '\0';
@@ -117,6 +517,8 @@ static void test_outputs(const kl_report *rep) {
 static void test_run(void) {
   kl_options o;
   kl_options_init(&o);
+  EXPECT(o.size == sizeof o && o.reps == 10 && o.warmup == 2 &&
+         o.type == KL_TYPE_DEFAULT && o.seed == 20261121);
   o.workloads = "map";
   o.backends = "serial,openmp";
   o.n = 100003;
@@ -130,31 +532,48 @@ static void test_run(void) {
   if (!rep) return;
   /* The report keeps its own copy of the command line. */
   command[0] = 'X';
-  EXPECT(rep->command_line && strcmp(rep->command_line, "kladder run -w map") == 0);
-  EXPECT(strlen(rep->started) == 20 && rep->started[10] == 'T');
+  EXPECT(kl_report_command_line(rep) &&
+         strcmp(kl_report_command_line(rep), "kladder run -w map") == 0);
+  EXPECT(strlen(kl_report_started(rep)) == 20 &&
+         kl_report_started(rep)[10] == 'T' &&
+         kl_report_started(rep)[19] == 'Z');
+  const kl_machine *m = kl_report_machine(rep);
+  EXPECT(m && m->size == sizeof *m && m->cpu[0] && m->cpu_threads >= 1 &&
+         m->omp_threads >= 1 && m->host[0]);
   /* The serial and OpenMP ceilings (stream's triad over as many bytes as
    * map's plan: 2 x 100003 f32 = 800024 bytes, so 3 arrays of 33335
    * doubles) come first, then the two map rungs. */
-  EXPECT(rep->count == 4);
+  EXPECT(kl_report_count(rep) == 4);
+  EXPECT(kl_report_result(rep, 4) == NULL && kl_report_result(NULL, 0) == NULL);
   int maps = 0;
-  for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i];
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    EXPECT(r && r->size == sizeof *r);
+    if (!r) continue;
     EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
     EXPECT(r->t_min > 0 && r->t_min <= r->t_median && r->t_median <= r->t_max);
     EXPECT(r->reps == 3 && r->times && r->t_stddev >= 0);
     for (int k = 0; r->times && k < r->reps; k++)
       EXPECT(r->times[k] >= r->t_min && r->times[k] <= r->t_max);
-    if (strcmp(r->workload->name, "stream") == 0)
-      EXPECT(r->n == 33335 && (r->rung->flags & KL_RUNG_CEILING));
-    if (strcmp(r->workload->name, "map") == 0) {
+    EXPECT(strcmp(r->backend, i % 2 ? "openmp" : "serial") == 0 &&
+           r->device == 0 && r->device_name[0]);
+    if (strcmp(r->workload, "stream") == 0)
+      EXPECT(i < 2 && r->n == 33335 && (r->flags & KL_RUNG_CEILING) &&
+             strcmp(r->shape, "33335") == 0);
+    if (strcmp(r->workload, "map") == 0) {
       maps++;
+      EXPECT(i >= 2 && strcmp(r->rung, r->backend) == 0);
       EXPECT(r->n == 100003 && r->cost.bytes == 8.0 * 100003);
       EXPECT(r->ceiling > 0 && r->percent > 0 && r->speedup > 0);
       EXPECT(r->verdict.checked == 100003);
       EXPECT(r->percent <= 105 || r->ceiling_note != NULL);
+      EXPECT(strcmp(r->shape, "100003") == 0 && r->type == KL_F32 &&
+             r->extent_count == 0 && r->op[0] == '\0' &&
+             strcmp(r->unit, "GB/s") == 0);
     }
   }
   EXPECT(maps == 2);
+  EXPECT(strcmp(kl_report_notes(rep), "") == 0);
   EXPECT(kl_report_write_csv(rep, "/nonexistent-dir/x.csv") == KL_USAGE);
   EXPECT(strstr(kl_last_error(), "its directory does not exist") != NULL);
   test_outputs(rep);
@@ -168,51 +587,160 @@ static void test_run(void) {
   o.rungs = NULL;
   o.reps = 0;
   EXPECT(kl_run(&o, &rep) == KL_USAGE);
+  /* Options whose size was never set (not from kl_options_init) are
+   * refused, whatever they hold. */
+  kl_options_init(&o);
+  o.size = 0;
+  o.workloads = "map";
+  o.backends = "serial";
+  o.n = 1000;
+  o.reps = 1;
+  rep = (kl_report *)&opened;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "kl_options_init"));
+  EXPECT(kl_run(&o, NULL) == KL_USAGE);
+}
+
+/* The report's accessors on a run with notes: a workload without the type
+ * asked for is skipped with a note; NULL reports read as empty. */
+static void test_report_accessors(void) {
+  kl_options o;
+  kl_options_init(&o);
+  o.workloads = "map,reduce";
+  o.backends = "serial";
+  o.type = KL_I32;
+  o.n = 1000;
+  o.reps = 2;
+  o.warmup = 0;
+  o.skip_ceiling = 1;
+  kl_report *rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep);
+  EXPECT(strstr(kl_report_notes(rep), "map: skipped, it has no type i32"));
+  EXPECT(kl_report_command_line(rep) == NULL);
+  EXPECT(kl_report_count(rep) >= 1);
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    EXPECT(r && strcmp(r->workload, "reduce") == 0 && r->type == KL_I32 &&
+           r->reps == 2 && r->check == KL_CHECK_PASS && r->ceiling == 0 &&
+           r->ceiling_note &&
+           strstr(r->ceiling_note, "ceilings not measured"));
+  }
+  kl_report_free(rep);
+  EXPECT(kl_report_count(NULL) == 0 && kl_report_machine(NULL) == NULL &&
+         kl_report_command_line(NULL) == NULL &&
+         strcmp(kl_report_started(NULL), "") == 0 &&
+         strcmp(kl_report_notes(NULL), "") == 0);
+  kl_report_free(NULL);
+}
+
+/* The text fields of a result: what ran, where, on what problem. */
+static void test_result_text(void) {
+  kl_problem pb;
+  kl_problem_init(&pb);
+  EXPECT(pb.size == sizeof pb && pb.n == 0 && pb.type == KL_TYPE_DEFAULT &&
+         pb.params == NULL && pb.seed == 0 && pb.input_file == NULL);
+  pb.n = 1000;
+  pb.params = "op=max,inputs=nan-middle";
+  pb.seed = 3;
+  kl_report *rep = NULL;
+  EXPECT(kl_run_rung(NULL, "reduce", "serial", &pb, 1, 0, &rep) == KL_OK);
+  const kl_result *r = kl_report_result(rep, 0);
+  EXPECT(r && kl_report_count(rep) == 1);
+  if (r) {
+    printf("reduce: shape '%s', op '%s', inputs '%s', params '%s'\n",
+           r->shape, r->op, r->inputs, r->params);
+    EXPECT(strcmp(r->workload, "reduce") == 0 &&
+           strcmp(r->rung, "serial") == 0 &&
+           strcmp(r->backend, "serial") == 0 && r->summary &&
+           r->device == 0 && r->flags == 0);
+    EXPECT(r->type == KL_F64 && r->n == 1000 && strcmp(r->shape, "1000") == 0 &&
+           r->extent_count == 0);
+    EXPECT(strcmp(r->op, "max") == 0 && strcmp(r->inputs, "nan-middle") == 0);
+    /* Every parameter but the main size, as NAME=VALUE joined by ';'. */
+    EXPECT(strcmp(r->params, "op=max;inputs=nan-middle") == 0);
+    EXPECT(r->check == KL_CHECK_PASS && r->status == KL_OK &&
+           r->error[0] == '\0' && r->reps == 1 && r->ceiling == 0 &&
+           r->speedup == 0);
+  }
+  kl_report_free(rep);
+  /* gemm: -s-like extents as parameters. */
+  kl_problem_init(&pb);
+  pb.type = KL_F64;
+  pb.params = "m=5,n=7,k=3";
+  rep = NULL;
+  EXPECT(kl_run_rung(NULL, "gemm", "serial-naive", &pb, 1, 0, &rep) == KL_OK);
+  r = kl_report_result(rep, 0);
+  EXPECT(r != NULL);
+  if (r) {
+    printf("gemm: shape '%s', params '%s'\n", r->shape, r->params);
+    EXPECT(r->extent_count == 3 && r->extents[0] == 5 && r->extents[1] == 7 &&
+           r->extents[2] == 3 && r->n == 7 && strcmp(r->shape, "5x7x3") == 0);
+    EXPECT(strcmp(r->params,
+                  "m=5;k=3;lda=5;ldb=3;ldc=5;alpha=1;beta=0") == 0 &&
+           r->op[0] == '\0');
+    EXPECT(r->cost.flops == 2.0 * 5 * 7 * 3 && r->verdict.checked == 35);
+  }
+  kl_report_free(rep);
+  /* A problem whose size was never set (not from kl_problem_init) is
+   * refused; NULL is every default. */
+  kl_problem unset = {.n = 1000, .type = KL_TYPE_DEFAULT};
+  rep = (kl_report *)&opened;
+  EXPECT(kl_run_rung(NULL, "map", "serial", &unset, 1, 0, &rep) == KL_USAGE &&
+         rep == NULL && strstr(kl_last_error(), "kl_problem_init"));
+  /* Bad names, and the rung that could not run still has its result. */
+  EXPECT(kl_run_rung(NULL, "map", "fast", &pb, 1, 0, &rep) == KL_USAGE &&
+         rep == NULL && strstr(kl_last_error(), "map has no rung 'fast'"));
+  EXPECT(kl_run_rung(NULL, "nope", "serial", &pb, 1, 0, &rep) == KL_USAGE &&
+         rep == NULL && strstr(kl_last_error(), "unknown workload 'nope'"));
+  kl_problem_init(&pb);
+  pb.n = 1000;
+  pb.params = "frob=1";
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &rep) == KL_USAGE &&
+         rep && kl_report_count(rep) == 1 &&
+         kl_report_result(rep, 0)->status == KL_USAGE &&
+         strstr(kl_report_result(rep, 0)->error, "frob"));
+  kl_report_free(rep);
+  /* No report asked for. */
+  pb.params = NULL;
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, NULL) == KL_OK);
 }
 
 static void test_same_seed_same_result(void) {
-  const kl_workload *map = kl_workload_find("map");
-  const kl_rung *serial = kl_rung_find(map, "serial");
-  kl_result a, b;
-  kl_problem pb = {.n = 1000, .type = KL_TYPE_DEFAULT, .seed = 5};
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_OK);
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &b) == KL_OK);
-  EXPECT(a.verdict.max_error == b.verdict.max_error);
-  EXPECT(a.verdict.abs_error == b.verdict.abs_error);
+  kl_report *a = NULL, *b = NULL;
+  kl_problem pb = {.size = sizeof pb, .n = 1000, .type = KL_TYPE_DEFAULT,
+                   .seed = 5};
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) == KL_OK);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &b) == KL_OK);
+  const kl_result *ra = kl_report_result(a, 0), *rb = kl_report_result(b, 0);
+  EXPECT(ra && rb && ra->verdict.max_error == rb->verdict.max_error);
+  EXPECT(ra && rb && ra->verdict.abs_error == rb->verdict.abs_error);
+  kl_report_free(a);
+  kl_report_free(b);
   /* n = 0 means "the parameters give it"; a zero or negative size is
    * refused, from either. */
   pb.n = -1;
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) == KL_USAGE);
+  kl_report_free(a);
   pb.n = 0;
   pb.params = "n=0";
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) == KL_USAGE);
+  kl_report_free(a);
   pb.params = "n=1000";
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_OK && a.n == 1000);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) == KL_OK &&
+         kl_report_result(a, 0) && kl_report_result(a, 0)->n == 1000);
+  kl_report_free(a);
   pb.params = NULL;
   pb.n = 1000;
   pb.type = KL_F64;
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) != KL_OK);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) != KL_OK);
+  kl_report_free(a);
   pb.type = KL_TYPE_DEFAULT;
   pb.params = "op=max";
-  EXPECT(kl_run_rung(map, serial, &pb, 1, 0, &a) == KL_USAGE);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &a) == KL_USAGE);
+  kl_report_free(a);
 }
 
-/* Data already on a device, through a context of its backend: `bytes` of
- * host at *dev; device_free gives them back. */
-static void device_copy(const kl_backend *b, kl_context *ctx, void **dev,
-                        const void *host, size_t bytes) {
-  memset(ctx, 0, sizeof *ctx);
-  ctx->backend = b;
-  *dev = NULL;
-  EXPECT(b->open(ctx) == KL_OK);
-  EXPECT(b->alloc(ctx, KL_MEM_DEVICE, dev, bytes) == KL_OK);
-  EXPECT(b->copy(ctx, 0, *dev, host, bytes) == KL_OK && b->sync(ctx) == KL_OK);
-}
-
-static void device_free(kl_context *ctx, void *dev) {
-  ctx->backend->release(ctx, KL_MEM_DEVICE, dev);
-  ctx->backend->close(ctx);
-}
+/* ---- the entry points -------------------------------------------------- */
 
 /* kl_reduce on every backend here, from host memory and, on a GPU, from
  * device memory, against sums computed here. */
@@ -230,49 +758,36 @@ static void test_reduce_entry(void) {
     if (doubles[i] < dmin) dmin = doubles[i];
   }
   for (size_t k = 0; k < kl_backend_count(); k++) {
-    const kl_backend *b = kl_backend_at(k);
-    if (!kl_backend_available(b, NULL, 0)) continue;
+    kl_backend_info b;
+    if (!available_backend(k, &b)) continue;
+    kl_context *ctx = context_of(b.name);
     int64_t isum = 0;
     double got = 0;
-    EXPECT(kl_reduce(b->name, "sum", KL_I32, ints, N, 0, &isum) == KL_OK);
+    EXPECT(kl_reduce(ctx, "sum", KL_I32, ints, N, 0, &isum) == KL_OK);
     EXPECT(isum == exact);
     /* Multiples of 1/8 below 2^40: exact in double in any order. */
-    EXPECT(kl_reduce(b->name, NULL, KL_F64, doubles, N, 0, &got) == KL_OK);
+    EXPECT(kl_reduce(ctx, NULL, KL_F64, doubles, N, 0, &got) == KL_OK);
     EXPECT(got == dsum);
-    EXPECT(kl_reduce(b->name, "min", KL_F64, doubles, N, 0, &got) == KL_OK);
+    EXPECT(kl_reduce(ctx, "min", KL_F64, doubles, N, 0, &got) == KL_OK);
     EXPECT(got == dmin);
-    if (!kl_backend_host_memory(b)) {
-      kl_context ctx;
+    if (!b.host_memory && ctx) {
       void *dev;
-      device_copy(b, &ctx, &dev, ints, sizeof ints);
+      device_copy(ctx, &dev, ints, sizeof ints);
       isum = 0;
-      EXPECT(kl_reduce(b->name, "sum", KL_I32, dev, N, 1, &isum) == KL_OK);
+      EXPECT(kl_reduce(ctx, "sum", KL_I32, dev, N, 1, &isum) == KL_OK);
       EXPECT(isum == exact);
-      device_free(&ctx, dev);
+      device_free(ctx, dev);
     }
   }
   int64_t isum;
+  kl_context *serial = context_of("serial");
   EXPECT(kl_reduce(NULL, "sum", KL_I32, ints, N, 0, &isum) == KL_OK &&
          isum == exact);
-  EXPECT(kl_reduce("serial", "product", KL_I32, ints, N, 0, &isum) ==
-         KL_USAGE);
-  EXPECT(kl_reduce("serial", "sum", KL_U8, ints, N, 0, &isum) == KL_USAGE);
-  EXPECT(kl_reduce("serial", "sum", KL_I32, ints, 0, 0, &isum) == KL_USAGE);
-  EXPECT(kl_reduce("tpu", "sum", KL_I32, ints, N, 0, &isum) == KL_USAGE);
-  EXPECT(kl_reduce("serial", "sum", KL_I32, NULL, N, 0, &isum) == KL_USAGE);
-}
-
-/* The rung marked for the library's use, "" for none, or "(several)". */
-static const char *library_rung(const kl_workload *w, const kl_backend *b,
-                                kl_type t) {
-  const char *found = "";
-  for (size_t i = 0; i < w->rung_count; i++) {
-    const kl_rung *r = &w->rungs[i];
-    if (r->backend != b || !(r->library & KL_TYPE_BIT(t))) continue;
-    if (found[0]) return "(several)";
-    found = r->name;
-  }
-  return found;
+  EXPECT(kl_reduce(serial, "product", KL_I32, ints, N, 0, &isum) == KL_USAGE);
+  EXPECT(kl_reduce(serial, "sum", KL_U8, ints, N, 0, &isum) == KL_USAGE);
+  EXPECT(kl_reduce(serial, "sum", KL_I32, ints, 0, 0, &isum) == KL_USAGE);
+  EXPECT(open_refused("tpu"));
+  EXPECT(kl_reduce(serial, "sum", KL_I32, NULL, N, 0, &isum) == KL_USAGE);
 }
 
 /* kl_histogram on every backend here, from host memory and, on a GPU,
@@ -287,39 +802,40 @@ static void test_histogram_entry(void) {
     want[bytes[i]]++;
   }
   for (size_t k = 0; k < kl_backend_count(); k++) {
-    const kl_backend *b = kl_backend_at(k);
-    if (!kl_backend_available(b, NULL, 0)) continue;
-    if (!library_rung(kl_workload_find("histogram"), b, KL_U8)[0]) {
+    kl_backend_info b;
+    if (!available_backend(k, &b)) continue;
+    kl_context *ctx = context_of(b.name);
+    if (!has_library_rung("histogram", b.name, KL_U8)) {
       /* A backend without a histogram rung (openacc) says so. */
-      EXPECT(kl_histogram(b->name, bytes, N, 0, got) == KL_UNAVAILABLE);
+      EXPECT(kl_histogram(ctx, bytes, N, 0, got) == KL_UNAVAILABLE);
       continue;
     }
     memset(got, 0xFF, sizeof got);
-    EXPECT(kl_histogram(b->name, bytes, N, 0, got) == KL_OK);
+    EXPECT(kl_histogram(ctx, bytes, N, 0, got) == KL_OK);
     EXPECT(memcmp(got, want, sizeof got) == 0);
     /* An unaligned start and an odd length. */
     memset(got, 0xFF, sizeof got);
-    EXPECT(kl_histogram(b->name, bytes + 3, 1, 0, got) == KL_OK);
+    EXPECT(kl_histogram(ctx, bytes + 3, 1, 0, got) == KL_OK);
     EXPECT(got[bytes[3]] == 1 && got[(bytes[3] + 1) % 256] == 0);
-    if (!kl_backend_host_memory(b)) {
-      kl_context ctx;
+    if (!b.host_memory && ctx) {
       void *dev;
-      device_copy(b, &ctx, &dev, bytes, N);
+      device_copy(ctx, &dev, bytes, N);
       memset(got, 0xFF, sizeof got);
-      EXPECT(kl_histogram(b->name, dev, N, 1, got) == KL_OK);
+      EXPECT(kl_histogram(ctx, dev, N, 1, got) == KL_OK);
       EXPECT(memcmp(got, want, sizeof got) == 0);
-      device_free(&ctx, dev);
+      device_free(ctx, dev);
     }
   }
+  kl_context *serial = context_of("serial");
   memset(got, 0xFF, sizeof got);
   EXPECT(kl_histogram(NULL, bytes, N, 0, got) == KL_OK &&
          memcmp(got, want, sizeof got) == 0);
-  EXPECT(kl_histogram("serial", bytes, 0, 0, got) == KL_USAGE);
-  EXPECT(kl_histogram("serial", bytes, -5, 0, got) == KL_USAGE);
-  EXPECT(kl_histogram("serial", NULL, N, 0, got) == KL_USAGE);
-  EXPECT(kl_histogram("serial", bytes, N, 0, NULL) == KL_USAGE);
-  EXPECT(kl_histogram("tpu", bytes, N, 0, got) == KL_USAGE);
-  EXPECT(kl_histogram("serial", bytes, N, 0, got) == KL_OK &&
+  EXPECT(kl_histogram(serial, bytes, 0, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram(serial, bytes, -5, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram(serial, NULL, N, 0, got) == KL_USAGE);
+  EXPECT(kl_histogram(serial, bytes, N, 0, NULL) == KL_USAGE);
+  EXPECT(open_refused("tpu"));
+  EXPECT(kl_histogram(serial, bytes, N, 0, got) == KL_OK &&
          kl_last_error()[0] == '\0');
 }
 
@@ -327,8 +843,8 @@ static void test_histogram_entry(void) {
  * from host memory and, on a GPU, from device memory (on_device), against
  * a stencil computed here in double: the interior within a bound of the
  * magnitudes of its terms, the boundary of f and all of u untouched (bit
- * for bit). */
-static int laplacian_case(const kl_backend *b, int on_device, kl_type t,
+ * for bit). backend NULL: the default context. */
+static int laplacian_case(const char *backend, int on_device, kl_type t,
                           int nx, int ny, int nz) {
   enum { MAX = 8 * 5 * 4 }; /* the largest case */
   const double hx = 0.5, hy = 2, hz = 0.25;
@@ -344,20 +860,20 @@ static int laplacian_case(const kl_backend *b, int on_device, kl_type t,
   memcpy(f0, f32 ? (void *)ff : (void *)fd, f32 ? sizeof ff : sizeof fd);
   void *uh = f32 ? (void *)uf : (void *)ud, *fh = f32 ? (void *)ff : (void *)fd;
   const size_t bytes = (size_t)n * (f32 ? sizeof *uf : sizeof *ud);
-  const char *backend = b ? b->name : NULL;
+  kl_context *ctx = context_of(backend);
   if (on_device) {
-    kl_context uctx, fctx;
     void *du, *df;
-    device_copy(b, &uctx, &du, uh, bytes);
-    device_copy(b, &fctx, &df, fh, bytes);
-    const kl_status st = kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz,
-                                      du, df, 1);
-    EXPECT(b->copy(&fctx, 0, fh, df, bytes) == KL_OK && b->sync(&fctx) == KL_OK);
-    EXPECT(b->copy(&uctx, 0, uh, du, bytes) == KL_OK && b->sync(&uctx) == KL_OK);
-    device_free(&uctx, du);
-    device_free(&fctx, df);
+    if (!ctx) return 0;
+    device_copy(ctx, &du, uh, bytes);
+    device_copy(ctx, &df, fh, bytes);
+    const kl_status st = kl_laplacian(ctx, t, nx, ny, nz, hx, hy, hz, du, df,
+                                      1);
+    device_read(ctx, fh, df, bytes);
+    device_read(ctx, uh, du, bytes);
+    device_free(ctx, du);
+    device_free(ctx, df);
     if (st != KL_OK) return 0;
-  } else if (kl_laplacian(backend, t, nx, ny, nz, hx, hy, hz, uh, fh, 0) !=
+  } else if (kl_laplacian(ctx, t, nx, ny, nz, hx, hy, hz, uh, fh, 0) !=
              KL_OK) {
     return 0;
   }
@@ -390,68 +906,65 @@ static int laplacian_case(const kl_backend *b, int on_device, kl_type t,
 
 static void test_laplacian_entry(void) {
   for (size_t k = 0; k < kl_backend_count(); k++) {
-    const kl_backend *b = kl_backend_at(k);
-    if (!kl_backend_available(b, NULL, 0)) continue;
-    const int has_device = !kl_backend_host_memory(b);
+    kl_backend_info b;
+    if (!available_backend(k, &b)) continue;
+    const int has_device = !b.host_memory;
     for (int on_device = 0; on_device <= has_device; on_device++) {
-      EXPECT(laplacian_case(b, on_device, KL_F64, 7, 5, 4));
-      EXPECT(laplacian_case(b, on_device, KL_F32, 7, 5, 4));
+      EXPECT(laplacian_case(b.name, on_device, KL_F64, 7, 5, 4));
+      EXPECT(laplacian_case(b.name, on_device, KL_F32, 7, 5, 4));
       /* Rows a multiple of the 16-byte vector wide. */
-      EXPECT(laplacian_case(b, on_device, KL_F32, 8, 5, 4));
-      EXPECT(laplacian_case(b, on_device, KL_F64, 3, 3, 3));
-      EXPECT(laplacian_case(b, on_device, KL_F64, 2, 5, 4)); /* no interior */
+      EXPECT(laplacian_case(b.name, on_device, KL_F32, 8, 5, 4));
+      EXPECT(laplacian_case(b.name, on_device, KL_F64, 3, 3, 3));
+      EXPECT(laplacian_case(b.name, on_device, KL_F64, 2, 5, 4)); /* no interior */
     }
   }
   EXPECT(laplacian_case(NULL, 0, KL_TYPE_DEFAULT, 7, 5, 4));
+  kl_context *s = context_of("serial");
   double u[8] = {0}, f[8] = {0};
-  EXPECT(kl_laplacian("serial", KL_F64, 0, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, -2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 0, 1, 1, u, f, 0) == KL_USAGE &&
+  EXPECT(kl_laplacian(s, KL_F64, 0, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian(s, KL_F64, 2, -2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 0, 1, 1, u, f, 0) == KL_USAGE &&
          strstr(kl_last_error(), "hx = 0 must be finite and nonzero"));
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, INFINITY, 1, u, f, 0) ==
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 1, INFINITY, 1, u, f, 0) ==
          KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, NAN, u, f, 0) ==
-         KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F32, 2, 2, 2, 1e-30, 1, 1, u, f, 0) ==
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 1, 1, NAN, u, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian(s, KL_F32, 2, 2, 2, 1e-30, 1, 1, u, f, 0) ==
          KL_USAGE && strstr(kl_last_error(), "outside the range of f32"));
-  EXPECT(kl_laplacian("serial", KL_I32, 2, 2, 2, 1, 1, 1, u, f, 0) != KL_OK);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, NULL, f, 0) ==
-         KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, u, NULL, 0) ==
-         KL_USAGE);
-  EXPECT(kl_laplacian("tpu", KL_F64, 2, 2, 2, 1, 1, 1, u, f, 0) == KL_USAGE);
-  EXPECT(kl_laplacian("serial", KL_F64, 2, 2, 2, 1, 1, 1, u, f, 0) == KL_OK &&
+  EXPECT(kl_laplacian(s, KL_I32, 2, 2, 2, 1, 1, 1, u, f, 0) != KL_OK);
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 1, 1, 1, NULL, f, 0) == KL_USAGE);
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 1, 1, 1, u, NULL, 0) == KL_USAGE);
+  EXPECT(open_refused("tpu"));
+  EXPECT(kl_laplacian(s, KL_F64, 2, 2, 2, 1, 1, 1, u, f, 0) == KL_OK &&
          kl_last_error()[0] == '\0');
 }
 
 /* One backend: NaN in the middle, then +Inf first (and -Inf last); the
  * arrays come back as they were. */
-static void reduce_nan_on(const char *backend, float *f, double *d,
-                          int64_t n) {
+static void reduce_nan_on(kl_context *ctx, float *f, double *d, int64_t n) {
   float fmax = 0;
   double got = 0;
   f[n / 2] = NAN;
   d[n / 2] = NAN;
-  EXPECT(kl_reduce(backend, "max", KL_F32, f, n, 0, &fmax) == KL_OK);
+  EXPECT(kl_reduce(ctx, "max", KL_F32, f, n, 0, &fmax) == KL_OK);
   EXPECT(isnan(fmax));
-  EXPECT(kl_reduce(backend, "min", KL_F64, d, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "min", KL_F64, d, n, 0, &got) == KL_OK);
   EXPECT(isnan(got));
-  EXPECT(kl_reduce(backend, "sum", KL_F32, f, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "sum", KL_F32, f, n, 0, &got) == KL_OK);
   EXPECT(isnan(got));
   f[n / 2] = 0;
   d[n / 2] = 0;
   const double first = d[0], last = d[n - 1];
   d[0] = INFINITY;
-  EXPECT(kl_reduce(backend, "max", KL_F32, f, n, 0, &fmax) == KL_OK);
+  EXPECT(kl_reduce(ctx, "max", KL_F32, f, n, 0, &fmax) == KL_OK);
   EXPECT(fmax == 64.875f);
-  EXPECT(kl_reduce(backend, "sum", KL_F64, d, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "sum", KL_F64, d, n, 0, &got) == KL_OK);
   EXPECT(got == INFINITY);
   d[n - 1] = -INFINITY;
-  EXPECT(kl_reduce(backend, "sum", KL_F64, d, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "sum", KL_F64, d, n, 0, &got) == KL_OK);
   EXPECT(isnan(got));
-  EXPECT(kl_reduce(backend, "max", KL_F64, d, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "max", KL_F64, d, n, 0, &got) == KL_OK);
   EXPECT(got == INFINITY);
-  EXPECT(kl_reduce(backend, "min", KL_F64, d, n, 0, &got) == KL_OK);
+  EXPECT(kl_reduce(ctx, "min", KL_F64, d, n, 0, &got) == KL_OK);
   EXPECT(got == -INFINITY);
   d[0] = first;
   d[n - 1] = last;
@@ -466,14 +979,19 @@ static void test_reduce_nan(void) {
   float *f = malloc(sizeof *f * (size_t)n);
   double *d = malloc(sizeof *d * (size_t)n);
   EXPECT(f && d);
-  if (!f || !d) return;
+  if (!f || !d) {
+    free(f);
+    free(d);
+    return;
+  }
   for (int64_t i = 0; i < n; i++) {
     d[i] = (double)(i % 1000) / 8 - 60;
     f[i] = (float)d[i];
   }
-  for (size_t k = 0; k < kl_backend_count(); k++)
-    if (kl_backend_available(kl_backend_at(k), NULL, 0))
-      reduce_nan_on(kl_backend_at(k)->name, f, d, n);
+  for (size_t k = 0; k < kl_backend_count(); k++) {
+    kl_backend_info b;
+    if (available_backend(k, &b)) reduce_nan_on(context_of(b.name), f, d, n);
+  }
   free(f);
   free(d);
 }
@@ -485,7 +1003,7 @@ static void test_reduce_nan(void) {
  * conditioned: cond < 3); the residual the solve reports within its
  * tolerance. */
 enum { CG_ROWS = 50 };
-static int cg_case(const kl_backend *b, int on_device) {
+static int cg_case(const char *backend, int on_device) {
   int64_t offsets[CG_ROWS + 1];
   int32_t columns[3 * CG_ROWS];
   double values[3 * CG_ROWS], want[CG_ROWS], rhs[CG_ROWS], x[CG_ROWS];
@@ -504,25 +1022,24 @@ static int cg_case(const kl_backend *b, int on_device) {
       rhs[i] += values[k] * want[columns[k]];
     x[i] = 0;
   }
-  const char *backend = b ? b->name : NULL;
+  kl_context *ctx = context_of(backend);
   kl_cg_matrix a = {CG_ROWS, e, offsets, columns, values};
   kl_cg_result res = {0, 0};
   kl_status st;
   if (on_device) {
-    kl_context c[5];
+    if (!ctx) return 0;
     void *d[5];
     const size_t sizes[5] = {sizeof offsets, (size_t)e * sizeof *columns,
                              (size_t)e * sizeof *values, sizeof rhs,
                              sizeof x};
     const void *h[5] = {offsets, columns, values, rhs, x};
-    for (int i = 0; i < 5; i++) device_copy(b, &c[i], &d[i], h[i], sizes[i]);
+    for (int i = 0; i < 5; i++) device_copy(ctx, &d[i], h[i], sizes[i]);
     kl_cg_matrix da = {CG_ROWS, e, d[0], d[1], d[2]};
-    st = kl_cg(backend, &da, 0, 0, d[3], d[4], 1e-12, 200, 1, &res);
-    EXPECT(b->copy(&c[4], 0, x, d[4], sizeof x) == KL_OK &&
-           b->sync(&c[4]) == KL_OK);
-    for (int i = 0; i < 5; i++) device_free(&c[i], d[i]);
+    st = kl_cg(ctx, &da, 0, 0, d[3], d[4], 1e-12, 200, 1, &res);
+    device_read(ctx, x, d[4], sizeof x);
+    for (int i = 0; i < 5; i++) device_free(ctx, d[i]);
   } else {
-    st = kl_cg(backend, &a, 0, 0, rhs, x, 1e-12, 200, 0, &res);
+    st = kl_cg(ctx, &a, 0, 0, rhs, x, 1e-12, 200, 0, &res);
   }
   if (st != KL_OK) return 0;
   int ok = res.iterations > 0 && res.iterations < 200 &&
@@ -532,7 +1049,7 @@ static int cg_case(const kl_backend *b, int on_device) {
 }
 
 /* The built-in 27-point matrix on a 6^3 grid, b = A 1: x comes back 1. */
-static int cg_stencil_case(const kl_backend *b, int stencil) {
+static int cg_stencil_case(const char *backend, int stencil) {
   enum { N = 6, ROWS = N * N * N };
   double rhs[ROWS], x[ROWS];
   const double diagonal = stencil == 27 ? 27 : 6;
@@ -550,177 +1067,69 @@ static int cg_stencil_case(const kl_backend *b, int stencil) {
     rhs[row] = diagonal - neighbours;
     x[row] = 0;
   }
+  kl_context *ctx = context_of(backend);
   kl_cg_result res = {0, 0};
-  if (kl_cg(b ? b->name : NULL, NULL, N, stencil, rhs, x, 1e-12, 1000, 0,
-            &res) != KL_OK)
+  if (kl_cg(ctx, NULL, N, stencil, rhs, x, 1e-12, 1000, 0, &res) != KL_OK)
     return 0;
   int ok = res.iterations > 0 && res.residual <= 1e-12;
   for (int row = 0; row < ROWS; row++) ok = ok && fabs(x[row] - 1) <= 1e-9;
   /* A fixed count makes exactly that many iterations. */
   for (int row = 0; row < ROWS; row++) x[row] = 0;
-  ok = ok && kl_cg(b ? b->name : NULL, NULL, N, stencil, rhs, x, 0, 3, 0,
-                   &res) == KL_OK && res.iterations == 3;
+  ok = ok && kl_cg(ctx, NULL, N, stencil, rhs, x, 0, 3, 0, &res) == KL_OK &&
+       res.iterations == 3;
   return ok;
 }
 
 static void test_cg_entry(void) {
   for (size_t k = 0; k < kl_backend_count(); k++) {
-    const kl_backend *b = kl_backend_at(k);
-    if (!kl_backend_available(b, NULL, 0)) continue;
-    const int has_device = !kl_backend_host_memory(b);
+    kl_backend_info b;
+    if (!available_backend(k, &b)) continue;
+    const int has_device = !b.host_memory;
     for (int on_device = 0; on_device <= has_device; on_device++)
-      EXPECT(cg_case(b, on_device));
-    EXPECT(cg_stencil_case(b, 27));
-    EXPECT(cg_stencil_case(b, 7));
+      EXPECT(cg_case(b.name, on_device));
+    EXPECT(cg_stencil_case(b.name, 27));
+    EXPECT(cg_stencil_case(b.name, 7));
   }
   EXPECT(cg_case(NULL, 0));
   /* Bad arguments: one clear error each. */
+  kl_context *s = context_of("serial");
   double b1[1] = {1}, x1[1] = {0};
   int64_t offsets[2] = {0, 1};
   int32_t columns[1] = {0};
   double minus[1] = {-2};
   kl_cg_matrix m = {1, 1, offsets, columns, minus};
   kl_cg_result res;
-  EXPECT(kl_cg("serial", &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE &&
+  EXPECT(kl_cg(s, &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE &&
          strstr(kl_last_error(), "not positive definite"));
-  EXPECT(kl_cg("serial", NULL, 4, 27, NULL, x1, 1e-10, 10, 0, &res) ==
-         KL_USAGE);
-  EXPECT(kl_cg("serial", NULL, 4, 5, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
-  EXPECT(kl_cg("serial", NULL, 0, 27, b1, x1, 1e-10, 10, 0, &res) ==
-         KL_USAGE);
-  EXPECT(kl_cg("serial", NULL, 4, 27, b1, x1, 1e-10, 0, 0, &res) == KL_USAGE);
-  EXPECT(kl_cg("serial", NULL, 4, 27, b1, x1, -1, 10, 0, &res) == KL_USAGE);
-  EXPECT(kl_cg("serial", &m, 0, 0, b1, x1, 1e-30, 10, 0, &res) == KL_USAGE);
-  EXPECT(kl_cg("tpu", &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, NULL, 4, 27, NULL, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, NULL, 4, 5, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, NULL, 0, 27, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, NULL, 4, 27, b1, x1, 1e-10, 0, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, NULL, 4, 27, b1, x1, -1, 10, 0, &res) == KL_USAGE);
+  EXPECT(kl_cg(s, &m, 0, 0, b1, x1, 1e-30, 10, 0, &res) == KL_USAGE);
+  EXPECT(open_refused("tpu"));
   kl_cg_matrix empty = {0, 1, offsets, columns, minus};
-  EXPECT(kl_cg("serial", &empty, 0, 0, b1, x1, 1e-10, 10, 0, &res) ==
-         KL_USAGE);
+  EXPECT(kl_cg(s, &empty, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE);
   /* A success clears the message. */
   double one[1] = {3}, plus[1] = {3};
   kl_cg_matrix pos = {1, 1, offsets, columns, plus};
   x1[0] = 0;
-  EXPECT(kl_cg("serial", &pos, 0, 0, one, x1, 1e-10, 10, 0, &res) == KL_OK &&
+  EXPECT(kl_cg(s, &pos, 0, 0, one, x1, 1e-10, 10, 0, &res) == KL_OK &&
          fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 &&
          kl_last_error()[0] == '\0');
 }
 
-/* The library's rung of each workload, backend and type: the rung that
- * kl_reduce, kl_gemm and the other entry points run there, the fastest
- * hand-written rung measured on the H100 (scripts/gpu-library-rungs.sh;
- * docs/results/2026-11-23-core-v2.md, 2026-11-21-gemm.md,
- * src/workloads/reduce/NOTES.md). One line per choice: a change of choice
- * is a change of one line. Every workload, backend and offered type not
- * listed has no library rung (stream has none anywhere). "cuda" is the GPU
- * backend, whatever its name in this build (hip). */
-#define I32 KL_TYPE_BIT(KL_I32)
-#define F32 KL_TYPE_BIT(KL_F32)
-#define F64 KL_TYPE_BIT(KL_F64)
-#define U8 KL_TYPE_BIT(KL_U8)
-static const struct {
-  const char *workload, *backend;
-  unsigned types; /* KL_TYPE_BIT set */
-  const char *rung;
-} library[] = {
-    {"map", "serial", F32, "serial"},
-    {"map", "openmp", F32, "openmp"},
-    {"map", "cuda", F32, "cuda-vec4"},
-    {"reduce", "serial", I32 | F32 | F64, "serial"},
-    {"reduce", "openmp", I32 | F32 | F64, "openmp-partials"},
-    {"reduce", "cuda", I32 | F32 | F64, "cuda-best"},
-    {"histogram", "serial", U8, "serial"},
-    {"histogram", "openmp", U8, "openmp-blocks"},
-    {"histogram", "cuda", U8, "cuda-best"},
-    {"laplacian", "serial", F32 | F64, "serial"},
-    {"laplacian", "openmp", F32 | F64, "openmp-streaming"},
-    {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
-    {"cg", "serial", F64, "serial"},
-    {"cg", "openmp", F64, "openmp"},
-    {"cg", "cuda", F64, "cuda-graph"},
-    {"integrate", "serial", F32 | F64, "serial"},
-    {"integrate", "openmp", F32 | F64, "openmp"},
-    {"integrate", "cuda", F32 | F64, "cuda-best"},
-    {"gemm", "serial", F32 | F64, "serial-loop-order"},
-    {"gemm", "openmp", F32 | F64, "openmp-blocked"},
-    {"gemm", "cuda", F64, "cuda-dmma"},
-    {"gemm", "cuda", F32, "cuda-pipelined"},
-    {"map", "openacc", F32, "openacc"},
-    {"reduce", "openacc", I32 | F32 | F64, "openacc-gangs"},
-    {"laplacian", "openacc", F32 | F64, "openacc"},
-    {"cg", "openacc", F64, "openacc-tuned"},
-};
-#define LIBRARY_COUNT (sizeof library / sizeof *library)
-#undef I32
-#undef F32
-#undef F64
-#undef U8
-
-/* A backend of the table by name; "cuda" is the GPU backend of any build. */
-static const kl_backend *table_backend(const char *name) {
-  const kl_backend *b = kl_backend_find(name);
-  if (!b && strcmp(name, "cuda") == 0) b = kl_backend_find("hip");
-  return b;
-}
-
-/* The pinned choice for a workload, backend and type: "" when none. */
-static const char *pinned_rung(const kl_workload *w, const kl_backend *b,
-                               kl_type t) {
-  for (size_t i = 0; i < LIBRARY_COUNT; i++)
-    if (strcmp(library[i].workload, w->name) == 0 &&
-        table_backend(library[i].backend) == b &&
-        (library[i].types & KL_TYPE_BIT(t)))
-      return library[i].rung;
-  return "";
-}
-
-static void test_library_rungs(void) {
-  /* The table itself: each line names a workload, a backend, types the
-   * workload offers and a rung of that backend; no two lines pin one
-   * workload, backend and type. */
-  for (size_t i = 0; i < LIBRARY_COUNT; i++) {
-    const kl_workload *w = kl_workload_find(library[i].workload);
-    const kl_backend *b = table_backend(library[i].backend);
-    EXPECT(w && b);
-    if (!w || !b) continue;
-    EXPECT(library[i].types != 0 && (library[i].types & ~w->types) == 0);
-    const kl_rung *r = kl_rung_find(w, library[i].rung);
-    EXPECT(r && r->backend == b);
-    for (size_t j = i + 1; j < LIBRARY_COUNT; j++)
-      EXPECT(!(strcmp(library[j].workload, w->name) == 0 &&
-               table_backend(library[j].backend) == b &&
-               (library[j].types & library[i].types)));
-  }
-  /* Every workload, backend and type the workload offers: at most one
-   * library rung, and exactly the pinned one ("" where none is). */
-  for (size_t i = 0; i < kl_workload_count(); i++) {
-    const kl_workload *w = kl_workload_at(i);
-    for (size_t k = 0; k < kl_backend_count(); k++) {
-      const kl_backend *b = kl_backend_at(k);
-      for (int t = 0; t < KL_TYPE_COUNT; t++) {
-        if (!(w->types & KL_TYPE_BIT(t))) continue;
-        const char *got = library_rung(w, b, (kl_type)t);
-        const char *want = pinned_rung(w, b, (kl_type)t);
-        if (strcmp(got, want) != 0)
-          printf("library rung of %s on %s for %s: '%s', pinned '%s'\n",
-                 w->name, b->name, kl_type_name((kl_type)t), got, want);
-        EXPECT(strcmp(got, "(several)") != 0);
-        EXPECT(strcmp(got, want) == 0);
-      }
-    }
-    /* A library rung is hand-written and right, and runs the types it is
-     * the library's rung for. */
-    for (size_t r = 0; r < w->rung_count; r++) {
-      const kl_rung *rung = &w->rungs[r];
-      if (!rung->library) continue;
-      EXPECT(!(rung->flags & (KL_RUNG_VENDOR | KL_RUNG_KNOWN_WRONG)));
-      EXPECT((rung->library & ~w->types) == 0);
-      EXPECT(rung->types == 0 || (rung->library & ~rung->types) == 0);
-    }
-  }
-  /* stream has no library rung, for any type. */
-  const kl_workload *stream = kl_workload_find("stream");
-  EXPECT(stream != NULL);
-  for (size_t r = 0; stream && r < stream->rung_count; r++)
-    EXPECT(stream->rungs[r].library == 0);
+/* kl_gemm through a context: a small case against a loop here. The
+ * full gemm ladder and entry-point checks are test_gemm's. */
+static void test_gemm_entry(void) {
+  const double a[6] = {1, 2, 3, 4, 5, 6}; /* 2x3, lda 2 */
+  const double b[3] = {1, 0.5, 0.25};     /* 3x1 */
+  double c[2] = {8, 16};
+  EXPECT(kl_gemm(context_of("serial"), KL_F64, 2, 1, 3, 2, a, 2, b, 3, 0.5, c,
+                 2, 0) == KL_OK &&
+         c[0] == 2 * (1 + 1.5 + 1.25) + 4 && c[1] == 2 * (2 + 2 + 1.5) + 8);
+  EXPECT(kl_gemm(context_of("serial"), KL_F64, 2, 1, 3, 1, a, 1, b, 3, 0, c,
+                 2, 0) == KL_USAGE);
 }
 
 /* Issue 10: a call that succeeds clears the message of an earlier
@@ -729,46 +1138,61 @@ static void test_last_error(void) {
   int64_t n;
   EXPECT(kl_parse_size("12x", &n) == KL_USAGE && kl_last_error()[0]);
   EXPECT(kl_parse_size("12", &n) == KL_OK && kl_last_error()[0] == '\0');
-  const kl_workload *map = kl_workload_find("map");
-  kl_result r;
-  kl_problem pb = {.n = 100, .type = (kl_type)42, .seed = 1};
-  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &r) == KL_USAGE &&
+  kl_report *rep = NULL;
+  kl_problem pb = {.size = sizeof pb, .n = 100, .type = (kl_type)42,
+                   .seed = 1};
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &rep) == KL_USAGE &&
          strstr(kl_last_error(), "42 is not a kl_type value"));
+  kl_report_free(rep);
   pb.type = KL_TYPE_DEFAULT;
-  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &r) == KL_OK &&
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, 0, &rep) == KL_OK &&
          kl_last_error()[0] == '\0');
+  kl_report_free(rep);
   int32_t x[3] = {1, 2, 3};
   int64_t sum = 0;
-  EXPECT(kl_reduce("serial", "product", KL_I32, x, 3, 0, &sum) == KL_USAGE);
-  EXPECT(kl_reduce("serial", "sum", KL_I32, x, 3, 0, &sum) == KL_OK &&
-         sum == 6 && kl_last_error()[0] == '\0');
+  kl_context *s = context_of("serial");
+  EXPECT(kl_reduce(s, "product", KL_I32, x, 3, 0, &sum) == KL_USAGE);
+  EXPECT(kl_reduce(s, "sum", KL_I32, x, 3, 0, &sum) == KL_OK && sum == 6 &&
+         kl_last_error()[0] == '\0');
   EXPECT(strcmp(kl_type_name((kl_type)42), "(not a type)") == 0 &&
          strcmp(kl_type_name(KL_TYPE_DEFAULT), "default") == 0);
-  /* Every enum outside its range gets its own word or message. */
-  EXPECT(strcmp(kl_placement_name(KL_MEM_PINNED), "pinned") == 0 &&
-         strcmp(kl_placement_name((kl_placement)9), "(not a placement)") == 0);
+  /* Every enum outside its range gets its own word or message (the
+   * model's kl_placement: test_model). */
   EXPECT(strcmp(kl_status_name((kl_status)99), "unknown status") == 0 &&
          kl_exit_code((kl_status)99) == 3);
   kl_options o;
   kl_options_init(&o);
   o.type = (kl_type)-7;
-  kl_report *rep = NULL;
+  rep = NULL;
   EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
          strstr(kl_last_error(), "-7 is not a kl_type value"));
+  /* A context failure is a message too; a success clears it. */
+  EXPECT(open_refused("tpu") && kl_last_error()[0]);
+  kl_context *c = NULL;
+  EXPECT(kl_context_open("serial", &c) == KL_OK && kl_last_error()[0] == '\0');
+  kl_context_close(c);
 }
 
 int main(void) {
   test_last_error();
-  test_library_rungs();
+  test_info_structs();
+  test_workload_index();
+  test_list_json();
+  test_devices_and_contexts();
+  test_two_contexts();
   test_reduce_entry();
   test_reduce_nan();
   test_histogram_entry();
   test_laplacian_entry();
   test_cg_entry();
+  test_gemm_entry();
   test_sizes();
   test_names_and_codes();
   test_run();
+  test_report_accessors();
+  test_result_text();
   test_same_seed_same_result();
+  close_contexts();
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

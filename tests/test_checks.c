@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kladder.h"
+#include "core/harness.h"
 
 static const kl_rung *reference_rung; /* the workload's serial rung */
 static int64_t spoil_at;              /* -1: write nothing at all */
@@ -215,25 +215,29 @@ int main(void) {
       if (!tp->params && tp->n < 1000) continue;
       for (int t = 0; t < KL_TYPE_COUNT; t++) {
         if (!(wl->types & KL_TYPE_BIT(t))) continue;
-        kl_problem pb = {.n = tp->n, .type = (kl_type)t, .params = tp->params,
-                         .seed = 3};
-        kl_result res;
+        kl_problem pb = {.size = sizeof pb, .n = tp->n, .type = (kl_type)t,
+                         .params = tp->params, .seed = 3};
+        kl_report *rep = NULL;
         /* The unspoiled reference itself passes, and tells the output's
          * size. */
-        if (kl_run_rung(wl, reference_rung, &pb, 1, 0, &res) != KL_OK) {
+        if (kl__run_one(NULL, wl, reference_rung, &pb, 1, 0, &rep) != KL_OK) {
           printf("%s %s %s: reference rung failed: %s\n", wl->name,
                  tp->params ? tp->params : "", kl_type_name((kl_type)t),
-                 res.error);
+                 rep ? rep->results[0].pub.error : kl_last_error());
+          kl_report_free(rep);
           missed++;
           continue;
         }
+        const kl__result *ref = &rep->results[0];
         /* A problem with no item to compute (laplacian's grids with an
          * extent below 3: no interior point) writes nothing: there the
          * unwritten output is right and must pass. */
-        const int nothing_to_write = res.cost.items == 0;
+        const int nothing_to_write = ref->pub.cost.items == 0;
         int64_t out_count = 0;
-        for (int i = 0; i < res.plan.buffer_count && !out_count; i++)
-          if (res.plan.buffers[i].role != KL_IN) out_count = res.plan.buffers[i].count;
+        for (int i = 0; i < ref->plan.buffer_count && !out_count; i++)
+          if (ref->plan.buffers[i].role != KL_IN)
+            out_count = ref->plan.buffers[i].count;
+        kl_report_free(rep);
         const int64_t cases[] = {-1, 0, 129, out_count / 2, out_count - 1};
         for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
           kl_rung faulty = *reference_rung;
@@ -243,27 +247,35 @@ int main(void) {
           faulty.flags = 0;
           spoil_at = cases[c];
           pb.seed = 7 + c;
-          kl_status st = kl_run_rung(wl, &faulty, &pb, 1, 0, &res);
+          rep = NULL;
+          kl_status st = kl__run_one(NULL, wl, &faulty, &pb, 1, 0, &rep);
+          const kl_result *res = kl_report_result(rep, 0);
+          if (!res) {
+            printf("%s %s: faulty rung: no result: %s\n", wl->name,
+                   kl_type_name((kl_type)t), kl_last_error());
+            checked++;
+            missed++;
+            continue;
+          }
           /* A solve's check (a workload that reports counts: cg's
            * iterations) judges its residual, a norm over the whole output,
            * not element by element: the first bad is not the spoiled one. */
           const int by_norm = wl->counts != NULL;
-          int caught = st == KL_CHECK_FAILED && res.verdict.bad_count >= 1 &&
+          int caught = st == KL_CHECK_FAILED && res->verdict.bad_count >= 1 &&
                        (spoil_at < 0 || by_norm ||
-                        res.verdict.first_bad == last_spoiled);
+                        res->verdict.first_bad == last_spoiled);
           if (spoil_at < 0 && nothing_to_write) caught = st == KL_OK;
-          char size[64];
-          kl_result_size(&res, size, sizeof size);
           printf("%-9s %-4s %-14s %-16s %s (%lld bad, first at %lld)\n",
-                 wl->name, kl_type_name((kl_type)t), size,
+                 wl->name, kl_type_name((kl_type)t), res->shape,
                  spoil_at < 0 ? nothing_to_write ? "unwritten, none due"
                                                  : "unwritten"
                               : "one spoiled",
                  caught ? (spoil_at < 0 && nothing_to_write ? "passed"
                                                              : "caught")
                         : "MISSED",
-                 (long long)res.verdict.bad_count,
-                 (long long)res.verdict.first_bad);
+                 (long long)res->verdict.bad_count,
+                 (long long)res->verdict.first_bad);
+          kl_report_free(rep);
           checked++;
           missed += !caught;
         }

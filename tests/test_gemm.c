@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/harness.h"
 #include "kladder-gemm.h"
-#include "kladder.h"
 
 typedef struct gemm_case {
   int64_t m, n, k;
@@ -41,7 +41,7 @@ static const variant variants[] = {
 /* The problem as planned is the one asked for: the parameters' text
  * reached the plan (the extents, the leading dimensions and the scalars
  * that kl_problem's shape once carried as numbers). */
-static int planned_as_asked(const kl_workload *w, const kl_result *res,
+static int planned_as_asked(const kl_workload *w, const kl__result *res,
                             const gemm_case *c, const variant *x) {
   const struct {
     const char *name;
@@ -54,7 +54,15 @@ static int planned_as_asked(const kl_workload *w, const kl_result *res,
               {"ldc", (double)(c->m + x->pad[2])},
               {"alpha", x->alpha},
               {"beta", x->beta}};
-  if (res->plan.n != c->n || res->n != c->n) return 0;
+  if (res->plan.n != c->n || res->pub.n != c->n) return 0;
+  /* The result says so too: its extents and its shape "MxNxK". */
+  char shape[96];
+  snprintf(shape, sizeof shape, "%lldx%lldx%lld", (long long)c->m,
+           (long long)c->n, (long long)c->k);
+  if (res->pub.extent_count != 3 || res->pub.extents[0] != c->m ||
+      res->pub.extents[1] != c->n || res->pub.extents[2] != c->k ||
+      strcmp(res->pub.shape, shape) != 0)
+    return 0;
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     const int p = kl_param_index(w, want[i].name);
     if (p < 0 || res->plan.value[p] != want[i].value) return 0;
@@ -63,13 +71,21 @@ static int planned_as_asked(const kl_workload *w, const kl_result *res,
 }
 
 static int check_entry_point(const char *backend) {
+  kl_context *ctx = NULL;
+  if (kl_context_open(backend, &ctx) != KL_OK) {
+    printf("FAIL   kl_context_open(%s): %s\n", backend, kl_last_error());
+    return 1;
+  }
   /* kl_gemm on host arrays against a plain triple loop in double. */
   const int64_t m = 37, n = 29, k = 41, lda = 40, ldb = 43, ldc = 38;
   double *a = malloc(sizeof *a * (size_t)(lda * k));
   double *b = malloc(sizeof *b * (size_t)(ldb * n));
   double *c = malloc(sizeof *c * (size_t)(ldc * n));
   double *want = malloc(sizeof *want * (size_t)(ldc * n));
-  if (!a || !b || !c || !want) return 1;
+  if (!a || !b || !c || !want) {
+    kl_context_close(ctx);
+    return 1;
+  }
   for (int64_t i = 0; i < lda * k; i++) a[i] = sin((double)i);
   for (int64_t i = 0; i < ldb * n; i++) b[i] = cos((double)i);
   for (int64_t i = 0; i < ldc * n; i++) c[i] = want[i] = 0.25 * (double)(i % 7);
@@ -80,7 +96,7 @@ static int check_entry_point(const char *backend) {
       for (int64_t q = 0; q < k; q++) sum += a[i + q * lda] * b[q + j * ldb];
       want[i + j * ldc] = alpha * sum + beta * want[i + j * ldc];
     }
-  kl_status st = kl_gemm(backend, KL_F64, m, n, k, alpha, a, lda, b, ldb,
+  kl_status st = kl_gemm(ctx, KL_F64, m, n, k, alpha, a, lda, b, ldb,
                          beta, c, ldc, 0);
   int bad = st != KL_OK;
   if (bad) printf("kl_gemm on %s: %s\n", backend, kl_last_error());
@@ -91,11 +107,11 @@ static int check_entry_point(const char *backend) {
       bad = 1;
     }
   /* Bad arguments: one clear status, nothing run. */
-  if (kl_gemm(backend, KL_F64, 0, n, k, 1, a, lda, b, ldb, 0, c, ldc, 0) !=
+  if (kl_gemm(ctx, KL_F64, 0, n, k, 1, a, lda, b, ldb, 0, c, ldc, 0) !=
           KL_USAGE ||
-      kl_gemm(backend, KL_F64, m, n, k, 1, a, m - 1, b, ldb, 0, c, ldc, 0) !=
+      kl_gemm(ctx, KL_F64, m, n, k, 1, a, m - 1, b, ldb, 0, c, ldc, 0) !=
           KL_USAGE ||
-      kl_gemm(backend, KL_I32, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, 0) !=
+      kl_gemm(ctx, KL_I32, m, n, k, 1, a, lda, b, ldb, 0, c, ldc, 0) !=
           KL_USAGE) {
     printf("kl_gemm on %s accepted bad arguments\n", backend);
     bad = 1;
@@ -105,6 +121,7 @@ static int check_entry_point(const char *backend) {
   free(b);
   free(c);
   free(want);
+  kl_context_close(ctx);
   return bad;
 }
 
@@ -171,15 +188,20 @@ int main(int argc, char **argv) {
                    (long long)c->m, (long long)c->k,
                    (long long)(c->m + x->pad[0]), (long long)(c->k + x->pad[1]),
                    (long long)(c->m + x->pad[2]), x->alpha, x->beta);
-          kl_problem pb = {.n = c->n, .type = (kl_type)t, .params = params,
+          kl_problem pb = {.size = sizeof pb, .n = c->n, .type = (kl_type)t,
+                           .params = params,
                            .seed = 100u * s + 10u * v + (uint64_t)t};
-          kl_result res;
-          kl_status st = kl_run_rung(w, rung, &pb, 1, 0, &res);
+          kl_report *rep = NULL;
+          kl_status st = kl__run_one(NULL, w, rung, &pb, 1, 0, &rep);
+          const kl__result *res = rep ? &rep->results[0] : NULL;
           ran++;
           const char *why = NULL;
-          if (st != KL_OK)
-            why = res.status != KL_OK ? res.error : res.verdict.detail;
-          else if (!planned_as_asked(w, &res, c, x))
+          if (!res)
+            why = kl_last_error();
+          else if (st != KL_OK)
+            why = res->pub.status != KL_OK ? res->pub.error
+                                           : res->pub.verdict.detail;
+          else if (!planned_as_asked(w, res, c, x))
             why = "the plan is not the problem asked for";
           if (why) failed++;
           if (why || (s == 0 && v == 0))
@@ -191,6 +213,7 @@ int main(int argc, char **argv) {
                    (long long)x->pad[1], (long long)x->pad[2],
                    why ? ": " : "", why ? why : "");
           fflush(stdout);
+          kl_report_free(rep);
         }
       }
     }

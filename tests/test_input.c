@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/harness.h"
 #include "expect.h"
-#include "kladder.h"
 
 #define N 100003
 
@@ -37,16 +37,25 @@ static kl_status spy_run(const kl_args *a) {
   return st;
 }
 
-/* Run rung r on the file through the spy: its status, and its result. */
+/* Run rung r on the file through the spy: its status, and its report of
+ * one result (kl_report_free it). */
 static kl_status run_spied(const kl_rung *r, const char *path,
-                           kl_result *res) {
+                           kl_report **rep) {
   kl_rung spy = *r;
   spy.run = spy_run;
   spied = r;
   memset(seen, 0, sizeof seen);
   chunk_runs = 0;
-  kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1, .input_file = path};
-  return kl_run_rung(histogram, &spy, &pb, 1, 0, res);
+  kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT, .seed = 1,
+                   .input_file = path};
+  return kl__run_one(NULL, histogram, &spy, &pb, 1, 0, rep);
+}
+
+/* The one result of a report, as the core keeps it (its plan too); a
+ * zeroed one where there is none, so that the checks fail, not crash. */
+static const kl__result *result_of(const kl_report *rep) {
+  static kl__result none;
+  return rep && rep->count == 1 ? &rep->results[0] : &none;
 }
 
 /* The file's bytes: a run of zeros (8 equal bytes at a time, which
@@ -71,31 +80,37 @@ static void test_counts(const char *path, const uint64_t want[256],
   for (size_t i = 0; i < histogram->rung_count; i++) {
     const kl_rung *r = &histogram->rungs[i];
     if (!r->run || !kl_backend_available(r->backend, NULL, 0)) continue;
-    kl_result res;
+    kl_report *rep = NULL;
     kl_status st;
     if (!kl_backend_host_memory(r->backend)) {
       /* Counts in device memory: the check, which reads the file again,
        * is the judge. */
-      kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1, .input_file = path};
-      st = kl_run_rung(histogram, r, &pb, 1, 0, &res);
+      kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT, .seed = 1,
+                       .input_file = path};
+      st = kl_run_rung(NULL, histogram->name, r->name, &pb, 1, 0, &rep);
+      const kl__result *res = result_of(rep);
       printf("%-20s %s: %s, %lld chunks, %s\n", r->name,
              limit ? limit : "no limit", kl_status_name(st),
-             (long long)res.plan.chunk_count, res.error);
-      EXPECT(st == KL_OK && res.check == KL_CHECK_PASS && res.n == N);
-      EXPECT(limit ? res.plan.chunk_count > 1 : res.plan.chunk_count == 1);
+             (long long)res->plan.chunk_count, res->pub.error);
+      EXPECT(st == KL_OK && res->pub.check == KL_CHECK_PASS &&
+             res->pub.n == N);
+      EXPECT(limit ? res->plan.chunk_count > 1 : res->plan.chunk_count == 1);
+      kl_report_free(rep);
       continue;
     }
-    st = run_spied(r, path, &res);
-    const int64_t chunks = res.plan.chunk_count;
+    st = run_spied(r, path, &rep);
+    const kl__result *res = result_of(rep);
+    const int64_t chunks = res->plan.chunk_count;
     printf("%-20s %s: %s, %lld chunk%s, %s\n", r->name,
            limit ? limit : "no limit", kl_status_name(st), (long long)chunks,
-           chunks == 1 ? "" : "s", res.error[0] ? res.error : "");
-    EXPECT(st == KL_OK && res.check == KL_CHECK_PASS && res.n == N);
+           chunks == 1 ? "" : "s", res->pub.error);
+    EXPECT(st == KL_OK && res->pub.check == KL_CHECK_PASS && res->pub.n == N);
     EXPECT(memcmp(seen, want, sizeof seen) == 0);
     EXPECT(limit ? chunks > 1 : chunks == 1);
     /* The checked run and the timed one, each over every chunk. */
     EXPECT(chunk_runs == 2 * chunks);
-    EXPECT(strcmp(kl_result_inputs(&res), strrchr(path, '/') + 1) == 0);
+    EXPECT(strcmp(res->pub.inputs, strrchr(path, '/') + 1) == 0);
+    kl_report_free(rep);
   }
   if (limit) unsetenv("KLADDER_MEMORY_LIMIT");
 }
@@ -104,55 +119,66 @@ static void test_counts(const char *path, const uint64_t want[256],
 static void test_changed(const char *path) {
   setenv("KLADDER_MEMORY_LIMIT", "64K", 1);
   grow_on_chunk = path;
-  kl_result res;
-  EXPECT(run_spied(&histogram->rungs[0], path, &res) == KL_IO &&
-         strstr(res.error, "changed size during the run: 100003 bytes when "
-                           "planned, 100004 now"));
+  kl_report *rep = NULL;
+  EXPECT(run_spied(&histogram->rungs[0], path, &rep) == KL_IO &&
+         strstr(result_of(rep)->pub.error,
+                "changed size during the run: 100003 bytes when "
+                "planned, 100004 now"));
+  kl_report_free(rep);
   grow_on_chunk = NULL;
   unsetenv("KLADDER_MEMORY_LIMIT");
 }
 
+/* Run histogram's serial rung (or map's) on pb: whether it was refused
+ * with `status` and an error saying `why`, in the result and the last
+ * error. */
+static int refused(const char *workload, const kl_problem *pb,
+                   kl_status status, const char *why) {
+  kl_report *rep = NULL;
+  const kl_status st = kl_run_rung(NULL, workload, "serial", pb, 1, 0, &rep);
+  const kl_result *res = kl_report_result(rep, 0);
+  const int ok = st == status && res && res->status == status &&
+                 strstr(res->error, why) && strstr(kl_last_error(), why);
+  if (!ok)
+    printf("%s %s: %s, '%s'\n", workload, pb->input_file,
+           kl_status_name(st), res ? res->error : kl_last_error());
+  kl_report_free(rep);
+  return ok;
+}
+
 static void test_bad_paths(const char *dir) {
   char path[512];
-  kl_result res;
-  const kl_rung *serial = &histogram->rungs[0];
-  kl_problem pb = {.type = KL_TYPE_DEFAULT, .seed = 1};
+  kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT, .seed = 1};
   snprintf(path, sizeof path, "%s/missing.bin", dir);
   pb.input_file = path;
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "No such file or directory"));
+  EXPECT(refused("histogram", &pb, KL_USAGE, "No such file or directory"));
   pb.input_file = dir;
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "is a directory"));
+  EXPECT(refused("histogram", &pb, KL_USAGE, "is a directory"));
   snprintf(path, sizeof path, "%s/empty.bin", dir);
   FILE *f = fopen(path, "wb");
   if (f) fclose(f);
   pb.input_file = path;
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "is empty"));
+  EXPECT(refused("histogram", &pb, KL_USAGE, "is empty"));
   remove(path);
   pb.input_file = "/dev/null";
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "is not a regular file"));
+  EXPECT(refused("histogram", &pb, KL_USAGE, "is not a regular file"));
   /* n is the file's size; a workload without input files takes none. */
   snprintf(path, sizeof path, "%s/bytes.bin", dir);
   pb.input_file = path;
   pb.n = 5;
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "n is the size of the input file"));
+  EXPECT(refused("histogram", &pb, KL_USAGE, "n is the size of the input file"));
   pb.n = 0;
   pb.params = "inputs=skewed";
-  EXPECT(kl_run_rung(histogram, serial, &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "an input file has no input pattern"));
+  EXPECT(refused("histogram", &pb, KL_USAGE,
+                 "an input file has no input pattern"));
   pb.params = NULL;
-  const kl_workload *map = kl_workload_find("map");
-  EXPECT(kl_run_rung(map, &map->rungs[0], &pb, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "workload map takes no input file"));
+  EXPECT(refused("map", &pb, KL_USAGE, "workload map takes no input file"));
 }
 
 int main(void) {
   histogram = kl_workload_find("histogram");
-  EXPECT(histogram && histogram->input_help && histogram->load_chunk);
+  EXPECT(histogram && histogram->input && histogram->input->help &&
+         histogram->input->load_chunk);
   if (!histogram) return 1;
   char dir[] = "/tmp/kladder-input-XXXXXX", path[512];
   if (!mkdtemp(dir)) {

@@ -39,14 +39,18 @@ static void test_reps_bound(void) {
   o.warmup = KL_MAX_REPS + 1;
   EXPECT(run(&o, &rep) == KL_USAGE && !rep &&
          strstr(kl_last_error(), "--warmup must be from 0 to 1000000"));
-  const kl_workload *map = kl_workload_find("map");
   kl_problem pb;
-  memset(&pb, 0, sizeof pb);
+  kl_problem_init(&pb);
   pb.n = 100;
-  pb.type = KL_TYPE_DEFAULT;
-  kl_result res;
-  EXPECT(kl_run_rung(map, kl_rung_find(map, "serial"), &pb, KL_MAX_REPS + 1,
-                     0, &res) == KL_USAGE);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, KL_MAX_REPS + 1, 0, &rep) ==
+             KL_USAGE &&
+         strstr(kl_last_error(), "reps must be from 1"));
+  kl_report_free(rep);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, KL_MAX_REPS + 1, &rep) ==
+         KL_USAGE);
+  kl_report_free(rep);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 0, 0, &rep) == KL_USAGE);
+  kl_report_free(rep);
 }
 
 /* The size of the one result of a run of map's serial rung, or -1. */
@@ -56,16 +60,24 @@ static int64_t map_default_n(kl_status *st) {
   small_options(&o);
   o.n = 0;
   *st = run(&o, &rep);
-  int64_t n = rep && rep->count == 1 ? rep->results[0].n : -1;
+  int64_t n = kl_report_count(rep) == 1 ? kl_report_result(rep, 0)->n : -1;
   kl_report_free(rep);
   return n;
 }
 
-/* A workload's main-size parameter, or NULL. */
-static const kl_param *main_size(const kl_workload *w) {
-  for (int i = 0; w && i < w->param_count; i++)
-    if (w->params[i].flags & KL_PARAM_MAIN_SIZE) return &w->params[i];
-  return NULL;
+/* A workload's main-size parameter: 1 and its description, or 0. */
+static int main_size(const char *workload, kl_param_info *p) {
+  size_t w;
+  kl_workload_info wi = {.size = sizeof wi};
+  if (kl_workload_index(workload, &w) != KL_OK ||
+      kl_workload_describe(w, &wi) != KL_OK)
+    return 0;
+  for (int i = 0; i < wi.param_count; i++) {
+    memset(p, 0, sizeof *p);
+    p->size = sizeof *p;
+    if (kl_param_describe(w, i, p) == KL_OK && p->main_size) return 1;
+  }
+  return 0;
 }
 
 static void test_memory_limit(void) {
@@ -74,11 +86,11 @@ static void test_memory_limit(void) {
   kl_status st;
   /* The defaults the cases below shrink: map's 256M elements on every
    * backend, gemm's 1024 on the host backends. */
-  const kl_param *map_n = main_size(kl_workload_find("map"));
-  const kl_param *gemm_n = main_size(kl_workload_find("gemm"));
-  EXPECT(map_n && map_n->default_value == 256.0 * 1024 * 1024 &&
-         map_n->host_default == 0);
-  EXPECT(gemm_n && gemm_n->host_default == 1024);
+  kl_param_info map_n, gemm_n;
+  EXPECT(main_size("map", &map_n) &&
+         map_n.default_value == 256.0 * 1024 * 1024 &&
+         map_n.host_default == 0);
+  EXPECT(main_size("gemm", &gemm_n) && gemm_n.host_default == 1024);
   /* map's default (256M floats, 2 GiB with its output) shrinks to fit half
    * of 8 MiB: 512Ki floats in, 512Ki out. */
   setenv("KLADDER_MEMORY_LIMIT", "8M", 1);
@@ -110,8 +122,8 @@ static void test_memory_limit(void) {
   o.workloads = "gemm";
   o.rungs = "serial-naive";
   o.n = 0;
-  EXPECT(run(&o, &rep) == KL_OK && rep && rep->count == 1 &&
-         rep->results[0].n == 256);
+  EXPECT(run(&o, &rep) == KL_OK && kl_report_count(rep) == 1 &&
+         kl_report_result(rep, 0)->n == 256);
   kl_report_free(rep);
   /* A malformed limit is a usage error naming the variable. */
   const char *bad[] = {"", "abc", "0", "-5", "12Q", "99999999999999999999G"};

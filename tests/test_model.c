@@ -3,11 +3,14 @@
  * every placement, scratch poisoned or zeroed and counted in the memory
  * check, INOUT buffers restored before every repetition, a rung that owns
  * its repetition loop and reports phases, and counts that reach the cost
- * model. Runs on the serial backend. */
+ * model. Runs on the serial backend. And the model's tables as the
+ * library's workloads fill them: the library rung of every workload,
+ * backend and type (pinned), the ladders (serial first, unique names,
+ * peers), and how many plans a run makes. */
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/harness.h"
 #include "expect.h"
 
 enum { X, STATE, Y, POISONED, ZEROED };
@@ -214,7 +217,7 @@ static void test_chunks(const kl_backend *serial) {
   chunked_rungs[1] = (kl_rung){.name = "own-loop", .backend = serial,
                                .summary = "owns its loop",
                                .run_reps = own_loop};
-  kl_result res;
+  kl_report *rep = NULL;
   /* 1000 in chunks of 334, 334 and 332; 10 asked in 6 chunks is 5 of 2
    * (ceil(10/6) = 2 elements each, and no chunk is empty). */
   const struct {
@@ -224,20 +227,292 @@ static void test_chunks(const kl_backend *serial) {
                {"n=7,chunks=7", 7}, {"n=2,chunks=5", 2},
                {"n=10,chunks=6", 5}, {"n=1000003,chunks=64", 64}};
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-    kl_problem pb = {.type = KL_TYPE_DEFAULT, .params = cases[c].params,
-                     .seed = 1};
+    kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT,
+                     .params = cases[c].params, .seed = 1};
     chunk_runs = chunk_inputs_wrong = 0;
-    EXPECT(kl_run_rung(&chunked, &chunked_rungs[0], &pb, 4, 2, &res) ==
+    EXPECT(kl__run_one(NULL, &chunked, &chunked_rungs[0], &pb, 4, 2, &rep) ==
            KL_OK);
-    EXPECT(res.check == KL_CHECK_PASS && res.plan.chunk_count == cases[c].chunks);
+    const kl__result *res = rep ? &rep->results[0] : NULL;
+    EXPECT(res && res->pub.check == KL_CHECK_PASS &&
+           res->plan.chunk_count == cases[c].chunks);
     /* checked, warm-up, timed: each over every chunk */
     EXPECT(chunk_runs == (1 + 2 + 4) * cases[c].chunks);
-    EXPECT(chunk_inputs_wrong == 0 && res.t_min > 0);
+    EXPECT(chunk_inputs_wrong == 0 && res && res->pub.t_min > 0);
+    kl_report_free(rep);
   }
   /* A rung that owns its loop cannot be run chunk by chunk. */
-  kl_problem pb = {.type = KL_TYPE_DEFAULT, .params = "chunks=2", .seed = 1};
-  EXPECT(kl_run_rung(&chunked, &chunked_rungs[1], &pb, 1, 0, &res) ==
-         KL_UNAVAILABLE && strstr(res.error, "cannot run a problem in 2 chunks"));
+  kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT,
+                   .params = "chunks=2", .seed = 1};
+  EXPECT(kl__run_one(NULL, &chunked, &chunked_rungs[1], &pb, 1, 0, &rep) ==
+             KL_UNAVAILABLE && rep &&
+         strstr(kl_report_result(rep, 0)->error,
+                "cannot run a problem in 2 chunks"));
+  kl_report_free(rep);
+}
+
+/* A BOUND ceiling (the toy's): the result's rate measured against what
+ * bound() makes of the figure measured for stream's ceiling rung, as the
+ * ceiling policy relates a run's results (kl__ceiling_relate); a RUNG
+ * ceiling (map's) is that figure itself; no figure (the ceiling rung
+ * failed) is no ceiling, and a note says why. */
+static void test_bound_ceiling(const kl__result *toy_result) {
+  const kl_workload *stream = kl_workload_find("stream");
+  const kl_workload *map = kl_workload_find("map");
+  EXPECT(stream && map);
+  if (!stream || !map) return;
+  const kl_rung *copy = kl_rung_find(stream, "serial-copy");
+  const struct {
+    const kl_workload *w;
+    double measured;
+    kl_status ceiling_status;
+    double want;
+  } cases[] = {
+      /* 100 GB/s measured for 8*513*7 bytes and 7 items a run gives 7
+       * items per 28728 bytes, 0.0244 G items/s. */
+      {&toy, 100, KL_OK, 100.0 / (8.0 * 513 * 7) * 7},
+      {&toy, 100, KL_DEVICE, 0},
+      {NULL, 100, KL_OK, 100}, /* map */
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    const kl_workload *w = cases[c].w ? cases[c].w : map;
+    kl_options o;
+    kl_options_init(&o);
+    kl_report *rep = NULL;
+    EXPECT(kl__report_new(&o, 2, &rep) == KL_OK && rep);
+    if (!rep) return;
+    kl__job job[2];
+    job[0] = (kl__job){.w = stream, .r = copy, .is_ceiling = 1, .ceiling = -1};
+    job[1] = (kl__job){.w = w, .r = w == &toy ? &rungs[0] : &map->rungs[0],
+                       .ceiling = 0};
+    job[1].in.n = 513;
+    kl__result_init(&rep->results[0], stream, copy, 0, NULL);
+    kl__result_init(&rep->results[1], w, job[1].r, 0, NULL);
+    rep->count = 2;
+    kl_result *ceil = &rep->results[0].pub, *res = &rep->results[1].pub;
+    ceil->status = cases[c].ceiling_status;
+    ceil->check = KL_CHECK_PASS;
+    ceil->merit = cases[c].measured;
+    ceil->t_median = 1;
+    /* The toy's run: its cost, as measured above. */
+    res->status = KL_OK;
+    res->check = KL_CHECK_PASS;
+    res->cost = toy_result->pub.cost;
+    res->t_median = 1;
+    res->merit = 0.01;
+    const kl__jobs jobs = {job, 2, 2};
+    kl__ceiling_relate(&jobs, rep);
+    printf("%s against stream's copy at %g GB/s (status %s): ceiling %g, "
+           "note %s\n", w->name, cases[c].measured,
+           kl_status_name(cases[c].ceiling_status), res->ceiling,
+           res->ceiling_note ? res->ceiling_note : "none");
+    EXPECT(res->ceiling == cases[c].want);
+    EXPECT(cases[c].want > 0 ? res->percent == 100.0 * 0.01 / cases[c].want
+                             : res->percent == 0 && res->ceiling_note &&
+                                   strstr(res->ceiling_note,
+                                          "its ceiling rung did not pass"));
+    kl_report_free(rep);
+  }
+}
+
+/* The rung marked for the library's use, "" for none, or "(several)". */
+static const char *library_rung(const kl_workload *w, const kl_backend *b,
+                                kl_type t) {
+  const char *found = "";
+  for (size_t i = 0; i < w->rung_count; i++) {
+    const kl_rung *r = &w->rungs[i];
+    if (r->backend != b || !(r->library & KL_TYPE_BIT(t))) continue;
+    if (found[0]) return "(several)";
+    found = r->name;
+  }
+  return found;
+}
+
+/* The library's rung of each workload, backend and type: the rung that
+ * kl_reduce, kl_gemm and the other entry points run there, the fastest
+ * hand-written rung measured on the H100 (scripts/gpu-library-rungs.sh;
+ * docs/results/2026-11-23-core-v2.md, 2026-11-21-gemm.md,
+ * src/workloads/reduce/NOTES.md). One line per choice: a change of choice
+ * is a change of one line. Every workload, backend and offered type not
+ * listed has no library rung (stream has none anywhere). "cuda" is the GPU
+ * backend, whatever its name in this build (hip). */
+#define I32 KL_TYPE_BIT(KL_I32)
+#define F32 KL_TYPE_BIT(KL_F32)
+#define F64 KL_TYPE_BIT(KL_F64)
+#define U8 KL_TYPE_BIT(KL_U8)
+static const struct {
+  const char *workload, *backend;
+  unsigned types; /* KL_TYPE_BIT set */
+  const char *rung;
+} library[] = {
+    {"map", "serial", F32, "serial"},
+    {"map", "openmp", F32, "openmp"},
+    {"map", "cuda", F32, "cuda-vec4"},
+    {"reduce", "serial", I32 | F32 | F64, "serial"},
+    {"reduce", "openmp", I32 | F32 | F64, "openmp-partials"},
+    {"reduce", "cuda", I32 | F32 | F64, "cuda-best"},
+    {"histogram", "serial", U8, "serial"},
+    {"histogram", "openmp", U8, "openmp-blocks"},
+    {"histogram", "cuda", U8, "cuda-best"},
+    {"laplacian", "serial", F32 | F64, "serial"},
+    {"laplacian", "openmp", F32 | F64, "openmp-streaming"},
+    {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
+    {"cg", "serial", F64, "serial"},
+    {"cg", "openmp", F64, "openmp"},
+    {"cg", "cuda", F64, "cuda-graph"},
+    {"integrate", "serial", F32 | F64, "serial"},
+    {"integrate", "openmp", F32 | F64, "openmp"},
+    {"integrate", "cuda", F32 | F64, "cuda-best"},
+    {"gemm", "serial", F32 | F64, "serial-loop-order"},
+    {"gemm", "openmp", F32 | F64, "openmp-blocked"},
+    {"gemm", "cuda", F64, "cuda-dmma"},
+    {"gemm", "cuda", F32, "cuda-pipelined"},
+    {"map", "openacc", F32, "openacc"},
+    {"reduce", "openacc", I32 | F32 | F64, "openacc-gangs"},
+    {"laplacian", "openacc", F32 | F64, "openacc"},
+    {"cg", "openacc", F64, "openacc-tuned"},
+};
+#define LIBRARY_COUNT (sizeof library / sizeof *library)
+#undef I32
+#undef F32
+#undef F64
+#undef U8
+
+/* A backend of the table by name; "cuda" is the GPU backend of any build. */
+static const kl_backend *table_backend(const char *name) {
+  const kl_backend *b = kl_backend_find(name);
+  if (!b && strcmp(name, "cuda") == 0) b = kl_backend_find("hip");
+  return b;
+}
+
+/* The pinned choice for a workload, backend and type: "" when none. */
+static const char *pinned_rung(const kl_workload *w, const kl_backend *b,
+                               kl_type t) {
+  for (size_t i = 0; i < LIBRARY_COUNT; i++)
+    if (strcmp(library[i].workload, w->name) == 0 &&
+        table_backend(library[i].backend) == b &&
+        (library[i].types & KL_TYPE_BIT(t)))
+      return library[i].rung;
+  return "";
+}
+
+static void test_library_rungs(void) {
+  /* The table itself: each line names a workload, a backend, types the
+   * workload offers and a rung of that backend; no two lines pin one
+   * workload, backend and type. */
+  for (size_t i = 0; i < LIBRARY_COUNT; i++) {
+    const kl_workload *w = kl_workload_find(library[i].workload);
+    const kl_backend *b = table_backend(library[i].backend);
+    EXPECT(w && b);
+    if (!w || !b) continue;
+    EXPECT(library[i].types != 0 && (library[i].types & ~w->types) == 0);
+    const kl_rung *r = kl_rung_find(w, library[i].rung);
+    EXPECT(r && r->backend == b);
+    for (size_t j = i + 1; j < LIBRARY_COUNT; j++)
+      EXPECT(!(strcmp(library[j].workload, w->name) == 0 &&
+               table_backend(library[j].backend) == b &&
+               (library[j].types & library[i].types)));
+  }
+  /* Every workload, backend and type the workload offers: at most one
+   * library rung, and exactly the pinned one ("" where none is). */
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    for (size_t k = 0; k < kl_backend_count(); k++) {
+      const kl_backend *b = kl_backend_at(k);
+      for (int t = 0; t < KL_TYPE_COUNT; t++) {
+        if (!(w->types & KL_TYPE_BIT(t))) continue;
+        const char *got = library_rung(w, b, (kl_type)t);
+        const char *want = pinned_rung(w, b, (kl_type)t);
+        if (strcmp(got, want) != 0)
+          printf("library rung of %s on %s for %s: '%s', pinned '%s'\n",
+                 w->name, b->name, kl_type_name((kl_type)t), got, want);
+        EXPECT(strcmp(got, "(several)") != 0);
+        EXPECT(strcmp(got, want) == 0);
+      }
+    }
+    /* A library rung is hand-written and right, and runs the types it is
+     * the library's rung for. */
+    for (size_t r = 0; r < w->rung_count; r++) {
+      const kl_rung *rung = &w->rungs[r];
+      if (!rung->library) continue;
+      EXPECT(!(rung->flags & (KL_RUNG_VENDOR | KL_RUNG_KNOWN_WRONG)));
+      EXPECT((rung->library & ~w->types) == 0);
+      EXPECT(rung->types == 0 || (rung->library & ~rung->types) == 0);
+    }
+  }
+  /* stream has no library rung, for any type. */
+  const kl_workload *stream = kl_workload_find("stream");
+  EXPECT(stream != NULL);
+  for (size_t r = 0; stream && r < stream->rung_count; r++)
+    EXPECT(stream->rungs[r].library == 0);
+}
+
+/* Every workload's ladder starts on the serial backend, so speedups are
+ * over the plain loop; every rung name is unique in its ladder; a peer is
+ * a rung of the same ladder on another backend. */
+static void test_ladders(void) {
+  const kl_backend *serial = kl_backend_find("serial");
+  EXPECT(serial && kl_backend_available(serial, NULL, 0));
+  EXPECT(kl_workload_find("map") && kl_workload_find("stream"));
+  EXPECT(kl_workload_find("nope") == NULL);
+  const kl_workload *map = kl_workload_find("map");
+  EXPECT(map && kl_rung_find(map, "serial") && !kl_rung_find(map, "fast"));
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    EXPECT(w->rung_count > 0 && w->rungs[0].backend == serial);
+    for (size_t a = 0; a < w->rung_count; a++)
+      for (size_t b = a + 1; b < w->rung_count; b++)
+        EXPECT(strcmp(w->rungs[a].name, w->rungs[b].name) != 0);
+    for (size_t a = 0; a < w->rung_count; a++) {
+      const kl_rung *peer = w->rungs[a].peer
+                                ? kl_rung_find(w, w->rungs[a].peer)
+                                : NULL;
+      EXPECT(!w->rungs[a].peer ||
+             (peer && peer->backend != w->rungs[a].backend));
+    }
+  }
+  EXPECT(kl_workload_at(kl_workload_count()) == NULL);
+}
+
+/* Every enum outside its range gets its own word. */
+static void test_enum_names(void) {
+  EXPECT(strcmp(kl_placement_name(KL_MEM_PINNED), "pinned") == 0 &&
+         strcmp(kl_placement_name((kl_placement)9), "(not a placement)") == 0);
+}
+
+/* How many plans a run makes (kl__plans_made counts this thread's): each
+ * once. A run of reduce's openmp-partials on 1M elements needs one plan
+ * for the rung's job and, for its ceiling (stream's copy on openmp), at
+ * most two: stream at its default size and at the size that holds
+ * reduce's bytes. Two rungs on two backends: 2 jobs, 2 ceilings of at most
+ * two plans each. */
+static long plans_of_run(const char *rungs, const char *backends) {
+  kl_options o;
+  kl_options_init(&o);
+  o.workloads = "reduce";
+  o.rungs = rungs;
+  o.backends = backends;
+  o.n = 1048576;
+  o.reps = 1;
+  o.warmup = 0;
+  kl_report *rep = NULL;
+  const long before = kl__plans_made();
+  const kl_status st = kl_run(&o, &rep);
+  const long made = kl__plans_made() - before;
+  printf("plans made by a run of reduce %s on %s, n = 1M: %ld (%s, %zu "
+         "results)\n", rungs, backends, made, kl_status_name(st),
+         kl_report_count(rep));
+  EXPECT(st == KL_OK && rep);
+  for (size_t i = 0; i < kl_report_count(rep); i++)
+    EXPECT(kl_report_result(rep, i)->check == KL_CHECK_PASS);
+  kl_report_free(rep);
+  return made;
+}
+
+static void test_plan_counts(void) {
+  const long one = plans_of_run("openmp-partials", "openmp");
+  EXPECT(one >= 1 && one <= 3);
+  const long two = plans_of_run("serial,openmp-partials", "serial,openmp");
+  EXPECT(two >= 2 && two <= 2 + 2 * 2);
 }
 
 int main(void) {
@@ -247,49 +522,83 @@ int main(void) {
   rungs[1] = (kl_rung){.name = "own-loop", .backend = serial,
                        .summary = "owns its loop", .run_reps = own_loop,
                        .phases = phases};
-  kl_result res;
-  kl_problem pb = {.n = 513, .type = KL_TYPE_DEFAULT,
+  kl_report *rep = NULL;
+  kl_problem pb = {.size = sizeof pb, .n = 513, .type = KL_TYPE_DEFAULT,
                    .params = "mode=double,scale=-2.5", .seed = 1};
   runs_made = 0;
-  EXPECT(kl_run_rung(&toy, &rungs[0], &pb, 5, 2, &res) == KL_OK);
-  EXPECT(res.check == KL_CHECK_PASS && res.verdict.checked == 513);
+  EXPECT(kl__run_one(NULL, &toy, &rungs[0], &pb, 5, 2, &rep) == KL_OK && rep);
+  if (!rep) return 1;
+  const kl__result *res = &rep->results[0];
+  EXPECT(res->pub.check == KL_CHECK_PASS && res->pub.verdict.checked == 513);
   EXPECT(runs_made == 1 + 2 + 5); /* checked, warm-up, timed: each restored */
-  EXPECT(res.plan.value[P_MODE] == 1 && res.plan.value[P_SCALE] == -2.5);
-  EXPECT(res.counts[0] == 7 && res.cost.items == 7 && res.phase_count == 0);
-  EXPECT(strcmp(kl_result_op(&res), "double") == 0);
+  EXPECT(res->plan.value[P_MODE] == 1 && res->plan.value[P_SCALE] == -2.5);
+  EXPECT(res->pub.counts[0] == 7 && res->pub.cost.items == 7 &&
+         res->pub.phase_count == 0);
+  EXPECT(res->pub.count_count == 1 &&
+         strcmp(res->pub.count_names[0], "iterations") == 0);
+  EXPECT(strcmp(res->pub.op, "double") == 0 &&
+         strcmp(res->pub.params, "mode=double;scale=-2.5;scratch=64") == 0);
+  EXPECT(res->w == &toy && res->r == &rungs[0] &&
+         strcmp(res->pub.rung, "harness-loop") == 0);
+  kl_report_free(rep);
 
   runs_made = 0;
-  EXPECT(kl_run_rung(&toy, &rungs[1], &pb, 4, 1, &res) == KL_OK);
-  EXPECT(res.check == KL_CHECK_PASS && runs_made == 1 + 1 + 4);
-  EXPECT(res.phase_count == 2 && res.phase_median[0] == 0.001 &&
-         res.phase_median[1] == 0.002);
-  EXPECT(res.t_min == 0.003 && res.t_max > res.t_min && res.reps == 4);
-  EXPECT(res.counts[0] == 7 && res.cost.bytes == 8.0 * 513 * 7);
-
-  /* A BOUND ceiling: 100 GB/s measured for 8*513*7 bytes and 7 items
-   * a run gives 7 items per 28728 bytes, 0.0244 G items/s. */
-  EXPECT(kl__ceiling_rate(&toy, &res, 100) == 100.0 / (8.0 * 513 * 7) * 7);
-  EXPECT(kl__ceiling_rate(&toy, &res, 0) == 0);
-  const kl_workload *map = kl_workload_find("map");
-  EXPECT(map && kl__ceiling_rate(map, &res, 100) == 100);
+  EXPECT(kl__run_one(NULL, &toy, &rungs[1], &pb, 4, 1, &rep) == KL_OK && rep);
+  if (!rep) return 1;
+  res = &rep->results[0];
+  EXPECT(res->pub.check == KL_CHECK_PASS && runs_made == 1 + 1 + 4);
+  EXPECT(res->pub.phase_count == 2 && res->pub.phase_median[0] == 0.001 &&
+         res->pub.phase_median[1] == 0.002 &&
+         strcmp(res->pub.phase_names[1], "kernel") == 0);
+  EXPECT(res->pub.t_min == 0.003 && res->pub.t_max > res->pub.t_min &&
+         res->pub.reps == 4);
+  EXPECT(res->pub.counts[0] == 7 && res->pub.cost.bytes == 8.0 * 513 * 7);
+  test_bound_ceiling(res);
+  kl_report_free(rep);
 
   /* Parameters: names, ranges, choices; a size too large for memory,
-   * scratch included. */
-  kl_problem bad = pb;
-  bad.params = "nope=1";
-  EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "has no parameter nope"));
-  bad.params = "scale=11";
-  EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "outside"));
-  bad.params = "mode=triple";
-  EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_USAGE &&
-         strstr(res.error, "valid: add, double"));
-  bad.params = "scale";
-  EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_USAGE);
-  bad.params = "scratch=1024G";
-  EXPECT(kl_run_rung(&toy, &rungs[0], &bad, 1, 0, &res) == KL_TOO_LARGE);
+   * scratch included. The rung that could not run has its result, and
+   * its error. */
+  const struct {
+    const char *params;
+    kl_status status;
+    const char *error;
+  } bad[] = {{"nope=1", KL_USAGE, "has no parameter nope"},
+             {"scale=11", KL_USAGE, "outside"},
+             {"mode=triple", KL_USAGE, "valid: add, double"},
+             {"scale", KL_USAGE, ""},
+             {"scratch=1024G", KL_TOO_LARGE, ""}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    kl_problem b = pb;
+    b.params = bad[i].params;
+    EXPECT(kl__run_one(NULL, &toy, &rungs[0], &b, 1, 0, &rep) ==
+               bad[i].status &&
+           rep && strstr(kl_report_result(rep, 0)->error, bad[i].error) &&
+           kl_report_result(rep, 0)->status == bad[i].status);
+    kl_report_free(rep);
+  }
+  /* A context of another backend than the rung's. */
+  kl_context ctx;
+  const kl_backend *openmp = kl_backend_find("openmp");
+  if (openmp && kl_backend_available(openmp, NULL, 0) &&
+      kl__context_open(openmp, 0, &ctx) == KL_OK) {
+    EXPECT(kl__run_one(&ctx, &toy, &rungs[0], &pb, 1, 0, &rep) == KL_USAGE &&
+           strstr(kl_last_error(), "not on the context's openmp"));
+    kl_report_free(rep);
+    kl__context_close(&ctx);
+  }
+  EXPECT(kl__context_open(serial, 0, &ctx) == KL_OK &&
+         ctx.backend == serial && ctx.device.index == 0 &&
+         ctx.device.compute_units >= 1);
+  EXPECT(kl__run_one(&ctx, &toy, &rungs[0], &pb, 1, 0, &rep) == KL_OK);
+  kl_report_free(rep);
+  kl__context_close(&ctx);
+  EXPECT(kl__context_open(serial, 1, &ctx) == KL_USAGE);
   test_chunks(serial);
+  test_enum_names();
+  test_ladders();
+  test_library_rungs();
+  test_plan_counts();
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

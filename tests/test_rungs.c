@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kladder.h"
+#include "core/model.h"
 
 static int smallest_type(const kl_workload *w) {
   int best = -1;
@@ -77,8 +77,15 @@ typedef struct tally {
 
 static void run_case(const kl_workload *wl, const kl_rung *rung,
                      const kl_problem *pb, tally *t) {
-  kl_result res;
-  kl_status st = kl_run_rung(wl, rung, pb, 1, 0, &res);
+  kl_report *rep = NULL;
+  kl_status st = kl_run_rung(NULL, wl->name, rung->name, pb, 1, 0, &rep);
+  const kl_result *res = kl_report_result(rep, 0);
+  if (!res) {
+    printf("%-9s %-23s no result: %s\n", wl->name, rung->name,
+           kl_last_error());
+    t->failed++;
+    return;
+  }
   const char *word = "ok";
   if (st == KL_TOO_LARGE) {
     t->too_large++;
@@ -89,24 +96,25 @@ static void run_case(const kl_workload *wl, const kl_rung *rung,
   } else if (st != KL_OK) {
     t->failed++;
     word = "FAIL";
-  } else if (res.check == KL_CHECK_MISSED) {
+  } else if (res->check == KL_CHECK_MISSED) {
     word = "ok (known-wrong rung passed at this size)";
-  } else if (res.check == KL_CHECK_CAUGHT) {
+  } else if (res->check == KL_CHECK_CAUGHT) {
     word = "ok (known-wrong rung caught)";
   }
   if (st == KL_OK) t->ran++;
-  char size[96] = "-";
-  if (st == KL_OK || st == KL_CHECK_FAILED)
-    kl_result_size(&res, size, sizeof size);
+  const char *size =
+      (st == KL_OK || st == KL_CHECK_FAILED) && res->shape[0] ? res->shape
+                                                               : "-";
   printf("%-9s %-23s %-4s %-22s %-14s %s", wl->name, rung->name,
          kl_type_name(pb->type), pb->params ? pb->params : "-", size, word);
   if (st == KL_CHECK_FAILED)
-    printf(": %lld bad of %lld; %s", (long long)res.verdict.bad_count,
-           (long long)res.verdict.checked, res.verdict.detail);
+    printf(": %lld bad of %lld; %s", (long long)res->verdict.bad_count,
+           (long long)res->verdict.checked, res->verdict.detail);
   else if (st != KL_OK)
-    printf(": %s", res.error[0] ? res.error : kl_last_error());
+    printf(": %s", res->error[0] ? res->error : kl_last_error());
   printf("\n");
   fflush(stdout);
+  kl_report_free(rep);
 }
 
 int main(int argc, char **argv) {
@@ -191,6 +199,7 @@ int main(int argc, char **argv) {
                          "%s=%s", inputs->name, inputs->choices[in]);
               /* A different seed per case: fresh inputs each time. */
               kl_problem pb = {
+                  .size = sizeof pb,
                   .n = tp->n,
                   .type = (kl_type)type,
                   .params = params[0] ? params : NULL,

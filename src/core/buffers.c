@@ -18,6 +18,12 @@ kl_status kl__plan_scratch(kl_plan *p, int index, const char *name,
   return KL_OK;
 }
 
+kl_status kl__plan_has_device(const kl_plan *p) {
+  return p->device ? KL_OK
+                   : KL_FAIL(KL_USAGE, "a rung's scratch sized for a device, "
+                             "in a plan made for none");
+}
+
 static void *host_copy(kl__buffers *bufs, size_t bytes) {
   void *p = NULL;
   if (kl__host_alloc(&p, bytes) != KL_OK) return NULL;

@@ -67,7 +67,9 @@ static int holds(kl__planner *pl, kl__job *c, int host, int64_t n,
                  double bytes) {
   double held = 0;
   c->in.n = n;
-  return kl__plan_get(pl, c->w, c->r, &c->in, host, &c->plan, &held) ==
+  return kl__plan_get(pl, c->w, c->r, &c->in, host,
+                      kl__device_at(c->r->backend, c->device), &c->plan,
+                      &held) ==
              KL_OK &&
          held >= bytes;
 }
@@ -123,7 +125,9 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   if (st == KL_OK) {
     c.in.n = kl__instance_size(of, &c.in, host);
     c.in.n_given = 1;
-    st = kl__plan_get(pl, of, cr, &c.in, host, &c.plan, &top_bytes);
+    st = kl__plan_get(pl, of, cr, &c.in, host,
+                      kl__device_at(cr->backend, c.device), &c.plan,
+                      &top_bytes);
   }
   if (st == KL_OK && !s->w->ceiling.own_size)
     st = size_for_bytes(pl, &c, host, top_bytes, s->problem_bytes);
@@ -136,7 +140,9 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
       return KL_OK;
     }
   }
-  st = kl__plan_get(pl, of, cr, &c.in, host, &c.plan, &c.problem_bytes);
+  st = kl__plan_get(pl, of, cr, &c.in, host,
+                    kl__device_at(cr->backend, c.device), &c.plan,
+                    &c.problem_bytes);
   if (st != KL_OK) return st;
   c.in.n_given = 1;
   *index = (ptrdiff_t)ceilings->count;

@@ -62,6 +62,36 @@ kl_status kl__device_parse(const char *text, kl__device_ref *out) {
   return KL_OK;
 }
 
+/* ---- the devices, described once ------------------------------------------ */
+
+#define MAX_BACKENDS 16
+#define MAX_DEVICES 64
+static kl_device described[MAX_BACKENDS][MAX_DEVICES];
+static int described_state[MAX_BACKENDS][MAX_DEVICES]; /* 1 ok, -1 failed */
+static mtx_t described_lock;
+static once_flag described_once = ONCE_FLAG_INIT;
+static int described_lock_ok;
+
+static void described_init(void) {
+  described_lock_ok = mtx_init(&described_lock, mtx_plain) == thrd_success;
+}
+
+const kl_device *kl__device_at(const kl_backend *b, int index) {
+  call_once(&described_once, described_init);
+  size_t i = 0;
+  while (i < kl_backend_count() && kl_backend_at(i) != b) i++;
+  if (!described_lock_ok || i >= kl_backend_count() || i >= MAX_BACKENDS ||
+      index < 0 || index >= MAX_DEVICES || index >= kl_backend_devices(b))
+    return NULL;
+  mtx_lock(&described_lock);
+  if (described_state[i][index] == 0)
+    described_state[i][index] =
+        kl__device_describe(b, index, &described[i][index]) == KL_OK ? 1 : -1;
+  const int ok = described_state[i][index] == 1;
+  mtx_unlock(&described_lock);
+  return ok ? &described[i][index] : NULL;
+}
+
 /* ---- opening and locking ------------------------------------------------ */
 
 kl_status kl__context_open(const kl_backend *b, int index, kl_context *ctx) {
@@ -115,7 +145,6 @@ void kl__leave(kl_context *ctx) {
  * Device 0 of each backend, opened on first use under one lock and kept
  * until the process ends (closing a GPU context while its runtime shuts
  * down at exit would race it). */
-#define MAX_BACKENDS 16
 static kl_context defaults[MAX_BACKENDS];
 static mtx_t defaults_lock;
 static once_flag defaults_once = ONCE_FLAG_INIT;

@@ -63,6 +63,11 @@ kl_status kl__device_describe(const kl_backend *b, int index, kl_device *out);
 kl_status kl__copy_sized(void *out, const void *full, size_t full_size,
                          const char *what);
 
+/* Device `index` of backend b as the core keeps it: described once, at a
+ * place that lives as long as the process (plans point at it); NULL for a
+ * device the backend does not have. */
+const kl_device *kl__device_at(const kl_backend *b, int index);
+
 /* The process's default context of device 0 of backend b: opened on first
  * use, shared by every thread (each call locks it), closed at exit. */
 kl_status kl__default_context(const kl_backend *b, kl_context **out);
@@ -103,7 +108,8 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
  * scratch hook added to or changed them. Every plan is made here, and
  * counted: kl__plans_made() tells how many this thread has made. */
 kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
-                        const kl__instance *in, int host_backend, kl_plan *p,
+                        const kl__instance *in, int host_backend,
+                        const kl_device *device, kl_plan *p,
                         double *problem_bytes);
 long kl__plans_made(void);
 /* The main size a workload runs at by default, on host backends or not. */
@@ -136,7 +142,8 @@ typedef struct kl__planner {
 /* The plan, made or kept; NULL planner: made every time. */
 kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
                        const kl_rung *r, const kl__instance *in,
-                       int host_backend, kl_plan *p, double *problem_bytes);
+                       int host_backend, const kl_device *device, kl_plan *p,
+                       double *problem_bytes);
 void kl__planner_free(kl__planner *pl);
 
 /* ---- sizing.c ---------------------------------------------------------- */

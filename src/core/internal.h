@@ -79,6 +79,9 @@ static inline int64_t kl__chunk_size(const kl_plan *p) {
 static inline int64_t kl__chunk_start(const kl_plan *p) {
   return p->chunk * kl__chunk_size(p);
 }
+/* KL_OK where the plan was made for a device (p->device), which a
+ * scratch hook that sizes by the device needs; else why not. */
+kl_status kl__plan_has_device(const kl_plan *p);
 /* Declare buffer `index` of a plan as a rung's scratch (KL_BUFFER_SCRATCH,
  * plus KL_BUFFER_ZEROED where it must start at zero) and extend the
  * plan's buffer count to cover it. KL_USAGE past KL_MAX_BUFFERS. */

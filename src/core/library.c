@@ -77,7 +77,8 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
                      "for %s", w->name, b->name, kl_type_name(in.type));
   /* The caller gives every size a default could come from. */
   kl_plan p;
-  st = kl__plan_make(w, r, &in, 0, &p, NULL);
+  st = kl__plan_make(w, r, &in, 0,
+                     kl__device_at(b, ctx ? ctx->device.index : 0), &p, NULL);
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
     if (!(p.buffers[i].flags & KL_BUFFER_SCRATCH) && !user[i])
       st = kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,

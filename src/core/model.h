@@ -155,6 +155,11 @@ typedef struct kl_plan {
    * each read from the file when it is loaded. Points at the caller's
    * string (kl_options or kl_problem). */
   const char *input_file;
+  /* The device the plan is made for, whose properties (lanes, compute
+   * units) a rung's scratch hook may size by; NULL for a problem planned
+   * apart from any rung. Points at the core's table of devices, valid for
+   * the life of the process. */
+  const struct kl_device *device;
   /* 1 where the inputs come from the caller of a library entry point
    * (kl_cg's own matrix), neither from init() nor from a file: plan() may
    * then size inputs by parameters that only such a caller gives. */
@@ -315,7 +320,7 @@ typedef struct kl_rung {
   unsigned flags; /* KL_RUNG_VENDOR, _KNOWN_WRONG, _CEILING */
   /* KL_TYPE_BIT set of the types for which kl_<workload>() runs this rung
    * on its backend: the fastest hand-written rung measured (one per type
-   * and backend, pinned by test_api). */
+   * and backend, pinned by test_model). */
   unsigned library;
   /* What the workload's check and cost must know of the rung (stream: copy
    * or triad; integrate: how f is evaluated); 0 for most. */

@@ -387,10 +387,12 @@ static _Thread_local long plans_made;
 long kl__plans_made(void) { return plans_made; }
 
 kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
-                        const kl__instance *in, int host_backend, kl_plan *p,
+                        const kl__instance *in, int host_backend,
+                        const kl_device *device, kl_plan *p,
                         double *problem_bytes) {
   plans_made++;
   memset(p, 0, sizeof *p);
+  p->device = device;
   if (problem_bytes) *problem_bytes = 0;
   p->type = in->type;
   p->seed = in->seed;
@@ -434,6 +436,7 @@ struct kl__planned {
   const kl_rung *r;
   kl__instance in;
   int host;
+  const kl_device *device;
   kl_status status;
   kl_plan plan;
   double problem_bytes;
@@ -441,8 +444,10 @@ struct kl__planned {
 
 kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
                        const kl_rung *r, const kl__instance *in,
-                       int host_backend, kl_plan *p, double *problem_bytes) {
-  if (!pl) return kl__plan_make(w, r, in, host_backend, p, problem_bytes);
+                       int host_backend, const kl_device *device, kl_plan *p,
+                       double *problem_bytes) {
+  if (!pl)
+    return kl__plan_make(w, r, in, host_backend, device, p, problem_bytes);
   /* A plan depends on the size an instance runs at, not on whether it was
    * given: the key has the size. */
   kl__instance key = *in;
@@ -451,16 +456,17 @@ kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
   for (size_t i = 0; i < pl->count; i++) {
     const struct kl__planned *e = &pl->items[i];
     if (e->w == w && e->r == r && e->host == host_backend &&
-        memcmp(&e->in, &key, sizeof key) == 0) {
+        e->device == device && memcmp(&e->in, &key, sizeof key) == 0) {
       *p = e->plan;
       if (problem_bytes) *problem_bytes = e->problem_bytes;
       /* The same message as when it was made. */
       return e->status == KL_OK ? KL_OK
-             : kl__plan_make(w, r, in, host_backend, p, problem_bytes);
+             : kl__plan_make(w, r, in, host_backend, device, p,
+                             problem_bytes);
     }
   }
   double bytes = 0;
-  kl_status st = kl__plan_make(w, r, in, host_backend, p, &bytes);
+  kl_status st = kl__plan_make(w, r, in, host_backend, device, p, &bytes);
   if (problem_bytes) *problem_bytes = bytes;
   if (pl->count == pl->capacity) {
     size_t cap = pl->capacity ? 2 * pl->capacity : 64;
@@ -474,6 +480,7 @@ kl_status kl__plan_get(kl__planner *pl, const kl_workload *w,
   e->r = r;
   e->in = key;
   e->host = host_backend;
+  e->device = device;
   e->status = st;
   e->plan = *p;
   e->problem_bytes = bytes;

@@ -229,7 +229,8 @@ static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
     jb.in.n = kl__instance_size(w, &in, host);
     jb.in.n_given = 1;
     jb.ceiling = -1;
-    st = kl__plan_get(pl, w, jb.r, &jb.in, host, &jb.plan, &jb.problem_bytes);
+    st = kl__plan_get(pl, w, jb.r, &jb.in, host, kl__device_at(b, jb.device),
+                      &jb.plan, &jb.problem_bytes);
     if (st == KL_OK) st = kl__check_fits(w, &jb.plan, b, jb.device, 1);
     if (st == KL_OK) st = kl__jobs_push(selected, &jb);
   }
@@ -458,7 +459,9 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK)
     st = kl__fit_chunks(NULL, w, &job.in, &placed, 1, note, sizeof note);
   if (st == KL_OK)
-    st = kl__plan_make(w, r, &job.in, host, &job.plan, &job.problem_bytes);
+    st = kl__plan_make(w, r, &job.in, host,
+                       kl__device_at(r->backend, job.device), &job.plan,
+                       &job.problem_bytes);
   if (st == KL_OK) kl__result_describe(res, &job.plan);
   if (st == KL_OK) st = kl__check_fits(w, &job.plan, r->backend, job.device, 1);
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);

@@ -156,8 +156,8 @@ static int plans_fit(kl__planner *pl, const kl_workload *w,
     const kl_backend *b = rungs[j].r->backend;
     kl_plan p;
     footprint f;
-    if (kl__plan_get(pl, w, rungs[j].r, in, kl_backend_host_memory(b), &p,
-                     NULL) != KL_OK ||
+    if (kl__plan_get(pl, w, rungs[j].r, in, kl_backend_host_memory(b),
+                     kl__device_at(b, rungs[j].device), &p, NULL) != KL_OK ||
         plan_footprint(&p, b, 1, &f) != KL_OK)
       return 0;
     if (bud->host > 0 && f.host > bud->host) {
@@ -243,7 +243,7 @@ static int64_t device_default(kl__planner *pl, const kl_workload *w,
     const int64_t mid = lo + (hi - lo) / 2;
     kl_plan p;
     in->n = mid;
-    if (kl__plan_get(pl, w, NULL, in, 0, &p, NULL) == KL_OK &&
+    if (kl__plan_get(pl, w, NULL, in, 0, NULL, &p, NULL) == KL_OK &&
         host_input_bytes(&p) >= multiple * device)
       hi = mid;
     else

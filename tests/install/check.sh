@@ -72,9 +72,25 @@ done
 [ "$(readlink "$libdir/libkladder.so")" = "libkladder.so.${version%.*}" ] ||
   fail "libkladder.so does not point at libkladder.so.${version%.*}"
 [ -z "$(find "$prefix" -name kladder-build.h)" ] || fail "kladder-build.h installed"
+# The user's API only: no model header beside kladder.h, and no model
+# struct declared in it (kl_param_info, kl_backend_info and the other info
+# structs are public; kl_param, kl_backend and the rest are not).
+incdir=$prefix/include
+for f in model.h internal.h harness.h; do
+  [ -z "$(find "$prefix" -name "$f")" ] || fail "$f installed"
+done
+for f in "$incdir"/*.h; do
+  case ${f##*/} in
+  kladder.h | kladder-*.h) ;;
+  *) fail "${f#"$prefix"/} installed: not a public header" ;;
+  esac
+done
+model=$(grep -nE 'kl_(workload|rung|param|backend)[[:space:]]*\{|kl_(plan|args|reps|buffer_spec)([^_a-zA-Z0-9]|$)' \
+  "$incdir"/kladder.h "$incdir"/kladder-*.h || true)
+[ -z "$model" ] || { printf '%s\n' "$model"; fail "an installed header declares the model"; }
 "$prefix/bin/kladder" --version | grep -q "^kladder $version$" ||
   fail "the installed command does not say kladder $version"
-echo "ok: installed files, bin/kladder --version"
+echo "ok: installed files, the user's API only, bin/kladder --version"
 
 have_readelf=
 command -v readelf >/dev/null 2>&1 && have_readelf=1

@@ -170,7 +170,8 @@ extern "C" kl_status kl__integrate_gpu_fast(const kl_args *a) {
 #define WARPS(a) ((unsigned)(a)->plan->buffers[INTEGRATE_SCRATCH].count)
 
 extern "C" kl_status kl__integrate_gpu_partials_scratch(kl_plan *p) {
-  unsigned warps = grid_for(p->n, kl__gpu_warp_size(), POINTS_PER_THREAD);
+  KL_TRY(kl__plan_has_device(p));
+  unsigned warps = grid_for(p->n, p->device->lanes, POINTS_PER_THREAD);
   if (warps > PARTIALS_MAX) warps = PARTIALS_MAX;
   kl_status st = kl__plan_scratch(p, INTEGRATE_SCRATCH, "partials", KL_F64,
                                   warps, KL_MEM_DEVICE, 0);
@@ -227,12 +228,14 @@ extern "C" kl_status kl__integrate_gpu_partials_device(const kl_args *a) {
 #define BLOCKS(a) ((unsigned)(a)->plan->buffers[INTEGRATE_SCRATCH].count)
 
 extern "C" kl_status kl__integrate_gpu_best_scratch(kl_plan *p) {
+  KL_TRY(kl__plan_has_device(p));
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm,
       p->type == KL_F32 ? integrate_best<float> : integrate_best<double>,
       BEST_BLOCK, 0));
-  int64_t resident = (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
+  int64_t resident =
+      (int64_t)(per_sm > 0 ? per_sm : 1) * p->device->compute_units;
   unsigned needed = grid_for(p->n, BEST_BLOCK, 1);
   const unsigned blocks = resident < needed ? (unsigned)resident : needed;
   kl_status st = kl__plan_scratch(p, INTEGRATE_SCRATCH, "block sums", KL_F64,

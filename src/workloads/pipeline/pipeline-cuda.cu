@@ -17,15 +17,15 @@
 static int64_t even(int64_t k) { return k + k % 2; }
 
 /* One partial sum per warp-sized block, at most KL_GPU_MAX_BLOCKS blocks;
- * past that each thread strides over more than one point. The plan is made
- * before any context opens (sizing), so the scratch hooks take the warp and
- * the SMs the backend's probe found, as the run's context has them. */
-static int64_t partials_per_interval(int64_t n) {
-  return kl__gpu_blocks(n, kl__gpu_warp_size());
+ * past that each thread strides over more than one point. The scratch
+ * hooks size by the device the plan is made for (the run's context's). */
+static int64_t partials_per_interval(int64_t n, const kl_device *d) {
+  return kl__gpu_blocks(n, d->lanes);
 }
 
 static kl_status seed_scratch(kl_plan *p, kl_placement host) {
-  const int64_t per = partials_per_interval(p->n);
+  KL_TRY(kl__plan_has_device(p));
+  const int64_t per = partials_per_interval(p->n, p->device);
   const int64_t intervals = kl__pipe_intervals(p);
   p->constants[PIPE_PER_INTERVAL] = (double)per;
   KL_TRY(kl__plan_scratch(p, PIPE_PARTIALS, "partials", KL_F64,
@@ -341,11 +341,12 @@ extern "C" kl_status kl__pipe_gpu_default_stream(const kl_args *a,
  * Its scratch: a resident grid's block sums and a retirement counter per
  * stream, as kernels on different streams run at once. */
 extern "C" kl_status kl__pipe_gpu_best_scratch(kl_plan *p) {
+  KL_TRY(kl__plan_has_device(p));
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, integrate_best<double>, BEST_BLOCK, 0));
   const int64_t resident =
-      (int64_t)(per_sm > 0 ? per_sm : 1) * kl__gpu_sm_count();
+      (int64_t)(per_sm > 0 ? per_sm : 1) * p->device->compute_units;
   const int64_t needed = kl__gpu_blocks(p->n, BEST_BLOCK);
   const int64_t blocks = resident < needed ? resident : needed;
   const int64_t streams = (int64_t)p->value[PIPE_PARAM_STREAMS];

@@ -85,10 +85,10 @@ static unsigned partial_count(int64_t n, int lanes) {
 extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
   /* Room for the largest partial count of any rung: one per warp of the
    * partials rungs, or one per block of a resident grid; 8 bytes hold any
-   * accumulator. The plan is made before any context opens (sizing), so
-   * the warp is the one the backend's probe found, as the run's context
-   * has it. */
-  int64_t capacity = partial_count(p->n, kl__gpu_warp_size());
+   * accumulator. The warp is that of the device the plan is made for (the
+   * run's context's). */
+  KL_TRY(kl__plan_has_device(p));
+  int64_t capacity = partial_count(p->n, p->device->lanes);
   if (capacity < 65536) capacity = 65536;
   kl_status st = kl__plan_scratch(p, REDUCE_PARTIALS, "partials", KL_U8,
                                   8 * capacity, KL_MEM_DEVICE, 0);
