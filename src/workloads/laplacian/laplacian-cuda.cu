@@ -469,7 +469,8 @@ static zmarch_kernels<T> zmarch_kernels_of(void) {
 }
 
 /* The setup of every z-marching rung (untimed): the blocks of each kernel
- * the whole GPU holds at once, in the rung's state by kind. */
+ * the whole GPU holds at once, in the rung's state by kind: the blocks an
+ * SM holds times the SMs of the context's device. */
 template <typename T>
 static kl_status zmarch_resident(kl_args *a) {
   const zmarch_kernels<T> k = zmarch_kernels_of<T>();
@@ -477,7 +478,8 @@ static kl_status zmarch_resident(kl_args *a) {
     int per_sm = 0;
     KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, k.of[kind], ZMARCH_BX * ZMARCH_BY, 0));
-    a->state.integer[kind] = (int64_t)kl__gpu_sm_count() * (per_sm > 0 ? per_sm : 1);
+    a->state.integer[kind] =
+        (int64_t)a->ctx->device.compute_units * (per_sm > 0 ? per_sm : 1);
   }
   return KL_OK;
 }

@@ -32,10 +32,11 @@ kl_status kl__laplacian_omp(const kl_args *a) {
  * plane is 2 MiB, the L2 of a core here). Here each thread takes tasks of
  * (a run of planes, a block of rows) and marches its block along z, with
  * the block sized so that its rows in three planes fit in half a core's
- * L2: only plane k+1's rows come from memory. openmp-streaming writes
- * f's whole lines with streaming stores besides: no write-allocate read
- * of f, a third less traffic than a copy's; on a grid that fits in the
- * last-level cache it sends to memory what could have stayed there. */
+ * L2 (the context's device.l2_bytes): only plane k+1's rows come from
+ * memory. openmp-streaming writes f's whole lines with streaming stores
+ * besides: no write-allocate read of f, a third less traffic than a
+ * copy's; on a grid that fits in the last-level cache it sends to memory
+ * what could have stayed there. */
 #define LINE(T) (KL_LINE_BYTES / (int64_t)sizeof(T))
 
 /* Row `row` of f, points 1 .. nx-2: whole lines through a line of
@@ -64,7 +65,7 @@ kl_status kl__laplacian_omp(const kl_args *a) {
     LAP_HOST_BEGIN(T);                                                        \
     const int64_t rows = ny - 2, planes = nz - 2;                             \
     const int64_t fit =                                                       \
-        kl__host_l2_bytes() / 2 / (3 * nx * (int64_t)sizeof(T));              \
+        a->ctx->device.l2_bytes / 2 / (3 * nx * (int64_t)sizeof(T));          \
     const int64_t height = fit < 1 ? 1 : fit < rows ? fit : rows;             \
     const int64_t blocks = (rows + height - 1) / height;                      \
     const int64_t threads = omp_get_max_threads();                            \
