@@ -166,20 +166,15 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 }
 
 /* ---- the serial rung: the triple loop, k outer, i inner ------------------ */
-#define SERIAL(T)                                                             \
-  do {                                                                        \
-    LAP_HOST_BEGIN(T);                                                        \
-    for (int64_t k = 1; k < nz - 1; k++)                                      \
-      for (int64_t j = 1; j < ny - 1; j++)                                    \
-        for (int64_t i = 1; i < nx - 1; i++)                                  \
-          LAP_HOST_POINT(i + sy * j + sz * k);                                \
-  } while (0)
-
 static kl_status serial(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
-  if (p->type == KL_F32) SERIAL(float);
-  else SERIAL(double);
+  KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE,
+    LAP_HOST_BEGIN(T);
+    for (int64_t k = 1; k < nz - 1; k++)
+      for (int64_t j = 1; j < ny - 1; j++)
+        for (int64_t i = 1; i < nx - 1; i++)
+          LAP_HOST_POINT(i + sy * j + sz * k));
   return KL_OK;
 }
 
