@@ -314,6 +314,14 @@ static const kl_test_problem tests[] = {
     /* Rows long enough that openmp-blocked cuts 11 rows into blocks of 2
      * (f64) or 4 (f32) against a 2 MiB L2, the last one short. */
     {"nx=20001,ny=13,nz=4", 0},
+    /* The tiled rungs at the values of m besides the default, on grids
+     * whose last tile the edge cuts (ny not a multiple of m), one with
+     * fewer rows than m; the others read no m and run them as above. */
+    {"nx=33,ny=17,nz=9,m=1", 0},
+    {"nx=33,ny=17,nz=9,hx=0.5,hy=2,hz=0.25,m=2", 0},
+    {"nx=68,ny=21,nz=37,hx=0.3,m=8", 0},
+    {"nx=33,ny=21,nz=9,m=16", 0},
+    {"nx=4,ny=3,nz=3,m=16", 0},
     {NULL, 0}};
 /* None: more than 2^31 points need u, f and f's copy for the check, 3 x
  * 2^31 x 4 bytes = 26 GB in f32, more than the 2-core test machine's
