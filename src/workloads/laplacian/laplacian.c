@@ -180,9 +180,8 @@ static kl_status serial(const kl_args *a) {
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
-/* The tiled rungs read m, the points per thread along y (-p m=). */
-#define TILED .tunings = KL_PARAM_BIT(LAP_P_M)
-
+/* The ladder, naive first. The four tiled CUDA rungs read m, the points
+ * per thread along y (-p m=): their .tunings. */
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the triple loop, k outer, i inner",
             .library = FLOATS, .run = serial),
@@ -197,19 +196,23 @@ static const kl_rung rungs[] = {
     KL_RUNG("cuda-kernel1", gpu, "the seed's kernel 1: one thread per point, "
             "256x1x1 blocks", .run = KL_GPU_FN(kl__laplacian_gpu_point)),
     KL_RUNG("cuda-tiled", gpu, "the seed's kernel 2: m points per thread "
-            "along y (-p m=), the centre reused as a y neighbour", TILED,
+            "along y (-p m=), the centre reused as a y neighbour",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
             .run = KL_GPU_FN(kl__laplacian_gpu_tiled)),
     KL_RUNG("cuda-reordered", gpu, "the seed's kernel 3: kernel 2 with the "
-            "loads in ascending addresses; m from -p m=", TILED,
+            "loads in ascending addresses; m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
             .run = KL_GPU_FN(kl__laplacian_gpu_reordered)),
     KL_RUNG("cuda-bounded", gpu, "the seed's part 3: kernel 3 with "
-            "__launch_bounds__(256); m from -p m=", TILED,
+            "__launch_bounds__(256); m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
             .run = KL_GPU_FN(kl__laplacian_gpu_bounded)),
     KL_RUNG("cuda-kernel1-streaming", gpu, "the seed's part 3: kernel 1 with "
             "streaming stores for f",
             .run = KL_GPU_FN(kl__laplacian_gpu_point_streaming)),
     KL_RUNG("cuda-streaming", gpu, "the seed's part 3: cuda-bounded with "
-            "streaming stores for f; m from -p m=", TILED,
+            "streaming stores for f; m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
             .run = KL_GPU_FN(kl__laplacian_gpu_streaming)),
     KL_RUNG("cuda-zmarch", gpu, "beyond the seed: marching along z over 8 "
             "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
