@@ -3,7 +3,8 @@
 # every ladder in one run with the copy ceiling beside it.
 # Usage: bash scripts/gpu-laplacian.sh [quick|figures]; logs and CSVs
 # under $OUT. quick: the tests and the 512^3 ladders; figures: the
-# ladders at every size, no tests.
+# ladders at every size, no tests. Each ladder's tiled rungs run at every
+# m, the points per thread along y (-p m=1 to 16).
 set -uo pipefail
 # Few files come back from the device: the logs go to a folder of their
 # own and reach $OUT as one archive.
@@ -43,12 +44,14 @@ if [ "$mode" != figures ]; then
   done >"$out/sass.txt"
   grep -E "zmarch_vector" "$out/resources.txt" "$out/sass.txt" | cut -c1-200
 fi
-# One ladder: every CUDA rung (or the ones given) with the copy beside it.
-ladder() { # name type shape [rungs]
+# One ladder: every CUDA rung (or the ones given) with the copy beside it,
+# and any further options (-p m=M) after the rungs.
+ladder() { # name type shape [rungs [options...]]
   local name=$1 type=$2 shape=$3 rungs=${4:-}
+  shift $(($# < 4 ? $# : 4))
   ./build/kladder run -w laplacian -b cuda -q -t "$type" -s "$shape" --reps 20 \
-    ${rungs:+-r "$rungs"} --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
-  echo "== $name ($type $shape): exit $?"
+    ${rungs:+-r "$rungs"} "$@" --csv "$out/$name.csv" >"$out/$name.txt" 2>&1
+  echo "== $name ($type $shape${1:+ $*}): exit $?"
   python3 - "$out/$name.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
@@ -63,17 +66,34 @@ for r in lap:
     print(f'{r["rung"]:30s} {rate:8.1f} GB/s {up} {r["percent_ceiling"]:>6s}% {r["status"]}')
 PY
 }
-ladder f64-512 f64 512x512x512
-ladder f32-512 f32 512x512x512
+# The rungs that read no m, and the four tiled ones (kernels 2 and 3,
+# bounded, streaming), which run at every m (-p m=, the points per thread
+# along y) beside kernel 1, the base of "vs kernel 1".
+untiled=cuda-kernel1,cuda-kernel1-streaming,cuda-zmarch,cuda-zmarch-shared,cuda-zmarch-vector
+tiled=cuda-kernel1,cuda-tiled,cuda-reordered,cuda-bounded,cuda-streaming
+both() { # name shape: the ladder, then the m sweep, in f64 and f32
+  local type m
+  for type in f64 f32; do
+    ladder "$type-$1" "$type" "$2" "$untiled"
+    for m in 1 2 4 8 16; do
+      ladder "$type-$1-m$m" "$type" "$2" "$tiled" -p "m=$m"
+    done
+  done
+}
+both 512 512x512x512
 if [ "$mode" != quick ]; then
-  ladder f64-256 f64 256x256x256
-  ladder f32-256 f32 256x256x256
-  ladder f64-odd f64 257x129x65
-  ladder f32-odd f32 257x129x65
+  both 256 256x256x256
+  both odd 257x129x65
   # 1024^3: the seed's best, its part-3 forms and ours (the host check of
-  # 2^30 points takes seconds a rung).
-  big=cuda-kernel1,cuda-tiled-m2,cuda-tiled-m4,cuda-reordered-m8,cuda-bounded-m8,cuda-streaming-m8,cuda-zmarch,cuda-zmarch-shared,cuda-zmarch-vector
-  ladder f64-1024 f64 1024x1024x1024 "$big"
-  ladder f32-1024 f32 1024x1024x1024 "$big"
+  # 2^30 points takes seconds a rung): kernel 2 at m = 2 and 4, the others
+  # at m = 8.
+  big=cuda-kernel1,cuda-zmarch,cuda-zmarch-shared,cuda-zmarch-vector
+  for type in f64 f32; do
+    ladder "$type-1024" "$type" 1024x1024x1024 "$big"
+    ladder "$type-1024-m2" "$type" 1024x1024x1024 cuda-tiled -p m=2
+    ladder "$type-1024-m4" "$type" 1024x1024x1024 cuda-tiled -p m=4
+    ladder "$type-1024-m8" "$type" 1024x1024x1024 \
+      cuda-reordered,cuda-bounded,cuda-streaming -p m=8
+  done
 fi
 tar -czf "$final/laplacian-logs.tar.gz" -C "$out" . 2>/dev/null

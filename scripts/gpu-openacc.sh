@@ -57,7 +57,7 @@ if [ "$mode" = figures ] || [ "$mode" = all ]; then
   run reduce-f32-min -w reduce -b cuda,openacc -o min -t f32 \
     -r cuda-best,cuda-cub,openacc-clause,openacc-gangs
   run laplacian -w laplacian -b cuda,openacc \
-    -r cuda-kernel1,cuda-tiled-m4,cuda-zmarch-vector,openacc,openacc-tiled
+    -r cuda-kernel1,cuda-tiled,cuda-zmarch-vector,openacc,openacc-tiled -p m=4
   # The seed's lesson at 100^3 (27M nonzeros): the copying rungs move the
   # matrix on every matvec, so a few runs.
   run cg-lesson -w cg -n 100 --reps 3 --warmup 1 \

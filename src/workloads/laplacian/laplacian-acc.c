@@ -8,24 +8,19 @@
  * (Collapsing all three loops costs two 64-bit divisions per point to
  * recover i, j, k from one index: 736 GB/s on the H100 against 2481 for
  * CUDA's one thread per point; NOTES.md.) */
-#define ACC_POINTS(T)                                                         \
-  do {                                                                        \
-    LAP_HOST_BEGIN(T);                                                        \
-    PRAGMA(acc parallel loop gang collapse(2) vector_length(128)              \
-               deviceptr(u, f))                                               \
-    for (int64_t k = 1; k < nz - 1; k++)                                      \
-      for (int64_t j = 1; j < ny - 1; j++) {                                  \
-        const int64_t row = sy * j + sz * k;                                  \
-        _Pragma("acc loop vector")                                            \
-        for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i);         \
-      }                                                                       \
-  } while (0)
-
 kl_status kl__laplacian_acc(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
-  if (p->type == KL_F32) ACC_POINTS(float);
-  else ACC_POINTS(double);
+  KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE,
+    LAP_HOST_BEGIN(T);
+    PRAGMA(acc parallel loop gang collapse(2) vector_length(128)
+               deviceptr(u, f))
+    for (int64_t k = 1; k < nz - 1; k++)
+      for (int64_t j = 1; j < ny - 1; j++) {
+        const int64_t row = sy * j + sz * k;
+        _Pragma("acc loop vector")
+        for (int64_t i = 1; i < nx - 1; i++) LAP_HOST_POINT(row + i);
+      });
   return KL_OK;
 }
 
@@ -38,35 +33,31 @@ kl_status kl__laplacian_acc(const kl_args *a) {
 #define TX 128
 #define TY 4
 #define TZ 2
-#define ACC_TILED(T)                                                          \
-  do {                                                                        \
-    LAP_HOST_BEGIN(T);                                                        \
-    const int64_t tx = (nx - 2 + TX - 1) / TX, ty = (ny - 2 + TY - 1) / TY,   \
-                  tz = (nz - 2 + TZ - 1) / TZ;                                \
-    PRAGMA(acc parallel loop gang collapse(3) vector_length(128)              \
-               deviceptr(u, f))                                               \
-    for (int64_t bk = 0; bk < tz; bk++)                                       \
-      for (int64_t bj = 0; bj < ty; bj++)                                     \
-        for (int64_t bi = 0; bi < tx; bi++) {                                 \
-          const int64_t k0 = 1 + TZ * bk, j0 = 1 + TY * bj, i0 = 1 + TX * bi; \
-          const int64_t k1 = k0 + TZ < nz - 1 ? k0 + TZ : nz - 1;             \
-          const int64_t j1 = j0 + TY < ny - 1 ? j0 + TY : ny - 1;             \
-          const int64_t i1 = i0 + TX < nx - 1 ? i0 + TX : nx - 1;             \
-          _Pragma("acc loop seq")                                             \
-          for (int64_t k = k0; k < k1; k++)                                   \
-            _Pragma("acc loop seq")                                           \
-            for (int64_t j = j0; j < j1; j++) {                               \
-              const int64_t row = sy * j + sz * k;                            \
-              _Pragma("acc loop vector")                                      \
-              for (int64_t i = i0; i < i1; i++) LAP_HOST_POINT(row + i);      \
-            }                                                                 \
-        }                                                                     \
-  } while (0)
 
 kl_status kl__laplacian_acc_tiled(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
-  if (p->type == KL_F32) ACC_TILED(float);
-  else ACC_TILED(double);
+  KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE,
+    LAP_HOST_BEGIN(T);
+    const int64_t tx = (nx - 2 + TX - 1) / TX, ty = (ny - 2 + TY - 1) / TY,
+                  tz = (nz - 2 + TZ - 1) / TZ;
+    PRAGMA(acc parallel loop gang collapse(3) vector_length(128)
+               deviceptr(u, f))
+    for (int64_t bk = 0; bk < tz; bk++)
+      for (int64_t bj = 0; bj < ty; bj++)
+        for (int64_t bi = 0; bi < tx; bi++) {
+          const int64_t k0 = 1 + TZ * bk, j0 = 1 + TY * bj, i0 = 1 + TX * bi;
+          const int64_t k1 = k0 + TZ < nz - 1 ? k0 + TZ : nz - 1;
+          const int64_t j1 = j0 + TY < ny - 1 ? j0 + TY : ny - 1;
+          const int64_t i1 = i0 + TX < nx - 1 ? i0 + TX : nx - 1;
+          _Pragma("acc loop seq")
+          for (int64_t k = k0; k < k1; k++)
+            _Pragma("acc loop seq")
+            for (int64_t j = j0; j < j1; j++) {
+              const int64_t row = sy * j + sz * k;
+              _Pragma("acc loop vector")
+              for (int64_t i = i0; i < i1; i++) LAP_HOST_POINT(row + i);
+            }
+        });
   return KL_OK;
 }

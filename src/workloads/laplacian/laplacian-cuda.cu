@@ -2,10 +2,14 @@
  * kernel 1, one thread per point; kernel 2, each thread m points along y,
  * reusing the centre of one as the y neighbour of the next (loop tiling);
  * kernel 3, the same with every thread's loads in ascending addresses.
+ * m is the plan's tuning (-p m=, LAP_M): a compile-time constant of the
+ * tiled kernels, whose registers hold a thread's m rows, so each value the
+ * plan accepts has its instantiation, and the launcher picks it.
  * The seed's kernels 2 and 3 need ny to be a multiple of m; here a tile
  * cut by the grid's edge reads and writes only the rows that exist. Blocks
  * are the seed's 256 x 1 x 1; a grid larger than the launch limits in y
- * and z is walked by grid-stride loops. */
+ * and z is walked by grid-stride loops. Each rung reads top to bottom:
+ * its kernel, its launcher, its entry point. */
 #include <stdint.h>
 
 #include "../../backends/gpu.h"
@@ -42,6 +46,17 @@ static __device__ __forceinline__ void put(V *p, V v) {
   else *p = v;
 }
 
+/* The launch geometry: a grid's extent within the launch limits, and the
+ * plan's extents as the kernels take them. */
+static unsigned grid_dim(int64_t count) {
+  return (unsigned)(count < 1 ? 1 : count > GRID_YZ_MAX ? GRID_YZ_MAX : count);
+}
+
+static grid3 extents(const kl_args *a) {
+  grid3 g = {LAP_NX(a->plan), LAP_NY(a->plan), LAP_NZ(a->plan)};
+  return g;
+}
+
 /* ---- kernel 1: one thread per point ------------------------------------- */
 
 /* As the seed's, without launch bounds: ptxas then budgets registers for
@@ -62,6 +77,32 @@ __global__ void point_kernel(
                                (u[pos - slice] + u[pos + slice]) * c.cz);
     }
   }
+}
+
+template <typename T, bool STREAM>
+static kl_status point(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  const grid3 g = extents(a);
+  dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X), grid_dim(g.ny),
+            grid_dim(g.nz));
+  point_kernel<T, STREAM><<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
+      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
+      coefficients_of<T>(p));
+  KL_GPU_CHECK_LAUNCH(point_kernel);
+  return KL_OK;
+}
+
+/* The seed's kernel 1. */
+extern "C" kl_status kl__laplacian_gpu_point(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return point<T, false>(a));
+}
+
+/* The seed's part 3: kernel 1 with streaming stores. */
+extern "C" kl_status kl__laplacian_gpu_point_streaming(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return point<T, true>(a));
 }
 
 /* ---- kernels 2 and 3: M points per thread along y ----------------------- */
@@ -146,6 +187,71 @@ template <typename T, int M, bool STREAM>
 __global__ __launch_bounds__(BLOCK_X) void bounded_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c) {
   tile_columns<T, M, true, STREAM>(f, u, g, c);
+}
+
+/* The tiled rungs: the seed's kernels 2 and 3, then kernel 3 bounded, with
+ * plain or streaming stores; each over tiles of M rows. The kernel is
+ * picked here, in a template: hipcc emits no kernel template whose
+ * address is taken only in a non-template function. */
+enum { TILE_KERNEL2, TILE_KERNEL3, TILE_BOUNDED, TILE_STREAMING };
+
+template <typename T, int M, int RUNG>
+static kl_status tiled_at(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  void (*const kernel)(T *, const T *, grid3, coefficients<T>) =
+      RUNG == TILE_KERNEL2   ? tiled_kernel<T, M, false>
+      : RUNG == TILE_KERNEL3 ? tiled_kernel<T, M, true>
+      : RUNG == TILE_BOUNDED ? bounded_kernel<T, M, false>
+                             : bounded_kernel<T, M, true>;
+  const grid3 g = extents(a);
+  dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X),
+            grid_dim((g.ny + M - 1) / M), grid_dim(g.nz));
+  kernel<<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
+      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
+      coefficients_of<T>(p));
+  KL_GPU_CHECK_LAUNCH(kernel);
+  return KL_OK;
+}
+
+/* The plan's m to its instantiation: a switch, m being a compile-time
+ * constant of the kernel. The plan admits no other value. */
+template <typename T, int RUNG>
+static kl_status tiled(const kl_args *a) {
+  switch (LAP_M(a->plan)) {
+  case 1: return tiled_at<T, 1, RUNG>(a);
+  case 2: return tiled_at<T, 2, RUNG>(a);
+  case 4: return tiled_at<T, 4, RUNG>(a);
+  case 8: return tiled_at<T, 8, RUNG>(a);
+  case 16: return tiled_at<T, 16, RUNG>(a);
+  default:
+    return kl__usage(KL_USAGE, "laplacian: m = %d is not 1, 2, 4, 8 or 16",
+                     LAP_M(a->plan));
+  }
+}
+
+/* The seed's kernel 2. */
+extern "C" kl_status kl__laplacian_gpu_tiled(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return tiled<T, TILE_KERNEL2>(a));
+}
+
+/* The seed's kernel 3. */
+extern "C" kl_status kl__laplacian_gpu_reordered(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return tiled<T, TILE_KERNEL3>(a));
+}
+
+/* The seed's part 3: kernel 3 with __launch_bounds__(256). */
+extern "C" kl_status kl__laplacian_gpu_bounded(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return tiled<T, TILE_BOUNDED>(a));
+}
+
+/* The seed's part 3: the bounded kernel with streaming stores. */
+extern "C" kl_status kl__laplacian_gpu_streaming(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return tiled<T, TILE_STREAMING>(a));
 }
 
 /* ---- beyond the seed: marching along z (2.5D blocking) ------------------- */
@@ -344,56 +450,6 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
   }
 }
 
-/* ---- launchers ------------------------------------------------------------ */
-
-static unsigned grid_dim(int64_t count) {
-  return (unsigned)(count < 1 ? 1 : count > GRID_YZ_MAX ? GRID_YZ_MAX : count);
-}
-
-static grid3 extents(const kl_args *a) {
-  grid3 g = {LAP_NX(a->plan), LAP_NY(a->plan), LAP_NZ(a->plan)};
-  return g;
-}
-
-template <typename T, bool STREAM>
-static kl_status point(const kl_args *a) {
-  const kl_plan *p = a->plan;
-  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
-  const grid3 g = extents(a);
-  dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X), grid_dim(g.ny),
-            grid_dim(g.nz));
-  point_kernel<T, STREAM><<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
-      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
-      coefficients_of<T>(p));
-  KL_GPU_CHECK_LAUNCH(point_kernel);
-  return KL_OK;
-}
-
-/* The tiled rungs: the seed's kernels 2 and 3, then kernel 3 bounded, with
- * plain or streaming stores; each over tiles of M rows. The kernel is
- * picked here, in a template: hipcc emits no kernel template whose
- * address is taken only in a non-template function. */
-enum { TILE_KERNEL2, TILE_KERNEL3, TILE_BOUNDED, TILE_STREAMING };
-
-template <typename T, int M, int RUNG>
-static kl_status tiled(const kl_args *a) {
-  const kl_plan *p = a->plan;
-  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
-  void (*const kernel)(T *, const T *, grid3, coefficients<T>) =
-      RUNG == TILE_KERNEL2   ? tiled_kernel<T, M, false>
-      : RUNG == TILE_KERNEL3 ? tiled_kernel<T, M, true>
-      : RUNG == TILE_BOUNDED ? bounded_kernel<T, M, false>
-                             : bounded_kernel<T, M, true>;
-  const grid3 g = extents(a);
-  dim3 grid((unsigned)((g.nx + BLOCK_X - 1) / BLOCK_X),
-            grid_dim((g.ny + M - 1) / M), grid_dim(g.nz));
-  kernel<<<grid, BLOCK_X, 0, (cudaStream_t)a->stream>>>(
-      (T *)a->buffers[LAP_F], (const T *)a->buffers[LAP_U], g,
-      coefficients_of<T>(p));
-  KL_GPU_CHECK_LAUNCH(kernel);
-  return KL_OK;
-}
-
 /* The z-marching kernels: one block per tile and chunk, in address order;
  * the planes per chunk as measured best for each kernel (NOTES.md). */
 typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED, ZMARCH_KINDS } zmarch_kind;
@@ -413,7 +469,8 @@ static zmarch_kernels<T> zmarch_kernels_of(void) {
 }
 
 /* The setup of every z-marching rung (untimed): the blocks of each kernel
- * the whole GPU holds at once, in the rung's state by kind. */
+ * the whole GPU holds at once, in the rung's state by kind: the blocks an
+ * SM holds times the SMs of the context's device. */
 template <typename T>
 static kl_status zmarch_resident(kl_args *a) {
   const zmarch_kernels<T> k = zmarch_kernels_of<T>();
@@ -421,7 +478,8 @@ static kl_status zmarch_resident(kl_args *a) {
     int per_sm = 0;
     KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, k.of[kind], ZMARCH_BX * ZMARCH_BY, 0));
-    a->state.integer[kind] = (int64_t)kl__gpu_sm_count() * (per_sm > 0 ? per_sm : 1);
+    a->state.integer[kind] =
+        (int64_t)a->ctx->device.compute_units * (per_sm > 0 ? per_sm : 1);
   }
   return KL_OK;
 }
@@ -469,23 +527,20 @@ extern "C" kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a) {
                     return zmarch_resident<T>(a));
 }
 
-/* One exported rung: its launcher for either type. */
-#define LAP_EXPORT(name, ...)                                                 \
-  extern "C" kl_status kl__laplacian_gpu_##name(const kl_args *a) {           \
-    KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,                      \
-                      return __VA_ARGS__);                                    \
-  }
-LAP_EXPORT(point, point<T, false>(a))
-LAP_EXPORT(point_streaming, point<T, true>(a))
-/* Kernel 2, kernel 3, bounded, bounded with streaming stores, at m. */
-#define LAP_EXPORT_TILED(m)                                                   \
-  LAP_EXPORT(tiled_m##m, tiled<T, m, TILE_KERNEL2>(a))                       \
-  LAP_EXPORT(reordered_m##m, tiled<T, m, TILE_KERNEL3>(a))                    \
-  LAP_EXPORT(bounded_m##m, tiled<T, m, TILE_BOUNDED>(a))                      \
-  LAP_EXPORT(streaming_m##m, tiled<T, m, TILE_STREAMING>(a))
-LAP_TILES(LAP_EXPORT_TILED)
-#undef LAP_EXPORT_TILED
-LAP_EXPORT(zmarch, zmarch<T>(a, ZMARCH_L1))
-LAP_EXPORT(zmarch_vector, zmarch<T>(a, ZMARCH_VECTOR))
-LAP_EXPORT(zmarch_shared, zmarch<T>(a, ZMARCH_SHARED))
-#undef LAP_EXPORT
+/* Beyond the seed: the x and y neighbours through L1. */
+extern "C" kl_status kl__laplacian_gpu_zmarch(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return zmarch<T>(a, ZMARCH_L1));
+}
+
+/* 16-byte vectors along x, where every row is aligned to them. */
+extern "C" kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return zmarch<T>(a, ZMARCH_VECTOR));
+}
+
+/* Plane k's tile and halo in shared memory. */
+extern "C" kl_status kl__laplacian_gpu_zmarch_shared(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return zmarch<T>(a, ZMARCH_SHARED));
+}

@@ -38,6 +38,13 @@ static kl_status plan(kl_plan *p) {
     p->constants[LAP_CX + a] = c;
   }
   p->constant_count = 3;
+  /* m is a compile-time constant of the tiled kernels: one instantiation
+   * per value (laplacian-cuda.cu). */
+  const double m = v[LAP_P_M];
+  if (m != 1 && m != 2 && m != 4 && m != 8 && m != 16)
+    return kl__usage(KL_USAGE, "laplacian: m = %g is not 1, 2, 4, 8 or 16 "
+                     "(the points per thread along y of the tiled kernels)",
+                     m);
   const int64_t count = LAP_POINTS(p);
   p->buffer_count = 2;
   p->buffers[LAP_U] =
@@ -159,113 +166,99 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 }
 
 /* ---- the serial rung: the triple loop, k outer, i inner ------------------ */
-#define SERIAL(T)                                                             \
-  do {                                                                        \
-    LAP_HOST_BEGIN(T);                                                        \
-    for (int64_t k = 1; k < nz - 1; k++)                                      \
-      for (int64_t j = 1; j < ny - 1; j++)                                    \
-        for (int64_t i = 1; i < nx - 1; i++)                                  \
-          LAP_HOST_POINT(i + sy * j + sz * k);                                \
-  } while (0)
-
 static kl_status serial(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
-  if (p->type == KL_F32) SERIAL(float);
-  else SERIAL(double);
+  KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE,
+    LAP_HOST_BEGIN(T);
+    for (int64_t k = 1; k < nz - 1; k++)
+      for (int64_t j = 1; j < ny - 1; j++)
+        for (int64_t i = 1; i < nx - 1; i++)
+          LAP_HOST_POINT(i + sy * j + sz * k));
   return KL_OK;
 }
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
-#define GPU_RUNG(rung_name, text, fn, ...)                                    \
-  {.name = rung_name, .backend = &kl__backend_gpu, .summary = text,           \
-   .run = KL_GPU_FN(fn), __VA_ARGS__}
-#define ZMARCH_SETUP .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup)
-
+/* The ladder, naive first. The four tiled CUDA rungs read m, the points
+ * per thread along y (-p m=): their .tunings. */
 static const kl_rung rungs[] = {
-    {.name = "serial", .backend = &kl__backend_serial,
-     .summary = "the triple loop, k outer, i inner", .library = FLOATS,
-     .run = serial},
-    {.name = "openmp", .backend = &kl__backend_openmp,
-     .summary = "parallel over k and j (collapse), the i loop omp simd",
-     .run = kl__laplacian_omp},
-    {.name = "openmp-blocked", .backend = &kl__backend_openmp,
-     .summary = "blocks of rows sized to the L2 marched along z, one thread "
-                "each", .run = kl__laplacian_omp_blocked},
-    {.name = "openmp-streaming", .backend = &kl__backend_openmp,
-     .summary = "openmp-blocked with streaming stores for f's whole lines",
-     .library = FLOATS, .run = kl__laplacian_omp_streaming},
-    GPU_RUNG("cuda-kernel1", "the seed's kernel 1: one thread per point, "
-             "256x1x1 blocks", kl__laplacian_gpu_point),
-    GPU_RUNG("cuda-tiled-m1", "the seed's kernel 2: 1 point per thread along y, "
-             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m1),
-    GPU_RUNG("cuda-tiled-m2", "the seed's kernel 2: 2 points per thread along y, "
-             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m2),
-    GPU_RUNG("cuda-tiled-m4", "the seed's kernel 2: 4 points per thread along y, "
-             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m4),
-    GPU_RUNG("cuda-tiled-m8", "the seed's kernel 2: 8 points per thread along y, "
-             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m8),
-    GPU_RUNG("cuda-tiled-m16", "the seed's kernel 2: 16 points per thread along y, "
-             "the centre reused as a y neighbour", kl__laplacian_gpu_tiled_m16),
-    GPU_RUNG("cuda-reordered-m1", "the seed's kernel 3: kernel 2 at m = 1 "
-             "with the loads in ascending addresses",
-             kl__laplacian_gpu_reordered_m1),
-    GPU_RUNG("cuda-reordered-m2", "the seed's kernel 3: kernel 2 at m = 2 "
-             "with the loads in ascending addresses",
-             kl__laplacian_gpu_reordered_m2),
-    GPU_RUNG("cuda-reordered-m4", "the seed's kernel 3: kernel 2 at m = 4 "
-             "with the loads in ascending addresses",
-             kl__laplacian_gpu_reordered_m4),
-    GPU_RUNG("cuda-reordered-m8", "the seed's kernel 3: kernel 2 at m = 8 "
-             "with the loads in ascending addresses",
-             kl__laplacian_gpu_reordered_m8),
-    GPU_RUNG("cuda-reordered-m16", "the seed's kernel 3: kernel 2 at m = 16 "
-             "with the loads in ascending addresses",
-             kl__laplacian_gpu_reordered_m16),
-    GPU_RUNG("cuda-bounded-m1", "the seed's part 3: kernel 3 at m = 1 "
-             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m1),
-    GPU_RUNG("cuda-bounded-m2", "the seed's part 3: kernel 3 at m = 2 "
-             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m2),
-    GPU_RUNG("cuda-bounded-m4", "the seed's part 3: kernel 3 at m = 4 "
-             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m4),
-    GPU_RUNG("cuda-bounded-m8", "the seed's part 3: kernel 3 at m = 8 "
-             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m8),
-    GPU_RUNG("cuda-bounded-m16", "the seed's part 3: kernel 3 at m = 16 "
-             "with __launch_bounds__(256)", kl__laplacian_gpu_bounded_m16),
-    GPU_RUNG("cuda-kernel1-streaming", "the seed's part 3: kernel 1 with "
-             "streaming stores for f", kl__laplacian_gpu_point_streaming),
-    GPU_RUNG("cuda-streaming-m1", "the seed's part 3: cuda-bounded-m1 "
-             "with streaming stores for f", kl__laplacian_gpu_streaming_m1),
-    GPU_RUNG("cuda-streaming-m2", "the seed's part 3: cuda-bounded-m2 "
-             "with streaming stores for f", kl__laplacian_gpu_streaming_m2),
-    GPU_RUNG("cuda-streaming-m4", "the seed's part 3: cuda-bounded-m4 "
-             "with streaming stores for f", kl__laplacian_gpu_streaming_m4),
-    GPU_RUNG("cuda-streaming-m8", "the seed's part 3: cuda-bounded-m8 "
-             "with streaming stores for f", kl__laplacian_gpu_streaming_m8),
-    GPU_RUNG("cuda-streaming-m16", "the seed's part 3: cuda-bounded-m16 "
-             "with streaming stores for f", kl__laplacian_gpu_streaming_m16),
-    GPU_RUNG("cuda-zmarch", "beyond the seed: marching along z over 8 "
-             "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
-             kl__laplacian_gpu_zmarch, ZMARCH_SETUP),
-    GPU_RUNG("cuda-zmarch-shared", "marching along z, plane k's tile and "
-             "halo in shared memory (2.5D blocking)",
-             kl__laplacian_gpu_zmarch_shared, ZMARCH_SETUP),
-    GPU_RUNG("cuda-zmarch-vector", "cuda-zmarch over 4 planes with 16-byte "
-             "vector loads and stores along x (nx a multiple of 2 f64 or 4 "
-             "f32; else as cuda-zmarch)", kl__laplacian_gpu_zmarch_vector,
-             ZMARCH_SETUP, .library = FLOATS),
-    {.name = "openacc", .backend = &kl__backend_openacc,
-     .summary = "rows over gangs (collapse(2)), each row's points over "
-                "128 vector lanes",
-     .peer = "cuda-kernel1", .library = FLOATS,
-     .run = KL_ACC_FN(kl__laplacian_acc)},
-    {.name = "openacc-tiled", .backend = &kl__backend_openacc,
-     .summary = "tiles of 128x4x2 points, one per gang, each row's "
-                "points over 128 vector lanes",
-     .peer = "cuda-tiled-m1",
-     .run = KL_ACC_FN(kl__laplacian_acc_tiled)},
+    KL_RUNG("serial", serial, "the triple loop, k outer, i inner",
+            .library = FLOATS, .run = serial),
+    KL_RUNG("openmp", openmp, "parallel over k and j (collapse), the i loop "
+            "omp simd", .run = kl__laplacian_omp),
+    KL_RUNG("openmp-blocked", openmp, "blocks of rows sized to the L2 "
+            "marched along z, one thread each",
+            .run = kl__laplacian_omp_blocked),
+    KL_RUNG("openmp-streaming", openmp, "openmp-blocked with streaming "
+            "stores for f's whole lines", .library = FLOATS,
+            .run = kl__laplacian_omp_streaming),
+    KL_RUNG("cuda-kernel1", gpu, "the seed's kernel 1: one thread per point, "
+            "256x1x1 blocks", .run = KL_GPU_FN(kl__laplacian_gpu_point)),
+    KL_RUNG("cuda-tiled", gpu, "the seed's kernel 2: m points per thread "
+            "along y (-p m=), the centre reused as a y neighbour",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
+            .run = KL_GPU_FN(kl__laplacian_gpu_tiled)),
+    KL_RUNG("cuda-reordered", gpu, "the seed's kernel 3: kernel 2 with the "
+            "loads in ascending addresses; m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
+            .run = KL_GPU_FN(kl__laplacian_gpu_reordered)),
+    KL_RUNG("cuda-bounded", gpu, "the seed's part 3: kernel 3 with "
+            "__launch_bounds__(256); m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
+            .run = KL_GPU_FN(kl__laplacian_gpu_bounded)),
+    KL_RUNG("cuda-kernel1-streaming", gpu, "the seed's part 3: kernel 1 with "
+            "streaming stores for f",
+            .run = KL_GPU_FN(kl__laplacian_gpu_point_streaming)),
+    KL_RUNG("cuda-streaming", gpu, "the seed's part 3: cuda-bounded with "
+            "streaming stores for f; m from -p m=",
+            .tunings = KL_PARAM_BIT(LAP_P_M),
+            .run = KL_GPU_FN(kl__laplacian_gpu_streaming)),
+    KL_RUNG("cuda-zmarch", gpu, "beyond the seed: marching along z over 8 "
+            "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
+            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch)),
+    KL_RUNG("cuda-zmarch-shared", gpu, "marching along z, plane k's tile and "
+            "halo in shared memory (2.5D blocking)",
+            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_shared)),
+    KL_RUNG("cuda-zmarch-vector", gpu, "cuda-zmarch over 4 planes with "
+            "16-byte vector loads and stores along x (nx a multiple of 2 f64 "
+            "or 4 f32; else as cuda-zmarch)", .library = FLOATS,
+            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector)),
+    KL_RUNG("openacc", openacc, "rows over gangs (collapse(2)), each row's "
+            "points over 128 vector lanes", .peer = "cuda-kernel1",
+            .library = FLOATS, .run = KL_ACC_FN(kl__laplacian_acc)),
+    KL_RUNG("openacc-tiled", openacc, "tiles of 128x4x2 points, one per gang, "
+            "each row's points over 128 vector lanes", .peer = "cuda-tiled",
+            .run = KL_ACC_FN(kl__laplacian_acc_tiled)),
 };
+
+/* The m sweep was 20 rungs until core v3: each of the four tiled rungs at
+ * m = 1, 2, 4, 8, 16. Their names say what replaced them. */
+static const kl_retired_rung retired[] = {
+    {"cuda-tiled-m1", "cuda-tiled with -p m=1"},
+    {"cuda-tiled-m2", "cuda-tiled with -p m=2"},
+    {"cuda-tiled-m4", "cuda-tiled with -p m=4"},
+    {"cuda-tiled-m8", "cuda-tiled with -p m=8"},
+    {"cuda-tiled-m16", "cuda-tiled with -p m=16"},
+    {"cuda-reordered-m1", "cuda-reordered with -p m=1"},
+    {"cuda-reordered-m2", "cuda-reordered with -p m=2"},
+    {"cuda-reordered-m4", "cuda-reordered with -p m=4"},
+    {"cuda-reordered-m8", "cuda-reordered with -p m=8"},
+    {"cuda-reordered-m16", "cuda-reordered with -p m=16"},
+    {"cuda-bounded-m1", "cuda-bounded with -p m=1"},
+    {"cuda-bounded-m2", "cuda-bounded with -p m=2"},
+    {"cuda-bounded-m4", "cuda-bounded with -p m=4"},
+    {"cuda-bounded-m8", "cuda-bounded with -p m=8"},
+    {"cuda-bounded-m16", "cuda-bounded with -p m=16"},
+    {"cuda-streaming-m1", "cuda-streaming with -p m=1"},
+    {"cuda-streaming-m2", "cuda-streaming with -p m=2"},
+    {"cuda-streaming-m4", "cuda-streaming with -p m=4"},
+    {"cuda-streaming-m8", "cuda-streaming with -p m=8"},
+    {"cuda-streaming-m16", "cuda-streaming with -p m=16"},
+    {NULL, NULL}};
 
 #define EXTENT (KL_PARAM_EXTENT)
 static const kl_param params[] = {
@@ -289,6 +282,19 @@ static const kl_param params[] = {
     [LAP_P_HZ] = {.name = "hz", .kind = KL_PARAM_REAL,
                   .help = "grid spacing along z; finite, nonzero",
                   .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
+    /* 4, the best measured on the H100 for the tiled rungs
+     * (docs/results/2026-11-23-issue12.md, % of the copy): kernel 3,
+     * bounded and streaming peak at m = 4 at 512^3, 256^3 and 257x129x65,
+     * f64 and f32, and kernel 2 does in f32 at 512^3 and f64 at 256^3.
+     * Kernel 2 alone differs: 2 in f64 at 512^3 (91% against 83% at 4),
+     * 8 in f32 at 256^3 (86% against 85%). 4 serves the ladder's best
+     * tiled rungs: m = 2 would give kernel 2 its 7.5 points in f64 at
+     * 512^3 and cost the other three 1-5 points there, and every kernel
+     * 2-13 points in f32 (NOTES.md). */
+    [LAP_P_M] = {.name = "m", .kind = KL_PARAM_INT, .flags = KL_PARAM_TUNING,
+                 .help = "points per thread along y of the tiled kernels (1, "
+                         "2, 4, 8 or 16)",
+                 .default_value = 4, .min = 1, .max = 16},
 };
 
 /* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),
@@ -311,6 +317,14 @@ static const kl_test_problem tests[] = {
     /* Rows long enough that openmp-blocked cuts 11 rows into blocks of 2
      * (f64) or 4 (f32) against a 2 MiB L2, the last one short. */
     {"nx=20001,ny=13,nz=4", 0},
+    /* The tiled rungs at the values of m besides the default, on grids
+     * whose last tile the edge cuts (ny not a multiple of m), one with
+     * fewer rows than m; the others read no m and run them as above. */
+    {"nx=33,ny=17,nz=9,m=1", 0},
+    {"nx=33,ny=17,nz=9,hx=0.5,hy=2,hz=0.25,m=2", 0},
+    {"nx=68,ny=21,nz=37,hx=0.3,m=8", 0},
+    {"nx=33,ny=21,nz=9,m=16", 0},
+    {"nx=4,ny=3,nz=3,m=16", 0},
     {NULL, 0}};
 /* None: more than 2^31 points need u, f and f's copy for the check, 3 x
  * 2^31 x 4 bytes = 26 GB in f32, more than the 2-core test machine's
@@ -339,6 +353,7 @@ const kl_workload kl__workload_laplacian = {
     .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
+    .retired = retired,
 };
 
 kl_status kl_laplacian(kl_context *ctx, kl_type type, int64_t nx,

@@ -21,8 +21,8 @@
  * kept). */
 enum { LAP_U, LAP_F };
 /* The parameters, in the workload's order: nx is the main size (-n), and
- * -s NXxNYxNZ fills the extents. */
-enum { LAP_P_NX, LAP_P_NY, LAP_P_NZ, LAP_P_HX, LAP_P_HY, LAP_P_HZ };
+ * -s NXxNYxNZ fills the extents; m is a tuning of the tiled GPU rungs. */
+enum { LAP_P_NX, LAP_P_NY, LAP_P_NZ, LAP_P_HX, LAP_P_HY, LAP_P_HZ, LAP_P_M };
 #define LAP_NX(p) ((int64_t)(p)->value[LAP_P_NX])
 #define LAP_NY(p) ((int64_t)(p)->value[LAP_P_NY])
 #define LAP_NZ(p) ((int64_t)(p)->value[LAP_P_NZ])
@@ -32,6 +32,9 @@ enum { LAP_P_NX, LAP_P_NY, LAP_P_NZ, LAP_P_HX, LAP_P_HY, LAP_P_HZ };
 #define LAP_HX(p) ((p)->value[LAP_P_HX])
 #define LAP_HY(p) ((p)->value[LAP_P_HY])
 #define LAP_HZ(p) ((p)->value[LAP_P_HZ])
+/* The tiled rungs' points per thread along y: 1, 2, 4, 8 or 16 (the plan
+ * refuses any other). */
+#define LAP_M(p) ((int)(p)->value[LAP_P_M])
 enum { LAP_CX, LAP_CY, LAP_CZ };
 #define LAP_C(p, axis) ((p)->constants[axis])
 /* The grid's points, and whether it has an interior. */
@@ -62,28 +65,22 @@ kl_status kl__laplacian_omp_blocked(const kl_args *a);
 kl_status kl__laplacian_omp_streaming(const kl_args *a);
 
 /* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
- * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses) for
- * each tiling factor m. */
-#define LAP_TILES(X) X(1) X(2) X(4) X(8) X(16)
+ * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses),
+ * kernel 3 with launch bounds, and with streaming stores besides, each at
+ * the plan's m (LAP_M). */
 kl_status kl__laplacian_gpu_point(const kl_args *a);
-#define LAP_DECLARE_TILED(m)                                                  \
-  kl_status kl__laplacian_gpu_tiled_m##m(const kl_args *a);                   \
-  kl_status kl__laplacian_gpu_reordered_m##m(const kl_args *a);               \
-  kl_status kl__laplacian_gpu_bounded_m##m(const kl_args *a);                 \
-  kl_status kl__laplacian_gpu_streaming_m##m(const kl_args *a);
-LAP_TILES(LAP_DECLARE_TILED)
-#undef LAP_DECLARE_TILED
-/* Kernel 1 with streaming stores, and beyond the seed, marching along z:
- * x and y neighbours through L1, as 16-byte vectors, or from shared
- * memory. */
 kl_status kl__laplacian_gpu_point_streaming(const kl_args *a);
-#define LAP_DECLARE_ZMARCH(name) kl_status kl__laplacian_gpu_##name(const kl_args *a);
-LAP_DECLARE_ZMARCH(zmarch)
-LAP_DECLARE_ZMARCH(zmarch_vector)
-LAP_DECLARE_ZMARCH(zmarch_shared)
-/* Their setup: the resident blocks of each z-marching kernel. */
+kl_status kl__laplacian_gpu_tiled(const kl_args *a);
+kl_status kl__laplacian_gpu_reordered(const kl_args *a);
+kl_status kl__laplacian_gpu_bounded(const kl_args *a);
+kl_status kl__laplacian_gpu_streaming(const kl_args *a);
+/* Beyond the seed, marching along z: x and y neighbours through L1, as
+ * 16-byte vectors, or from shared memory; their setup counts the resident
+ * blocks of each z-marching kernel. */
+kl_status kl__laplacian_gpu_zmarch(const kl_args *a);
+kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a);
+kl_status kl__laplacian_gpu_zmarch_shared(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a);
-#undef LAP_DECLARE_ZMARCH
 #ifdef __cplusplus
 }
 #endif
