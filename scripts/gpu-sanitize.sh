@@ -9,7 +9,10 @@
 # KL_SANITIZE_JOB_LIMIT=SECONDS stops a job that runs longer (exit 124 in
 # the summary, which fails the gate); default 3000. KL_SANITIZE_ONLY=REGEX
 # runs only the jobs whose names match (a partial gate: the summary says
-# so).
+# so). KL_SANITIZE_SHARDS=N splits each test_rungs job into N processes
+# (test_rungs --shard K/N: every N-th case), which run side by side: the
+# gate's wall time is its longest job's. Where the machine has several
+# GPUs, the jobs are dealt out among them (CUDA_VISIBLE_DEVICES).
 #
 # What runs under each tool:
 #   rungs  test_rungs --random-only over stream, map, reduce and integrate:
@@ -91,6 +94,25 @@ declare -A job=(
 # each, together longer than everything else.
 shapes=(1x1x1 7x5x3 67x45x33 129x257x65)
 for s in "${shapes[@]}" 1541x1415x133; do job[gemm-$s]="$t/test_gemm cuda $s"; done
+# The test_rungs jobs in shards: name/K for K = 0 .. N-1.
+shards=${KL_SANITIZE_SHARDS:-1}
+if [ "$shards" -gt 1 ]; then
+  for name in "${!job[@]}"; do
+    case ${job[$name]} in
+    "$t/test_rungs "*)
+      for ((k = 0; k < shards; k++)); do
+        job[$name/$k]="$t/test_rungs --shard $k/$shards ${job[$name]#"$t/test_rungs "}"
+      done
+      unset "job[$name]" ;;
+    esac
+  done
+fi
+# A job's names: itself, or its shards.
+names_of() {
+  if [ -n "${job[$1]+set}" ]; then echo "$1"; return; fi
+  local k
+  for ((k = 0; k < shards; k++)); do echo "$1/$k"; done
+}
 plan=()
 for tool in memcheck initcheck synccheck racecheck; do
   for name in rungs-small rungs-large histogram laplacian cli "${shapes[@]/#/gemm-}"; do
@@ -105,28 +127,40 @@ for tool in memcheck initcheck synccheck racecheck; do
   fi
 done
 
+expanded=()
+for entry in "${plan[@]}"; do
+  set -- $entry
+  for n in $(names_of "$2"); do expanded+=("$1 $n"); done
+done
+plan=("${expanded[@]}")
+
 if [ -n "${KL_SANITIZE_ONLY:-}" ]; then
   kept=()
   for entry in "${plan[@]}"; do
-    [[ ${entry#* } =~ $KL_SANITIZE_ONLY ]] && kept+=("$entry")
+    name=${entry#* }
+    [[ ${name%/*} =~ $KL_SANITIZE_ONLY ]] && kept+=("$entry")
   done
   plan=("${kept[@]}")
   echo "partial gate: only the jobs matching /$KL_SANITIZE_ONLY/ (${#plan[@]})"
 fi
 
-run_job() { # tool name
-  local tool=$1 name=$2 log="$logs/$1-$2.log" extra=()
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+[ "$gpus" -ge 1 ] || gpus=1
+run_job() { # tool name gpu
+  local tool=$1 name=$2 log="$logs/$1-${2//\//-}.log" extra=()
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   local started=$(date +%s)
   # shellcheck disable=SC2086
-  timeout "$job_limit" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+  CUDA_VISIBLE_DEVICES=$3 timeout "$job_limit" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
     --print-limit 50 ${job[$name]} >"$log" 2>&1
   echo "=== exit $? after $(( $(date +%s) - started )) s: ${job[$name]}" >>"$log"
 }
 
 started=$(date +%s)
+i=0
 for entry in "${plan[@]}"; do
-  run_job $entry &
+  run_job $entry $((i % gpus)) &
+  i=$((i + 1))
 done
 wait
 
@@ -135,7 +169,7 @@ printf '%-10s %-18s %4s %8s %5s  %s\n' tool job exit findings secs checks
 failed=0
 for entry in "${plan[@]}"; do
   set -- $entry
-  log="$logs/$1-$2.log"
+  log="$logs/$1-${2//\//-}.log"
   findings=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | awk '{s += $3} END {print s + 0}')
   hazards=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazards" "$log" | awk '{s += $3} END {print s + 0}')
   findings=$((findings + hazards))
@@ -151,7 +185,7 @@ if [ $failed != 0 ]; then
   for entry in "${plan[@]}"; do
     set -- $entry
     grep -E "^========= +(Invalid|Race|Barrier|Uninitialized|Error|Program hit|Leaked|.*hazard)" \
-      "$logs/$1-$2.log" | grep -v SUMMARY | head -3 | sed "s/^/$1 $2: /"
+      "$logs/$1-${2//\//-}.log" | grep -v SUMMARY | head -3 | sed "s|^|$1 $2: |"
   done
 fi
 tar -czf "$out/sanitize-logs.tar.gz" -C "$logs" .

@@ -473,6 +473,51 @@ static void test_ladders(void) {
   EXPECT(kl_workload_at(kl_workload_count()) == NULL);
 }
 
+/* The model's required parts (model.h marks them): every workload and
+ * every rung has them, the optional ones are consistent where given, and a
+ * retired name is not also a rung's. Backends likewise. */
+static void test_required_parts(void) {
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    EXPECT(w->name && w->summary && w->tolerance && w->source && w->unit);
+    EXPECT(w->types != 0 && (w->types & KL_TYPE_BIT(w->default_type)));
+    EXPECT(w->plan && w->init && w->check && w->cost && w->rungs &&
+           w->rung_count > 0);
+    int mains = 0;
+    for (int k = 0; k < w->param_count; k++) {
+      const kl_param *q = &w->params[k];
+      mains += (q->flags & KL_PARAM_MAIN_SIZE) != 0;
+      EXPECT(q->name && q->help);
+      EXPECT(q->kind != KL_PARAM_CHOICE || q->choices);
+      /* A tuning is no size, extent or role of the problem. */
+      EXPECT(!(q->flags & KL_PARAM_TUNING) ||
+             !(q->flags & (KL_PARAM_MAIN_SIZE | KL_PARAM_EXTENT |
+                           KL_PARAM_OP | KL_PARAM_INPUTS)));
+    }
+    EXPECT(mains == 1 && w->param_count <= KL_MAX_PARAMS);
+    EXPECT(!w->input || (w->input->help && w->input->load_chunk));
+    for (size_t r = 0; r < w->rung_count; r++) {
+      const kl_rung *g = &w->rungs[r];
+      EXPECT(g->name && g->backend && g->summary);
+      /* A rung reads only tunings of its workload. */
+      for (int k = 0; k < 64; k++)
+        if (g->tunings >> k & 1)
+          EXPECT(k < w->param_count &&
+                 (w->params[k].flags & KL_PARAM_TUNING));
+    }
+    for (const kl_retired_rung *old = w->retired; old && old->name; old++)
+      EXPECT(old->now && !kl_rung_find(w, old->name));
+  }
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    EXPECT(b->name && b->summary && b->probe);
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    EXPECT(b->memory && b->open && b->close && b->alloc && b->release &&
+           b->copy && b->fill_bytes && b->sync && b->record && b->elapsed);
+    EXPECT(kl_backend_devices(b) >= 1);
+  }
+}
+
 /* Every enum outside its range gets its own word. */
 static void test_enum_names(void) {
   EXPECT(strcmp(kl_placement_name(KL_MEM_PINNED), "pinned") == 0 &&
@@ -597,6 +642,7 @@ int main(void) {
   test_chunks(serial);
   test_enum_names();
   test_ladders();
+  test_required_parts();
   test_library_rungs();
   test_plan_counts();
   printf("%d passed, %d failed\n", passes, failures);

@@ -1,5 +1,6 @@
 /* test_rungs [--quick] [--random-only] [--big] [--workloads W,W...]
- *            [--no-vendor] [--max-n N] BACKEND [SIZE...]: every
+ *            [--no-vendor] [--max-n N] [--shard K/N] BACKEND [SIZE...]:
+ * every
  * rung of every workload on BACKEND, on each workload's own test problems
  * (its awkward sizes and shapes; with --big, those whose indices pass
  * 2^31), or at the main sizes given, for every type and every value of
@@ -12,7 +13,9 @@
  * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
  * --no-vendor: not the vendor rungs (racecheck reports cuSPARSE's own
  * kernel, which is not ours to mend). --max-n: only the test problems
- * whose main size is at most N (racecheck's slowdown).
+ * whose main size is at most N (racecheck's slowdown). --shard K/N: only
+ * every N-th case from the K-th (0-based), so that N processes run the
+ * cases between them (the sanitizer's long jobs, side by side).
  * A test problem whose parameters set the operation or the input pattern
  * itself runs with those alone (histogram: all-same on bins 0 and 255).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
@@ -120,6 +123,7 @@ static void run_case(const kl_workload *wl, const kl_rung *rung,
 int main(int argc, char **argv) {
   int quick = 0, random_only = 0, big = 0, no_vendor = 0;
   int64_t max_n = 0;
+  long shard = 0, shards = 1;
   const char *only = NULL;
   for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
     if (strcmp(argv[1], "--quick") == 0) quick = 1;
@@ -133,6 +137,16 @@ int main(int argc, char **argv) {
       }
       argc--, argv++;
     }
+    else if (strcmp(argv[1], "--shard") == 0 && argc > 2) {
+      char *end = NULL;
+      shard = strtol(argv[2], &end, 10);
+      shards = end && *end == '/' ? strtol(end + 1, &end, 10) : 0;
+      if (!end || *end || shards < 1 || shard < 0 || shard >= shards) {
+        fprintf(stderr, "bad --shard %s: K/N with 0 <= K < N\n", argv[2]);
+        return 2;
+      }
+      argc--, argv++;
+    }
     else if (strcmp(argv[1], "--workloads") == 0 && argc > 2) {
       only = argv[2];
       argc--, argv++;
@@ -140,8 +154,8 @@ int main(int argc, char **argv) {
   }
   if (argc < 2) {
     fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--big] "
-            "[--workloads W,W...] [--no-vendor] [--max-n N] BACKEND "
-            "[SIZE...]\n");
+            "[--workloads W,W...] [--no-vendor] [--max-n N] [--shard K/N] "
+            "BACKEND [SIZE...]\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -163,6 +177,7 @@ int main(int argc, char **argv) {
   }
   given[given_count] = (kl_test_problem){NULL, 0};
   tally t = {0, 0, 0, 0};
+  long cases = 0;
   for (size_t w = 0; w < kl_workload_count(); w++) {
     const kl_workload *wl = kl_workload_at(w);
     if (only && !listed(only, wl->name)) continue;
@@ -206,7 +221,7 @@ int main(int argc, char **argv) {
                   .seed = 1000u * (uint64_t)(tp - problems) +
                           100u * (uint64_t)type + 10u * (uint64_t)o +
                           (uint64_t)in};
-              run_case(wl, rung, &pb, &t);
+              if (cases++ % shards == shard) run_case(wl, rung, &pb, &t);
             }
           }
         }

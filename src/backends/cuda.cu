@@ -17,9 +17,6 @@ static struct {
   int usable;
   char info[256];
   int count; /* devices */
-  int sm_count;
-  int max_threads_per_sm;
-  int warp_size;
 } gpu;
 
 /* Device i's properties, as a context and `kladder list` see them. */
@@ -53,9 +50,6 @@ static int probe_once(void) {
              cudaGetErrorString(cudaGetLastError()));
     return 0;
   }
-  gpu.sm_count = prop.multiProcessorCount;
-  gpu.max_threads_per_sm = prop.maxThreadsPerMultiProcessor;
-  gpu.warp_size = prop.warpSize;
   gpu.count = count;
   int driver = 0, runtime = 0;
   (void)cudaDriverGetVersion(&driver);
@@ -89,11 +83,6 @@ static kl_status enter(kl_context *ctx) {
   return KL_OK;
 }
 
-extern "C" int kl__gpu_sm_count(void) { return gpu.sm_count; }
-extern "C" int kl__gpu_max_threads_per_sm(void) {
-  return gpu.max_threads_per_sm;
-}
-extern "C" int kl__gpu_warp_size(void) { return gpu.warp_size; }
 
 /* A context: its own streams and events. */
 typedef struct gpu_context {

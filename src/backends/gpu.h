@@ -45,16 +45,10 @@
     if (kl_try_ != KL_OK) return kl_try_;                                     \
   } while (0)
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-/* Properties of the device in use, read once by the backend's probe. */
-int kl__gpu_sm_count(void);
-int kl__gpu_max_threads_per_sm(void);
-int kl__gpu_warp_size(void); /* 32 on NVIDIA, 64 on AMD GPUs and DCUs */
-#ifdef __cplusplus
-}
-#endif
+/* A rung sizes its grids by its context's device (a->ctx->device:
+ * compute_units, max_threads_per_unit, lanes: 32 on NVIDIA, 64 on AMD
+ * GPUs and DCUs), a scratch hook by its plan's (p->device); the process
+ * keeps no device of its own. */
 
 /* A load for data read exactly once: evict-first, so that a stream of it
  * does not push out what is reused. HIP has no such hint here. */

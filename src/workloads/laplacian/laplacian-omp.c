@@ -1,4 +1,3 @@
-#include <omp.h>
 #include <stdint.h>
 
 #include "../../backends/host-store.h"
@@ -45,7 +44,7 @@ static blocking blocking_of(const kl_args *a) {
   blocking w;
   w.height = fit < 1 ? 1 : fit < rows ? fit : rows;
   w.blocks = (rows + w.height - 1) / w.height;
-  const int64_t threads = omp_get_max_threads();
+  const int64_t threads = kl__omp_threads();
   w.run = (planes + threads - 1) / threads;
   w.runs = (planes + w.run - 1) / w.run;
   return w;
