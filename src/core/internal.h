@@ -164,16 +164,6 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
     .elapsed = kl__host_elapsed,                                              \
   }
 
-/* The one rung-table macro: a rung named by a literal (so that
- * grep -rn '"cuda-best"' src finds its line), on backend `backend_id` (serial,
- * openmp, gpu, openacc), with its summary; the other fields follow as
- * designated initializers:
- *   KL_RUNG("cuda-best", gpu, "16-byte loads, one pass",
- *           .run = KL_GPU_FN(kl__reduce_gpu_best)), */
-#define KL_RUNG(rung_name, backend_id, text, ...)                             \
-  {.name = rung_name, .backend = &kl__backend_##backend_id, .summary = text,  \
-   __VA_ARGS__}
-
 /* Every backend and workload, declared from the one lists: a rung names
  * its backend, a workload the workload whose ceiling it is measured
  * against. */

@@ -326,7 +326,8 @@ typedef struct kl_rung {
    * or triad; integrate: how f is evaluated); 0 for most. */
   int variant;
   unsigned types; /* KL_TYPE_BIT set of supported types; 0 = all */
-  /* Add the rung's scratch buffers to the plan. */
+  /* Add the rung's scratch buffers to the plan, sized where need be by the
+   * device it is made for (p->device: lanes, compute units). */
   kl_status (*scratch)(kl_plan *p);
   kl_status (*setup)(kl_args *a); /* a handle, a grid size */
   void (*teardown)(kl_args *a);
@@ -339,6 +340,17 @@ typedef struct kl_rung {
    * (laplacian's tiled kernels: m, the points per thread). */
   uint64_t tunings;
 } kl_rung;
+
+/* The one rung-table macro: a rung named by a literal (so that
+ * grep -rn '"cuda-best"' src finds its line), on backend `backend_id` (serial,
+ * openmp, gpu, openacc: kl__backend_ID, declared by internal.h from
+ * backends.def), with its summary; the other fields follow as
+ * designated initializers:
+ *   KL_RUNG("cuda-best", gpu, "16-byte loads, one pass",
+ *           .run = KL_GPU_FN(kl__reduce_gpu_best)), */
+#define KL_RUNG(rung_name, backend_id, text, ...)                             \
+  {.name = rung_name, .backend = &kl__backend_##backend_id, .summary = text,  \
+   __VA_ARGS__}
 
 /* A rung name that no longer exists, and what replaced it, for the error
  * that names the new form ("cuda-tiled-m4": "cuda-tiled with -p m=4"). */
