@@ -7,42 +7,7 @@
 #include "harness.h"
 #include "json.h"
 
-kl_status kl__copy_sized(void *out, const void *full, size_t full_size,
-                         const char *what) {
-  size_t size = 0;
-  if (out) memcpy(&size, out, sizeof size);
-  if (!out || size < sizeof(size_t))
-    return kl__usage(KL_USAGE, "%s: out->size is not set (set it to "
-                     "sizeof *out)", what);
-  if (size > full_size) size = full_size;
-  memcpy(out, full, size);
-  memcpy(out, &size, sizeof size); /* the fields the caller now has */
-  return KL_OK;
-}
-
 /* ---- backends and devices ------------------------------------------------ */
-
-kl_status kl__device_describe(const kl_backend *b, int index, kl_device *out) {
-  memset(out, 0, sizeof *out);
-  kl_status st = KL_OK;
-  if (b->describe) st = b->describe(index, out);
-  else kl__host_device(out);
-  out->index = index;
-  return st;
-}
-
-void kl__device_info(const kl_backend *b, const kl_device *d,
-                     kl_device_info *out) {
-  memset(out, 0, sizeof *out);
-  out->size = sizeof *out;
-  out->backend = b->name;
-  out->index = d->index;
-  snprintf(out->id, sizeof out->id, "%s:%d", b->name, d->index);
-  snprintf(out->name, sizeof out->name, "%s", d->name);
-  out->memory_bytes = d->memory_bytes;
-  out->compute_units = d->compute_units;
-  out->lanes = d->lanes;
-}
 
 static kl_status backend_describe(size_t i, kl_backend_info *out) {
   const kl_backend *b = kl_backend_at(i);

@@ -2,7 +2,7 @@
  * buffers, jobs, one rung's measurement and the ceiling policy. Not for
  * backends or workloads, which see internal.h. The files depend on each
  * other in one direction only:
- *   context, params -> sizing -> buffers -> measure -> ceiling -> run;
+ *   params -> context -> sizing -> buffers -> measure -> ceiling -> run;
  *   buffers -> library; fields -> report, catalog (the writers). */
 #ifndef KL_HARNESS_H
 #define KL_HARNESS_H

@@ -9,6 +9,18 @@
 
 #include "harness.h"
 
+kl_status kl__jobs_push(kl__jobs *l, const kl__job *j) {
+  if (l->count == l->capacity) {
+    size_t cap = l->capacity ? 2 * l->capacity : 32;
+    kl__job *grown = realloc(l->items, cap * sizeof *grown);
+    if (!grown) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    l->items = grown;
+    l->capacity = cap;
+  }
+  l->items[l->count++] = *j;
+  return KL_OK;
+}
+
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds) {
   double amount = w->metric == KL_METRIC_GBS      ? c->bytes
                   : w->metric == KL_METRIC_GFLOPS ? c->flops

@@ -381,6 +381,26 @@ int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
   return !in->n_given && host_backend && host < in->n ? host : in->n;
 }
 
+kl_status kl__buffer_bytes(const kl_buffer_spec *s, size_t *bytes) {
+  size_t size = kl_type_size(s->type);
+  if (s->count < 0 || size == 0 || (uint64_t)s->count > SIZE_MAX / size)
+    return kl__usage(KL_TOO_LARGE, "buffer %s of %lld elements is too large",
+                     s->name, (long long)s->count);
+  *bytes = (size_t)s->count * size;
+  return KL_OK;
+}
+
+kl_status kl__plan_bytes(const kl_plan *p, double *bytes) {
+  *bytes = 0;
+  for (int i = 0; i < p->buffer_count; i++) {
+    size_t b = 0;
+    kl_status st = kl__buffer_bytes(&p->buffers[i], &b);
+    if (st != KL_OK) return st;
+    *bytes += (double)b;
+  }
+  return KL_OK;
+}
+
 /* Plans made by this thread: the planner's test reads it. */
 static _Thread_local long plans_made;
 

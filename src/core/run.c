@@ -170,18 +170,6 @@ static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
 
 /* ---- jobs ---------------------------------------------------------------------- */
 
-kl_status kl__jobs_push(kl__jobs *l, const kl__job *j) {
-  if (l->count == l->capacity) {
-    size_t cap = l->capacity ? 2 * l->capacity : 32;
-    kl__job *grown = realloc(l->items, cap * sizeof *grown);
-    if (!grown) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-    l->items = grown;
-    l->capacity = cap;
-  }
-  l->items[l->count++] = *j;
-  return KL_OK;
-}
-
 /* The jobs of one workload: its selected rungs in ladder order, on each
  * selected device of their backend, at the size asked for or its default
  * shrunk to fit them all; each planned and fit-checked once. In a run of

@@ -30,15 +30,6 @@ size_t kl__host_free(void) {
   return avail < limit ? avail : limit;
 }
 
-kl_status kl__buffer_bytes(const kl_buffer_spec *s, size_t *bytes) {
-  size_t size = kl_type_size(s->type);
-  if (s->count < 0 || size == 0 || (uint64_t)s->count > SIZE_MAX / size)
-    return kl__usage(KL_TOO_LARGE, "buffer %s of %lld elements is too large",
-                     s->name, (long long)s->count);
-  *bytes = (size_t)s->count * size;
-  return KL_OK;
-}
-
 typedef struct footprint {
   double host;   /* bytes of host memory, the harness's copies included */
   double device; /* bytes of backend memory, 0 for host backends */
@@ -320,13 +311,3 @@ kl_status kl__fit_chunks(kl__planner *pl, const kl_workload *w,
   return KL_OK;
 }
 
-kl_status kl__plan_bytes(const kl_plan *p, double *bytes) {
-  *bytes = 0;
-  for (int i = 0; i < p->buffer_count; i++) {
-    size_t b = 0;
-    kl_status st = kl__buffer_bytes(&p->buffers[i], &b);
-    if (st != KL_OK) return st;
-    *bytes += (double)b;
-  }
-  return KL_OK;
-}
