@@ -37,6 +37,7 @@
 #ifndef KLADDER_H
 #define KLADDER_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,8 +51,9 @@ extern "C" {
 /* ---- status codes -------------------------------------------------------
  * Every public function returns one. kl_exit_code() maps it onto the CLI's
  * documented exit codes: 0 success, 1 a check failed, 2 bad usage or input,
- * 3 a device or runtime error. A wrong or unconverged answer is never
- * KL_OK. */
+ * 3 a device or runtime error, 130 interrupted (a run stopped by its
+ * `stop` flag: the command exits 128 + the signal's number). A wrong or
+ * unconverged answer is never KL_OK. */
 #define KL_STATUS_MAP(X)                                                      \
   X(OK, 0, "success")                                                         \
   X(CHECK_FAILED, 1, "a verification check failed")                           \
@@ -60,7 +62,8 @@ extern "C" {
   X(UNAVAILABLE, 2, "backend or rung not available here")                     \
   X(NO_MEMORY, 3, "memory allocation failed")                                 \
   X(DEVICE, 3, "device or runtime error")                                     \
-  X(IO, 3, "file input/output error")
+  X(IO, 3, "file input/output error")                                         \
+  X(INTERRUPTED, 130, "interrupted")
 
 typedef enum kl_status {
 #define KL_STATUS_ENUM(name, exit_code, text) KL_##name,
@@ -212,6 +215,16 @@ kl_status kl_rung_describe(size_t workload, int r, kl_rung_info *out);
 /* The index of a workload by name; KL_USAGE naming the valid ones. */
 kl_status kl_workload_index(const char *name, size_t *out);
 
+/* The selection rule of kl_options' workloads, backends and rungs (and of
+ * `kladder run -w/-b/-r`): `patterns` is a comma-separated list of names
+ * and globs (`*`, `?`, `[...]`, as fnmatch) that select, and of the same
+ * after a `!` that deselect. 1 where `name` is selected: no item deselects
+ * it, and some item selects it or the list selects nothing (`!openacc`:
+ * every other); NULL selects everything. */
+int kl_selects(const char *patterns, const char *name);
+/* Whether one item of such a list (its `!` skipped) matches `name`. */
+int kl_matches(const char *pattern, const char *name);
+
 /* Every backend with its devices, and every workload (or those of the
  * comma-separated list) with its parameters and rungs, as one JSON
  * document: `kladder list --json`. */
@@ -274,6 +287,11 @@ typedef struct kl_options {
   /* The command line that asked for the run, as the results files record
    * it; NULL: none. */
   const char *command_line;
+  /* Where not NULL: once *stop is nonzero (a signal handler may set it),
+   * the run stops after the repetition in progress. The rungs that
+   * finished are the report's, kl_report_interrupted() says so, and
+   * kl_run returns KL_INTERRUPTED with the report. */
+  const volatile sig_atomic_t *stop;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
@@ -428,6 +446,8 @@ const char *kl_report_started(const kl_report *r);
 const char *kl_report_command_line(const kl_report *r);
 /* Size adjustments and other remarks for the reader; "" where none. */
 const char *kl_report_notes(const kl_report *r);
+/* 1 where the run was stopped (kl_options.stop) before every rung ran. */
+int kl_report_interrupted(const kl_report *r);
 
 /* The table `kladder run` prints. */
 kl_status kl_report_print(const kl_report *r, FILE *f);
@@ -454,6 +474,10 @@ typedef struct kl_output kl_output;
 kl_status kl_output_open(const char *path, kl_format format, kl_output **out);
 kl_status kl_output_write(kl_output *out, const kl_report *r);
 void kl_output_discard(kl_output *out);
+/* The temporary file an output is written to until it is complete, NULL
+ * for a device or pipe written directly: a signal handler that must quit
+ * at once removes it (unlink is async-signal-safe). */
+const char *kl_output_temp(const kl_output *out);
 
 /* One problem instance, as kl_run_rung takes it. */
 typedef struct kl_problem {

@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kladder.h"
 
@@ -376,16 +378,6 @@ static int list_add(list_text *l, const char *items) {
   return 1;
 }
 
-static int listed(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; p;) {
-    const char *end = strchr(p, ',');
-    size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    p = end ? end + 1 : NULL;
-  }
-  return 0;
-}
 
 /* ---- list ------------------------------------------------------------------
  * Everything here comes through the public API: the info structs. */
@@ -480,7 +472,7 @@ static void list_text_out(const char *only) {
   for (size_t i = 0; i < kl_workload_count(); i++) {
     kl_workload_info w = {.size = sizeof w};
     if (kl_workload_describe(i, &w) != KL_OK) continue;
-    if (only && !listed(only, w.name)) continue;
+    if (!kl_selects(only, w.name)) continue;
     printf("  %s: %s\n", w.name, w.summary);
     print_types(&w);
     if (only) print_params(i, &w);
@@ -503,10 +495,20 @@ static int check_workloads(const char *list) {
     }
     memcpy(name, p, len);
     name[len] = '\0';
-    size_t index;
-    if (kl_workload_index(name, &index) != KL_OK) {
-      fprintf(stderr, "kladder: error: unknown workload '%s'; valid:",
-              shown(name, show));
+    size_t index, matched = 0;
+    const int pattern = name[0] == '!' || strpbrk(name, "*?[") != NULL;
+    for (size_t i = 0; pattern && i < kl_workload_count(); i++) {
+      kl_workload_info w = {.size = sizeof w};
+      matched += kl_workload_describe(i, &w) == KL_OK &&
+                 kl_matches(name, w.name);
+    }
+    if (pattern ? matched == 0 : kl_workload_index(name, &index) != KL_OK) {
+      if (pattern)
+        fprintf(stderr, "kladder: error: workload pattern '%s' matches no "
+                "workload; valid:", shown(name, show));
+      else
+        fprintf(stderr, "kladder: error: unknown workload '%s'; valid:",
+                shown(name, show));
       for (size_t i = 0; i < kl_workload_count(); i++) {
         kl_workload_info w = {.size = sizeof w};
         if (kl_workload_describe(i, &w) == KL_OK)
@@ -813,6 +815,37 @@ static int parse_run(run_command *c, int argc, char **argv) {
   return -1;
 }
 
+/* SIGINT and SIGTERM: the first stops the run after the repetition in
+ * progress (the library polls the flag), and the finished rungs are
+ * printed and written; a second removes the results files' temporary
+ * copies and exits at once, 128 + its number, leaving nothing half
+ * written. */
+static volatile sig_atomic_t stop_signal;
+static const char *temporary[OUTPUTS];
+
+static void on_signal(int sig) {
+  if (stop_signal) {
+    for (int i = 0; i < OUTPUTS; i++)
+      if (temporary[i]) (void)unlink(temporary[i]);
+    _exit(128 + sig);
+  }
+  stop_signal = sig;
+  static const char said[] = "\nkladder: stopping after the current "
+                             "repetition (again to quit at once)\n";
+  ssize_t wrote = write(STDERR_FILENO, said, sizeof said - 1);
+  (void)wrote;
+}
+
+static void catch_signals(kl_output *out[OUTPUTS]) {
+  for (int i = 0; i < OUTPUTS; i++) temporary[i] = kl_output_temp(out[i]);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
+}
+
 static void discard_outputs(kl_output *out[OUTPUTS]) {
   for (int i = 0; i < OUTPUTS; i++)
     if (out[i]) kl_output_discard(out[i]);
@@ -830,9 +863,12 @@ static int run_parsed(run_command *c) {
     return fail(st);
   }
 
+  catch_signals(out);
+  c->o.stop = &stop_signal;
   kl_report *rep = NULL;
   st = kl_run(&c->o, &rep);
-  const int completed = rep && (st == KL_OK || st == KL_CHECK_FAILED);
+  const int completed = rep && (st == KL_OK || st == KL_CHECK_FAILED ||
+                                st == KL_INTERRUPTED);
   /* The run's message, before the calls below replace or clear it. */
   char why[512];
   snprintf(why, sizeof why, "%s",
@@ -860,6 +896,12 @@ static int run_parsed(run_command *c) {
   }
   kl_report_free(rep);
   if (code) return code;
+  if (run_st == KL_INTERRUPTED) {
+    fprintf(stderr, "kladder: interrupted; the finished rungs are in the "
+            "table%s\n", c->output[0] || c->output[1] || c->output[2]
+                              ? " and the results files" : "");
+    return 128 + (stop_signal ? stop_signal : SIGINT);
+  }
   if (run_st == KL_CHECK_FAILED)
     fprintf(stderr, "kladder: a check failed (see the table)\n");
   return kl_exit_code(run_st);

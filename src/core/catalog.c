@@ -288,7 +288,15 @@ static kl_status list_write_json(FILE *f, const char *only) {
     const size_t len = end ? (size_t)(end - p) : strlen(p);
     snprintf(name, sizeof name, "%.*s", (int)(len < 127 ? len : 127), p);
     size_t index;
-    kl_status st = workload_index(name, &index);
+    int any = 0;
+    for (size_t i = 0; kl__is_pattern(name) && i < kl_workload_count(); i++)
+      any |= kl__matches(name, kl_workload_at(i)->name);
+    kl_status st = kl__is_pattern(name)
+                       ? (any ? KL_OK
+                              : kl__usage(KL_USAGE, "workload pattern " KL_Q
+                                          " matches no workload",
+                                          KL_CLIP(name)))
+                       : workload_index(name, &index);
     if (st != KL_OK) return st;
     p = end ? end + 1 : NULL;
   }
@@ -303,7 +311,7 @@ static kl_status list_write_json(FILE *f, const char *only) {
   kl__json_open(&j, "workloads", '[', 1);
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
-    if (!only || kl__listed(only, w->name)) json_workload(&j, w);
+    if (kl__selects(only, w->name)) json_workload(&j, w);
   }
   kl__json_close(&j);
   kl__json_close(&j);

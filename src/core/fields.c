@@ -100,6 +100,7 @@ void kl__result_free(kl__result *res) {
 }
 
 const char *kl__check_text(const kl_result *r) {
+  if (r->status == KL_UNAVAILABLE) return "ASIDE";
   if (r->status != KL_OK) return "ERROR";
   switch (r->check) {
   case KL_CHECK_PASS: return "PASS";
@@ -272,6 +273,11 @@ GET(get_gpu_flags) {
 }
 GET(get_command_line) { (void)res; text(v, rep->command_line); }
 GET(get_notes) { (void)res; text(v, rep->notes); }
+GET(get_interrupted) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, 1, rep->interrupted);
+}
 
 /* In CSV column order (a CSV row is every field with a csv name, the
  * run's repeated on each row). JSON writes the run's fields at the top or
@@ -347,6 +353,8 @@ const kl__field kl__fields[] = {
     {"kladder", NULL, KL__RUN, "", KL__TEXT, NULL, get_version},
     {"device", "device", R, NULL, KL__NUMBER, "%.0f", get_device},
     {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name},
+    {"interrupted", "interrupted", KL__RUN, "", KL__NUMBER, "%.0f",
+     get_interrupted},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

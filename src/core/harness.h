@@ -123,6 +123,14 @@ void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
                     size_t size);
 /* Whether `name` is one of the comma-separated names in `list`. */
 int kl__listed(const char *list, const char *name);
+/* Selection by pattern (-w, -b, -r): a comma-separated list of names and
+ * globs (fnmatch: *, ?, [...]) that select, and of the same after a '!'
+ * that deselect: `name` is selected where no item excludes it and some
+ * item includes it, or the list includes nothing (`!openacc`: every
+ * other). kl__matches: whether one item (its '!' skipped) matches. */
+int kl__is_pattern(const char *item);
+int kl__matches(const char *pattern, const char *name);
+int kl__selects(const char *list, const char *name);
 /* Append to a bounded message. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -242,6 +250,7 @@ struct kl_report {
   size_t count;
   kl__result *results;
   char notes[4096];
+  int interrupted; /* stopped by options.stop before every job ran */
 };
 
 /* A fresh result of rung r of w on device `device` of its backend: names,
@@ -290,7 +299,7 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
  * job beside it, time that right after. */
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, const kl__job *beside,
-                      kl__result *res);
+                      const volatile sig_atomic_t *stop, kl__result *res);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 
 /* ---- ceiling.c: the whole ceiling policy ---------------------------------

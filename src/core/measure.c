@@ -49,7 +49,14 @@ typedef struct prepared {
   kl__buffers bufs;
   double counts[KL_MAX_COUNTS];
   int set_up;
+  const volatile sig_atomic_t *stop; /* the run's, or NULL */
 } prepared;
+
+/* KL_INTERRUPTED once the run's stop flag is set: a run stops between
+ * repetitions, never inside one. */
+static kl_status go_on(const prepared *pr) {
+  return pr->stop && *pr->stop ? KL_INTERRUPTED : KL_OK;
+}
 
 static kl_status reset(const kl_args *a) {
   const prepared *pr = (const prepared *)((const char *)a -
@@ -149,7 +156,9 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
                     s->trace_capacity, 0, 0};
     kl_reps timed = warm;
     timed.count = reps;
-    if (warmup > 0) st = r->run_reps(&pr->args, &warm);
+    st = go_on(pr);
+    if (st == KL_OK && warmup > 0) st = r->run_reps(&pr->args, &warm);
+    if (st == KL_OK) st = go_on(pr);
     if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
     if (st == KL_OK) st = b->sync(ctx);
     /* The last repetition ended about now. */
@@ -161,12 +170,14 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
     return st;
   }
   for (int i = 0; i < warmup && st == KL_OK; i++) {
-    st = reset(&pr->args);
+    st = go_on(pr);
+    if (st == KL_OK) st = reset(&pr->args);
     if (st == KL_OK) st = run_chunks(pr, NULL);
   }
   if (st == KL_OK) st = b->sync(ctx);
   for (int i = 0; i < reps && st == KL_OK; i++) {
-    st = reset(&pr->args);
+    st = go_on(pr);
+    if (st == KL_OK) st = reset(&pr->args);
     s->trace_origin = kl__now();
     if (st == KL_OK) st = run_chunks(pr, &s->seconds[i]);
   }
@@ -288,7 +299,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
 
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, const kl__job *beside,
-                      kl__result *res) {
+                      const volatile sig_atomic_t *stop, kl__result *res) {
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
   kl__result_init(res, w, r, job->device, &job->plan);
@@ -327,6 +338,7 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   }
   prepared pr, ceiling_slot, *ceiling = NULL;
   kl_status st = prepare(&pr, job, ctx);
+  pr.stop = stop;
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);
@@ -347,6 +359,7 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                                  job->device, 1) == KL_OK) {
       if (prepare(&ceiling_slot, beside, ctx) == KL_OK) ceiling = &ceiling_slot;
       else unprepare(&ceiling_slot);
+      ceiling_slot.stop = stop;
     }
     st = time_rung(&pr, ceiling, reps, warmup, &s, res);
     if (ceiling) unprepare(ceiling);

@@ -1,6 +1,9 @@
 /* Parameters: from the options, -p text and a kl_problem to an instance,
- * from an instance to a plan, and back to text for the reports. */
+ * from an instance to a plan, and back to text for the reports; and the
+ * name patterns that select workloads, backends and rungs. */
+#define _POSIX_C_SOURCE 200809L /* fnmatch */
 #include <errno.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -296,6 +299,45 @@ int kl__listed(const char *list, const char *name) {
   return 0;
 }
 
+int kl__is_pattern(const char *item) {
+  return item[0] == '!' || strpbrk(item, "*?[") != NULL;
+}
+
+int kl_matches(const char *pattern, const char *name) {
+  return kl__matches(pattern, name);
+}
+
+int kl_selects(const char *list, const char *name) {
+  return kl__selects(list, name);
+}
+
+int kl__matches(const char *pattern, const char *name) {
+  if (pattern[0] == '!') pattern++;
+  return fnmatch(pattern, name, 0) == 0;
+}
+
+int kl__selects(const char *list, const char *name) {
+  if (!list) return 1;
+  int includes = 0, included = 0;
+  for (const char *p = list; p && *p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    char item[128];
+    if (len > 0 && len < sizeof item) {
+      memcpy(item, p, len);
+      item[len] = '\0';
+      if (item[0] == '!') {
+        if (kl__matches(item, name)) return 0; /* excluded */
+      } else {
+        includes++;
+        included |= kl__matches(item, name);
+      }
+    }
+    p = end ? end + 1 : NULL;
+  }
+  return includes == 0 || included;
+}
+
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
                                     kl__instance *in, int named, char *note,
                                     size_t note_size) {
@@ -446,6 +488,12 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   if (st == KL_OK) p->chunk_count = (p->n + p->chunk_n - 1) / p->chunk_n;
   if (st == KL_OK && problem_bytes) st = kl__plan_bytes(p, problem_bytes);
   if (st == KL_OK && r && r->scratch) st = r->scratch(p);
+  /* Test hook: KLADDER_INJECT_ASIDE=RUNG makes that rung refuse every
+   * problem, as a rung that cannot serve one does (it stands aside). */
+  const char *aside = getenv("KLADDER_INJECT_ASIDE");
+  if (st == KL_OK && r && aside && strcmp(aside, r->name) == 0)
+    st = kl__usage(KL_UNAVAILABLE, "%s %s cannot serve this problem "
+                   "(KLADDER_INJECT_ASIDE)", w->name, r->name);
   return st;
 }
 

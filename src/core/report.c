@@ -71,6 +71,10 @@ const char *kl_report_command_line(const kl_report *r) {
 
 const char *kl_report_notes(const kl_report *r) { return r ? r->notes : ""; }
 
+int kl_report_interrupted(const kl_report *r) {
+  return r ? r->interrupted : 0;
+}
+
 /* ---- the table ----------------------------------------------------------------
  * Columns name the fields they show; each cell is the field's value in a
  * form for the eye. */
@@ -279,6 +283,9 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
           "the vendor rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
+  if (rep->interrupted)
+    fprintf(f, "interrupted: the run was stopped; the table holds the %zu "
+            "rungs that finished\n", rep->count);
   print_ceiling_notes(rep, f);
   print_counts(rep, f);
   print_overlap(rep, f);
@@ -290,7 +297,9 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
               "(--max-time)\n", r->workload, r->rung, r->reps,
               r->reps == 1 ? "" : "s", rep->options.reps,
               rep->options.max_seconds);
-    if (r->status != KL_OK)
+    if (r->status == KL_UNAVAILABLE)
+      fprintf(f, "%s %s: stands aside: %s\n", r->workload, r->rung, r->error);
+    else if (r->status != KL_OK)
       fprintf(f, "%s %s: error: %s\n", r->workload, r->rung, r->error);
     else if (r->check != KL_CHECK_PASS)
       fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
@@ -611,6 +620,8 @@ kl_status kl_output_write(kl_output *o, const kl_report *rep) {
 }
 
 void kl_output_discard(kl_output *o) { output_free(o); }
+
+const char *kl_output_temp(const kl_output *o) { return o ? o->temp : NULL; }
 
 static kl_status write_file(const kl_report *rep, const char *path,
                             kl_format format) {

@@ -89,10 +89,20 @@ static kl_status each_name(const char *list, const char *what,
   return KL_OK;
 }
 
+/* Every name of a -w list is a workload's, and every pattern matches
+ * one. */
 static kl_status check_workload_name(const char *name, void *ctx) {
   (void)ctx;
   size_t index;
-  return kl_workload_index(name, &index);
+  if (!kl__is_pattern(name)) return kl_workload_index(name, &index);
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    if (kl__matches(name, kl_workload_at(i)->name)) return KL_OK;
+  char valid[512] = "";
+  for (size_t i = 0; i < kl_workload_count(); i++)
+    kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+               kl_workload_at(i)->name);
+  return kl__usage(KL_USAGE, "workload pattern " KL_Q " matches no "
+                   "workload; valid: %s", KL_CLIP(name), valid);
 }
 
 /* The devices of a run: those the options name, or device 0 of every
@@ -103,11 +113,7 @@ typedef struct devices {
   size_t count;
 } devices;
 
-static kl_status add_device(const char *name, void *ctx) {
-  devices *d = ctx;
-  kl__device_ref ref;
-  kl_status st = kl__device_parse(name, &ref);
-  if (st != KL_OK) return st;
+static kl_status add_ref(devices *d, kl__device_ref ref) {
   for (size_t i = 0; i < d->count; i++)
     if (d->items[i].backend == ref.backend && d->items[i].index == ref.index)
       return KL_OK; /* named twice: run once */
@@ -117,17 +123,143 @@ static kl_status add_device(const char *name, void *ctx) {
   return KL_OK;
 }
 
+/* An item of -b: "NAME" or "NAME:INDEX" (a device), "NAME:*" (every
+ * device of it), a glob over backend names ("open*": device 0 of each
+ * available one), and any of these after '!' (removed, once every
+ * inclusion is in). The devices selected, in `d`; the items that remove,
+ * counted in d->excluded. */
+typedef struct device_item {
+  char base[64]; /* the backend name or glob */
+  int index;     /* -1: every device ("*"); -2: not given (device 0, or
+                    every device where removed) */
+  int exclude;
+} device_item;
+
+static kl_status parse_device_item(const char *text, device_item *it) {
+  memset(it, 0, sizeof *it);
+  it->exclude = text[0] == '!';
+  const char *name = text + it->exclude;
+  const char *colon = strchr(name, ':');
+  const size_t len = colon ? (size_t)(colon - name) : strlen(name);
+  if (len == 0 || len >= sizeof it->base)
+    return kl__usage(KL_USAGE, "bad backend " KL_Q, KL_CLIP(text));
+  memcpy(it->base, name, len);
+  it->index = -2;
+  if (colon && strcmp(colon, ":*") == 0) {
+    it->index = -1;
+  } else if (colon) {
+    char *end = NULL;
+    long v = strtol(colon + 1, &end, 10);
+    if (end == colon + 1 || *end != '\0' || v < 0 || v > 1 << 20)
+      return kl__usage(KL_USAGE, "device " KL_Q ": the index after ':' must "
+                       "be a number from 0, or *", KL_CLIP(text));
+    it->index = (int)v;
+  }
+  /* A glob or an exclusion must name at least one backend there is. */
+  if (kl__is_pattern(it->base) || it->exclude) {
+    for (size_t i = 0; i < kl_backend_count(); i++)
+      if (kl__matches(it->base, kl_backend_at(i)->name)) return KL_OK;
+    char valid[256] = "";
+    for (size_t i = 0; i < kl_backend_count(); i++)
+      kl__append(valid, sizeof valid, "%s%s", i ? ", " : "",
+                 kl_backend_at(i)->name);
+    return kl__usage(KL_USAGE, "backend pattern " KL_Q " matches no backend; "
+                     "valid: %s", KL_CLIP(text), valid);
+  }
+  return KL_OK;
+}
+
+/* The devices of item `it` to add, from the backends its name or glob
+ * matches: an exact name must be usable here (its message says why not);
+ * a glob takes the usable ones it matches. */
+static kl_status include_item(const device_item *it, const char *text,
+                              devices *d) {
+  if (!kl__is_pattern(it->base)) {
+    kl__device_ref ref;
+    char exact[96];
+    if (it->index >= 0)
+      snprintf(exact, sizeof exact, "%.63s:%d", it->base, it->index);
+    else
+      snprintf(exact, sizeof exact, "%.63s", it->base);
+    kl_status st = kl__device_parse(exact, &ref);
+    if (st != KL_OK) return st;
+    if (it->index != -1) return add_ref(d, ref);
+  }
+  int matched = 0;
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    const kl_backend *b = kl_backend_at(i);
+    if (!kl__matches(it->base, b->name) || !kl_backend_available(b, NULL, 0))
+      continue;
+    matched = 1;
+    const int count = kl_backend_devices(b);
+    const int first = it->index >= 0 ? it->index : 0;
+    const int last = it->index == -1 ? count - 1 : first;
+    for (int k = first; k <= last && k < count; k++) {
+      kl_status st = add_ref(d, (kl__device_ref){b, k});
+      if (st != KL_OK) return st;
+    }
+  }
+  return matched ? KL_OK
+                 : kl__usage(KL_UNAVAILABLE, "backend pattern " KL_Q
+                             " matches no backend available here",
+                             KL_CLIP(text));
+}
+
 static kl_status run_devices(const kl_options *o, devices *d) {
   memset(d, 0, sizeof *d);
-  if (o->backends) return each_name(o->backends, "backend", add_device, d);
-  for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++)
-    if (kl_backend_available(kl_backend_at(i), NULL, 0))
-      d->items[d->count++] = (kl__device_ref){kl_backend_at(i), 0};
+  if (!o->backends) {
+    for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++)
+      if (kl_backend_available(kl_backend_at(i), NULL, 0))
+        d->items[d->count++] = (kl__device_ref){kl_backend_at(i), 0};
+    return KL_OK;
+  }
+  if (!*o->backends) return kl__usage(KL_USAGE, "empty backend list");
+  device_item items[MAX_DEVICES];
+  char texts[MAX_DEVICES][128];
+  size_t count = 0, includes = 0;
+  for (const char *p = o->backends; p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (len == 0 || len >= sizeof texts[0])
+      return kl__usage(KL_USAGE, "bad backend list " KL_Q ": an empty or "
+                       "overlong name", KL_CLIP(o->backends));
+    if (count == MAX_DEVICES)
+      return kl__usage(KL_USAGE, "more than %d backends in one list",
+                       MAX_DEVICES);
+    memcpy(texts[count], p, len);
+    texts[count][len] = '\0';
+    kl_status st = parse_device_item(texts[count], &items[count]);
+    if (st != KL_OK) return st;
+    includes += !items[count].exclude;
+    count++;
+    p = end ? end + 1 : NULL;
+  }
+  /* Only exclusions: from device 0 of every available backend. */
+  if (includes == 0)
+    for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++)
+      if (kl_backend_available(kl_backend_at(i), NULL, 0))
+        d->items[d->count++] = (kl__device_ref){kl_backend_at(i), 0};
+  for (size_t i = 0; i < count; i++) {
+    kl_status st = items[i].exclude ? KL_OK
+                                    : include_item(&items[i], texts[i], d);
+    if (st != KL_OK) return st;
+  }
+  for (size_t i = 0; i < count; i++) {
+    if (!items[i].exclude) continue;
+    size_t kept = 0;
+    for (size_t k = 0; k < d->count; k++) {
+      const kl__device_ref *r = &d->items[k];
+      const int gone = kl__matches(items[i].base, r->backend->name) &&
+                       (items[i].index < 0 || items[i].index == r->index);
+      if (!gone) d->items[kept++] = *r;
+    }
+    d->count = kept;
+  }
   return KL_OK;
 }
 
 static int workload_selected(const kl_options *o, const kl_workload *w) {
-  return !o->workloads || kl__listed(o->workloads, w->name);
+  return kl__selects(o->workloads, w->name);
 }
 
 static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
@@ -135,6 +267,16 @@ static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
 static kl_status check_rung_name(const char *name, void *ctx) {
   const kl_options *o = ctx;
   char valid[1024] = "";
+  if (kl__is_pattern(name)) {
+    /* A pattern must match a rung of the workloads selected. */
+    for (size_t i = 0; i < kl_workload_count(); i++) {
+      const kl_workload *w = kl_workload_at(i);
+      for (size_t j = 0; workload_selected(o, w) && j < w->rung_count; j++)
+        if (kl__matches(name, w->rungs[j].name)) return KL_OK;
+    }
+    return kl__usage(KL_USAGE, "rung pattern " KL_Q " matches no rung of "
+                     "the workloads selected", KL_CLIP(name));
+  }
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
     if (!workload_selected(o, w)) continue;
@@ -164,11 +306,51 @@ static kl_status check_rung_name(const char *name, void *ctx) {
 
 static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
   if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
-  if (o->rungs && !kl__listed(o->rungs, r->name)) return 0;
+  if (!kl__selects(o->rungs, r->name)) return 0;
   return r->types == 0 || (r->types & KL_TYPE_BIT(t));
 }
 
 /* ---- jobs ---------------------------------------------------------------------- */
+
+#define MAX_PLACED 1024
+
+/* A rung that cannot serve the problem (its scratch hook says
+ * KL_UNAVAILABLE: cg's matrix-free rung and a matrix file) stands aside,
+ * with a note, and the others run. Where every rung refuses alike, the
+ * refusal is the problem's: the sizing and the jobs below report it. The
+ * plans made here are the planner's, which sizing then finds. */
+static size_t stand_aside(kl__planner *pl, const kl_workload *w,
+                          const kl__instance *in, kl__placed *chosen,
+                          size_t count, kl_report *rep) {
+  size_t kept = 0;
+  enum { MOST = 64 };
+  kl__placed aside[MOST];
+  char why[MOST][256];
+  size_t set_aside = 0;
+  for (size_t j = 0; j < count; j++) {
+    const kl_backend *b = chosen[j].r->backend;
+    kl_plan p;
+    kl__instance at = *in;
+    at.n = kl__instance_size(w, in, kl_backend_host_memory(b));
+    kl_status st = kl__plan_get(pl, w, chosen[j].r, &at,
+                                kl_backend_host_memory(b),
+                                kl__device_at(b, chosen[j].device), &p, NULL);
+    if (st == KL_UNAVAILABLE && set_aside < MOST) {
+      snprintf(why[set_aside], sizeof why[0], "%s", kl_last_error());
+      aside[set_aside++] = chosen[j];
+    } else {
+      chosen[kept++] = chosen[j];
+    }
+  }
+  if (kept == 0) { /* all refused alike: the problem's refusal */
+    for (size_t j = 0; j < set_aside; j++) chosen[kept++] = aside[j];
+    return kept;
+  }
+  for (size_t j = 0; j < set_aside; j++)
+    kl__append(rep->notes, sizeof rep->notes, "%s %s stands aside: %s. ",
+               w->name, aside[j].r->name, why[j]);
+  return kept;
+}
 
 /* The jobs of one workload: its selected rungs in ladder order, on each
  * selected device of their backend, at the size asked for or its default
@@ -176,7 +358,6 @@ static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
  * several workloads, one that cannot take the options (a parameter, type
  * or shape it lacks, a size beyond its range or this machine's memory) is
  * skipped with a note, and the others run; alone, it is an error. */
-#define MAX_PLACED 1024
 static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
                                const devices *devs, const kl_workload *w,
                                int alone, kl__jobs *selected,
@@ -196,6 +377,7 @@ static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
         chosen[count++] = (kl__placed){r, devs->items[d].index};
   }
   if (count == 0) return KL_OK;
+  count = stand_aside(pl, w, &in, chosen, count, rep);
   st = kl__fit_default_size(pl, w, &in, chosen, count, rep->notes,
                             sizeof rep->notes);
   if (st == KL_OK)
@@ -299,6 +481,10 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
                      kl_report *rep, kl_status *worst) {
   contexts *cs = calloc(1, sizeof *cs);
   for (size_t i = 0; i < jobs->count; i++) {
+    if (o->stop && *o->stop) {
+      rep->interrupted = 1;
+      break;
+    }
     const kl__job *jb = &jobs->items[i];
     kl__result *res = &rep->results[rep->count++];
     char params[256] = "", where[64];
@@ -319,10 +505,26 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
                       : KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK) st = kl__enter(ctx);
     if (st == KL_OK) {
-      st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds, c, res);
+      st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds, c,
+                       o->stop, res);
       kl__leave(ctx);
     } else {
       kl__result_status(res, st);
+    }
+    if (st == KL_INTERRUPTED) {
+      /* Stopped inside this rung: it did not finish, and is no result. */
+      kl__result_free(res);
+      rep->count--;
+      rep->interrupted = 1;
+      progress(o, "    interrupted: %zu of %zu rungs finished", rep->count,
+               jobs->count);
+      break;
+    }
+    if (st == KL_UNAVAILABLE) {
+      /* A rung that cannot serve the problem stands aside: its result
+       * says why, and the run's status does not count it. */
+      progress(o, "    stands aside: %s", res->pub.error);
+      continue;
     }
     if (st != KL_OK) {
       progress(o, "    error: %s", res->pub.error);
@@ -393,6 +595,7 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl__ceiling_relate(&jobs, rep);
   free(jobs.items);
   *out = rep;
+  if (rep->interrupted) return kl__usage(KL_INTERRUPTED, "interrupted");
   if (worst != KL_OK && worst != KL_CHECK_FAILED) {
     /* Keep the first rung error as the message of the run. */
     for (size_t i = 0; i < rep->count; i++)
@@ -455,7 +658,7 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, warmup, 0, NULL, res);
+    st = kl__measure(&job, ctx, reps, warmup, 0, NULL, NULL, res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);

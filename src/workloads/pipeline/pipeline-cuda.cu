@@ -102,17 +102,17 @@ extern "C" kl_status kl__pipe_gpu_setup(kl_args *a) {
 }
 
 /* ---- one repetition's pieces --------------------------------------------- */
-typedef struct pipe {
+typedef struct pipe_state {
   const kl_args *a;
   state *s;
   int64_t n, intervals, per, stride;
   double h;
   double *partials, *host_partials, *results, *host_results;
-} pipe;
+} pipe_state;
 
-static pipe pipe_of(const kl_args *a) {
+static pipe_state pipe_of(const kl_args *a) {
   const kl_plan *p = a->plan;
-  pipe q;
+  pipe_state q;
   q.a = a;
   q.s = STATE(a);
   q.n = p->n;
@@ -127,12 +127,12 @@ static pipe pipe_of(const kl_args *a) {
   return q;
 }
 
-static cudaStream_t stream(const pipe *q, int k) {
+static cudaStream_t stream(const pipe_state *q, int k) {
   return (cudaStream_t)q->a->ctx->streams[k];
 }
 
 /* Interval j's partial sums into buffer b, on stream `on` (track). */
-static kl_status partials_kernel(const pipe *q, int b, int64_t j,
+static kl_status partials_kernel(const pipe_state *q, int b, int64_t j,
                                  cudaStream_t on, int track) {
   int span;
   KL_TRY(kl__span_begin(q->s->timeline, on, &span));
@@ -144,7 +144,7 @@ static kl_status partials_kernel(const pipe *q, int b, int64_t j,
 }
 
 /* Buffer b's partial sums summed on the device into results[j]. */
-static kl_status sum_kernel(const pipe *q, int b, int64_t j, cudaStream_t on,
+static kl_status sum_kernel(const pipe_state *q, int b, int64_t j, cudaStream_t on,
                             int track) {
   int span;
   KL_TRY(kl__span_begin(q->s->timeline, on, &span));
@@ -154,7 +154,7 @@ static kl_status sum_kernel(const pipe *q, int b, int64_t j, cudaStream_t on,
   return kl__span_end(q->s->timeline, on, span, track, PIPE_KERNEL, (int)j);
 }
 
-static kl_status copy_back(const pipe *q, void *dst, const void *src,
+static kl_status copy_back(const pipe_state *q, void *dst, const void *src,
                            size_t bytes, int64_t item, cudaStream_t on,
                            int track) {
   int span;
@@ -163,7 +163,7 @@ static kl_status copy_back(const pipe *q, void *dst, const void *src,
   return kl__span_end(q->s->timeline, on, span, track, PIPE_D2H, (int)item);
 }
 
-static kl_status copy_partials(const pipe *q, int b, int64_t j,
+static kl_status copy_partials(const pipe_state *q, int b, int64_t j,
                                cudaStream_t on, int track) {
   return copy_back(q, q->host_partials + b * q->stride,
                    q->partials + b * q->stride,
@@ -171,7 +171,7 @@ static kl_status copy_partials(const pipe *q, int b, int64_t j,
 }
 
 /* The host's sum of `count` values, traced as host work on item j. */
-static double host_sum(const pipe *q, const double *v, int64_t count,
+static double host_sum(const pipe_state *q, const double *v, int64_t count,
                        int64_t j) {
   const double start = kl__timeline_clock(q->s->timeline);
   double sum = 0;
@@ -181,17 +181,17 @@ static double host_sum(const pipe *q, const double *v, int64_t count,
   return sum;
 }
 
-static double sum_partials(const pipe *q, int b, int64_t j) {
+static double sum_partials(const pipe_state *q, int b, int64_t j) {
   return host_sum(q, q->host_partials + b * q->stride, q->per, j);
 }
 
 /* The rung's loop: each repetition starts on an idle device, is issued by
  * `issue`, which leaves the integral in the output, and is then read off
  * its timeline. */
-typedef kl_status (*issue_fn)(const pipe *q);
+typedef kl_status (*issue_fn)(const pipe_state *q);
 
 static kl_status repeat(const kl_args *a, kl_reps *reps, issue_fn issue) {
-  const pipe q = pipe_of(a);
+  const pipe_state q = pipe_of(a);
   for (int r = 0; r < reps->count; r++) {
     if (a->reset) KL_TRY(a->reset(a));
     KL_TRY(kl__timeline_begin(q.s->timeline, stream(&q, 0)));
@@ -201,12 +201,12 @@ static kl_status repeat(const kl_args *a, kl_reps *reps, issue_fn issue) {
   return KL_OK;
 }
 
-static void write_integral(const pipe *q, double total) {
+static void write_integral(const pipe_state *q, double total) {
   *(double *)q->a->buffers[PIPE_OUT] = total;
 }
 
 /* ---- 1. sum_on_cpu: kernel, synchronous copy, host sum, in turn --------- */
-static kl_status issue_sum_on_cpu(const pipe *q) {
+static kl_status issue_sum_on_cpu(const pipe_state *q) {
   cudaStream_t on = stream(q, 0);
   double total = 0;
   for (int64_t j = 0; j < q->intervals; j++) {
@@ -224,7 +224,7 @@ extern "C" kl_status kl__pipe_gpu_sum_on_cpu(const kl_args *a, kl_reps *r) {
 }
 
 /* ---- 2. hide_cpu: the host sums interval j-1 while kernel j runs -------- */
-static kl_status issue_hide_cpu(const pipe *q) {
+static kl_status issue_hide_cpu(const pipe_state *q) {
   cudaStream_t on = stream(q, 0);
   double total = 0;
   KL_TRY(partials_kernel(q, 0, 0, on, 0));
@@ -250,7 +250,7 @@ extern "C" kl_status kl__pipe_gpu_hide_cpu(const kl_args *a, kl_reps *r) {
  * and sums it while interval j runs. With `ordered`, kernel j first waits
  * for kernel j-1 (an event), so kernels do not overlap one another and
  * the copies hide behind them. */
-static kl_status double_buffer(const pipe *q, int ordered) {
+static kl_status double_buffer(const pipe_state *q, int ordered) {
   double total = 0;
   for (int64_t j = 0; j < q->intervals; j++) {
     const int b = (int)(j % BUFFERS), prior = 1 - b;
@@ -271,7 +271,7 @@ static kl_status double_buffer(const pipe *q, int ordered) {
   return KL_OK;
 }
 
-static kl_status issue_double_buffer(const pipe *q) {
+static kl_status issue_double_buffer(const pipe_state *q) {
   return double_buffer(q, 0);
 }
 
@@ -280,14 +280,14 @@ extern "C" kl_status kl__pipe_gpu_double_buffer(const kl_args *a,
   return repeat(a, r, issue_double_buffer);
 }
 
-static kl_status issue_hide_copy(const pipe *q) { return double_buffer(q, 1); }
+static kl_status issue_hide_copy(const pipe_state *q) { return double_buffer(q, 1); }
 
 extern "C" kl_status kl__pipe_gpu_hide_copy(const kl_args *a, kl_reps *r) {
   return repeat(a, r, issue_hide_copy);
 }
 
 /* The intervals' results, on the device, copied back on `on` and summed. */
-static kl_status finish_on_host(const pipe *q, cudaStream_t on, int track) {
+static kl_status finish_on_host(const pipe_state *q, cudaStream_t on, int track) {
   KL_TRY(copy_back(q, q->host_results, q->results,
                    (size_t)q->intervals * sizeof(double), q->intervals, on,
                    track));
@@ -297,7 +297,7 @@ static kl_status finish_on_host(const pipe *q, cudaStream_t on, int track) {
 }
 
 /* ---- 5. kernel_overlap: partials summed on the device, two streams ----- */
-static kl_status issue_kernel_overlap(const pipe *q) {
+static kl_status issue_kernel_overlap(const pipe_state *q) {
   for (int64_t j = 0; j < q->intervals; j++) {
     const int b = (int)(j % BUFFERS);
     KL_TRY(partials_kernel(q, b, j, stream(q, b), b));
@@ -317,7 +317,7 @@ extern "C" kl_status kl__pipe_gpu_kernel_overlap(const kl_args *a,
 /* ---- 6. the summing kernel on the legacy default stream ----------------
  * It waits for all work before it on the blocking streams, and work issued
  * to them after it waits for it: the intervals serialize. */
-static kl_status issue_default_stream(const pipe *q) {
+static kl_status issue_default_stream(const pipe_state *q) {
   cudaStream_t legacy = 0;
   for (int64_t j = 0; j < q->intervals; j++) {
     const int b = (int)(j % BUFFERS);
@@ -361,7 +361,7 @@ extern "C" kl_status kl__pipe_gpu_best_scratch(kl_plan *p) {
                           kl__pipe_intervals(p), KL_MEM_PINNED, 0);
 }
 
-static kl_status capture(const pipe *q, int streams) {
+static kl_status capture(const pipe_state *q, int streams) {
   cudaStream_t s0 = stream(q, 0);
   const unsigned blocks = (unsigned)q->per;
   double *block_sums = (double *)q->a->buffers[PIPE_PARTIALS];
@@ -392,7 +392,7 @@ static kl_status capture(const pipe *q, int streams) {
 
 extern "C" kl_status kl__pipe_gpu_graph_setup(kl_args *a) {
   KL_TRY(kl__pipe_gpu_setup(a));
-  const pipe q = pipe_of(a);
+  const pipe_state q = pipe_of(a);
   const int streams = (int)a->plan->value[PIPE_PARAM_STREAMS];
   cudaStream_t s0 = stream(&q, 0);
   cudaGraph_t graph = NULL;
@@ -423,7 +423,7 @@ extern "C" kl_status kl__pipe_gpu_graph_setup(kl_args *a) {
   return st;
 }
 
-static kl_status issue_graph(const pipe *q) {
+static kl_status issue_graph(const pipe_state *q) {
   cudaStream_t s0 = stream(q, 0);
   KL_GPU_CHECK(cudaGraphLaunch(q->s->graph, s0));
   KL_GPU_CHECK(cudaStreamSynchronize(s0));

@@ -1,0 +1,95 @@
+#!/bin/sh
+# signals.sh KLADDER: an interrupted run keeps its finished rungs.
+#   1. SIGINT during a run: exit 130, the table and the CSV and JSON files
+#      hold the rungs that finished (complete, valid, "interrupted" set),
+#      no temporary file is left.
+#   2. SIGTERM: the same with exit 143.
+#   3. Two signals during one long repetition: exit at once (130), the
+#      results files absent and no temporary file left.
+# Each run is the serial backend's gemm or map at sizes where a repetition
+# takes a fraction of a second (1) or seconds (3).
+kladder=$1
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() {
+  echo "FAIL: $*"
+  for f in "$dir"/*.txt "$dir"/*.err; do [ -f "$f" ] && { echo "== $f"; tail -5 "$f"; }; done
+  exit 1
+}
+
+# run NAME SIGNAL... : starts a run, waits for its first rung to finish,
+# sends each signal (0.3 s apart), and leaves its exit code in $code.
+run() {
+  name=$1
+  shift
+  "$kladder" run -w stream,map -b serial -n 2M --reps 100000 --max-time 3 \
+    --csv "$dir/$name.csv" --json "$dir/$name.json" \
+    >"$dir/$name.txt" 2>"$dir/$name.err" &
+  pid=$!
+  # The first rung's line ("... median") says one has finished.
+  tries=0
+  until grep -q "median" "$dir/$name.err" 2>/dev/null; do
+    sleep 0.2
+    tries=$((tries + 1))
+    [ $tries -lt 150 ] || { kill -9 $pid; fail "$name: no rung finished in 30 s"; }
+  done
+  for sig in "$@"; do
+    kill -s "$sig" $pid 2>/dev/null
+    sleep 0.3
+  done
+  wait $pid
+  code=$?
+}
+
+no_temporaries() {
+  left=$(ls "$dir" | grep -F ".tmp-")
+  [ -z "$left" ] || fail "$1: temporary files left: $left"
+}
+
+# results NAME: the CSV and the JSON hold the finished rungs, and say so.
+results() {
+  rows=$(($(wc -l <"$dir/$1.csv") - 1))
+  [ "$rows" -ge 1 ] || fail "$1: no rows in the CSV"
+  head -1 "$dir/$1.csv" | grep -q ",interrupted" || fail "$1: no interrupted column"
+  tail -1 "$dir/$1.csv" | grep -q ",1$" || fail "$1: the CSV does not say interrupted"
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["interrupted"] is True, "interrupted not true"
+assert len(d["results"]) == int(sys.argv[2]), "results: %d" % len(d["results"])
+assert all(r["check"] == "PASS" for r in d["results"])
+' "$dir/$1.json" "$rows" || fail "$1: the JSON"
+  fi
+  grep -q "^interrupted: the run was stopped" "$dir/$1.txt" || fail "$1: the table does not say so"
+  grep -q "kladder: interrupted" "$dir/$1.err" || fail "$1: no message"
+}
+
+run int INT
+[ "$code" = 130 ] || fail "SIGINT: exit $code, not 130"
+results int
+no_temporaries int
+echo "ok: SIGINT, exit 130, $rows finished rungs written"
+
+run term TERM
+[ "$code" = 143 ] || fail "SIGTERM: exit $code, not 143"
+results term
+no_temporaries term
+echo "ok: SIGTERM, exit 143, $rows finished rungs written"
+
+# Two signals inside one repetition of several seconds: gemm's naive loop.
+"$kladder" run -w gemm -r serial-naive -n 1000 --reps 5 \
+  --csv "$dir/twice.csv" --json "$dir/twice.json" \
+  >"$dir/twice.txt" 2>"$dir/twice.err" &
+pid=$!
+sleep 1
+kill -INT $pid
+sleep 0.3
+kill -INT $pid
+wait $pid
+code=$?
+[ "$code" = 130 ] || fail "twice: exit $code, not 130"
+[ ! -e "$dir/twice.csv" ] && [ ! -e "$dir/twice.json" ] ||
+  fail "twice: results files were left"
+no_temporaries twice
+echo "ok: a second SIGINT quits at once, exit 130, nothing left"
