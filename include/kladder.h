@@ -449,15 +449,19 @@ const char *kl_report_notes(const kl_report *r);
 /* 1 where the run was stopped (kl_options.stop) before every rung ran. */
 int kl_report_interrupted(const kl_report *r);
 
-/* The table `kladder run` prints. */
+/* The table `kladder run` prints: brief, rows within 100 columns, the
+ * ladders grouped by problem and the ceilings apart; and the wide one
+ * (`kladder run -v`), a row per result with every column. */
 kl_status kl_report_print(const kl_report *r, FILE *f);
+kl_status kl_report_print_wide(const kl_report *r, FILE *f);
 kl_status kl_report_write_csv(const kl_report *r, const char *path);
 kl_status kl_report_write_json(const kl_report *r, const char *path);
 
 /* A results file opened before the run, so that a bad path costs nothing
  * and a failed run leaves nothing behind. open checks the path and starts
  * the file (a regular file is written beside it under a temporary name and
- * renamed into place by write; a device or pipe is written directly), and
+ * renamed into place by write; a device or pipe is written directly; "-"
+ * is standard output), and
  * fails with KL_USAGE and one line in kl_last_error() when it cannot be
  * written: a directory, a missing folder, no permission, a full device.
  * write finishes the file from the report and frees the output; discard

@@ -12,15 +12,15 @@ set(no_run --not "^.1/[0-9]+. " --not "PASS")
 
 # Values: attached, apart, after '='; a short option's '=' is its value's.
 kl_cli_test(short-value-attached 0 "^map +serial +serial +- +f32 +5 .*PASS"
-  run -w map -b serial -n5 --reps 1 --warmup 0 --no-ceiling)
+  run -v -w map -b serial -n5 --reps 1 --warmup 0 --no-ceiling)
 kl_cli_test(short-value-equals 2 "size '=5' is not a number" ${no_run}
   run -w map -b serial -n=5)
 kl_cli_test(long-value-equals 0 "^map +serial +serial +- +f32 +5 .*PASS"
-  run -w map -b serial --size=5 --reps=1 --warmup=0 --no-ceiling)
+  run -v -w map -b serial --size=5 --reps=1 --warmup=0 --no-ceiling)
 kl_cli_test(short-options-clustered 0 "^map +serial +serial +- +f32 +7 .*PASS"
-  --not "^.1/[0-9]+. " run -qn7 -w map -b serial --reps 1 --warmup 0 --no-ceiling)
+  --not "^.1/[0-9]+. " run -v -qn7 -w map -b serial --reps 1 --warmup 0 --no-ceiling)
 kl_cli_test(long-prefix 0 "^map +serial +serial +- +f32 +1000 .*PASS"
-  run --work map --back=serial --si 1000 --rep 1 --warm 0 --no-c)
+  run -v --work map --back=serial --si 1000 --rep 1 --warm 0 --no-c)
 kl_cli_test(long-prefix-ambiguous 2
   "^kladder: error: option '--s' is ambiguous; possibilities: --size --shape --scalars --seed$"
   run -w map --s 5)
@@ -71,7 +71,7 @@ kl_cli_test(param-twice 2 "^kladder: error: parameter 'n' given twice \\(-p\\)$"
 kl_cli_test(param-twice-in-one-list 2 "parameter 'n' given twice" ${no_run}
   run -w map -b serial -p n=5,n=6 --reps 1)
 kl_cli_test(params-add-up 0 "^gemm +serial-naive .* 7x5x3 .*PASS"
-  run -w gemm -r serial-naive -p m=7 -p n=5 --param k=3 --reps 1 --no-ceiling)
+  run -v -w gemm -r serial-naive -p m=7 -p n=5 --param k=3 --reps 1 --no-ceiling)
 
 # Every other option takes one value, once.
 kl_cli_test(size-twice 2

@@ -29,10 +29,11 @@ static const char usage_main[] =
     "and rate as a share of a ceiling measured in the same run.\n"
     "\n"
     "commands:\n"
-    "  list [-w W[,W...]] [--json]\n"
+    "  list [-w W[,W...]] [--all] [--json]\n"
     "                workloads, their rungs, and the backends available here;\n"
     "                with -w, those workloads' parameters and defaults; with\n"
     "                --json, the same as one JSON document, for programs\n"
+    "                (`kladder list --help`)\n"
     "  run           run ladders (see `kladder run --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
@@ -43,6 +44,18 @@ static const char usage_main[] =
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error.\n";
+
+static const char usage_list[] =
+    "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
+    "\n"
+    "The backends with their devices, and every workload with its ladder:\n"
+    "its rungs in order, naive first, those of backends not here left out.\n"
+    "\n"
+    "  -w, --workload W[,W...]  only these workloads (names, globs, !name),\n"
+    "                           with their parameters, defaults and ranges\n"
+    "  -a, --all                the rungs of backends not here too\n"
+    "      --json               everything, every rung, as one JSON document\n"
+    "  -h, --help               this text\n";
 
 static const char usage_run[] =
     "usage: kladder run [options]\n"
@@ -96,6 +109,8 @@ static const char usage_run[] =
     "                           Perfetto or chrome://tracing)\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
     "  -q, --quiet              no progress lines on stderr\n"
+    "  -v, --verbose            the wide table: a row per rung with every\n"
+    "                           column (op, type, size, min, max, abs err)\n"
     "  -h, --help               this text\n"
     "\n"
     "Options: -n 5, -n5, --size 5, --size=5, or any unambiguous prefix of a\n"
@@ -105,7 +120,7 @@ static const char usage_run[] =
     "ladder order whatever the order given; a parameter given twice (-p n=1\n"
     "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
-    "-q, --no-ceiling and -h take none.\n"
+    "-q, -v, --no-ceiling and -h take none.\n"
     "\n"
     "--csv, --json and --trace files are opened before any rung runs: a\n"
     "path that cannot be written (a directory, a missing folder, a full\n"
@@ -215,7 +230,7 @@ enum {
 };
 
 /* ':' first: a missing value is told apart from an unknown option. */
-static const char run_shorts[] = ":w:b:r:p:n:t:o:s:i:qh";
+static const char run_shorts[] = ":w:b:r:p:n:t:o:s:i:qvh";
 static const struct option run_longs[] = {
     {"workload", required_argument, NULL, 'w'},
     {"backend", required_argument, NULL, 'b'},
@@ -241,12 +256,14 @@ static const struct option run_longs[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
-static const char list_shorts[] = ":w:h";
+static const char list_shorts[] = ":w:ah";
 static const struct option list_longs[] = {
     {"workload", required_argument, NULL, 'w'},
+    {"all", no_argument, NULL, 'a'},
     {"json", no_argument, NULL, OPT_JSON},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -430,10 +447,17 @@ static void print_params(size_t wi, const kl_workload_info *w) {
   }
 }
 
-static void print_rungs(size_t wi, const kl_workload_info *w) {
+/* The rungs that can run here; with `all`, those of the backends not
+ * here too. */
+static void print_rungs(size_t wi, const kl_workload_info *w, int all) {
+  int hidden = 0;
   for (int j = 0; j < w->rung_count; j++) {
     kl_rung_info r = {.size = sizeof r};
     if (kl_rung_describe(wi, j, &r) != KL_OK) continue;
+    if (!r.available && !all) {
+      hidden++;
+      continue;
+    }
     printf("    %-24s %-7s %-9s %s%s%s%s%s", r.name, r.backend,
            r.available ? "ready" : (r.built ? "not here" : "not built"),
            r.summary, (r.flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
@@ -443,6 +467,9 @@ static void print_rungs(size_t wi, const kl_workload_info *w) {
     if (r.tunings[0]) printf(" [tuning: -p %s=]", r.tunings);
     putchar('\n');
   }
+  if (hidden)
+    printf("    (and %d rung%s of backends not here: `kladder list --all`)\n",
+           hidden, hidden == 1 ? "" : "s");
 }
 
 static void print_devices(const kl_backend_info *b) {
@@ -456,7 +483,7 @@ static void print_devices(const kl_backend_info *b) {
 }
 
 /* Every workload in brief, or those of -w with their parameters. */
-static void list_text_out(const char *only) {
+static void list_text_out(const char *only, int all) {
   if (!only) {
     printf("backends (-b NAME, or NAME:INDEX for one of its devices):\n");
     for (size_t i = 0; i < kl_backend_count(); i++) {
@@ -477,7 +504,7 @@ static void list_text_out(const char *only) {
     print_types(&w);
     if (only) print_params(i, &w);
     printf("    check: %s\n    from: %s\n", w.check, w.source);
-    print_rungs(i, &w);
+    print_rungs(i, &w, all);
   }
 }
 
@@ -524,18 +551,19 @@ static int check_workloads(const char *list) {
 
 /* argv[0] is "list". */
 static int list(int argc, char **argv) {
-  parser ps = {"kladder --help", list_shorts, list_longs, "w", argc, argv,
+  parser ps = {"kladder list --help", list_shorts, list_longs, "w", argc, argv,
                {0}};
   list_text only = {NULL, 0};
-  int json = 0, code = 0, more = 0;
+  int json = 0, all = 0, code = 0, more = 0;
   option_read got;
   while (code == 0 && (more = next_option(&ps, &got)) == 1) {
     if (got.val == 'h') {
-      fputs(usage_main, stdout);
+      fputs(usage_list, stdout);
       free(only.text);
       return 0;
     }
     if (got.val == OPT_JSON) json = 1;
+    else if (got.val == 'a') all = 1;
     else if (got.val == 'w' && !list_add(&only, got.value))
       code = out_of_memory();
   }
@@ -545,7 +573,7 @@ static int list(int argc, char **argv) {
   if (code == 0) {
     kl_status st = KL_OK;
     if (json) st = kl_list_write_json(stdout, only.text);
-    else list_text_out(only.text);
+    else list_text_out(only.text, all);
     if (st != KL_OK) code = fail(st);
     if (code == 0 && fflush(stdout) != 0) {
       fprintf(stderr, "kladder: error: writing the list: %s\n",
@@ -567,6 +595,7 @@ static const char *const output_flags[OUTPUTS] = {"--csv", "--json",
 /* What the options of a run add up to. */
 typedef struct run_command {
   kl_options o;
+  int verbose; /* -v: the wide table */
   list_text workloads, backends, rungs, params;
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
@@ -692,6 +721,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
+    break;
+  case 'v':
+    c->verbose = 1;
     break;
   case 'q':
     c->o.progress = NULL;
@@ -875,8 +907,15 @@ static int run_parsed(run_command *c) {
            kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
   int code = 0;
   if (rep) {
-    kl_status printed = kl_report_print(rep, stdout);
-    if (fflush(stdout) != 0 && printed == KL_OK) printed = KL_IO;
+    /* Results written to standard output (`--csv -`) take it: the table
+     * goes to standard error then. */
+    int piped = 0;
+    for (int i = 0; i < OUTPUTS; i++)
+      piped |= c->output[i] && strcmp(c->output[i], "-") == 0;
+    FILE *table = piped ? stderr : stdout;
+    kl_status printed = c->verbose ? kl_report_print_wide(rep, table)
+                                   : kl_report_print(rep, table);
+    if (fflush(table) != 0 && printed == KL_OK) printed = KL_IO;
     if (printed != KL_OK) code = fail(printed);
   }
   if (!completed) {

@@ -114,6 +114,7 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   c.r = cr;
   c.device = s->device;
   c.is_ceiling = 1;
+  c.ceiling_only = 1;
   c.ceiling = -1;
   const kl__placed placed = {cr, s->device};
   kl_status st = kl__instance_from_options(&defaults, of, &c.in, 1,

@@ -240,6 +240,7 @@ typedef struct kl__result {
   kl_plan plan;
   double *times;         /* [pub.reps]; owned */
   kl_trace_event *trace; /* [pub.trace_count]; owned */
+  int ceiling_only;      /* run only as a ceiling, not selected */
 } kl__result;
 
 struct kl_report {
@@ -278,6 +279,7 @@ typedef struct kl__job {
   kl_plan plan;
   double problem_bytes; /* the plan's own buffers, before the scratch */
   int is_ceiling;
+  int ceiling_only; /* made only to be a ceiling: not in the selection */
   ptrdiff_t ceiling; /* the job whose rung is this one's ceiling, -1 none */
 } kl__job;
 

@@ -1,6 +1,7 @@
 /* A report: the table on stdout, CSV, JSON and the Chrome trace, every
  * value read through the one description of a result's fields
  * (fields.c); and the report's public accessors. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,7 +256,36 @@ static void print_peers(const kl_report *rep, FILE *f) {
   }
 }
 
-static kl_status print_report(const kl_report *rep, FILE *f) {
+/* Under either table: why a result has no percent, counts, overlaps,
+ * peers, runs cut short, errors and failed checks. */
+static kl_status print_remarks(const kl_report *rep, FILE *f) {
+  print_ceiling_notes(rep, f);
+  print_counts(rep, f);
+  print_overlap(rep, f);
+  print_peers(rep, f);
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i].pub;
+    if (r->status == KL_OK && r->reps < rep->options.reps)
+      fprintf(f, "%s %s: %d timed run%s instead of %d, to stay within %.0f s "
+              "(--max-time)\n", r->workload, r->rung, r->reps,
+              r->reps == 1 ? "" : "s", rep->options.reps,
+              rep->options.max_seconds);
+    if (r->status == KL_UNAVAILABLE)
+      fprintf(f, "%s %s: stands aside: %s\n", r->workload, r->rung, r->error);
+    else if (r->status != KL_OK)
+      fprintf(f, "%s %s: error: %s\n", r->workload, r->rung, r->error);
+    else if (r->check != KL_CHECK_PASS)
+      fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
+              "(worst %.3g x tolerance)%s%s\n",
+              r->workload, r->rung, kl__check_text(r),
+              (long long)r->verdict.bad_count, (long long)r->verdict.checked,
+              r->verdict.max_error, r->verdict.detail[0] ? "; " : "",
+              r->verdict.detail);
+  }
+  return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
+}
+
+static kl_status print_wide(const kl_report *rep, FILE *f) {
   if (!rep || !f) return kl__usage(KL_USAGE, "kl_report_print: no report");
   const kl_machine *m = &rep->machine;
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
@@ -286,34 +316,150 @@ static kl_status print_report(const kl_report *rep, FILE *f) {
   if (rep->interrupted)
     fprintf(f, "interrupted: the run was stopped; the table holds the %zu "
             "rungs that finished\n", rep->count);
-  print_ceiling_notes(rep, f);
-  print_counts(rep, f);
-  print_overlap(rep, f);
-  print_peers(rep, f);
-  for (size_t i = 0; i < rep->count; i++) {
-    const kl_result *r = &rep->results[i].pub;
-    if (r->status == KL_OK && r->reps < rep->options.reps)
-      fprintf(f, "%s %s: %d timed run%s instead of %d, to stay within %.0f s "
-              "(--max-time)\n", r->workload, r->rung, r->reps,
-              r->reps == 1 ? "" : "s", rep->options.reps,
-              rep->options.max_seconds);
-    if (r->status == KL_UNAVAILABLE)
-      fprintf(f, "%s %s: stands aside: %s\n", r->workload, r->rung, r->error);
-    else if (r->status != KL_OK)
-      fprintf(f, "%s %s: error: %s\n", r->workload, r->rung, r->error);
-    else if (r->check != KL_CHECK_PASS)
-      fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
-              "(worst %.3g x tolerance)%s%s\n",
-              r->workload, r->rung, kl__check_text(r),
-              (long long)r->verdict.bad_count, (long long)r->verdict.checked,
-              r->verdict.max_error, r->verdict.detail[0] ? "; " : "",
-              r->verdict.detail);
+  return print_remarks(rep, f);
+}
+
+kl_status kl_report_print_wide(const kl_report *rep, FILE *f) {
+  return kl__done(print_wide(rep, f));
+}
+
+/* ---- the brief table ----------------------------------------------------------
+ * Within 100 columns: a heading per problem (workload, type and
+ * operation, size), then a row per rung of it (workload, rung, device,
+ * median, rate, %ceil, speedup, check); the ceilings that ran only as
+ * ceilings in a group of their own after the ladders; the remarks below,
+ * wrapped. */
+#define BRIEF_WIDTH 100
+
+/* A rate with at least three significant digits: 2954, 13.7, 0.0720. */
+static void rate_text(double v, const char *unit, char *dst, size_t size) {
+  if (v >= 100) snprintf(dst, size, "%.0f %s", v, unit);
+  else if (v >= 10) snprintf(dst, size, "%.1f %s", v, unit);
+  else if (v >= 1) snprintf(dst, size, "%.2f %s", v, unit);
+  else if (v > 0) snprintf(dst, size, "%#.3g %s", v, unit);
+  else snprintf(dst, size, "0 %s", unit);
+}
+
+/* Text wrapped at BRIEF_WIDTH, its later lines indented by `indent`. */
+static void wrapped(FILE *f, const char *text, int indent) {
+  int col = 0;
+  for (const char *p = text; *p;) {
+    while (*p == ' ') p++;
+    const size_t word = strcspn(p, " ");
+    if (!word) break;
+    if (col > indent && col + 1 + (int)word > BRIEF_WIDTH) {
+      fprintf(f, "\n%*s", indent, "");
+      col = indent;
+    } else if (col > 0 && col > indent) {
+      fputc(' ', f);
+      col++;
+    }
+    fwrite(p, 1, word, f);
+    col += (int)word;
+    p += word;
   }
-  return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
+  fputc('\n', f);
+}
+
+/* The problem a result ran: its group's key and heading. */
+static void problem_text(const kl__result *res, char *dst, size_t size) {
+  const kl_result *r = &res->pub;
+  snprintf(dst, size, "%s: %s%s%s, %s%s", r->workload, kl_type_name(r->type),
+           r->op[0] ? " " : "", r->op, r->extent_count ? "" : "n=",
+           r->shape);
+  if (r->inputs[0] && strcmp(r->inputs, "random") != 0)
+    kl__append(dst, size, ", inputs %s", r->inputs);
+}
+
+static void brief_row(FILE *f, const kl__result *res) {
+  const kl_result *r = &res->pub;
+  char where[64], med[32], rate[40], pct[16] = "-", spd[16] = "-";
+  snprintf(where, sizeof where, "%s", r->backend);
+  if (r->device > 0) kl__append(where, sizeof where, ":%d", r->device);
+  format_time(r->status == KL_OK ? r->t_median : 0, med, sizeof med);
+  if (r->status == KL_OK) rate_text(r->merit, r->unit, rate, sizeof rate);
+  else snprintf(rate, sizeof rate, "-");
+  if (r->status == KL_OK && r->percent > 0)
+    snprintf(pct, sizeof pct, "%.1f%%", r->percent);
+  if (r->status == KL_OK && r->speedup > 0)
+    snprintf(spd, sizeof spd, r->speedup < 100 ? "%.2fx" : "%.0fx",
+             r->speedup);
+  fprintf(f, "%-9s %-23s %-7s %9s %13s %7s %7s  %s%s\n", r->workload, r->rung,
+          where, med, rate, pct, spd, kl__check_text(r),
+          (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "");
+}
+
+static kl_status print_brief(const kl_report *rep, FILE *f) {
+  if (!rep || !f) return kl__usage(KL_USAGE, "kl_report_print: no report");
+  const kl_machine *m = &rep->machine;
+  char line[512];
+  snprintf(line, sizeof line, "kladder %s | CPU: %s, %d threads | GPU: %s",
+           KL_VERSION, m->cpu, m->cpu_threads, m->gpu[0] ? m->gpu : "none");
+  wrapped(f, line, 2);
+  fprintf(f, "seed %llu, %d timed runs after %d warm-up; time: the median\n",
+          (unsigned long long)rep->options.seed, rep->options.reps,
+          rep->options.warmup);
+  fprintf(f, "\n%-9s %-23s %-7s %9s %13s %7s %7s  %s\n", "workload", "rung",
+          "backend", "median", "rate", "%ceil", "speedup", "check");
+  /* The groups in the order their first result ran; the ceilings that
+   * ran only as ceilings after them. */
+  char *done = calloc(rep->count ? rep->count : 1, 1);
+  if (!done) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  for (int pass = 0; pass < 2; pass++) {
+    int headed = 0;
+    for (size_t i = 0; i < rep->count; i++) {
+      if (done[i] || rep->results[i].ceiling_only != pass) continue;
+      char key[256], other[256];
+      problem_text(&rep->results[i], key, sizeof key);
+      if (pass == 1 && !headed) {
+        fprintf(f, "\nceilings, each also timed right after the rungs it "
+                "serves:\n");
+        headed = 1;
+      }
+      fprintf(f, "%s%s\n", pass == 0 ? "\n" : "", key);
+      for (size_t j = i; j < rep->count; j++) {
+        if (done[j] || rep->results[j].ceiling_only != pass) continue;
+        problem_text(&rep->results[j], other, sizeof other);
+        if (strcmp(key, other) != 0) continue;
+        brief_row(f, &rep->results[j]);
+        done[j] = 1;
+      }
+    }
+  }
+  free(done);
+  fputc('\n', f);
+  wrapped(f, "%ceil: the rate as a percent of the ceiling measured in this "
+          "run: for memory-bound rungs the copy their workload names, timed "
+          "right after each rung; for compute-bound ones the vendor rung. "
+          "speedup: over the first rung of the same problem. kladder run -v: "
+          "every column (min, max, abs err); --csv, --json: every field.", 2);
+  if (rep->notes[0]) {
+    snprintf(line, sizeof line, "note: %.490s", rep->notes);
+    wrapped(f, line, 2);
+  }
+  if (rep->interrupted)
+    fprintf(f, "interrupted: the run was stopped; the table holds the %zu "
+            "rungs that finished\n", rep->count);
+  /* The remarks, each wrapped. */
+  char *text = NULL;
+  size_t size = 0;
+  FILE *mem = open_memstream(&text, &size);
+  if (!mem) return print_remarks(rep, f);
+  kl_status st = print_remarks(rep, mem);
+  fclose(mem);
+  for (char *p = text; st == KL_OK && p && *p;) {
+    char *end = strchr(p, '\n');
+    if (end) *end = '\0';
+    wrapped(f, p, 2);
+    p = end ? end + 1 : NULL;
+  }
+  free(text);
+  return st == KL_OK && ferror(f) ? KL_FAIL(KL_IO, "writing the table failed")
+                                  : st;
 }
 
 kl_status kl_report_print(const kl_report *rep, FILE *f) {
-  return kl__done(print_report(rep, f));
+  return kl__done(print_brief(rep, f));
 }
 
 /* ---- CSV ------------------------------------------------------------------- */
@@ -520,12 +666,13 @@ struct kl_output {
   FILE *f;
   char *path;
   char *temp; /* written here and renamed to path; NULL: written directly */
+  int to_stdout; /* path "-": standard output, flushed, never closed */
   kl__json json; /* JSON: the document, begun at open */
 };
 
 static void output_free(kl_output *o) {
   if (!o) return;
-  if (o->f) fclose(o->f);
+  if (o->f && !o->to_stdout) fclose(o->f);
   if (o->temp) remove(o->temp);
   free(o->temp);
   free(o->path);
@@ -559,8 +706,16 @@ static kl_status output_open(const char *path, kl_format format,
   if (!o) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   o->format = format;
   char why[160] = "";
-  kl_status st = kl__output_file(path, &o->f, &o->path, &o->temp, why,
-                                 sizeof why);
+  kl_status st = KL_OK;
+  if (strcmp(path, "-") == 0) {
+    o->f = stdout;
+    o->to_stdout = 1;
+    o->path = malloc(2);
+    if (o->path) strcpy(o->path, "-");
+    else st = KL_NO_MEMORY;
+  } else {
+    st = kl__output_file(path, &o->f, &o->path, &o->temp, why, sizeof why);
+  }
   if (st == KL_OK) {
     output_head(o);
     if (fflush(o->f) != 0 || ferror(o->f)) {
@@ -600,7 +755,7 @@ static kl_status output_write(kl_output *o, const kl_report *rep) {
   /* errno of the step that failed, whichever it was. */
   int err = 0;
   if (fflush(o->f) != 0 || ferror(o->f)) err = errno ? errno : EIO;
-  if (fclose(o->f) != 0 && !err) err = errno;
+  if (!o->to_stdout && fclose(o->f) != 0 && !err) err = errno;
   o->f = NULL;
   if (!err && o->temp && rename(o->temp, o->path) != 0) err = errno;
   const int bad = err != 0;

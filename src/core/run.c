@@ -508,6 +508,7 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
       st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds, c,
                        o->stop, res);
       kl__leave(ctx);
+      res->ceiling_only = jb->ceiling_only;
     } else {
       kl__result_status(res, st);
     }
