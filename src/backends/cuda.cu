@@ -1,6 +1,7 @@
 /* The GPU backend: one device; each context has its own non-blocking
  * streams and events. Built by nvcc
  * as "cuda" or by hipcc as "hip" from this same file. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,23 @@ static kl_status describe(int i, kl_device *d) {
   return KL_OK;
 }
 
+/* Whether the driver's library is installed: without it the runtime
+ * says the driver is too old, which misleads on a machine with none. */
+static int driver_installed(void) {
+  void *lib = dlopen(KL_GPU_DRIVER, RTLD_LAZY | RTLD_LOCAL);
+  if (lib) dlclose(lib);
+  return lib != NULL;
+}
+
 static int probe_once(void) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
-    snprintf(gpu.info, sizeof gpu.info, "no %s device: %s", KL_GPU,
-             err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    const char *why = err != cudaSuccess ? cudaGetErrorString(err)
+                                         : "none found";
+    if (err == cudaErrorInsufficientDriver && !driver_installed())
+      why = "no driver is installed (" KL_GPU_DRIVER " not found)";
+    snprintf(gpu.info, sizeof gpu.info, "no %s device: %s", KL_GPU, why);
     (void)cudaGetLastError();
     return 0;
   }

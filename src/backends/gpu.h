@@ -17,6 +17,8 @@
 #ifndef KL_GPU
 #define KL_GPU "cuda"
 #define KL_GPU_SUMMARY "CUDA on an NVIDIA GPU"
+/* The driver's user-space library, which the runtime needs. */
+#define KL_GPU_DRIVER "libcuda.so.1"
 #endif
 
 /* Every runtime call is checked; the error names the call, file and line. */

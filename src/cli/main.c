@@ -178,9 +178,19 @@ static const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
   return dst;
 }
 
+/* A message on one line: a control character in it (a newline in a name
+ * the user typed) is written \xNN. */
+static void one_line(FILE *f, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
+    else fputc(*p, f);
+  }
+}
+
 static int fail(kl_status st) {
-  fprintf(stderr, "kladder: error: %s\n",
-          kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
+  fputs("kladder: error: ", stderr);
+  one_line(stderr, kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
+  fputc('\n', stderr);
   return kl_exit_code(st);
 }
 
@@ -277,6 +287,7 @@ typedef struct parser {
   int argc;
   char **argv;
   unsigned char given[OPT_END]; /* single-value options seen */
+  char first[OPT_END][64];      /* as each was first spelled */
 } parser;
 
 /* One option read: its value (getopt_long's val), its name as typed
@@ -354,6 +365,9 @@ static int next_option(parser *ps, option_read *got) {
   }
   got->val = c;
   name_option(ps, c, index >= 0, got);
+  /* --matrix and --input are one option: name the one typed. */
+  if (index >= 0)
+    snprintf(got->name, sizeof got->name, "--%s", ps->longs[index].name);
   const struct option *o = long_of(ps, c);
   if (o && o->has_arg == no_argument) return 1;
   got->value = optarg;
@@ -362,6 +376,13 @@ static int next_option(parser *ps, option_read *got) {
     return -1;
   }
   const int list = c < 256 && strchr(ps->lists, c) != NULL;
+  if (!list && ps->given[c] && strcmp(ps->first[c], got->name) != 0) {
+    bad_usage(ps->help, "options '%s' and '%s' are one option, given twice; "
+              "it takes one value", ps->first[c], got->name);
+    return -1;
+  }
+  if (!list && !ps->given[c])
+    snprintf(ps->first[c], sizeof ps->first[c], "%s", got->name);
   if (!list && ps->given[c]++) {
     bad_usage(ps->help, "option '%s' given twice; it takes one value",
               got->name);
@@ -552,7 +573,7 @@ static int check_workloads(const char *list) {
 /* argv[0] is "list". */
 static int list(int argc, char **argv) {
   parser ps = {"kladder list --help", list_shorts, list_longs, "w", argc, argv,
-               {0}};
+               {0}, {{0}}};
   list_text only = {NULL, 0};
   int json = 0, all = 0, code = 0, more = 0;
   option_read got;
@@ -815,7 +836,7 @@ static char *command_line(int argc, char **argv) {
 /* The options of a run: -1 to go on, else the exit code (0 after --help). */
 static int parse_run(run_command *c, int argc, char **argv) {
   parser ps = {"kladder run --help", run_shorts, run_longs, "wbrp", argc,
-               argv, {0}};
+               argv, {0}, {{0}}};
   option_read got;
   int more;
   while ((more = next_option(&ps, &got)) == 1) {
@@ -923,7 +944,9 @@ static int run_parsed(run_command *c) {
     discard_outputs(out);
     kl_report_free(rep);
     if (code) return code;
-    fprintf(stderr, "kladder: error: %s\n", why);
+    fputs("kladder: error: ", stderr);
+    one_line(stderr, why);
+    fputc('\n', stderr);
     return kl_exit_code(st);
   }
   const kl_status run_st = st;

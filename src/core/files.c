@@ -18,6 +18,20 @@ static char *copy_text(const char *text, const char *suffix) {
   return copy;
 }
 
+/* Whether the directory a path names its file in exists. */
+static int directory_exists(const char *path) {
+  char *dir = copy_text(path, "");
+  if (!dir) return 1;
+  char *slash = strrchr(dir, '/');
+  if (!slash) strcpy(dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  struct stat info;
+  const int yes = stat(dir, &info) == 0 && S_ISDIR(info.st_mode);
+  free(dir);
+  return yes;
+}
+
 /* A regular file: a temporary one beside it, with the mode the file would
  * have had, renamed into place when complete. */
 static int open_beside(const char *path, mode_t mode, FILE **f, char **temp,
@@ -29,7 +43,10 @@ static int open_beside(const char *path, mode_t mode, FILE **f, char **temp,
   }
   int fd = mkstemp(*temp);
   if (fd < 0) {
-    snprintf(why, why_size, "%s", strerror(errno));
+    /* The file is written beside its name first: a directory that takes
+     * no new file (/proc) refuses that, whatever the file's own state. */
+    snprintf(why, why_size, "its directory takes no new file (%s)",
+             strerror(errno));
     free(*temp);
     *temp = NULL;
     return 0;
@@ -91,7 +108,7 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
     mode_t mask = umask(0);
     umask(mask);
     ok = open_beside(path, 0666 & ~mask, f, temp, why, why_size);
-    if (!ok && errno == ENOENT)
+    if (!ok && !directory_exists(path))
       snprintf(why, why_size, "its directory does not exist");
   } else {
     snprintf(why, why_size, "%s", strerror(errno));

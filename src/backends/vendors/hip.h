@@ -9,6 +9,9 @@
 
 #define KL_GPU "hip"
 #define KL_GPU_SUMMARY "HIP on an AMD GPU or Hygon DCU"
+/* The driver's user-space library, which the runtime needs. */
+#define KL_GPU_DRIVER "libhsa-runtime64.so.1"
+#define cudaErrorInsufficientDriver hipErrorInsufficientDriver
 
 #define cudaDevAttrMultiProcessorCount hipDeviceAttributeMultiprocessorCount
 #define cudaDevAttrMaxThreadsPerMultiProcessor                                \
