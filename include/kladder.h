@@ -51,7 +51,9 @@ extern "C" {
  * Every public function returns one. kl_exit_code() maps it onto the CLI's
  * documented exit codes: 0 success, 1 a check failed, 2 bad usage or input,
  * 3 a device or runtime error. A wrong or unconverged answer is never
- * KL_OK. */
+ * KL_OK: KL_NOT_CONVERGED (exit code 1) is an iterative solve (kl_cg) that
+ * stopped at its iteration cap above its tolerance. New codes are added at
+ * the end. */
 #define KL_STATUS_MAP(X)                                                      \
   X(OK, 0, "success")                                                         \
   X(CHECK_FAILED, 1, "a verification check failed")                           \
@@ -60,7 +62,8 @@ extern "C" {
   X(UNAVAILABLE, 2, "backend or rung not available here")                     \
   X(NO_MEMORY, 3, "memory allocation failed")                                 \
   X(DEVICE, 3, "device or runtime error")                                     \
-  X(IO, 3, "file input/output error")
+  X(IO, 3, "file input/output error")                                       \
+  X(NOT_CONVERGED, 1, "an iterative solve stopped at its cap, unconverged")
 
 typedef enum kl_status {
 #define KL_STATUS_ENUM(name, exit_code, text) KL_##name,

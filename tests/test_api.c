@@ -1024,7 +1024,7 @@ static int cg_case(const char *backend, int on_device) {
   }
   kl_context *ctx = context_of(backend);
   kl_cg_matrix a = {CG_ROWS, e, offsets, columns, values};
-  kl_cg_result res = {0, 0};
+  kl_cg_result res = {.size = sizeof res};
   kl_status st;
   if (on_device) {
     if (!ctx) return 0;
@@ -1068,7 +1068,7 @@ static int cg_stencil_case(const char *backend, int stencil) {
     x[row] = 0;
   }
   kl_context *ctx = context_of(backend);
-  kl_cg_result res = {0, 0};
+  kl_cg_result res = {.size = sizeof res};
   if (kl_cg(ctx, NULL, N, stencil, rhs, x, 1e-12, 1000, 0, &res) != KL_OK)
     return 0;
   int ok = res.iterations > 0 && res.residual <= 1e-12;
@@ -1077,6 +1077,60 @@ static int cg_stencil_case(const char *backend, int stencil) {
   for (int row = 0; row < ROWS; row++) x[row] = 0;
   ok = ok && kl_cg(ctx, NULL, N, stencil, rhs, x, 0, 3, 0, &res) == KL_OK &&
        res.iterations == 3;
+  return ok;
+}
+
+/* A solve stopped at maxit above its tolerance is no success: a diagonal
+ * matrix of condition 1e6 (50 eigenvalues spread geometrically from 1 to
+ * 1e6: 50 iterations in exact arithmetic, hundreds in doubles), maxit 5:
+ * KL_NOT_CONVERGED, exit code 1, the result filled (converged 0, 5
+ * iterations, the residual above tol) and x the last iterate. Fixed mode
+ * (tol 0) converges by making its count; maxit 5000 converges in
+ * tolerance mode. A caller whose struct predates `converged` (its size)
+ * has that field left alone. */
+static int cg_unconverged(kl_context *s) {
+  enum { N = 50 };
+  int64_t offsets[N + 1];
+  int32_t columns[N];
+  double values[N], rhs[N], x[N];
+  for (int i = 0; i < N; i++) {
+    offsets[i] = i, columns[i] = i;
+    values[i] = pow(1e6, i / (N - 1.0));
+    rhs[i] = 1;
+    x[i] = 0;
+  }
+  offsets[N] = N;
+  const kl_cg_matrix a = {N, N, offsets, columns, values};
+  kl_cg_result res = {.size = sizeof res, .converged = -1};
+  int ok = 1;
+  kl_status st = kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5, 0, &res);
+  printf("cg, condition 1e6, maxit 5: %s (%s), %lld iterations, residual "
+         "%g, converged %d\n", kl_status_name(st), kl_last_error(),
+         (long long)res.iterations, res.residual, res.converged);
+  ok = ok && st == KL_NOT_CONVERGED && kl_exit_code(st) == 1 &&
+       strstr(kl_last_error(), "not converged") && res.converged == 0 &&
+       res.iterations == 5 && res.residual > 1e-10 && isfinite(res.residual) &&
+       res.size == sizeof res;
+  int moved = 0;
+  for (int i = 0; i < N; i++) moved += x[i] != 0;
+  ok = ok && moved == N; /* the last iterate, given back */
+  for (int i = 0; i < N; i++) x[i] = 0;
+  res.converged = -1;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 0, 5, 0, &res) == KL_OK &&
+       res.converged == 1 && res.iterations == 5;
+  for (int i = 0; i < N; i++) x[i] = 0;
+  res.converged = -1;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5000, 0, &res) == KL_OK &&
+       res.converged == 1 && res.residual <= 1e-10 &&
+       kl_last_error()[0] == '\0';
+  /* An older caller's struct: iterations and residual, not converged. */
+  kl_cg_result old = {.size = offsetof(kl_cg_result, converged),
+                      .converged = -7};
+  for (int i = 0; i < N; i++) x[i] = 0;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5, 0, &old) ==
+                 KL_NOT_CONVERGED &&
+       old.converged == -7 && old.iterations == 5 &&
+       old.size == offsetof(kl_cg_result, converged);
   return ok;
 }
 
@@ -1098,7 +1152,7 @@ static void test_cg_entry(void) {
   int32_t columns[1] = {0};
   double minus[1] = {-2};
   kl_cg_matrix m = {1, 1, offsets, columns, minus};
-  kl_cg_result res;
+  kl_cg_result res = {.size = sizeof res};
   EXPECT(kl_cg(s, &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE &&
          strstr(kl_last_error(), "not positive definite"));
   EXPECT(kl_cg(s, NULL, 4, 27, NULL, x1, 1e-10, 10, 0, &res) == KL_USAGE);
@@ -1115,8 +1169,13 @@ static void test_cg_entry(void) {
   kl_cg_matrix pos = {1, 1, offsets, columns, plus};
   x1[0] = 0;
   EXPECT(kl_cg(s, &pos, 0, 0, one, x1, 1e-10, 10, 0, &res) == KL_OK &&
-         fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 &&
+         fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 && res.converged &&
          kl_last_error()[0] == '\0');
+  /* The result's size must be set. */
+  kl_cg_result unset = {0};
+  EXPECT(kl_cg(s, &pos, 0, 0, one, x1, 1e-10, 10, 0, &unset) == KL_USAGE &&
+         strstr(kl_last_error(), "result->size is not set"));
+  EXPECT(cg_unconverged(s));
 }
 
 /* kl_gemm through a context: a small case against a loop here. The

@@ -532,6 +532,9 @@ static kl_status run_cg(kl_context *ctx, const kl_cg_matrix *a,
                         int data_on_device, kl_cg_result *result) {
   if (!b || !x || !result)
     return kl__usage(KL_USAGE, "kl_cg: b, x and result must not be NULL");
+  if (result->size < sizeof result->size)
+    return kl__usage(KL_USAGE, "kl_cg: result->size is not set (set it to "
+                     "sizeof *result)");
   if (maxit < 1)
     return kl__usage(KL_USAGE, "kl_cg: maxit must be at least 1 (got %lld)",
                      (long long)maxit);
@@ -587,11 +590,31 @@ static kl_status run_cg(kl_context *ctx, const kl_cg_matrix *a,
   buffers[CG_INFO] = info;
   kl_status st = kl__run_library(ctx, &kl__workload_cg, &pb, buffers,
                                  data_on_device);
-  if (st == KL_OK) {
-    result->iterations = (int64_t)info[CG_INFO_ITERATIONS];
-    result->residual = info[CG_INFO_RESIDUAL];
-  }
-  return st;
+  if (st != KL_OK) return st;
+  /* Converged: the stopping rule met. A solve that stopped before maxit
+   * met it (r.r <= tol^2 b.b, or r = 0), whatever the last bit of the
+   * residual it reports; one that stopped at maxit met it where that
+   * residual is within tol. */
+  kl_cg_result full = {.size = sizeof full};
+  full.iterations = (int64_t)info[CG_INFO_ITERATIONS];
+  full.residual = info[CG_INFO_RESIDUAL];
+  full.converged = !isnan(full.residual) &&
+                   (tol == 0 || full.iterations < maxit ||
+                    full.residual <= tol);
+  /* The fields the caller's struct has (its size), and that size. */
+  const size_t size = result->size < sizeof full ? result->size
+                                                 : sizeof full;
+  memcpy(result, &full, size);
+  result->size = size;
+  if (!full.converged && isnan(full.residual))
+    return kl__usage(KL_NOT_CONVERGED, "kl_cg: not converged: |r|/|b| is "
+                     "not a number after %lld iterations",
+                     (long long)full.iterations);
+  if (!full.converged)
+    return kl__usage(KL_NOT_CONVERGED, "kl_cg: not converged: |r|/|b| = %g "
+                     "after maxit = %lld iterations, above tol = %g",
+                     full.residual, (long long)maxit, tol);
+  return KL_OK;
 }
 
 kl_status kl_cg(kl_context *ctx, const kl_cg_matrix *a, int64_t grid_n,
