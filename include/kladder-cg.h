@@ -20,9 +20,18 @@ typedef struct kl_cg_matrix {
   const double *values;
 } kl_cg_matrix;
 
+/* What a solve did. The caller sets size (it may grow at its end, as
+ * kladder.h says): kl_cg_result res = {.size = sizeof res}; kl_cg fills
+ * the fields that size covers. */
 typedef struct kl_cg_result {
+  size_t size;        /* the caller's sizeof(kl_cg_result) */
   int64_t iterations; /* made */
   double residual;    /* the solve's own |r| / |b| at the end */
+  /* 1 where the solve met its stopping rule: tolerance mode reached
+   * |r| <= tol |b| (r = 0 included) before or at maxit, or fixed mode (tol
+   * 0) made its maxit iterations; 0 where tolerance mode stopped at maxit
+   * above tol, or the residual is not a number. */
+  int converged;
 } kl_cg_result;
 
 /* Solve A x = b by conjugate gradients from the x given (x0), on the
@@ -36,9 +45,13 @@ typedef struct kl_cg_result {
  * b and x hold the rows; A's arrays, b and x are host memory, or the
  * context's device memory when data_on_device is nonzero (a CSR matrix
  * only: the built-in matrix is made in host memory, with b and x there).
- * KL_USAGE for a NULL array, a bad size, tol or stencil, or a matrix found
- * not positive definite on the way (p'Ap <= 0); KL_TOO_LARGE beyond
- * memory. */
+ * KL_OK only where the solve converged (result->converged = 1);
+ * KL_NOT_CONVERGED (exit code 1) where tolerance mode stopped at maxit
+ * with |r| > tol |b|: result is filled all the same (converged = 0, the
+ * iterations, the residual reached) and x holds the last iterate, for a
+ * caller that takes it knowingly. KL_USAGE for a NULL array, an unset
+ * result->size, a bad size, tol or stencil, or a matrix found not positive
+ * definite on the way (p'Ap <= 0); KL_TOO_LARGE beyond memory. */
 kl_status kl_cg(kl_context *ctx, const kl_cg_matrix *a, int64_t grid_n,
                 int stencil, const double *b, double *x, double tol,
                 int64_t maxit, int data_on_device, kl_cg_result *result);

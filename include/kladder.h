@@ -51,9 +51,11 @@ extern "C" {
 /* ---- status codes -------------------------------------------------------
  * Every public function returns one. kl_exit_code() maps it onto the CLI's
  * documented exit codes: 0 success, 1 a check failed, 2 bad usage or input,
- * 3 a device or runtime error, 130 interrupted (a run stopped by its
+ * 3 a device or runtime error; 130 interrupted (a run stopped by its
  * `stop` flag: the command exits 128 + the signal's number). A wrong or
- * unconverged answer is never KL_OK. */
+ * unconverged answer is never KL_OK: KL_NOT_CONVERGED (exit code 1) is an
+ * iterative solve (kl_cg) that stopped at its iteration cap above its
+ * tolerance. New codes are added at the end. */
 #define KL_STATUS_MAP(X)                                                      \
   X(OK, 0, "success")                                                         \
   X(CHECK_FAILED, 1, "a verification check failed")                           \
@@ -63,7 +65,8 @@ extern "C" {
   X(NO_MEMORY, 3, "memory allocation failed")                                 \
   X(DEVICE, 3, "device or runtime error")                                     \
   X(IO, 3, "file input/output error")                                         \
-  X(INTERRUPTED, 130, "interrupted")
+  X(INTERRUPTED, 130, "interrupted")                                          \
+  X(NOT_CONVERGED, 1, "an iterative solve stopped at its cap, unconverged")
 
 typedef enum kl_status {
 #define KL_STATUS_ENUM(name, exit_code, text) KL_##name,
@@ -160,6 +163,14 @@ kl_status kl_context_device(kl_context *ctx, kl_device_info *out);
 #define KL_RUNG_CEILING 4u     /* its backend's ceiling for the workloads
                                   that name this one as theirs */
 
+/* A named file of a workload (kl_options.files; the command's --NAME
+ * FILE): cg reads "rhs" and writes "solution". */
+#define KL_MAX_FILES 4
+typedef struct kl_named_path {
+  const char *name; /* the workload's name for the file: "rhs" */
+  const char *path;
+} kl_named_path;
+
 typedef struct kl_workload_info {
   size_t size;         /* the caller's sizeof(kl_workload_info) */
   const char *name;
@@ -172,6 +183,13 @@ typedef struct kl_workload_info {
   const char *input_help; /* what it does with --input FILE; NULL: none */
   int param_count;
   int rung_count;
+  /* Its named files (kl_options.files), file_count of them: each one's
+   * name, what it is in one line, and 1 where a run writes it (0: reads
+   * it). */
+  int file_count;
+  const char *file_names[KL_MAX_FILES];
+  const char *file_help[KL_MAX_FILES];
+  int file_writes[KL_MAX_FILES];
 } kl_workload_info;
 
 typedef struct kl_param_info {
@@ -292,6 +310,20 @@ typedef struct kl_options {
    * finished are the report's, kl_report_interrupted() says so, and
    * kl_run returns KL_INTERRUPTED with the report. */
   const volatile sig_atomic_t *stop;
+  /* Named files of the workloads that take them (kl_workload_info lists
+   * each, read or written; the command's --NAME FILE): cg reads "rhs", its
+   * right-hand side b, and writes "solution", its x. An entry whose name
+   * is NULL is unused; a name may come once. A file a workload reads is
+   * refused before anything runs where it is missing, unreadable, empty
+   * or a directory (KL_USAGE), and the workload checks what is in it. A
+   * file a run writes is opened before any rung runs (a path that cannot
+   * be written: KL_USAGE, as kl_output_open), written from the outputs of
+   * the first rung of the run whose check passed, and put in place when
+   * the run completes (KL_OK or KL_CHECK_FAILED), whole, as a results
+   * file is; a run stopped by an error leaves nothing, and one in which
+   * no rung passed says so in its notes. In a run of several workloads,
+   * one that takes no file of a name given is skipped, with a note. */
+  kl_named_path files[KL_MAX_FILES];
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,

@@ -134,6 +134,8 @@ static const struct option run_longs[] = {
     {"csv", required_argument, NULL, 265},
     {"json", required_argument, NULL, 266},
     {"no-ceiling", no_argument, NULL, 267},
+    {"rhs", required_argument, NULL, 268},
+    {"solution", required_argument, NULL, 269},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
@@ -191,7 +193,7 @@ static const char *const options[] = {
     "--beta", "--scalars", "--reps", "--warmup", "--seed", "--csv", "--json",
     "--no-ceiling", "--max-time", "-q", "-h", "--size=", "--ld=", "--",
     "-", "run", "list", "-p", "--param", "--param=", "-n5", "--quiet=x",
-    "--work", "-qw", "-i", "--input", "--input=",
+    "--work", "-qw", "-i", "--input", "--input=", "--rhs", "--solution",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 

@@ -1024,7 +1024,7 @@ static int cg_case(const char *backend, int on_device) {
   }
   kl_context *ctx = context_of(backend);
   kl_cg_matrix a = {CG_ROWS, e, offsets, columns, values};
-  kl_cg_result res = {0, 0};
+  kl_cg_result res = {.size = sizeof res};
   kl_status st;
   if (on_device) {
     if (!ctx) return 0;
@@ -1068,7 +1068,7 @@ static int cg_stencil_case(const char *backend, int stencil) {
     x[row] = 0;
   }
   kl_context *ctx = context_of(backend);
-  kl_cg_result res = {0, 0};
+  kl_cg_result res = {.size = sizeof res};
   if (kl_cg(ctx, NULL, N, stencil, rhs, x, 1e-12, 1000, 0, &res) != KL_OK)
     return 0;
   int ok = res.iterations > 0 && res.residual <= 1e-12;
@@ -1078,6 +1078,161 @@ static int cg_stencil_case(const char *backend, int stencil) {
   ok = ok && kl_cg(ctx, NULL, N, stencil, rhs, x, 0, 3, 0, &res) == KL_OK &&
        res.iterations == 3;
   return ok;
+}
+
+/* A solve stopped at maxit above its tolerance is no success: a diagonal
+ * matrix of condition 1e6 (50 eigenvalues spread geometrically from 1 to
+ * 1e6: 50 iterations in exact arithmetic, hundreds in doubles), maxit 5:
+ * KL_NOT_CONVERGED, exit code 1, the result filled (converged 0, 5
+ * iterations, the residual above tol) and x the last iterate. Fixed mode
+ * (tol 0) converges by making its count; maxit 5000 converges in
+ * tolerance mode. A caller whose struct predates `converged` (its size)
+ * has that field left alone. */
+static int cg_unconverged(kl_context *s) {
+  enum { N = 50 };
+  int64_t offsets[N + 1];
+  int32_t columns[N];
+  double values[N], rhs[N], x[N];
+  for (int i = 0; i < N; i++) {
+    offsets[i] = i, columns[i] = i;
+    values[i] = pow(1e6, i / (N - 1.0));
+    rhs[i] = 1;
+    x[i] = 0;
+  }
+  offsets[N] = N;
+  const kl_cg_matrix a = {N, N, offsets, columns, values};
+  kl_cg_result res = {.size = sizeof res, .converged = -1};
+  int ok = 1;
+  kl_status st = kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5, 0, &res);
+  printf("cg, condition 1e6, maxit 5: %s (%s), %lld iterations, residual "
+         "%g, converged %d\n", kl_status_name(st), kl_last_error(),
+         (long long)res.iterations, res.residual, res.converged);
+  ok = ok && st == KL_NOT_CONVERGED && kl_exit_code(st) == 1 &&
+       strstr(kl_last_error(), "not converged") && res.converged == 0 &&
+       res.iterations == 5 && res.residual > 1e-10 && isfinite(res.residual) &&
+       res.size == sizeof res;
+  int moved = 0;
+  for (int i = 0; i < N; i++) moved += x[i] != 0;
+  ok = ok && moved == N; /* the last iterate, given back */
+  for (int i = 0; i < N; i++) x[i] = 0;
+  res.converged = -1;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 0, 5, 0, &res) == KL_OK &&
+       res.converged == 1 && res.iterations == 5;
+  for (int i = 0; i < N; i++) x[i] = 0;
+  res.converged = -1;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5000, 0, &res) == KL_OK &&
+       res.converged == 1 && res.residual <= 1e-10 &&
+       kl_last_error()[0] == '\0';
+  /* An older caller's struct: iterations and residual, not converged. */
+  kl_cg_result old = {.size = offsetof(kl_cg_result, converged),
+                      .converged = -7};
+  for (int i = 0; i < N; i++) x[i] = 0;
+  ok = ok && kl_cg(s, &a, 0, 0, rhs, x, 1e-10, 5, 0, &old) ==
+                 KL_NOT_CONVERGED &&
+       old.converged == -7 && old.iterations == 5 &&
+       old.size == offsetof(kl_cg_result, converged);
+  return ok;
+}
+
+/* Named files through kl_run (kl_options.files): cg's b read from a
+ * Matrix Market array file and its x written as one, from the first rung
+ * that passed; the note saying so; a mistake in the list one clear
+ * KL_USAGE each, before anything runs; a caller whose kl_options predates
+ * `files` (its size) runs without them. And kl_workload_describe lists
+ * cg's two files. The files are written in the working directory. */
+static int write_named(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return 0;
+  const int ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+static kl_status run_cg_files(const kl_named_path *files, size_t size,
+                              kl_report **rep) {
+  kl_options o;
+  kl_options_init(&o);
+  o.size = size;
+  o.workloads = "cg";
+  o.backends = "serial";
+  o.input_file = "test_api-A.mtx";
+  o.reps = 1;
+  o.warmup = 0;
+  o.skip_ceiling = 1;
+  for (int i = 0; i < KL_MAX_FILES && files[i].name; i++) o.files[i] = files[i];
+  *rep = NULL;
+  return kl_run(&o, rep);
+}
+
+static void test_named_files(void) {
+  const char *a = "test_api-A.mtx", *b = "test_api-b.mtx",
+             *x = "test_api-x.mtx";
+  remove(x);
+  /* A x = b for x = (1, 1, 1): the 1D Laplacian with 4 on the diagonal. */
+  EXPECT(write_named(a, "%%MatrixMarket matrix coordinate real symmetric\n"
+                        "3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n"));
+  EXPECT(write_named(b, "%%MatrixMarket matrix array real general\n3 1\n"
+                        "3\n2\n3\n"));
+  const kl_named_path both[KL_MAX_FILES] = {{"rhs", b}, {"solution", x}};
+  kl_report *rep = NULL;
+  kl_status st = run_cg_files(both, sizeof(kl_options), &rep);
+  printf("named files: %s (%s); notes: %s\n", kl_status_name(st),
+         kl_last_error(), rep ? kl_report_notes(rep) : "");
+  EXPECT(st == KL_OK && rep &&
+         strstr(kl_report_notes(rep), "cg: solution file 'test_api-x.mtx' "
+                                      "written from rung serial."));
+  const kl_result *r = rep ? kl_report_result(rep, 0) : NULL;
+  EXPECT(r && strcmp(r->inputs, "test_api-A.mtx;rhs=test_api-b.mtx") == 0);
+  kl_report_free(rep);
+  FILE *f = fopen(x, "rb");
+  double got[3] = {0, 0, 0};
+  int values = 0;
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (line[0] != '%' && !strchr(line, ' ') && values < 3)
+      got[values++] = strtod(line, NULL);
+  if (f) fclose(f);
+  EXPECT(values == 3 && fabs(got[0] - 1) < 1e-9 && fabs(got[1] - 1) < 1e-9 &&
+         fabs(got[2] - 1) < 1e-9);
+  remove(x);
+  /* Mistakes, each before anything runs: nothing written. */
+  const kl_named_path twice[KL_MAX_FILES] = {{"rhs", b}, {"rhs", b}};
+  EXPECT(run_cg_files(twice, sizeof(kl_options), &rep) == KL_USAGE &&
+         !rep && strstr(kl_last_error(), "the rhs file is given twice"));
+  const kl_named_path no_path[KL_MAX_FILES] = {{"rhs", NULL}};
+  EXPECT(run_cg_files(no_path, sizeof(kl_options), &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "it has no path"));
+  const kl_named_path unknown[KL_MAX_FILES] = {{"frob", b}};
+  EXPECT(run_cg_files(unknown, sizeof(kl_options), &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "workload cg takes no frob file"));
+  const kl_named_path nowhere[KL_MAX_FILES] = {
+      {"solution", "test_api-missing/x.mtx"}};
+  EXPECT(run_cg_files(nowhere, sizeof(kl_options), &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "cannot write the solution file"));
+  const kl_named_path onto_b[KL_MAX_FILES] = {{"rhs", b}, {"solution", b}};
+  EXPECT(run_cg_files(onto_b, sizeof(kl_options), &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "is the rhs file too"));
+  /* An older caller's options end before files: b = A x*, nothing
+   * written. */
+  EXPECT(run_cg_files(both, offsetof(kl_options, files), &rep) == KL_OK &&
+         rep && strcmp(kl_report_result(rep, 0)->inputs,
+                       "test_api-A.mtx") == 0);
+  kl_report_free(rep);
+  f = fopen(x, "rb");
+  EXPECT(f == NULL);
+  if (f) fclose(f);
+  remove(a);
+  remove(b);
+  /* cg lists its files; map none. */
+  size_t cg = 0, map = 0;
+  kl_workload_info w = {.size = sizeof w};
+  EXPECT(kl_workload_index("cg", &cg) == KL_OK &&
+         kl_workload_describe(cg, &w) == KL_OK && w.file_count == 2 &&
+         strcmp(w.file_names[0], "rhs") == 0 && !w.file_writes[0] &&
+         strcmp(w.file_names[1], "solution") == 0 && w.file_writes[1] &&
+         w.file_help[1] != NULL);
+  kl_workload_info m = {.size = sizeof m};
+  EXPECT(kl_workload_index("map", &map) == KL_OK &&
+         kl_workload_describe(map, &m) == KL_OK && m.file_count == 0);
 }
 
 static void test_cg_entry(void) {
@@ -1098,7 +1253,7 @@ static void test_cg_entry(void) {
   int32_t columns[1] = {0};
   double minus[1] = {-2};
   kl_cg_matrix m = {1, 1, offsets, columns, minus};
-  kl_cg_result res;
+  kl_cg_result res = {.size = sizeof res};
   EXPECT(kl_cg(s, &m, 0, 0, b1, x1, 1e-10, 10, 0, &res) == KL_USAGE &&
          strstr(kl_last_error(), "not positive definite"));
   EXPECT(kl_cg(s, NULL, 4, 27, NULL, x1, 1e-10, 10, 0, &res) == KL_USAGE);
@@ -1115,8 +1270,13 @@ static void test_cg_entry(void) {
   kl_cg_matrix pos = {1, 1, offsets, columns, plus};
   x1[0] = 0;
   EXPECT(kl_cg(s, &pos, 0, 0, one, x1, 1e-10, 10, 0, &res) == KL_OK &&
-         fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 &&
+         fabs(x1[0] - 1) < 1e-15 && res.iterations == 1 && res.converged &&
          kl_last_error()[0] == '\0');
+  /* The result's size must be set. */
+  kl_cg_result unset = {0};
+  EXPECT(kl_cg(s, &pos, 0, 0, one, x1, 1e-10, 10, 0, &unset) == KL_USAGE &&
+         strstr(kl_last_error(), "result->size is not set"));
+  EXPECT(cg_unconverged(s));
 }
 
 /* kl_gemm through a context: a small case against a loop here. The
@@ -1185,6 +1345,7 @@ int main(void) {
   test_histogram_entry();
   test_laplacian_entry();
   test_cg_entry();
+  test_named_files();
   test_gemm_entry();
   test_sizes();
   test_names_and_codes();

@@ -7,6 +7,7 @@
  * Its argument: the folder of the files (tests/data/cg). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,6 +537,155 @@ static void test_changed(void) {
   free(general_text);
 }
 
+/* ---- vectors: Matrix Market array files (cg's --rhs and --solution) ---- */
+
+#define ARRAY "%%MatrixMarket matrix array real general\n"
+#define RHS "right-hand side"
+
+/* The values a good file holds, bit for bit. */
+static void expect_vector(const char *text, const double *want, int64_t rows) {
+  const char *path = temp("v.mtx");
+  EXPECT(write_text(path, text));
+  double got[8];
+  memset(got, 0xFF, sizeof got);
+  kl_status st = kl__cg_mm_vector_scan(path, RHS, rows);
+  if (st == KL_OK) st = kl__cg_mm_vector_load(path, RHS, rows, got);
+  printf("vector of %lld: %s %s\n", (long long)rows, kl_status_name(st),
+         kl_last_error());
+  EXPECT(st == KL_OK && memcmp(got, want, (size_t)rows * sizeof *got) == 0);
+  remove(path);
+}
+
+static void test_vectors(void) {
+  static const double three[] = {1, -2.5, 300};
+  expect_vector(ARRAY "3 1\n1\n-2.5\n3e2\n", three, 3);
+  /* integer, comments and blank lines anywhere after the header, CRLF,
+   * blanks around values, no newline after the last. */
+  static const double ints[] = {1, -2, 7};
+  expect_vector("%%MatrixMarket matrix array integer general\r\n% b\r\n\r\n"
+                "  3   1 \r\n 1\r\n% between\r\n-2 \r\n\r\n+7", ints, 3);
+  /* The file the CLI tests solve with. */
+  EXPECT(kl__cg_mm_vector_scan(data("rhs-small.mtx"), RHS, 5) == KL_OK);
+  static const struct {
+    const char *text, *word, *line;
+  } bad[] = {
+      {"", "is empty", NULL},
+      {"3 1\n1\n2\n3\n", "no Matrix Market header", "line 1:"},
+      {"%%MatrixMarket matrix coordinate real general\n3 1 3\n",
+       "format 'coordinate' is a sparse matrix; a vector is an 'array' file",
+       "line 1:"},
+      {"%%MatrixMarket matrix array complex general\n3 1\n",
+       "field 'complex' is not taken", "line 1:"},
+      {"%%MatrixMarket matrix array pattern general\n3 1\n",
+       "field 'pattern' is not taken; valid: real, integer", "line 1:"},
+      {"%%MatrixMarket matrix array real symmetric\n3 1\n",
+       "symmetry 'symmetric' is not taken: a vector (one column) is "
+       "'general'", "line 1:"},
+      {"%%MatrixMarket matrix array real\n3 1\n",
+       "the header has no symmetry", "line 1:"},
+      {"%%MatrixMarket matrix array real general x\n3 1\n",
+       "unexpected 'x' after the header's symmetry", "line 1:"},
+      {ARRAY, "the file ends before 'rows columns'", NULL},
+      {ARRAY "% only comments\n3\n1\n2\n3\n",
+       "malformed size line: 1 integer, not 'rows columns'", "line 3:"},
+      {ARRAY "3 1 1\n1\n2\n3\n", "malformed size line: '3 1 1' is not",
+       "line 2:"},
+      {ARRAY "3 2\n1\n2\n3\n4\n5\n6\n",
+       "2 columns: a vector is one column", "line 2:"},
+      {ARRAY "4 1\n1\n2\n3\n4\n", "4 rows, but the matrix has 3",
+       "line 2:"},
+      {ARRAY "3 1\n1\nnan\n3\n", "value 'nan' is not finite", "line 4:"},
+      {ARRAY "3 1\n1\n2\n-Inf\n", "value '-Inf' is not finite",
+       "line 5:"},
+      {ARRAY "3 1\n1e999\n2\n3\n", "'1e999' is not finite: it overflows",
+       "line 3:"},
+      {ARRAY "3 1\n1\n2.5x\n3\n", "value '2.5x' is not a number",
+       "line 4:"},
+      {ARRAY "3 1\n1 2\n3\n", "unexpected '2' after the value: an array "
+       "file gives one value a line", "line 3:"},
+      {"%%MatrixMarket matrix array integer general\n3 1\n1\n1.5\n3\n",
+       "'1.5' is not an integer", "line 4:"},
+      {ARRAY "3 1\n1\n2\n", "truncated: it ends after 2 of the 3 values",
+       NULL},
+      {ARRAY "3 1\n1\n2\n3\n4\n", "data after the last of the 3 values",
+       "line 6:"},
+  };
+  const char *path = temp("bad.mtx");
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    EXPECT(write_text(path, bad[k].text));
+    const kl_status st = kl__cg_mm_vector_scan(path, RHS, 3);
+    const char *error = kl_last_error();
+    printf("bad vector %zu: %s: %s\n", k, kl_status_name(st), error);
+    EXPECT(st == KL_USAGE && strstr(error, "right-hand side file '"));
+    EXPECT(strstr(error, bad[k].word) != NULL);
+    EXPECT(!bad[k].line || strstr(error, bad[k].line) != NULL);
+    /* A load of it (the file changed after a scan that took it). */
+    double x[3];
+    EXPECT(kl__cg_mm_vector_load(path, RHS, 3, x) == KL_IO);
+    remove(path);
+  }
+  EXPECT(kl__cg_mm_vector_scan("missing.mtx", RHS, 3) == KL_USAGE &&
+         strstr(kl_last_error(), "cannot read right-hand side file "
+                                 "'missing.mtx': No such file"));
+  EXPECT(kl__cg_mm_vector_scan(".", RHS, 3) == KL_USAGE &&
+         strstr(kl_last_error(), "is a directory"));
+
+  /* The cache: the same file asked for other rows is refused. */
+  EXPECT(write_text(path, ARRAY "3 1\n1\n2\n3\n"));
+  EXPECT(kl__cg_mm_vector_scan(path, RHS, 3) == KL_OK);
+  EXPECT(kl__cg_mm_vector_scan(path, RHS, 4) == KL_USAGE &&
+         strstr(kl_last_error(), "3 rows, but the matrix has 4"));
+  EXPECT(kl__cg_mm_vector_scan(path, RHS, 3) == KL_OK);
+  /* Touched after its scan: load says it changed. */
+  struct stat st;
+  EXPECT(stat(path, &st) == 0);
+  struct timespec later = st.st_mtim;
+  later.tv_sec += 10;
+  set_mtime(path, &later);
+  double x[3];
+  const kl_status loaded = kl__cg_mm_vector_load(path, RHS, 3, x);
+  printf("touched vector: %s: %s\n", kl_status_name(loaded),
+         kl_last_error());
+  EXPECT(loaded == KL_IO && strstr(kl_last_error(), "modified or replaced"));
+  remove(path);
+
+  /* What write writes reads back bit for bit: awkward values, a comment of
+   * two lines with a control byte; under a locale whose decimal point is a
+   * comma where this machine has one. */
+  static const double awkward[] = {0.1,           -0.0,  1e-300,
+                                   4.9e-324,      -3,    1.0 / 3,
+                                   1.7976931348623157e308, 123456789012345678.0};
+  const int64_t rows = sizeof awkward / sizeof *awkward;
+  const char *had = setlocale(LC_NUMERIC, NULL);
+  char saved[64];
+  snprintf(saved, sizeof saved, "%s", had ? had : "C");
+  const int comma = setlocale(LC_NUMERIC, "de_DE.UTF-8") != NULL ||
+                    setlocale(LC_NUMERIC, "fr_FR.UTF-8") != NULL;
+  printf("writing under a comma locale: %s\n", comma ? "yes" : "not here");
+  FILE *f = fopen(path, "wb");
+  EXPECT(f != NULL);
+  if (f) {
+    kl__cg_mm_vector_write(f, awkward, rows, "first line\nsecond\tline");
+    EXPECT(!ferror(f));
+    EXPECT(fclose(f) == 0);
+  }
+  setlocale(LC_NUMERIC, saved);
+  double back[8];
+  memset(back, 0, sizeof back);
+  kl_status got = kl__cg_mm_vector_scan(path, RHS, rows);
+  if (got == KL_OK) got = kl__cg_mm_vector_load(path, RHS, rows, back);
+  printf("written and read back: %s %s\n", kl_status_name(got),
+         kl_last_error());
+  EXPECT(got == KL_OK &&
+         memcmp(back, awkward, (size_t)rows * sizeof *back) == 0);
+  char *text = read_text(path);
+  const char *head =
+      ARRAY "% first line\n% second?line\n8 1\n0.10000000000000001\n-0\n";
+  EXPECT(text && strncmp(text, head, strlen(head)) == 0);
+  free(text);
+  remove(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     printf("usage: test_cg_mm DATA_DIR (tests/data/cg)\n");
@@ -563,6 +713,7 @@ int main(int argc, char **argv) {
   test_generated();
   test_cache();
   test_changed();
+  test_vectors();
   rmdir(temp_dir);
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;

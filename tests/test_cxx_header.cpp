@@ -86,9 +86,11 @@ int main() {
   const int64_t offsets[2] = {0, 1};
   const int32_t columns[1] = {0};
   const kl_cg_matrix m = {1, 1, offsets, columns, &a1};
-  kl_cg_result cr;
+  kl_cg_result cr{};
+  cr.size = sizeof cr;
   counted = counted && kl_cg(ctx, &m, 0, 0, &rhs, &x1, 1e-12, 10, 0, &cr) ==
-                           KL_OK && x1 == 3 && cr.iterations == 1;
+                           KL_OK && x1 == 3 && cr.iterations == 1 &&
+                           cr.converged == 1;
   kl_context_close(ctx);
   std::printf("%d passed, %d failed\n", ok + ran + counted,
               !ok + !ran + !counted);

@@ -496,6 +496,19 @@ static void test_required_parts(void) {
     }
     EXPECT(mains == 1 && w->param_count <= KL_MAX_PARAMS);
     EXPECT(!w->input || (w->input->help && w->input->load_chunk));
+    /* Named files: at most KL_MAX_FILES, each a word of its own with its
+     * help; one to write has its writer, one to read none. */
+    const kl_named_file *f = w->input ? w->input->files : NULL;
+    int file_count = 0;
+    for (; f && f[file_count].name; file_count++) {
+      const kl_named_file *g = &f[file_count];
+      EXPECT(file_count < KL_MAX_FILES && g->name[0] && g->help &&
+             strcspn(g->name, " ,=/") == strlen(g->name));
+      EXPECT(g->role == KL_IN ? !g->write
+                              : g->role == KL_OUT && g->write != NULL);
+      for (int k = 0; k < file_count; k++)
+        EXPECT(strcmp(f[k].name, g->name) != 0);
+    }
     for (size_t r = 0; r < w->rung_count; r++) {
       const kl_rung *g = &w->rungs[r];
       EXPECT(g->name && g->backend && g->summary);

@@ -86,6 +86,13 @@ static const char usage_run[] =
     "                           than memory runs in chunks (the output says so)\n"
     "      --matrix FILE        the same, for a matrix (cg: a Matrix Market\n"
     "                           file; n is its rows)\n"
+    "      --rhs FILE           cg: the right-hand side b, a Matrix Market\n"
+    "                           array file of the matrix's rows (default\n"
+    "                           b = A x* from the seed); with --matrix\n"
+    "      --solution FILE      cg: write the solution x as a Matrix Market\n"
+    "                           array file, from the first rung whose check\n"
+    "                           passed; with --matrix, opened before the run\n"
+    "                           as --csv is\n"
     "  -s, --shape MxNxK        the extents in order (gemm: m, n and k); one\n"
     "                           not given follows -n\n"
     "      --ld LDA,LDB,LDC     the leading dimensions in order (gemm; default\n"
@@ -236,6 +243,8 @@ enum {
   OPT_JSON,
   OPT_TRACE,
   OPT_NO_CEILING,
+  OPT_RHS,
+  OPT_SOLUTION,
   OPT_END
 };
 
@@ -252,6 +261,8 @@ static const struct option run_longs[] = {
     {"inputs", required_argument, NULL, OPT_INPUTS},
     {"input", required_argument, NULL, 'i'},
     {"matrix", required_argument, NULL, 'i'},
+    {"rhs", required_argument, NULL, OPT_RHS},
+    {"solution", required_argument, NULL, OPT_SOLUTION},
     {"shape", required_argument, NULL, 's'},
     {"ld", required_argument, NULL, OPT_LD},
     {"alpha", required_argument, NULL, OPT_ALPHA},
@@ -439,6 +450,9 @@ static void number_text(double v, char *dst, size_t size) {
 
 static void print_params(size_t wi, const kl_workload_info *w) {
   if (w->input_help) printf("    input: -i, --input FILE %s\n", w->input_help);
+  for (int k = 0; k < w->file_count && k < KL_MAX_FILES; k++)
+    printf("    file:  --%s FILE (%s) %s\n", w->file_names[k],
+           w->file_writes[k] ? "written" : "read", w->file_help[k]);
   printf("    parameters (-p NAME=VALUE):\n");
   for (int i = 0; i < w->param_count; i++) {
     kl_param_info p = {.size = sizeof p};
@@ -686,6 +700,14 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
   case 'i':
     c->o.input_file = v;
     break;
+  case OPT_RHS:
+  case OPT_SOLUTION: {
+    /* A workload's named file: the option's name is the file's. */
+    kl_named_path *f = &c->o.files[g->val == OPT_RHS ? 0 : 1];
+    f->name = g->val == OPT_RHS ? "rhs" : "solution";
+    f->path = v;
+    break;
+  }
   case 's':
     st = kl_shape_parse_dims(v, &c->o.shape);
     break;
@@ -860,6 +882,15 @@ static int parse_run(run_command *c, int argc, char **argv) {
                          output_flags[i], output_flags[j],
                          shown(files[i], show));
       }
+  /* --solution against the results files (the library compares it with
+   * the files the run reads). */
+  const char *solution = c->o.files[1].path;
+  for (int i = 0; i < OUTPUTS && code == 0 && solution; i++)
+    if (files[i] && strcmp(files[i], solution) == 0) {
+      char show[SHOWN_SIZE];
+      code = bad_usage(ps.help, "%s and --solution name the same file '%s'",
+                       output_flags[i], shown(solution, show));
+    }
   if (code) return code;
   c->o.workloads = c->workloads.text;
   c->o.backends = c->backends.text;

@@ -81,6 +81,13 @@ static kl_status workload_describe(size_t i, kl_workload_info *out) {
   full.input_help = w->input ? w->input->help : NULL;
   full.param_count = w->param_count;
   full.rung_count = (int)w->rung_count;
+  const kl_named_file *f = w->input ? w->input->files : NULL;
+  for (int k = 0; f && k < KL_MAX_FILES && f[k].name; k++) {
+    full.file_names[k] = f[k].name;
+    full.file_help[k] = f[k].help;
+    full.file_writes[k] = f[k].role != KL_IN;
+    full.file_count = k + 1;
+  }
   return kl__copy_sized(out, &full, sizeof full, "kl_workload_describe");
 }
 
@@ -245,6 +252,17 @@ static void json_workload(kl__json *j, const kl_workload *w) {
   kl__json_string(j, "check", w->tolerance);
   kl__json_string(j, "source", w->source);
   kl__json_string(j, "input_file", w->input ? w->input->help : NULL);
+  /* Its named files: name, help, and whether a run writes it. */
+  kl__json_open(j, "files", '[', 1);
+  const kl_named_file *f = w->input ? w->input->files : NULL;
+  for (int k = 0; f && k < KL_MAX_FILES && f[k].name; k++) {
+    kl__json_open(j, NULL, '{', 0);
+    kl__json_string(j, "name", f[k].name);
+    kl__json_string(j, "help", f[k].help);
+    kl__json_bool(j, "writes", f[k].role != KL_IN);
+    kl__json_close(j);
+  }
+  kl__json_close(j);
   kl__json_open(j, "params", '[', 1);
   for (int i = 0; i < w->param_count; i++) json_param(j, &w->params[i]);
   kl__json_close(j);

@@ -36,6 +36,12 @@ void kl__result_describe(kl__result *res, const kl_plan *p) {
   snprintf(pub->inputs, sizeof pub->inputs, "%s",
            p->input_file ? kl__input_name(p->input_file)
                          : role_text(w, p, KL_PARAM_INPUTS));
+  /* And each named file the run reads: "A.mtx;rhs=b.mtx". */
+  const kl_named_file *f = w->input ? w->input->files : NULL;
+  for (int k = 0; f && k < KL_MAX_FILES && f[k].name; k++)
+    if (f[k].role == KL_IN && p->files[k])
+      kl__append(pub->inputs, sizeof pub->inputs, ";%s=%s", f[k].name,
+                 kl__input_name(p->files[k]));
   pub->params[0] = '\0';
   for (int i = 0; i < w->param_count; i++) {
     const kl_param *q = &w->params[i];

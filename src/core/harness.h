@@ -90,6 +90,8 @@ typedef struct kl__instance {
   int64_t chunk_size;
   /* The inputs come from a library entry point's caller (kl_plan). */
   int caller_inputs;
+  /* The paths of the workload's named files (kl_plan.files). */
+  const char *files[KL_MAX_FILES];
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */
@@ -281,6 +283,9 @@ typedef struct kl__job {
   int is_ceiling;
   int ceiling_only; /* made only to be a ceiling: not in the selection */
   ptrdiff_t ceiling; /* the job whose rung is this one's ceiling, -1 none */
+  /* The run's named files to write, where this job's workload writes one
+   * (named.c); NULL: none. */
+  struct kl__outputs *outputs;
 } kl__job;
 
 typedef struct kl__jobs {
@@ -295,6 +300,42 @@ kl_status kl__jobs_push(kl__jobs *l, const kl__job *j);
 kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
                       const kl_rung *r, const kl_problem *pb, int reps,
                       int warmup, kl_report **out);
+
+/* ---- named.c: a workload's named files (kl_options.files) ----------------
+ * apply: the files of the options that workload w takes, into the
+ * instance (a file to read checked as kl__input_size does); a name it
+ * lacks is a usage error where `named` (the run's only workload), else
+ * KL_UNAVAILABLE with a note (the run skips it).
+ * The files a run writes: opened before any rung runs (outputs_open, for
+ * the jobs whose workload writes one, each job's `outputs` set; KL_USAGE
+ * where a path cannot be written), written from the first job whose check
+ * passed (outputs_write, by the workload's hook), and put in place or
+ * removed (outputs_finish: kept where `keep`, the run completed; a note
+ * says which rung's were written, or that no rung passed; KL_IO where
+ * writing failed). */
+kl_status kl__named_files_apply(const kl_workload *w, const kl_options *o,
+                                int named, kl__instance *in, char *note,
+                                size_t note_size);
+typedef struct kl__output_entry {
+  const kl_workload *w;
+  const kl_named_file *file;
+  const char *path;
+  FILE *f;
+  char *dest, *temp;
+  const kl_rung *by; /* the rung whose outputs were written; NULL: none */
+  kl_status status;  /* KL_OK, or why writing failed (message kept) */
+  char error[256];
+} kl__output_entry;
+typedef struct kl__outputs {
+  int count;
+  kl__output_entry items[KL_MAX_FILES];
+} kl__outputs;
+kl_status kl__outputs_open(kl__outputs *outs, kl__jobs *jobs);
+void kl__outputs_write(kl__outputs *outs, const kl__job *job,
+                       const kl_plan *p, const kl_verdict *v,
+                       void *const *out);
+kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
+                             size_t note_size);
 
 /* ---- measure.c --------------------------------------------------------- */
 /* Check, then time, one job in an open context (entered); with a ceiling

@@ -352,6 +352,10 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
       pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
     else
       pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
+    /* The run's named files to write, from the first rung that passed. */
+    if (job->outputs && pub->check == KL_CHECK_PASS)
+      kl__outputs_write(job->outputs, job, &pr.plan, &pub->verdict,
+                        pr.bufs.out);
     /* Where the ceiling's buffers do not fit beside the rung's, there is
      * none beside it; the run's own ceiling measurement serves. */
     memset(&ceiling_slot, 0, sizeof ceiling_slot);

@@ -24,8 +24,9 @@ extern "C" {
 /* The model's version: raised when a field or hook is added, removed or
  * changes meaning, so that out-of-tree workloads can say which they were
  * written against. 3: core v3 (contexts per device, tunings, retired rung
- * names, input hooks grouped). */
-#define KL_MODEL_VERSION 3
+ * names, input hooks grouped); 4: named files (kl_named_file, kl_plan's
+ * files). */
+#define KL_MODEL_VERSION 4
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -164,6 +165,11 @@ typedef struct kl_plan {
    * (kl_cg's own matrix), neither from init() nor from a file: plan() may
    * then size inputs by parameters that only such a caller gives. */
   int caller_inputs;
+  /* The paths of the workload's named files (input->files[i]: cg's rhs
+   * and solution), NULL where not given; the caller's strings. plan()
+   * refuses what it cannot take with them and checks what a file it reads
+   * holds; the inputs' loader reads it. */
+  const char *files[KL_MAX_FILES];
   int buffer_count;
   kl_buffer_spec buffers[KL_MAX_BUFFERS];
   /* Constants of the problem that plan() derives (map: a, b, c). */
@@ -400,6 +406,28 @@ typedef struct kl_test_problem {
   int64_t n; /* the main size, 0 where params give it */
 } kl_test_problem;
 
+/* A file a workload reads or writes beside its input file, by name: the
+ * kl_options.files entry of that name (the command's --NAME FILE) gives
+ * its path, which reaches the plan (kl_plan.files, in the order of the
+ * workload's list). cg reads "rhs" (its b, in place of A x*) and writes
+ * "solution" (its x). The core knows the names only as text: it refuses
+ * a name the workload lacks (or skips the workload, as for a parameter),
+ * checks that a file to read is there (kl__input_size's rules), opens a
+ * file to write before any rung runs and puts it in place when the run
+ * completes; what a file holds is the workload's. */
+typedef struct kl_named_file {
+  const char *name; /* a word, unique in the workload: "rhs" */
+  kl_role role;     /* KL_IN: read; KL_OUT: written */
+  const char *help; /* one line, for `kladder list -w W` */
+  /* KL_OUT: write the file to f from the outputs of rung r's checked run
+   * (out: the host copies its check read; v: its verdict, which passed),
+   * called for the first rung of the run whose check passes. The harness
+   * opened f, and flushes, closes and renames it; a write error is
+   * found there too. */
+  kl_status (*write)(const kl_plan *p, const kl_rung *r, const kl_verdict *v,
+                     void *const *out, FILE *f);
+} kl_named_file;
+
 /* Input files (--input FILE), for a workload that takes them. */
 typedef struct kl_input_hooks {
   /* What the workload does with the file, in one line for `kladder list
@@ -414,6 +442,10 @@ typedef struct kl_input_hooks {
    * KL_USAGE with one line where the file is not one it takes; NULL: the
    * file's size in bytes. */
   kl_status (*size)(const char *path, int64_t *n);
+  /* Optional: its named files beside the input file, at most
+   * KL_MAX_FILES, ending with {NULL}; NULL: none. A KL_IN one is read by
+   * plan() (to check it) and load_chunk. */
+  const kl_named_file *files;
 } kl_input_hooks;
 
 typedef struct kl_workload {

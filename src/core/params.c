@@ -373,8 +373,9 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
   st = apply_params(w, o->params, named, in, note, note_size);
   if (st == KL_OK) st = check_conflict(w, in);
   if (st == KL_OK) st = check_ranges(w, in);
-  return st == KL_OK ? apply_input(w, o->input_file, named, in, note,
-                                   note_size)
+  if (st == KL_OK)
+    st = apply_input(w, o->input_file, named, in, note, note_size);
+  return st == KL_OK ? kl__named_files_apply(w, o, named, in, note, note_size)
                      : st;
 }
 
@@ -473,6 +474,7 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   /* One chunk, the whole problem, unless an input file does not fit. */
   p->input_file = in->input_file;
   p->caller_inputs = in->caller_inputs;
+  memcpy(p->files, in->files, sizeof p->files);
   p->chunk_count = in->chunk_size > 0 && in->chunk_size < p->n
                        ? (p->n + in->chunk_size - 1) / in->chunk_size
                        : 1;

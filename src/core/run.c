@@ -589,12 +589,25 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
     kl_report_free(rep);
     return st;
   }
+  /* The named files a run writes (named.c): opened before any rung runs. */
+  kl__outputs outs;
+  st = kl__outputs_open(&outs, &jobs);
+  if (st != KL_OK) {
+    free(jobs.items);
+    kl_report_free(rep);
+    return st;
+  }
   trim_notes(rep);
   if (rep->notes[0]) progress(&o, "note: %s", rep->notes);
   kl_status worst = KL_OK;
   run_jobs(&o, &jobs, rep, &worst);
   kl__ceiling_relate(&jobs, rep);
   free(jobs.items);
+  const kl_status wrote = kl__outputs_finish(
+      &outs, worst == KL_OK || worst == KL_CHECK_FAILED, rep->notes,
+      sizeof rep->notes);
+  if (wrote != KL_OK) worst = wrote;
+  trim_notes(rep);
   *out = rep;
   if (rep->interrupted) return kl__usage(KL_INTERRUPTED, "interrupted");
   if (worst != KL_OK && worst != KL_CHECK_FAILED) {

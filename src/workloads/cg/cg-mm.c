@@ -336,6 +336,7 @@ static int next_line(reader *r, char **s) {
 /* ---- the matrix --------------------------------------------------------- */
 typedef struct matrix {
   const char *path;
+  const char *kind; /* what messages call the file: NULL, "matrix" */
   int symmetric, integer;
   int64_t rows, entries, nnz;
   int32_t *ei, *ej; /* the entries as given, 0-based */
@@ -364,10 +365,11 @@ static kl_status refuse(const matrix *m, int64_t line, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
+  const char *kind = m->kind ? m->kind : "matrix";
   if (line > 0)
-    return kl__usage(KL_USAGE, "matrix file " KL_Q ", line %lld: %s",
+    return kl__usage(KL_USAGE, "%s file " KL_Q ", line %lld: %s", kind,
                      KL_CLIP(m->path), (long long)line, why);
-  return kl__usage(KL_USAGE, "matrix file " KL_Q ": %s", KL_CLIP(m->path),
+  return kl__usage(KL_USAGE, "%s file " KL_Q ": %s", kind, KL_CLIP(m->path),
                    why);
 }
 
@@ -635,12 +637,14 @@ static kl_status read_lines(matrix *m, reader *r, int64_t size,
 }
 
 /* A file that scan and load may read: a regular one, not empty. */
-static kl_status open_matrix(const char *path, FILE **f, file_id *id) {
+static kl_status open_file(const char *path, const char *kind, FILE **f,
+                           file_id *id) {
   struct stat s;
-  if (!*path) return kl__usage(KL_USAGE, "the matrix file's name is empty");
+  if (!*path)
+    return kl__usage(KL_USAGE, "the %s file's name is empty", kind);
   *f = fopen(path, "rb");
   if (!*f)
-    return kl__usage(KL_USAGE, "cannot read matrix file " KL_Q ": %s",
+    return kl__usage(KL_USAGE, "cannot read %s file " KL_Q ": %s", kind,
                      KL_CLIP(path), strerror(errno));
   const char *why = NULL;
   if (fstat(fileno(*f), &s) != 0) why = strerror(errno);
@@ -651,11 +655,15 @@ static kl_status open_matrix(const char *path, FILE **f, file_id *id) {
   if (why) {
     fclose(*f);
     *f = NULL;
-    return kl__usage(KL_USAGE, "cannot read matrix file " KL_Q ": %s",
+    return kl__usage(KL_USAGE, "cannot read %s file " KL_Q ": %s", kind,
                      KL_CLIP(path), why);
   }
   *id = id_of(&s);
   return KL_OK;
+}
+
+static kl_status open_matrix(const char *path, FILE **f, file_id *id) {
+  return open_file(path, "matrix", f, id);
 }
 
 /* The whole file through read_lines, under the C locale's decimal point
@@ -1018,4 +1026,266 @@ kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
     st = kl__usage(KL_IO, "%s (the file changed after it was scanned)", why);
   }
   return st;
+}
+
+/* ---- vectors: Matrix Market array files -----------------------------------
+ * A vector of `rows` values (cg's right-hand side, its solution): the
+ * header '%%MatrixMarket matrix array real|integer general', the size line
+ * 'rows 1', then the values in order, one a line, each finite; comments
+ * and blank lines anywhere after the header, as in a coordinate file. The
+ * same reader, value parser and messages as a matrix's, named by `kind`
+ * ("right-hand side file 'b.mtx', line 7: ..."). scan keeps its verdict
+ * for the last file scanned on the thread (its path, size, time, inode and
+ * the rows asked for), as the matrix's scan does. */
+
+static kl_status read_vector_header(matrix *m, char *p) {
+  char w[WORD_BYTES];
+  if (!word_is(p, "%%matrixmarket"))
+    return refuse(m, 1, "no Matrix Market header: the file does not start "
+                  "with %%%%MatrixMarket");
+  const char *what[] = {"object", "format", "field", "symmetry"};
+  for (int k = 0; k < 4; k++) {
+    p = next_word(p);
+    if (*p == '\n')
+      return refuse(m, 1, "the header has no %s: it is '%%%%MatrixMarket "
+                    "matrix array real|integer general'", what[k]);
+    if (k == 0 && !word_is(p, "matrix"))
+      return refuse(m, 1, "object " KL_Q " is not 'matrix'",
+                    KL_CLIP(quote(p, w)));
+    if (k == 1 && word_is(p, "coordinate"))
+      return refuse(m, 1, "format 'coordinate' is a sparse matrix; a "
+                    "vector is an 'array' file of one column");
+    if (k == 1 && !word_is(p, "array"))
+      return refuse(m, 1, "format " KL_Q " is not 'array'",
+                    KL_CLIP(quote(p, w)));
+    if (k == 2 && word_is(p, "complex"))
+      return refuse(m, 1, "field 'complex' is not taken: cg solves real "
+                    "systems ('real' or 'integer')");
+    if (k == 2 && !word_is(p, "real") && !word_is(p, "integer"))
+      return refuse(m, 1, "field " KL_Q " is not taken; valid: real, "
+                    "integer", KL_CLIP(quote(p, w)));
+    if (k == 2) m->integer = word_is(p, "integer");
+    if (k == 3 && !word_is(p, "general"))
+      return refuse(m, 1, "symmetry " KL_Q " is not taken: a vector (one "
+                    "column) is 'general'", KL_CLIP(quote(p, w)));
+  }
+  p = next_word(p);
+  if (*p != '\n')
+    return refuse(m, 1, "unexpected " KL_Q " after the header's symmetry",
+                  KL_CLIP(quote(p, w)));
+  return KL_OK;
+}
+
+/* The size line 'rows columns': one column, as many rows as asked for. */
+static kl_status read_vector_size(const matrix *m, const reader *r, char *s,
+                                  int64_t rows) {
+  int64_t v[2];
+  int n = 0;
+  char *p = skip_blanks(s);
+  while (*p != '\n') {
+    char *q = n < 2 ? parse_count(p, &v[n]) : NULL;
+    if (!q) {
+      char w[WORD_BYTES];
+      return refuse(m, r->line, "malformed size line: " KL_Q " is not "
+                    "'rows columns' (two integers)",
+                    KL_CLIP(quote_to(skip_blanks(s), 1, w)));
+    }
+    n++;
+    p = skip_blanks(q);
+  }
+  if (n != 2)
+    return refuse(m, r->line, "malformed size line: %d integer%s, not 'rows "
+                  "columns'", n, n == 1 ? "" : "s");
+  if (v[1] != 1)
+    return refuse(m, r->line, "%lld columns: a vector is one column ('rows "
+                  "1')", (long long)v[1]);
+  if (v[0] != rows)
+    return refuse(m, r->line, "%lld rows, but the matrix has %lld",
+                  (long long)v[0], (long long)rows);
+  return KL_OK;
+}
+
+/* One value line, from its first non-blank byte. */
+static kl_status read_vector_value(const matrix *m, int64_t line, char *p,
+                                   double *v) {
+  char w[WORD_BYTES];
+  char *q = p;
+  switch (parse_value(p, m->integer, &q, v)) {
+  case VALUE_OK: break;
+  case VALUE_NOT_INTEGER:
+    return refuse(m, line, "value " KL_Q " is not an integer (the header "
+                  "says 'integer')", KL_CLIP(quote(p, w)));
+  case VALUE_NOT_FINITE:
+    return refuse(m, line, "value " KL_Q " is not finite",
+                  KL_CLIP(quote(p, w)));
+  case VALUE_OVERFLOW:
+    return refuse(m, line, "value " KL_Q " is not finite: it overflows a "
+                  "double", KL_CLIP(quote(p, w)));
+  default:
+    return refuse(m, line, "value " KL_Q " is not a number",
+                  KL_CLIP(quote(p, w)));
+  }
+  p = skip_blanks(q);
+  if (*p != '\n')
+    return refuse(m, line, "unexpected " KL_Q " after the value: an array "
+                  "file gives one value a line", KL_CLIP(quote(p, w)));
+  return KL_OK;
+}
+
+/* The whole file: header, size line, `rows` values into out (NULL: only
+ * checked), nothing but comments after them. */
+static kl_status read_vector_lines(matrix *m, reader *r, int64_t size,
+                                   int64_t rows, double *out) {
+  char *s;
+  int got = next_line(r, &s);
+  kl_status st = KL_OK;
+  if (got == LINE) st = read_vector_header(m, s);
+  int64_t k = 0;
+  int sized = 0;
+  while (st == KL_OK && got == LINE) {
+    got = next_line(r, &s);
+    if (got != LINE) break;
+    char *p = skip_blanks(s);
+    if (*p == '\n' || *p == '%') continue;
+    if (!sized) {
+      st = read_vector_size(m, r, s, rows);
+      sized = 1;
+      continue;
+    }
+    if (k == rows) {
+      st = refuse(m, r->line, "data after the last of the %lld values the "
+                  "size line gives", (long long)rows);
+      break;
+    }
+    double v = 0;
+    st = read_vector_value(m, r->line, p, &v);
+    if (st == KL_OK && out) out[k] = v;
+    k++;
+  }
+  if (st != KL_OK) return st;
+  const char *kind = m->kind ? m->kind : "vector";
+  if (got == TOO_LONG)
+    return refuse(m, r->line + 1, "the line is longer than %zu bytes",
+                  BLOCK_BYTES);
+  if (got == READ_ERROR)
+    return kl__usage(KL_IO, "reading %s file " KL_Q ": %s", kind,
+                     KL_CLIP(m->path), strerror(errno));
+  if (r->total != size)
+    return kl__usage(KL_IO, "%s file " KL_Q " changed while it was read: "
+                     "%lld bytes, then %lld", kind, KL_CLIP(m->path),
+                     (long long)size, (long long)r->total);
+  if (!sized)
+    return refuse(m, r->line, "malformed size line: the file ends before "
+                  "'rows columns'");
+  if (k < rows)
+    return refuse(m, r->line, "the file is truncated: it ends after %lld of "
+                  "the %lld values the size line gives", (long long)k,
+                  (long long)rows);
+  return KL_OK;
+}
+
+static kl_status read_vector(const char *path, const char *kind, FILE *f,
+                             int64_t size, int64_t rows, double *out) {
+  matrix m = {.path = path, .kind = kind};
+  reader r = {.f = f};
+  r.buf = malloc(BLOCK_BYTES + 1);
+  if (!r.buf)
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory reading %s file " KL_Q,
+                   kind, KL_CLIP(path));
+  setvbuf(f, NULL, _IONBF, 0);
+  const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  const locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
+  const kl_status st = read_vector_lines(&m, &r, size, rows, out);
+  if (c_locale) {
+    uselocale(old);
+    freelocale(c_locale);
+  }
+  free(r.buf);
+  return st;
+}
+
+static _Thread_local struct {
+  int valid;
+  char path[CACHE_PATH_BYTES];
+  file_id id;
+  int64_t rows;
+  kl_status status;
+  char message[MESSAGE_BYTES];
+} vector_cache;
+
+kl_status kl__cg_mm_vector_scan(const char *path, const char *kind,
+                                int64_t rows) {
+  struct stat s;
+  if (stat(path, &s) == 0) {
+    const file_id id = id_of(&s);
+    if (vector_cache.valid && vector_cache.rows == rows &&
+        strcmp(vector_cache.path, path) == 0 && same_id(&vector_cache.id, &id))
+      return vector_cache.status == KL_OK
+                 ? KL_OK
+                 : kl__usage(vector_cache.status, "%s", vector_cache.message);
+  }
+  FILE *f;
+  file_id id;
+  kl_status st = open_file(path, kind, &f, &id);
+  if (st != KL_OK) return st;
+  st = read_vector(path, kind, f, id.size, rows, NULL);
+  fclose(f);
+  if ((st == KL_OK || st == KL_USAGE) &&
+      strlen(path) < sizeof vector_cache.path) {
+    vector_cache.valid = 1;
+    strcpy(vector_cache.path, path);
+    vector_cache.id = id;
+    vector_cache.rows = rows;
+    vector_cache.status = st;
+    snprintf(vector_cache.message, sizeof vector_cache.message, "%s",
+             st == KL_OK ? "" : kl_last_error());
+  }
+  return st;
+}
+
+kl_status kl__cg_mm_vector_load(const char *path, const char *kind,
+                                int64_t rows, double *out) {
+  FILE *f;
+  file_id id;
+  kl_status st = open_file(path, kind, &f, &id);
+  if (st == KL_OK && vector_cache.valid &&
+      strcmp(vector_cache.path, path) == 0 &&
+      !same_id(&vector_cache.id, &id)) {
+    fclose(f);
+    return kl__usage(KL_IO, "%s file " KL_Q " changed after it was scanned: "
+                     "it was modified or replaced", kind, KL_CLIP(path));
+  }
+  if (st == KL_OK) {
+    st = read_vector(path, kind, f, id.size, rows, out);
+    fclose(f);
+  }
+  if (st == KL_USAGE) {
+    char why[MESSAGE_BYTES];
+    snprintf(why, sizeof why, "%s", kl_last_error());
+    st = kl__usage(KL_IO, "%s (the file changed after it was scanned)", why);
+  }
+  return st;
+}
+
+void kl__cg_mm_vector_write(FILE *f, const double *x, int64_t rows,
+                            const char *comment) {
+  const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+  const locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
+  fputs("%%MatrixMarket matrix array real general\n", f);
+  /* Each line of the comment as a comment line, control bytes as '?'. */
+  for (const char *c = comment; c && *c;) {
+    const size_t len = strcspn(c, "\n");
+    fputs("% ", f);
+    for (size_t i = 0; i < len; i++)
+      fputc((unsigned char)c[i] < 0x20 || c[i] == 0x7f ? '?' : c[i], f);
+    fputc('\n', f);
+    c += len + (c[len] == '\n');
+  }
+  fprintf(f, "%lld 1\n", (long long)rows);
+  /* 17 significant digits read back as the same double. */
+  for (int64_t i = 0; i < rows; i++) fprintf(f, "%.17g\n", x[i]);
+  if (c_locale) {
+    uselocale(old);
+    freelocale(c_locale);
+  }
 }

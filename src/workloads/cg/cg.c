@@ -19,6 +19,11 @@
 
 /* ---- parameters and plan ------------------------------------------------- */
 
+/* The named files (kl_named_file), in the order of the input hooks' list:
+ * b from a file (--rhs), x written (--solution). */
+enum { CG_FILE_RHS, CG_FILE_SOLUTION };
+#define CG_RHS_KIND "right-hand side"
+
 static kl_status input_size(const char *path, int64_t *n) {
   kl_cg_matrix_info info;
   kl_status st = kl__cg_mm_scan(path, &info);
@@ -31,6 +36,15 @@ static kl_status plan(kl_plan *p) {
   const int stencil_given = p->given >> CG_P_STENCIL & 1,
             nnz_given = p->given >> CG_P_NNZ & 1;
   int64_t rows = 0, nnz = 0;
+  const char *rhs = p->files[CG_FILE_RHS];
+  /* A user's own system: its matrix from a file, then b and x too. */
+  if (!p->input_file && rhs)
+    return kl__usage(KL_USAGE, "cg: a right-hand side file (--rhs) goes with "
+                     "a matrix file (--matrix FILE); the built-in matrix's b "
+                     "is made from the seed");
+  if (!p->input_file && p->files[CG_FILE_SOLUTION])
+    return kl__usage(KL_USAGE, "cg: a solution file (--solution) goes with a "
+                     "matrix file (--matrix FILE)");
   if (p->input_file) {
     if (stencil_given && CG_STENCIL(p) != CG_STENCIL_NONE)
       return kl__usage(KL_USAGE, "cg: a matrix file (--matrix) has no "
@@ -43,6 +57,8 @@ static kl_status plan(kl_plan *p) {
     v[CG_P_STENCIL] = CG_STENCIL_NONE;
     rows = info.rows;
     nnz = info.nnz;
+    if (rhs) st = kl__cg_mm_vector_scan(rhs, CG_RHS_KIND, rows);
+    if (st != KL_OK) return st;
   } else if (CG_STENCIL(p) == CG_STENCIL_NONE) {
     if (!p->caller_inputs)
       return kl__usage(KL_USAGE, "cg: stencil=none takes its matrix from a "
@@ -87,19 +103,24 @@ static kl_status plan(kl_plan *p) {
 
 /* ---- inputs ---------------------------------------------------------------
  * The matrix (the stencil's CSR, or the file's), b = A x* for x* uniform
- * in [-1, 1) from the seed, and x0 = 0. */
-static void finish_inputs(const kl_plan *p, void *const *host) {
+ * in [-1, 1) from the seed or b from its file (--rhs), and x0 = 0. */
+static kl_status finish_inputs(const kl_plan *p, void *const *host) {
+  memset(host[CG_X], 0, sizeof(double) * (size_t)CG_ROWS(p));
+  if (p->files[CG_FILE_RHS])
+    return kl__cg_mm_vector_load(p->files[CG_FILE_RHS], CG_RHS_KIND,
+                                 CG_ROWS(p), host[CG_B]);
   kl__cg_matrix m;
   kl__cg_matrix_of(p, host, &m);
   kl__cg_make_b(&m, p->seed, host[CG_B]);
-  memset(host[CG_X], 0, sizeof(double) * (size_t)CG_ROWS(p));
+  return KL_OK;
 }
 
+/* No file: the plan refuses --rhs without --matrix. */
 static void init(const kl_plan *p, void *const *host) {
   if (CG_IS_GRID(p) && p->buffers[CG_VALUES].count > 0)
     kl__cg_stencil_csr(CG_N(p), CG_STENCIL(p), host[CG_OFFSETS],
                        host[CG_COLUMNS], host[CG_VALUES]);
-  finish_inputs(p, host);
+  (void)finish_inputs(p, host);
 }
 
 static kl_status load_chunk(const kl_plan *p, void *const *host) {
@@ -111,8 +132,31 @@ static kl_status load_chunk(const kl_plan *p, void *const *host) {
   if (st == KL_OK)
     st = kl__cg_mm_load(p->input_file, &info, host[CG_OFFSETS],
                         host[CG_COLUMNS], host[CG_VALUES]);
-  if (st == KL_OK) finish_inputs(p, host);
+  if (st == KL_OK) st = finish_inputs(p, host);
   return st;
+}
+
+/* --solution: x as a Matrix Market array file, with what it solves. */
+static kl_status write_solution(const kl_plan *p, const kl_rung *r,
+                                const kl_verdict *v, void *const *out,
+                                FILE *f) {
+  const double *info = out[CG_INFO];
+  const char *rhs = p->files[CG_FILE_RHS];
+  const char *matrix = strrchr(p->input_file, '/'),
+             *b = rhs ? strrchr(rhs, '/') : NULL;
+  char comment[1024];
+  snprintf(comment, sizeof comment,
+           "kladder %s cg: x solving A x = b, A from %s, b %s%s\n"
+           "rung %s (%s) after %.17g iterations, %s mode (tol %.3g, maxit "
+           "%lld)\ntrue residual |b - A x|/|b| = %.6g, checked (PASS)",
+           KL_VERSION, matrix ? matrix + 1 : p->input_file,
+           rhs ? "from " : "= A x* from the seed",
+           rhs ? (b ? b + 1 : rhs) : "", r->name, r->backend->name,
+           info[CG_INFO_ITERATIONS],
+           CG_MODE(p) == CG_FIXED ? "fixed" : "tolerance", CG_TOL(p),
+           (long long)CG_MAXIT(p), v->abs_error);
+  kl__cg_mm_vector_write(f, out[CG_X], CG_ROWS(p), comment);
+  return KL_OK;
 }
 
 /* ---- the check ------------------------------------------------------------
@@ -192,13 +236,26 @@ static void true_residual(const kl__cg_matrix *m, const double *b,
 /* The reference solve of a problem, kept for the next rung on the same
  * problem: the serial rung's algorithm on the host, OpenMP-parallel. One
  * cache per thread, so that runs on several threads do not race. */
+/* b's bits, hashed (FNV-1a over its words): the key of a reference tells
+ * a b read from a file from another, or from b = A x*. */
+static uint64_t b_hash(const double *b, int64_t rows) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int64_t i = 0; i < rows; i++) {
+    uint64_t bits;
+    memcpy(&bits, &b[i], sizeof bits);
+    h = (h ^ bits) * 0x100000001b3ull;
+  }
+  return h;
+}
+
 static const reference *reference_of(const kl_plan *p, void *const *in) {
   static _Thread_local reference cache;
   char key[sizeof cache.key];
-  snprintf(key, sizeof key, "%s|%lld|%d|%.0f|%d|%.17g|%lld|%llu",
+  snprintf(key, sizeof key, "%s|%lld|%d|%.0f|%d|%.17g|%lld|%llu|%016llx",
            p->input_file ? p->input_file : "", (long long)CG_N(p),
            CG_STENCIL(p), p->value[CG_P_NNZ], CG_MODE(p), CG_TOL(p),
-           (long long)CG_MAXIT(p), (unsigned long long)p->seed);
+           (long long)CG_MAXIT(p), (unsigned long long)p->seed,
+           (unsigned long long)b_hash(in[CG_B], CG_ROWS(p)));
   if (cache.valid && strcmp(cache.key, key) == 0) return &cache;
   memset(&cache, 0, sizeof cache);
   snprintf(cache.key, sizeof cache.key, "%s", key);
@@ -489,11 +546,23 @@ static const kl_test_problem tests[] = {
 static const kl_test_problem big_tests[] = {
     {"stencil=27,mode=fixed,maxit=3", 431}, {NULL, 0}};
 
+static const kl_named_file files[] = {
+    [CG_FILE_RHS] = {"rhs", KL_IN,
+                     "b in place of A x*: a Matrix Market array file, the "
+                     "matrix's rows x 1, real or integer (with --matrix)",
+                     NULL},
+    [CG_FILE_SOLUTION] = {"solution", KL_OUT,
+                          "x, as a Matrix Market array file, of the first "
+                          "rung whose check passed (with --matrix)",
+                          write_solution},
+    {NULL, KL_IN, NULL, NULL}};
+
 static const kl_input_hooks input = {
     .help = "a symmetric positive definite matrix in Matrix Market "
-            "coordinate format (--matrix FILE), b = A x*",
+            "coordinate format (--matrix FILE), b = A x* or --rhs FILE",
     .load_chunk = load_chunk,
     .size = input_size,
+    .files = files,
 };
 
 const kl_workload kl__workload_cg = {
@@ -532,6 +601,9 @@ static kl_status run_cg(kl_context *ctx, const kl_cg_matrix *a,
                         int data_on_device, kl_cg_result *result) {
   if (!b || !x || !result)
     return kl__usage(KL_USAGE, "kl_cg: b, x and result must not be NULL");
+  if (result->size < sizeof result->size)
+    return kl__usage(KL_USAGE, "kl_cg: result->size is not set (set it to "
+                     "sizeof *result)");
   if (maxit < 1)
     return kl__usage(KL_USAGE, "kl_cg: maxit must be at least 1 (got %lld)",
                      (long long)maxit);
@@ -587,11 +659,31 @@ static kl_status run_cg(kl_context *ctx, const kl_cg_matrix *a,
   buffers[CG_INFO] = info;
   kl_status st = kl__run_library(ctx, &kl__workload_cg, &pb, buffers,
                                  data_on_device);
-  if (st == KL_OK) {
-    result->iterations = (int64_t)info[CG_INFO_ITERATIONS];
-    result->residual = info[CG_INFO_RESIDUAL];
-  }
-  return st;
+  if (st != KL_OK) return st;
+  /* Converged: the stopping rule met. A solve that stopped before maxit
+   * met it (r.r <= tol^2 b.b, or r = 0), whatever the last bit of the
+   * residual it reports; one that stopped at maxit met it where that
+   * residual is within tol. */
+  kl_cg_result full = {.size = sizeof full};
+  full.iterations = (int64_t)info[CG_INFO_ITERATIONS];
+  full.residual = info[CG_INFO_RESIDUAL];
+  full.converged = !isnan(full.residual) &&
+                   (tol == 0 || full.iterations < maxit ||
+                    full.residual <= tol);
+  /* The fields the caller's struct has (its size), and that size. */
+  const size_t size = result->size < sizeof full ? result->size
+                                                 : sizeof full;
+  memcpy(result, &full, size);
+  result->size = size;
+  if (!full.converged && isnan(full.residual))
+    return kl__usage(KL_NOT_CONVERGED, "kl_cg: not converged: |r|/|b| is "
+                     "not a number after %lld iterations",
+                     (long long)full.iterations);
+  if (!full.converged)
+    return kl__usage(KL_NOT_CONVERGED, "kl_cg: not converged: |r|/|b| = %g "
+                     "after maxit = %lld iterations, above tol = %g",
+                     full.residual, (long long)maxit, tol);
+  return KL_OK;
 }
 
 kl_status kl_cg(kl_context *ctx, const kl_cg_matrix *a, int64_t grid_n,

@@ -162,6 +162,22 @@ typedef struct kl_cg_matrix_info {
 kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info);
 kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
                          int64_t *offsets, int32_t *columns, double *values);
+/* Vectors in Matrix Market array files (cg-mm.c): '%%MatrixMarket matrix
+ * array real|integer general', the size line 'rows 1', the values one a
+ * line. scan checks the file (its rows must be `rows`, every value
+ * finite), KL_USAGE with one line naming it as a `kind` file ("right-hand
+ * side"), the line and what is wrong; the verdict is kept for the last
+ * file scanned. load reads the values into out (rows of them), KL_IO where
+ * the file changed since its scan. write writes x so (17 significant
+ * digits: each value reads back the same), each line of `comment` (or
+ * none, NULL) a comment line; a write error is the caller's to find
+ * (ferror). */
+kl_status kl__cg_mm_vector_scan(const char *path, const char *kind,
+                                int64_t rows);
+kl_status kl__cg_mm_vector_load(const char *path, const char *kind,
+                                int64_t rows, double *out);
+void kl__cg_mm_vector_write(FILE *f, const double *x, int64_t rows,
+                            const char *comment);
 
 /* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
  * vendor rung. Every one owns its loop (run_reps). */
