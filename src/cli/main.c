@@ -298,7 +298,9 @@ typedef struct parser {
   int argc;
   char **argv;
   unsigned char given[OPT_END]; /* single-value options seen */
-  char first[OPT_END][64];      /* as each was first spelled */
+  /* Each one's long name as first given, and as typed (--matrix and
+   * --input are one option; -i and --input one spelling each). */
+  char first[OPT_END][64], typed[OPT_END][64];
 } parser;
 
 /* One option read: its value (getopt_long's val), its name as typed
@@ -387,13 +389,17 @@ static int next_option(parser *ps, option_read *got) {
     return -1;
   }
   const int list = c < 256 && strchr(ps->lists, c) != NULL;
-  if (!list && ps->given[c] && strcmp(ps->first[c], got->name) != 0) {
+  const struct option *as = index >= 0 ? &ps->longs[index] : long_of(ps, c);
+  const char *canonical = as ? as->name : "";
+  if (!list && ps->given[c] && strcmp(ps->first[c], canonical) != 0) {
     bad_usage(ps->help, "options '%s' and '%s' are one option, given twice; "
-              "it takes one value", ps->first[c], got->name);
+              "it takes one value", ps->typed[c], got->name);
     return -1;
   }
-  if (!list && !ps->given[c])
-    snprintf(ps->first[c], sizeof ps->first[c], "%s", got->name);
+  if (!list && !ps->given[c]) {
+    snprintf(ps->first[c], sizeof ps->first[c], "%s", canonical);
+    snprintf(ps->typed[c], sizeof ps->typed[c], "%s", got->name);
+  }
   if (!list && ps->given[c]++) {
     bad_usage(ps->help, "option '%s' given twice; it takes one value",
               got->name);
@@ -587,7 +593,7 @@ static int check_workloads(const char *list) {
 /* argv[0] is "list". */
 static int list(int argc, char **argv) {
   parser ps = {"kladder list --help", list_shorts, list_longs, "w", argc, argv,
-               {0}, {{0}}};
+               {0}, {{0}}, {{0}}};
   list_text only = {NULL, 0};
   int json = 0, all = 0, code = 0, more = 0;
   option_read got;
@@ -858,7 +864,7 @@ static char *command_line(int argc, char **argv) {
 /* The options of a run: -1 to go on, else the exit code (0 after --help). */
 static int parse_run(run_command *c, int argc, char **argv) {
   parser ps = {"kladder run --help", run_shorts, run_longs, "wbrp", argc,
-               argv, {0}, {{0}}};
+               argv, {0}, {{0}}, {{0}}};
   option_read got;
   int more;
   while ((more = next_option(&ps, &got)) == 1) {
