@@ -337,7 +337,13 @@ typedef enum kl_check_state {
   KL_CHECK_PASS,
   KL_CHECK_FAIL,
   KL_CHECK_CAUGHT, /* a known-wrong rung, correctly reported wrong */
-  KL_CHECK_MISSED  /* a known-wrong rung that happened to pass */
+  KL_CHECK_MISSED, /* a known-wrong rung that happened to pass */
+  /* Nothing wrong found, but some of the output cannot be verified in the
+   * type's range (its error bound overflows: gemm with alpha 1e308; cg on
+   * a matrix whose scale overflows the solve's dot products). Not a
+   * failure: the run's status and exit code count it as passed, and the
+   * verdict says how much was left unverified. */
+  KL_CHECK_UNVERIFIABLE
 } kl_check_state;
 
 /* The verdict of one check. */
@@ -349,6 +355,9 @@ typedef struct kl_verdict {
   double max_error;  /* largest error / its tolerance; <= 1 passes */
   double abs_error;  /* largest absolute error against the reference */
   char detail[160];  /* e.g. the first bad element with expected and got */
+  /* Elements (or quantities) not verifiable: their error bound overflows
+   * the type's range; none of them counts as bad. */
+  int64_t unverifiable;
 } kl_verdict;
 
 /* The cost model of one run. */
@@ -430,6 +439,9 @@ typedef struct kl_result {
   kl_verdict verdict;
   kl_status status;    /* KL_OK, or why the rung could not run */
   char error[256];
+  /* The warm-up runs made: the options' count, or fewer where --max-time
+   * cut them (reps says how many timed runs were made). */
+  int warmup_runs;
 } kl_result;
 
 typedef struct kl_machine {

@@ -14,6 +14,14 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
   v->passed = bad == 0 && checked > 0;
 }
 
+void kl__verdict_unverifiable(kl_verdict *v, int64_t count, const char *why) {
+  v->unverifiable = count;
+  if (count > 0 && v->bad_count == 0)
+    snprintf(v->detail, sizeof v->detail, "%lld of %lld not verifiable: %s",
+             (long long)count, (long long)v->checked,
+             why ? why : "the error bound overflows the type's range");
+}
+
 long double kl__element(kl_type t, const void *buf, int64_t i) {
   switch (t) {
   case KL_F32: return ((const float *)buf)[i];
@@ -27,8 +35,14 @@ long double kl__element(kl_type t, const void *buf, int64_t i) {
   }
 }
 
+/* Returned by judge() for an element that cannot be verified: its
+ * tolerance overflowed (not finite) while neither it nor its reference is
+ * a NaN that the other is not. */
+#define UNVERIFIABLE (-1.0)
+
 /* The error over tolerance of one element (0: exact, above 1 or NaN:
- * outside) and its absolute error. */
+ * outside, UNVERIFIABLE: no bound in the type's range) and its absolute
+ * error. */
 static double judge(const kl_element *e, double *abs_error) {
   if (e->got == e->want || (isnan(e->got) && isnan(e->want))) {
     *abs_error = 0;
@@ -36,22 +50,29 @@ static double judge(const kl_element *e, double *abs_error) {
   }
   const long double err = fabsl(e->got - e->want);
   *abs_error = isnan(err) ? INFINITY : (double)err;
-  if (!isfinite(e->tol) || isnan(err)) return INFINITY;
+  /* A NaN against a number is wrong whatever the bound. */
+  if (isnan(e->got) != isnan(e->want)) return INFINITY;
+  if (!isfinite(e->tol)) return UNVERIFIABLE;
+  if (isnan(err)) return INFINITY;
   if (err <= e->tol) return e->tol > 0 ? (double)(err / e->tol) : 0;
   return e->tol > 0 ? (double)(err / e->tol) : INFINITY;
 }
 
 void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
                         kl_verdict *v) {
-  int64_t bad = 0, first = INT64_MAX;
+  int64_t bad = 0, first = INT64_MAX, unverifiable = 0;
   double worst = 0, worst_abs = 0;
-#pragma omp parallel for reduction(+ : bad) reduction(min : first) \
-    reduction(max : worst, worst_abs) schedule(static)
+#pragma omp parallel for reduction(+ : bad, unverifiable) \
+    reduction(min : first) reduction(max : worst, worst_abs) schedule(static)
   for (int64_t i = 0; i < count; i++) {
     kl_element e;
     element(ctx, i, &e);
     double abs_error;
     const double ratio = judge(&e, &abs_error);
+    if (ratio == UNVERIFIABLE) {
+      unverifiable++;
+      continue;
+    }
     if (!(ratio <= 1)) {
       bad++;
       if (i < first) first = i;
@@ -60,6 +81,7 @@ void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
     if (abs_error > worst_abs) worst_abs = abs_error;
   }
   kl__verdict_set(v, count, bad, first, worst, worst_abs);
+  kl__verdict_unverifiable(v, unverifiable, NULL);
   if (bad) {
     kl_element e;
     element(ctx, first, &e);

@@ -113,6 +113,7 @@ const char *kl__check_text(const kl_result *r) {
   case KL_CHECK_FAIL: return "FAIL";
   case KL_CHECK_CAUGHT: return "WRONG(expected)";
   case KL_CHECK_MISSED: return "PASS(known-wrong)";
+  case KL_CHECK_UNVERIFIABLE: return "UNVERIFIABLE";
   }
   return "?";
 }
@@ -279,6 +280,14 @@ GET(get_gpu_flags) {
 }
 GET(get_command_line) { (void)res; text(v, rep->command_line); }
 GET(get_notes) { (void)res; text(v, rep->notes); }
+GET(get_warmup_runs) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK, res->pub.warmup_runs);
+}
+GET(get_unverifiable) {
+  (void)rep;
+  number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
+}
 GET(get_interrupted) {
   (void)res;
   v->is_bool = 1;
@@ -361,6 +370,10 @@ const kl__field kl__fields[] = {
     {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name},
     {"interrupted", "interrupted", KL__RUN, "", KL__NUMBER, "%.0f",
      get_interrupted},
+    {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",
+     get_warmup_runs},
+    {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
+     get_unverifiable},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

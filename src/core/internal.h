@@ -63,6 +63,10 @@ typedef struct kl_element {
 typedef void (*kl_element_fn)(const void *ctx, int64_t i, kl_element *e);
 void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
                         kl_verdict *v);
+/* Where `count` elements (or quantities) of a verdict cannot be verified
+ * in the type's range, say so: the verdict is then UNVERIFIABLE where
+ * nothing is bad (`why`, or NULL: the bound overflows). */
+void kl__verdict_unverifiable(kl_verdict *v, int64_t count, const char *why);
 /* Finish a verdict from the counts a check gathered. */
 void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
                      int64_t first_bad, double max_error, double abs_error);

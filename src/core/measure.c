@@ -344,12 +344,15 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   if (st == KL_OK) st = checked_run(&pr, &s);
   fit_runs(max_seconds, kl__now() - started, &reps, &warmup);
   pub->reps = reps;
+  pub->warmup_runs = warmup;
   if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
   if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
   if (st == KL_OK) {
     w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &pub->verdict);
     if (r->flags & KL_RUNG_KNOWN_WRONG)
       pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
+    else if (pub->verdict.passed && pub->verdict.unverifiable > 0)
+      pub->check = KL_CHECK_UNVERIFIABLE;
     else
       pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
     /* The run's named files to write, from the first rung that passed. */

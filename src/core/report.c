@@ -265,15 +265,20 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
-    if (r->status == KL_OK && r->reps < rep->options.reps)
-      fprintf(f, "%s %s: %d timed run%s instead of %d, to stay within %.0f s "
-              "(--max-time)\n", r->workload, r->rung, r->reps,
-              r->reps == 1 ? "" : "s", rep->options.reps,
+    if (r->status == KL_OK && (r->reps < rep->options.reps ||
+                               r->warmup_runs < rep->options.warmup))
+      fprintf(f, "%s %s: %d timed run%s after %d warm-up instead of %d after "
+              "%d, to stay within %g s (--max-time)\n", r->workload,
+              r->rung, r->reps, r->reps == 1 ? "" : "s", r->warmup_runs,
+              rep->options.reps, rep->options.warmup,
               rep->options.max_seconds);
     if (r->status == KL_UNAVAILABLE)
       fprintf(f, "%s %s: stands aside: %s\n", r->workload, r->rung, r->error);
     else if (r->status != KL_OK)
       fprintf(f, "%s %s: error: %s\n", r->workload, r->rung, r->error);
+    else if (r->check == KL_CHECK_UNVERIFIABLE)
+      fprintf(f, "%s %s: UNVERIFIABLE, not failed: %s\n", r->workload,
+              r->rung, r->verdict.detail);
     else if (r->check != KL_CHECK_PASS)
       fprintf(f, "%s %s: %s: %lld of %lld elements outside tolerance "
               "(worst %.3g x tolerance)%s%s\n",
@@ -342,18 +347,20 @@ static void rate_text(double v, const char *unit, char *dst, size_t size) {
 
 /* Text wrapped at BRIEF_WIDTH, its later lines indented by `indent`. */
 static void wrapped(FILE *f, const char *text, int indent) {
-  int col = 0;
+  int col = 0, words = 0; /* words on this line */
   for (const char *p = text; *p;) {
     while (*p == ' ') p++;
     const size_t word = strcspn(p, " ");
     if (!word) break;
-    if (col > indent && col + 1 + (int)word > BRIEF_WIDTH) {
+    if (words > 0 && col + 1 + (int)word > BRIEF_WIDTH) {
       fprintf(f, "\n%*s", indent, "");
       col = indent;
-    } else if (col > 0 && col > indent) {
+      words = 0;
+    } else if (words > 0) {
       fputc(' ', f);
       col++;
     }
+    words++;
     fwrite(p, 1, word, f);
     col += (int)word;
     p += word;

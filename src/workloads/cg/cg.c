@@ -291,6 +291,18 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
   residual_norms norms;
   true_residual(&m, in[CG_B], x, &norms);
   const double k = info[CG_INFO_ITERATIONS];
+  /* A scale whose squares overflow f64 (|b| or |A||x| above ~1.3e154)
+   * leaves a solve in double no digits: its dot products are infinite from
+   * the first, so neither the rung nor a reference can make progress, and
+   * nothing about the answer can be verified. */
+  if (!isfinite((double)(norms.b_norm * norms.b_norm)) ||
+      !isfinite((double)(norms.a_norm * norms.x_norm))) {
+    kl__verdict_set(v, 2, 0, -1, 0, (double)norms.rho);
+    kl__verdict_unverifiable(v, 2, "the system's scale overflows f64 in the "
+                             "solve's dot products (|b|^2 or |A||x| beyond "
+                             "1.8e308)");
+    return;
+  }
   const reference *ref = reference_of(p, in);
   const long double u = 0x1p-53L;
   const long double scale = norms.b_norm > 0 ? norms.b_norm : 1;

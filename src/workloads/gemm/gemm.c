@@ -277,19 +277,25 @@ static kl_status reference_for(const kl_plan *p, const kl_rung *r,
 typedef struct tally {
   int64_t checked, bad, first_bad;
   double max_error, abs_error;
+  int64_t unverifiable;
 } tally;
 
 /* Compare one element; returns nonzero when it is outside tolerance. An
  * element equal to its reference passes, infinities of the same sign too
  * (a result beyond the type's range overflows alike in both). Otherwise a
  * tolerance that overflowed (scalars so large that |alpha| |A| |B| passes
- * the largest double) bounds nothing: the element fails, as a result that
- * cannot be verified must, rather than pass whatever it holds. */
+ * the largest double) bounds nothing: the element cannot be verified and
+ * is counted so (the verdict says UNVERIFIABLE), neither passed nor
+ * failed, unless one side is a NaN the other is not. */
 static int judge(tally *t, double got, double want, double tol) {
   t->checked++;
   if (got == want) return 0;
   const double err = fabs(got - want);
   if (err > t->abs_error || err != err) t->abs_error = err;
+  if (!isfinite(tol) && isnan(got) == isnan(want)) {
+    t->unverifiable++;
+    return 0;
+  }
   const double ratio = isfinite(tol) ? err / tol : INFINITY;
   if (ratio > t->max_error || ratio != ratio) t->max_error = ratio;
   return !(err <= tol) || !isfinite(tol);
@@ -320,11 +326,11 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       exact_factor + (rf->exact ? 0 : gamma_of((double)s.k + 3, 0x1p-53));
   const double tiny = underflow_floor(p, s.k);
   const void *c = out[GEMM_C];
-  tally total = {0, 0, -1, 0, 0};
+  tally total = {0, 0, -1, 0, 0, 0};
   char detail[160] = "";
 #pragma omp parallel
   {
-    tally mine = {0, 0, -1, 0, 0};
+    tally mine = {0, 0, -1, 0, 0, 0};
 #pragma omp for schedule(static)
     for (int64_t j = 0; j < s.n; j++) {
       for (int64_t i = 0; i < s.m; i++) {
@@ -349,6 +355,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
     {
       total.checked += mine.checked;
       total.bad += mine.bad;
+      total.unverifiable += mine.unverifiable;
       if (mine.bad && (total.first_bad < 0 || mine.first_bad < total.first_bad))
         total.first_bad = mine.first_bad;
       if (mine.max_error > total.max_error || mine.max_error != mine.max_error)
@@ -360,7 +367,7 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   if (!rf->exact) {
     /* The samples hold the rung to the exact rule, independent of the
      * double-precision engine. */
-    tally samples = {0, 0, -1, 0, 0};
+    tally samples = {0, 0, -1, 0, 0, 0};
     for (int q = 0; q < SAMPLES; q++) {
       const uint64_t h = kl__hash(p->seed, 99, (uint64_t)q);
       const int64_t i = (int64_t)(h % (uint64_t)s.m);
@@ -394,6 +401,8 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
   } else {
     snprintf(v->detail, sizeof v->detail, "%s", detail);
   }
+  kl__verdict_unverifiable(v, total.unverifiable, "the bound |alpha| |A| |B| "
+                           "+ |beta| |C| overflows the type's range");
 }
 
 static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
