@@ -324,6 +324,10 @@ typedef struct kl_options {
    * no rung passed says so in its notes. In a run of several workloads,
    * one that takes no file of a name given is skipped, with a note. */
   kl_named_path files[KL_MAX_FILES];
+  /* 0 (the default): where no size is given, each workload runs at its
+   * quick size, past the caches but minutes for the whole suite; 1: at
+   * its full default size, the seeds' (`kladder run --full`). */
+  int full;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,

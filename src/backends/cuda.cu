@@ -246,5 +246,6 @@ extern "C" const kl_backend kl__backend_gpu = {
     describe,
     enter,
     NULL, /* memory_on_host: never */
+    NULL, /* left_out: never */
 };
 #endif

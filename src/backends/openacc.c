@@ -101,6 +101,14 @@ static int memory_on_host(void) {
   return runtime.type == acc_device_host;
 }
 
+static int left_out(char *why, size_t size) {
+  if (!memory_on_host()) return 0;
+  snprintf(why, size, "openacc is not in a run that names no backend: with "
+           "no OpenACC device it runs every region on one host thread (-b "
+           "openacc runs it)");
+  return 1;
+}
+
 /* The runtime's device, or the host where it runs every region there. */
 static kl_status describe(int device, kl_device *out) {
   (void)device;
@@ -283,6 +291,7 @@ const kl_backend kl__backend_openacc = {
     .elapsed = elapsed,
     .describe = describe,
     .memory_on_host = memory_on_host,
+    .left_out = left_out,
 };
 
 #endif

@@ -115,6 +115,9 @@ static const char usage_run[] =
     "                           timeline (Chrome trace-event JSON, for\n"
     "                           Perfetto or chrome://tracing)\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
+    "      --full               where no size is given, each workload's full\n"
+    "                           default (the seeds' sizes) instead of its\n"
+    "                           quick one (past the caches, minutes in all)\n"
     "  -q, --quiet              no progress lines on stderr\n"
     "  -v, --verbose            the wide table: a row per rung with every\n"
     "                           column (op, type, size, min, max, abs err)\n"
@@ -127,7 +130,7 @@ static const char usage_run[] =
     "ladder order whatever the order given; a parameter given twice (-p n=1\n"
     "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
-    "-q, -v, --no-ceiling and -h take none.\n"
+    "-q, -v, --no-ceiling, --full and -h take none.\n"
     "\n"
     "--csv, --json and --trace files are opened before any rung runs: a\n"
     "path that cannot be written (a directory, a missing folder, a full\n"
@@ -243,6 +246,7 @@ enum {
   OPT_JSON,
   OPT_TRACE,
   OPT_NO_CEILING,
+  OPT_FULL,
   OPT_RHS,
   OPT_SOLUTION,
   OPT_END
@@ -276,6 +280,7 @@ static const struct option run_longs[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
+    {"full", no_argument, NULL, OPT_FULL},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -770,6 +775,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
+    break;
+  case OPT_FULL:
+    c->o.full = 1;
     break;
   case 'v':
     c->verbose = 1;

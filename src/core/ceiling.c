@@ -108,6 +108,7 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   kl_options defaults;
   kl_options_init(&defaults);
   defaults.seed = o->seed;
+  defaults.full = o->full;
   kl__job c;
   memset(&c, 0, sizeof c);
   c.w = of;

@@ -92,6 +92,8 @@ typedef struct kl__instance {
   int caller_inputs;
   /* The paths of the workload's named files (kl_plan.files). */
   const char *files[KL_MAX_FILES];
+  /* Defaults are the quick ones (kl_options.full 0). */
+  int quick;
 } kl__instance;
 
 /* ---- params.c ---------------------------------------------------------- */
@@ -114,8 +116,9 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
                         const kl_device *device, kl_plan *p,
                         double *problem_bytes);
 long kl__plans_made(void);
-/* The main size a workload runs at by default, on host backends or not. */
-int64_t kl__default_size(const kl_workload *w, int host_backend);
+/* The main size a workload runs at by default, on host backends or not,
+ * quick or full. */
+int64_t kl__default_size(const kl_workload *w, int host_backend, int quick);
 /* The main size an instance runs at on a host backend or not: where no
  * size was given, host backends take the smaller host default. */
 int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,

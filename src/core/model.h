@@ -78,6 +78,12 @@ typedef struct kl_param {
   /* KL_PARAM_MAIN_SIZE: a default shrunk to fit memory is rounded down to
    * a multiple of this (halved while larger than the size). */
   int64_t step;
+  /* KL_PARAM_MAIN_SIZE: the defaults of a quick run (kladder run without
+   * --full, the default), on a device and on host backends: large enough
+   * that every rung's working set (and its ceiling's) lies past the
+   * caches, small enough that the whole default suite takes minutes; 0:
+   * the full default. */
+  double quick_default, quick_host_default;
   /* KL_PARAM_MAIN_SIZE: where nonzero, the default on a device is at most
    * the size whose inputs in host memory hold this many times the device's
    * memory (offload: 2, data that never fits at once), shrunk to fit the
@@ -261,6 +267,11 @@ typedef struct kl_backend {
    * found no device runs on the host): 1 when the memory is the host's.
    * NULL: host_memory says. kl_backend_host_memory() asks both. */
   int (*memory_on_host)(void);
+  /* 1 where a run that names no backend should leave this one out (an
+   * OpenACC runtime without a device, which runs every region on one host
+   * thread: slow, and the serial rungs' numbers again), with why in `why`;
+   * naming it (-b openacc) runs it. NULL: always in. */
+  int (*left_out)(char *why, size_t size);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

@@ -343,6 +343,7 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
                                     size_t note_size) {
   memset(in, 0, sizeof *in);
   in->seed = o->seed;
+  in->quick = !o->full;
   in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
   if (!(w->types & KL_TYPE_BIT(in->type))) {
     if (named)
@@ -403,24 +404,25 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   if (st == KL_OK) st = check_conflict(w, in);
   if (st == KL_OK) st = apply_input(w, pb->input_file, 1, in, note,
                                     sizeof note);
-  if (st == KL_OK && !in->n_given) in->n = kl__default_size(w, 0);
+  if (st == KL_OK && !in->n_given) in->n = kl__default_size(w, 0, 0);
   return st;
 }
 
-int64_t kl__default_size(const kl_workload *w, int host_backend) {
+int64_t kl__default_size(const kl_workload *w, int host_backend, int quick) {
   int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
   if (main < 0) return 1;
   const kl_param *p = &w->params[main];
-  if (host_backend && p->host_default > 0 &&
-      p->host_default < p->default_value)
-    return (int64_t)p->host_default;
-  return (int64_t)p->default_value;
+  double value = p->default_value, host = p->host_default;
+  if (quick && p->quick_default > 0) value = p->quick_default;
+  if (quick && p->quick_host_default > 0) host = p->quick_host_default;
+  if (host_backend && host > 0 && host < value) return (int64_t)host;
+  return (int64_t)value;
 }
 
 int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
                           int host_backend) {
   /* Host backends take their smaller default where no size was given. */
-  const int64_t host = kl__default_size(w, 1);
+  const int64_t host = kl__default_size(w, 1, in->quick);
   return !in->n_given && host_backend && host < in->n ? host : in->n;
 }
 

@@ -111,7 +111,23 @@ static kl_status check_workload_name(const char *name, void *ctx) {
 typedef struct devices {
   kl__device_ref items[MAX_DEVICES];
   size_t count;
+  char note[512]; /* the backends a run that named none leaves out */
 } devices;
+
+/* Device 0 of every available backend, but those that ask to be left out
+ * of a run that names none (each says why in the note). */
+static void every_backend(devices *d) {
+  for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++) {
+    const kl_backend *b = kl_backend_at(i);
+    char why[256] = "";
+    if (!kl_backend_available(b, NULL, 0)) continue;
+    if (b->left_out && b->left_out(why, sizeof why)) {
+      kl__append(d->note, sizeof d->note, "%s. ", why);
+      continue;
+    }
+    d->items[d->count++] = (kl__device_ref){b, 0};
+  }
+}
 
 static kl_status add_ref(devices *d, kl__device_ref ref) {
   for (size_t i = 0; i < d->count; i++)
@@ -208,9 +224,7 @@ static kl_status include_item(const device_item *it, const char *text,
 static kl_status run_devices(const kl_options *o, devices *d) {
   memset(d, 0, sizeof *d);
   if (!o->backends) {
-    for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++)
-      if (kl_backend_available(kl_backend_at(i), NULL, 0))
-        d->items[d->count++] = (kl__device_ref){kl_backend_at(i), 0};
+    every_backend(d);
     return KL_OK;
   }
   if (!*o->backends) return kl__usage(KL_USAGE, "empty backend list");
@@ -234,11 +248,8 @@ static kl_status run_devices(const kl_options *o, devices *d) {
     count++;
     p = end ? end + 1 : NULL;
   }
-  /* Only exclusions: from device 0 of every available backend. */
-  if (includes == 0)
-    for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++)
-      if (kl_backend_available(kl_backend_at(i), NULL, 0))
-        d->items[d->count++] = (kl__device_ref){kl_backend_at(i), 0};
+  /* Only exclusions: from the backends a run that names none takes. */
+  if (includes == 0) every_backend(d);
   for (size_t i = 0; i < count; i++) {
     kl_status st = items[i].exclude ? KL_OK
                                     : include_item(&items[i], texts[i], d);
@@ -574,6 +585,7 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl_report *rep = NULL;
   st = kl__report_new(&o, 0, &rep);
   if (st != KL_OK) return st;
+  kl__append(rep->notes, sizeof rep->notes, "%s", devs.note);
   kl__planner pl = {0};
   kl__jobs jobs = {0};
   st = plan_jobs(&pl, &o, &devs, &jobs, rep);

@@ -217,7 +217,9 @@ static int64_t device_default(kl__planner *pl, const kl_workload *w,
                               kl__instance *in, const kl__placed *rungs,
                               size_t count, int64_t wanted) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-  const double multiple = main >= 0 ? w->params[main].device_multiple : 0;
+  /* A quick run's default is the quick size, whatever the device holds. */
+  const double multiple =
+      main >= 0 && !in->quick ? w->params[main].device_multiple : 0;
   double device = 0;
   for (size_t j = 0; j < count && multiple > 0; j++) {
     size_t dev_free = 0, dev_total = 0;
@@ -248,7 +250,8 @@ kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                size_t count, char *note, size_t note_size) {
   if (in->n_given) return KL_OK;
   const int64_t wanted =
-      device_default(pl, w, in, rungs, count, kl__default_size(w, 0));
+      device_default(pl, w, in, rungs, count,
+                     kl__default_size(w, 0, in->quick));
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);

@@ -506,6 +506,7 @@ static const kl_param params[GEMM_P_COUNT] = {
                   .flags = KL_PARAM_MAIN_SIZE | EXTENT,
                   .help = "columns of B and C; the default of m and k",
                   .default_value = 8192, .host_default = 1024, .min = 1,
+                  .quick_default = 4096, .quick_host_default = 512,
                   .max = 0x1p40, .step = 256},
     [GEMM_P_K] = {.name = "k", .kind = KL_PARAM_SIZE, .flags = EXTENT,
                   .help = "columns of A, rows of B", .default_text = "n",

@@ -266,6 +266,7 @@ static const kl_param params[] = {
     [HIST_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
                   .flags = KL_PARAM_MAIN_SIZE, .help = "bytes to count",
                   .default_value = 512 << 20, /* the seed's 512 MB */
+                  .quick_default = 256 << 20, .quick_host_default = 64 << 20,
                   .min = 1, .max = 0x1p62, .step = 1 << 20},
     [HIST_P_INPUTS] = {.name = "inputs", .kind = KL_PARAM_CHOICE,
                        .flags = KL_PARAM_INPUTS, .label = "input pattern",

@@ -227,6 +227,7 @@ static const kl_rung rungs[] = {
 static const kl_param params[] = {
     {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
      .help = "midpoints", .default_value = 100000000, /* the seed's 1e8 */
+     .quick_host_default = 10000000,
      .min = 1, .max = (double)INTEGRATE_MAX_N, .step = 1 << 20},
 };
 

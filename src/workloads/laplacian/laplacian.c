@@ -266,7 +266,8 @@ static const kl_param params[] = {
                   .flags = KL_PARAM_MAIN_SIZE | EXTENT,
                   .help = "points along x (fastest); the default of ny and nz",
                   .default_value = 512, /* the seed's 512^3 */
-                  .host_default = 256, .min = 1, .max = 0x1p40, .step = 16},
+                  .host_default = 256, .min = 1, .max = 0x1p40, .step = 16,
+                  .quick_default = 256, .quick_host_default = 192},
     [LAP_P_NY] = {.name = "ny", .kind = KL_PARAM_SIZE, .flags = EXTENT,
                   .help = "points along y", .default_text = "nx", .min = 1,
                   .max = 0x1p40},

@@ -83,6 +83,7 @@ static const kl_param params[] = {
      .help = "elements of x and y, on the host",
      .default_text = "x twice the device's memory, or what the host holds",
      .default_value = 0x1p40, .device_multiple = 2, .host_default = 256 << 20,
+     .quick_default = 256 << 20, .quick_host_default = 16 << 20,
      .min = 1, .max = 0x1p40, .step = 1 << 20},
     {.name = "chunk", .kind = KL_PARAM_SIZE,
      .help = "elements per chunk: a copy in, a kernel, a copy out",

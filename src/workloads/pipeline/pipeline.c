@@ -143,6 +143,7 @@ static const kl_param params[] = {
     {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
      .help = "midpoints per interval", .default_value = 100000000,
      .host_default = 1 << 22, .min = 1, .max = (double)PIPE_MAX_N,
+     .quick_default = 10000000, .quick_host_default = 1 << 20,
      .step = 1 << 20},
     {.name = "intervals", .kind = KL_PARAM_INT,
      .help = "intervals of 40000 pi, one after the other",

@@ -135,6 +135,9 @@ static const kl_param params[] = {
     {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
      .help = "elements per array",
      .default_value = 1 << 27, /* 1 GiB per f64 array: far beyond any cache */
+     /* Quick: 512 and 128 MiB per array, still past every cache and as
+      * large as any quick rung's data, so each ceiling has its size. */
+     .quick_default = 1 << 26, .quick_host_default = 1 << 24,
      .min = 1, .max = 0x1p62, .step = 1 << 20},
 };
 

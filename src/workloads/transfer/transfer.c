@@ -79,7 +79,8 @@ static const kl_rung rungs[] = {
 static const kl_param params[] = {
     {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
      .help = "floats each way", .default_value = 256 << 20,
-     .host_default = 64 << 20, .min = 1, .max = 0x1p40, .step = 1 << 20},
+     .host_default = 64 << 20, .min = 1, .max = 0x1p40, .step = 1 << 20,
+     .quick_default = 64 << 20, .quick_host_default = 16 << 20},
     {.name = "chunk", .kind = KL_PARAM_SIZE,
      .help = "floats per copy (a device buffer of the ring)",
      /* 16 MiB: the first copy in and the last copy out run alone, 1/65
