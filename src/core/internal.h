@@ -228,7 +228,11 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
  * through one of these: the function where the build has the library, NULL
  * (listed, not built) where it has not. Only here does a build's content
  * decide anything; the sources that use a library are compiled only where
- * it is found (CMakeLists.txt). */
+ * it is found (CMakeLists.txt). In libkladder.so the GPU functions named
+ * here are stubs that call into the GPU module, generated from these
+ * names and their declarations in the workloads' headers
+ * (cmake/kladder-gpu-entries.cmake, backends/module/module.h): declare
+ * each as `kl_status NAME(...);` or `void NAME(...);` there. */
 #if defined(KL_HAVE_CUDA) || defined(KL_HAVE_HIP)
 #define KL_GPU_FN(fn) fn
 #else
