@@ -91,6 +91,13 @@ static void load(void) {
            m->version ? m->version : "no version");
     return;
   }
+  /* A module linked without module.map binds its names to libkladder.so's
+   * (its backend would be this one, its entries these stubs). */
+  if (m->backend == &kl__backend_gpu) {
+    refuse(handle, path, "%s", "its symbols bind to libkladder.so's: "
+           "linked without module.map");
+    return;
+  }
   for (kl__gpu_slot *const *s = kl__gpu_slots; *s; s++) {
     (*s)->fn = entry_named(m->entries, (*s)->name);
     if (!(*s)->fn) {
