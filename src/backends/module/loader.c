@@ -8,6 +8,7 @@
  * builds this file into the shared library only. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,10 +40,15 @@ static void library_dir(char *dir, size_t size) {
              info.dli_fname);
 }
 
-static void refuse(void *handle, const char *path, const char *fmt,
-                   const char *what) {
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void refuse(void *handle, const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   char reason[192];
-  snprintf(reason, sizeof reason, fmt, what);
+  vsnprintf(reason, sizeof reason, fmt, ap);
+  va_end(ap);
   snprintf(module.why, sizeof module.why, "module %.160s not loaded: %s", path,
            reason);
   for (kl__gpu_slot *const *s = kl__gpu_slots; *s; s++) (*s)->fn = NULL;
@@ -94,8 +100,8 @@ static void load(void) {
   /* A module linked without module.map binds its names to libkladder.so's
    * (its backend would be this one, its entries these stubs). */
   if (m->backend == &kl__backend_gpu) {
-    refuse(handle, path, "%s", "its symbols bind to libkladder.so's: "
-           "linked without module.map");
+    refuse(handle, path, "its symbols bind to libkladder.so's: linked "
+           "without module.map");
     return;
   }
   for (kl__gpu_slot *const *s = kl__gpu_slots; *s; s++) {
