@@ -1,20 +1,22 @@
 #!/bin/sh
-# module.sh KLADDER LIBRARY MAXRSS LIMIT_KIB [MODULE]
+# module.sh KLADDER LIBRARY MAXRSS LIMIT_KIB SERIAL_SUM [MODULE]
 # CTest's `starts-without-gpu-libraries`: the library starts with the GPU
 # libraries hidden. KLADDER is the command, LIBRARY libkladder.so, MAXRSS
-# tests/maxrss.c, LIMIT_KIB the most `kladder --version` may take (0: not
-# checked), MODULE the GPU module (libkladder-cuda.so, libkladder-hip.so)
-# where the build has one.
+# tests/maxrss.c, LIMIT_KIB the most `kladder --version` and SERIAL_SUM
+# (tests/serial_sum.c) may take (0: not checked), MODULE the GPU module
+# (libkladder-cuda.so, libkladder-hip.so) where the build has one.
 #  - neither libkladder.so nor the command names a GPU runtime or vendor
 #    library in its dynamic section (readelf -d);
-#  - `kladder --version` peaks under LIMIT_KIB resident;
+#  - `kladder --version` peaks under LIMIT_KIB resident, and so does a
+#    program that sums four doubles on a serial context, loading no GPU
+#    library;
 #  - with the module hidden (KLADDER_MODULE_DIR an empty folder), and with
 #    a module that dlopen refuses, a serial run passes and `kladder list`
 #    says the GPU backend is not here and why, in one line;
 #  - with the module where the build put it, beside libkladder.so, it
 #    loads (whether a device answers or not).
 set -eu
-kladder=$1 library=$2 maxrss=$3 limit_kib=$4 module=${5:-}
+kladder=$1 library=$2 maxrss=$3 limit_kib=$4 serial_sum=$5 module=${6:-}
 gpu_libraries='lib(cudart|cuda|cublas|cublasLt|curand|cusparse|cufft|nvJitLink|nvrtc|amdhip64|hipblas|hiprand|hipsparse|rocblas|rocrand|rocsparse|hsa-runtime64)[.]'
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kladder-module.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -35,12 +37,19 @@ else
   echo "skipped: the dynamic sections (no readelf here)"
 fi
 
-out=$("$maxrss" "$kladder" --version) || fail "kladder --version: exit $?"
-kib=$(printf '%s\n' "$out" | sed -n 's/^maxrss //p')
-[ -n "$kib" ] || { printf '%s\n' "$out"; fail "no maxrss"; }
-[ "$limit_kib" = 0 ] || [ "$kib" -lt "$limit_kib" ] ||
-  fail "kladder --version peaked at $kib KiB, not under $limit_kib KiB"
-echo "ok: kladder --version peaked at $kib KiB resident"
+# peak NAME PROGRAM ARGS...: it runs, and peaks under the limit.
+peak() {
+  name=$1
+  shift
+  out=$("$maxrss" "$@") || { printf '%s\n' "$out"; fail "$name: exit $?"; }
+  kib=$(printf '%s\n' "$out" | sed -n 's/^maxrss //p')
+  [ -n "$kib" ] || { printf '%s\n' "$out"; fail "$name: no maxrss"; }
+  [ "$limit_kib" = 0 ] || [ "$kib" -lt "$limit_kib" ] ||
+    fail "$name peaked at $kib KiB, not under $limit_kib KiB"
+  echo "ok: $name peaked at $kib KiB resident"
+}
+peak "kladder --version" "$kladder" --version
+peak "a serial sum of four doubles (serial_sum)" "$serial_sum"
 
 [ -n "$module" ] || { echo "ok: no GPU module in this build"; exit 0; }
 name=${module##*/}

@@ -98,6 +98,9 @@ kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
 /* ---- machine ----------------------------------------------------------- */
 /* The CPU, its threads, the GPU and driver where there is one, the host. */
 void kl__machine_describe(kl_machine *m);
+/* The same without the GPU: asks no backend whether it is here (a host
+ * context opens without loading the GPU module). */
+void kl__host_describe(kl_machine *m);
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;
  * KL_USAGE or KL_TOO_LARGE, with a message, when malformed. */
