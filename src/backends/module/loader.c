@@ -112,6 +112,10 @@ static void load(void) {
       return;
     }
   }
+  /* The module's backend probes once, here, before any thread can ask
+   * it: its probe keeps what it found without a lock of its own. */
+  char info[256];
+  (void)m->backend->probe(info, sizeof info);
   module.gpu = m->backend;
 }
 
