@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <mutex>
+
 #include "gpu.h"
 
 /* This file holds host code only. hip-clang also compiles it for the
@@ -14,7 +16,7 @@
 #if !defined(__HIP_DEVICE_COMPILE__)
 
 static struct {
-  int probed;
+  std::once_flag probed;
   int usable;
   char info[256];
   int count; /* devices */
@@ -76,11 +78,9 @@ static int probe_once(void) {
   return 1;
 }
 
+/* Once per process, whichever thread asks first; the others wait. */
 static int probe(char *info, size_t size) {
-  if (!gpu.probed) {
-    gpu.usable = probe_once();
-    gpu.probed = 1;
-  }
+  std::call_once(gpu.probed, [] { gpu.usable = probe_once(); });
   snprintf(info, size, "%s", gpu.info);
   return gpu.usable;
 }

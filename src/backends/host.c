@@ -41,7 +41,7 @@ typedef struct host_context {
 
 void kl__host_device(kl_device *d) {
   kl_machine m;
-  kl__machine_describe(&m);
+  kl__host_describe(&m);
   memset(d, 0, sizeof *d);
   snprintf(d->name, sizeof d->name, "%s", m.cpu);
   size_t free_bytes = 0, total = 0;

@@ -32,16 +32,17 @@ const kl_backend kl__backend_openacc = {
 #else
 
 #include <openacc.h>
+#include <threads.h>
 
 #ifndef KL_OPENACC_TARGET
 #define KL_OPENACC_TARGET "none"
 #endif
 
 static struct {
-  int probed;
+  once_flag probed;
   acc_device_t type;
   char info[256];
-} runtime;
+} runtime = {ONCE_FLAG_INIT, acc_device_none, ""};
 
 static void probe_once(void) {
   /* GCC's nvptx plugin adopts the CUDA context current on the thread at
@@ -83,12 +84,10 @@ static void probe_once(void) {
            KL_OPENACC_TARGET, _OPENACC, driver ? driver : "unknown");
 }
 
-static void probe_first(void) {
-  if (!runtime.probed) {
-    probe_once();
-    runtime.probed = 1;
-  }
-}
+/* Once per process, whichever thread asks first: libgomp stops the
+ * process ("device already active") where two threads call acc_init at
+ * once. */
+static void probe_first(void) { call_once(&runtime.probed, probe_once); }
 
 static int probe(char *info, size_t size) {
   probe_first();

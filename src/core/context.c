@@ -227,10 +227,14 @@ static const kl_backend *preferred(void) {
 static kl_status context_open(const char *device, kl_context **out) {
   if (!out) return kl__usage(KL_USAGE, "kl_context_open: out is NULL");
   *out = NULL;
-  kl__device_ref ref = {preferred(), 0};
+  /* Only NULL asks every backend whether it is here: a named one loads
+   * no other (the GPU module stays unloaded for "serial"). */
+  kl__device_ref ref = {NULL, 0};
   if (device) {
     kl_status st = kl__device_parse(device, &ref);
     if (st != KL_OK) return st;
+  } else {
+    ref.backend = preferred();
   }
   if (!ref.backend)
     return kl__usage(KL_UNAVAILABLE, "no backend is available here");

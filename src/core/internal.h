@@ -102,6 +102,9 @@ kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
 /* ---- machine ----------------------------------------------------------- */
 /* The CPU, its threads, the GPU and driver where there is one, the host. */
 void kl__machine_describe(kl_machine *m);
+/* The same without the GPU: asks no backend whether it is here (a host
+ * context opens without loading the GPU module). */
+void kl__host_describe(kl_machine *m);
 /* KLADDER_MEMORY_LIMIT=SIZE (the syntax of -n, in bytes): the most memory
  * kladder believes the host, and each device, has. SIZE_MAX when unset;
  * KL_USAGE or KL_TOO_LARGE, with a message, when malformed. */
@@ -232,7 +235,11 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
  * through one of these: the function where the build has the library, NULL
  * (listed, not built) where it has not. Only here does a build's content
  * decide anything; the sources that use a library are compiled only where
- * it is found (CMakeLists.txt). */
+ * it is found (CMakeLists.txt). In libkladder.so the GPU functions named
+ * here are stubs that call into the GPU module, generated from these
+ * names and their declarations in the workloads' headers
+ * (cmake/kladder-gpu-entries.cmake, backends/module/module.h): declare
+ * each as `kl_status NAME(...);` or `void NAME(...);` there. */
 #if defined(KL_HAVE_CUDA) || defined(KL_HAVE_HIP)
 #define KL_GPU_FN(fn) fn
 #else

@@ -109,7 +109,7 @@ static void cpu_model(char *dst, size_t size) {
   fclose(f);
 }
 
-void kl__machine_describe(kl_machine *m) {
+void kl__host_describe(kl_machine *m) {
   memset(m, 0, sizeof *m);
   m->size = sizeof *m;
   cpu_model(m->cpu, sizeof m->cpu);
@@ -118,6 +118,10 @@ void kl__machine_describe(kl_machine *m) {
   m->omp_threads = kl__omp_threads();
   if (gethostname(m->host, sizeof m->host) != 0) m->host[0] = '\0';
   m->host[sizeof m->host - 1] = '\0';
+}
+
+void kl__machine_describe(kl_machine *m) {
+  kl__host_describe(m);
   for (size_t i = 0; i < kl_backend_count(); i++) {
     const kl_backend *b = kl_backend_at(i);
     char info[256];

@@ -1,16 +1,18 @@
 #!/bin/sh
-# check.sh BUILD SOURCE VERSION CMAKE CC
+# check.sh BUILD SOURCE VERSION CMAKE CC [MODULE]
 # CTest's `install`: installs the build tree BUILD into a fresh temporary
 # prefix and builds tests/install/consumer.c against it as a program
 # outside the tree would: with `pkg-config --cflags --libs kladder` (the
 # shared library), with `pkg-config --static` (the static library), and
 # through find_package(kladder) (tests/install/CMakeLists.txt: the targets
 # kladder::kladder and kladder::kladder_static). Each program must run and
-# print the version, the workload count and a passing serial map. The
+# print the version, the workload count and a passing serial map. MODULE,
+# where the build has a GPU module (libkladder-cuda.so), must be installed
+# beside libkladder.so, and the installed command must load it. The
 # prefix is removed at the end, and BUILD's install_manifest.txt (which
 # `make uninstall` reads) is put back as it was.
 set -eu
-build=$1 source=$2 version=$3 cmake=$4 cc=$5
+build=$1 source=$2 version=$3 cmake=$4 cc=$5 module=${6:-}
 here=$source/tests/install
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kladder-install.XXXXXX")
 manifest=$build/install_manifest.txt
@@ -91,6 +93,15 @@ model=$(grep -nE 'kl_(workload|rung|param|backend)[[:space:]]*\{|kl_(plan|args|r
 "$prefix/bin/kladder" --version | grep -q "^kladder $version$" ||
   fail "the installed command does not say kladder $version"
 echo "ok: installed files, the user's API only, bin/kladder --version"
+if [ -n "$module" ]; then
+  [ -f "$libdir/$module" ] || fail "$libdir/$module not installed"
+  line=$("$prefix/bin/kladder" list | grep -E '^  (cuda|hip) ') ||
+    fail "the installed command lists no GPU backend"
+  case $line in
+  *"not loaded"*) fail "the installed command does not load $module: $line" ;;
+  esac
+  echo "ok: $module installed beside libkladder.so and loaded"
+fi
 
 have_readelf=
 command -v readelf >/dev/null 2>&1 && have_readelf=1
