@@ -185,7 +185,7 @@ static kl_status fill_bytes(kl_context *ctx, kl_placement where, void *dst,
            : kl__gpu_unloaded("fill_bytes");
 }
 
-static kl_status sync(kl_context *ctx) {
+static kl_status module_sync(kl_context *ctx) {
   const kl_backend *b = gpu();
   return b ? b->sync(ctx) : kl__gpu_unloaded("sync");
 }
@@ -236,7 +236,7 @@ const kl_backend kl__backend_gpu = {
     .release = release,
     .copy = copy,
     .fill_bytes = fill_bytes,
-    .sync = sync,
+    .sync = module_sync,
     .record = record,
     .elapsed = elapsed,
     .device_count = device_count,
