@@ -1,9 +1,13 @@
-/* test_gemm BACKEND [MxNxK...]: every gemm rung on BACKEND, both types, at the shapes
- * that break tiled kernels (1x1x1, primes, a tile and one, non-multiples,
+/* test_gemm [--shard K/N] [--list] BACKEND [MxNxK...]: every gemm rung on
+ * BACKEND, both types, at the shapes that break tiled kernels (1x1x1,
+ * primes, a tile and one, non-multiples,
  * a square above the largest tile), with alpha and beta other than 1 and 0
  * and leading dimensions beyond the rows (odd ones, which rule out 16-byte
  * copies, and even ones). Every element is checked by the workload; the
  * kl_gemm entry point is then checked here against a plain loop.
+ * --shard K/N: only every N-th case from the K-th (0-based), the entry
+ * point in shard 0 only (the sanitizer's jobs, side by side). --list:
+ * only count the cases (the backend need not be here).
  * Exit 0 when all pass, 1 on any failure, 77 when the backend is absent. */
 #include <math.h>
 #include <stdio.h>
@@ -148,21 +152,38 @@ static size_t parse_shapes(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  long shard = 0, shards = 1;
+  if (argc > 2 && strcmp(argv[1], "--shard") == 0) {
+    char *end = NULL;
+    shard = strtol(argv[2], &end, 10);
+    shards = end && *end == '/' ? strtol(end + 1, &end, 10) : 0;
+    if (!end || *end || shards < 1 || shard < 0 || shard >= shards) {
+      fprintf(stderr, "test_gemm: bad --shard %s: K/N with 0 <= K < N\n",
+              argv[2]);
+      return 2;
+    }
+    argc -= 2, argv += 2;
+  }
+  int count_only = 0;
+  if (argc > 1 && strcmp(argv[1], "--list") == 0)
+    count_only = 1, argc--, argv++;
   if (argc < 2) {
-    fprintf(stderr, "usage: test_gemm BACKEND [MxNxK...]\n");
+    fprintf(stderr, "usage: test_gemm [--shard K/N] [--list] BACKEND "
+            "[MxNxK...]\n");
     return 2;
   }
   const size_t given_count = parse_shapes(argc, argv);
   if (argc > 2 && given_count == 0) return 2;
   const kl_backend *b = kl_backend_find(argv[1]);
   char info[256] = "unknown backend";
-  if (!b || !kl_backend_available(b, info, sizeof info)) {
+  if (!b || (!count_only && !kl_backend_available(b, info, sizeof info))) {
     printf("SKIP: backend %s not available here: %s\n", argv[1], info);
     return 77;
   }
   const kl_workload *w = kl_workload_find("gemm");
   if (!w) return 1;
   int ran = 0, failed = 0;
+  long cases = 0;
   /* Rungs innermost: they share the problem, so the workload's check
    * computes each reference once. */
   for (int t = 0; t < KL_TYPE_COUNT; t++) {
@@ -179,6 +200,7 @@ int main(int argc, char **argv) {
           const kl_rung *rung = &w->rungs[r];
           if (rung->backend != b || !rung->run) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(t))) continue;
+          if (cases++ % shards != shard || count_only) continue;
           const gemm_case *c = &list[s];
           const variant *x = &variants[v];
           char params[256];
@@ -218,7 +240,11 @@ int main(int argc, char **argv) {
       }
     }
   }
-  if (kl_backend_host_memory(b) || strcmp(b->name, "cuda") == 0)
+  if (count_only) {
+    printf("%ld cases\n", (cases + shards - 1 - shard) / shards);
+    return 0;
+  }
+  if (shard == 0 && (kl_backend_host_memory(b) || strcmp(b->name, "cuda") == 0))
     failed += check_entry_point(b->name);
   printf("%d gemm cases on %s, %d failed\n", ran, b->name, failed);
   return failed ? 1 : 0;

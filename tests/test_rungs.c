@@ -1,5 +1,6 @@
-/* test_rungs [--quick] [--random-only] [--big] [--workloads W,W...]
- *            [--no-vendor] [--max-n N] [--shard K/N] BACKEND [SIZE...]:
+/* test_rungs [--quick] [--random-only] [--pairs] [--big] [--workloads W,W...]
+ *            [--no-vendor] [--max-n N] [--shard K/N] [--list]
+ *            BACKEND [SIZE...]:
  * every
  * rung of every workload on BACKEND, on each workload's own test problems
  * (its awkward sizes and shapes; with --big, those whose indices pass
@@ -10,6 +11,13 @@
  * elements in a given memory), default operation and inputs.
  * --random-only: every type and operation, default inputs only (the
  * memory a rung touches does not depend on the values: the sanitizer runs).
+ * --pairs: of the types and operations, not every combination on every
+ * problem but max(types, operations) of them, shifted from one problem to
+ * the next: every type and every operation on every problem, and every
+ * pair of the two on some problem (the sanitizer runs, where one case
+ * costs seconds: the memory a rung touches depends on the type and the
+ * size, and the operation changes only the arithmetic).
+ * --list: print the cases, run none (the backend need not be here).
  * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
  * --no-vendor: not the vendor rungs (racecheck reports cuSPARSE's own
  * kernel, which is not ours to mend). --max-n: only the test problems
@@ -121,13 +129,15 @@ static void run_case(const kl_workload *wl, const kl_rung *rung,
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, random_only = 0, big = 0, no_vendor = 0;
+  int quick = 0, random_only = 0, pairs = 0, list = 0, big = 0, no_vendor = 0;
   int64_t max_n = 0;
   long shard = 0, shards = 1;
   const char *only = NULL;
   for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
     if (strcmp(argv[1], "--quick") == 0) quick = 1;
     else if (strcmp(argv[1], "--random-only") == 0) random_only = 1;
+    else if (strcmp(argv[1], "--pairs") == 0) pairs = 1;
+    else if (strcmp(argv[1], "--list") == 0) list = 1;
     else if (strcmp(argv[1], "--big") == 0) big = 1;
     else if (strcmp(argv[1], "--no-vendor") == 0) no_vendor = 1;
     else if (strcmp(argv[1], "--max-n") == 0 && argc > 2) {
@@ -153,14 +163,14 @@ int main(int argc, char **argv) {
     } else break;
   }
   if (argc < 2) {
-    fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--big] "
-            "[--workloads W,W...] [--no-vendor] [--max-n N] [--shard K/N] "
-            "BACKEND [SIZE...]\n");
+    fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--pairs] "
+            "[--big] [--workloads W,W...] [--no-vendor] [--max-n N] "
+            "[--shard K/N] [--list] BACKEND [SIZE...]\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
   char info[256] = "unknown backend";
-  if (!b || !kl_backend_available(b, info, sizeof info)) {
+  if (!b || (!list && !kl_backend_available(b, info, sizeof info))) {
     printf("SKIP: backend %s not available here: %s\n", argv[1], info);
     return 77;
   }
@@ -196,37 +206,53 @@ int main(int argc, char **argv) {
         const kl_rung *rung = &wl->rungs[r];
         if (rung->backend != b || (!rung->run && !rung->run_reps)) continue;
         if (no_vendor && (rung->flags & KL_RUNG_VENDOR)) continue;
+        /* The rung's types, then the (type, operation) combinations. */
+        int types[KL_TYPE_COUNT], type_count = 0;
         for (int type = 0; type < KL_TYPE_COUNT; type++) {
           if (!(wl->types & KL_TYPE_BIT(type))) continue;
           if (quick && type != smallest_type(wl)) continue;
           if (rung->types && !(rung->types & KL_TYPE_BIT(type))) continue;
-          for (int o = 0; o < ops; o++) {
-            for (int in = 0; in < patterns; in++) {
-              char params[512];
-              snprintf(params, sizeof params, "%s%s%s%s%s%s%s",
-                       tp->params ? tp->params : "",
-                       tp->params && op ? "," : "", op ? op->name : "",
-                       op ? "=" : "", op ? op->choices[o] : "",
-                       (tp->params || op) && inputs ? "," : "",
-                       inputs ? "" : "");
-              if (inputs)
-                snprintf(params + strlen(params), sizeof params - strlen(params),
-                         "%s=%s", inputs->name, inputs->choices[in]);
-              /* A different seed per case: fresh inputs each time. */
-              kl_problem pb = {
-                  .size = sizeof pb,
-                  .n = tp->n,
-                  .type = (kl_type)type,
-                  .params = params[0] ? params : NULL,
-                  .seed = 1000u * (uint64_t)(tp - problems) +
-                          100u * (uint64_t)type + 10u * (uint64_t)o +
-                          (uint64_t)in};
-              if (cases++ % shards == shard) run_case(wl, rung, &pb, &t);
-            }
+          types[type_count++] = type;
+        }
+        const int problem = (int)(tp - problems);
+        const int combos = pairs ? (type_count > ops ? type_count : ops)
+                                 : type_count * ops;
+        for (int c = 0; c < combos && type_count > 0; c++) {
+          const int type = pairs ? types[c % type_count] : types[c / ops];
+          const int o = pairs ? (c + problem) % ops : c % ops;
+          for (int in = 0; in < patterns; in++) {
+            char params[512];
+            snprintf(params, sizeof params, "%s%s%s%s%s%s",
+                     tp->params ? tp->params : "",
+                     tp->params && op ? "," : "", op ? op->name : "",
+                     op ? "=" : "", op ? op->choices[o] : "",
+                     (tp->params || op) && inputs ? "," : "");
+            if (inputs)
+              snprintf(params + strlen(params), sizeof params - strlen(params),
+                       "%s=%s", inputs->name, inputs->choices[in]);
+            /* A different seed per case: fresh inputs each time. */
+            kl_problem pb = {.size = sizeof pb,
+                             .n = tp->n,
+                             .type = (kl_type)type,
+                             .params = params[0] ? params : NULL,
+                             .seed = 1000u * (uint64_t)problem +
+                                     100u * (uint64_t)type +
+                                     10u * (uint64_t)o + (uint64_t)in};
+            if (cases++ % shards != shard) continue;
+            if (list)
+              printf("%-9s %-23s %-4s %-22s n=%lld\n", wl->name, rung->name,
+                     kl_type_name(pb.type), pb.params ? pb.params : "-",
+                     (long long)pb.n);
+            else
+              run_case(wl, rung, &pb, &t);
           }
         }
       }
     }
+  }
+  if (list) {
+    printf("%ld cases\n", (cases + shards - 1 - shard) / shards);
+    return 0;
   }
   printf("skipped: %d too large here, %d not applicable\n", t.too_large,
          t.not_applicable);
