@@ -1,5 +1,6 @@
 /* The command's JSON reader (json-read.h): recursive descent over the
  * whole text, values in one arena per document. */
+#define _POSIX_C_SOURCE 200809L /* fileno */
 #include "json-read.h"
 
 #include <errno.h>
