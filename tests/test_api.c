@@ -506,7 +506,7 @@ static void test_outputs(const kl_report *rep) {
     text[got] = '\0';
     fclose(f);
   }
-  EXPECT(strncmp(text, "{\n  \"format\": \"kladder-results-1\"", 33) == 0);
+  EXPECT(strncmp(text, "{\n  \"format\": \"kladder-results-2\"", 33) == 0);
   EXPECT(strstr(text, "\"command_line\": \"kladder run -w map\"") != NULL);
   EXPECT(strstr(text, "\"times_s\": [") != NULL);
   EXPECT(strstr(text, "\"stddev_s\": ") != NULL);

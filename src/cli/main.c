@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "kladder.h"
+#include "report-html.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -35,6 +37,8 @@ static const char usage_main[] =
     "                --json, the same as one JSON document, for programs\n"
     "                (`kladder list --help`)\n"
     "  run           run ladders (see `kladder run --help`)\n"
+    "  report FILE.json [...] -o REPORT.html\n"
+    "                an HTML report of results files (`kladder report --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
     "\n"
@@ -114,6 +118,8 @@ static const char usage_run[] =
     "      --trace FILE         write each rung's last timed run as a\n"
     "                           timeline (Chrome trace-event JSON, for\n"
     "                           Perfetto or chrome://tracing)\n"
+    "      --html FILE          also write the results as an HTML report\n"
+    "                           (as `kladder report` draws it)\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
     "      --full               where no size is given, each workload's full\n"
     "                           default (the seeds' sizes) instead of its\n"
@@ -132,7 +138,7 @@ static const char usage_run[] =
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
     "-q, -v, --no-ceiling, --full and -h take none.\n"
     "\n"
-    "--csv, --json and --trace files are opened before any rung runs: a\n"
+    "--csv, --json, --trace and --html files are opened before any rung runs: a\n"
     "path that cannot be written (a directory, a missing folder, a full\n"
     "device) is refused at once with exit 2. They are written, each whole\n"
     "or not at all, when the run completes (exit 0, or 1: failed checks are\n"
@@ -245,6 +251,7 @@ enum {
   OPT_CSV,
   OPT_JSON,
   OPT_TRACE,
+  OPT_HTML,
   OPT_NO_CEILING,
   OPT_FULL,
   OPT_RHS,
@@ -279,6 +286,7 @@ static const struct option run_longs[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
     {"trace", required_argument, NULL, OPT_TRACE},
+    {"html", required_argument, NULL, OPT_HTML},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"full", no_argument, NULL, OPT_FULL},
     {"quiet", no_argument, NULL, 'q'},
@@ -645,6 +653,7 @@ typedef struct run_command {
   list_text workloads, backends, rungs, params;
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
+  const char *html; /* --html: the report of the run (report-html.c) */
   char *command_line;
 } run_command;
 
@@ -773,6 +782,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
   case OPT_TRACE:
     c->output[KL_FORMAT_TRACE] = v;
     break;
+  case OPT_HTML:
+    c->html = v;
+    break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
     break;
@@ -896,6 +908,12 @@ static int parse_run(run_command *c, int argc, char **argv) {
                          output_flags[i], output_flags[j],
                          shown(files[i], show));
       }
+  for (int i = 0; i < OUTPUTS && code == 0 && c->html; i++)
+    if (files[i] && strcmp(files[i], c->html) == 0) {
+      char show[SHOWN_SIZE];
+      code = bad_usage(ps.help, "%s and --html name the same file '%s'",
+                       output_flags[i], shown(c->html, show));
+    }
   /* --solution against the results files (the library compares it with
    * the files the run reads). */
   const char *solution = c->o.files[1].path;
@@ -919,11 +937,11 @@ static int parse_run(run_command *c, int argc, char **argv) {
  * copies and exits at once, 128 + its number, leaving nothing half
  * written. */
 static volatile sig_atomic_t stop_signal;
-static const char *temporary[OUTPUTS];
+static const char *temporary[OUTPUTS + 2]; /* and --html's two */
 
 static void on_signal(int sig) {
   if (stop_signal) {
-    for (int i = 0; i < OUTPUTS; i++)
+    for (int i = 0; i < OUTPUTS + 2; i++)
       if (temporary[i]) (void)unlink(temporary[i]);
     _exit(128 + sig);
   }
@@ -949,6 +967,68 @@ static void discard_outputs(kl_output *out[OUTPUTS]) {
     if (out[i]) kl_output_discard(out[i]);
 }
 
+/* --html FILE: the run's results go to a JSON file of our own, which the
+ * report is drawn from when the run completes (so that the page shows the
+ * numbers a results file holds). Before the run: the page's path is tried
+ * (a file made beside it and removed), so a path that cannot be written
+ * is refused at once, as the results files' are. */
+typedef struct html_output {
+  kl_output *json;
+  char json_path[4096];
+  int made;
+} html_output;
+
+static int html_open(const char *path, html_output *h) {
+  char show[SHOWN_SIZE];
+  if (strcmp(path, "-") != 0) {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "kladder: error: cannot write the report to '%s': a "
+              "directory\n", shown(path, show));
+      return 2;
+    }
+    char probe[4096];
+    if (snprintf(probe, sizeof probe, "%s.tmp-XXXXXX", path) >=
+        (int)sizeof probe) {
+      fprintf(stderr, "kladder: error: --html: the path is too long\n");
+      return 2;
+    }
+    const int fd = mkstemp(probe);
+    if (fd < 0) {
+      fprintf(stderr, "kladder: error: cannot write the report to '%s': %s\n",
+              shown(path, show), strerror(errno));
+      return 2;
+    }
+    close(fd);
+    unlink(probe);
+  }
+  const char *dir = getenv("TMPDIR");
+  snprintf(h->json_path, sizeof h->json_path, "%s/kladder-html-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  const int fd = mkstemp(h->json_path);
+  if (fd < 0) {
+    fprintf(stderr, "kladder: error: --html: cannot make a temporary file in "
+            "%s: %s\n", dir && *dir ? dir : "/tmp", strerror(errno));
+    return 2;
+  }
+  close(fd);
+  h->made = 1;
+  kl_status st = kl_output_open(h->json_path, KL_FORMAT_JSON, &h->json);
+  if (st != KL_OK) {
+    unlink(h->json_path);
+    h->made = 0;
+    return fail(st);
+  }
+  return 0;
+}
+
+static void html_close(html_output *h) {
+  if (h->json) kl_output_discard(h->json);
+  h->json = NULL;
+  if (h->made) unlink(h->json_path);
+  h->made = 0;
+}
+
 /* Open the results files before the run; write them after a run that
  * completed, discard them otherwise. */
 static int run_parsed(run_command *c) {
@@ -960,8 +1040,18 @@ static int run_parsed(run_command *c) {
     discard_outputs(out);
     return fail(st);
   }
+  html_output html = {0};
+  if (c->html) {
+    const int bad = html_open(c->html, &html);
+    if (bad) {
+      discard_outputs(out);
+      return bad;
+    }
+  }
 
   catch_signals(out);
+  temporary[OUTPUTS] = html.made ? html.json_path : NULL;
+  temporary[OUTPUTS + 1] = kl_output_temp(html.json);
   c->o.stop = &stop_signal;
   kl_report *rep = NULL;
   st = kl_run(&c->o, &rep);
@@ -978,6 +1068,7 @@ static int run_parsed(run_command *c) {
     int piped = 0;
     for (int i = 0; i < OUTPUTS; i++)
       piped |= c->output[i] && strcmp(c->output[i], "-") == 0;
+    piped |= c->html && strcmp(c->html, "-") == 0;
     FILE *table = piped ? stderr : stdout;
     kl_status printed = c->verbose ? kl_report_print_wide(rep, table)
                                    : kl_report_print(rep, table);
@@ -987,6 +1078,7 @@ static int run_parsed(run_command *c) {
   if (!completed) {
     /* Bad input or a device error: nothing is left behind. */
     discard_outputs(out);
+    html_close(&html);
     kl_report_free(rep);
     if (code) return code;
     fputs("kladder: error: ", stderr);
@@ -1001,11 +1093,27 @@ static int run_parsed(run_command *c) {
     const kl_status wrote = out[i] ? kl_output_write(out[i], rep) : KL_OK;
     if (wrote != KL_OK && !code) code = fail(wrote);
   }
+  if (html.json) {
+    kl_status wrote = kl_output_write(html.json, rep);
+    html.json = NULL; /* written or discarded by the write */
+    if (wrote != KL_OK && !code) code = fail(wrote);
+    if (wrote == KL_OK) {
+      char err[512];
+      const char *from = html.json_path;
+      const int bad = report_write(c->html, &from, 1, err, sizeof err);
+      if (bad && !code) {
+        fprintf(stderr, "kladder: error: %s\n", err);
+        code = bad;
+      }
+    }
+  }
+  html_close(&html);
   kl_report_free(rep);
   if (code) return code;
   if (run_st == KL_INTERRUPTED) {
     fprintf(stderr, "kladder: interrupted; the finished rungs are in the "
-            "table%s\n", c->output[0] || c->output[1] || c->output[2]
+            "table%s\n", c->output[0] || c->output[1] || c->output[2] ||
+                                   c->html
                               ? " and the results files" : "");
     return 128 + (stop_signal ? stop_signal : SIGINT);
   }
@@ -1054,6 +1162,7 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "list") == 0) return list(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1, argc, argv);
-  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run",
-                   shown(cmd, show));
+  if (strcmp(cmd, "report") == 0) return report_main(argc - 1, argv + 1);
+  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
+                   "report", shown(cmd, show));
 }

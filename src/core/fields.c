@@ -251,6 +251,25 @@ GET(get_counts) {
   v->count = res->pub.count_count;
   v->numbers_present = timed(&res->pub);
 }
+GET(get_summary) { (void)rep; text(v, res->pub.summary); }
+GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
+/* The rung's place in its ladder, from 1 (the naive rung). */
+GET(get_step) {
+  (void)rep;
+  number(v, 1, (double)(res->r - res->w->rungs) + 1);
+}
+/* Measured only as another rung's ceiling, not selected itself. */
+GET(get_ceiling_only) {
+  (void)rep;
+  number(v, 1, res->ceiling_only);
+  v->is_bool = 1;
+}
+GET(get_trace) {
+  (void)rep;
+  v->present = timed(&res->pub) && res->pub.trace_count > 0;
+  v->count = res->pub.trace_count;
+  v->result = &res->pub;
+}
 GET(get_overlap) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
@@ -370,6 +389,11 @@ const kl__field kl__fields[] = {
     {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name},
     {"interrupted", "interrupted", KL__RUN, "", KL__NUMBER, "%.0f",
      get_interrupted},
+    {"summary", NULL, R, NULL, KL__TEXT, NULL, get_summary},
+    {"workload_summary", NULL, R, NULL, KL__TEXT, NULL, get_workload_summary},
+    {"step", "step", R, NULL, KL__NUMBER, "%.0f", get_step},
+    {"ceiling_only", NULL, R, NULL, KL__NUMBER, NULL, get_ceiling_only},
+    {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace},
     {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",
      get_warmup_runs},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",

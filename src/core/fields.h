@@ -10,7 +10,8 @@ typedef enum kl__field_kind {
   KL__NUMBER,  /* a number */
   KL__SECONDS, /* a time, in seconds */
   KL__LIST,    /* numbers: JSON array; not in CSV */
-  KL__PAIRS    /* named numbers: CSV "a=1;b=2", JSON object */
+  KL__PAIRS,   /* named numbers: CSV "a=1;b=2", JSON object */
+  KL__EVENTS   /* the traced run's events: JSON only (report.c) */
 } kl__field_kind;
 
 typedef enum kl__field_scope {
@@ -31,6 +32,7 @@ typedef struct kl__value {
   int numbers_present;   /* the pairs' values were measured */
   const char *const *names; /* the pairs' names */
   int count;
+  const kl_result *result; /* KL__EVENTS: whose trace */
   char buffer[96]; /* for text a getter composes */
 } kl__value;
 

@@ -521,7 +521,7 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
         kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
                    v.numbers[k]);
       csv_string(f, text);
-    } else if (fd->kind != KL__LIST && v.present) {
+    } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS && v.present) {
       fprintf(f, fd->format ? fd->format : "%.17g", v.number);
     }
   }
@@ -529,6 +529,42 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
 }
 
 /* ---- JSON ------------------------------------------------------------------- */
+
+/* The traced run's events as the results file keeps them: [track, phase,
+ * item, start_s, end_s] each, times from the run's start; track -1 the
+ * host, s a stream; phase a name of the result's phases, or "run" for an
+ * event that is the whole run; item -1 where none. At most
+ * KL__JSON_TRACE_EVENTS of them (the first; "dropped" counts the rest),
+ * so that a run of many chunks keeps its file and report small; "lost":
+ * events the rung could not keep (kl_result.trace_lost). */
+#define KL__JSON_TRACE_EVENTS 2000
+static void json_trace(kl__json *j, const char *key, const kl__value *v) {
+  if (!v->present) {
+    kl__json_null(j, key);
+    return;
+  }
+  const kl_result *r = v->result;
+  const int kept = r->trace_count < KL__JSON_TRACE_EVENTS
+                       ? r->trace_count
+                       : KL__JSON_TRACE_EVENTS;
+  kl__json_open(j, key, '{', 0);
+  kl__json_number(j, "lost", 1, r->trace_lost);
+  kl__json_number(j, "dropped", 1, r->trace_count - kept);
+  kl__json_open(j, "events", '[', 0);
+  for (int e = 0; e < kept; e++) {
+    const kl_trace_event *ev = &r->trace[e];
+    const int named = ev->phase >= 0 && ev->phase < r->phase_count;
+    kl__json_open(j, NULL, '[', 0);
+    kl__json_number(j, NULL, 1, ev->track);
+    kl__json_string(j, NULL, named ? r->phase_names[ev->phase] : "run");
+    kl__json_number(j, NULL, 1, ev->item);
+    kl__json_number(j, NULL, 1, ev->start);
+    kl__json_number(j, NULL, 1, ev->end);
+    kl__json_close(j);
+  }
+  kl__json_close(j);
+  kl__json_close(j);
+}
 
 static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
                        const kl__result *res) {
@@ -557,6 +593,9 @@ static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
     for (int k = 0; k < v.count; k++)
       kl__json_number(j, v.names[k], v.numbers_present, v.numbers[k]);
     kl__json_close(j);
+    break;
+  case KL__EVENTS:
+    json_trace(j, fd->name, &v);
     break;
   }
 }
@@ -694,7 +733,7 @@ static void output_head(kl_output *o) {
   } else if (o->format == KL_FORMAT_JSON) {
     kl__json_begin(&o->json, o->f);
     kl__json_open(&o->json, NULL, '{', 1);
-    kl__json_string(&o->json, "format", "kladder-results-1");
+    kl__json_string(&o->json, "format", "kladder-results-2");
   } else {
     fputs(trace_head, o->f);
   }

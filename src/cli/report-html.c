@@ -1,0 +1,1556 @@
+/* `kladder report` and `kladder run --html` (report-html.h): the results
+ * files read with json-read.c, then one HTML page written from them alone,
+ * top to bottom:
+ *   header     per file: when, the command line, machine, devices, build;
+ *   ladders    per workload, per problem: a bar per rung in ladder order
+ *              (rate, the spread of its repetitions, its ceiling), a table
+ *              (time, rate, share of the ceiling, speedup over the rung
+ *              before and the first, verdict, description), and its peers
+ *              on other backends side by side;
+ *   ceilings   the rungs measured only as ceilings;
+ *   roofline   per device: the measured copy bandwidth and vendor compute
+ *              ceilings, each rung a point at its intensity;
+ *   growth     where a rung ran at several sizes: time and rate against
+ *              size, log axes, the vendor rung's curve dashed, the
+ *              shortest time of the device as the floor;
+ *   timelines  each rung whose run traced more than one event: a lane per
+ *              track, coloured by phase, and the Chrome trace to save;
+ *   self-check a script that checks the drawn page (tests/report.sh reads
+ *              its verdict from a headless browser).
+ * Every number shown is a number of the files: each carries its JSON text
+ * (data-v), the result it belongs to (data-r) and its key (data-k), or
+ * data-c where it is computed from them (a ratio), so a test can read both
+ * (tests/check_report.py). Numbers are shown with at least three
+ * significant digits, as the table of `kladder run` shows them. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, fileno, realpath */
+#include "report-html.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json-read.h"
+#include "kladder.h"
+
+#define FORMAT_PREFIX "kladder-results-"
+#define FORMAT_KNOWN 2 /* the newest version of the results format read */
+#define MAX_FILES 16
+#define MAX_TIMELINES 40
+
+/* ---- the results, as read ------------------------------------------------- */
+
+typedef struct row {
+  int file, index; /* the file, and the result's place in its "results" */
+  const json_value *v;
+  const char *workload, *rung, *backend, *flags, *type, *shape, *params,
+      *op, *inputs, *device, *unit, *check, *status, *summary, *wsummary;
+  double step, n, median, min, max, rate, ceiling, bytes, flops;
+  int has_rate, has_median, has_ceiling, ceiling_only;
+  int group; /* its problem's index in the groups */
+} row;
+
+typedef struct report {
+  int files;
+  const char *paths[MAX_FILES];
+  json_doc *docs[MAX_FILES];
+  row *rows;
+  size_t count;
+  FILE *f;
+  int charts; /* SVGs written */
+} report;
+
+static const char *str(const json_value *v, const char *key) {
+  return json_string(v, key, "");
+}
+
+static int has_flag(const row *r, const char *flag) {
+  const size_t len = strlen(flag);
+  for (const char *p = r->flags; *p;) {
+    const char *end = strchr(p, ',');
+    const size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, flag, len) == 0) return 1;
+    p = end ? end + 1 : p + item;
+  }
+  return 0;
+}
+
+static int ran(const row *r) {
+  return strcmp(r->status, "success") == 0 && r->has_median && r->median > 0;
+}
+
+static void read_row(row *r, const json_value *v, int file, int index) {
+  memset(r, 0, sizeof *r);
+  r->file = file;
+  r->index = index;
+  r->v = v;
+  r->workload = str(v, "workload");
+  r->rung = str(v, "rung");
+  r->backend = str(v, "backend");
+  r->flags = str(v, "flags");
+  r->type = str(v, "type");
+  r->shape = str(v, "shape");
+  r->params = str(v, "params");
+  r->op = str(v, "op");
+  r->inputs = str(v, "inputs");
+  r->device = str(v, "device_name");
+  r->unit = str(v, "unit");
+  r->check = str(v, "check");
+  r->status = str(v, "status");
+  r->summary = str(v, "summary");
+  r->wsummary = str(v, "workload_summary");
+  r->step = json_number(v, "step", 0, NULL);
+  r->n = json_number(v, "n", 0, NULL);
+  r->median = json_number(v, "median_s", 0, &r->has_median);
+  r->min = json_number(v, "min_s", r->median, NULL);
+  r->max = json_number(v, "max_s", r->median, NULL);
+  r->rate = json_number(v, "rate", 0, &r->has_rate);
+  r->ceiling = json_number(v, "ceiling", 0, &r->has_ceiling);
+  r->bytes = json_number(v, "bytes", 0, NULL);
+  r->flops = json_number(v, "flops", 0, NULL);
+  const json_value *only = json_member(v, "ceiling_only");
+  r->ceiling_only = only && only->kind == JSON_TRUE;
+  r->group = -1;
+}
+
+/* A results file: read, its format checked, its results taken. */
+static int load(report *rep, const char *path, char *err, size_t errlen) {
+  json_doc *doc = NULL;
+  if (json_read(path, &doc, err, errlen) != 0) return 2;
+  const json_value *root = json_root(doc);
+  const char *format = json_string(root, "format", NULL);
+  if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0) {
+    snprintf(err, errlen, "%s: not a kladder results file (no \"format\": "
+             "\"" FORMAT_PREFIX "N\"; `kladder run --json FILE` writes one)",
+             path);
+    json_free(doc);
+    return 2;
+  }
+  const long version = strtol(format + strlen(FORMAT_PREFIX), NULL, 10);
+  const json_value *results = json_member(root, "results");
+  if (!results || results->kind != JSON_ARRAY) {
+    snprintf(err, errlen, "%s: no \"results\" array in it%s", path,
+             version > FORMAT_KNOWN ? " (a results format newer than this "
+                                      "kladder reads)" : "");
+    json_free(doc);
+    return 2;
+  }
+  if (results->count == 0) {
+    snprintf(err, errlen, "%s: no results in it", path);
+    json_free(doc);
+    return 2;
+  }
+  if (version > FORMAT_KNOWN)
+    fprintf(stderr, "kladder: warning: %s: results format %s is newer than "
+            "this kladder's (" FORMAT_PREFIX "%d): showing the fields it "
+            "knows\n", path, format, FORMAT_KNOWN);
+  row *grown = realloc(rep->rows, (rep->count + results->count) * sizeof *grown);
+  if (!grown) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    json_free(doc);
+    return 2;
+  }
+  rep->rows = grown;
+  for (size_t i = 0; i < results->count; i++) {
+    if (results->items[i].kind != JSON_OBJECT) {
+      snprintf(err, errlen, "%s:%d:%d: a result that is not an object", path,
+               results->items[i].line, results->items[i].column);
+      json_free(doc);
+      return 2;
+    }
+    read_row(&rep->rows[rep->count++], &results->items[i], rep->files,
+             (int)i);
+  }
+  rep->paths[rep->files] = path;
+  rep->docs[rep->files++] = doc;
+  return 0;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void esc(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '&': fputs("&amp;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc(*s, f);
+    }
+  }
+}
+
+/* At least three significant digits, as `kladder run` prints rates. */
+static void sig3(double v, char *dst, size_t size) {
+  const double a = fabs(v);
+  if (a >= 1e15) snprintf(dst, size, "%.3e", v);
+  else if (a >= 100) snprintf(dst, size, "%.0f", v);
+  else if (a >= 10) snprintf(dst, size, "%.1f", v);
+  else if (a >= 1) snprintf(dst, size, "%.2f", v);
+  else if (a > 0) snprintf(dst, size, "%#.3g", v);
+  else snprintf(dst, size, "0");
+}
+
+/* A time in the unit that keeps it between 1 and 1000. */
+static void time_text(double s, char *dst, size_t size) {
+  static const char *units[] = {"ns", "\xc2\xb5s", "ms", "s"};
+  static const double scale[] = {1e9, 1e6, 1e3, 1};
+  int u = 3;
+  while (u > 0 && fabs(s) * scale[u] < 1) u--;
+  char num[32];
+  sig3(s * scale[u], num, sizeof num);
+  /* (The result is looked at: GCC then trusts the truncation is meant.) */
+  if (snprintf(dst, size, "%s %s", num, units[u]) < 0) dst[0] = '\0';
+}
+
+/* The kinds of shown numbers (data-f), which tests/check_report.py
+ * formats again. */
+enum { F_NUM, F_TIME, F_PCT, F_TIMES };
+
+static void shown(double v, int kind, const char *unit, char *dst,
+                  size_t size) {
+  char num[48];
+  if (kind == F_TIME) {
+    time_text(v, dst, size);
+    return;
+  }
+  sig3(v, num, sizeof num);
+  int n;
+  if (kind == F_PCT) n = snprintf(dst, size, "%s%%", num);
+  else if (kind == F_TIMES) n = snprintf(dst, size, "%s\xc3\x97", num);
+  else n = snprintf(dst, size, "%s%s%s", num, unit && *unit ? " " : "",
+                    unit ? unit : "");
+  if (n < 0) dst[0] = '\0';
+}
+
+static const char *kind_name(int kind) {
+  return kind == F_TIME ? "time" : kind == F_PCT ? "pct"
+                                 : kind == F_TIMES ? "times" : "num";
+}
+
+/* A table cell with a number of a result: its JSON text kept beside. */
+static void cell_field(FILE *f, const row *r, const char *key, int kind,
+                       const char *unit) {
+  const json_value *m = json_member(r->v, key);
+  if (!m || m->kind != JSON_NUMBER) {
+    fputs("<td class=\"n\">-</td>", f);
+    return;
+  }
+  char text[64];
+  shown(m->number, kind, unit, text, sizeof text);
+  fprintf(f, "<td class=\"n\" data-r=\"%d.%d\" data-k=\"%s\" data-f=\"%s\" "
+          "data-u=\"", r->file, r->index, key, kind_name(kind));
+  esc(f, unit ? unit : "");
+  fprintf(f, "\" data-v=\"%s\">", m->text);
+  esc(f, text);
+  fputs("</td>", f);
+}
+
+/* A number computed from the files' (a ratio): marked data-c. */
+static void cell_computed(FILE *f, int present, double v, int kind) {
+  if (!present || !isfinite(v)) {
+    fputs("<td class=\"n\">-</td>", f);
+    return;
+  }
+  char text[64];
+  shown(v, kind, NULL, text, sizeof text);
+  fprintf(f, "<td class=\"n\" data-c=\"%.17g\" data-f=\"%s\">", v,
+          kind_name(kind));
+  esc(f, text);
+  fputs("</td>", f);
+}
+
+/* ---- problems --------------------------------------------------------------
+ * A problem: one file's workload at one type, shape, operation, inputs
+ * and parameters; its rungs, on every backend, form its ladder. */
+
+static int same_problem(const row *a, const row *b) {
+  return a->file == b->file && !strcmp(a->workload, b->workload) &&
+         !strcmp(a->type, b->type) && !strcmp(a->shape, b->shape) &&
+         !strcmp(a->params, b->params) && !strcmp(a->op, b->op) &&
+         !strcmp(a->inputs, b->inputs);
+}
+
+/* Groups numbered in the order their first row comes; the ceiling-only
+ * rows stay out of them (-1). */
+static int make_groups(report *rep) {
+  int groups = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    row *r = &rep->rows[i];
+    if (r->ceiling_only) continue;
+    for (size_t k = 0; k < i && r->group < 0; k++)
+      if (rep->rows[k].group >= 0 && same_problem(&rep->rows[k], r))
+        r->group = rep->rows[k].group;
+    if (r->group < 0) r->group = groups++;
+  }
+  return groups;
+}
+
+/* The rows of group g in ladder order (step, then file order). */
+static size_t group_rows(const report *rep, int g, const row **out) {
+  size_t count = 0;
+  for (size_t i = 0; i < rep->count; i++)
+    if (rep->rows[i].group == g) out[count++] = &rep->rows[i];
+  for (size_t i = 1; i < count; i++) /* insertion sort: stable */
+    for (size_t k = i; k > 0 && out[k - 1]->step > out[k]->step; k--) {
+      const row *t = out[k];
+      out[k] = out[k - 1];
+      out[k - 1] = t;
+    }
+  return count;
+}
+
+static void problem_heading(FILE *f, const report *rep, const row *r) {
+  fputs("<h3>", f);
+  esc(f, r->workload);
+  fputs(": ", f);
+  esc(f, r->type);
+  fputs(r->shape[0] && strchr(r->shape, 'x') ? ", " : ", n = ", f);
+  esc(f, r->shape);
+  /* The parameters name the operation and the inputs where there are
+   * any; else they are named alone. */
+  if (r->params[0]) {
+    fputs(", ", f);
+    esc(f, r->params);
+  } else {
+    if (r->op[0]) {
+      fputs(", op ", f);
+      esc(f, r->op);
+    }
+    if (r->inputs[0]) {
+      fputs(", inputs ", f);
+      esc(f, r->inputs);
+    }
+  }
+  if (rep->files > 1) fprintf(f, " <span class=\"file\">(file %d)</span>", r->file + 1);
+  fputs("</h3>\n", f);
+}
+
+/* ---- axes ------------------------------------------------------------------ */
+
+typedef struct axis {
+  double lo, hi; /* the values at the ends */
+  int log;
+  double from, to; /* pixels */
+} axis;
+
+static double at(const axis *a, double v) {
+  double t;
+  if (a->log) {
+    if (v <= 0) v = a->lo;
+    t = (log10(v) - log10(a->lo)) / (log10(a->hi) - log10(a->lo));
+  } else {
+    t = (v - a->lo) / (a->hi - a->lo);
+  }
+  if (t < 0) t = 0;
+  if (t > 1) t = 1;
+  return a->from + t * (a->to - a->from);
+}
+
+/* An axis over [lo, hi]: log where they span more than `log_above`
+ * (decades at the ends), else linear from 0 to a round top. */
+static axis make_axis(double lo, double hi, double log_above, double from,
+                      double to) {
+  axis a = {0, 1, 0, from, to};
+  if (!(hi > 0)) return a;
+  if (lo > 0 && hi / lo > log_above) {
+    a.log = 1;
+    a.lo = pow(10, floor(log10(lo)));
+    a.hi = pow(10, ceil(log10(hi)));
+    if (a.hi <= a.lo) a.hi = a.lo * 10;
+    return a;
+  }
+  const double step = pow(10, floor(log10(hi)));
+  a.hi = ceil(hi / step * 1.05) * step;
+  return a;
+}
+
+/* Tick labels: the decades of a log axis, five steps of a linear one. */
+static int ticks(const axis *a, double *out, int max) {
+  int count = 0;
+  if (a->log) {
+    for (double v = a->lo; v <= a->hi * 1.0001 && count < max; v *= 10)
+      out[count++] = v;
+  } else {
+    for (int i = 0; i <= 4 && count < max; i++)
+      out[count++] = a->lo + (a->hi - a->lo) * i / 4;
+  }
+  return count;
+}
+
+static void tick_text(double v, char *dst, size_t size) {
+  if (v == 0) snprintf(dst, size, "0");
+  else if (fabs(v) >= 1e4 || fabs(v) < 1e-2) snprintf(dst, size, "%.0e", v);
+  else sig3(v, dst, size);
+}
+
+static void svg_open(report *rep, int w, int h, const char *label) {
+  rep->charts++;
+  fprintf(rep->f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
+          "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+          "aria-label=\"", w, h, w, h);
+  esc(rep->f, label);
+  fputs("\">\n", rep->f);
+}
+
+static void text_at(FILE *f, double x, double y, const char *anchor,
+                    const char *cls, const char *s) {
+  fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s%s>", x, y,
+          anchor, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
+  esc(f, s);
+  fputs("</text>\n", f);
+}
+
+/* A name cut to at most `max` characters, with an ellipsis. */
+static void clipped(const char *s, size_t max, char *dst, size_t size) {
+  if (strlen(s) <= max) {
+    snprintf(dst, size, "%s", s);
+    return;
+  }
+  snprintf(dst, size, "%.*s\xe2\x80\xa6", (int)(max - 1), s);
+}
+
+/* ---- the ladder ------------------------------------------------------------ */
+
+#define LADDER_W 760
+#define LABEL_W 236
+#define BAR_X0 244
+#define BAR_X1 600
+#define ROW_H 20
+
+static void ladder_chart(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  double lo = 0, hi = 0;
+  for (size_t i = 0; i < count; i++) {
+    const row *r = rows[i];
+    if (!ran(r) || !r->has_rate) continue;
+    const double top = r->min > 0 ? r->rate * r->median / r->min : r->rate;
+    const double bottom = r->max > 0 ? r->rate * r->median / r->max : r->rate;
+    if (top > hi) hi = top;
+    if (r->has_ceiling && r->ceiling > hi) hi = r->ceiling;
+    if (bottom > 0 && (lo == 0 || bottom < lo)) lo = bottom;
+  }
+  const int h = 34 + ROW_H * (int)count + 26;
+  const axis a = make_axis(lo, hi, 50, BAR_X0, BAR_X1);
+  svg_open(rep, LADDER_W, h, "the ladder: each rung's rate");
+  const char *unit = count ? rows[0]->unit : "";
+  char label[128];
+  snprintf(label, sizeof label, "rate, %s (%s axis); | the ceiling; "
+           "whisker: fastest to slowest repetition", unit,
+           a.log ? "log" : "linear");
+  text_at(f, BAR_X0, 14, "start", "axis", label);
+  double tv[8];
+  const int nt = ticks(&a, tv, 8);
+  const int y_axis = 34 + ROW_H * (int)count + 4;
+  for (int t = 0; t < nt; t++) {
+    const double x = at(&a, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"26\" x2=\"%.1f\" "
+            "y2=\"%d\"/>\n", x, x, y_axis);
+    char tt[32];
+    tick_text(tv[t], tt, sizeof tt);
+    text_at(f, x, y_axis + 14, "middle", "axis", tt);
+  }
+  for (size_t i = 0; i < count; i++) {
+    const row *r = rows[i];
+    const double y = 30 + ROW_H * (double)i;
+    const double mid = y + ROW_H / 2.0;
+    char name[80];
+    clipped(r->rung, 24, name, sizeof name);
+    char left[128];
+    snprintf(left, sizeof left, "%s %s", name, r->backend);
+    clipped(left, 34, name, sizeof name);
+    text_at(f, LABEL_W, mid + 4, "end", "name", name);
+    const int failed = strcmp(r->check, "FAIL") == 0;
+    const int wrong = has_flag(r, "known-wrong");
+    const int vendor = has_flag(r, "vendor");
+    if (!ran(r) || !r->has_rate) {
+      text_at(f, BAR_X0 + 4, mid + 4, "start", "none",
+              r->status[0] && strcmp(r->status, "success") ? r->status
+                                                          : "not timed");
+      continue;
+    }
+    const char *cls = failed ? "bar fail" : wrong ? "bar wrong"
+                                  : vendor ? "bar vendor" : "bar";
+    const double x = at(&a, r->rate);
+    fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%d\"><title>", cls, BAR_X0, y + 3,
+            x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
+    esc(f, r->rung);
+    fputs(": ", f);
+    esc(f, r->summary);
+    fputs("</title></rect>\n", f);
+    if (r->min > 0 && r->max > 0) {
+      const double x0 = at(&a, r->rate * r->median / r->max);
+      const double x1 = at(&a, r->rate * r->median / r->min);
+      fprintf(f, "<line class=\"spread\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+              "y2=\"%.1f\"/>\n", x0, mid, x1, mid);
+    }
+    if (r->has_ceiling && r->ceiling > 0) {
+      const double xc = at(&a, r->ceiling);
+      fprintf(f, "<line class=\"ceil\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+              "y2=\"%.1f\"/>\n", xc, y + 1, xc, y + ROW_H - 1);
+    }
+    char value[64];
+    shown(r->rate, F_NUM, NULL, value, sizeof value);
+    if (failed) snprintf(value + strlen(value), sizeof value - strlen(value), " FAIL");
+    else if (wrong) snprintf(value + strlen(value), sizeof value - strlen(value), " known wrong");
+    else if (vendor) snprintf(value + strlen(value), sizeof value - strlen(value), " vendor");
+    text_at(f, BAR_X1 + 8, mid + 4, "start", failed ? "value fail" : "value",
+            value);
+  }
+  fputs("</svg>\n", f);
+}
+
+static void ladder_table(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  fputs("<table class=\"rungs\"><thead><tr><th>step</th><th>rung</th>"
+        "<th>backend</th><th>device</th><th>median</th><th>rate</th>"
+        "<th>% ceiling</th><th>vs before</th><th>vs first</th>"
+        "<th>check</th><th>what it does</th></tr></thead><tbody>\n", f);
+  const row *before = NULL;
+  for (size_t i = 0; i < count; i++) {
+    const row *r = rows[i];
+    const int failed = strcmp(r->check, "FAIL") == 0;
+    const int wrong = has_flag(r, "known-wrong");
+    fprintf(f, "<tr class=\"%s\">", failed ? "fail" : wrong ? "wrong" : "");
+    fprintf(f, "<td>%.0f</td><td>", r->step);
+    esc(f, r->rung);
+    if (has_flag(r, "vendor")) fputs(" <span class=\"tag\">vendor</span>", f);
+    if (wrong) fputs(" <span class=\"tag wrong\">known wrong</span>", f);
+    if (has_flag(r, "ceiling")) fputs(" <span class=\"tag\">ceiling</span>", f);
+    fputs("</td><td>", f);
+    esc(f, r->backend);
+    fputs("</td><td>", f);
+    esc(f, r->device);
+    fputs("</td>", f);
+    cell_field(f, r, "median_s", F_TIME, NULL);
+    cell_field(f, r, "rate", F_NUM, r->unit);
+    cell_field(f, r, "percent_ceiling", F_PCT, NULL);
+    cell_computed(f, before && ran(r) && ran(before),
+                  before ? before->median / r->median : 0, F_TIMES);
+    cell_field(f, r, "speedup", F_TIMES, NULL);
+    fprintf(f, "<td class=\"check %s\">", failed ? "fail" : "");
+    esc(f, r->check[0] ? r->check : r->status);
+    fputs("</td><td class=\"what\">", f);
+    esc(f, r->summary);
+    const char *error = str(r->v, "error");
+    if (error[0]) {
+      fputs("<br><span class=\"error\">", f);
+      esc(f, error);
+      fputs("</span>", f);
+    }
+    fputs("</td></tr>\n", f);
+    if (ran(r)) before = r;
+  }
+  fputs("</tbody></table>\n", f);
+}
+
+/* The work a rung does, apart from its backend: its name without the
+ * backend's prefix ("cuda-triad" and "openacc-triad" both "triad"), or
+ * "" where the name is the backend's alone. */
+static const char *work_of(const row *r) {
+  const size_t len = strlen(r->backend);
+  if (strncmp(r->rung, r->backend, len) == 0) {
+    if (r->rung[len] == '-') return r->rung + len + 1;
+    if (r->rung[len] == '\0') return "";
+  }
+  return r->rung;
+}
+
+/* Peers: the rungs of the problem that do the same work on different
+ * backends, a row per work and a column per backend. Only where the
+ * problem ran on two backends or more. */
+static void peers_table(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  const char *backends[8];
+  int nb = 0;
+  for (size_t i = 0; i < count; i++) {
+    int seen = 0;
+    for (int b = 0; b < nb; b++) seen |= !strcmp(backends[b], rows[i]->backend);
+    if (!seen && nb < 8) backends[nb++] = rows[i]->backend;
+  }
+  if (nb < 2) return;
+  /* Only works that two backends or more do. */
+  int shared = 0;
+  for (size_t i = 0; i < count && !shared; i++)
+    for (size_t k = i + 1; k < count; k++)
+      if (strcmp(rows[i]->backend, rows[k]->backend) &&
+          !strcmp(work_of(rows[i]), work_of(rows[k])))
+        shared = 1;
+  if (!shared) return;
+  fputs("<table class=\"peers\"><caption>peers: the same work on each "
+        "backend (rate, % of that backend's ceiling)</caption><thead><tr>"
+        "<th>work</th>", f);
+  for (int b = 0; b < nb; b++) {
+    fputs("<th>", f);
+    esc(f, backends[b]);
+    fputs("</th>", f);
+  }
+  fputs("</tr></thead><tbody>\n", f);
+  for (size_t i = 0; i < count; i++) {
+    const char *work = work_of(rows[i]);
+    int first = 1, others = 0;
+    for (size_t k = 0; k < count; k++) {
+      if (strcmp(work_of(rows[k]), work) != 0) continue;
+      if (k < i) first = 0;
+      if (strcmp(rows[k]->backend, rows[i]->backend)) others = 1;
+    }
+    if (!first || !others) continue;
+    fputs("<tr><td>", f);
+    esc(f, work[0] ? work : "(the backend's one rung)");
+    fputs("</td>", f);
+    for (int b = 0; b < nb; b++) {
+      const row *p = NULL;
+      for (size_t k = 0; k < count && !p; k++)
+        if (!strcmp(rows[k]->backend, backends[b]) &&
+            !strcmp(work_of(rows[k]), work))
+          p = rows[k];
+      if (!p) {
+        fputs("<td class=\"n\">-</td>", f);
+        continue;
+      }
+      cell_field(f, p, "rate", F_NUM, p->unit);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table>\n", f);
+}
+
+static void ladders(report *rep, int groups) {
+  FILE *f = rep->f;
+  const row **rows = malloc(rep->count * sizeof *rows);
+  if (!rows) return;
+  /* Workloads in the order they first come. */
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->group < 0) continue;
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      if (rep->rows[k].group >= 0 && !strcmp(rep->rows[k].workload, r->workload))
+        first = 0;
+    if (!first) continue;
+    fprintf(f, "<section class=\"workload\" id=\"w-");
+    esc(f, r->workload);
+    fputs("\"><h2>", f);
+    esc(f, r->workload);
+    fputs("</h2><p class=\"what\">", f);
+    esc(f, r->wsummary);
+    fputs("</p>\n", f);
+    for (int g = 0; g < groups; g++) {
+      size_t count = group_rows(rep, g, rows);
+      if (!count || strcmp(rows[0]->workload, r->workload)) continue;
+      fputs("<div class=\"problem\">", f);
+      problem_heading(f, rep, rows[0]);
+      ladder_chart(rep, rows, count);
+      ladder_table(rep, rows, count);
+      peers_table(rep, rows, count);
+      fputs("</div>\n", f);
+    }
+    fputs("</section>\n", f);
+  }
+  free(rows);
+}
+
+static void ceilings(report *rep) {
+  FILE *f = rep->f;
+  int any = 0;
+  for (size_t i = 0; i < rep->count; i++) any |= rep->rows[i].ceiling_only;
+  if (!any) return;
+  fputs("<section id=\"ceilings\"><h2>Ceilings</h2><p class=\"what\">The "
+        "rungs measured only as other rungs' ceilings, each at the size "
+        "that holds the bytes of the rung it is the ceiling of.</p>\n"
+        "<table class=\"rungs\"><thead><tr><th>workload</th><th>rung</th>"
+        "<th>backend</th><th>device</th><th>size</th><th>median</th>"
+        "<th>rate</th><th>check</th></tr></thead><tbody>\n", f);
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (!r->ceiling_only) continue;
+    fputs("<tr><td>", f);
+    esc(f, r->workload);
+    fputs("</td><td>", f);
+    esc(f, r->rung);
+    fputs("</td><td>", f);
+    esc(f, r->backend);
+    fputs("</td><td>", f);
+    esc(f, r->device);
+    fputs("</td><td>", f);
+    esc(f, r->shape);
+    fputs("</td>", f);
+    cell_field(f, r, "median_s", F_TIME, NULL);
+    cell_field(f, r, "rate", F_NUM, r->unit);
+    fputs("<td>", f);
+    esc(f, r->check);
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</tbody></table></section>\n", f);
+}
+
+/* ---- the roofline ---------------------------------------------------------- */
+
+static void roofline_one(report *rep, int file, const char *device) {
+  FILE *f = rep->f;
+  double bw = 0, peak = 0, xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+  int points = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->file != file || strcmp(r->device, device) || !ran(r)) continue;
+    if (has_flag(r, "ceiling") && !strcmp(r->unit, "GB/s") && r->rate > bw)
+      bw = r->rate;
+    if (has_flag(r, "vendor") && !strcmp(r->unit, "GFLOP/s") && r->rate > peak)
+      peak = r->rate;
+    if (r->flops > 0 && r->bytes > 0 && !r->ceiling_only) {
+      const double x = r->flops / r->bytes, y = r->flops / r->median / 1e9;
+      if (!points || x < xlo) xlo = x;
+      if (!points || x > xhi) xhi = x;
+      if (!points || y < ylo) ylo = y;
+      if (!points || y > yhi) yhi = y;
+      points++;
+    }
+  }
+  if (!points) return;
+  if (peak > yhi) yhi = peak;
+  if (bw > 0 && peak > 0) {
+    const double ridge = peak / bw;
+    if (ridge > xhi) xhi = ridge;
+    if (ridge < xlo) xlo = ridge;
+  }
+  const int w = 560, h = 380, x0 = 70, x1 = 540, y0 = 330, y1 = 30;
+  axis ax = make_axis(xlo / 2, xhi * 2, 1, x0, x1);
+  axis ay = make_axis(ylo / 2, yhi * 2, 1, y0, y1);
+  ax.log = ay.log = 1;
+  fputs("<figure class=\"roofline\">", f);
+  svg_open(rep, w, h, "roofline");
+  double tv[16];
+  char tt[32];
+  int nt = ticks(&ax, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double x = at(&ax, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+            "y2=\"%d\"/>\n", x, y1, x, y0);
+    tick_text(tv[t], tt, sizeof tt);
+    text_at(f, x, y0 + 16, "middle", "axis", tt);
+  }
+  nt = ticks(&ay, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double y = at(&ay, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+            "y2=\"%.1f\"/>\n", x0, y, x1, y);
+    tick_text(tv[t], tt, sizeof tt);
+    text_at(f, x0 - 6, y + 4, "end", "axis", tt);
+  }
+  text_at(f, (x0 + x1) / 2.0, h - 12, "middle", "axis",
+          "arithmetic intensity, flop/byte (cost model)");
+  text_at(f, x0, y1 - 10, "start", "axis", "GFLOP/s attained");
+  if (bw > 0) {
+    /* The bandwidth roof from the left edge to the ridge (or the right). */
+    const double xa = ax.lo, xb = peak > 0 ? peak / bw : ax.hi;
+    fprintf(f, "<polyline class=\"roof\" points=\"%.1f,%.1f %.1f,%.1f",
+            at(&ax, xa), at(&ay, bw * xa), at(&ax, xb), at(&ay, bw * xb));
+    if (peak > 0) fprintf(f, " %.1f,%.1f", at(&ax, ax.hi), at(&ay, peak));
+    fputs("\"/>\n", f);
+  } else if (peak > 0) {
+    fprintf(f, "<line class=\"roof\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+            "y2=\"%.1f\"/>\n", x0, at(&ay, peak), x1, at(&ay, peak));
+  }
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->file != file || strcmp(r->device, device) || !ran(r) ||
+        r->ceiling_only || !(r->flops > 0 && r->bytes > 0))
+      continue;
+    const double x = r->flops / r->bytes, y = r->flops / r->median / 1e9;
+    fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
+            "<title>", has_flag(r, "vendor") ? " vendor" : "", at(&ax, x),
+            at(&ay, y));
+    esc(f, r->workload);
+    fputc(' ', f);
+    esc(f, r->rung);
+    fprintf(f, ": %.3g flop/byte, %.3g GFLOP/s</title></circle>\n", x, y);
+  }
+  fputs("</svg><figcaption>", f);
+  esc(f, device);
+  char a[48], b[48];
+  shown(bw, F_NUM, "GB/s", a, sizeof a);
+  shown(peak, F_NUM, "GFLOP/s", b, sizeof b);
+  fprintf(f, ": bandwidth roof %s (the fastest copy ceiling measured), "
+          "compute roof %s; hover a point for its rung.",
+          bw > 0 ? a : "not measured", peak > 0 ? b : "not measured (no "
+          "vendor GEMM in these results)");
+  fputs("</figcaption></figure>\n", f);
+}
+
+static void rooflines(report *rep) {
+  FILE *f = rep->f;
+  int any = 0;
+  for (size_t i = 0; i < rep->count; i++)
+    any |= rep->rows[i].flops > 0 && rep->rows[i].bytes > 0 &&
+           ran(&rep->rows[i]);
+  if (!any) return;
+  fputs("<section id=\"roofline\"><h2>Roofline</h2><p class=\"what\">Per "
+        "device: each rung a point at its arithmetic intensity (flops over "
+        "bytes of its workload's cost model) and its attained GFLOP/s; the "
+        "roof is the copy bandwidth and the vendor GEMM measured in the same "
+        "run.</p>\n", f);
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      if (rep->rows[k].file == r->file && !strcmp(rep->rows[k].device, r->device))
+        first = 0;
+    if (first) roofline_one(rep, r->file, r->device);
+  }
+  fputs("</section>\n", f);
+}
+
+/* ---- cost growth ------------------------------------------------------------
+ * A series: one rung on one device, at one type and set of parameters, at
+ * several sizes. A chart: the series of one workload, device, type and
+ * parameters. */
+
+static int same_series(const row *a, const row *b) {
+  return a->file == b->file && !strcmp(a->workload, b->workload) &&
+         !strcmp(a->rung, b->rung) && !strcmp(a->device, b->device) &&
+         !strcmp(a->type, b->type) && !strcmp(a->params, b->params) &&
+         !strcmp(a->op, b->op) && !strcmp(a->inputs, b->inputs);
+}
+
+static int same_chart(const row *a, const row *b) {
+  return a->file == b->file && !strcmp(a->workload, b->workload) &&
+         !strcmp(a->device, b->device) && !strcmp(a->type, b->type) &&
+         !strcmp(a->params, b->params) && !strcmp(a->op, b->op) &&
+         !strcmp(a->inputs, b->inputs);
+}
+
+static int sizes_of_series(const report *rep, const row *s) {
+  int sizes = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->ceiling_only || !ran(r) || !same_series(r, s)) continue;
+    int seen = 0;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = !rep->rows[k].ceiling_only && ran(&rep->rows[k]) &&
+             same_series(&rep->rows[k], s) && rep->rows[k].n == r->n;
+    sizes += !seen;
+  }
+  return sizes;
+}
+
+static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                "#bcbd22", "#17becf"};
+
+/* One of the two charts of a growth: time (rate 0) or rate against n. */
+static void growth_chart(report *rep, const row *c, int rate, double floor) {
+  FILE *f = rep->f;
+  double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+  int any = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->ceiling_only || !ran(r) || !same_chart(r, c) ||
+        sizes_of_series(rep, r) < 2 || r->n <= 0)
+      continue;
+    const double y = rate ? r->rate : r->median;
+    if (y <= 0) continue;
+    if (!any || r->n < xlo) xlo = r->n;
+    if (!any || r->n > xhi) xhi = r->n;
+    if (!any || y < ylo) ylo = y;
+    if (!any || y > yhi) yhi = y;
+    any = 1;
+  }
+  if (!any) return;
+  if (!rate && floor > 0 && floor < ylo) ylo = floor;
+  const int w = 370, h = 300, x0 = 64, x1 = 356, y0 = 250, y1 = 24;
+  axis ax = make_axis(xlo, xhi, 1, x0, x1);
+  axis ay = make_axis(ylo, yhi, 1, y0, y1);
+  ax.log = ay.log = 1;
+  svg_open(rep, w, h, rate ? "rate against size" : "time against size");
+  double tv[16];
+  char tt[32];
+  int nt = ticks(&ax, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double x = at(&ax, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+            "y2=\"%d\"/>\n", x, y1, x, y0);
+    if (nt <= 8 || t % 2 == 0) {
+      tick_text(tv[t], tt, sizeof tt);
+      text_at(f, x, y0 + 16, "middle", "axis", tt);
+    }
+  }
+  nt = ticks(&ay, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double y = at(&ay, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+            "y2=\"%.1f\"/>\n", x0, y, x1, y);
+    if (rate) tick_text(tv[t], tt, sizeof tt);
+    else time_text(tv[t], tt, sizeof tt);
+    text_at(f, x0 - 6, y + 4, "end", "axis", tt);
+  }
+  char label[96];
+  snprintf(label, sizeof label, "%s against n (log axes)",
+           rate ? c->unit : "median time");
+  text_at(f, (x0 + x1) / 2.0, 14, "middle", "axis", label);
+  text_at(f, (x0 + x1) / 2.0, h - 14, "middle", "axis", "n");
+  if (!rate && floor > 0) {
+    const double y = at(&ay, floor);
+    fprintf(f, "<line class=\"floor\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+            "y2=\"%.1f\"><title>the shortest time measured on this device in "
+            "this run: the launch-latency floor</title></line>\n",
+            x0, y, x1, y);
+  }
+  int series = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *s = &rep->rows[i];
+    if (s->ceiling_only || !ran(s) || !same_chart(s, c) ||
+        sizes_of_series(rep, s) < 2)
+      continue;
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      if (!rep->rows[k].ceiling_only && ran(&rep->rows[k]) &&
+          same_series(&rep->rows[k], s))
+        first = 0;
+    if (!first) continue;
+    const char *colour = palette[series++ % 10];
+    fprintf(f, "<polyline class=\"series%s\" stroke=\"%s\" points=\"",
+            has_flag(s, "vendor") ? " vendor" : "", colour);
+    /* Points in the order of n. */
+    double last = -1;
+    for (;;) {
+      const row *next = NULL;
+      for (size_t k = 0; k < rep->count; k++) {
+        const row *r = &rep->rows[k];
+        if (r->ceiling_only || !ran(r) || !same_series(r, s) || r->n <= last)
+          continue;
+        if (!next || r->n < next->n) next = r;
+      }
+      if (!next) break;
+      fprintf(f, "%.1f,%.1f ", at(&ax, next->n),
+              at(&ay, rate ? next->rate : next->median));
+      last = next->n;
+    }
+    fputs("\"><title>", f);
+    esc(f, s->rung);
+    fputs("</title></polyline>\n", f);
+  }
+  fputs("</svg>\n", f);
+}
+
+static void growth(report *rep) {
+  FILE *f = rep->f;
+  int open = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *c = &rep->rows[i];
+    if (c->ceiling_only || !ran(c) || sizes_of_series(rep, c) < 2) continue;
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      if (!rep->rows[k].ceiling_only && ran(&rep->rows[k]) &&
+          sizes_of_series(rep, &rep->rows[k]) >= 2 &&
+          same_chart(&rep->rows[k], c))
+        first = 0;
+    if (!first) continue;
+    if (!open) {
+      fputs("<section id=\"growth\"><h2>Cost growth</h2><p class=\"what\">"
+            "Where a rung ran at several sizes: its median time and its rate "
+            "against the size, each rung a line (vendor rungs dashed), with "
+            "the shortest time measured on the device as the floor a launch "
+            "cannot go under.</p>\n", f);
+      open = 1;
+    }
+    double floor = 0;
+    for (size_t k = 0; k < rep->count; k++) {
+      const row *r = &rep->rows[k];
+      if (r->file == c->file && !strcmp(r->device, c->device) && ran(r) &&
+          (floor == 0 || r->median < floor))
+        floor = r->median;
+    }
+    fputs("<figure class=\"growth\">", f);
+    growth_chart(rep, c, 0, floor);
+    growth_chart(rep, c, 1, floor);
+    fputs("<figcaption>", f);
+    esc(f, c->workload);
+    fputs(" on ", f);
+    esc(f, c->device);
+    fputs(", ", f);
+    esc(f, c->type);
+    if (c->params[0]) {
+      fputs(", ", f);
+      esc(f, c->params);
+    }
+    fputs(". Lines: ", f);
+    int series = 0;
+    for (size_t k = 0; k < rep->count; k++) {
+      const row *s = &rep->rows[k];
+      if (s->ceiling_only || !ran(s) || !same_chart(s, c) ||
+          sizes_of_series(rep, s) < 2)
+        continue;
+      int seen = 0;
+      for (size_t q = 0; q < k && !seen; q++)
+        seen = !rep->rows[q].ceiling_only && ran(&rep->rows[q]) &&
+               same_series(&rep->rows[q], s);
+      if (seen) continue;
+      fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ",
+              series ? ", " : "", palette[series % 10]);
+      esc(f, s->rung);
+      series++;
+    }
+    fputs(".</figcaption></figure>\n", f);
+  }
+  if (open) fputs("</section>\n", f);
+}
+
+/* ---- timelines --------------------------------------------------------------- */
+
+static const json_value *events_of(const row *r) {
+  const json_value *trace = json_member(r->v, "trace");
+  const json_value *events = json_member(trace, "events");
+  return events && events->kind == JSON_ARRAY ? events : NULL;
+}
+
+static int event_ok(const json_value *e) {
+  return e && e->kind == JSON_ARRAY && e->count == 5 &&
+         e->items[0].kind == JSON_NUMBER && e->items[1].kind == JSON_STRING &&
+         e->items[2].kind == JSON_NUMBER && e->items[3].kind == JSON_NUMBER &&
+         e->items[4].kind == JSON_NUMBER;
+}
+
+static void timeline(report *rep, const row *r, const json_value *events) {
+  FILE *f = rep->f;
+  int tracks[8], nt = 0;
+  const char *phases[8];
+  int np = 0;
+  double end = 0;
+  for (size_t i = 0; i < events->count; i++) {
+    const json_value *e = &events->items[i];
+    if (!event_ok(e)) continue;
+    const int track = (int)e->items[0].number;
+    int seen = 0;
+    for (int t = 0; t < nt; t++) seen |= tracks[t] == track;
+    if (!seen && nt < 8) tracks[nt++] = track;
+    seen = 0;
+    for (int p = 0; p < np; p++) seen |= !strcmp(phases[p], e->items[1].text);
+    if (!seen && np < 8) phases[np++] = e->items[1].text;
+    if (e->items[4].number > end) end = e->items[4].number;
+  }
+  if (!nt || end <= 0) return;
+  for (int i = 1; i < nt; i++) /* tracks in order: the host (-1) first */
+    for (int k = i; k > 0 && tracks[k - 1] > tracks[k]; k--) {
+      const int t = tracks[k];
+      tracks[k] = tracks[k - 1];
+      tracks[k - 1] = t;
+    }
+  const int lane = 24, x0 = 80, x1 = 740, top = 24;
+  const int h = top + lane * nt + 34;
+  const axis a = {0, end, 0, x0, x1};
+  fputs("<figure class=\"timeline\">", f);
+  svg_open(rep, 760, h, "timeline");
+  for (int t = 0; t < nt; t++) {
+    char name[32];
+    if (tracks[t] < 0) snprintf(name, sizeof name, "host");
+    else snprintf(name, sizeof name, "stream %d", tracks[t]);
+    text_at(f, x0 - 6, top + lane * t + 16, "end", "name", name);
+  }
+  for (size_t i = 0; i < events->count; i++) {
+    const json_value *e = &events->items[i];
+    if (!event_ok(e)) continue;
+    int t = 0, p = 0;
+    while (t < nt && tracks[t] != (int)e->items[0].number) t++;
+    while (p < np && strcmp(phases[p], e->items[1].text)) p++;
+    if (t == nt) continue;
+    const double xa = at(&a, e->items[3].number), xb = at(&a, e->items[4].number);
+    fprintf(f, "<rect class=\"event\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+            "height=\"%d\" fill=\"%s\"><title>", xa, top + lane * t + 3,
+            xb - xa > 0.5 ? xb - xa : 0.5, lane - 6,
+            palette[p < np ? p % 10 : 7]);
+    esc(f, e->items[1].text);
+    char d[32];
+    time_text(e->items[4].number - e->items[3].number, d, sizeof d);
+    if (e->items[2].number >= 0) fprintf(f, " %.0f", e->items[2].number);
+    fprintf(f, ": %s</title></rect>\n", d);
+  }
+  char tt[32];
+  for (int k = 0; k <= 4; k++) {
+    const double v = end * k / 4;
+    const double x = at(&a, v);
+    time_text(v, tt, sizeof tt);
+    text_at(f, x, top + lane * nt + 16, k == 0 ? "start" : k == 4 ? "end"
+                                                                    : "middle",
+            "axis", tt);
+  }
+  fputs("</svg><figcaption>", f);
+  esc(f, r->workload);
+  fputc(' ', f);
+  esc(f, r->rung);
+  fputs(" (", f);
+  esc(f, r->shape);
+  fputs("): the last timed run; phases ", f);
+  for (int p = 0; p < np; p++) {
+    fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ", p ? ", " : "",
+            palette[p % 10]);
+    esc(f, phases[p]);
+  }
+  const json_value *ov = json_member(r->v, "overlap");
+  if (ov && ov->kind == JSON_NUMBER) {
+    char o[32];
+    sig3(ov->number, o, sizeof o);
+    fprintf(f, "; overlap <span data-r=\"%d.%d\" data-k=\"overlap\" "
+            "data-f=\"num\" data-u=\"\" data-v=\"%s\">%s</span> (wall time "
+            "over the busiest phase's)", r->file, r->index, ov->text, o);
+  }
+  const double dropped = json_number(json_member(r->v, "trace"), "dropped", 0, NULL);
+  if (dropped > 0) fprintf(f, "; the first %zu events (%.0f more in the run "
+                           "were not kept)", events->count, dropped);
+  fputs(".</figcaption></figure>\n", f);
+}
+
+/* The traced events of every result as one Chrome trace (a process per
+ * result, a thread per track), base64 in a data: link to save. */
+static void b64(FILE *f, const unsigned char *s, size_t n) {
+  static const char digits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < n; i += 3) {
+    const unsigned v = (unsigned)s[i] << 16 |
+                       (i + 1 < n ? (unsigned)s[i + 1] << 8 : 0) |
+                       (i + 2 < n ? s[i + 2] : 0);
+    fputc(digits[v >> 18 & 63], f);
+    fputc(digits[v >> 12 & 63], f);
+    fputc(i + 1 < n ? digits[v >> 6 & 63] : '=', f);
+    fputc(i + 2 < n ? digits[v & 63] : '=', f);
+  }
+}
+
+static void json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    const unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void chrome_trace_link(report *rep) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *t = open_memstream(&text, &len);
+  if (!t) return;
+  fputs("{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n", t);
+  int pid = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    const json_value *events = events_of(r);
+    if (!events || events->count == 0) continue;
+    pid++;
+    fprintf(t, "{\"ph\": \"M\", \"pid\": %d, \"tid\": 0, \"name\": "
+            "\"process_name\", \"args\": {\"name\": ", pid);
+    char name[200];
+    snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
+             r->type, r->shape);
+    json_text(t, name);
+    fputs("}},\n", t);
+    for (size_t k = 0; k < events->count; k++) {
+      const json_value *e = &events->items[k];
+      if (!event_ok(e)) continue;
+      fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ", pid,
+              (int)e->items[0].number + 1);
+      json_text(t, e->items[1].text);
+      fputs(", \"cat\": ", t);
+      json_text(t, e->items[1].text);
+      fprintf(t, ", \"ts\": %.4f, \"dur\": %.4f},\n", e->items[3].number * 1e6,
+              (e->items[4].number - e->items[3].number) * 1e6);
+    }
+  }
+  fputs("{\"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"name\": \"process_name\", "
+        "\"args\": {\"name\": \"kladder report\"}}\n]}\n", t);
+  fclose(t);
+  if (pid) {
+    fputs("<p><a class=\"save\" download=\"kladder-trace.json\" "
+          "href=\"data:application/json;base64,", rep->f);
+    b64(rep->f, (const unsigned char *)text, len);
+    fprintf(rep->f, "\">Save the Chrome trace</a> of these %d runs (open it "
+            "in Perfetto, ui.perfetto.dev, or chrome://tracing).</p>\n", pid);
+  }
+  free(text);
+}
+
+static void timelines(report *rep) {
+  FILE *f = rep->f;
+  int shown_ = 0, more = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    const json_value *events = events_of(r);
+    if (!events || events->count < 2 || !ran(r)) continue;
+    if (shown_ == MAX_TIMELINES) {
+      more++;
+      continue;
+    }
+    if (!shown_)
+      fputs("<section id=\"timelines\"><h2>Timelines</h2><p class=\"what\">"
+            "Each rung that traced its run: its events in a lane per track "
+            "(the host, each stream), coloured by phase; hover an event for "
+            "its time.</p>\n", f);
+    timeline(rep, r, events);
+    shown_++;
+  }
+  if (!shown_) return;
+  if (more) fprintf(f, "<p class=\"note\">%d more traced runs are in the "
+                    "saved trace, not drawn here.</p>\n", more);
+  chrome_trace_link(rep);
+  fputs("</section>\n", f);
+}
+
+/* ---- the page ---------------------------------------------------------------- */
+
+static const char style[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:"
+    "1000px;color:#222;padding:0 12px}"
+    "h1{font-size:22px}h2{font-size:18px;border-bottom:1px solid #ccc;"
+    "margin-top:32px}h3{font-size:15px;margin:18px 0 4px}"
+    "table{border-collapse:collapse;margin:6px 0 12px;font-size:12.5px}"
+    "td,th{padding:2px 8px;border-bottom:1px solid #eee;text-align:left;"
+    "vertical-align:top}td.n{text-align:right;font-variant-numeric:"
+    "tabular-nums;white-space:nowrap}"
+    "table.meta th{color:#555;font-weight:normal}"
+    "tr.fail td{background:#fde2e2}tr.wrong td{background:#fff4d6}"
+    "td.check.fail{color:#b00;font-weight:bold}.error{color:#b00}"
+    ".tag{font-size:11px;border:1px solid #999;border-radius:3px;"
+    "padding:0 3px;color:#555}.tag.wrong{border-color:#c90;color:#960}"
+    ".what{color:#555}.note{color:#555;font-style:italic}"
+    "svg.chart{display:block;max-width:100%;height:auto;margin:4px 0}"
+    "svg text{font:11px sans-serif;fill:#333}svg text.axis{fill:#666}"
+    "svg text.value.fail{fill:#b00;font-weight:bold}"
+    "svg text.none{fill:#999;font-style:italic}"
+    ".grid{stroke:#e6e6e6}.bar{fill:#4a7ab5}.bar.vendor{fill:#8c6bb1}"
+    ".bar.wrong{fill:url(#hatch);stroke:#c90}.bar.fail{fill:#d62728}"
+    ".spread{stroke:#222;stroke-width:1.2}.ceil{stroke:#e6550d;"
+    "stroke-width:2}.roof{stroke:#e6550d;stroke-width:2;fill:none}"
+    ".point{fill:#4a7ab5;fill-opacity:.75}.point.vendor{fill:#8c6bb1}"
+    ".series{fill:none;stroke-width:1.8}.series.vendor{stroke-dasharray:"
+    "5 3}.floor{stroke:#999;stroke-dasharray:2 3}.event{stroke:none}"
+    "figure{margin:8px 0 16px}figure.growth svg{display:inline-block}"
+    "figcaption{font-size:12.5px;color:#444}#selfcheck{color:#999;"
+    "font-size:11px}"
+    "@media print{body{max-width:none;margin:0}.problem,figure{"
+    "break-inside:avoid}a.save,#selfcheck{display:none}}";
+
+/* The page's own check, run once it is drawn: every chart has marks and
+ * a size, no label leaves its chart's box, no script error happened. Its
+ * verdict goes into #selfcheck, where a headless browser's --dump-dom
+ * reads it (tests/report.sh). */
+static const char check_script[] =
+    "<script>\n"
+    "(function(){\n"
+    "var problems=[];\n"
+    "window.addEventListener('error',function(e){problems.push('script "
+    "error: '+e.message);});\n"
+    "function check(){\n"
+    " var charts=document.querySelectorAll('svg.chart'),texts=0;\n"
+    " for(var i=0;i<charts.length;i++){\n"
+    "  var s=charts[i],vb=s.viewBox.baseVal,r=s.getBoundingClientRect();\n"
+    "  if(!s.querySelector('rect,line,circle,polyline'))problems.push("
+    "'chart '+i+' has no marks');\n"
+    "  if(r.width<10||r.height<10)problems.push('chart '+i+' not drawn');\n"
+    "  var ts=s.querySelectorAll('text');\n"
+    "  for(var k=0;k<ts.length;k++){var b=ts[k].getBBox();texts++;\n"
+    "   if(b.x<vb.x-0.5||b.y<vb.y-0.5||b.x+b.width>vb.x+vb.width+0.5||"
+    "b.y+b.height>vb.y+vb.height+0.5)\n"
+    "    problems.push('chart '+i+': label \"'+ts[k].textContent+'\" "
+    "outside its box');}\n"
+    " }\n"
+    " var out=document.getElementById('selfcheck');\n"
+    " out.textContent=problems.length?'selfcheck: FAIL: '+problems.slice(0,"
+    "10).join('; '):'selfcheck: ok: '+charts.length+' charts, '+texts+' "
+    "labels';\n"
+    "}\n"
+    "if(document.readyState==='complete')check();else window.addEventListener"
+    "('load',check);\n"
+    "})();\n"
+    "</script>\n";
+
+static void meta_row(FILE *f, const char *name, const char *value) {
+  if (!value || !*value) return;
+  fputs("<tr><th>", f);
+  esc(f, name);
+  fputs("</th><td>", f);
+  esc(f, value);
+  fputs("</td></tr>\n", f);
+}
+
+static void header(report *rep) {
+  FILE *f = rep->f;
+  for (int i = 0; i < rep->files; i++) {
+    const json_value *root = json_root(rep->docs[i]);
+    const json_value *machine = json_member(root, "machine");
+    const json_value *build = json_member(root, "build");
+    if (rep->files > 1) {
+      fprintf(f, "<h2>File %d: ", i + 1);
+      esc(f, rep->paths[i]);
+      fputs("</h2>\n", f);
+    }
+    fputs("<table class=\"meta\">\n", f);
+    meta_row(f, "started", json_string(root, "started", ""));
+    meta_row(f, "command", json_string(root, "command_line", ""));
+    char cpu[256];
+    snprintf(cpu, sizeof cpu, "%s, %.0f hardware threads, %.0f OpenMP threads",
+             json_string(machine, "cpu", "?"),
+             json_number(machine, "cpu_threads", 0, NULL),
+             json_number(machine, "omp_threads", 0, NULL));
+    meta_row(f, "CPU", cpu);
+    char gpu[256] = "";
+    if (json_string(machine, "gpu", NULL))
+      snprintf(gpu, sizeof gpu, "%s, driver %s", json_string(machine, "gpu", ""),
+               json_string(machine, "driver", "?"));
+    meta_row(f, "GPU", gpu[0] ? gpu : "none");
+    meta_row(f, "host", json_string(machine, "host", ""));
+    /* The devices the results ran on. */
+    char devices[1024] = "";
+    for (size_t k = 0; k < rep->count; k++) {
+      const row *r = &rep->rows[k];
+      if (r->file != i) continue;
+      int seen = 0;
+      for (size_t q = 0; q < k && !seen; q++)
+        seen = rep->rows[q].file == i && !strcmp(rep->rows[q].backend, r->backend) &&
+               !strcmp(rep->rows[q].device, r->device);
+      if (seen) continue;
+      const size_t used = strlen(devices);
+      snprintf(devices + used, sizeof devices - used, "%s%s: %s",
+               used ? "; " : "", r->backend, r->device);
+    }
+    meta_row(f, "devices", devices);
+    char b[512];
+    snprintf(b, sizeof b, "kladder %s, commit %s, %s; %s %s",
+             json_string(build, "version", "?"), json_string(build, "commit", "?"),
+             json_string(build, "build_type", "?"),
+             json_string(build, "c_compiler", "?"),
+             json_string(build, "c_flags", ""));
+    meta_row(f, "build", b);
+    if (json_string(build, "gpu_compiler", "")[0]) {
+      snprintf(b, sizeof b, "%s %s", json_string(build, "gpu_compiler", ""),
+               json_string(build, "gpu_flags", ""));
+      meta_row(f, "GPU build", b);
+    }
+    const json_value *opt = json_member(root, "options");
+    snprintf(b, sizeof b, "%.0f timed runs after %.0f warm-up, seed %.0f; "
+             "time: the median", json_number(opt, "reps", 0, NULL),
+             json_number(opt, "warmup", 0, NULL),
+             json_number(opt, "seed", 0, NULL));
+    meta_row(f, "runs", b);
+    meta_row(f, "format", json_string(root, "format", ""));
+    meta_row(f, "notes", json_string(root, "notes", ""));
+    const json_value *stopped = json_member(root, "interrupted");
+    if (stopped && stopped->kind == JSON_TRUE)
+      meta_row(f, "interrupted", "the run was stopped: these are the rungs "
+               "that finished");
+    fputs("</table>\n", f);
+  }
+}
+
+static void page(report *rep) {
+  FILE *f = rep->f;
+  fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        "<meta name=\"viewport\" content=\"width=device-width\">"
+        "<title>kladder report</title><style>", f);
+  fputs(style, f);
+  fputs("</style></head><body>\n<h1>kladder report</h1>\n", f);
+  /* The hatching of known-wrong bars, defined once. */
+  fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" "
+        "aria-hidden=\"true\"><defs><pattern id=\"hatch\" width=\"6\" "
+        "height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\""
+        "rotate(45)\"><rect width=\"6\" height=\"6\" fill=\"#fff4d6\"/>"
+        "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#c90\" "
+        "stroke-width=\"3\"/></pattern></defs></svg>\n", f);
+  header(rep);
+  const int groups = make_groups(rep);
+  fputs("<nav><p>", f);
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->group < 0) continue;
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      first = rep->rows[k].group < 0 || strcmp(rep->rows[k].workload, r->workload);
+    if (!first) continue;
+    fputs("<a href=\"#w-", f);
+    esc(f, r->workload);
+    fputs("\">", f);
+    esc(f, r->workload);
+    fputs("</a> ", f);
+  }
+  fputs("</p></nav>\n", f);
+  ladders(rep, groups);
+  ceilings(rep);
+  rooflines(rep);
+  growth(rep);
+  timelines(rep);
+  fputs("<p id=\"selfcheck\">selfcheck: not run (scripts off)</p>\n", f);
+  fputs(check_script, f);
+  fputs("</body></html>\n", f);
+}
+
+/* ---- files ------------------------------------------------------------------- */
+
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int write_whole(const char *out, const char *text, size_t len,
+                       char *err, size_t errlen) {
+  if (strcmp(out, "-") == 0) {
+    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+      snprintf(err, errlen, "cannot write the report to standard output: %s",
+               strerror(errno));
+      return 2;
+    }
+    return 0;
+  }
+  struct stat st;
+  if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "cannot write the report to %s: a directory", out);
+    return 2;
+  }
+  const size_t plen = strlen(out);
+  char *temp = malloc(plen + 16);
+  if (!temp) {
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  snprintf(temp, plen + 16, "%s.tmp-XXXXXX", out);
+  const int fd = mkstemp(temp);
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot write the report to %s: %s", out,
+             strerror(errno));
+    free(temp);
+    return 2;
+  }
+  FILE *f = fdopen(fd, "wb");
+  int ok = f && fwrite(text, 1, len, f) == len;
+  if (f) ok = (fclose(f) == 0) && ok;
+  else close(fd);
+  /* mkstemp makes it 0600: a report is read by others like any file. */
+  const mode_t mask = umask(0);
+  umask(mask);
+  if (ok) ok = chmod(temp, 0666 & ~mask) == 0;
+  if (ok) ok = rename(temp, out) == 0;
+  if (!ok) {
+    snprintf(err, errlen, "cannot write the report to %s: %s", out,
+             strerror(errno));
+    remove(temp);
+  }
+  free(temp);
+  return ok ? 0 : 2;
+}
+
+int report_write(const char *out, const char *const *inputs, int count,
+                 char *err, size_t errlen) {
+  if (count < 1 || count > MAX_FILES) {
+    snprintf(err, errlen, "a report reads 1 to %d results files, not %d",
+             MAX_FILES, count);
+    return 2;
+  }
+  for (int i = 0; i < count; i++)
+    if (strcmp(out, "-") != 0 &&
+        (strcmp(out, inputs[i]) == 0 || same_file(out, inputs[i]))) {
+      snprintf(err, errlen, "the report %s would overwrite the results file "
+               "it reads", out);
+      return 2;
+    }
+  report rep = {0};
+  int rc = 0;
+  for (int i = 0; i < count && rc == 0; i++)
+    rc = load(&rep, inputs[i], err, errlen);
+  char *text = NULL;
+  size_t len = 0;
+  if (rc == 0) {
+    rep.f = open_memstream(&text, &len);
+    if (!rep.f) {
+      snprintf(err, errlen, "out of memory");
+      rc = 2;
+    } else {
+      page(&rep);
+      if (fclose(rep.f) != 0) {
+        snprintf(err, errlen, "out of memory");
+        rc = 2;
+      }
+    }
+  }
+  if (rc == 0) rc = write_whole(out, text, len, err, errlen);
+  free(text);
+  for (int i = 0; i < rep.files; i++) json_free(rep.docs[i]);
+  free(rep.rows);
+  return rc;
+}
+
+static const char usage_report[] =
+    "usage: kladder report RESULTS.json [MORE.json ...] -o REPORT.html\n"
+    "\n"
+    "One self-contained HTML page from results files (kladder run --json):\n"
+    "each workload's ladders (a bar per rung, its ceiling, the spread of its\n"
+    "repetitions, speedups, verdicts), the peers on other backends, a\n"
+    "roofline per device, cost growth where rungs ran at several sizes, and\n"
+    "the timelines of traced runs. No network: it opens from disk in any\n"
+    "browser and prints.\n"
+    "\n"
+    "  -o, --output FILE   the page to write (\"-\": standard output)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
+    "written (one line naming it; nothing is written).\n";
+
+int report_main(int argc, char **argv) {
+  const char *out = NULL;
+  const char *inputs[MAX_FILES];
+  int count = 0, only_files = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!only_files && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
+      fputs(usage_report, stdout);
+      return 0;
+    }
+    if (!only_files && !strcmp(a, "--")) {
+      only_files = 1;
+    } else if (!only_files && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "kladder: error: option '%s' needs a file name\n", a);
+        return 2;
+      }
+      if (out) {
+        fprintf(stderr, "kladder: error: option '-o' given twice\n");
+        return 2;
+      }
+      out = argv[++i];
+    } else if (!only_files && !strncmp(a, "--output=", 9)) {
+      out = a + 9;
+    } else if (!only_files && a[0] == '-' && a[1] == 'o' && a[2]) {
+      out = a + 2;
+    } else if (!only_files && a[0] == '-' && a[1]) {
+      fprintf(stderr, "kladder: error: report: unknown option '%s' (`kladder "
+              "report --help`)\n", a);
+      return 2;
+    } else {
+      if (count == MAX_FILES) {
+        fprintf(stderr, "kladder: error: report: at most %d results files\n",
+                MAX_FILES);
+        return 2;
+      }
+      inputs[count++] = a;
+    }
+  }
+  if (!count) {
+    fprintf(stderr, "kladder: error: report: no results file given (kladder "
+            "report RESULTS.json -o REPORT.html)\n");
+    return 2;
+  }
+  if (!out || !*out) {
+    fprintf(stderr, "kladder: error: report: no output given (-o "
+            "REPORT.html)\n");
+    return 2;
+  }
+  char err[512];
+  const int rc = report_write(out, inputs, count, err, sizeof err);
+  if (rc) fprintf(stderr, "kladder: error: %s\n", err);
+  return rc;
+}

@@ -1,0 +1,19 @@
+/* `kladder report` and `kladder run --html`: one self-contained HTML file
+ * (inline CSS and SVG, one small script that checks the page; no network)
+ * drawn from results files (kladder run --json). */
+#ifndef KL_CLI_REPORT_HTML_H
+#define KL_CLI_REPORT_HTML_H
+
+#include <stddef.h>
+
+/* kladder report FILE.json [FILE.json ...] -o OUT.html: the exit code. */
+int report_main(int argc, char **argv);
+
+/* Writes the report of the results files `inputs` to `out` (through a
+ * temporary file beside it, renamed into place when whole). 0 on success;
+ * else 2 with one line in err naming the file at fault, and nothing
+ * written. */
+int report_write(const char *out, const char *const *inputs, int count,
+                 char *err, size_t errlen);
+
+#endif
