@@ -22,7 +22,8 @@
 # the Python expression EXPR, over the document d, is true; skipped
 # without python3.
 # --write FILE TEXT: FILE holds TEXT (printf's %s of it; '' for an empty
-# file) before the run (implies --in-tmpdir).
+# file) before the run (implies --in-tmpdir; --leaves-nothing does not
+# count it).
 # An argument '' (two quotes) in ARGS is an empty one, which CMake's
 # add_test cannot pass.
 code=$1 pattern=$2 kladder=$3
@@ -109,6 +110,7 @@ if [ -n "$tmpdir" ]; then
     fi
     left=$(ls -A | grep -Fxv -- "$keeps")
   fi
+  [ -z "$write_file" ] || left=$(echo "$left" | grep -Fxv -- "$write_file")
   if [ -n "$file" ] && ! grep -Eq -- "$file_re" "$file" 2>/dev/null; then
     failed="$file is missing or does not match: $file_re"
   fi

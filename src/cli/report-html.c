@@ -187,6 +187,11 @@ static void esc(FILE *f, const char *s) {
 
 /* At least three significant digits, as `kladder run` prints rates. */
 static void sig3(double v, char *dst, size_t size) {
+  /* Twelve digits first: 1e-4 s in microseconds is 99.99999999999999,
+   * which reads 100. */
+  char exact[40];
+  snprintf(exact, sizeof exact, "%.12g", v);
+  v = strtod(exact, NULL);
   const double a = fabs(v);
   if (a >= 1e15) snprintf(dst, size, "%.3e", v);
   else if (a >= 100) snprintf(dst, size, "%.0f", v);
@@ -383,10 +388,30 @@ static int ticks(const axis *a, double *out, int max) {
   return count;
 }
 
+/* A tick's label: short, with an SI suffix from a thousand up. */
 static void tick_text(double v, char *dst, size_t size) {
-  if (v == 0) snprintf(dst, size, "0");
-  else if (fabs(v) >= 1e4 || fabs(v) < 1e-2) snprintf(dst, size, "%.0e", v);
-  else sig3(v, dst, size);
+  static const char suffix[] = "KMGTPE";
+  const double a = fabs(v);
+  if (v == 0) {
+    snprintf(dst, size, "0");
+  } else if (a >= 1e3 && a < 1e21) {
+    int k = 0;
+    while (k < 5 && a >= 1e3 * pow(1e3, k + 1)) k++;
+    char num[32];
+    sig3(v / (1e3 * pow(1e3, k)), num, sizeof num);
+    /* 1.00K reads as 1K on an axis. */
+    char *dot = strchr(num, '.');
+    if (dot) {
+      char *end = num + strlen(num) - 1;
+      while (end > dot && *end == '0') *end-- = '\0';
+      if (end == dot) *end = '\0';
+    }
+    if (snprintf(dst, size, "%s%c", num, suffix[k]) < 0) dst[0] = '\0';
+  } else if (a < 1e-2) {
+    snprintf(dst, size, "%.0e", v);
+  } else {
+    sig3(v, dst, size);
+  }
 }
 
 static void svg_open(report *rep, int w, int h, const char *label) {
@@ -719,7 +744,7 @@ static void roofline_one(report *rep, int file, const char *device) {
     if (ridge > xhi) xhi = ridge;
     if (ridge < xlo) xlo = ridge;
   }
-  const int w = 560, h = 380, x0 = 70, x1 = 540, y0 = 330, y1 = 30;
+  const int w = 560, h = 380, x0 = 70, x1 = 530, y0 = 330, y1 = 30;
   axis ax = make_axis(xlo / 2, xhi * 2, 1, x0, x1);
   axis ay = make_axis(ylo / 2, yhi * 2, 1, y0, y1);
   ax.log = ay.log = 1;
@@ -863,7 +888,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
   }
   if (!any) return;
   if (!rate && floor > 0 && floor < ylo) ylo = floor;
-  const int w = 370, h = 300, x0 = 64, x1 = 356, y0 = 250, y1 = 24;
+  const int w = 370, h = 300, x0 = 64, x1 = 344, y0 = 250, y1 = 24;
   axis ax = make_axis(xlo, xhi, 1, x0, x1);
   axis ay = make_axis(ylo, yhi, 1, y0, y1);
   ax.log = ay.log = 1;

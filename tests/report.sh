@@ -1,0 +1,88 @@
+#!/bin/sh
+# report.sh KLADDER TESTS_DIR: the HTML report in a real browser.
+# A host run (four workloads at two sizes each, so that cost growth has
+# lines; pipeline's rungs trace their intervals, so timelines are drawn;
+# map with a check failed on purpose, KLADDER_INJECT_WRONG; one rung
+# marked known-wrong in the file, as the CUDA racy rung is marked, since
+# no host rung is one) is drawn by `kladder report`, and:
+#   check_report.py  the SVGs parse as XML, every result is on the page,
+#                    every number shown is the file's, shown as kladder
+#                    shows numbers;
+#   chromium         headless: the page's own check (every chart drawn
+#                    with marks and a size, no label outside its chart's
+#                    box, no script error) says ok in the DOM it dumps;
+#                    a screenshot is not blank.
+# Exit 77 (skipped) without chromium or python3.
+kl=$1 tests=$2
+browser=$(command -v chromium || command -v chromium-browser ||
+  command -v google-chrome) || { echo "SKIP: no chromium here"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIP: no python3 here"; exit 77; }
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+
+"$kl" run -q -w stream,map,reduce,pipeline -b serial,openmp -n 4K --reps 3 \
+  --json "$dir/a.json" >/dev/null || fail "the run of 4K"
+"$kl" run -q -w stream,map,reduce,pipeline -b serial,openmp -n 64K --reps 3 \
+  --json "$dir/b.json" >/dev/null || fail "the run of 64K"
+KLADDER_INJECT_WRONG=openmp "$kl" run -q -w map -b serial,openmp -n 1000 \
+  --reps 3 --json "$dir/c.json" >/dev/null
+[ $? = 1 ] || fail "the injected wrong rung did not fail its check"
+# One file of both sizes, as a sweep writes it; one rung known-wrong.
+python3 - "$dir" <<'PY' || fail "could not merge the results"
+import json, sys
+d = sys.argv[1]
+a = json.load(open(d + "/a.json"))
+b = json.load(open(d + "/b.json"))
+a["results"] += b["results"]
+json.dump(a, open(d + "/ab.json", "w"))
+c = json.load(open(d + "/c.json"))
+for r in c["results"]:
+    if r["workload"] == "map" and r["rung"] == "serial":
+        r["flags"] = "known-wrong"
+        r["summary"] += " (marked known-wrong by the test)"
+json.dump(c, open(d + "/c.json", "w"))
+PY
+start=$(date +%s%N)
+"$kl" report "$dir/ab.json" "$dir/c.json" -o "$dir/report.html" ||
+  fail "kladder report"
+echo "report written in $(( ($(date +%s%N) - start) / 1000000 )) ms," \
+  "$(wc -c <"$dir/report.html") bytes"
+python3 "$tests/check_report.py" "$dir/report.html" "$dir/ab.json" \
+  "$dir/c.json" || fail "the page does not match its results files"
+for part in 'id="w-pipeline"' 'id="roofline"' 'id="growth"' \
+  'id="timelines"' 'class="bar fail"' 'class="bar wrong"' 'peers:' \
+  'Save the Chrome trace'; do
+  grep -q "$part" "$dir/report.html" || fail "no $part on the page"
+done
+
+flags="--headless --no-sandbox --disable-gpu --hide-scrollbars
+  --no-first-run --virtual-time-budget=5000"
+# shellcheck disable=SC2086
+timeout 120 "$browser" $flags --dump-dom "file://$dir/report.html" \
+  >"$dir/dom.html" 2>"$dir/browser.log"
+verdict=$(sed -n 's/.*<p id="selfcheck">\([^<]*\)<.*/\1/p' "$dir/dom.html")
+echo "browser: $verdict"
+case $verdict in
+"selfcheck: ok"*) ;;
+*) tail -5 "$dir/browser.log"; fail "the page's check in the browser: ${verdict:-no verdict}" ;;
+esac
+# shellcheck disable=SC2086
+timeout 120 "$browser" $flags --window-size=1000,3000 \
+  --screenshot="$dir/shot.png" "file://$dir/report.html" >/dev/null 2>&1
+python3 - "$dir/shot.png" <<'PY' || fail "the screenshot is blank"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat = 8, b""
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+distinct = len(set(raw))
+print("screenshot: %d bytes of pixels, %d distinct byte values" % (len(raw), distinct))
+sys.exit(0 if distinct > 32 else 1)
+PY
+echo "report in the browser: ok"
