@@ -1,19 +1,31 @@
 # A thin layer over CMake: `make run` and `make test` are all a fresh
-# machine with gcc, make and cmake needs.
+# Debian machine with make needs. Before configuring, scripts/deps.sh
+# installs what the build requires (gcc, g++, make, cmake) where it is
+# missing, as root or through sudo, or stops with one line naming the
+# command that would (exit code 2); optional packages are only named.
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 PREFIX ?= /usr/local
+# OPTIONAL=1: install the optional Debian packages too (OpenBLAS, GCC's
+# nvptx offload compiler, pkg-config, python3), with `make deps` or any
+# target that builds.
+OPTIONAL ?=
+DEPS_FLAGS = $(if $(filter-out 0 no,$(OPTIONAL)),--optional)
 
-.PHONY: all configure build run test install uninstall clean
+.PHONY: all deps configure build run test install uninstall clean
 
 all: build
 
+deps:
+	@sh scripts/deps.sh $(DEPS_FLAGS)
+
 # CMake runs again on every build, a second when nothing changed: it then
-# sees optional packages installed since the last run (OpenBLAS, nvcc).
+# sees optional packages installed since the last run (OpenBLAS, nvcc,
+# GCC's nvptx offload compiler).
 # CMAKE_FLAGS that differ from the last run's ($(BUILD)/.cmake-flags) start
 # a fresh cache, so that a flag left out is left out, not kept from before.
-configure:
+configure: deps
 	@mkdir -p $(BUILD)
 	@if [ -f $(BUILD)/.cmake-flags ] && \
 	    [ "$$(cat $(BUILD)/.cmake-flags)" != '$(CMAKE_FLAGS)' ]; then \
