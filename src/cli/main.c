@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "kladder.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -35,15 +36,18 @@ static const char usage_main[] =
     "                --json, the same as one JSON document, for programs\n"
     "                (`kladder list --help`)\n"
     "  run           run ladders (see `kladder run --help`)\n"
+    "  compare BASE.json NEW.json\n"
+    "                two results files of `run --json` compared, result by\n"
+    "                result, for a regression (`kladder compare --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
     "\n"
     "Options follow GNU conventions: -w map, -wmap, --workload map,\n"
     "--workload=map, or any unambiguous prefix of a long name (--work);\n"
-    "-- ends the options. Neither command takes other arguments.\n"
+    "-- ends the options. list and run take no other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
-    "input, 3 a device or runtime error.\n";
+    "input, 3 a device or runtime error; compare: 1 a regression.\n";
 
 static const char usage_list[] =
     "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
@@ -1054,6 +1058,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "list") == 0) return list(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1, argc, argv);
-  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run",
+  if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
+  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
+                   "compare",
                    shown(cmd, show));
 }
