@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "kladder.h"
 #include "report-html.h"
 
@@ -39,15 +40,18 @@ static const char usage_main[] =
     "  run           run ladders (see `kladder run --help`)\n"
     "  report FILE.json [...] -o REPORT.html\n"
     "                an HTML report of results files (`kladder report --help`)\n"
+    "  compare BASE.json NEW.json\n"
+    "                two results files of `run --json` compared, result by\n"
+    "                result, for a regression (`kladder compare --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
     "\n"
     "Options follow GNU conventions: -w map, -wmap, --workload map,\n"
     "--workload=map, or any unambiguous prefix of a long name (--work);\n"
-    "-- ends the options. Neither command takes other arguments.\n"
+    "-- ends the options. list and run take no other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
-    "input, 3 a device or runtime error.\n";
+    "input, 3 a device or runtime error; compare: 1 a regression.\n";
 
 static const char usage_list[] =
     "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
@@ -1163,6 +1167,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "list") == 0) return list(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1, argc, argv);
   if (strcmp(cmd, "report") == 0) return report_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report", shown(cmd, show));
+                   "report, compare", shown(cmd, show));
 }

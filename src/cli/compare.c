@@ -1,0 +1,1643 @@
+/* `kladder compare BASE.json NEW.json` (compare.h; README, "Compare").
+ *
+ * Each result of NEW is matched with the result of BASE of the same
+ * workload, rung, backend, type, size and parameters (the params text, op
+ * and inputs); the device's name is not part of the match, since comparing
+ * machines is the point. A key found more than once in a file (a run on
+ * two devices) is matched in order of occurrence, with a note.
+ *
+ * Per pair: NEW's median time over BASE's, NEW's share of its ceiling
+ * over BASE's (fair across machines), a two-sided Mann-Whitney U test over
+ * the timed runs, and a verdict at --threshold and --alpha. The test is
+ * the one google/benchmark's tools/compare.py makes (through SciPy's
+ * mannwhitneyu): the exact distribution of U where there are no ties and
+ * 50 runs or fewer in all, else the normal approximation with the tie
+ * correction and a continuity correction of 1/2. */
+#define _GNU_SOURCE /* getopt_long, with CMAKE_C_EXTENSIONS off */
+#include "compare.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json-read.h"
+#include "kladder.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+/* Fewer timed runs than this on a side: no test, the ratio alone. */
+#define MIN_REPS 3
+/* The exact distribution of U up to this many runs in all (C(50, 25) is
+ * below 2^53: every count exact in a double). */
+#define EXACT_MAX 50
+/* The table's width, as kladder run's. */
+#define WIDTH 100
+/* The results formats this kladder reads: kladder-results-1 and -2. */
+#define KNOWN_MAJOR 2
+
+static const char usage_compare[] =
+    "usage: kladder compare [options] BASE.json NEW.json\n"
+    "\n"
+    "Compares two results files of `kladder run --json`: each result of NEW\n"
+    "with BASE's of the same workload, rung, backend, type, size and\n"
+    "parameters. The device's name is not part of the match (comparing\n"
+    "machines is the point); a match found more than once in a file (a run\n"
+    "on two devices) pairs in order of occurrence, and a note says so.\n"
+    "\n"
+    "  --threshold X   the smallest change that counts, a fraction of BASE's\n"
+    "                  time (default 0.05: 5%)\n"
+    "  --alpha A       the significance level of the U test, above 0 and\n"
+    "                  below 1 (default 0.05)\n"
+    "  --csv FILE      also write the comparison as CSV\n"
+    "  --json FILE     also write it as JSON (format kladder-compare-1)\n"
+    "  --html FILE     also write it as a self-contained HTML page\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "FILE - is standard output (the table then goes to standard error).\n"
+    "Each file is written whole or not at all, and none names an input.\n"
+    "\n"
+    "The table, a row per pair: the median times; time, NEW's median over\n"
+    "BASE's; %ceil, NEW's share of its ceiling over BASE's (fair across\n"
+    "machines); p, of a two-sided Mann-Whitney U test over the timed runs\n"
+    "(exact without ties up to 50 runs in all, else the normal approximation\n"
+    "with tie correction); the verdict:\n"
+    "  slower  time above 1 + X and p < A\n"
+    "  faster  time below 1 / (1 + X) and p < A\n"
+    "  same    otherwise\n"
+    "  failed  a check failed or the rung failed, on either side\n"
+    "  aside   the rung stood aside on a side, and failed on neither\n"
+    "With fewer than 3 timed runs on a side, or too few for the test to reach\n"
+    "p < A at all (4 and 4 at 0.05), p reads 'few reps' and the ratio alone\n"
+    "decides. Results of one file only are listed below the table.\n"
+    "\n"
+    "exit codes: 0 nothing slower, 1 a pair slower beyond the threshold or a\n"
+    "check that passed in BASE failing in NEW (a CI regression gate), 2 bad\n"
+    "usage or input (a file missing, empty, not JSON, not a results file or\n"
+    "without results; an output that cannot be written or names an input).\n";
+
+/* ---- messages ---------------------------------------------------------- */
+
+#define SHOWN_BYTES 40
+#define SHOWN_SIZE (4 * SHOWN_BYTES + 8)
+
+/* An argument as a message shows it: its first 40 bytes, control
+ * characters written \xNN. */
+static const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
+  size_t end = 0;
+  while (end < SHOWN_BYTES && arg[end]) end++;
+  const int cut = arg[end] != '\0';
+  if (cut)
+    while (end > 0 && ((unsigned char)arg[end] & 0xC0) == 0x80) end--;
+  char *out = dst;
+  for (size_t i = 0; i < end; i++) {
+    unsigned char ch = (unsigned char)arg[i];
+    if (ch < 0x20 || ch == 0x7f) out += sprintf(out, "\\x%02x", ch);
+    else *out++ = (char)ch;
+  }
+  strcpy(out, cut ? "..." : "");
+  return dst;
+}
+
+static void one_line(FILE *f, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
+    else fputc(*p, f);
+  }
+}
+
+/* Every mistake: one line, exit code 2. */
+PRINTF_LIKE(1, 2)
+static int error_line(const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  fputs("kladder: error: ", stderr);
+  one_line(stderr, text);
+  fputc('\n', stderr);
+  return 2;
+}
+
+/* A mistake in the command line: one line, and where the rules are. */
+PRINTF_LIKE(1, 2)
+static int bad_usage(const char *fmt, ...) {
+  char text[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  return error_line("%s (see `kladder compare --help`)", text);
+}
+
+PRINTF_LIKE(3, 4)
+static int say(char *dst, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, size, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+typedef enum side_state { SIDE_OK, SIDE_FAILED, SIDE_ASIDE } side_state;
+
+/* One result of a results file; its texts point into the file's tree. */
+typedef struct row {
+  const char *workload, *rung, *backend, *type, *shape, *op, *inputs,
+      *params, *flags, *check, *status, *device_name;
+  char shape_text[32]; /* the shape where a file gives n alone */
+  int device;
+  double median, percent; /* NAN where absent or null */
+  double *times;
+  size_t reps;
+  side_state state;
+  int ceiling;
+  char *key;                /* what a match compares */
+  int occurrence, of_count; /* k-th of its key in its file, of so many */
+  int matched;
+} row;
+
+/* One results file. */
+typedef struct side {
+  const char *path, *name; /* as given; name: as messages show it */
+  json_doc *doc;
+  const char *format, *started, *kladder, *commit, *cpu, *gpu;
+  int major, interrupted;
+  row *rows;
+  size_t count;
+} side;
+
+typedef enum verdict {
+  V_SAME,
+  V_FASTER,
+  V_SLOWER,
+  V_FAILED,
+  V_ASIDE,
+  VERDICTS
+} verdict;
+static const char *const verdict_names[VERDICTS] = {"same", "faster",
+                                                    "slower", "failed",
+                                                    "aside"};
+
+typedef enum test_kind { T_NONE, T_EXACT, T_NORMAL } test_kind;
+static const char *const test_names[] = {"none", "exact", "normal"};
+
+typedef struct pair {
+  const row *b, *n;
+  double ratio, ceil_ratio; /* NEW over BASE; NAN where not measured */
+  double u, p;              /* NEW's U and the two-sided p; NAN: no test */
+  test_kind test;
+  int few;        /* too few runs: the ratio alone decides */
+  verdict v;
+  int regression; /* slower, or failing in NEW where BASE passed */
+} pair;
+
+struct compare_result {
+  side base, new_;
+  double threshold, alpha;
+  pair *pairs;
+  size_t count;
+  size_t verdicts[VERDICTS];
+  size_t only_base, only_new, few;
+  char **notes;
+  size_t note_count;
+  int regression;
+};
+
+/* ---- reading a results file ---------------------------------------------- */
+
+static const char *const known_formats = "kladder-results-1 and -2";
+
+/* Why a result lacks what a comparison needs: for a format this kladder
+ * knows, a malformed file (with line and column); for a newer one, a
+ * format it cannot read. */
+static int missing(const side *s, const json_value *at, size_t index,
+                   const char *what, char *err, size_t errlen) {
+  if (s->major > KNOWN_MAJOR)
+    return say(err, errlen, "%s: format %s is newer than this kladder reads "
+               "(%s), and its result %zu %s", s->name, s->format,
+               known_formats, index + 1, what);
+  return say(err, errlen, "%s:%d:%d: result %zu %s", s->name, at->line,
+             at->column, index + 1, what);
+}
+
+/* A member that must be a string. */
+static int need_text(const side *s, const json_value *item, size_t index,
+                     const char *key, const char **out, char *err,
+                     size_t errlen) {
+  const json_value *m = json_member(item, key);
+  char what[96];
+  if (!m) {
+    snprintf(what, sizeof what, "has no \"%s\"", key);
+    return missing(s, item, index, what, err, errlen);
+  }
+  if (m->kind != JSON_STRING) {
+    snprintf(what, sizeof what, "has a \"%s\" that is not a string", key);
+    return missing(s, m, index, what, err, errlen);
+  }
+  *out = m->text;
+  return 0;
+}
+
+/* A member that may be absent or null, else a number. */
+static int maybe_number(const side *s, const json_value *item, size_t index,
+                        const char *key, double *out, char *err,
+                        size_t errlen) {
+  const json_value *m = json_member(item, key);
+  *out = NAN;
+  if (!m || m->kind == JSON_NULL) return 0;
+  if (m->kind != JSON_NUMBER) {
+    char what[96];
+    snprintf(what, sizeof what, "has a \"%s\" that is not a number", key);
+    return missing(s, m, index, what, err, errlen);
+  }
+  *out = m->number;
+  return 0;
+}
+
+static int has_flag(const char *flags, const char *flag) {
+  const size_t len = strlen(flag);
+  for (const char *p = flags; (p = strstr(p, flag)) != NULL; p += len) {
+    const int starts = p == flags || strchr(",; ", p[-1]);
+    const int ends = p[len] == '\0' || strchr(",; ", p[len]);
+    if (starts && ends) return 1;
+  }
+  return 0;
+}
+
+/* The checks kladder run does not count as failures (README,
+ * "Verification"): a known-wrong rung caught or not, and UNVERIFIABLE. */
+static side_state state_of(const row *r) {
+  if (strcmp(r->check, "ASIDE") == 0) return SIDE_ASIDE;
+  if (strcmp(r->status, "success") != 0) return SIDE_FAILED;
+  static const char *const passed[] = {"PASS", "UNVERIFIABLE",
+                                       "WRONG(expected)",
+                                       "PASS(known-wrong)"};
+  int ok = 0;
+  for (size_t i = 0; i < sizeof passed / sizeof *passed; i++)
+    ok |= strcmp(r->check, passed[i]) == 0;
+  /* A result that passed has a time. */
+  if (ok && !(r->median > 0 && isfinite(r->median))) ok = 0;
+  return ok ? SIDE_OK : SIDE_FAILED;
+}
+
+static int read_row(const side *s, const json_value *item, size_t index,
+                    row *r, char *err, size_t errlen) {
+  if (item->kind != JSON_OBJECT)
+    return say(err, errlen, "%s:%d:%d: result %zu is not an object", s->name,
+               item->line, item->column, index + 1);
+  if (need_text(s, item, index, "workload", &r->workload, err, errlen) ||
+      need_text(s, item, index, "rung", &r->rung, err, errlen) ||
+      need_text(s, item, index, "backend", &r->backend, err, errlen) ||
+      need_text(s, item, index, "type", &r->type, err, errlen) ||
+      need_text(s, item, index, "check", &r->check, err, errlen) ||
+      need_text(s, item, index, "status", &r->status, err, errlen))
+    return -1;
+  /* The size: the shape's text, or n. */
+  const json_value *shape = json_member(item, "shape");
+  if (shape && shape->kind == JSON_STRING) {
+    r->shape = shape->text;
+  } else {
+    int has_n = 0;
+    const double n = json_number(item, "n", 0, &has_n);
+    if (!has_n) return missing(s, item, index, "has no \"shape\" or \"n\"",
+                               err, errlen);
+    snprintf(r->shape_text, sizeof r->shape_text, "%.17g", n);
+    r->shape = r->shape_text;
+  }
+  if (!json_member(item, "median_s"))
+    return missing(s, item, index, "has no \"median_s\"", err, errlen);
+  double device = 0;
+  if (maybe_number(s, item, index, "median_s", &r->median, err, errlen) ||
+      maybe_number(s, item, index, "percent_ceiling", &r->percent, err,
+                   errlen) ||
+      maybe_number(s, item, index, "device", &device, err, errlen))
+    return -1;
+  r->device = isfinite(device) && device >= 0 && device < 1e6 ? (int)device
+                                                              : 0;
+  r->op = json_string(item, "op", "");
+  r->inputs = json_string(item, "inputs", "");
+  r->params = json_string(item, "params", "");
+  r->flags = json_string(item, "flags", "");
+  r->device_name = json_string(item, "device_name", "");
+  r->ceiling = has_flag(r->flags, "ceiling");
+  const json_value *times = json_member(item, "times_s");
+  if (times && times->kind != JSON_NULL) {
+    if (times->kind != JSON_ARRAY)
+      return missing(s, times, index, "has a \"times_s\" that is not an array",
+                     err, errlen);
+    r->times = malloc((times->count ? times->count : 1) * sizeof *r->times);
+    if (!r->times) return say(err, errlen, "%s: out of memory", s->name);
+    for (size_t i = 0; i < times->count; i++) {
+      const json_value *t = json_item(times, i);
+      if (t->kind != JSON_NUMBER || !isfinite(t->number))
+        return missing(s, t, index, "has a time in \"times_s\" that is not "
+                       "a number", err, errlen);
+      r->times[r->reps++] = t->number;
+    }
+  }
+  r->state = state_of(r);
+  return 0;
+}
+
+/* What a match compares, fields apart by a separator no text holds. */
+static char *key_of(const row *r) {
+  const char *parts[] = {r->workload, r->rung, r->backend, r->type,
+                         r->shape, r->op, r->inputs, r->params};
+  size_t len = 1;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    len += strlen(parts[i]) + 1;
+  char *key = malloc(len), *o = key;
+  if (!key) return NULL;
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    o += sprintf(o, "%s\x1f", parts[i]);
+  return key;
+}
+
+/* "kladder-results-N" or "-N.M": N, or 0 for anything else. */
+static int format_major(const char *format) {
+  static const char prefix[] = "kladder-results-";
+  if (strncmp(format, prefix, sizeof prefix - 1) != 0) return -1;
+  const char *p = format + sizeof prefix - 1;
+  long major = 0;
+  if (*p < '0' || *p > '9') return 0;
+  while (*p >= '0' && *p <= '9' && major < 1000000)
+    major = major * 10 + (*p++ - '0');
+  if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+    p++;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  return *p == '\0' && major >= 1 && major < 1000000 ? (int)major : 0;
+}
+
+static void side_free(side *s) {
+  for (size_t i = 0; i < s->count; i++) {
+    free(s->rows[i].times);
+    free(s->rows[i].key);
+  }
+  free(s->rows);
+  json_free(s->doc);
+  memset(s, 0, sizeof *s);
+}
+
+static int read_side(side *s, const char *path, char *err, size_t errlen,
+                     char *warn, size_t warnlen) {
+  s->path = path;
+  s->name = strcmp(path, "-") == 0 ? "standard input" : path;
+  if (json_read(path, &s->doc, err, errlen)) return -1;
+  const json_value *root = json_root(s->doc);
+  const char *format = json_string(root, "format", NULL);
+  if (!format)
+    return say(err, errlen, "%s: not a kladder results file (no \"format\": "
+               "\"kladder-results-N\" in it)", s->name);
+  s->format = format;
+  s->major = format_major(format);
+  if (s->major < 0)
+    return say(err, errlen, "%s: not a kladder results file (its format is "
+               "'%.60s')", s->name, format);
+  if (s->major == 0)
+    return say(err, errlen, "%s: format '%.60s' has no version this kladder "
+               "reads (%s)", s->name, format, known_formats);
+  const json_value *results = json_member(root, "results");
+  if (!results && s->major > KNOWN_MAJOR)
+    return say(err, errlen, "%s: format %s is newer than this kladder reads "
+               "(%s), and has no \"results\"", s->name, format,
+               known_formats);
+  if (!results)
+    return say(err, errlen, "%s: no \"results\" in it", s->name);
+  if (results->kind != JSON_ARRAY)
+    return say(err, errlen, "%s:%d:%d: \"results\" is not an array", s->name,
+               results->line, results->column);
+  if (results->count == 0)
+    return say(err, errlen, "%s: no results in it (\"results\" is empty)",
+               s->name);
+  s->rows = calloc(results->count, sizeof *s->rows);
+  if (!s->rows) return say(err, errlen, "%s: out of memory", s->name);
+  for (size_t i = 0; i < results->count; i++) {
+    row *r = &s->rows[s->count++];
+    if (read_row(s, json_item(results, i), i, r, err, errlen)) return -1;
+    if (!(r->key = key_of(r)))
+      return say(err, errlen, "%s: out of memory", s->name);
+  }
+  /* Each key's occurrences in this file. */
+  for (size_t i = 0; i < s->count; i++) {
+    row *r = &s->rows[i];
+    for (size_t j = 0; j < s->count; j++) {
+      if (strcmp(s->rows[j].key, r->key) != 0) continue;
+      r->of_count++;
+      if (j <= i) r->occurrence++;
+    }
+  }
+  s->started = json_string(root, "started", "");
+  s->kladder = json_string(root, "kladder", "");
+  const json_value *build = json_member(root, "build");
+  s->commit = json_string(build, "commit", "");
+  const json_value *machine = json_member(root, "machine");
+  s->cpu = json_string(machine, "cpu", "");
+  s->gpu = json_string(machine, "gpu", "");
+  const json_value *stopped = json_member(root, "interrupted");
+  s->interrupted = stopped && stopped->kind == JSON_TRUE;
+  if (s->major > KNOWN_MAJOR && warn && warnlen && !warn[0])
+    snprintf(warn, warnlen, "%s: format %s is newer than this kladder reads "
+             "(%s); comparing the fields it knows", s->name, format,
+             known_formats);
+  return 0;
+}
+
+/* ---- statistics ------------------------------------------------------------
+ * Mann-Whitney U (Mann and Whitney 1947), two-sided, as google/benchmark's
+ * tools/gbench/report.py runs it through scipy.stats.mannwhitneyu. */
+
+typedef struct obs {
+  double v;
+  int from_new;
+} obs;
+
+static int by_value(const void *a, const void *b) {
+  const double x = ((const obs *)a)->v, y = ((const obs *)b)->v;
+  return (x > y) - (x < y);
+}
+
+/* U of y against x: the pairs (x_i, y_j) with y_j > x_i, ties counted 1/2,
+ * from y's rank sum (midranks for ties); *ties, the sum of t^3 - t over
+ * the groups of t equal values. NAN where memory is short. */
+static double u_of(const double *x, size_t nx, const double *y, size_t ny,
+                   double *ties) {
+  const size_t total = nx + ny;
+  obs *o = malloc(total * sizeof *o);
+  if (!o) return NAN;
+  for (size_t i = 0; i < nx; i++) o[i] = (obs){x[i], 0};
+  for (size_t j = 0; j < ny; j++) o[nx + j] = (obs){y[j], 1};
+  qsort(o, total, sizeof *o, by_value);
+  double rank_sum = 0, t3 = 0;
+  for (size_t i = 0; i < total;) {
+    size_t j = i;
+    while (j < total && o[j].v == o[i].v) j++;
+    const double rank = (double)(i + 1 + j) / 2, t = (double)(j - i);
+    t3 += t * t * t - t;
+    for (size_t k = i; k < j; k++)
+      if (o[k].from_new) rank_sum += rank;
+    i = j;
+  }
+  free(o);
+  *ties = t3;
+  return rank_sum - (double)ny * (double)(ny + 1) / 2;
+}
+
+/* C(m + n, m), the arrangements of two samples. */
+static double arrangements(size_t m, size_t n) {
+  double c = 1;
+  for (size_t i = 1; i <= m; i++) c = c * (double)(n + i) / (double)i;
+  return c;
+}
+
+/* The exact two-sided p of U = u for samples of m and n without ties:
+ * the number of arrangements with each U is the coefficient of the
+ * Gaussian binomial [m+n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) /
+ * (1 - q^i), built one factor pair at a time (every step a polynomial of
+ * integer counts). */
+static double exact_p(size_t m, size_t n, double u) {
+  const size_t top = m * n;
+  double *c = calloc(top + m + 1, sizeof *c);
+  if (!c) return NAN;
+  c[0] = 1;
+  size_t degree = 0;
+  for (size_t i = 1; i <= m; i++) {
+    const size_t k = n + i;
+    for (size_t d = degree + k + 1; d-- > k;) c[d] -= c[d - k];
+    degree += k;
+    for (size_t d = i; d <= degree; d++) c[d] += c[d - i];
+    degree -= i;
+  }
+  double below = 0, above = 0, all = 0;
+  for (size_t d = 0; d <= top; d++) {
+    all += c[d];
+    if ((double)d <= u) below += c[d];
+    if ((double)d >= u) above += c[d];
+  }
+  free(c);
+  const double p = 2 * (below < above ? below : above) / all;
+  return p < 1 ? p : 1;
+}
+
+/* The normal approximation: mean m n / 2, variance m n / 12 ((N + 1) -
+ * sum(t^3 - t) / (N (N - 1))) with the tie correction, and a continuity
+ * correction of 1/2. */
+static double normal_p(size_t m, size_t n, double u, double ties) {
+  const double N = (double)(m + n), mn = (double)m * (double)n;
+  const double var = mn / 12 * ((N + 1) - ties / (N * (N - 1)));
+  if (!(var > 0)) return 1; /* every time equal */
+  double z = (fabs(u - mn / 2) - 0.5) / sqrt(var);
+  if (z < 0) z = 0;
+  const double p = erfc(z / sqrt(2.0));
+  return p < 1 ? p : 1;
+}
+
+static void u_test(pair *p, double alpha) {
+  const row *b = p->b, *n = p->n;
+  p->u = p->p = NAN;
+  p->test = T_NONE;
+  /* The smallest p the test can give at these counts: 2 / C(m+n, m). */
+  p->few = b->reps < MIN_REPS || n->reps < MIN_REPS ||
+           2 / arrangements(b->reps, n->reps) >= alpha;
+  if (b->reps == 0 || n->reps == 0) return;
+  double ties = 0;
+  p->u = u_of(b->times, b->reps, n->times, n->reps, &ties);
+  if (isnan(p->u)) return;
+  if (ties == 0 && b->reps + n->reps <= EXACT_MAX) {
+    p->test = T_EXACT;
+    p->p = exact_p(b->reps, n->reps, p->u);
+  } else {
+    p->test = T_NORMAL;
+    p->p = normal_p(b->reps, n->reps, p->u, ties);
+  }
+}
+
+/* ---- matching and verdicts ----------------------------------------------- */
+
+static void decide(pair *p, double threshold, double alpha) {
+  const row *b = p->b, *n = p->n;
+  p->ratio = p->ceil_ratio = p->u = p->p = NAN;
+  p->test = T_NONE;
+  if (b->state != SIDE_OK || n->state != SIDE_OK) {
+    const int failed = b->state == SIDE_FAILED || n->state == SIDE_FAILED;
+    p->v = failed ? V_FAILED : V_ASIDE;
+    /* A new failure: NEW fails where BASE passed. */
+    p->regression = n->state == SIDE_FAILED && b->state == SIDE_OK;
+    return;
+  }
+  p->ratio = n->median / b->median;
+  if (b->percent > 0 && n->percent > 0 && isfinite(b->percent) &&
+      isfinite(n->percent))
+    p->ceil_ratio = n->percent / b->percent;
+  u_test(p, alpha);
+  const int decided = p->few || (!isnan(p->p) && p->p < alpha);
+  if (decided && p->ratio > 1 + threshold) p->v = V_SLOWER;
+  else if (decided && p->ratio < 1 / (1 + threshold)) p->v = V_FASTER;
+  else p->v = V_SAME;
+  p->regression = p->v == V_SLOWER;
+}
+
+static int add_note(compare_result *c, const char *text) {
+  char **grown = realloc(c->notes, (c->note_count + 1) * sizeof *grown);
+  if (!grown) return -1;
+  c->notes = grown;
+  char *copy = malloc(strlen(text) + 1);
+  if (!copy) return -1;
+  c->notes[c->note_count++] = strcpy(copy, text);
+  return 0;
+}
+
+/* A result's parameters but op and inputs (said apart), ' ' between. */
+static void params_rest(const row *r, char *dst, size_t size) {
+  size_t used = 0;
+  dst[0] = '\0';
+  for (const char *p = r->params; *p && used < size;) {
+    const size_t len = strcspn(p, ";");
+    if (len && strncmp(p, "op=", 3) != 0 && strncmp(p, "inputs=", 7) != 0)
+      used += (size_t)snprintf(dst + used, size - used, "%s%.*s",
+                               used ? " " : "", (int)len, p);
+    p += len;
+    if (*p) p++;
+  }
+}
+
+/* A result in words: "reduce openmp-clause openmp:1 f64 sum n=65536". */
+static void label(const row *r, char *dst, size_t size) {
+  char dev[16] = "", rest[256];
+  if (r->device > 0) snprintf(dev, sizeof dev, ":%d", r->device);
+  params_rest(r, rest, sizeof rest);
+  snprintf(dst, size, "%s %s %s%s %s%s%s %s%s%s%s%s%s", r->workload, r->rung,
+           r->backend, dev, r->type, r->op[0] ? " " : "", r->op,
+           strchr(r->shape, 'x') ? "" : "n=", r->shape,
+           r->inputs[0] ? " inputs=" : "", r->inputs, rest[0] ? " " : "",
+           rest);
+}
+
+static size_t key_count(const side *s, const char *key) {
+  size_t count = 0;
+  for (size_t i = 0; i < s->count; i++)
+    count += strcmp(s->rows[i].key, key) == 0;
+  return count;
+}
+
+/* Pairs in BASE's order; the notes on keys found more than once. */
+static int match(compare_result *c, char *err, size_t errlen) {
+  side *b = &c->base, *n = &c->new_;
+  c->pairs = calloc(b->count, sizeof *c->pairs);
+  if (!c->pairs) return say(err, errlen, "out of memory");
+  for (size_t i = 0; i < b->count; i++) {
+    row *br = &b->rows[i];
+    for (size_t j = 0; j < n->count; j++) {
+      row *nr = &n->rows[j];
+      if (nr->matched || nr->occurrence != br->occurrence ||
+          strcmp(nr->key, br->key) != 0)
+        continue;
+      br->matched = nr->matched = 1;
+      pair *p = &c->pairs[c->count++];
+      p->b = br;
+      p->n = nr;
+      decide(p, c->threshold, c->alpha);
+      c->verdicts[p->v]++;
+      c->few += p->v <= V_SLOWER && p->few;
+      c->regression |= p->regression;
+      break;
+    }
+  }
+  for (size_t i = 0; i < b->count; i++) c->only_base += !b->rows[i].matched;
+  for (size_t j = 0; j < n->count; j++) c->only_new += !n->rows[j].matched;
+  /* Each key found more than once, in either file, once. */
+  char text[768], what[512];
+  for (int pass = 0; pass < 2; pass++) {
+    const side *s = pass ? n : b, *other = pass ? b : n;
+    for (size_t i = 0; i < s->count; i++) {
+      const row *r = &s->rows[i];
+      const size_t there = key_count(other, r->key);
+      if (r->occurrence != 1 || (r->of_count < 2 && there < 2)) continue;
+      if (pass == 1 && there > 0) continue; /* said in the first pass */
+      label(r, what, sizeof what);
+      snprintf(text, sizeof text, "%s occurs %zu times in BASE and %zu in "
+               "NEW (a run on several devices?): matched in order of "
+               "occurrence", what, pass ? there : (size_t)r->of_count,
+               pass ? (size_t)r->of_count : there);
+      if (add_note(c, text)) return say(err, errlen, "out of memory");
+    }
+  }
+  return 0;
+}
+
+int compare_files(const char *base, const char *new_path, double threshold,
+                  double alpha, compare_result **out, char *err,
+                  size_t errlen, char *warn, size_t warnlen) {
+  *out = NULL;
+  if (warn && warnlen) warn[0] = '\0';
+  compare_result *c = calloc(1, sizeof *c);
+  if (!c) return say(err, errlen, "out of memory");
+  c->threshold = threshold;
+  c->alpha = alpha;
+  if (read_side(&c->base, base, err, errlen, warn, warnlen) ||
+      read_side(&c->new_, new_path, err, errlen, warn, warnlen) ||
+      match(c, err, errlen)) {
+    compare_free(c);
+    return -1;
+  }
+  *out = c;
+  return 0;
+}
+
+void compare_free(compare_result *c) {
+  if (!c) return;
+  side_free(&c->base);
+  side_free(&c->new_);
+  free(c->pairs);
+  for (size_t i = 0; i < c->note_count; i++) free(c->notes[i]);
+  free(c->notes);
+  free(c);
+}
+
+int compare_exit_code(const compare_result *c) {
+  return c && c->regression ? 1 : 0;
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+/* As kladder run's table: a time with three significant digits or more. */
+static void time_text(double s, char *dst, size_t size) {
+  if (!(s > 0) || !isfinite(s)) snprintf(dst, size, "-");
+  else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
+  else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
+  else snprintf(dst, size, "%.3f s", s);
+}
+
+static void ratio_text(double r, char *dst, size_t size) {
+  if (!(r > 0) || !isfinite(r)) snprintf(dst, size, "-");
+  else snprintf(dst, size, r < 100 ? "%.2fx" : "%.0fx", r);
+}
+
+static void p_text(const pair *p, char *dst, size_t size) {
+  if (p->v > V_SLOWER) snprintf(dst, size, "-");
+  else if (p->few) snprintf(dst, size, "few reps");
+  else if (isnan(p->p)) snprintf(dst, size, "-");
+  else snprintf(dst, size, "%.2g", p->p);
+}
+
+static void backend_text(const pair *p, char *dst, size_t size) {
+  const int b = p->b->device, n = p->n->device;
+  if (b == n && b == 0) snprintf(dst, size, "%s", p->b->backend);
+  else if (b == n) snprintf(dst, size, "%s:%d", p->b->backend, b);
+  else snprintf(dst, size, "%s:%d>%d", p->b->backend, b, n);
+}
+
+/* A problem's heading, as kladder run's: "reduce: f64 sum, n=65536", with
+ * its inputs and parameters (op and inputs said once). */
+static void heading(const row *r, char *dst, size_t size) {
+  snprintf(dst, size, "%s: %s%s%s, %s%s", r->workload, r->type,
+           r->op[0] ? " " : "", r->op, strchr(r->shape, 'x') ? "" : "n=",
+           r->shape);
+  size_t used = strlen(dst);
+  if (r->inputs[0] && strcmp(r->inputs, "random") != 0 && used < size)
+    used += (size_t)snprintf(dst + used, size - used, ", inputs %s",
+                             r->inputs);
+  char rest[256];
+  params_rest(r, rest, sizeof rest);
+  if (rest[0] && used < size) snprintf(dst + used, size - used, ", %s", rest);
+}
+
+/* Text wrapped at WIDTH, later lines indented. */
+static void wrapped(FILE *f, const char *text, int indent) {
+  int col = 0, words = 0;
+  for (const char *p = text; *p;) {
+    while (*p == ' ') p++;
+    const size_t word = strcspn(p, " ");
+    if (!word) break;
+    if (words > 0 && col + 1 + (int)word > WIDTH) {
+      fprintf(f, "\n%*s", indent, "");
+      col = indent;
+      words = 0;
+    } else if (words > 0) {
+      fputc(' ', f);
+      col++;
+    }
+    words++;
+    for (size_t i = 0; i < word; i++) {
+      const unsigned char ch = (unsigned char)p[i];
+      if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
+      else fputc(ch, f);
+    }
+    col += (int)word;
+    p += word;
+  }
+  fputc('\n', f);
+}
+
+static void side_line(FILE *f, const char *which, const side *s) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s %s | kladder %s%s%s%s, %s | CPU: %s | "
+           "GPU: %s%s", which, s->name, s->kladder[0] ? s->kladder : "?",
+           s->commit[0] ? " (" : "", s->commit, s->commit[0] ? ")" : "",
+           s->started[0] ? s->started : "start unknown",
+           s->cpu[0] ? s->cpu : "?", s->gpu && s->gpu[0] ? s->gpu : "none",
+           s->interrupted ? " | interrupted" : "");
+  wrapped(f, line, 6);
+}
+
+static void table_row(FILE *f, const pair *p) {
+  char rung[96], where[64], bt[24], nt[24], ratio[24], ceil[24], pv[24];
+  if (p->b->occurrence > 1)
+    snprintf(rung, sizeof rung, "%s #%d", p->b->rung, p->b->occurrence);
+  else
+    snprintf(rung, sizeof rung, "%s", p->b->rung);
+  backend_text(p, where, sizeof where);
+  time_text(p->b->state == SIDE_OK ? p->b->median : NAN, bt, sizeof bt);
+  time_text(p->n->state == SIDE_OK ? p->n->median : NAN, nt, sizeof nt);
+  ratio_text(p->ratio, ratio, sizeof ratio);
+  ratio_text(p->ceil_ratio, ceil, sizeof ceil);
+  p_text(p, pv, sizeof pv);
+  fprintf(f, "%-9s %-23s %-8s %10s %10s %6s %6s %8s  %s\n", p->b->workload,
+          rung, where, bt, nt, ratio, ceil, pv, verdict_names[p->v]);
+}
+
+static int write_table(FILE *f, const compare_result *c) {
+  char line[1024];
+  side_line(f, "base:", &c->base);
+  side_line(f, "new:", &c->new_);
+  fprintf(f, "time: the median of the timed runs; verdict beyond --threshold "
+          "%g%% at --alpha %g\n", c->threshold * 100, c->alpha);
+  fprintf(f, "\n%-9s %-23s %-8s %10s %10s %6s %6s %8s  %s\n", "workload",
+          "rung", "backend", "base", "new", "time", "%ceil", "p", "verdict");
+  /* Groups by problem in the order BASE ran them; the ceilings last. */
+  char *done = calloc(c->count ? c->count : 1, 1);
+  if (!done) return -1;
+  char key[512], other[512];
+  for (int pass = 0; pass < 2; pass++) {
+    int headed = 0;
+    for (size_t i = 0; i < c->count; i++) {
+      if (done[i] || c->pairs[i].b->ceiling != pass) continue;
+      if (pass == 1 && !headed) {
+        fprintf(f, "\nceilings, compared as the rungs are:\n");
+        headed = 1;
+      }
+      heading(c->pairs[i].b, key, sizeof key);
+      fprintf(f, "%s", pass == 0 ? "\n" : "");
+      wrapped(f, key, 2);
+      for (size_t j = i; j < c->count; j++) {
+        if (done[j] || c->pairs[j].b->ceiling != pass) continue;
+        heading(c->pairs[j].b, other, sizeof other);
+        if (strcmp(key, other) != 0) continue;
+        table_row(f, &c->pairs[j]);
+        done[j] = 1;
+      }
+    }
+  }
+  free(done);
+  if (c->count == 0) fprintf(f, "\n(no result of NEW matches one of BASE)\n");
+  fputc('\n', f);
+  snprintf(line, sizeof line, "time: NEW's median over BASE's (below 1: "
+           "faster); %%ceil: NEW's share of its ceiling over BASE's, fair "
+           "across machines; p: two-sided Mann-Whitney U test over the timed "
+           "runs (exact without ties up to %d runs in all, else the normal "
+           "approximation with tie correction).", EXACT_MAX);
+  wrapped(f, line, 2);
+  if (c->few) {
+    snprintf(line, sizeof line, "few reps: fewer than %d timed runs on a "
+             "side, or too few for the test to reach p < %g at all: the time "
+             "ratio alone decides.", MIN_REPS, c->alpha);
+    wrapped(f, line, 2);
+  }
+  char what[512];
+  for (size_t i = 0; i < c->count; i++) {
+    const pair *p = &c->pairs[i];
+    if (p->v != V_FAILED && p->v != V_ASIDE) continue;
+    label(p->b, what, sizeof what);
+    snprintf(line, sizeof line, "%s: %s: BASE %s, NEW %s%s",
+             verdict_names[p->v], what, p->b->check, p->n->check,
+             p->regression ? " (a new failure)" : "");
+    wrapped(f, line, 2);
+  }
+  for (size_t i = 0; i < c->note_count; i++) {
+    snprintf(line, sizeof line, "note: %s", c->notes[i]);
+    wrapped(f, line, 2);
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    const side *s = pass ? &c->new_ : &c->base;
+    for (size_t i = 0; i < s->count; i++) {
+      if (s->rows[i].matched) continue;
+      label(&s->rows[i], what, sizeof what);
+      snprintf(line, sizeof line, "only in %s: %s", pass ? "NEW" : "BASE",
+               what);
+      wrapped(f, line, 2);
+    }
+  }
+  for (int pass = 0; pass < 2; pass++)
+    if ((pass ? &c->new_ : &c->base)->interrupted)
+      fprintf(f, "note: %s was interrupted: it holds the rungs that "
+              "finished\n", pass ? "NEW" : "BASE");
+  fprintf(f, "%zu pair%s: %zu slower, %zu faster, %zu same, %zu failed, %zu "
+          "aside; %zu only in BASE, %zu only in NEW\n", c->count,
+          c->count == 1 ? "" : "s", c->verdicts[V_SLOWER],
+          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
+          c->verdicts[V_ASIDE], c->only_base, c->only_new);
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+static void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* A number in its shortest form of 15 to 17 digits that reads back
+ * exactly. */
+static void number_text(double v, char *dst, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(dst, size, "%.*g", digits, v);
+    if (strtod(dst, NULL) == v) return;
+  }
+}
+
+static void csv_number(FILE *f, double v) {
+  char text[40];
+  if (!isfinite(v)) return;
+  number_text(v, text, sizeof text);
+  fputs(text, f);
+}
+
+static const char csv_header[] =
+    "workload,rung,backend,type,shape,op,inputs,params,ceiling,occurrence,"
+    "base_device,new_device,base_device_name,new_device_name,base_median_s,"
+    "new_median_s,time_ratio,base_percent_ceiling,new_percent_ceiling,"
+    "ceiling_ratio,base_reps,new_reps,u,p_value,test,few_reps,base_check,"
+    "new_check,verdict,regression\n";
+
+/* One line: a pair (both rows), or a result of one file (the other NULL). */
+static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
+                     const char *verdict_text) {
+  const row *r = b ? b : n;
+  const char *key[] = {r->workload, r->rung, r->backend, r->type, r->shape,
+                       r->op, r->inputs, r->params};
+  for (size_t i = 0; i < sizeof key / sizeof *key; i++) {
+    csv_text(f, key[i]);
+    fputc(',', f);
+  }
+  fprintf(f, "%d,%d,", r->ceiling, r->occurrence);
+  if (b) fprintf(f, "%d", b->device);
+  fputc(',', f);
+  if (n) fprintf(f, "%d", n->device);
+  fputc(',', f);
+  csv_text(f, b ? b->device_name : "");
+  fputc(',', f);
+  csv_text(f, n ? n->device_name : "");
+  fputc(',', f);
+  csv_number(f, b ? b->median : NAN);
+  fputc(',', f);
+  csv_number(f, n ? n->median : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->ratio : NAN);
+  fputc(',', f);
+  csv_number(f, b ? b->percent : NAN);
+  fputc(',', f);
+  csv_number(f, n ? n->percent : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->ceil_ratio : NAN);
+  fputc(',', f);
+  if (b) fprintf(f, "%zu", b->reps);
+  fputc(',', f);
+  if (n) fprintf(f, "%zu", n->reps);
+  fputc(',', f);
+  csv_number(f, p ? p->u : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->p : NAN);
+  fprintf(f, ",%s,%s,", p ? test_names[p->test] : "none",
+          p && p->v <= V_SLOWER ? (p->few ? "1" : "0") : "");
+  csv_text(f, b ? b->check : "");
+  fputc(',', f);
+  csv_text(f, n ? n->check : "");
+  fprintf(f, ",%s,%d\n", verdict_text, p ? p->regression : 0);
+}
+
+static int write_csv(FILE *f, const compare_result *c) {
+  fputs(csv_header, f);
+  for (size_t i = 0; i < c->count; i++)
+    csv_line(f, c->pairs[i].b, c->pairs[i].n, &c->pairs[i],
+             verdict_names[c->pairs[i].v]);
+  for (size_t i = 0; i < c->base.count; i++)
+    if (!c->base.rows[i].matched)
+      csv_line(f, &c->base.rows[i], NULL, NULL, "only-in-base");
+  for (size_t i = 0; i < c->new_.count; i++)
+    if (!c->new_.rows[i].matched)
+      csv_line(f, NULL, &c->new_.rows[i], NULL, "only-in-new");
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p == '\n') fputs("\\n", f);
+    else if (*p == '\t') fputs("\\t", f);
+    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) csv_number(f, v);
+  else fputs("null", f);
+}
+
+static void json_key(FILE *f, const char *key, const char *text) {
+  fprintf(f, "\"%s\": ", key);
+  json_text(f, text);
+}
+
+/* A result's identity: the fields of its key. */
+static void json_identity(FILE *f, const row *r) {
+  json_key(f, "workload", r->workload);
+  fputs(", ", f);
+  json_key(f, "rung", r->rung);
+  fputs(", ", f);
+  json_key(f, "backend", r->backend);
+  fputs(", ", f);
+  json_key(f, "type", r->type);
+  fputs(", ", f);
+  json_key(f, "shape", r->shape);
+  fputs(", ", f);
+  json_key(f, "op", r->op);
+  fputs(", ", f);
+  json_key(f, "inputs", r->inputs);
+  fputs(", ", f);
+  json_key(f, "params", r->params);
+  fprintf(f, ", \"ceiling\": %s, \"occurrence\": %d",
+          r->ceiling ? "true" : "false", r->occurrence);
+}
+
+/* One side of a pair, or a result of one file. */
+static void json_side(FILE *f, const row *r) {
+  fprintf(f, "{\"device\": %d, ", r->device);
+  json_key(f, "device_name", r->device_name);
+  fputs(", \"median_s\": ", f);
+  json_num(f, r->median);
+  fputs(", \"percent_ceiling\": ", f);
+  json_num(f, r->percent);
+  fprintf(f, ", \"reps\": %zu, ", r->reps);
+  json_key(f, "check", r->check);
+  fputs(", ", f);
+  json_key(f, "status", r->status);
+  fputc('}', f);
+}
+
+static void json_file(FILE *f, const side *s) {
+  fputs("{", f);
+  json_key(f, "file", s->name);
+  fputs(", ", f);
+  json_key(f, "format", s->format);
+  fputs(", ", f);
+  json_key(f, "started", s->started);
+  fputs(", ", f);
+  json_key(f, "kladder", s->kladder);
+  fputs(", ", f);
+  json_key(f, "commit", s->commit);
+  fputs(", ", f);
+  json_key(f, "cpu", s->cpu);
+  fputs(", ", f);
+  if (s->gpu && s->gpu[0]) json_key(f, "gpu", s->gpu);
+  else fputs("\"gpu\": null", f);
+  fprintf(f, ", \"interrupted\": %s, \"results\": %zu}",
+          s->interrupted ? "true" : "false", s->count);
+}
+
+static int write_json(FILE *f, const compare_result *c) {
+  fputs("{\n  \"format\": \"kladder-compare-1\",\n  \"kladder\": ", f);
+  json_text(f, KL_VERSION);
+  fputs(",\n  \"base\": ", f);
+  json_file(f, &c->base);
+  fputs(",\n  \"new\": ", f);
+  json_file(f, &c->new_);
+  fputs(",\n  \"threshold\": ", f);
+  json_num(f, c->threshold);
+  fputs(", \"alpha\": ", f);
+  json_num(f, c->alpha);
+  fprintf(f, ", \"min_reps\": %d,\n  \"method\": \"two-sided Mann-Whitney "
+          "U over the timed runs: exact without ties up to %d runs in all, "
+          "else the normal approximation with tie and continuity "
+          "correction\",\n  \"pairs\": [", MIN_REPS, EXACT_MAX);
+  for (size_t i = 0; i < c->count; i++) {
+    const pair *p = &c->pairs[i];
+    fprintf(f, "%s\n    {", i ? "," : "");
+    json_identity(f, p->b);
+    fputs(", \"time_ratio\": ", f);
+    json_num(f, p->ratio);
+    fputs(", \"ceiling_ratio\": ", f);
+    json_num(f, p->ceil_ratio);
+    fputs(", \"u\": ", f);
+    json_num(f, p->u);
+    fputs(", \"p_value\": ", f);
+    json_num(f, p->p);
+    fprintf(f, ", \"test\": \"%s\", \"few_reps\": %s, \"verdict\": \"%s\", "
+            "\"regression\": %s, \"base\": ", test_names[p->test],
+            p->v <= V_SLOWER && p->few ? "true" : "false",
+            verdict_names[p->v], p->regression ? "true" : "false");
+    json_side(f, p->b);
+    fputs(", \"new\": ", f);
+    json_side(f, p->n);
+    fputc('}', f);
+  }
+  fputs(c->count ? "\n  ],\n" : "],\n", f);
+  for (int pass = 0; pass < 2; pass++) {
+    const side *s = pass ? &c->new_ : &c->base;
+    fprintf(f, "  \"only_in_%s\": [", pass ? "new" : "base");
+    int any = 0;
+    for (size_t i = 0; i < s->count; i++) {
+      if (s->rows[i].matched) continue;
+      fprintf(f, "%s\n    {", any++ ? "," : "");
+      json_identity(f, &s->rows[i]);
+      fputs(", \"result\": ", f);
+      json_side(f, &s->rows[i]);
+      fputc('}', f);
+    }
+    fputs(any ? "\n  ],\n" : "],\n", f);
+  }
+  fputs("  \"notes\": [", f);
+  for (size_t i = 0; i < c->note_count; i++) {
+    fputs(i ? ", " : "", f);
+    json_text(f, c->notes[i]);
+  }
+  fprintf(f, "],\n  \"summary\": {\"pairs\": %zu, \"slower\": %zu, "
+          "\"faster\": %zu, \"same\": %zu, \"failed\": %zu, \"aside\": %zu, "
+          "\"only_in_base\": %zu, \"only_in_new\": %zu, \"regression\": %s, "
+          "\"exit_code\": %d}\n}\n", c->count, c->verdicts[V_SLOWER],
+          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
+          c->verdicts[V_ASIDE], c->only_base, c->only_new,
+          c->regression ? "true" : "false", compare_exit_code(c));
+  return ferror(f) ? -1 : 0;
+}
+
+/* ---- HTML ---------------------------------------------------------------- */
+
+static void html_text(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '&': fputs("&amp;", f); break;
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '"': fputs("&quot;", f); break;
+    default: fputc(*s, f);
+    }
+  }
+}
+
+static void html_cell(FILE *f, const char *cls, const char *text) {
+  fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
+          cls ? "\"" : "");
+  html_text(f, text);
+  fputs("</td>", f);
+}
+
+static void html_side(FILE *f, const char *which, const side *s) {
+  fprintf(f, "<p><b>%s</b> ", which);
+  html_text(f, s->name);
+  fputs(": kladder ", f);
+  html_text(f, s->kladder[0] ? s->kladder : "?");
+  if (s->commit[0]) {
+    fputs(" (", f);
+    html_text(f, s->commit);
+    fputc(')', f);
+  }
+  fputs(", ", f);
+  html_text(f, s->started);
+  fputs(" | CPU: ", f);
+  html_text(f, s->cpu);
+  fputs(" | GPU: ", f);
+  html_text(f, s->gpu && s->gpu[0] ? s->gpu : "none");
+  if (s->interrupted) fputs(" | interrupted", f);
+  fputs("</p>\n", f);
+}
+
+int compare_write_html(FILE *f, const compare_result *c, int page) {
+  if (page)
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
+          "\"utf-8\">\n<title>kladder compare</title>\n</head>\n<body>\n", f);
+  fputs("<section class=\"kl-compare\">\n<style>\n"
+        ".kl-compare{font-family:sans-serif;font-size:14px}\n"
+        ".kl-compare table{border-collapse:collapse}\n"
+        ".kl-compare th,.kl-compare td{padding:2px 8px;text-align:right;"
+        "border-bottom:1px solid #ddd;white-space:nowrap}\n"
+        ".kl-compare th.t,.kl-compare td.t{text-align:left}\n"
+        ".kl-compare tr.slower td.v,.kl-compare tr.failed td.v{color:#b00;"
+        "font-weight:bold}\n"
+        ".kl-compare tr.faster td.v{color:#070;font-weight:bold}\n"
+        ".kl-compare tr.ceiling{color:#666}\n"
+        "</style>\n<h2>kladder compare</h2>\n", f);
+  html_side(f, "base:", &c->base);
+  html_side(f, "new:", &c->new_);
+  fprintf(f, "<p>time: NEW's median over BASE's; %%ceil: NEW's share of its "
+          "ceiling over BASE's; p: two-sided Mann-Whitney U test over the "
+          "timed runs; verdict beyond a threshold of %g%% at alpha %g.</p>\n",
+          c->threshold * 100, c->alpha);
+  fputs("<table>\n<thead><tr><th class=\"t\">workload</th><th class=\"t\">"
+        "problem</th><th class=\"t\">rung</th><th class=\"t\">backend</th>"
+        "<th>base</th><th>new</th><th>time</th><th>base %ceil</th>"
+        "<th>new %ceil</th><th>%ceil</th><th>reps</th><th>p</th>"
+        "<th class=\"t\">verdict</th></tr></thead>\n<tbody>\n", f);
+  char text[512];
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < c->count; i++) {
+      const pair *p = &c->pairs[i];
+      if (p->b->ceiling != pass) continue;
+      fprintf(f, "<tr class=\"%s%s\">", verdict_names[p->v],
+              pass ? " ceiling" : "");
+      html_cell(f, "t", p->b->workload);
+      heading(p->b, text, sizeof text);
+      const char *problem = strchr(text, ':');
+      html_cell(f, "t", problem ? problem + 2 : text);
+      char nth[16] = "";
+      if (p->b->occurrence > 1)
+        snprintf(nth, sizeof nth, " #%d", p->b->occurrence);
+      snprintf(text, sizeof text, "%s%s%s", p->b->rung, nth,
+               pass ? " [ceiling]" : "");
+      html_cell(f, "t", text);
+      backend_text(p, text, sizeof text);
+      html_cell(f, "t", text);
+      time_text(p->b->state == SIDE_OK ? p->b->median : NAN, text,
+                sizeof text);
+      html_cell(f, NULL, text);
+      time_text(p->n->state == SIDE_OK ? p->n->median : NAN, text,
+                sizeof text);
+      html_cell(f, NULL, text);
+      ratio_text(p->ratio, text, sizeof text);
+      html_cell(f, NULL, text);
+      for (int s = 0; s < 2; s++) {
+        const double pct = (s ? p->n : p->b)->percent;
+        if (pct > 0 && isfinite(pct)) snprintf(text, sizeof text, "%.1f%%",
+                                               pct);
+        else snprintf(text, sizeof text, "-");
+        html_cell(f, NULL, text);
+      }
+      ratio_text(p->ceil_ratio, text, sizeof text);
+      html_cell(f, NULL, text);
+      snprintf(text, sizeof text, "%zu/%zu", p->b->reps, p->n->reps);
+      html_cell(f, NULL, text);
+      p_text(p, text, sizeof text);
+      html_cell(f, NULL, text);
+      if (p->v == V_FAILED || p->v == V_ASIDE)
+        snprintf(text, sizeof text, "%s (BASE %s, NEW %s)",
+                 verdict_names[p->v], p->b->check, p->n->check);
+      else
+        snprintf(text, sizeof text, "%s", verdict_names[p->v]);
+      html_cell(f, "t v", text);
+      fputs("</tr>\n", f);
+    }
+  fputs("</tbody>\n</table>\n<ul>\n", f);
+  if (c->few)
+    fprintf(f, "<li>few reps: fewer than %d timed runs on a side, or too few "
+            "for the test to reach p &lt; %g at all: the time ratio alone "
+            "decides.</li>\n", MIN_REPS, c->alpha);
+  for (size_t i = 0; i < c->note_count; i++) {
+    fputs("<li>", f);
+    html_text(f, c->notes[i]);
+    fputs("</li>\n", f);
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    const side *s = pass ? &c->new_ : &c->base;
+    for (size_t i = 0; i < s->count; i++) {
+      if (s->rows[i].matched) continue;
+      label(&s->rows[i], text, sizeof text);
+      fprintf(f, "<li>only in %s: ", pass ? "NEW" : "BASE");
+      html_text(f, text);
+      fputs("</li>\n", f);
+    }
+  }
+  fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu same, %zu failed, "
+          "%zu aside; %zu only in BASE, %zu only in NEW</li>\n</ul>\n"
+          "</section>\n", c->count, c->verdicts[V_SLOWER],
+          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
+          c->verdicts[V_ASIDE], c->only_base, c->only_new);
+  if (page) fputs("</body>\n</html>\n", f);
+  return ferror(f) ? -1 : 0;
+}
+
+static int write_html(FILE *f, const compare_result *c) {
+  return compare_write_html(f, c, 1);
+}
+
+/* ---- output files -----------------------------------------------------------
+ * Each is opened before any is written: a regular file under a temporary
+ * name beside it, renamed into place once every file is complete; a
+ * device or pipe directly, after the regular files; "-" is standard
+ * output. */
+
+enum { OUT_CSV, OUT_JSON, OUT_HTML, OUTS };
+static const char *const out_flags[OUTS] = {"--csv", "--json", "--html"};
+static int (*const out_writers[OUTS])(FILE *, const compare_result *) = {
+    write_csv, write_json, write_html};
+
+typedef struct output {
+  const char *path;
+  FILE *f;
+  char *temp;   /* a regular file's temporary copy */
+  int direct;   /* a device, a pipe or standard output */
+} output;
+
+static void output_discard(output *o) {
+  if (o->f && o->f != stdout) fclose(o->f);
+  o->f = NULL;
+  if (o->temp) remove(o->temp);
+  free(o->temp);
+  o->temp = NULL;
+}
+
+static int directory_exists(const char *path) {
+  char *dir = malloc(strlen(path) + 2);
+  if (!dir) return 1;
+  strcpy(dir, path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) strcpy(dir, ".");
+  else if (slash == dir) dir[1] = '\0';
+  else *slash = '\0';
+  struct stat info;
+  const int yes = stat(dir, &info) == 0 && S_ISDIR(info.st_mode);
+  free(dir);
+  return yes;
+}
+
+static int output_open(output *o, char *why, size_t len) {
+  if (strcmp(o->path, "-") == 0) {
+    o->f = stdout;
+    o->direct = 1;
+    return 0;
+  }
+  struct stat info;
+  mode_t mode;
+  if (stat(o->path, &info) == 0) {
+    if (S_ISDIR(info.st_mode))
+      return say(why, len, "it is a directory");
+    if (!S_ISREG(info.st_mode)) {
+      /* A device or a pipe; a pipe with no reader is refused, not
+       * waited for. */
+      const int fifo = S_ISFIFO(info.st_mode);
+      int fd = open(o->path, O_WRONLY | (fifo ? O_NONBLOCK : 0));
+      if (fd >= 0 && fifo) {
+        const int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+          close(fd);
+          fd = -1;
+        }
+      }
+      if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+        const int e = errno;
+        if (fd >= 0) close(fd);
+        return say(why, len, "%s", fifo && e == ENXIO ? "a pipe with no "
+                   "reader" : strerror(e));
+      }
+      o->direct = 1;
+      return 0;
+    }
+    if (access(o->path, W_OK) != 0) return say(why, len, "%s", strerror(errno));
+    mode = info.st_mode & 07777;
+  } else if (errno == ENOENT) {
+    const mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
+  } else {
+    return say(why, len, "%s", strerror(errno));
+  }
+  o->temp = malloc(strlen(o->path) + 16);
+  if (!o->temp) return say(why, len, "out of memory");
+  sprintf(o->temp, "%s.tmp-XXXXXX", o->path);
+  const int fd = mkstemp(o->temp);
+  if (fd < 0) {
+    const int e = errno;
+    free(o->temp);
+    o->temp = NULL;
+    if (!directory_exists(o->path))
+      return say(why, len, "its directory does not exist");
+    return say(why, len, "its directory takes no new file (%s)", strerror(e));
+  }
+  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
+    const int e = errno;
+    close(fd);
+    remove(o->temp);
+    free(o->temp);
+    o->temp = NULL;
+    return say(why, len, "%s", strerror(e));
+  }
+  return 0;
+}
+
+/* Writes one output; closes it unless it is standard output. */
+static int output_fill(output *o, int which, const compare_result *c,
+                       char *why, size_t len) {
+  errno = 0;
+  int bad = out_writers[which](o->f, c) != 0;
+  if (fflush(o->f) != 0) bad = 1;
+  int e = bad ? (errno ? errno : EIO) : 0;
+  if (o->f != stdout) {
+    if (fclose(o->f) != 0 && !bad) {
+      bad = 1;
+      e = errno;
+    }
+    o->f = NULL;
+  }
+  return bad ? say(why, len, "%s", strerror(e)) : 0;
+}
+
+/* Every output whole, or none: 0, or the exit code after one line. */
+static int write_outputs(const char *paths[OUTS], const compare_result *c) {
+  output outs[OUTS];
+  memset(outs, 0, sizeof outs);
+  char why[256], show[SHOWN_SIZE];
+  int code = 0, failed = -1;
+  for (int i = 0; i < OUTS && !code; i++) {
+    if (!paths[i]) continue;
+    outs[i].path = paths[i];
+    if (output_open(&outs[i], why, sizeof why)) {
+      code = 2;
+      failed = i;
+    }
+  }
+  /* The regular files first, then devices and standard output. */
+  for (int direct = 0; direct < 2 && !code; direct++)
+    for (int i = 0; i < OUTS && !code; i++)
+      if (paths[i] && outs[i].direct == direct &&
+          output_fill(&outs[i], i, c, why, sizeof why)) {
+        code = 2;
+        failed = i;
+      }
+  for (int i = 0; i < OUTS && !code; i++)
+    if (outs[i].temp) {
+      if (rename(outs[i].temp, outs[i].path) != 0) {
+        say(why, sizeof why, "%s", strerror(errno));
+        code = 2;
+        failed = i;
+        break;
+      }
+      free(outs[i].temp);
+      outs[i].temp = NULL;
+    }
+  for (int i = 0; i < OUTS; i++) output_discard(&outs[i]);
+  if (code)
+    error_line("cannot write %s '%s': %s", out_flags[failed],
+               shown(paths[failed], show), why);
+  return code;
+}
+
+/* ---- the command --------------------------------------------------------- */
+
+enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_CSV, OPT_JSON, OPT_HTML };
+
+static const struct option compare_longs[] = {
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"html", required_argument, NULL, OPT_HTML},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0}};
+
+static const char *long_name(int val) {
+  for (const struct option *o = compare_longs; o->name; o++)
+    if (o->val == val) return o->name;
+  return "?";
+}
+
+/* A long option getopt_long refused with none to blame: unknown, or a
+ * prefix of several. */
+static int unknown_long(const char *typed) {
+  char name[SHOWN_BYTES + 2], show[SHOWN_SIZE], matches[256] = "";
+  const size_t len = strcspn(typed, "=");
+  snprintf(name, sizeof name, "%.*s",
+           (int)(len < sizeof name - 1 ? len : sizeof name - 1), typed);
+  int count = 0;
+  for (const struct option *o = compare_longs; o->name && len > 2; o++)
+    if (strncmp(o->name, typed + 2, len - 2) == 0) {
+      const size_t used = strlen(matches);
+      snprintf(matches + used, sizeof matches - used, " --%s", o->name);
+      count++;
+    }
+  if (count > 1)
+    return bad_usage("option '%s' is ambiguous; possibilities:%s",
+                     shown(name, show), matches);
+  return bad_usage("unknown option '%s'", shown(name, show));
+}
+
+/* A fraction: finite, and within [low, high] (open where said). */
+static int parse_fraction(const char *text, const char *flag, double low,
+                          int low_open, double high, double *out) {
+  char *end = NULL, show[SHOWN_SIZE];
+  errno = 0;
+  const double v = strtod(text, &end);
+  const int ok = errno == 0 && end != text && *end == '\0' && isfinite(v) &&
+                 (low_open ? v > low : v >= low) && v < high;
+  if (!ok) {
+    if (high > 1)
+      return bad_usage("%s '%s' must be a number from 0 up (0.05: 5%%)", flag,
+                       shown(text, show));
+    return bad_usage("%s '%s' must be a number above 0 and below 1", flag,
+                     shown(text, show));
+  }
+  *out = v;
+  return 0;
+}
+
+/* A path made absolute: realpath where it exists, else its directory's
+ * realpath and its name; NULL where neither resolves. */
+static char *canonical(const char *path) {
+  char *whole = realpath(path, NULL);
+  if (whole) return whole;
+  const char *slash = strrchr(path, '/');
+  char *dir;
+  if (!slash) dir = realpath(".", NULL);
+  else if (slash == path) dir = realpath("/", NULL);
+  else {
+    char *head = malloc((size_t)(slash - path) + 1);
+    if (!head) return NULL;
+    memcpy(head, path, (size_t)(slash - path));
+    head[slash - path] = '\0';
+    dir = realpath(head, NULL);
+    free(head);
+  }
+  if (!dir) return NULL;
+  const char *name = slash ? slash + 1 : path;
+  char *joined = malloc(strlen(dir) + strlen(name) + 2);
+  if (joined) sprintf(joined, "%s/%s", dir, name);
+  free(dir);
+  return joined;
+}
+
+/* Two paths that name one file: the same device and inode where both
+ * exist (a link included), else the same absolute path. */
+static int same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0) return 1;
+  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char *ca = canonical(a), *cb = canonical(b);
+  const int same = ca && cb && strcmp(ca, cb) == 0;
+  free(ca);
+  free(cb);
+  return same;
+}
+
+int compare_main(int argc, char **argv) {
+  const char *paths[OUTS] = {NULL};
+  double threshold = 0.05, alpha = 0.05;
+  int given[OPT_HTML + 1] = {0};
+  char show[SHOWN_SIZE];
+  opterr = 0;
+  int c, index;
+  while ((index = -1,
+          c = getopt_long(argc, argv, ":h", compare_longs, &index)) != -1) {
+    const char *typed = argv[optind - 1];
+    const int typed_long = strncmp(typed, "--", 2) == 0;
+    if (c == ':') {
+      if (typed_long || optopt >= 256)
+        return bad_usage("option '--%s' needs a value", long_name(optopt));
+      return bad_usage("option '-%c' needs a value", optopt);
+    }
+    if (c == '?') {
+      if (optopt == 0) return unknown_long(typed);
+      if (typed_long && optopt == 'h')
+        return bad_usage("option '--help' takes no value");
+      if (optopt > ' ' && optopt < 0x7f)
+        return bad_usage("unknown option '-%c'", optopt);
+      return bad_usage("unknown option '-\\x%02x'", optopt & 0xff);
+    }
+    if (c == 'h') {
+      fputs(usage_compare, stdout);
+      return 0;
+    }
+    if (!*optarg)
+      return bad_usage("option '--%s' needs a non-empty value", long_name(c));
+    if (given[c]++)
+      return bad_usage("option '--%s' given twice; it takes one value",
+                       long_name(c));
+    int bad = 0;
+    switch (c) {
+    case OPT_THRESHOLD:
+      bad = parse_fraction(optarg, "--threshold", 0, 0, INFINITY, &threshold);
+      break;
+    case OPT_ALPHA:
+      bad = parse_fraction(optarg, "--alpha", 0, 1, 1, &alpha);
+      break;
+    case OPT_CSV: paths[OUT_CSV] = optarg; break;
+    case OPT_JSON: paths[OUT_JSON] = optarg; break;
+    case OPT_HTML: paths[OUT_HTML] = optarg; break;
+    }
+    if (bad) return bad;
+  }
+  const int operands = argc - optind;
+  if (operands != 2) {
+    if (operands > 2)
+      return bad_usage("unexpected argument '%s'; compare takes two results "
+                       "files, BASE and NEW", shown(argv[optind + 2], show));
+    return bad_usage("compare takes two results files, BASE and NEW; %s",
+                     operands ? "only one given" : "none given");
+  }
+  const char *inputs[2] = {argv[optind], argv[optind + 1]};
+  if (strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
+    return bad_usage("BASE and NEW cannot both be standard input ('-')");
+  /* The outputs: each its own file, none an input; refused before any
+   * file is read or written. */
+  for (int i = 0; i < OUTS; i++) {
+    if (!paths[i]) continue;
+    for (int j = i + 1; j < OUTS; j++)
+      if (paths[j] && same_file(paths[i], paths[j]))
+        return bad_usage("%s and %s name the same file '%s'", out_flags[i],
+                         out_flags[j], shown(paths[i], show));
+    for (int k = 0; k < 2; k++)
+      if (strcmp(paths[i], "-") != 0 && same_file(paths[i], inputs[k]))
+        return error_line("%s '%s' is %s, an input: refusing to write over "
+                          "it", out_flags[i], shown(paths[i], show),
+                          k ? "NEW" : "BASE");
+  }
+  char err[1024], warn[512];
+  compare_result *result = NULL;
+  if (compare_files(inputs[0], inputs[1], threshold, alpha, &result, err,
+                    sizeof err, warn, sizeof warn))
+    return error_line("%s", err);
+  if (warn[0]) {
+    fputs("kladder: warning: ", stderr);
+    one_line(stderr, warn);
+    fputc('\n', stderr);
+  }
+  int code = write_outputs(paths, result);
+  if (code == 0) {
+    int piped = 0;
+    for (int i = 0; i < OUTS; i++) piped |= paths[i] && !strcmp(paths[i], "-");
+    FILE *table = piped ? stderr : stdout;
+    if (write_table(table, result) != 0 || fflush(table) != 0)
+      code = error_line("writing the table: %s", strerror(errno ? errno : EIO));
+  }
+  if (code == 0) code = compare_exit_code(result);
+  if (code == 1)
+    fprintf(stderr, "kladder: a regression (a pair slower beyond the "
+            "threshold, or a new failure): see the table\n");
+  compare_free(result);
+  return code;
+}
