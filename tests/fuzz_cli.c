@@ -101,6 +101,12 @@ static const char *const seeds[] = {
     "--reps 1",
     "run -w histogram -r serial,openmp-blocks --inputs skewed -n 33 --reps 2",
     "run -w histogram -b serial -i /etc/passwd --reps 1 --warmup 0",
+    /* The report and compare (issue 30): results files and bad ones. */
+    "run -w map -b serial -n 1000 --reps 2 --json out.json --html out.html",
+    "report /etc/passwd -o out.html",
+    "report out.json -o out.html",
+    "compare /etc/passwd /etc/hostname",
+    "compare out.json out.json --threshold 0.1",
 };
 #define SEED_COUNT (sizeof seeds / sizeof seeds[0])
 
@@ -194,6 +200,7 @@ static const char *const options[] = {
     "--no-ceiling", "--max-time", "-q", "-h", "--size=", "--ld=", "--",
     "-", "run", "list", "-p", "--param", "--param=", "-n5", "--quiet=x",
     "--work", "-qw", "-i", "--input", "--input=", "--rhs", "--solution",
+    "--html", "report", "compare", "--threshold", "--alpha",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
