@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "json-read.h"
+#include "report-html.h"
 #include "kladder.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -1281,8 +1282,20 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
   return ferror(f) ? -1 : 0;
 }
 
+/* --html: the report of both files (report-html.c), the comparison as
+ * its first section. */
+static void embed_comparison(FILE *f, const void *ctx) {
+  (void)compare_write_html(f, (const compare_result *)ctx, 0);
+}
+
 static int write_html(FILE *f, const compare_result *c) {
-  return compare_write_html(f, c, 1);
+  const char *inputs[2] = {c->base.path, c->new_.path};
+  char err[512];
+  if (report_page(f, inputs, 2, embed_comparison, c, err, sizeof err) != 0) {
+    fprintf(stderr, "kladder: error: %s\n", err);
+    return -1;
+  }
+  return ferror(f) ? -1 : 0;
 }
 
 /* ---- output files -----------------------------------------------------------

@@ -62,6 +62,8 @@ typedef struct report {
   size_t count;
   FILE *f;
   int charts; /* SVGs written */
+  report_extra extra; /* a section after the header, or NULL */
+  const void *extra_ctx;
 } report;
 
 static const char *str(const json_value *v, const char *key) {
@@ -1388,6 +1390,7 @@ static void page(report *rep) {
         "<line x1=\"0\" y1=\"0\" x2=\"0\" y2=\"6\" stroke=\"#c90\" "
         "stroke-width=\"3\"/></pattern></defs></svg>\n", f);
   header(rep);
+  if (rep->extra) rep->extra(f, rep->extra_ctx);
   const int groups = make_groups(rep);
   fputs("<nav><p>", f);
   for (size_t i = 0; i < rep->count; i++) {
@@ -1469,13 +1472,31 @@ static int write_whole(const char *out, const char *text, size_t len,
   return ok ? 0 : 2;
 }
 
-int report_write(const char *out, const char *const *inputs, int count,
-                 char *err, size_t errlen) {
+int report_page(FILE *f, const char *const *inputs, int count,
+                report_extra extra, const void *ctx, char *err,
+                size_t errlen) {
   if (count < 1 || count > MAX_FILES) {
     snprintf(err, errlen, "a report reads 1 to %d results files, not %d",
              MAX_FILES, count);
     return 2;
   }
+  report rep = {0};
+  rep.extra = extra;
+  rep.extra_ctx = ctx;
+  int rc = 0;
+  for (int i = 0; i < count && rc == 0; i++)
+    rc = load(&rep, inputs[i], err, errlen);
+  if (rc == 0) {
+    rep.f = f;
+    page(&rep);
+  }
+  for (int i = 0; i < rep.files; i++) json_free(rep.docs[i]);
+  free(rep.rows);
+  return rc;
+}
+
+int report_write(const char *out, const char *const *inputs, int count,
+                 char *err, size_t errlen) {
   for (int i = 0; i < count; i++)
     if (strcmp(out, "-") != 0 &&
         (strcmp(out, inputs[i]) == 0 || same_file(out, inputs[i]))) {
@@ -1483,29 +1504,20 @@ int report_write(const char *out, const char *const *inputs, int count,
                "it reads", out);
       return 2;
     }
-  report rep = {0};
-  int rc = 0;
-  for (int i = 0; i < count && rc == 0; i++)
-    rc = load(&rep, inputs[i], err, errlen);
   char *text = NULL;
   size_t len = 0;
-  if (rc == 0) {
-    rep.f = open_memstream(&text, &len);
-    if (!rep.f) {
-      snprintf(err, errlen, "out of memory");
-      rc = 2;
-    } else {
-      page(&rep);
-      if (fclose(rep.f) != 0) {
-        snprintf(err, errlen, "out of memory");
-        rc = 2;
-      }
-    }
+  FILE *f = open_memstream(&text, &len);
+  if (!f) {
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  int rc = report_page(f, inputs, count, NULL, NULL, err, errlen);
+  if (fclose(f) != 0 && rc == 0) {
+    snprintf(err, errlen, "out of memory");
+    rc = 2;
   }
   if (rc == 0) rc = write_whole(out, text, len, err, errlen);
   free(text);
-  for (int i = 0; i < rep.files; i++) json_free(rep.docs[i]);
-  free(rep.rows);
   return rc;
 }
 

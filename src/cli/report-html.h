@@ -5,6 +5,7 @@
 #define KL_CLI_REPORT_HTML_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* kladder report FILE.json [FILE.json ...] -o OUT.html: the exit code. */
 int report_main(int argc, char **argv);
@@ -15,5 +16,13 @@ int report_main(int argc, char **argv);
  * written. */
 int report_write(const char *out, const char *const *inputs, int count,
                  char *err, size_t errlen);
+
+/* The page of `inputs` written to f, with `extra` (where not NULL) called
+ * to write a section of its own after the header (compare's comparison).
+ * 0, or 2 with one line in err. */
+typedef void (*report_extra)(FILE *f, const void *ctx);
+int report_page(FILE *f, const char *const *inputs, int count,
+                report_extra extra, const void *ctx, char *err,
+                size_t errlen);
 
 #endif
