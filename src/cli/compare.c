@@ -29,6 +29,7 @@
 
 #include "json-read.h"
 #include "report-html.h"
+#include "text.h"
 #include "kladder.h"
 
 #if defined(__GNUC__) || defined(__clang__)
@@ -89,33 +90,6 @@ static const char usage_compare[] =
 
 /* ---- messages ---------------------------------------------------------- */
 
-#define SHOWN_BYTES 40
-#define SHOWN_SIZE (4 * SHOWN_BYTES + 8)
-
-/* An argument as a message shows it: its first 40 bytes, control
- * characters written \xNN. */
-static const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
-  size_t end = 0;
-  while (end < SHOWN_BYTES && arg[end]) end++;
-  const int cut = arg[end] != '\0';
-  if (cut)
-    while (end > 0 && ((unsigned char)arg[end] & 0xC0) == 0x80) end--;
-  char *out = dst;
-  for (size_t i = 0; i < end; i++) {
-    unsigned char ch = (unsigned char)arg[i];
-    if (ch < 0x20 || ch == 0x7f) out += sprintf(out, "\\x%02x", ch);
-    else *out++ = (char)ch;
-  }
-  strcpy(out, cut ? "..." : "");
-  return dst;
-}
-
-static void one_line(FILE *f, const char *text) {
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
-    else fputc(*p, f);
-  }
-}
 
 /* Every mistake: one line, exit code 2. */
 PRINTF_LIKE(1, 2)
@@ -1140,41 +1114,30 @@ static int write_json(FILE *f, const compare_result *c) {
 
 /* ---- HTML ---------------------------------------------------------------- */
 
-static void html_text(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '&': fputs("&amp;", f); break;
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '"': fputs("&quot;", f); break;
-    default: fputc(*s, f);
-    }
-  }
-}
 
 static void html_cell(FILE *f, const char *cls, const char *text) {
   fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
           cls ? "\"" : "");
-  html_text(f, text);
+  html_escape(f, text);
   fputs("</td>", f);
 }
 
 static void html_side(FILE *f, const char *which, const side *s) {
   fprintf(f, "<p><b>%s</b> ", which);
-  html_text(f, s->name);
+  html_escape(f, s->name);
   fputs(": kladder ", f);
-  html_text(f, s->kladder[0] ? s->kladder : "?");
+  html_escape(f, s->kladder[0] ? s->kladder : "?");
   if (s->commit[0]) {
     fputs(" (", f);
-    html_text(f, s->commit);
+    html_escape(f, s->commit);
     fputc(')', f);
   }
   fputs(", ", f);
-  html_text(f, s->started);
+  html_escape(f, s->started);
   fputs(" | CPU: ", f);
-  html_text(f, s->cpu);
+  html_escape(f, s->cpu);
   fputs(" | GPU: ", f);
-  html_text(f, s->gpu && s->gpu[0] ? s->gpu : "none");
+  html_escape(f, s->gpu && s->gpu[0] ? s->gpu : "none");
   if (s->interrupted) fputs(" | interrupted", f);
   fputs("</p>\n", f);
 }
@@ -1260,7 +1223,7 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
             "decides.</li>\n", MIN_REPS, c->alpha);
   for (size_t i = 0; i < c->note_count; i++) {
     fputs("<li>", f);
-    html_text(f, c->notes[i]);
+    html_escape(f, c->notes[i]);
     fputs("</li>\n", f);
   }
   for (int pass = 0; pass < 2; pass++) {
@@ -1269,7 +1232,7 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
       if (s->rows[i].matched) continue;
       label(&s->rows[i], text, sizeof text);
       fprintf(f, "<li>only in %s: ", pass ? "NEW" : "BASE");
-      html_text(f, text);
+      html_escape(f, text);
       fputs("</li>\n", f);
     }
   }

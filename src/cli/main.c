@@ -17,6 +17,7 @@
 #include "compare.h"
 #include "kladder.h"
 #include "report-html.h"
+#include "text.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -174,38 +175,6 @@ static const char usage_run[] =
     "input, 3 a device or runtime error.\n";
 
 /* ---- messages ---------------------------------------------------------- */
-
-/* Arguments echoed in messages are cut to this many bytes: a 100 kB
- * argument must not push the reason out of sight. */
-#define SHOWN_BYTES 40
-#define SHOWN_SIZE (4 * SHOWN_BYTES + 8)
-
-/* arg as a message shows it: cut at a character boundary and marked with
- * "...", control characters written \xNN so the message stays one line. */
-static const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
-  size_t end = 0;
-  while (end < SHOWN_BYTES && arg[end]) end++;
-  const int cut = arg[end] != '\0';
-  if (cut)
-    while (end > 0 && ((unsigned char)arg[end] & 0xC0) == 0x80) end--;
-  char *out = dst;
-  for (size_t i = 0; i < end; i++) {
-    unsigned char ch = (unsigned char)arg[i];
-    if (ch < 0x20 || ch == 0x7f) out += sprintf(out, "\\x%02x", ch);
-    else *out++ = (char)ch;
-  }
-  strcpy(out, cut ? "..." : "");
-  return dst;
-}
-
-/* A message on one line: a control character in it (a newline in a name
- * the user typed) is written \xNN. */
-static void one_line(FILE *f, const char *text) {
-  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-    if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
-    else fputc(*p, f);
-  }
-}
 
 static int fail(kl_status st) {
   fputs("kladder: error: ", stderr);

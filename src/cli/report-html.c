@@ -36,6 +36,7 @@
 
 #include "json-read.h"
 #include "kladder.h"
+#include "text.h"
 
 #define FORMAT_PREFIX "kladder-results-"
 #define FORMAT_KNOWN 2 /* the newest version of the results format read */
@@ -174,18 +175,6 @@ static int load(report *rep, const char *path, char *err, size_t errlen) {
 
 /* ---- text ----------------------------------------------------------------- */
 
-static void esc(FILE *f, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '<': fputs("&lt;", f); break;
-    case '>': fputs("&gt;", f); break;
-    case '&': fputs("&amp;", f); break;
-    case '"': fputs("&quot;", f); break;
-    case '\'': fputs("&#39;", f); break;
-    default: fputc(*s, f);
-    }
-  }
-}
 
 /* At least three significant digits, as `kladder run` prints rates. */
 static void sig3(double v, char *dst, size_t size) {
@@ -219,7 +208,7 @@ static void time_text(double s, char *dst, size_t size) {
  * formats again. */
 enum { F_NUM, F_TIME, F_PCT, F_TIMES };
 
-static void shown(double v, int kind, const char *unit, char *dst,
+static void number_text(double v, int kind, const char *unit, char *dst,
                   size_t size) {
   char num[48];
   if (kind == F_TIME) {
@@ -249,12 +238,12 @@ static void cell_field(FILE *f, const row *r, const char *key, int kind,
     return;
   }
   char text[64];
-  shown(m->number, kind, unit, text, sizeof text);
+  number_text(m->number, kind, unit, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-r=\"%d.%d\" data-k=\"%s\" data-f=\"%s\" "
           "data-u=\"", r->file, r->index, key, kind_name(kind));
-  esc(f, unit ? unit : "");
+  html_escape(f, unit ? unit : "");
   fprintf(f, "\" data-v=\"%s\">", m->text);
-  esc(f, text);
+  html_escape(f, text);
   fputs("</td>", f);
 }
 
@@ -265,10 +254,10 @@ static void cell_computed(FILE *f, int present, double v, int kind) {
     return;
   }
   char text[64];
-  shown(v, kind, NULL, text, sizeof text);
+  number_text(v, kind, NULL, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-c=\"%.17g\" data-f=\"%s\">", v,
           kind_name(kind));
-  esc(f, text);
+  html_escape(f, text);
   fputs("</td>", f);
 }
 
@@ -314,24 +303,24 @@ static size_t group_rows(const report *rep, int g, const row **out) {
 
 static void problem_heading(FILE *f, const report *rep, const row *r) {
   fputs("<h3>", f);
-  esc(f, r->workload);
+  html_escape(f, r->workload);
   fputs(": ", f);
-  esc(f, r->type);
+  html_escape(f, r->type);
   fputs(r->shape[0] && strchr(r->shape, 'x') ? ", " : ", n = ", f);
-  esc(f, r->shape);
+  html_escape(f, r->shape);
   /* The parameters name the operation and the inputs where there are
    * any; else they are named alone. */
   if (r->params[0]) {
     fputs(", ", f);
-    esc(f, r->params);
+    html_escape(f, r->params);
   } else {
     if (r->op[0]) {
       fputs(", op ", f);
-      esc(f, r->op);
+      html_escape(f, r->op);
     }
     if (r->inputs[0]) {
       fputs(", inputs ", f);
-      esc(f, r->inputs);
+      html_escape(f, r->inputs);
     }
   }
   if (rep->files > 1) fprintf(f, " <span class=\"file\">(file %d)</span>", r->file + 1);
@@ -421,7 +410,7 @@ static void svg_open(report *rep, int w, int h, const char *label) {
   fprintf(rep->f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
           "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"", w, h, w, h);
-  esc(rep->f, label);
+  html_escape(rep->f, label);
   fputs("\">\n", rep->f);
 }
 
@@ -429,8 +418,34 @@ static void text_at(FILE *f, double x, double y, const char *anchor,
                     const char *cls, const char *s) {
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s%s>", x, y,
           anchor, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-  esc(f, s);
+  html_escape(f, s);
   fputs("</text>\n", f);
+}
+
+/* The grid of a chart with two axes, its ticks labelled: x below, y to
+ * the left (times where y_times); beyond 8 x ticks, every other one. */
+static void grid(FILE *f, const axis *ax, const axis *ay, int y_times) {
+  double tv[16];
+  char tt[32];
+  int nt = ticks(ax, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double x = at(ax, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\"/>\n", x, ay->to, x, ay->from);
+    if (nt <= 8 || t % 2 == 0) {
+      tick_text(tv[t], tt, sizeof tt);
+      text_at(f, x, ay->from + 16, "middle", "axis", tt);
+    }
+  }
+  nt = ticks(ay, tv, 16);
+  for (int t = 0; t < nt; t++) {
+    const double y = at(ay, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+            "y2=\"%.1f\"/>\n", ax->from, y, ax->to, y);
+    if (y_times) time_text(tv[t], tt, sizeof tt);
+    else tick_text(tv[t], tt, sizeof tt);
+    text_at(f, ax->from - 6, y + 4, "end", "axis", tt);
+  }
 }
 
 /* A name cut to at most `max` characters, with an ellipsis. */
@@ -507,9 +522,9 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
     fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%d\"><title>", cls, BAR_X0, y + 3,
             x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
-    esc(f, r->rung);
+    html_escape(f, r->rung);
     fputs(": ", f);
-    esc(f, r->summary);
+    html_escape(f, r->summary);
     fputs("</title></rect>\n", f);
     if (r->min > 0 && r->max > 0) {
       const double x0 = at(&a, r->rate * r->median / r->max);
@@ -523,7 +538,7 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
               "y2=\"%.1f\"/>\n", xc, y + 1, xc, y + ROW_H - 1);
     }
     char value[64];
-    shown(r->rate, F_NUM, NULL, value, sizeof value);
+    number_text(r->rate, F_NUM, NULL, value, sizeof value);
     if (failed) snprintf(value + strlen(value), sizeof value - strlen(value), " FAIL");
     else if (wrong) snprintf(value + strlen(value), sizeof value - strlen(value), " known wrong");
     else if (vendor) snprintf(value + strlen(value), sizeof value - strlen(value), " vendor");
@@ -546,14 +561,14 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     const int wrong = has_flag(r, "known-wrong");
     fprintf(f, "<tr class=\"%s\">", failed ? "fail" : wrong ? "wrong" : "");
     fprintf(f, "<td>%.0f</td><td>", r->step);
-    esc(f, r->rung);
+    html_escape(f, r->rung);
     if (has_flag(r, "vendor")) fputs(" <span class=\"tag\">vendor</span>", f);
     if (wrong) fputs(" <span class=\"tag wrong\">known wrong</span>", f);
     if (has_flag(r, "ceiling")) fputs(" <span class=\"tag\">ceiling</span>", f);
     fputs("</td><td>", f);
-    esc(f, r->backend);
+    html_escape(f, r->backend);
     fputs("</td><td>", f);
-    esc(f, r->device);
+    html_escape(f, r->device);
     fputs("</td>", f);
     cell_field(f, r, "median_s", F_TIME, NULL);
     cell_field(f, r, "rate", F_NUM, r->unit);
@@ -562,13 +577,13 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
                   before ? before->median / r->median : 0, F_TIMES);
     cell_field(f, r, "speedup", F_TIMES, NULL);
     fprintf(f, "<td class=\"check %s\">", failed ? "fail" : "");
-    esc(f, r->check[0] ? r->check : r->status);
+    html_escape(f, r->check[0] ? r->check : r->status);
     fputs("</td><td class=\"what\">", f);
-    esc(f, r->summary);
+    html_escape(f, r->summary);
     const char *error = str(r->v, "error");
     if (error[0]) {
       fputs("<br><span class=\"error\">", f);
-      esc(f, error);
+      html_escape(f, error);
       fputs("</span>", f);
     }
     fputs("</td></tr>\n", f);
@@ -615,7 +630,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
         "<th>work</th>", f);
   for (int b = 0; b < nb; b++) {
     fputs("<th>", f);
-    esc(f, backends[b]);
+    html_escape(f, backends[b]);
     fputs("</th>", f);
   }
   fputs("</tr></thead><tbody>\n", f);
@@ -629,7 +644,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
     }
     if (!first || !others) continue;
     fputs("<tr><td>", f);
-    esc(f, work[0] ? work : "(the backend's one rung)");
+    html_escape(f, work[0] ? work : "(the backend's one rung)");
     fputs("</td>", f);
     for (int b = 0; b < nb; b++) {
       const row *p = NULL;
@@ -662,11 +677,11 @@ static void ladders(report *rep, int groups) {
         first = 0;
     if (!first) continue;
     fprintf(f, "<section class=\"workload\" id=\"w-");
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputs("\"><h2>", f);
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputs("</h2><p class=\"what\">", f);
-    esc(f, r->wsummary);
+    html_escape(f, r->wsummary);
     fputs("</p>\n", f);
     for (int g = 0; g < groups; g++) {
       size_t count = group_rows(rep, g, rows);
@@ -698,20 +713,20 @@ static void ceilings(report *rep) {
     const row *r = &rep->rows[i];
     if (!r->ceiling_only) continue;
     fputs("<tr><td>", f);
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputs("</td><td>", f);
-    esc(f, r->rung);
+    html_escape(f, r->rung);
     fputs("</td><td>", f);
-    esc(f, r->backend);
+    html_escape(f, r->backend);
     fputs("</td><td>", f);
-    esc(f, r->device);
+    html_escape(f, r->device);
     fputs("</td><td>", f);
-    esc(f, r->shape);
+    html_escape(f, r->shape);
     fputs("</td>", f);
     cell_field(f, r, "median_s", F_TIME, NULL);
     cell_field(f, r, "rate", F_NUM, r->unit);
     fputs("<td>", f);
-    esc(f, r->check);
+    html_escape(f, r->check);
     fputs("</td></tr>\n", f);
   }
   fputs("</tbody></table></section>\n", f);
@@ -752,24 +767,7 @@ static void roofline_one(report *rep, int file, const char *device) {
   ax.log = ay.log = 1;
   fputs("<figure class=\"roofline\">", f);
   svg_open(rep, w, h, "roofline");
-  double tv[16];
-  char tt[32];
-  int nt = ticks(&ax, tv, 16);
-  for (int t = 0; t < nt; t++) {
-    const double x = at(&ax, tv[t]);
-    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-            "y2=\"%d\"/>\n", x, y1, x, y0);
-    tick_text(tv[t], tt, sizeof tt);
-    text_at(f, x, y0 + 16, "middle", "axis", tt);
-  }
-  nt = ticks(&ay, tv, 16);
-  for (int t = 0; t < nt; t++) {
-    const double y = at(&ay, tv[t]);
-    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-            "y2=\"%.1f\"/>\n", x0, y, x1, y);
-    tick_text(tv[t], tt, sizeof tt);
-    text_at(f, x0 - 6, y + 4, "end", "axis", tt);
-  }
+  grid(f, &ax, &ay, 0);
   text_at(f, (x0 + x1) / 2.0, h - 12, "middle", "axis",
           "arithmetic intensity, flop/byte (cost model)");
   text_at(f, x0, y1 - 10, "start", "axis", "GFLOP/s attained");
@@ -793,16 +791,16 @@ static void roofline_one(report *rep, int file, const char *device) {
     fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
             "<title>", has_flag(r, "vendor") ? " vendor" : "", at(&ax, x),
             at(&ay, y));
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputc(' ', f);
-    esc(f, r->rung);
+    html_escape(f, r->rung);
     fprintf(f, ": %.3g flop/byte, %.3g GFLOP/s</title></circle>\n", x, y);
   }
   fputs("</svg><figcaption>", f);
-  esc(f, device);
+  html_escape(f, device);
   char a[48], b[48];
-  shown(bw, F_NUM, "GB/s", a, sizeof a);
-  shown(peak, F_NUM, "GFLOP/s", b, sizeof b);
+  number_text(bw, F_NUM, "GB/s", a, sizeof a);
+  number_text(peak, F_NUM, "GFLOP/s", b, sizeof b);
   fprintf(f, ": bandwidth roof %s (the fastest copy ceiling measured), "
           "compute roof %s; hover a point for its rung.",
           bw > 0 ? a : "not measured", peak > 0 ? b : "not measured (no "
@@ -895,27 +893,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
   axis ay = make_axis(ylo, yhi, 1, y0, y1);
   ax.log = ay.log = 1;
   svg_open(rep, w, h, rate ? "rate against size" : "time against size");
-  double tv[16];
-  char tt[32];
-  int nt = ticks(&ax, tv, 16);
-  for (int t = 0; t < nt; t++) {
-    const double x = at(&ax, tv[t]);
-    fprintf(f, "<line class=\"grid\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-            "y2=\"%d\"/>\n", x, y1, x, y0);
-    if (nt <= 8 || t % 2 == 0) {
-      tick_text(tv[t], tt, sizeof tt);
-      text_at(f, x, y0 + 16, "middle", "axis", tt);
-    }
-  }
-  nt = ticks(&ay, tv, 16);
-  for (int t = 0; t < nt; t++) {
-    const double y = at(&ay, tv[t]);
-    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-            "y2=\"%.1f\"/>\n", x0, y, x1, y);
-    if (rate) tick_text(tv[t], tt, sizeof tt);
-    else time_text(tv[t], tt, sizeof tt);
-    text_at(f, x0 - 6, y + 4, "end", "axis", tt);
-  }
+  grid(f, &ax, &ay, !rate);
   char label[96];
   snprintf(label, sizeof label, "%s against n (log axes)",
            rate ? c->unit : "median time");
@@ -959,7 +937,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
       last = next->n;
     }
     fputs("\"><title>", f);
-    esc(f, s->rung);
+    html_escape(f, s->rung);
     fputs("</title></polyline>\n", f);
   }
   fputs("</svg>\n", f);
@@ -997,14 +975,14 @@ static void growth(report *rep) {
     growth_chart(rep, c, 0, floor);
     growth_chart(rep, c, 1, floor);
     fputs("<figcaption>", f);
-    esc(f, c->workload);
+    html_escape(f, c->workload);
     fputs(" on ", f);
-    esc(f, c->device);
+    html_escape(f, c->device);
     fputs(", ", f);
-    esc(f, c->type);
+    html_escape(f, c->type);
     if (c->params[0]) {
       fputs(", ", f);
-      esc(f, c->params);
+      html_escape(f, c->params);
     }
     fputs(". Lines: ", f);
     int series = 0;
@@ -1020,7 +998,7 @@ static void growth(report *rep) {
       if (seen) continue;
       fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ",
               series ? ", " : "", palette[series % 10]);
-      esc(f, s->rung);
+      html_escape(f, s->rung);
       series++;
     }
     fputs(".</figcaption></figure>\n", f);
@@ -1091,7 +1069,7 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             "height=\"%d\" fill=\"%s\"><title>", xa, top + lane * t + 3,
             xb - xa > 0.5 ? xb - xa : 0.5, lane - 6,
             palette[p < np ? p % 10 : 7]);
-    esc(f, e->items[1].text);
+    html_escape(f, e->items[1].text);
     char d[32];
     time_text(e->items[4].number - e->items[3].number, d, sizeof d);
     if (e->items[2].number >= 0) fprintf(f, " %.0f", e->items[2].number);
@@ -1107,16 +1085,16 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             "axis", tt);
   }
   fputs("</svg><figcaption>", f);
-  esc(f, r->workload);
+  html_escape(f, r->workload);
   fputc(' ', f);
-  esc(f, r->rung);
+  html_escape(f, r->rung);
   fputs(" (", f);
-  esc(f, r->shape);
+  html_escape(f, r->shape);
   fputs("): the last timed run; phases ", f);
   for (int p = 0; p < np; p++) {
     fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ", p ? ", " : "",
             palette[p % 10]);
-    esc(f, phases[p]);
+    html_escape(f, phases[p]);
   }
   const json_value *ov = json_member(r->v, "overlap");
   if (ov && ov->kind == JSON_NUMBER) {
@@ -1300,9 +1278,9 @@ static const char check_script[] =
 static void meta_row(FILE *f, const char *name, const char *value) {
   if (!value || !*value) return;
   fputs("<tr><th>", f);
-  esc(f, name);
+  html_escape(f, name);
   fputs("</th><td>", f);
-  esc(f, value);
+  html_escape(f, value);
   fputs("</td></tr>\n", f);
 }
 
@@ -1314,7 +1292,7 @@ static void header(report *rep) {
     const json_value *build = json_member(root, "build");
     if (rep->files > 1) {
       fprintf(f, "<h2>File %d: ", i + 1);
-      esc(f, rep->paths[i]);
+      html_escape(f, rep->paths[i]);
       fputs("</h2>\n", f);
     }
     fputs("<table class=\"meta\">\n", f);
@@ -1401,9 +1379,9 @@ static void page(report *rep) {
       first = rep->rows[k].group < 0 || strcmp(rep->rows[k].workload, r->workload);
     if (!first) continue;
     fputs("<a href=\"#w-", f);
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputs("\">", f);
-    esc(f, r->workload);
+    html_escape(f, r->workload);
     fputs("</a> ", f);
   }
   fputs("</p></nav>\n", f);

@@ -1,0 +1,40 @@
+/* The command's shared text helpers (text.h). */
+#include "text.h"
+
+#include <string.h>
+
+const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
+  size_t end = 0;
+  while (end < SHOWN_BYTES && arg[end]) end++;
+  const int cut = arg[end] != '\0';
+  if (cut)
+    while (end > 0 && ((unsigned char)arg[end] & 0xC0) == 0x80) end--;
+  char *out = dst;
+  for (size_t i = 0; i < end; i++) {
+    unsigned char ch = (unsigned char)arg[i];
+    if (ch < 0x20 || ch == 0x7f) out += sprintf(out, "\\x%02x", ch);
+    else *out++ = (char)ch;
+  }
+  strcpy(out, cut ? "..." : "");
+  return dst;
+}
+
+void one_line(FILE *f, const char *text) {
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);
+    else fputc(*p, f);
+  }
+}
+
+void html_escape(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+    case '<': fputs("&lt;", f); break;
+    case '>': fputs("&gt;", f); break;
+    case '&': fputs("&amp;", f); break;
+    case '"': fputs("&quot;", f); break;
+    case '\'': fputs("&#39;", f); break;
+    default: fputc(*s, f);
+    }
+  }
+}
