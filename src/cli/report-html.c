@@ -626,7 +626,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
         shared = 1;
   if (!shared) return;
   fputs("<table class=\"peers\"><caption>peers: the same work on each "
-        "backend (rate, % of that backend's ceiling)</caption><thead><tr>"
+        "backend, its rate</caption><thead><tr>"
         "<th>work</th>", f);
   for (int b = 0; b < nb; b++) {
     fputs("<th>", f);
@@ -1219,6 +1219,7 @@ static const char style[] =
     "vertical-align:top}td.n{text-align:right;font-variant-numeric:"
     "tabular-nums;white-space:nowrap}"
     "table.meta th{color:#555;font-weight:normal}"
+    "caption{text-align:left;white-space:nowrap;color:#555;padding:2px 0}"
     "tr.fail td{background:#fde2e2}tr.wrong td{background:#fff4d6}"
     "td.check.fail{color:#b00;font-weight:bold}.error{color:#b00}"
     ".tag{font-size:11px;border:1px solid #999;border-radius:3px;"
