@@ -4,7 +4,9 @@
 # lines; pipeline's rungs trace their intervals, so timelines are drawn;
 # map with a check failed on purpose, KLADDER_INJECT_WRONG; one rung
 # marked known-wrong in the file, as the CUDA racy rung is marked, since
-# no host rung is one) is drawn by `kladder report`, and:
+# no host rung is one; and serial-triad given openmp-triad as its named
+# peer, as the OpenACC rungs name their CUDA rungs) is drawn by `kladder
+# report`, and:
 #   check_report.py  the SVGs parse as XML, every result is on the page,
 #                    every number shown is the file's, shown as kladder
 #                    shows numbers;
@@ -35,6 +37,10 @@ d = sys.argv[1]
 a = json.load(open(d + "/a.json"))
 b = json.load(open(d + "/b.json"))
 a["results"] += b["results"]
+# A named peer, as the OpenACC rungs name their CUDA rungs (kl_rung.peer).
+for r in a["results"]:
+    if r["rung"] == "serial-triad":
+        r["peer"] = "openmp-triad"
 json.dump(a, open(d + "/ab.json", "w"))
 c = json.load(open(d + "/c.json"))
 for r in c["results"]:
@@ -52,6 +58,7 @@ python3 "$tests/check_report.py" "$dir/report.html" "$dir/ab.json" \
   "$dir/c.json" || fail "the page does not match its results files"
 for part in 'id="w-pipeline"' 'id="roofline"' 'id="growth"' \
   'id="timelines"' 'class="bar fail"' 'class="bar wrong"' 'peers:' \
+  'the rung of another backend that does its work' \
   'Save the Chrome trace'; do
   grep -q "$part" "$dir/report.html" || fail "no $part on the page"
 done

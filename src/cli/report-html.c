@@ -663,6 +663,38 @@ static void peers_table(report *rep, const row **rows, size_t count) {
   fputs("</tbody></table>\n", f);
 }
 
+/* The rungs that name a peer (kl_rung.peer: the rung of another backend
+ * doing their work, an OpenACC rung's CUDA rung) beside it, where both
+ * ran on the problem. */
+static void named_peers(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  int any = 0;
+  for (size_t i = 0; i < count; i++) {
+    const char *peer = str(rows[i]->v, "peer");
+    const row *p = NULL;
+    for (size_t k = 0; k < count && !p && peer[0]; k++)
+      if (!strcmp(rows[k]->rung, peer) && ran(rows[k])) p = rows[k];
+    if (!p || !ran(rows[i])) continue;
+    if (!any)
+      fputs("<table class=\"peers\"><caption>each rung beside the rung of "
+            "another backend that does its work</caption><thead><tr>"
+            "<th>rung</th><th>rate</th><th>its peer</th><th>rate</th>"
+            "<th>time, peer over rung</th></tr></thead><tbody>\n", f);
+    any = 1;
+    fputs("<tr><td>", f);
+    html_escape(f, rows[i]->rung);
+    fputs("</td>", f);
+    cell_field(f, rows[i], "rate", F_NUM, rows[i]->unit);
+    fputs("<td>", f);
+    html_escape(f, p->rung);
+    fputs("</td>", f);
+    cell_field(f, p, "rate", F_NUM, p->unit);
+    cell_computed(f, 1, p->median / rows[i]->median, F_TIMES);
+    fputs("</tr>\n", f);
+  }
+  if (any) fputs("</tbody></table>\n", f);
+}
+
 static void ladders(report *rep, int groups) {
   FILE *f = rep->f;
   const row **rows = malloc(rep->count * sizeof *rows);
@@ -691,6 +723,7 @@ static void ladders(report *rep, int groups) {
       ladder_chart(rep, rows, count);
       ladder_table(rep, rows, count);
       peers_table(rep, rows, count);
+      named_peers(rep, rows, count);
       fputs("</div>\n", f);
     }
     fputs("</section>\n", f);

@@ -253,6 +253,11 @@ GET(get_counts) {
 }
 GET(get_summary) { (void)rep; text(v, res->pub.summary); }
 GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
+/* The rung of another backend doing this one's work, where it names one. */
+GET(get_peer) {
+  (void)rep;
+  text(v, res->r->peer ? res->r->peer : "");
+}
 /* The rung's place in its ladder, from 1 (the naive rung). */
 GET(get_step) {
   (void)rep;
@@ -392,6 +397,7 @@ const kl__field kl__fields[] = {
     {"summary", NULL, R, NULL, KL__TEXT, NULL, get_summary},
     {"workload_summary", NULL, R, NULL, KL__TEXT, NULL, get_workload_summary},
     {"step", "step", R, NULL, KL__NUMBER, "%.0f", get_step},
+    {"peer", NULL, R, NULL, KL__TEXT, NULL, get_peer},
     {"ceiling_only", NULL, R, NULL, KL__NUMBER, NULL, get_ceiling_only},
     {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace},
     {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",
