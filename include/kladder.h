@@ -109,6 +109,23 @@ kl_status kl_type_parse(const char *name, kl_type *out);
  * KL_USAGE for zero, negative, non-numeric or overflowing text. */
 kl_status kl_parse_size(const char *text, int64_t *out);
 
+/* The most points one sweep runs: sizes times the values of every
+ * parameter swept (kl_options.sizes, the lists in kl_options.params). */
+#define KL_MAX_SWEEP 64
+
+/* Parse a sweep of sizes, as kl_options.sizes and `kladder run -n` take
+ * it: comma-separated items, each a size (as kl_parse_size) or a range,
+ * LO..HI:xF (LO, LO*F, LO*F^2, ... while at most HI; F a number above 1,
+ * each point rounded to a whole number) or LO..HI:+S (LO, LO+S, ... while
+ * at most HI; S a size): "1K,64K,1M", "1K..256M:x4", "1K..8K:+1K",
+ * "100,1K..64K:x8". The values in the order given into out[0 ..
+ * *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty
+ * item, a size that does not parse, a range that runs down (LO above HI)
+ * or has no step or a factor not above 1, a value that comes twice, or
+ * more than `max` (at most KL_MAX_SWEEP) values. */
+kl_status kl_parse_sizes(const char *text, int64_t *out, size_t max,
+                         size_t *count);
+
 /* ---- backends and devices ----------------------------------------------
  * A device is named "BACKEND" (its device 0) or "BACKEND:INDEX"
  * ("cuda:1"), as `kladder run -b` and kl_context_open() take it. */
@@ -283,7 +300,15 @@ typedef struct kl_options {
   kl_type type;          /* KL_TYPE_DEFAULT = each workload's default */
   /* Parameters, "NAME=VALUE[,NAME=VALUE...]". In a run of every workload a
    * workload without one of them is skipped (with a note); a workload
-   * named with -w must have them all. */
+   * named with -w must have them all. A parameter may take a list, a
+   * sweep (kl_run only): an item without '=' continues the list of the
+   * parameter before it, and an item may be a range of a number's values,
+   * as kl_parse_sizes reads them (a real parameter's points are not
+   * rounded, and its step +S is a real): "nx=8,16,32,hx=0.5..2:x2" is nx
+   * 8, 16 and 32 and hx 0.5, 1 and 2. Every combination runs (the cross
+   * product, with the sizes), each a problem of its own with its own
+   * ceiling, at most KL_MAX_SWEEP of them, the last parameter varying
+   * fastest. */
   const char *params;
   const char *op;     /* the operation parameter's value (--op) */
   const char *inputs; /* the input pattern parameter's value (--inputs) */
@@ -328,6 +353,14 @@ typedef struct kl_options {
    * quick size, past the caches but minutes for the whole suite; 1: at
    * its full default size, the seeds' (`kladder run --full`). */
   int full;
+  /* A sweep of the main size (`kladder run -n 1K,64K,1M`, `-n
+   * 1K..256M:x4`), as kl_parse_sizes reads it: each size is a problem of
+   * its own, run in the order given, each one's rungs in ladder order,
+   * with its ceiling measured at that size; with the parameters' lists,
+   * the sizes vary slowest. A size outside a workload's range or beyond
+   * memory is refused as n's is, before anything runs. NULL: n alone (0
+   * there). Not with n. */
+  const char *sizes;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
@@ -536,7 +569,9 @@ typedef struct kl_problem {
   size_t size;        /* the caller's sizeof(kl_problem): kl_problem_init */
   int64_t n;          /* the main size; 0: the parameters give it */
   kl_type type;       /* KL_TYPE_DEFAULT: the workload's default */
-  const char *params; /* "NAME=VALUE,..." or NULL: every default */
+  /* "NAME=VALUE,..." or NULL: every default. One value of each: a list
+   * (a sweep) is kl_run's, and KL_USAGE here. */
+  const char *params;
   uint64_t seed;
   /* An input file, for a workload that takes one (see kl_options); NULL:
    * inputs from the seed. */

@@ -1,6 +1,6 @@
 #!/bin/sh
 # report.sh KLADDER TESTS_DIR: the HTML report in a real browser.
-# A host run (four workloads at two sizes each, so that cost growth has
+# A host run (four workloads swept over two sizes, so that cost growth has
 # lines; pipeline's rungs trace their intervals, so timelines are drawn;
 # map with a check failed on purpose, KLADDER_INJECT_WRONG; one rung
 # marked known-wrong in the file, as the CUDA racy rung is marked, since
@@ -23,20 +23,16 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 
-"$kl" run -q -w stream,map,reduce,pipeline -b serial,openmp -n 4K --reps 3 \
-  --json "$dir/a.json" >/dev/null || fail "the run of 4K"
-"$kl" run -q -w stream,map,reduce,pipeline -b serial,openmp -n 64K --reps 3 \
-  --json "$dir/b.json" >/dev/null || fail "the run of 64K"
+"$kl" run -q -w stream,map,reduce,pipeline -b serial,openmp -n 4K,64K \
+  --reps 3 --json "$dir/ab.json" >/dev/null || fail "the sweep of 4K,64K"
 KLADDER_INJECT_WRONG=openmp "$kl" run -q -w map -b serial,openmp -n 1000 \
   --reps 3 --json "$dir/c.json" >/dev/null
 [ $? = 1 ] || fail "the injected wrong rung did not fail its check"
-# One file of both sizes, as a sweep writes it; one rung known-wrong.
+# One rung given a named peer; one rung known-wrong.
 python3 - "$dir" <<'PY' || fail "could not merge the results"
 import json, sys
 d = sys.argv[1]
-a = json.load(open(d + "/a.json"))
-b = json.load(open(d + "/b.json"))
-a["results"] += b["results"]
+a = json.load(open(d + "/ab.json"))
 # A named peer, as the OpenACC rungs name their CUDA rungs (kl_rung.peer).
 for r in a["results"]:
     if r["rung"] == "serial-triad":

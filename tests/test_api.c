@@ -601,6 +601,161 @@ static void test_run(void) {
   EXPECT(kl_run(&o, NULL) == KL_USAGE);
 }
 
+/* ---- sweeps (issue 30) -------------------------------------------------- */
+
+/* A sweep's text refused: KL_USAGE, no values, one line that says why. */
+static int sweep_refused(const char *text, size_t max, const char *why) {
+  int64_t s[KL_MAX_SWEEP];
+  size_t count = 99;
+  const kl_status st = kl_parse_sizes(text, s, max, &count);
+  return st == KL_USAGE && count == 0 && strstr(kl_last_error(), why) &&
+         !strchr(kl_last_error(), '\n');
+}
+
+static void test_parse_sizes(void) {
+  int64_t s[KL_MAX_SWEEP];
+  size_t count = 0;
+  EXPECT(kl_parse_sizes("1K,64K,1M", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 3 && s[0] == 1024 && s[1] == 65536 && s[2] == 1048576);
+  EXPECT(kl_parse_sizes("1K..16K:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 3 && s[0] == 1024 && s[1] == 4096 && s[2] == 16384);
+  EXPECT(kl_parse_sizes("1K..256M:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 10 && s[9] == 268435456);
+  EXPECT(kl_parse_sizes("1K..4K:+1K", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 4 && s[1] == 2048 && s[3] == 4096);
+  /* HI need not be a point; a lone size is a sweep of one. */
+  EXPECT(kl_parse_sizes("1K..5000:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 3 && s[2] == 4096);
+  EXPECT(kl_parse_sizes("1000", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 1 && s[0] == 1000);
+  EXPECT(kl_parse_sizes("7..7:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 1 && s[0] == 7);
+  /* Items mix, in the order given; a real factor's points are rounded. */
+  EXPECT(kl_parse_sizes("100,1K..8K:x8,10", s, KL_MAX_SWEEP, &count) ==
+             KL_OK &&
+         count == 4 && s[0] == 100 && s[1] == 1024 && s[2] == 8192 &&
+         s[3] == 10);
+  EXPECT(kl_parse_sizes("1024..1600:x1.25", s, KL_MAX_SWEEP, &count) ==
+             KL_OK &&
+         count == 3 && s[1] == 1280 && s[2] == 1600);
+  EXPECT(kl_parse_sizes("1..64:+1", s, KL_MAX_SWEEP, &count) == KL_OK &&
+         count == 64 && s[63] == 64);
+  EXPECT(sweep_refused("16K..1K:x4", KL_MAX_SWEEP, "runs down: 16K is above 1K"));
+  EXPECT(sweep_refused("1K..16K:x1", KL_MAX_SWEEP, "factor must be above 1"));
+  EXPECT(sweep_refused("1K..16K:x0.5", KL_MAX_SWEEP, "factor must be above 1"));
+  EXPECT(sweep_refused("1K..16K", KL_MAX_SWEEP, "needs a step"));
+  EXPECT(sweep_refused("1K..16K:+0", KL_MAX_SWEEP, "not a positive whole"));
+  EXPECT(sweep_refused("1K,,4K", KL_MAX_SWEEP, "has an empty item"));
+  EXPECT(sweep_refused("1K,", KL_MAX_SWEEP, "has an empty item"));
+  EXPECT(sweep_refused("", KL_MAX_SWEEP, "is empty"));
+  EXPECT(sweep_refused(NULL, KL_MAX_SWEEP, "is empty"));
+  EXPECT(sweep_refused("1K,1024", KL_MAX_SWEEP, "has 1024 twice"));
+  EXPECT(sweep_refused("1K,0", KL_MAX_SWEEP, "is zero"));
+  EXPECT(sweep_refused("1..65:+1", KL_MAX_SWEEP, "more than 64 values"));
+  EXPECT(sweep_refused("1K,2K,4K", 2, "more than 2 values"));
+  EXPECT(kl_parse_sizes("1K", NULL, 1, &count) == KL_USAGE);
+}
+
+/* A sweep through kl_run: each size a problem of its own, its results in
+ * ladder order, its ceiling measured at its size (so that a rung in the
+ * cache is not compared with a copy in DRAM: on the serial backend,
+ * within 150% of a copy of its own size, where a ceiling measured at
+ * stream's default would put it far above); lists of parameters, their
+ * cross product; what is refused. */
+static void test_sweep(void) {
+  test_parse_sizes();
+  kl_options o;
+  kl_options_init(&o);
+  EXPECT(o.sizes == NULL);
+  o.workloads = "map";
+  o.backends = "serial";
+  o.sizes = "16K..256K:x4";
+  o.reps = 5;
+  o.warmup = 1;
+  kl_report *rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep);
+  const int64_t want[] = {16384, 65536, 262144};
+  int maps = 0, ceilings = 0;
+  int64_t ceiling_n[3] = {0, 0, 0};
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    EXPECT(r && r->status == KL_OK && r->check == KL_CHECK_PASS);
+    if (!r) continue;
+    if (strcmp(r->workload, "stream") == 0 && ceilings < 3)
+      ceiling_n[ceilings++] = r->n;
+    if (strcmp(r->workload, "map") != 0 || maps >= 3) continue;
+    EXPECT(r->n == want[maps]);
+    EXPECT(r->ceiling > 0 && r->percent > 0 && r->percent <= 150);
+    maps++;
+  }
+  EXPECT(maps == 3 && ceilings == 3 && kl_report_count(rep) == 6);
+  /* Each ceiling a copy over as many bytes as its point's problem: x and
+   * y in f32 against stream's three f64 arrays. */
+  for (int k = 0; k < 3; k++)
+    EXPECT(ceiling_n[k] * 24 >= want[k] * 8 &&
+           ceiling_n[k] * 24 < want[k] * 8 + 24 * 16);
+  kl_report_free(rep);
+
+  /* Lists of parameters: the cross product with the sizes, the sizes
+   * slowest. */
+  kl_options_init(&o);
+  o.workloads = "laplacian";
+  o.backends = "serial";
+  o.rungs = "serial";
+  o.sizes = "4,6";
+  o.params = "hx=1,2,hy=0.5";
+  o.reps = 1;
+  o.warmup = 0;
+  o.skip_ceiling = 1;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep && kl_report_count(rep) == 4);
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    EXPECT(r && r->n == (i < 2 ? 4 : 6) &&
+           strstr(r->params, i % 2 ? "hx=2;hy=0.5;" : "hx=1;hy=0.5;"));
+  }
+  kl_report_free(rep);
+
+  /* Refused before anything runs. */
+  o.params = "hx=1..40:+1";
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "a sweep of more than 64 points (2 sizes x "
+                "40 values of hx)"));
+  o.params = "hx=1,2,hx=3";
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "hx is given twice, once as a list"));
+  o.params = NULL;
+  o.sizes = "4,,8";
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "empty item"));
+  o.sizes = "4,8";
+  o.n = 4;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL &&
+         strstr(kl_last_error(), "not both"));
+  /* An older caller's options end before sizes: what lies past its size
+   * is not read. */
+  kl_options_init_sized(&o, offsetof(kl_options, sizes));
+  o.sizes = "not read,,";
+  o.workloads = "map";
+  o.backends = "serial";
+  o.n = 1000;
+  o.reps = 1;
+  o.warmup = 0;
+  o.skip_ceiling = 1;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep && kl_report_count(rep) == 1 &&
+         kl_report_result(rep, 0)->n == 1000);
+  kl_report_free(rep);
+  /* One problem, one value of each parameter. */
+  kl_problem pb;
+  kl_problem_init(&pb);
+  pb.params = "nx=4,8";
+  EXPECT(kl_run_rung(NULL, "laplacian", "serial", &pb, 1, 0, &rep) ==
+             KL_USAGE &&
+         strstr(kl_last_error(), "a sweep is kl_run's"));
+  const kl_result *r = kl_report_result(rep, 0);
+  EXPECT(r && r->status == KL_USAGE && strstr(r->error, "2 values of nx"));
+  kl_report_free(rep);
+}
+
 /* The report's accessors on a run with notes: a workload without the type
  * asked for is skipped with a note; NULL reports read as empty. */
 static void test_report_accessors(void) {
@@ -1350,6 +1505,7 @@ int main(void) {
   test_sizes();
   test_names_and_codes();
   test_run();
+  test_sweep();
   test_report_accessors();
   test_result_text();
   test_same_seed_same_result();

@@ -78,11 +78,13 @@ static const char usage_run[] =
     "  -r, --rung R[,R...]      rungs to run, by name\n"
     "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"
     "                           any parameter of the workload (`kladder list\n"
-    "                           -w W` lists them)\n"
+    "                           -w W` lists them); NAME=A,B,C or a range\n"
+    "                           NAME=LO..HI:xF sweeps it (see Sweeps below)\n"
     "  -n, --size N             the main size (elements; gemm: n, the default\n"
     "                           of m and k); digits with an optional K, M or\n"
     "                           G (powers of 1024). Default: each workload's,\n"
-    "                           shrunk to fit memory (the output says so)\n"
+    "                           shrunk to fit memory (the output says so).\n"
+    "                           A list N,N,... or a range sweeps it\n"
     "  -t, --type T             element type, where the workload has several:\n"
     "                           f32, f64, i32, i64, u8, u32, u64\n"
     "  -o, --op OP              the operation, where the workload has one\n"
@@ -142,6 +144,20 @@ static const char usage_run[] =
     "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
     "-q, -v, --no-ceiling, --full and -h take none.\n"
+    "\n"
+    "Sweeps: -n 1K,64K,1M runs each size as a problem of its own, with its\n"
+    "own ceiling measured at that size; a row per size in the table (a\n"
+    "heading each), the CSV and the JSON. A range: LO..HI:xF is LO, LO*F,\n"
+    "LO*F^2, ... up to HI (F above 1: -n 1K..256M:x4), LO..HI:+S is LO,\n"
+    "LO+S, ... (-n 1K..8K:+1K); items mix (-n 100,1K..64K:x8). -p takes the\n"
+    "same for any parameter: in a -p list an item without '=' continues the\n"
+    "parameter before it (-p nx=8,16,32,hx=0.5..2:x2 is three nx and three\n"
+    "hx), a real's range is not rounded, a choice takes a list of names\n"
+    "(-p op=sum,max). Several lists run every combination, the sizes\n"
+    "varying slowest and the last -p list fastest, at most 64 points. An\n"
+    "empty item, a range that runs down or without a step, a factor not\n"
+    "above 1, a value given twice and too many points are refused at once\n"
+    "(exit 2), as is a size outside the workload's range.\n"
     "\n"
     "--csv, --json, --trace and --html files are opened before any rung runs: a\n"
     "path that cannot be written (a directory, a missing folder, a full\n"
@@ -677,9 +693,22 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
   case 'r':
     return list_add(&c->rungs, v) ? 0 : out_of_memory();
   case 'p':
+    /* An item without '=' continues the list of the parameter before it,
+     * in the same -p: `-p nx=8 -p 16` is not a list. */
+    if (!memchr(v, '=', strcspn(v, ",")))
+      return bad_usage(ps->help, "parameter '%s' is not NAME=VALUE: each "
+                       "-p starts with one", shown(v, show));
     return list_add(&c->params, v) ? 0 : out_of_memory();
   case 'n':
-    st = kl_parse_size(v, &c->o.n);
+    if (strchr(v, ',') || strstr(v, "..")) {
+      /* A sweep: checked here, run by the library. */
+      int64_t sizes[KL_MAX_SWEEP];
+      size_t count = 0;
+      st = kl_parse_sizes(v, sizes, KL_MAX_SWEEP, &count);
+      c->o.sizes = v;
+    } else {
+      st = kl_parse_size(v, &c->o.n);
+    }
     break;
   case 't':
     st = kl_type_parse(v, &c->o.type);

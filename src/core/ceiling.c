@@ -118,7 +118,7 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   c.ceiling_only = 1;
   c.ceiling = -1;
   const kl__placed placed = {cr, s->device};
-  kl_status st = kl__instance_from_options(&defaults, of, &c.in, 1,
+  kl_status st = kl__instance_from_options(&defaults, of, 0, NULL, &c.in, 1,
                                            rep->notes, sizeof rep->notes);
   if (st == KL_OK)
     st = kl__fit_default_size(pl, of, &c.in, &placed, 1, rep->notes,

@@ -96,12 +96,39 @@ typedef struct kl__instance {
   int quick;
 } kl__instance;
 
+/* ---- sweep.c: a sweep's text expanded ------------------------------------
+ * Comma-separated items, each a value or a range LO..HI:xF (LO, LO*F, ...
+ * while at most HI; F above 1) or LO..HI:+S (LO, LO+S, ...), into at most
+ * `max` distinct values, in the order given: a value that comes twice, an
+ * empty item, a range that runs down and more than `max` values are usage
+ * errors, each one line naming `what`. Each value and each end of a range
+ * is parsed by `parse` (a size, a parameter of its kind); `integer`: a
+ * range's points are rounded (and a step is a whole number, K, M or G
+ * allowed); `ranges` 0: no range (a choice's names). */
+typedef struct kl__sweep_of {
+  const char *what; /* how messages name it: "size", "laplacian: nx" */
+  int integer;
+  int ranges;
+  kl_status (*parse)(void *ctx, const char *text, double *value);
+  void *ctx;
+} kl__sweep_of;
+kl_status kl__sweep_values(const kl__sweep_of *of, const char *text,
+                           double *out, size_t max, size_t *count);
+/* The sizes of kl_options.sizes (kl_parse_size's values). */
+kl_status kl__sweep_sizes(const char *text, double *out, size_t max,
+                          size_t *count);
+
 /* ---- params.c ---------------------------------------------------------- */
 /* The instance a workload runs with under these options. Where it lacks
  * a parameter, type, op or shape asked for: a usage error when `named`
  * (the only workload of the run), else KL_UNAVAILABLE with a remark
- * appended to note (the run skips it). */
+ * appended to note (the run skips it).
+ * A sweep (kl_options.sizes, lists in params) has several points: the
+ * instance of point `point` (0 .. *points - 1; the sizes vary slowest,
+ * the last parameter listed fastest), and *points (where not NULL) how
+ * many there are for w, 1 without a sweep. */
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
+                                    size_t point, size_t *points,
                                     kl__instance *in, int named, char *note,
                                     size_t note_size);
 kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,

@@ -33,7 +33,14 @@ void kl_param_text(const kl_param *p, double value, char *dst, size_t size) {
              value >= 0 && (size_t)value < count ? p->choices[(size_t)value]
                                                  : "?");
   } else if (p->kind == KL_PARAM_REAL) {
-    snprintf(dst, size, "%.17g", value);
+    /* The fewest digits, 15 to 17, that read back exactly: 0.1, not
+     * 0.10000000000000001. */
+    char text[32];
+    for (int digits = 15; digits <= 17; digits++) {
+      snprintf(text, sizeof text, "%.*g", digits, value);
+      if (strtod(text, NULL) == value) break;
+    }
+    snprintf(dst, size, "%s", text);
   } else {
     snprintf(dst, size, "%lld", (long long)value);
   }
@@ -128,28 +135,127 @@ static kl_status check_conflict(const kl_workload *w, const kl__instance *in) {
                    first, second);
 }
 
-/* Apply "NAME=VALUE,..." to an instance. An unknown name is a usage error
- * where `named`, else KL_UNAVAILABLE with a note. */
-static kl_status apply_params(const kl_workload *w, const char *text,
-                              int named, kl__instance *in, char *note,
-                              size_t note_size) {
+/* ---- -p text: parameters, each with one value or a sweep's list ----------
+ * "NAME=VALUE[,NAME=VALUE...]", where an item without '=' continues the
+ * list of the parameter before it: "nx=8,16,hx=1" is nx 8 and 16, hx 1.
+ * Its points are the cross product of the lists, the last parameter
+ * varying fastest. */
+
+/* One parameter of a -p text: its name and the text of its values. */
+typedef struct param_text {
+  char name[256];
+  char values[2048];
+} param_text;
+
+/* The parameter at *at, and *at moved past its values (NULL at the
+ * end). */
+static kl_status next_param(const char **at, param_text *pt) {
+  const char *p = *at;
+  const char *end = strchr(p, ',');
+  size_t len = end ? (size_t)(end - p) : strlen(p);
+  char item[256];
+  if (len >= sizeof item)
+    return kl__usage(KL_USAGE, "parameter " KL_Q " is too long", KL_CLIP(p));
+  memcpy(item, p, len);
+  item[len] = '\0';
+  char *eq = strchr(item, '=');
+  if (!eq || eq == item || !eq[1])
+    return kl__usage(KL_USAGE, "parameter " KL_Q " is not NAME=VALUE",
+                     KL_CLIP(item));
+  *eq = '\0';
+  snprintf(pt->name, sizeof pt->name, "%s", item);
+  snprintf(pt->values, sizeof pt->values, "%s", eq + 1);
+  size_t used = strlen(pt->values);
+  for (p = end ? end + 1 : NULL; p; p = end ? end + 1 : NULL) {
+    end = strchr(p, ',');
+    len = end ? (size_t)(end - p) : strlen(p);
+    if (memchr(p, '=', len)) break; /* the next parameter */
+    if (used + 1 + len >= sizeof pt->values)
+      return kl__usage(KL_USAGE, "parameter %s: its list is too long "
+                       "(over %zu bytes)", pt->name, sizeof pt->values - 1);
+    pt->values[used++] = ',';
+    memcpy(pt->values + used, p, len);
+    used += len;
+    pt->values[used] = '\0';
+  }
+  *at = p;
+  return KL_OK;
+}
+
+typedef struct value_of {
+  const kl_workload *w;
+  const kl_param *p;
+} value_of;
+
+static kl_status parse_one(void *ctx, const char *text, double *value) {
+  const value_of *of = ctx;
+  return parse_value(of->w, of->p, text, value);
+}
+
+/* The values of parameter i of w in a list's text: one, or a sweep's. */
+static kl_status param_values(const kl_workload *w, int i, const char *text,
+                              double *values, size_t *count) {
+  const kl_param *p = &w->params[i];
+  value_of ctx = {w, p};
+  char what[160];
+  snprintf(what, sizeof what, "%s: %s", w->name, p->name);
+  const kl__sweep_of of = {what, p->kind != KL_PARAM_REAL,
+                           p->kind != KL_PARAM_CHOICE, parse_one, &ctx};
+  return kl__sweep_values(&of, text, values, KL_MAX_SWEEP, count);
+}
+
+/* The points of a -p text for w: the product of its parameters' value
+ * counts (at most KL_MAX_SWEEP + 1: more is too many), and in `what` the
+ * lists' lengths ("8 values of nx x 3 values of hx"). A name w lacks
+ * counts one: apply_params says what becomes of it. A parameter with a
+ * list may be given once. */
+static kl_status param_points(const kl_workload *w, const char *text,
+                              size_t *points, char *what, size_t what_size) {
+  *points = 1;
+  what[0] = '\0';
   if (!text) return KL_OK;
   if (!*text) return kl__usage(KL_USAGE, "empty parameter list");
+  uint64_t seen = 0, listed = 0;
+  double values[KL_MAX_SWEEP];
+  param_text pt;
   for (const char *p = text; p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    char item[256];
-    if (len >= sizeof item)
-      return kl__usage(KL_USAGE, "parameter " KL_Q " is too long", KL_CLIP(p));
-    memcpy(item, p, len);
-    item[len] = '\0';
-    p = end ? end + 1 : NULL;
-    char *eq = strchr(item, '=');
-    if (!eq || eq == item || !eq[1])
-      return kl__usage(KL_USAGE, "parameter " KL_Q " is not NAME=VALUE",
-                       KL_CLIP(item));
-    *eq = '\0';
-    int i = kl_param_index(w, item);
+    kl_status st = next_param(&p, &pt);
+    if (st != KL_OK) return st;
+    const int i = kl_param_index(w, pt.name);
+    if (i < 0) continue;
+    size_t count = 0;
+    st = param_values(w, i, pt.values, values, &count);
+    if (st != KL_OK) return st;
+    const uint64_t bit = 1ull << i;
+    if ((seen & bit) && (count > 1 || (listed & bit)))
+      return kl__usage(KL_USAGE, "%s: %s is given twice, once as a list",
+                       w->name, pt.name);
+    seen |= bit;
+    if (count == 1) continue;
+    listed |= bit;
+    kl__append(what, what_size, "%s%zu values of %s", what[0] ? " x " : "",
+               count, pt.name);
+    *points *= count;
+    if (*points > KL_MAX_SWEEP) *points = KL_MAX_SWEEP + 1;
+  }
+  return KL_OK;
+}
+
+/* Apply a -p text's point `point` (of `points`, param_points') to an
+ * instance. An unknown name is a usage error where `named`, else
+ * KL_UNAVAILABLE with a note. */
+static kl_status apply_params(const kl_workload *w, const char *text,
+                              int named, kl__instance *in, char *note,
+                              size_t note_size, size_t point, size_t points) {
+  if (!text) return KL_OK;
+  if (!*text) return kl__usage(KL_USAGE, "empty parameter list");
+  double values[KL_MAX_SWEEP];
+  size_t stride = points ? points : 1; /* of the lists still to come */
+  param_text pt;
+  for (const char *p = text; p;) {
+    kl_status st = next_param(&p, &pt);
+    if (st != KL_OK) return st;
+    int i = kl_param_index(w, pt.name);
     if (i < 0) {
       if (named) {
         char valid[256] = "";
@@ -157,16 +263,17 @@ static kl_status apply_params(const kl_workload *w, const char *text,
           kl__append(valid, sizeof valid, "%s%s", k ? ", " : "",
                      w->params[k].name);
         return kl__usage(KL_USAGE, "workload %s has no parameter %s; valid: "
-                         "%s", w->name, item, valid);
+                         "%s", w->name, pt.name, valid);
       }
       kl__append(note, note_size, "%s: skipped, it has no parameter %s. ",
-                 w->name, item);
+                 w->name, pt.name);
       return KL_UNAVAILABLE;
     }
-    double v;
-    kl_status st = parse_value(w, &w->params[i], eq + 1, &v);
+    size_t count = 0;
+    st = param_values(w, i, pt.values, values, &count);
     if (st != KL_OK) return st;
-    give(w, in, i, v);
+    stride /= count;
+    give(w, in, i, values[point / (stride ? stride : 1) % count]);
   }
   return KL_OK;
 }
@@ -339,8 +446,10 @@ int kl__selects(const char *list, const char *name) {
 }
 
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
+                                    size_t point, size_t *points,
                                     kl__instance *in, int named, char *note,
                                     size_t note_size) {
+  if (points) *points = 1;
   memset(in, 0, sizeof *in);
   in->seed = o->seed;
   in->quick = !o->full;
@@ -353,14 +462,39 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
                kl_type_name(in->type));
     return KL_UNAVAILABLE;
   }
-  if (o->n > 0) {
-    in->n = o->n;
+  /* A sweep: its sizes, slowest, then the parameters' lists. */
+  double sizes[KL_MAX_SWEEP];
+  size_t size_count = 1, param_count = 1;
+  char lists[256];
+  kl_status st = KL_OK;
+  if (o->sizes && o->n > 0)
+    return kl__usage(KL_USAGE, "give the size (n) or a sweep of sizes "
+                     "(sizes), not both");
+  if (o->sizes)
+    st = kl__sweep_sizes(o->sizes, sizes, KL_MAX_SWEEP, &size_count);
+  if (st == KL_OK)
+    st = param_points(w, o->params, &param_count, lists, sizeof lists);
+  if (st != KL_OK) return st;
+  if (size_count * param_count > KL_MAX_SWEEP) {
+    char sized[32] = "";
+    if (o->sizes) snprintf(sized, sizeof sized, "%zu sizes", size_count);
+    return kl__usage(KL_USAGE, "%s: a sweep of more than %d points (%s%s%s); "
+                     "sweep fewer values", w->name, KL_MAX_SWEEP, sized,
+                     sized[0] && lists[0] ? " x " : "", lists);
+  }
+  if (points) *points = size_count * param_count;
+  if (point >= size_count * param_count)
+    return KL_FAIL(KL_USAGE, "point %zu of a sweep of %zu", point,
+                   size_count * param_count);
+  const int64_t n =
+      o->sizes ? (int64_t)sizes[point / param_count] : o->n;
+  if (n > 0) {
+    in->n = n;
     in->n_given = 1;
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-    if (main >= 0) give(w, in, main, (double)o->n);
+    if (main >= 0) give(w, in, main, (double)n);
   }
-  kl_status st = apply_role(w, KL_PARAM_OP, "op", o->op, named, in, note,
-                            note_size);
+  st = apply_role(w, KL_PARAM_OP, "op", o->op, named, in, note, note_size);
   if (st == KL_OK)
     st = apply_role(w, KL_PARAM_INPUTS, "inputs", o->inputs, named, in, note,
                     note_size);
@@ -371,7 +505,8 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
     kl__append(note, note_size, "%s: skipped, it %s. ", w->name, why);
     return KL_UNAVAILABLE;
   }
-  st = apply_params(w, o->params, named, in, note, note_size);
+  st = apply_params(w, o->params, named, in, note, note_size,
+                    point % param_count, param_count);
   if (st == KL_OK) st = check_conflict(w, in);
   if (st == KL_OK) st = check_ranges(w, in);
   if (st == KL_OK)
@@ -400,7 +535,14 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
     if (main >= 0) give(w, in, main, (double)pb->n);
   }
-  kl_status st = apply_params(w, pb->params, 1, in, note, sizeof note);
+  size_t points = 1;
+  char lists[256];
+  kl_status st = param_points(w, pb->params, &points, lists, sizeof lists);
+  if (st == KL_OK && points > 1)
+    st = kl__usage(KL_USAGE, "%s: one problem takes one value of each "
+                   "parameter, not %s (a sweep is kl_run's)", w->name, lists);
+  if (st == KL_OK)
+    st = apply_params(w, pb->params, 1, in, note, sizeof note, 0, 1);
   if (st == KL_OK) st = check_conflict(w, in);
   if (st == KL_OK) st = apply_input(w, pb->input_file, 1, in, note,
                                     sizeof note);

@@ -185,9 +185,16 @@ static void print_ceiling_notes(const kl_report *rep, FILE *f) {
             r->workload);
     for (size_t j = i; j < rep->count; j++) {
       const kl_result *o = &rep->results[j].pub;
-      if (rep->results[j].w == rep->results[i].w &&
-          o->ceiling_note == r->ceiling_note)
-        fprintf(f, " %s", o->rung);
+      if (rep->results[j].w != rep->results[i].w ||
+          o->ceiling_note != r->ceiling_note)
+        continue;
+      /* Each rung once, also where a sweep ran it at several points. */
+      int named = 0;
+      for (size_t k = i; k < j && !named; k++)
+        named = rep->results[k].w == rep->results[j].w &&
+                rep->results[k].pub.ceiling_note == r->ceiling_note &&
+                strcmp(rep->results[k].pub.rung, o->rung) == 0;
+      if (!named) fprintf(f, " %s", o->rung);
     }
     fprintf(f, ": %s\n", r->ceiling_note);
   }
@@ -368,14 +375,31 @@ static void wrapped(FILE *f, const char *text, int indent) {
   fputc('\n', f);
 }
 
-/* The problem a result ran: its group's key and heading. */
-static void problem_text(const kl__result *res, char *dst, size_t size) {
+/* The problem a result ran: its group's key and heading. A parameter
+ * given that takes other values in other results of the workload (a
+ * sweep's) is named too, where the heading does not show it already. */
+static void problem_text(const kl_report *rep, const kl__result *res,
+                         char *dst, size_t size) {
   const kl_result *r = &res->pub;
   snprintf(dst, size, "%s: %s%s%s, %s%s", r->workload, kl_type_name(r->type),
            r->op[0] ? " " : "", r->op, r->extent_count ? "" : "n=",
            r->shape);
   if (r->inputs[0] && strcmp(r->inputs, "random") != 0)
     kl__append(dst, size, ", inputs %s", r->inputs);
+  const kl_workload *w = res->w;
+  const unsigned shown = KL_PARAM_MAIN_SIZE | KL_PARAM_EXTENT | KL_PARAM_OP |
+                         KL_PARAM_INPUTS;
+  for (int i = 0; i < w->param_count; i++) {
+    if ((w->params[i].flags & shown) || !(res->plan.given >> i & 1)) continue;
+    int varies = 0;
+    for (size_t j = 0; j < rep->count && !varies; j++)
+      varies = rep->results[j].w == w &&
+               rep->results[j].plan.value[i] != res->plan.value[i];
+    if (!varies) continue;
+    char value[64];
+    kl_param_text(&w->params[i], res->plan.value[i], value, sizeof value);
+    kl__append(dst, size, ", %s=%s", w->params[i].name, value);
+  }
 }
 
 static void brief_row(FILE *f, const kl__result *res) {
@@ -410,29 +434,37 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
           "backend", "median", "rate", "%ceil", "speedup", "check");
   /* The groups in the order their first result ran; the ceilings that
    * ran only as ceilings after them. */
-  char *done = calloc(rep->count ? rep->count : 1, 1);
-  if (!done) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  /* Each result's key made once: a sweep's report holds many. */
+  const size_t count = rep->count ? rep->count : 1;
+  char *done = calloc(count, 1);
+  char (*keys)[256] = malloc(count * sizeof *keys);
+  if (!done || !keys) {
+    free(done);
+    free(keys);
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
+  for (size_t i = 0; i < rep->count; i++)
+    problem_text(rep, &rep->results[i], keys[i], sizeof keys[i]);
   for (int pass = 0; pass < 2; pass++) {
     int headed = 0;
     for (size_t i = 0; i < rep->count; i++) {
       if (done[i] || rep->results[i].ceiling_only != pass) continue;
-      char key[256], other[256];
-      problem_text(&rep->results[i], key, sizeof key);
       if (pass == 1 && !headed) {
         fprintf(f, "\nceilings, each also timed right after the rungs it "
                 "serves:\n");
         headed = 1;
       }
-      fprintf(f, "%s%s\n", pass == 0 ? "\n" : "", key);
+      fprintf(f, "%s%s\n", pass == 0 ? "\n" : "", keys[i]);
       for (size_t j = i; j < rep->count; j++) {
-        if (done[j] || rep->results[j].ceiling_only != pass) continue;
-        problem_text(&rep->results[j], other, sizeof other);
-        if (strcmp(key, other) != 0) continue;
+        if (done[j] || rep->results[j].ceiling_only != pass ||
+            strcmp(keys[i], keys[j]) != 0)
+          continue;
         brief_row(f, &rep->results[j]);
         done[j] = 1;
       }
     }
   }
+  free(keys);
   free(done);
   fputc('\n', f);
   wrapped(f, "%ceil: the rate as a percent of the ceiling measured in this "

@@ -357,27 +357,28 @@ static size_t stand_aside(kl__planner *pl, const kl_workload *w,
     for (size_t j = 0; j < set_aside; j++) chosen[kept++] = aside[j];
     return kept;
   }
-  for (size_t j = 0; j < set_aside; j++)
-    kl__append(rep->notes, sizeof rep->notes, "%s %s stands aside: %s. ",
-               w->name, aside[j].r->name, why[j]);
+  for (size_t j = 0; j < set_aside; j++) {
+    /* Once, not once per point of a sweep. */
+    char note[512];
+    snprintf(note, sizeof note, "%s %s stands aside: %s. ", w->name,
+             aside[j].r->name, why[j]);
+    if (!strstr(rep->notes, note))
+      kl__append(rep->notes, sizeof rep->notes, "%s", note);
+  }
   return kept;
 }
 
-/* The jobs of one workload: its selected rungs in ladder order, on each
- * selected device of their backend, at the size asked for or its default
- * shrunk to fit them all; each planned and fit-checked once. In a run of
- * several workloads, one that cannot take the options (a parameter, type
- * or shape it lacks, a size beyond its range or this machine's memory) is
- * skipped with a note, and the others run; alone, it is an error. */
-static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
-                               const devices *devs, const kl_workload *w,
-                               int alone, kl__jobs *selected,
-                               kl_report *rep) {
-  kl__instance in;
-  kl_status st = kl__instance_from_options(o, w, &in, alone, rep->notes,
-                                           sizeof rep->notes);
-  if (st == KL_UNAVAILABLE) return KL_OK; /* skipped, with its note */
-  if (st != KL_OK) return st;
+/* The jobs of one problem of a workload (one point of a sweep): its
+ * selected rungs in ladder order, on each selected device of their
+ * backend, at the size asked for or its default shrunk to fit them all;
+ * each planned and fit-checked once. In a run of several workloads, a
+ * problem beyond this machine's memory is skipped with a note, and the
+ * others run; alone, it is an error. */
+static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
+                              const devices *devs, const kl_workload *w,
+                              kl__instance in, int alone, kl__jobs *selected,
+                              kl_report *rep) {
+  kl_status st = KL_OK;
   static _Thread_local kl__placed chosen[MAX_PLACED];
   size_t count = 0;
   for (size_t j = 0; j < w->rung_count; j++) {
@@ -422,6 +423,29 @@ static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
     return KL_OK;
   }
   return st;
+}
+
+/* The jobs of one workload: those of each of its problems, one, or one
+ * per point of a sweep in the sweep's order. A workload that cannot take
+ * the options (a parameter, type or shape it lacks; a size beyond its
+ * range) is skipped with a note in a run of several, and the others run;
+ * alone, it is an error. */
+static kl_status workload_jobs(kl__planner *pl, const kl_options *o,
+                               const devices *devs, const kl_workload *w,
+                               int alone, kl__jobs *selected,
+                               kl_report *rep) {
+  size_t points = 1;
+  for (size_t k = 0; k < points; k++) {
+    kl__instance in;
+    kl_status st = kl__instance_from_options(o, w, k, &points, &in, alone,
+                                             rep->notes, sizeof rep->notes);
+    /* Skipped, with its note: what it lacks, it lacks at every point. */
+    if (st == KL_UNAVAILABLE) return KL_OK;
+    if (st == KL_OK)
+      st = problem_jobs(pl, o, devs, w, in, alone, selected, rep);
+    if (st != KL_OK) return st;
+  }
+  return KL_OK;
 }
 
 /* Notes are sentences, each followed by a space until the last. */
@@ -573,6 +597,16 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   if (st != KL_OK) return st;
   if (o.n < 0)
     return kl__usage(KL_USAGE, "size %lld is negative", (long long)o.n);
+  if (o.sizes && o.n > 0)
+    return kl__usage(KL_USAGE, "give the size (n) or a sweep of sizes "
+                     "(sizes), not both");
+  if (o.sizes) {
+    /* A sweep's text is checked whatever the selection. */
+    double sizes[KL_MAX_SWEEP];
+    size_t count = 0;
+    st = kl__sweep_sizes(o.sizes, sizes, KL_MAX_SWEEP, &count);
+    if (st != KL_OK) return st;
+  }
   if (o.type != KL_TYPE_DEFAULT && ((int)o.type < 0 || o.type >= KL_TYPE_COUNT))
     return kl__usage(KL_USAGE, "%d is not a kl_type value (KL_F32 .. KL_U64, "
                      "or KL_TYPE_DEFAULT)", (int)o.type);
