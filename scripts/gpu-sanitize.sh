@@ -19,7 +19,7 @@
 # spinning threads on sixteen cores made every shard several times slower.
 #
 # What runs under each tool (the names of the summary):
-#   rungs    test_rungs --random-only --pairs over stream, map, reduce and
+#   rungs    test_rungs --random-only --pairs over stream, read, map, reduce and
 #            integrate: their own test problems (1 to 1000003 elements),
 #            every rung, every type and operation on every problem and
 #            every pair of the two on some problem (--pairs: the memory a
@@ -86,7 +86,7 @@ workers=${KL_SANITIZE_WORKERS:-$(nproc)}
 per_shard=${KL_SANITIZE_SHARD_CASES:-24}
 t="$build/tests"
 kl="$build/kladder run -q -b cuda --reps 1 --warmup 0"
-rungs_mix="--random-only --pairs --workloads stream,map,reduce,integrate"
+rungs_mix="--random-only --pairs --workloads stream,read,map,reduce,integrate"
 pipes="--workloads pipeline,offload,transfer"
 declare -A group=(
   [rungs]="$t/test_rungs $rungs_mix cuda"

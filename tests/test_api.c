@@ -326,7 +326,7 @@ static void test_workload_index(void) {
   EXPECT(kl_workload_describe(i, &w) == KL_OK && strcmp(w.name, "gemm") == 0);
   EXPECT(kl_workload_index("nope", &i) == KL_USAGE &&
          strstr(kl_last_error(),
-                "unknown workload 'nope'; valid: stream, transfer, map"));
+                "unknown workload 'nope'; valid: stream, transfer, read, map"));
   EXPECT(kl_workload_index("", &i) == KL_USAGE);
   EXPECT(kl_workload_index(NULL, &i) == KL_USAGE);
   EXPECT(kl_workload_index("map", &i) == KL_OK && kl_last_error()[0] == '\0');

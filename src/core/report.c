@@ -321,7 +321,8 @@ static kl_status print_wide(const kl_report *rep, FILE *f) {
   }
   fprintf(f, "\n%%ceil: percent of the backend's ceiling in this run: for "
           "memory-bound rungs the ceiling rung their workload names (the "
-          "device copy), timed right after the rung; for compute-bound ones "
+          "device copy, or the read for work that only reads), timed right "
+          "after the rung; for compute-bound ones "
           "the vendor rung. speedup: over the first rung of the same workload and "
           "size. abs err: largest absolute error against the reference.\n");
   if (rep->notes[0]) fprintf(f, "note: %s\n", rep->notes);
@@ -468,8 +469,9 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
   free(done);
   fputc('\n', f);
   wrapped(f, "%ceil: the rate as a percent of the ceiling measured in this "
-          "run: for memory-bound rungs the copy their workload names, timed "
-          "right after each rung; for compute-bound ones the vendor rung. "
+          "run: for memory-bound rungs the copy (or, for work that only "
+          "reads, the read) their workload names, timed right after each "
+          "rung; for compute-bound ones the vendor rung. "
           "speedup: over the first rung of the same problem. kladder run -v: "
           "every column (min, max, abs err); --csv, --json: every field.", 2);
   if (rep->notes[0]) {
