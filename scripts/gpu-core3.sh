@@ -58,7 +58,7 @@ tests() { # GPU REGEX LOG
      --timeout 220) >"$out/$3" 2>&1
   echo "ctest $3: exit $? after $(( $(date +%s) - t0 )) s"
 }
-cuda_tests='rungs-cuda$|gemm-cuda|gpu-memcheck|racy|beyond-device|tiled-m|^api|threads|^model$'
+cuda_tests='^rungs-cuda-[a-z]+$|gemm-cuda|gpu-memcheck|racy|beyond-device|tiled-m|^api|threads|^model$'
 if [ "$gpus" -ge 2 ]; then
   { suite after ./build/kladder 0; tests 0 "$cuda_tests" ctest-after.log; } &
   { suite before "$old/build/kladder" 1
