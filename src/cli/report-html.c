@@ -42,6 +42,9 @@
 #define FORMAT_KNOWN 2 /* the newest version of the results format read */
 #define MAX_FILES 16
 #define MAX_TIMELINES 40
+/* Timeline marks on a page at most (about 150 bytes each): with the saved
+ * trace's bound, a page stays under 2 MB whatever ran. */
+#define MAX_MARKS 6000
 
 /* ---- the results, as read ------------------------------------------------- */
 
@@ -63,6 +66,7 @@ typedef struct report {
   size_t count;
   FILE *f;
   int charts; /* SVGs written */
+  int marks; /* timeline marks drawn, against MAX_MARKS */
   report_extra extra; /* a section after the header, or NULL */
   const void *extra_ctx;
 } report;
@@ -1054,6 +1058,30 @@ static int event_ok(const json_value *e) {
          e->items[4].kind == JSON_NUMBER;
 }
 
+/* Events closer than a pixel on one track and phase are drawn as one mark
+ * (its title counts them), so that a run of thousands of chunks stays a
+ * page of kilobytes. */
+typedef struct span {
+  double x0, x1, busy;
+  int count;
+  double item;
+} span;
+
+static int event_mark(FILE *f, const span *sp, int y, int h,
+                      const char *phase, const char *colour) {
+  fprintf(f, "<rect class=\"event\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+          "height=\"%d\" fill=\"%s\"><title>", sp->x0, y,
+          sp->x1 - sp->x0 > 0.5 ? sp->x1 - sp->x0 : 0.5, h, colour);
+  html_escape(f, phase);
+  char d[32];
+  time_text(sp->busy, d, sizeof d);
+  if (sp->count > 1) fprintf(f, ": %d events, %s busy", sp->count, d);
+  else if (sp->item >= 0) fprintf(f, " %.0f: %s", sp->item, d);
+  else fprintf(f, ": %s", d);
+  fputs("</title></rect>\n", f);
+  return 1;
+}
+
 static void timeline(report *rep, const row *r, const json_value *events) {
   FILE *f = rep->f;
   int tracks[8], nt = 0;
@@ -1090,24 +1118,35 @@ static void timeline(report *rep, const row *r, const json_value *events) {
     else snprintf(name, sizeof name, "stream %d", tracks[t]);
     text_at(f, x0 - 6, top + lane * t + 16, "end", "name", name);
   }
+  span spans[8][8];
+  memset(spans, 0, sizeof spans);
+  int drawn = 0;
   for (size_t i = 0; i < events->count; i++) {
     const json_value *e = &events->items[i];
     if (!event_ok(e)) continue;
     int t = 0, p = 0;
     while (t < nt && tracks[t] != (int)e->items[0].number) t++;
     while (p < np && strcmp(phases[p], e->items[1].text)) p++;
-    if (t == nt) continue;
+    if (t == nt || p == np) continue;
     const double xa = at(&a, e->items[3].number), xb = at(&a, e->items[4].number);
-    fprintf(f, "<rect class=\"event\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
-            "height=\"%d\" fill=\"%s\"><title>", xa, top + lane * t + 3,
-            xb - xa > 0.5 ? xb - xa : 0.5, lane - 6,
-            palette[p < np ? p % 10 : 7]);
-    html_escape(f, e->items[1].text);
-    char d[32];
-    time_text(e->items[4].number - e->items[3].number, d, sizeof d);
-    if (e->items[2].number >= 0) fprintf(f, " %.0f", e->items[2].number);
-    fprintf(f, ": %s</title></rect>\n", d);
+    span *sp = &spans[t][p];
+    /* Within a pixel of the last of its track and phase: one mark. */
+    if (sp->count && xa - sp->x1 < 1.0) {
+      if (xb > sp->x1) sp->x1 = xb;
+      sp->busy += e->items[4].number - e->items[3].number;
+      sp->count++;
+      continue;
+    }
+    if (sp->count) drawn += event_mark(f, sp, top + lane * t + 3, lane - 6,
+                                       phases[p], palette[p % 10]);
+    *sp = (span){xa, xb, e->items[4].number - e->items[3].number, 1,
+                 e->items[2].number};
   }
+  for (int t = 0; t < nt; t++)
+    for (int p = 0; p < np; p++)
+      if (spans[t][p].count)
+        drawn += event_mark(f, &spans[t][p], top + lane * t + 3, lane - 6,
+                            phases[p], palette[p % 10]);
   char tt[32];
   for (int k = 0; k <= 4; k++) {
     const double v = end * k / 4;
@@ -1137,6 +1176,10 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             "data-f=\"num\" data-u=\"\" data-v=\"%s\">%s</span> (wall time "
             "over the busiest phase's)", r->file, r->index, ov->text, o);
   }
+  rep->marks += drawn;
+  if ((size_t)drawn < events->count)
+    fprintf(f, "; %zu events drawn as %d marks (those within a pixel of "
+            "each other on a track merged)", events->count, drawn);
   const double dropped = json_number(json_member(r->v, "trace"), "dropped", 0, NULL);
   if (dropped > 0) fprintf(f, "; the first %zu events (%.0f more in the run "
                            "were not kept)", events->count, dropped);
@@ -1170,7 +1213,22 @@ static void json_text(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* At most this many events in the saved trace, so that the page stays
+ * under 2 MB whatever ran: beyond it each run keeps its first events, an
+ * equal share, and the page says so (`kladder run --trace` keeps all). */
+#define TRACE_LINK_EVENTS 6000
+
 static void chrome_trace_link(report *rep) {
+  size_t total = 0, traced = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const json_value *events = events_of(&rep->rows[i]);
+    if (!events || events->count == 0) continue;
+    total += events->count;
+    traced++;
+  }
+  const size_t share = total > TRACE_LINK_EVENTS && traced
+                           ? TRACE_LINK_EVENTS / traced
+                           : total;
   char *text = NULL;
   size_t len = 0;
   FILE *t = open_memstream(&text, &len);
@@ -1189,7 +1247,7 @@ static void chrome_trace_link(report *rep) {
              r->type, r->shape);
     json_text(t, name);
     fputs("}},\n", t);
-    for (size_t k = 0; k < events->count; k++) {
+    for (size_t k = 0; k < events->count && k < share; k++) {
       const json_value *e = &events->items[k];
       if (!event_ok(e)) continue;
       fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ", pid,
@@ -1209,7 +1267,13 @@ static void chrome_trace_link(report *rep) {
           "href=\"data:application/json;base64,", rep->f);
     b64(rep->f, (const unsigned char *)text, len);
     fprintf(rep->f, "\">Save the Chrome trace</a> of these %d runs (open it "
-            "in Perfetto, ui.perfetto.dev, or chrome://tracing).</p>\n", pid);
+            "in Perfetto, ui.perfetto.dev, or chrome://tracing).", pid);
+    if (share < total)
+      fprintf(rep->f, " It keeps the first %zu events of each run, %d in "
+              "all of %zu, so that this page stays small; `kladder run "
+              "--trace FILE` writes every one.", share,
+              (int)(share * traced), total);
+    fputs("</p>\n", rep->f);
   }
   free(text);
 }
@@ -1221,7 +1285,7 @@ static void timelines(report *rep) {
     const row *r = &rep->rows[i];
     const json_value *events = events_of(r);
     if (!events || events->count < 2 || !ran(r)) continue;
-    if (shown_ == MAX_TIMELINES) {
+    if (shown_ == MAX_TIMELINES || rep->marks >= MAX_MARKS) {
       more++;
       continue;
     }
