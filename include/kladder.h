@@ -506,6 +506,22 @@ typedef struct kl_build_info {
 
 const kl_build_info *kl_build(void);
 
+/* Wisdom: which rung, on which backend, the entry points (kl_reduce,
+ * kl_histogram, ...) run for a problem of a size, as `kladder tune`
+ * measured it on this machine with this build. Read once per process
+ * from KLADDER_WISDOM's path ("none": no wisdom), else
+ * $XDG_CACHE_HOME/kladder/wisdom or $HOME/.cache/kladder/wisdom; a file of
+ * another build or device is ignored whole. Without wisdom an entry point
+ * runs its backend's library rung, on the preferred backend where no
+ * context is given. kl_wisdom_note: one line saying which file was read
+ * and how many picks it gave, or why none applies. kl_dispatch: the
+ * backend and rung an entry point would run for workload, type and n on
+ * ctx (NULL: no context), library-owned names; KL_UNAVAILABLE where none
+ * serves. Both thread-safe. */
+const char *kl_wisdom_note(void);
+kl_status kl_dispatch(kl_context *ctx, const char *workload, kl_type type,
+                      int64_t n, const char **backend, const char **rung);
+
 /* The results of a run. */
 typedef struct kl_report kl_report;
 

@@ -18,6 +18,7 @@
 #include "kladder.h"
 #include "report-html.h"
 #include "text.h"
+#include "tune.h"
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
@@ -44,6 +45,10 @@ static const char usage_main[] =
     "  compare BASE.json NEW.json\n"
     "                two results files of `run --json` compared, result by\n"
     "                result, for a regression (`kladder compare --help`)\n"
+    "  tune [-w W] [-b B] [-o FILE] | tune --check [FILE]\n"
+    "                the fastest rung and backend for each size, as the\n"
+    "                library's entry points will run them (`kladder tune\n"
+    "                --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
     "\n"
@@ -1166,6 +1171,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "run") == 0) return run(argc - 1, argv + 1, argc, argv);
   if (strcmp(cmd, "report") == 0) return report_main(argc - 1, argv + 1);
   if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "tune") == 0) return tune_main(argc - 1, argv + 1);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report, compare", shown(cmd, show));
+                   "report, compare, tune", shown(cmd, show));
 }

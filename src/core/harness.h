@@ -68,6 +68,12 @@ kl_status kl__copy_sized(void *out, const void *full, size_t full_size,
  * device the backend does not have. */
 const kl_device *kl__device_at(const kl_backend *b, int index);
 
+/* ---- wisdom.c: which rung the entry points run, by size -------------------
+ * The pick for w at type t and size n: across the available backends
+ * (only NULL) or within `only`; NULL where the wisdom has none. */
+const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
+                               const kl_backend *only);
+
 /* The process's default context of device 0 of backend b: opened on first
  * use, shared by every thread (each call locks it), closed at exit. */
 kl_status kl__default_context(const kl_backend *b, kl_context **out);

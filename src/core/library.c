@@ -1,5 +1,6 @@
-/* The library's entry points (kl_reduce, kl_gemm, ...): the rung marked
- * for the problem's type on the context's backend (or the preferred one),
+/* The library's entry points (kl_reduce, kl_gemm, ...): the wisdom's pick
+ * for the problem's size (wisdom.c), or the rung marked for the problem's
+ * type on the context's backend (or the preferred one),
  * run once on the caller's buffers, through the buffer lifecycle of a
  * run (buffers.c): plan, fit, adopt the caller's buffers, set up, run,
  * give the outputs back, tear down, release. */
@@ -67,11 +68,17 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   kl_status st = kl__instance_from_problem(w, pb, &in);
   if (st != KL_OK) return st;
   in.caller_inputs = 1;
-  const kl_backend *b = ctx ? ctx->backend : preferred_backend(w, in.type);
+  /* The wisdom's pick for this size (wisdom.c: `kladder tune`), across
+   * the backends or within the context's; else the library rung of the
+   * context's backend or of the preferred one. */
+  const kl_rung *r = kl__wisdom_rung(w, in.type, in.n, ctx ? ctx->backend
+                                                           : NULL);
+  const kl_backend *b = r ? r->backend
+                      : ctx ? ctx->backend : preferred_backend(w, in.type);
   if (!b)
     return kl__usage(KL_UNAVAILABLE, "%s: no backend here has a library rung "
                      "for %s", w->name, kl_type_name(in.type));
-  const kl_rung *r = library_rung(w, b, in.type);
+  if (!r) r = library_rung(w, b, in.type);
   if (!r)
     return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
                      "for %s", w->name, b->name, kl_type_name(in.type));
@@ -79,6 +86,17 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   kl_plan p;
   st = kl__plan_make(w, r, &in, 0,
                      kl__device_at(b, ctx ? ctx->device.index : 0), &p, NULL);
+  /* A picked rung that cannot serve this problem stands aside for the
+   * backend's library rung. */
+  if (st == KL_UNAVAILABLE && !(r->library & KL_TYPE_BIT(in.type))) {
+    r = library_rung(w, b, in.type);
+    if (!r)
+      return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
+                       "for %s", w->name, b->name, kl_type_name(in.type));
+    st = kl__plan_make(w, r, &in, 0,
+                       kl__device_at(b, ctx ? ctx->device.index : 0), &p,
+                       NULL);
+  }
   for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
     if (!(p.buffers[i].flags & KL_BUFFER_SCRATCH) && !user[i])
       st = kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,
@@ -91,4 +109,23 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   st = run_once(r, &p, ctx, user, data_on_device);
   kl__leave(ctx);
   return st;
+}
+
+kl_status kl_dispatch(kl_context *ctx, const char *workload, kl_type type,
+                      int64_t n, const char **backend, const char **rung) {
+  size_t wi;
+  kl_status st = kl_workload_index(workload, &wi);
+  if (st != KL_OK) return st;
+  const kl_workload *w = kl_workload_at(wi);
+  const kl_rung *r = kl__wisdom_rung(w, type, n, ctx ? ctx->backend : NULL);
+  if (!r) {
+    const kl_backend *b = ctx ? ctx->backend : preferred_backend(w, type);
+    r = b ? library_rung(w, b, type) : NULL;
+  }
+  if (!r)
+    return kl__done(kl__usage(KL_UNAVAILABLE, "%s: no rung here serves %s",
+                              w->name, kl_type_name(type)));
+  if (backend) *backend = r->backend->name;
+  if (rung) *rung = r->name;
+  return KL_OK;
 }

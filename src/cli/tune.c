@@ -1,0 +1,334 @@
+/* `kladder tune` (issue 31): for each workload with library entry points,
+ * each of its types, the rungs of every backend here timed over a sweep
+ * of sizes; the fastest at each size, across the backends (best) and
+ * within each (pick), written as the wisdom file the entry points read
+ * (src/core/wisdom.c). `kladder tune --check [FILE]`: whether a file
+ * applies to this build and these devices. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, setenv, mkdir */
+#include "tune.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kladder.h"
+#include "text.h"
+
+#define MAX_POINTS 16
+#define MAX_BACKENDS 8
+
+static const char usage_tune[] =
+    "usage: kladder tune [-w W[,W...]] [-b B[,B...]] [-n SIZES] [--reps N]\n"
+    "                    [-o FILE] [-q]\n"
+    "       kladder tune --check [FILE]\n"
+    "\n"
+    "Times the rungs of each workload that has library entry points\n"
+    "(kl_reduce, kl_histogram, ...) on every backend here, for each of its\n"
+    "types, over a sweep of sizes, and writes which rung is fastest at each\n"
+    "size, across the backends and within each, as the wisdom file the\n"
+    "entry points read: a call with no context then runs the fastest\n"
+    "backend and rung for its size, a call on a context its backend's\n"
+    "fastest rung. Known-wrong rungs never count; only rungs whose check\n"
+    "passed do.\n"
+    "\n"
+    "  -w, --workload W[,W...]  only these (default: every one with entry\n"
+    "                           points)\n"
+    "  -b, --backend B[,B...]   only these backends (default: every one here)\n"
+    "  -n, --size SIZES         the sweep, as run -n takes it (default: from\n"
+    "                           the workload's smallest size to a quarter of\n"
+    "                           its host default, about ten points)\n"
+    "      --reps N             timed runs per rung and size (default 5)\n"
+    "  -o, --output FILE        the wisdom file (default: KLADDER_WISDOM, else\n"
+    "                           $XDG_CACHE_HOME/kladder/wisdom or\n"
+    "                           ~/.cache/kladder/wisdom)\n"
+    "      --check [FILE]       say whether FILE (default: the one the library\n"
+    "                           reads) applies to this build and devices:\n"
+    "                           exit 0 if it does, 1 if not\n"
+    "  -q, --quiet              no progress lines\n"
+    "  -h, --help               this text\n"
+    "\n"
+    "exit codes: 0 written (or applies), 1 does not apply (--check) or no\n"
+    "rung passed, 2 bad usage or a file that cannot be written.\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+  char show[SHOWN_SIZE];
+  fputs("kladder: error: tune: ", stderr);
+  fprintf(stderr, fmt, arg ? shown(arg, show) : "");
+  fputs(" (`kladder tune --help`)\n", stderr);
+  return 2;
+}
+
+static void default_path(char *dst, size_t size) {
+  const char *env = getenv("KLADDER_WISDOM");
+  const char *cache = getenv("XDG_CACHE_HOME");
+  const char *home = getenv("HOME");
+  if (env && *env && strcmp(env, "none") != 0) snprintf(dst, size, "%s", env);
+  else if (cache && *cache) snprintf(dst, size, "%s/kladder/wisdom", cache);
+  else if (home && *home) snprintf(dst, size, "%s/.cache/kladder/wisdom", home);
+  else dst[0] = '\0';
+}
+
+/* The folder of path made where missing (the cache folder). */
+static void make_parents(const char *path) {
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  for (char *p = dir + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    (void)mkdir(dir, 0777);
+    *p = '/';
+  }
+}
+
+static int listed(const char *list, const char *name) {
+  if (!list) return 1;
+  const size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const char *end = strchr(p, ',');
+    const size_t item = end ? (size_t)(end - p) : strlen(p);
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p = end ? end + 1 : p + item;
+  }
+  return 0;
+}
+
+/* The default sweep of a workload's main size: from its smallest to a
+ * quarter of its host default, by a whole factor, about ten points. */
+static void default_sizes(size_t w, char *dst, size_t size) {
+  kl_workload_info wi = {.size = sizeof wi};
+  kl_workload_describe(w, &wi);
+  double lo = 1, hi = 1 << 20;
+  for (int p = 0; p < wi.param_count; p++) {
+    kl_param_info pi = {.size = sizeof pi};
+    if (kl_param_describe(w, p, &pi) != KL_OK || !pi.main_size) continue;
+    lo = pi.min > 1 ? pi.min : 1;
+    hi = (pi.host_default > 0 ? pi.host_default : pi.default_value) / 4;
+  }
+  if (hi < lo) hi = lo;
+  double f = ceil(pow(hi / lo, 1.0 / 9));
+  if (f < 2) f = 2;
+  dst[0] = '\0';
+  for (double n = lo; n <= hi && strlen(dst) + 24 < size; n *= f)
+    snprintf(dst + strlen(dst), size - strlen(dst), "%s%.0f",
+             dst[0] ? "," : "", n);
+}
+
+/* One line of the file: what wins from a size on, of one kind. */
+typedef struct winner {
+  const kl_result *r;
+} winner;
+
+/* The fastest passing result at size n of the report, of backend b (NULL:
+ * any). */
+static const kl_result *fastest(const kl_report *rep, int64_t n,
+                                const char *b) {
+  const kl_result *best = NULL;
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    if (r->n != n || r->status != KL_OK || r->check != KL_CHECK_PASS ||
+        (r->flags & (KL_RUNG_KNOWN_WRONG | KL_RUNG_CEILING)) || r->reps < 1)
+      continue;
+    if (b && strcmp(r->backend, b) != 0) continue;
+    if (!best || r->t_median < best->t_median) best = r;
+  }
+  return best;
+}
+
+/* The lines of one kind over the sweep: a line where the winner changes,
+ * the first from 0. */
+static int write_kind(FILE *f, const char *kind, const kl_report *rep,
+                      const int64_t *sizes, int count, const char *b,
+                      const char *workload, const char *type) {
+  const kl_result *last = NULL;
+  int lines = 0;
+  for (int i = 0; i < count; i++) {
+    const kl_result *r = fastest(rep, sizes[i], b);
+    if (!r) continue;
+    if (last && !strcmp(last->rung, r->rung) &&
+        !strcmp(last->backend, r->backend))
+      continue;
+    fprintf(f, "%s %s %s %lld %s %s\n", kind, workload, type,
+            lines ? (long long)sizes[i] : 0LL, r->backend, r->rung);
+    last = r;
+    lines++;
+  }
+  return lines;
+}
+
+static int check_file(const char *path) {
+  char def[4096];
+  if (!path) {
+    default_path(def, sizeof def);
+    path = def;
+  }
+  if (!path[0]) return usage_error("no wisdom file to check%s", NULL);
+  setenv("KLADDER_WISDOM", path, 1);
+  const char *note = kl_wisdom_note();
+  printf("%s\n", note);
+  /* "wisdom PATH: N picks" applies; every other note says why not. */
+  const char *tail = strrchr(note, ':');
+  return tail && strstr(tail, " picks") && !strstr(note, "ignored") ? 0 : 1;
+}
+
+int tune_main(int argc, char **argv) {
+  const char *workloads = NULL, *backends = NULL, *sizes_text = NULL;
+  const char *out = NULL;
+  int reps = 5, quiet = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage_tune, stdout);
+      return 0;
+    } else if (!strcmp(a, "--check")) {
+      if (i + 2 < argc) return usage_error("--check takes one file%s", NULL);
+      return check_file(v);
+    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+      quiet = 1;
+    } else if (!strcmp(a, "-w") || !strcmp(a, "--workload") ||
+               !strcmp(a, "-b") || !strcmp(a, "--backend") ||
+               !strcmp(a, "-n") || !strcmp(a, "--size") ||
+               !strcmp(a, "-o") || !strcmp(a, "--output") ||
+               !strcmp(a, "--reps")) {
+      if (!v || !*v) return usage_error("option '%s' needs a value", a);
+      if (a[1] == 'w' || a[2] == 'w') workloads = v;
+      else if (a[1] == 'b' || a[2] == 'b') backends = v;
+      else if (a[1] == 'n' || !strcmp(a, "--size")) sizes_text = v;
+      else if (a[1] == 'o' || !strcmp(a, "--output")) out = v;
+      else {
+        char *end = NULL;
+        long r = strtol(v, &end, 10);
+        if (*end || r < 1 || r > 1000)
+          return usage_error("--reps '%s' must be 1 to 1000", v);
+        reps = (int)r;
+      }
+      i++;
+    } else {
+      return usage_error("unknown argument '%s'", a);
+    }
+  }
+  char path[4096];
+  if (out) snprintf(path, sizeof path, "%s", out);
+  else default_path(path, sizeof path);
+  if (!path[0])
+    return usage_error("no place for the wisdom file (no HOME): give -o "
+                       "FILE%s", NULL);
+  /* Every name given must be one. */
+  for (const char *p = workloads; p && *p;) {
+    char name[64];
+    const size_t len = strcspn(p, ",");
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    size_t w;
+    if (kl_workload_index(name, &w) != KL_OK)
+      return usage_error("%s", kl_last_error());
+    p += len + (p[len] == ',');
+  }
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return usage_error("out of memory%s", NULL);
+  const kl_build_info *build = kl_build();
+  fprintf(f, "kladder-wisdom 1\nbuild %s %s\n", build->version,
+          build->commit[0] ? build->commit : "-");
+  /* The devices: device 0 of each backend here that was asked for. */
+  const char *used[MAX_BACKENDS];
+  int nb = 0;
+  for (size_t i = 0; i < kl_backend_count() && nb < MAX_BACKENDS; i++) {
+    kl_backend_info bi = {.size = sizeof bi};
+    kl_device_info di = {.size = sizeof di};
+    if (kl_backend_describe(i, &bi) != KL_OK || !bi.available ||
+        !listed(backends, bi.name) ||
+        kl_device_describe(bi.name, 0, &di) != KL_OK)
+      continue;
+    fprintf(f, "device %s:0 %s\n", bi.name, di.name);
+    used[nb++] = bi.name;
+  }
+  char backend_list[256] = "";
+  for (int b = 0; b < nb; b++)
+    snprintf(backend_list + strlen(backend_list),
+             sizeof backend_list - strlen(backend_list), "%s%s",
+             b ? "," : "", used[b]);
+  int lines = 0, code = 0;
+  for (size_t w = 0; w < kl_workload_count() && code == 0; w++) {
+    kl_workload_info wi = {.size = sizeof wi};
+    kl_workload_describe(w, &wi);
+    if (!listed(workloads, wi.name)) continue;
+    unsigned library = 0;
+    for (int r = 0; r < wi.rung_count; r++) {
+      kl_rung_info ri = {.size = sizeof ri};
+      if (kl_rung_describe(w, r, &ri) == KL_OK) library |= ri.library;
+    }
+    if (!library) continue; /* no entry point */
+    char sweep[512];
+    if (sizes_text) snprintf(sweep, sizeof sweep, "%s", sizes_text);
+    else default_sizes(w, sweep, sizeof sweep);
+    int64_t sizes[MAX_POINTS];
+    size_t count = 0;
+    if (kl_parse_sizes(sweep, sizes, MAX_POINTS, &count) != KL_OK) {
+      code = usage_error("%s", kl_last_error());
+      break;
+    }
+    for (int t = 0; t < KL_TYPE_COUNT && code == 0; t++) {
+      if (!(library & KL_TYPE_BIT(t))) continue;
+      kl_options o;
+      kl_options_init(&o);
+      o.workloads = wi.name;
+      o.backends = backend_list;
+      o.sizes = sweep;
+      o.type = (kl_type)t;
+      o.reps = reps;
+      o.warmup = 1;
+      o.skip_ceiling = 1;
+      o.max_seconds = 2;
+      if (!quiet)
+        fprintf(stderr, "tune: %s %s over %s on %s\n", wi.name,
+                kl_type_name((kl_type)t), sweep, backend_list);
+      kl_report *rep = NULL;
+      kl_status st = kl_run(&o, &rep);
+      if (rep && (st == KL_OK || st == KL_CHECK_FAILED)) {
+        lines += write_kind(f, "best", rep, sizes, (int)count, NULL, wi.name,
+                            kl_type_name((kl_type)t));
+        for (int b = 0; b < nb; b++)
+          lines += write_kind(f, "pick", rep, sizes, (int)count, used[b],
+                              wi.name, kl_type_name((kl_type)t));
+      } else if (st != KL_UNAVAILABLE) {
+        fprintf(stderr, "kladder: error: tune: %s %s: %s\n", wi.name,
+                kl_type_name((kl_type)t), kl_last_error());
+        code = st == KL_USAGE ? 2 : 3;
+      }
+      kl_report_free(rep);
+    }
+  }
+  fclose(f);
+  if (code == 0 && lines == 0) {
+    fprintf(stderr, "kladder: error: tune: no rung passed: nothing to "
+            "write\n");
+    code = 1;
+  }
+  if (code == 0) {
+    make_parents(path);
+    char temp[4112];
+    snprintf(temp, sizeof temp, "%s.tmp-XXXXXX", path);
+    const int fd = mkstemp(temp);
+    FILE *w = fd >= 0 ? fdopen(fd, "w") : NULL;
+    int ok = w && fwrite(text, 1, len, w) == len;
+    if (w) ok = fclose(w) == 0 && ok;
+    else if (fd >= 0) close(fd);
+    if (ok) ok = rename(temp, path) == 0;
+    if (!ok) {
+      fprintf(stderr, "kladder: error: tune: cannot write %s: %s\n", path,
+              strerror(errno));
+      if (fd >= 0) remove(temp);
+      code = 2;
+    } else {
+      printf("%s", text);
+      fprintf(stderr, "tune: wrote %s (%d lines)\n", path, lines);
+    }
+  }
+  free(text);
+  return code;
+}

@@ -1,0 +1,112 @@
+/* Wisdom (src/core/wisdom.c): test_wisdom MODE writes a wisdom file,
+ * points KLADDER_WISDOM at it before the first library call, and checks
+ * what the entry points then run. MODE: good (a file of this build and
+ * these devices: histogram on serial below 64 KiB and on openmp from
+ * there, reduce's picks within each backend; kl_histogram on 35 KB counts
+ * right), other-build, other-device, malformed (each ignored whole, with
+ * its note, and dispatch as without wisdom), none (KLADDER_WISDOM=none). */
+#define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "expect.h"
+#include "kladder-histogram.h"
+
+static int dispatched(kl_context *ctx, const char *w, kl_type t, int64_t n,
+                      const char *backend, const char *rung) {
+  const char *b = NULL, *r = NULL;
+  if (kl_dispatch(ctx, w, t, n, &b, &r) != KL_OK) return 0;
+  if (strcmp(b, backend) || strcmp(r, rung))
+    printf("  %s n=%lld: %s %s, not %s %s\n", w, (long long)n, b, r, backend,
+           rung);
+  return !strcmp(b, backend) && !strcmp(r, rung);
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "good";
+  kl_device_info serial = {.size = sizeof serial};
+  kl_device_info openmp = {.size = sizeof openmp};
+  if (kl_device_describe("openmp", 0, &openmp) != KL_OK) {
+    printf("SKIP: no openmp backend\n");
+    return 77;
+  }
+  EXPECT(kl_device_describe("serial", 0, &serial) == KL_OK);
+  char path[] = "/tmp/kl-wisdom-XXXXXX";
+  const int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  EXPECT(f != NULL);
+  if (!f) return 1;
+  const kl_build_info *b = kl_build();
+  if (strcmp(mode, "malformed") == 0) fputs("kladder-wisdom 1\nfrob\n", f);
+  else {
+    fprintf(f, "kladder-wisdom 1\nbuild %s %s\n", b->version,
+            strcmp(mode, "other-build") == 0 ? "0000000-elsewhere"
+            : b->commit[0]                 ? b->commit
+                                           : "-");
+    fprintf(f, "device serial:0 %s\n", serial.name);
+    fprintf(f, "device openmp:0 %s\n",
+            strcmp(mode, "other-device") == 0 ? "Another CPU" : openmp.name);
+    fputs("# histogram: serial below 64 KiB, openmp-blocks from there\n"
+          "best histogram u8 0 serial serial\n"
+          "best histogram u8 65536 openmp openmp-blocks\n"
+          "pick histogram u8 0 openmp openmp-interleaved\n"
+          "pick histogram u8 1000000 openmp openmp-blocks\n"
+          "pick reduce f64 0 openmp openmp-clause\n", f);
+  }
+  fclose(f);
+  setenv("KLADDER_WISDOM", strcmp(mode, "none") == 0 ? "none" : path, 1);
+  const char *note = kl_wisdom_note();
+  printf("%s: %s\n", mode, note);
+  const int good = strcmp(mode, "good") == 0;
+  if (good) EXPECT(strstr(note, ": 5 picks") != NULL);
+  else if (strcmp(mode, "none") == 0) EXPECT(strstr(note, "no wisdom") != NULL);
+  else EXPECT(strstr(note, "ignored") != NULL);
+  if (strcmp(mode, "other-build") == 0) EXPECT(strstr(note, "another build") != NULL);
+  if (strcmp(mode, "other-device") == 0) EXPECT(strstr(note, "Another CPU") != NULL);
+  if (strcmp(mode, "malformed") == 0) EXPECT(strstr(note, "line 2") != NULL);
+
+  kl_context *omp = NULL;
+  EXPECT(kl_context_open("openmp", &omp) == KL_OK);
+  /* Without wisdom: the library rung of the preferred backend, or of the
+   * context's. */
+  const char *lib_b = NULL, *lib_r = NULL;
+  if (!good) {
+    EXPECT(kl_dispatch(NULL, "histogram", KL_U8, 35000, &lib_b, &lib_r) ==
+           KL_OK);
+    EXPECT(lib_b && strcmp(lib_b, "serial") != 0);
+    EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
+                      "openmp-blocks"));
+  } else {
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 1, "serial", "serial"));
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 35000, "serial", "serial"));
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 65535, "serial", "serial"));
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 65536, "openmp",
+                      "openmp-blocks"));
+    EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
+                      "openmp-interleaved"));
+    EXPECT(dispatched(omp, "histogram", KL_U8, 2000000, "openmp",
+                      "openmp-blocks"));
+    EXPECT(dispatched(omp, "reduce", KL_F64, 10, "openmp", "openmp-clause"));
+    /* A type the wisdom does not cover: the library rung. */
+    EXPECT(kl_dispatch(NULL, "reduce", KL_F32, 10, &lib_b, &lib_r) == KL_OK);
+  }
+  EXPECT(kl_dispatch(NULL, "nope", KL_U8, 1, &lib_b, &lib_r) == KL_USAGE);
+  /* The entry point runs what it dispatches to, and counts right. */
+  enum { N = 35000 };
+  static unsigned char data[N];
+  uint64_t want[256] = {0}, got[256];
+  for (int i = 0; i < N; i++) data[i] = (unsigned char)(i * 7 + i / 300);
+  for (int i = 0; i < N; i++) want[data[i]]++;
+  memset(got, 0xff, sizeof got);
+  EXPECT(kl_histogram(NULL, data, N, 0, got) == KL_OK);
+  EXPECT(memcmp(got, want, sizeof got) == 0);
+  memset(got, 0xff, sizeof got);
+  EXPECT(kl_histogram(omp, data, N, 0, got) == KL_OK);
+  EXPECT(memcmp(got, want, sizeof got) == 0);
+  kl_context_close(omp);
+  unlink(path);
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures != 0;
+}
