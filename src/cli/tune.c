@@ -227,6 +227,18 @@ int tune_main(int argc, char **argv) {
       return usage_error("%s", kl_last_error());
     p += len + (p[len] == ',');
   }
+  for (const char *p = backends; p && *p;) {
+    char name[64];
+    const size_t len = strcspn(p, ",");
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    int known = 0;
+    for (size_t i = 0; i < kl_backend_count() && !known; i++) {
+      kl_backend_info bi = {.size = sizeof bi};
+      known = kl_backend_describe(i, &bi) == KL_OK && !strcmp(bi.name, name);
+    }
+    if (!known) return usage_error("unknown backend '%s'", name);
+    p += len + (p[len] == ',');
+  }
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
