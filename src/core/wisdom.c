@@ -51,12 +51,6 @@ static void wisdom_path(char *dst, size_t size) {
   else dst[0] = '\0';
 }
 
-static const kl_backend *backend_named(const char *name) {
-  for (size_t i = 0; i < kl_backend_count(); i++)
-    if (strcmp(kl_backend_at(i)->name, name) == 0) return kl_backend_at(i);
-  return NULL;
-}
-
 /* One line; 0, or -1 with the note set. */
 static int take_line(char *line, int number, const char *path, int *seen_head,
                      pick **picks, size_t *count, size_t *cap) {
@@ -95,7 +89,7 @@ static int take_line(char *line, int number, const char *path, int *seen_head,
     char *colon = strchr(dev, ':');
     if (!colon) goto bad;
     *colon = '\0';
-    const kl_backend *b = backend_named(dev);
+    const kl_backend *b = kl_backend_find(dev);
     const int index = atoi(colon + 1);
     const kl_device *d =
         b && kl_backend_available(b, NULL, 0) && index >= 0 &&
