@@ -31,6 +31,26 @@ static const kl_backend *preferred_backend(const kl_workload *w, kl_type t) {
   return best;
 }
 
+/* The rung an entry point runs for w at type t and size n: the wisdom's
+ * pick for the size (wisdom.c: `kladder tune`), across the backends or
+ * within the context's; else the library rung of the context's backend
+ * or of the preferred one. */
+static kl_status choose(const kl_workload *w, kl_type t, int64_t n,
+                        const kl_context *ctx, const kl_rung **out) {
+  const kl_rung *r = kl__wisdom_rung(w, t, n, ctx ? ctx->backend : NULL);
+  const kl_backend *b = r ? r->backend
+                      : ctx ? ctx->backend : preferred_backend(w, t);
+  if (!b)
+    return kl__usage(KL_UNAVAILABLE, "%s: no backend here has a library rung "
+                     "for %s", w->name, kl_type_name(t));
+  if (!r) r = library_rung(w, b, t);
+  if (!r)
+    return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
+                     "for %s", w->name, b->name, kl_type_name(t));
+  *out = r;
+  return KL_OK;
+}
+
 /* One run of rung r on the caller's buffers, in an entered context. */
 static kl_status run_once(const kl_rung *r, const kl_plan *p, kl_context *ctx,
                           void *const *user, int on_device) {
@@ -68,20 +88,10 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   kl_status st = kl__instance_from_problem(w, pb, &in);
   if (st != KL_OK) return st;
   in.caller_inputs = 1;
-  /* The wisdom's pick for this size (wisdom.c: `kladder tune`), across
-   * the backends or within the context's; else the library rung of the
-   * context's backend or of the preferred one. */
-  const kl_rung *r = kl__wisdom_rung(w, in.type, in.n, ctx ? ctx->backend
-                                                           : NULL);
-  const kl_backend *b = r ? r->backend
-                      : ctx ? ctx->backend : preferred_backend(w, in.type);
-  if (!b)
-    return kl__usage(KL_UNAVAILABLE, "%s: no backend here has a library rung "
-                     "for %s", w->name, kl_type_name(in.type));
-  if (!r) r = library_rung(w, b, in.type);
-  if (!r)
-    return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
-                     "for %s", w->name, b->name, kl_type_name(in.type));
+  const kl_rung *r = NULL;
+  st = choose(w, in.type, in.n, ctx, &r);
+  if (st != KL_OK) return st;
+  const kl_backend *b = r->backend;
   /* The caller gives every size a default could come from. */
   kl_plan p;
   st = kl__plan_make(w, r, &in, 0,
@@ -116,15 +126,9 @@ kl_status kl_dispatch(kl_context *ctx, const char *workload, kl_type type,
   size_t wi;
   kl_status st = kl_workload_index(workload, &wi);
   if (st != KL_OK) return st;
-  const kl_workload *w = kl_workload_at(wi);
-  const kl_rung *r = kl__wisdom_rung(w, type, n, ctx ? ctx->backend : NULL);
-  if (!r) {
-    const kl_backend *b = ctx ? ctx->backend : preferred_backend(w, type);
-    r = b ? library_rung(w, b, type) : NULL;
-  }
-  if (!r)
-    return kl__done(kl__usage(KL_UNAVAILABLE, "%s: no rung here serves %s",
-                              w->name, kl_type_name(type)));
+  const kl_rung *r = NULL;
+  st = choose(kl_workload_at(wi), type, n, ctx, &r);
+  if (st != KL_OK) return kl__done(st);
   if (backend) *backend = r->backend->name;
   if (rung) *rung = r->name;
   return KL_OK;
