@@ -56,6 +56,7 @@ typedef struct row {
   double step, n, median, min, max, rate, ceiling, bytes, flops;
   int has_rate, has_median, has_ceiling, ceiling_only;
   int group; /* its problem's index in the groups */
+  int series_sizes; /* the sizes its series ran at (count_series) */
 } row;
 
 typedef struct report {
@@ -901,6 +902,19 @@ static int sizes_of_series(const report *rep, const row *s) {
   return sizes;
 }
 
+/* Each row's series_sizes, counted once per series (its rows share it):
+ * the growth charts ask for it in every loop. */
+static void count_series(report *rep) {
+  for (size_t i = 0; i < rep->count; i++) {
+    row *r = &rep->rows[i];
+    r->series_sizes = -1;
+    for (size_t k = 0; k < i && r->series_sizes < 0; k++)
+      if (same_series(&rep->rows[k], r))
+        r->series_sizes = rep->rows[k].series_sizes;
+    if (r->series_sizes < 0) r->series_sizes = sizes_of_series(rep, r);
+  }
+}
+
 static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
                                 "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
                                 "#bcbd22", "#17becf"};
@@ -913,7 +927,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
   for (size_t i = 0; i < rep->count; i++) {
     const row *r = &rep->rows[i];
     if (r->ceiling_only || !ran(r) || !same_chart(r, c) ||
-        sizes_of_series(rep, r) < 2 || r->n <= 0)
+        r->series_sizes < 2 || r->n <= 0)
       continue;
     const double y = rate ? r->rate : r->median;
     if (y <= 0) continue;
@@ -947,7 +961,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
   for (size_t i = 0; i < rep->count; i++) {
     const row *s = &rep->rows[i];
     if (s->ceiling_only || !ran(s) || !same_chart(s, c) ||
-        sizes_of_series(rep, s) < 2)
+        s->series_sizes < 2)
       continue;
     int first = 1;
     for (size_t k = 0; k < i && first; k++)
@@ -982,14 +996,15 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
 
 static void growth(report *rep) {
   FILE *f = rep->f;
+  count_series(rep);
   int open = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const row *c = &rep->rows[i];
-    if (c->ceiling_only || !ran(c) || sizes_of_series(rep, c) < 2) continue;
+    if (c->ceiling_only || !ran(c) || c->series_sizes < 2) continue;
     int first = 1;
     for (size_t k = 0; k < i && first; k++)
       if (!rep->rows[k].ceiling_only && ran(&rep->rows[k]) &&
-          sizes_of_series(rep, &rep->rows[k]) >= 2 &&
+          rep->rows[k].series_sizes >= 2 &&
           same_chart(&rep->rows[k], c))
         first = 0;
     if (!first) continue;
@@ -1026,7 +1041,7 @@ static void growth(report *rep) {
     for (size_t k = 0; k < rep->count; k++) {
       const row *s = &rep->rows[k];
       if (s->ceiling_only || !ran(s) || !same_chart(s, c) ||
-          sizes_of_series(rep, s) < 2)
+          s->series_sizes < 2)
         continue;
       int seen = 0;
       for (size_t q = 0; q < k && !seen; q++)
