@@ -84,18 +84,6 @@ static void make_parents(const char *path) {
   }
 }
 
-static int listed(const char *list, const char *name) {
-  if (!list) return 1;
-  const size_t len = strlen(name);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    const size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    p = end ? end + 1 : p + item;
-  }
-  return 0;
-}
-
 /* The default sweep of a workload's main size: from its smallest to a
  * quarter of its host default, by a whole factor, about ten points. */
 static void default_sizes(size_t w, char *dst, size_t size) {
@@ -253,7 +241,7 @@ int tune_main(int argc, char **argv) {
     kl_backend_info bi = {.size = sizeof bi};
     kl_device_info di = {.size = sizeof di};
     if (kl_backend_describe(i, &bi) != KL_OK || !bi.available ||
-        !listed(backends, bi.name) ||
+        !kl_selects(backends, bi.name) ||
         kl_device_describe(bi.name, 0, &di) != KL_OK)
       continue;
     fprintf(f, "device %s:0 %s\n", bi.name, di.name);
@@ -268,7 +256,7 @@ int tune_main(int argc, char **argv) {
   for (size_t w = 0; w < kl_workload_count() && code == 0; w++) {
     kl_workload_info wi = {.size = sizeof wi};
     kl_workload_describe(w, &wi);
-    if (!listed(workloads, wi.name)) continue;
+    if (!kl_selects(workloads, wi.name)) continue;
     unsigned library = 0;
     for (int r = 0; r < wi.rung_count; r++) {
       kl_rung_info ri = {.size = sizeof ri};
