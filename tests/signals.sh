@@ -79,12 +79,22 @@ results term
 no_temporaries term
 echo "ok: SIGTERM, exit 143, $rows finished rungs written"
 
-# Two signals inside one repetition of several seconds: gemm's naive loop.
-"$kladder" run -w gemm -r serial-naive -n 1000 --reps 5 \
+# Two signals inside one repetition of many seconds: gemm's naive loop at
+# 2000^3 (16 GFLOP; 0.2 s at 512^3 on the H100 machine's Xeon, so at
+# least 5 s a repetition there; 1000^3 was short enough there that the run
+# ended between the two signals). The signals go once the rung's progress
+# line is out, so that both land inside a repetition, not in the set-up.
+"$kladder" run -w gemm -r serial-naive -n 2000 --reps 5 \
   --csv "$dir/twice.csv" --json "$dir/twice.json" \
   >"$dir/twice.txt" 2>"$dir/twice.err" &
 pid=$!
-sleep 1
+tries=0
+until grep -q "serial-naive" "$dir/twice.err" 2>/dev/null; do
+  sleep 0.1
+  tries=$((tries + 1))
+  [ $tries -lt 300 ] || { kill -9 $pid; fail "twice: the rung did not start in 30 s"; }
+done
+sleep 0.5
 kill -INT $pid
 sleep 0.3
 kill -INT $pid
