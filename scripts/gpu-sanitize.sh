@@ -177,8 +177,11 @@ wait
 wall=$(( $(date +%s) - started ))
 
 # One line per tool and group: shards finished of all, findings, the
-# slowest shard's seconds, the checks' tallies.
-printf '%-10s %-18s %7s %8s %7s  %s\n' tool group shards findings slowest checks
+# slowest shard's seconds, the checks' tallies; kept in $out as well.
+summary=$out/sanitize-summary.txt
+{ cat "$out/sanitize-env.txt"; echo "${#plan[@]} shards, $workers at a time, $wall s wall, deadline $deadline s"; } >"$summary"
+printf '%-10s %-18s %7s %8s %7s  %s\n' tool group shards findings slowest checks |
+  tee -a "$summary"
 failed=0
 declare -A seen=()
 for entry in "${plan[@]}"; do
@@ -206,7 +209,7 @@ for entry in "${plan[@]}"; do
   done
   set -- $key
   printf '%-10s %-18s %3s/%-3s %8s %7s  %s passed, %s failed\n' "$1" "$2" \
-    "$done_" "$total" "$findings" "$slowest" "$passed" "$bad"
+    "$done_" "$total" "$findings" "$slowest" "$passed" "$bad" | tee -a "$summary"
   [ "$done_" = "$total" ] && [ "$findings" = 0 ] && [ "$bad" = 0 ] || failed=1
 done
 if [ $failed != 0 ]; then
@@ -221,5 +224,6 @@ if [ $failed != 0 ]; then
 fi
 tar -czf "$out/sanitize-logs.tar.gz" -C "$logs" .
 rm -rf "$logs"
-echo "sanitize: ${wall} s wall, $([ $failed = 0 ] && echo clean || echo FINDINGS OR UNFINISHED)"
+echo "sanitize: ${wall} s wall, $([ $failed = 0 ] && echo clean || echo FINDINGS OR UNFINISHED)" |
+  tee -a "$summary"
 exit $failed
