@@ -80,9 +80,10 @@ static const kl_rung rungs[] = {
      .summary = "x = XOR of a's words, parallel for with a reduction",
      .flags = KL_RUNG_CEILING, .run = kl__read_omp},
     {.name = "cuda-read", .backend = &kl__backend_gpu,
-     .summary = "16-byte loads over a grid that fills the device, a block's "
-                "XOR by one atomic",
-     .flags = KL_RUNG_CEILING, .run = KL_GPU_FN(kl__read_gpu)},
+     .summary = "16-byte loads, 4 in flight, persistent grid, one pass: "
+                "reduce cuda-best's reading with XOR",
+     .flags = KL_RUNG_CEILING, .scratch = KL_GPU_FN(kl__read_gpu_scratch),
+     .setup = KL_GPU_FN(kl__read_gpu_setup), .run = KL_GPU_FN(kl__read_gpu)},
     {.name = "openacc-read", .backend = &kl__backend_openacc,
      .summary = "x = XOR of a's words, parallel loop with a reduction",
      .flags = KL_RUNG_CEILING, .peer = "cuda-read",

@@ -11,7 +11,9 @@
 
 #include "../../core/internal.h"
 
-enum { READ_A, READ_X };
+/* The plan's buffers, then the GPU rung's scratch: a partial per block and
+ * the retirement counter. */
+enum { READ_A, READ_X, READ_PARTIALS, READ_RETIRED };
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +21,8 @@ extern "C" {
 kl_status kl__read_omp(const kl_args *a);
 kl_status kl__read_acc(const kl_args *a);
 kl_status kl__read_gpu(const kl_args *a);
+kl_status kl__read_gpu_scratch(kl_plan *p);
+kl_status kl__read_gpu_setup(kl_args *a);
 #ifdef __cplusplus
 }
 #endif

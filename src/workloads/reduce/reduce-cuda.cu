@@ -25,6 +25,7 @@
 #define HOST_PARTIALS(a) ((a)->buffers[REDUCE_HOST_PARTIALS])
 /* The persistent grid of the best rung, worked out by the setup. */
 #define BEST_BLOCKS(a) ((int)(a)->state.integer[0])
+#define BEST_THREADS(a) ((int)(a)->state.integer[1])
 
 extern __shared__ __align__(16) unsigned char dynamic_shared[];
 
@@ -590,6 +591,11 @@ __global__ __launch_bounds__(BEST_BLOCK, 2048 / BEST_BLOCK) void best_kernel(
   for (int k = 1; k < BEST_DEPTH; k++) acc[0] = kl_combine<OP>(acc[0], acc[k]);
 
   A r = kl_block_reduce<OP>(acc[0]);
+  /* One block (a small array): no partials, no counter. */
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = r;
+    return;
+  }
   if (!retire<OP>(r, partials, counter)) return;
   r = kl_identity<OP, A>();
   for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x)
@@ -612,7 +618,7 @@ static int best_grid(int64_t n, const kl_device *d) {
 
 template <int OP, typename T, typename A>
 static kl_status best(const kl_args *a) {
-  best_kernel<OP, T, A><<<BEST_BLOCKS(a), BEST_BLOCK, 0,
+  best_kernel<OP, T, A><<<BEST_BLOCKS(a), BEST_THREADS(a), 0,
                           (cudaStream_t)a->stream>>>(
       (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
       (A *)PARTIALS(a), RETIRED(a), a->plan->n);
@@ -634,7 +640,21 @@ static int best_blocks(const kl_args *a) {
   REDUCE_DISPATCH(best_grid_for, a, a);
 }
 
+/* A grid of one block (n up to BEST_BLOCK vectors) gets only the warps
+ * that have BEST_DEPTH vectors to load: at 1K doubles 128 threads, not
+ * 1024 of which 896 would only wait at the block's barriers. */
+static int best_threads(const kl_args *a, int blocks) {
+  if (blocks > 1) return BEST_BLOCK;
+  const int64_t per_vector = 16 / kl_type_size(a->plan->type);
+  const int64_t vectors = (a->plan->n + per_vector - 1) / per_vector;
+  const int64_t lanes = a->ctx->device.lanes > 0 ? a->ctx->device.lanes : 32;
+  int64_t threads = (vectors + BEST_DEPTH - 1) / BEST_DEPTH;
+  threads = (threads + lanes - 1) / lanes * lanes;
+  return (int)(threads < BEST_BLOCK ? threads : BEST_BLOCK);
+}
+
 extern "C" kl_status kl__reduce_gpu_setup(kl_args *a) {
   a->state.integer[0] = best_blocks(a);
+  a->state.integer[1] = best_threads(a, (int)a->state.integer[0]);
   return KL_OK;
 }
