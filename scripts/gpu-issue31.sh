@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# On the GPU machine: issue 31's figures, each ladder with its vendor rung
+# in one run. Builds like gpu-check.sh where no build is there. Results
+# (JSON, text tables, the wisdom file) under $OUT; a short table last.
+#   read      reduce, histogram and read at the default sizes, with their
+#             ceilings (no percent above 100 but where a note says why)
+#   reduce    the library rung against CUB from 1K to 1G elements (x4),
+#             sums of f64, f32, i32; min and max of f32 and f64 at 1K, 1M,
+#             256M
+#   integrate the library rung against CUB, 1K to 1G points (x8)
+#   gemm      the best rungs against cuBLAS: square 1024 to 16384, both
+#             types; m or n 256 with k 4096; k 256
+#   laplacian f32 and f64 at 512^3 against the copy
+#   tune      kladder tune over the GPU and host backends
+# KL_ISSUE31_ONLY=REGEX runs only the parts whose names match.
+set -uo pipefail
+out=${OUT:-/tmp/kladder-out}
+mkdir -p "$out"
+only=${KL_ISSUE31_ONLY:-.}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
+  tee "$out/gpu.txt"
+git log -1 --format='commit %h %s' 2>/dev/null | cut -c1-80 | tee -a "$out/gpu.txt"
+if [ ! -x build/kladder ]; then
+  t0=$(date +%s)
+  cmake -S . -B build -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo \
+    >"$out/cmake.log" 2>&1 &&
+    cmake --build build -j "$(nproc)" >>"$out/cmake.log" 2>&1 ||
+    { tail -30 "$out/cmake.log"; exit 1; }
+  echo "== built in $(( $(date +%s) - t0 )) s"
+fi
+k="./build/kladder run -q"
+part() { [[ $1 =~ $only ]]; }
+step() { echo "== $1 ($(date +%T))" >&2; }
+
+if part read; then
+  step read
+  $k -w read,reduce,histogram -b cuda --json "$out/read.json" >"$out/read.txt" 2>&1
+fi
+if part reduce; then
+  step reduce
+  for t in f64 f32 i32; do
+    $k -w reduce -b cuda -r cuda-best,cuda-single-pass-fence,cuda-cub -t $t \
+      -n 1K..1G:x4 --reps 30 --warmup 5 --no-ceiling \
+      --json "$out/reduce-sum-$t.json" >"$out/reduce-sum-$t.txt" 2>&1
+  done
+  for t in f32 f64; do
+    $k -w reduce -b cuda -r cuda-best,cuda-cub -t $t -p op=min,max \
+      -n 1K,1M,256M --reps 30 --warmup 5 --no-ceiling \
+      --json "$out/reduce-minmax-$t.json" >"$out/reduce-minmax-$t.txt" 2>&1
+  done
+fi
+if part integrate; then
+  step integrate
+  $k -w integrate -b cuda -r cuda-best,cuda-cub -t f64 -n 1K..1G:x8 \
+    --reps 20 --warmup 3 --no-ceiling --json "$out/integrate.json" \
+    >"$out/integrate.txt" 2>&1
+fi
+if part gemm; then
+  step gemm
+  for t in f64 f32; do
+    $k -w gemm -b cuda -r cuda-dmma,cuda-pipelined,cuda-cublas -t $t \
+      -n 1024,2048,4096,8192,16384 --reps 5 --warmup 2 \
+      --json "$out/gemm-square-$t.json" >"$out/gemm-square-$t.txt" 2>&1
+    for s in 256x16384x4096 16384x256x4096 8192x8192x256; do
+      $k -w gemm -b cuda -r cuda-dmma,cuda-pipelined,cuda-cublas -t $t -s $s \
+        --reps 10 --warmup 2 \
+        --json "$out/gemm-$s-$t.json" >"$out/gemm-$s-$t.txt" 2>&1
+    done
+  done
+fi
+if part laplacian; then
+  step laplacian
+  for t in f32 f64; do
+    $k -w laplacian -b cuda -t $t -n 512 --json "$out/laplacian-$t.json" \
+      >"$out/laplacian-$t.txt" 2>&1
+  done
+fi
+if part tune; then
+  step tune
+  t0=$(date +%s)
+  timeout "${KL_TUNE_LIMIT:-150}" ./build/kladder tune -q -o "$out/wisdom" \
+    >"$out/tune.txt" 2>&1
+  echo "tune: exit $? after $(( $(date +%s) - t0 )) s" >>"$out/tune.txt"
+fi
+
+# The short table: each result's rung, size, median and rate, the
+# vendor's beside it where one ran at the same problem.
+python3 - "$out" <<'PY'
+import glob, json, os, sys
+out = sys.argv[1]
+for f in sorted(glob.glob(os.path.join(out, "*.json"))):
+    try:
+        rs = json.load(open(f))["results"]
+    except Exception as e:
+        print(os.path.basename(f), "unreadable:", e); continue
+    vendor = {}
+    for r in rs:
+        if "vendor" in (r.get("flags") or ""):
+            vendor[(r["workload"], r["type"], r["shape"], r.get("params", ""))] = r
+    print("==", os.path.basename(f))
+    for r in rs:
+        if r.get("ceiling_only"):
+            continue
+        v = vendor.get((r["workload"], r["type"], r["shape"], r.get("params", "")))
+        ratio = v["median_s"] / r["median_s"] if v and r.get("median_s") else 0
+        pc = r.get("percent_ceiling")
+        print("%-9s %-24s %-4s %-16s %-14s %11.3e s %10.4g %-7s %6s %s" % (
+            r["workload"], r["rung"], r["type"], r["shape"],
+            (r.get("params") or "")[:14], r.get("median_s") or 0,
+            r.get("rate") or 0, r.get("unit", ""),
+            "%.1f%%" % pc if pc else "-",
+            "x%.3f" % ratio if ratio else r.get("check", "")))
+PY
