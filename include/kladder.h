@@ -361,6 +361,15 @@ typedef struct kl_options {
    * memory is refused as n's is, before anything runs. NULL: n alone (0
    * there). Not with n. */
   const char *sizes;
+  /* Nonzero: each timed repetition is a library call on data in host
+   * memory: on a backend whose memory is not the host's, the inputs are
+   * copied from host memory to the backend's buffers and the outputs
+   * back inside the timed region (wall clock, from before the first copy
+   * to after the last copy has finished); no effect on host backends. A
+   * rung that owns its repetition loop, or a problem in chunks, stands
+   * aside (KL_UNAVAILABLE, with why); a ceiling timed beside a rung stays
+   * in the backend's memory. Default 0 (`kladder run --host-data`). */
+  int host_data;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,

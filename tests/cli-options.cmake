@@ -150,6 +150,13 @@ kl_cli_test(files-after-failed-check 1 "^map +openmp .*FAIL"
 kl_cli_test(command-line-recorded 0 "^map +serial .*PASS"
   --file "it's.json" "\"command_line\": \"kladder run -w map .*--json 'it'.*s\\.json'\""
   run ${quick} --json "it's.json")
+# --host-data: no effect on a host backend (the rung passes as without
+# it), and the JSON's options say it was asked for.
+kl_cli_test(host-data-json 0 "^reduce +serial .*PASS"
+  --file out.json "\"options\": \\{.*\"host_data\": true"
+  run -w reduce -b serial -n 1000 --host-data --json out.json)
+kl_cli_test(host-data-takes-no-value 2 "option '--host-data' takes no value"
+  ${no_run} run -w reduce -b serial -n 1000 --host-data=1)
 
 # list --json: one document for programs; -w adds up there too.
 kl_cli_test(list-json 0 "\"name\": \"serial-copy\""

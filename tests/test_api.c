@@ -756,6 +756,60 @@ static void test_sweep(void) {
   kl_report_free(rep);
 }
 
+/* Whether the JSON a report writes holds `needle`. */
+static int json_holds(const kl_report *rep, const char *needle) {
+  char path[64];
+  snprintf(path, sizeof path, "test_api_host_data_%ld.json", (long)time(NULL));
+  if (kl_report_write_json(rep, path) != KL_OK) return 0;
+  FILE *f = fopen(path, "r");
+  static char text[65536];
+  size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  text[got] = '\0';
+  if (f) fclose(f);
+  remove(path);
+  return strstr(text, needle) != NULL;
+}
+
+/* kl_options.host_data: on a host backend it changes nothing (the rungs
+ * pass, timed as ever), and the JSON's options echo it. A caller whose
+ * kl_options ends before it gets 0, whatever lies past its size. */
+static void test_host_data(void) {
+  kl_options o;
+  kl_options_init(&o);
+  EXPECT(o.host_data == 0);
+  o.workloads = "reduce";
+  o.backends = "serial";
+  o.n = 1000;
+  o.reps = 2;
+  o.warmup = 1;
+  o.skip_ceiling = 1;
+  o.host_data = 1;
+  kl_report *rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep && kl_report_count(rep) >= 1);
+  for (size_t i = 0; i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS && r->reps == 2 &&
+           r->t_median > 0);
+  }
+  EXPECT(json_holds(rep, "\"host_data\": true}"));
+  kl_report_free(rep);
+
+  kl_options_init_sized(&o, offsetof(kl_options, host_data));
+  EXPECT(o.size == offsetof(kl_options, host_data));
+  o.host_data = 1; /* past the caller's size: not read */
+  o.workloads = "reduce";
+  o.backends = "serial";
+  o.n = 1000;
+  o.reps = 1;
+  o.warmup = 0;
+  o.skip_ceiling = 1;
+  rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep && kl_report_count(rep) >= 1 &&
+         kl_report_result(rep, 0)->check == KL_CHECK_PASS);
+  EXPECT(json_holds(rep, "\"host_data\": false}"));
+  kl_report_free(rep);
+}
+
 /* The report's accessors on a run with notes: a workload without the type
  * asked for is skipped with a note; NULL reports read as empty. */
 static void test_report_accessors(void) {
@@ -1506,6 +1560,7 @@ int main(void) {
   test_names_and_codes();
   test_run();
   test_sweep();
+  test_host_data();
   test_report_accessors();
   test_result_text();
   test_same_seed_same_result();

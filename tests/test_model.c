@@ -250,6 +250,104 @@ static void test_chunks(const kl_backend *serial) {
   kl_report_free(rep);
 }
 
+/* kl_options.host_data on a backend whose memory is not the host's: a
+ * stand-in for a GPU, the serial backend's functions with host_memory 0
+ * and its copies counted, so that the copies a repetition makes can be
+ * seen on a machine without one. */
+static const kl_backend *fake_of;
+static long fake_copies;
+static kl_status fake_copy(kl_context *ctx, int stream, void *dst,
+                           const void *src, size_t bytes) {
+  fake_copies++;
+  return fake_of->copy(ctx, stream, dst, src, bytes);
+}
+
+/* kl__measure of rung r of the chunked workload (`params`) on a context of
+ * backend b, as kl_run's jobs are measured; *copies: those b made. */
+static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
+                                 const char *params, int host_data,
+                                 kl__result *res, long *copies) {
+  memset(res, 0, sizeof *res);
+  kl__job job;
+  memset(&job, 0, sizeof job);
+  job.w = &chunked;
+  job.r = r;
+  job.ceiling = -1;
+  kl_problem pb = {.size = sizeof pb, .type = KL_TYPE_DEFAULT,
+                   .params = params, .seed = 1};
+  kl_context ctx;
+  kl_status st = kl__instance_from_problem(&chunked, &pb, &job.in);
+  if (st == KL_OK)
+    st = kl__plan_make(&chunked, r, &job.in, kl_backend_host_memory(b), NULL,
+                       &job.plan, &job.problem_bytes);
+  if (st == KL_OK) st = kl__context_open(b, 0, &ctx);
+  if (st != KL_OK) return st;
+  st = kl__enter(&ctx);
+  fake_copies = 0;
+  if (st == KL_OK) {
+    st = kl__measure(&job, &ctx, 4, 2, 0, host_data, NULL, NULL, res);
+    kl__leave(&ctx);
+  }
+  *copies = fake_copies;
+  kl__context_close(&ctx);
+  return st;
+}
+
+/* The chunked sum, one problem of one chunk, in a loop of its own. */
+static kl_status chunked_own_loop(const kl_args *a, kl_reps *reps) {
+  for (int r = 0; r < reps->count; r++) {
+    kl_status st = chunked_run(a);
+    if (st != KL_OK) return st;
+    reps->seconds[r] = 1e-6;
+  }
+  return KL_OK;
+}
+
+static void test_host_data(const kl_backend *serial) {
+  kl_backend fake = *serial;
+  fake.name = "fake-device";
+  fake.host_memory = 0;
+  fake.copy = fake_copy;
+  fake_of = serial;
+  const kl_rung sum = {.name = "sum", .backend = &fake,
+                       .summary = "sums its chunk", .run = chunked_run};
+  const kl_rung own = {.name = "own-loop", .backend = &fake,
+                       .summary = "owns its loop",
+                       .run_reps = chunked_own_loop};
+  kl__result res;
+  long copies = -1;
+  /* Without it: x uploaded once, the sum downloaded once for the check. */
+  chunk_runs = chunk_inputs_wrong = 0;
+  EXPECT(measure_chunked(&fake, &sum, "n=1000", 0, &res, &copies) == KL_OK &&
+         res.pub.check == KL_CHECK_PASS && copies == 2);
+  kl__result_free(&res);
+  /* With it: each warm-up and timed run also uploads x and downloads the
+   * sum; the checked run does not. */
+  chunk_runs = chunk_inputs_wrong = 0;
+  EXPECT(measure_chunked(&fake, &sum, "n=1000", 1, &res, &copies) == KL_OK &&
+         res.pub.check == KL_CHECK_PASS && res.pub.reps == 4 &&
+         res.pub.t_min > 0 && copies == 2 + 2 * (2 + 4) &&
+         chunk_runs == 1 + 2 + 4 && chunk_inputs_wrong == 0);
+  kl__result_free(&res);
+  /* What cannot be timed with its copies stands aside, saying why. */
+  EXPECT(measure_chunked(&fake, &own, "n=1000", 1, &res, &copies) ==
+             KL_UNAVAILABLE &&
+         strstr(res.pub.error, "owns its repetition loop") && copies == 0);
+  kl__result_free(&res);
+  EXPECT(measure_chunked(&fake, &sum, "n=1000,chunks=2", 1, &res, &copies) ==
+             KL_UNAVAILABLE &&
+         strstr(res.pub.error, "a problem in 2 chunks") && copies == 0);
+  kl__result_free(&res);
+  /* On a host backend it changes nothing. */
+  const kl_rung host_own = {.name = "own-loop", .backend = serial,
+                            .summary = "owns its loop",
+                            .run_reps = chunked_own_loop};
+  EXPECT(measure_chunked(serial, &host_own, "n=1000", 1, &res, &copies) ==
+             KL_OK &&
+         res.pub.check == KL_CHECK_PASS);
+  kl__result_free(&res);
+}
+
 /* A BOUND ceiling (the toy's): the result's rate measured against what
  * bound() makes of the figure measured for stream's ceiling rung, as the
  * ceiling policy relates a run's results (kl__ceiling_relate); a RUNG
@@ -653,6 +751,7 @@ int main(void) {
   kl__context_close(&ctx);
   EXPECT(kl__context_open(serial, 1, &ctx) == KL_USAGE);
   test_chunks(serial);
+  test_host_data(serial);
   test_enum_names();
   test_ladders();
   test_required_parts();

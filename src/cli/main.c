@@ -133,6 +133,12 @@ static const char usage_run[] =
     "      --html FILE          also write the results as an HTML report\n"
     "                           (as `kladder report` draws it)\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
+    "      --host-data          time each repetition as a library call on\n"
+    "                           data in host memory: on a GPU the copies of\n"
+    "                           the inputs there and the outputs back are\n"
+    "                           inside the time (a rung with its own loop,\n"
+    "                           or an input run in chunks, stands aside;\n"
+    "                           the ceilings stay on the GPU)\n"
     "      --full               where no size is given, each workload's full\n"
     "                           default (the seeds' sizes) instead of its\n"
     "                           quick one (past the caches, minutes in all)\n"
@@ -148,7 +154,7 @@ static const char usage_run[] =
     "ladder order whatever the order given; a parameter given twice (-p n=1\n"
     "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
-    "-q, -v, --no-ceiling, --full and -h take none.\n"
+    "-q, -v, --no-ceiling, --host-data, --full and -h take none.\n"
     "\n"
     "Sweeps: -n 1K,64K,1M runs each size as a problem of its own, with its\n"
     "own ceiling measured at that size; a row per size in the table (a\n"
@@ -247,6 +253,7 @@ enum {
   OPT_TRACE,
   OPT_HTML,
   OPT_NO_CEILING,
+  OPT_HOST_DATA,
   OPT_FULL,
   OPT_RHS,
   OPT_SOLUTION,
@@ -282,6 +289,7 @@ static const struct option run_longs[] = {
     {"trace", required_argument, NULL, OPT_TRACE},
     {"html", required_argument, NULL, OPT_HTML},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
+    {"host-data", no_argument, NULL, OPT_HOST_DATA},
     {"full", no_argument, NULL, OPT_FULL},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
@@ -794,6 +802,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
+    break;
+  case OPT_HOST_DATA:
+    c->o.host_data = 1;
     break;
   case OPT_FULL:
     c->o.full = 1;

@@ -2,7 +2,12 @@
  * each of its types, the rungs of every backend here timed over a sweep
  * of sizes; the fastest at each size, across the backends (best) and
  * within each (pick), written as the wisdom file the entry points read
- * (src/core/wisdom.c). `kladder tune --check [FILE]`: whether a file
+ * (src/core/wisdom.c). best serves a call with no context, whose data is
+ * in host memory: a backend whose memory is not the host's (CUDA) is
+ * timed for it a second time, with the copies of the inputs there and of
+ * the outputs back in each repetition (kl_options.host_data). pick serves
+ * a call on a context, whose data may be on the device already: the
+ * rungs' runs alone. `kladder tune --check [FILE]`: whether a file
  * applies to this build and these devices. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, setenv, mkdir */
 #include "tune.h"
@@ -33,7 +38,10 @@ static const char usage_tune[] =
     "entry points read: a call with no context then runs the fastest\n"
     "backend and rung for its size, a call on a context its backend's\n"
     "fastest rung. Known-wrong rungs never count; only rungs whose check\n"
-    "passed do.\n"
+    "passed do. Across the backends (best lines, for a call on data in host\n"
+    "memory) a GPU's times count the copies of the inputs to it and of the\n"
+    "outputs back (run --host-data, a second run on those backends); within\n"
+    "one (pick lines, where the data may be on the device) they do not.\n"
     "\n"
     "  -w, --workload W[,W...]  only these (default: every one with entry\n"
     "                           points)\n"
@@ -105,36 +113,39 @@ static void default_sizes(size_t w, char *dst, size_t size) {
              dst[0] ? "," : "", n);
 }
 
-/* One line of the file: what wins from a size on, of one kind. */
-typedef struct winner {
-  const kl_result *r;
-} winner;
-
-/* The fastest passing result at size n of the report, of backend b (NULL:
- * any). */
+/* The fastest passing result at size n of the report (NULL: none), of
+ * one of the `count` backends listed. */
 static const kl_result *fastest(const kl_report *rep, int64_t n,
-                                const char *b) {
+                                const char *const *backends, int count) {
   const kl_result *best = NULL;
   for (size_t i = 0; i < kl_report_count(rep); i++) {
     const kl_result *r = kl_report_result(rep, i);
     if (r->n != n || r->status != KL_OK || r->check != KL_CHECK_PASS ||
         (r->flags & (KL_RUNG_KNOWN_WRONG | KL_RUNG_CEILING)) || r->reps < 1)
       continue;
-    if (b && strcmp(r->backend, b) != 0) continue;
+    int listed = 0;
+    for (int b = 0; b < count && !listed; b++)
+      listed = !strcmp(r->backend, backends[b]);
+    if (!listed) continue;
     if (!best || r->t_median < best->t_median) best = r;
   }
   return best;
 }
 
-/* The lines of one kind over the sweep: a line where the winner changes,
- * the first from 0. */
-static int write_kind(FILE *f, const char *kind, const kl_report *rep,
-                      const int64_t *sizes, int count, const char *b,
-                      const char *workload, const char *type) {
+/* The faster of two results, either of which may be NULL. */
+static const kl_result *faster(const kl_result *a, const kl_result *b) {
+  return !a ? b : !b ? a : b->t_median < a->t_median ? b : a;
+}
+
+/* The lines of one kind over the sweep, from the winner at each size
+ * (NULL: none): a line where the winner changes, the first from 0. */
+static int write_kind(FILE *f, const char *kind, const kl_result *const *at,
+                      const int64_t *sizes, int count, const char *workload,
+                      const char *type) {
   const kl_result *last = NULL;
   int lines = 0;
   for (int i = 0; i < count; i++) {
-    const kl_result *r = fastest(rep, sizes[i], b);
+    const kl_result *r = at[i];
     if (!r) continue;
     if (last && !strcmp(last->rung, r->rung) &&
         !strcmp(last->backend, r->backend))
@@ -234,9 +245,11 @@ int tune_main(int argc, char **argv) {
   const kl_build_info *build = kl_build();
   fprintf(f, "kladder-wisdom 1\nbuild %s %s\n", build->version,
           build->commit[0] ? build->commit : "-");
-  /* The devices: device 0 of each backend here that was asked for. */
-  const char *used[MAX_BACKENDS];
-  int nb = 0;
+  /* The devices: device 0 of each backend here that was asked for; apart,
+   * those whose memory is the host's and those whose memory is not. */
+  const char *used[MAX_BACKENDS], *on_host[MAX_BACKENDS];
+  const char *off_host[MAX_BACKENDS];
+  int nb = 0, n_on = 0, n_off = 0;
   for (size_t i = 0; i < kl_backend_count() && nb < MAX_BACKENDS; i++) {
     kl_backend_info bi = {.size = sizeof bi};
     kl_device_info di = {.size = sizeof di};
@@ -246,12 +259,18 @@ int tune_main(int argc, char **argv) {
       continue;
     fprintf(f, "device %s:0 %s\n", bi.name, di.name);
     used[nb++] = bi.name;
+    if (bi.host_memory) on_host[n_on++] = bi.name;
+    else off_host[n_off++] = bi.name;
   }
-  char backend_list[256] = "";
+  char backend_list[256] = "", off_host_list[256] = "";
   for (int b = 0; b < nb; b++)
     snprintf(backend_list + strlen(backend_list),
              sizeof backend_list - strlen(backend_list), "%s%s",
              b ? "," : "", used[b]);
+  for (int b = 0; b < n_off; b++)
+    snprintf(off_host_list + strlen(off_host_list),
+             sizeof off_host_list - strlen(off_host_list), "%s%s",
+             b ? "," : "", off_host[b]);
   int lines = 0, code = 0;
   for (size_t w = 0; w < kl_workload_count() && code == 0; w++) {
     kl_workload_info wi = {.size = sizeof wi};
@@ -284,23 +303,51 @@ int tune_main(int argc, char **argv) {
       o.warmup = 1;
       o.skip_ceiling = 1;
       o.max_seconds = 2;
+      const char *type = kl_type_name((kl_type)t);
       if (!quiet)
-        fprintf(stderr, "tune: %s %s over %s on %s\n", wi.name,
-                kl_type_name((kl_type)t), sweep, backend_list);
-      kl_report *rep = NULL;
+        fprintf(stderr, "tune: %s %s over %s on %s\n", wi.name, type, sweep,
+                backend_list);
+      /* The data of a call on a context may be on its device already: pick
+       * compares the rungs' runs alone. */
+      kl_report *rep = NULL, *copied = NULL;
       kl_status st = kl_run(&o, &rep);
-      if (rep && (st == KL_OK || st == KL_CHECK_FAILED)) {
-        lines += write_kind(f, "best", rep, sizes, (int)count, NULL, wi.name,
-                            kl_type_name((kl_type)t));
-        for (int b = 0; b < nb; b++)
-          lines += write_kind(f, "pick", rep, sizes, (int)count, used[b],
-                              wi.name, kl_type_name((kl_type)t));
-      } else if (st != KL_UNAVAILABLE) {
-        fprintf(stderr, "kladder: error: tune: %s %s: %s\n", wi.name,
-                kl_type_name((kl_type)t), kl_last_error());
+      const int ran = rep && (st == KL_OK || st == KL_CHECK_FAILED);
+      /* A call with no context has its data in host memory: on a backend
+       * whose memory is not the host's, best counts the copies there and
+       * back, so that a small problem stays on the host where a GPU's
+       * copies alone outlast the host's whole run. */
+      int ran_copied = 0;
+      if ((ran || st == KL_UNAVAILABLE) && n_off > 0) {
+        o.backends = off_host_list;
+        o.host_data = 1;
+        if (!quiet)
+          fprintf(stderr, "tune: %s %s over %s on %s, with the copies of "
+                  "host data\n", wi.name, type, sweep, off_host_list);
+        st = kl_run(&o, &copied);
+        ran_copied = copied && (st == KL_OK || st == KL_CHECK_FAILED);
+      }
+      const kl_result *at[MAX_POINTS];
+      if (ran || ran_copied) {
+        for (size_t i = 0; i < count; i++)
+          at[i] = faster(ran ? fastest(rep, sizes[i], on_host, n_on) : NULL,
+                         ran_copied
+                             ? fastest(copied, sizes[i], off_host, n_off)
+                             : NULL);
+        lines += write_kind(f, "best", at, sizes, (int)count, wi.name, type);
+      }
+      for (int b = 0; b < nb && ran; b++) {
+        for (size_t i = 0; i < count; i++)
+          at[i] = fastest(rep, sizes[i], &used[b], 1);
+        lines += write_kind(f, "pick", at, sizes, (int)count, wi.name, type);
+      }
+      /* st is the last run's: the first's where it failed (no second ran). */
+      if (st != KL_OK && st != KL_CHECK_FAILED && st != KL_UNAVAILABLE) {
+        fprintf(stderr, "kladder: error: tune: %s %s: %s\n", wi.name, type,
+                kl_last_error());
         code = st == KL_USAGE ? 2 : 3;
       }
       kl_report_free(rep);
+      kl_report_free(copied);
     }
   }
   fclose(f);

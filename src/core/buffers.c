@@ -210,6 +210,22 @@ kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
   return ctx->backend->sync(ctx);
 }
 
+kl_status kl__buffers_upload_inputs(const kl_plan *p, kl_context *ctx,
+                                    const kl__buffers *bufs) {
+  for (int i = 0; i < p->buffer_count; i++) {
+    const kl_buffer_spec *s = &p->buffers[i];
+    if (s->role == KL_OUT || (s->flags & KL_BUFFER_SCRATCH) ||
+        in_host_memory(p, ctx, i))
+      continue;
+    size_t bytes = 0;
+    kl_status st = kl__buffer_bytes(s, &bytes);
+    if (st == KL_OK)
+      st = ctx->backend->copy(ctx, 0, bufs->dev[i], bufs->in[i], bytes);
+    if (st != KL_OK) return st;
+  }
+  return KL_OK;
+}
+
 kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,
                                kl__buffers *bufs) {
   for (int i = 0; i < p->buffer_count; i++) {

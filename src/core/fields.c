@@ -233,6 +233,11 @@ GET(get_ceilings) {
   v->is_bool = 1;
   number(v, 1, !rep->options.skip_ceiling);
 }
+GET(get_host_data) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, 1, rep->options.host_data != 0);
+}
 GET(get_timed_runs) { (void)rep; number(v, 1, res->pub.reps); }
 GET(get_params) { (void)rep; text(v, res->pub.params); }
 GET(get_phases) {
@@ -368,6 +373,7 @@ const kl__field kl__fields[] = {
     {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
     {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time},
     {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings},
+    {"host_data", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_host_data},
     {"timed_runs", "timed_runs", R, NULL, KL__NUMBER, "%.0f",
      get_timed_runs},
     {"params", "params", R, NULL, KL__TEXT, NULL, get_params},

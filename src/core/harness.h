@@ -259,6 +259,13 @@ kl_status kl__buffers_give_back(const kl_plan *p, kl_context *ctx,
 kl_status kl__buffers_load_chunk(const kl_workload *w, kl_plan *p,
                                  kl_context *ctx, const kl__buffers *bufs,
                                  int64_t chunk);
+/* Queue the copies of the inputs (every buffer but outputs and scratch)
+ * from their host copies to the backend's memory, where they live there;
+ * no sync: a library call's upload, made again (host_data). */
+kl_status kl__buffers_upload_inputs(const kl_plan *p, kl_context *ctx,
+                                    const kl__buffers *bufs);
+/* Copy the outputs (every buffer but inputs and scratch) that live in the
+ * backend's memory to their host copies, and sync. */
 kl_status kl__buffers_download(const kl_plan *p, kl_context *ctx,
                                kl__buffers *bufs);
 /* Put the restored INOUT buffers back to their inputs. */
@@ -375,9 +382,12 @@ kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
 
 /* ---- measure.c --------------------------------------------------------- */
 /* Check, then time, one job in an open context (entered); with a ceiling
- * job beside it, time that right after. */
+ * job beside it, time that right after. host_data: kl_options.host_data,
+ * for the job's own repetitions (the ceiling's stay in the backend's
+ * memory). */
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      int warmup, double max_seconds, const kl__job *beside,
+                      int warmup, double max_seconds, int host_data,
+                      const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__result *res);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 

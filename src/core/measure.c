@@ -50,6 +50,9 @@ typedef struct prepared {
   double counts[KL_MAX_COUNTS];
   int set_up;
   const volatile sig_atomic_t *stop; /* the run's, or NULL */
+  /* Each repetition a library call on host data (kl_options.host_data),
+   * on a backend whose memory is not the host's. */
+  int host_data;
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -135,6 +138,27 @@ static kl_status run_chunks(prepared *pr, double *seconds) {
   return st;
 }
 
+/* One repetition as a library call on data in host memory makes it: the
+ * inputs copied to the backend's memory, the run, the outputs copied back,
+ * all waited for. With `seconds`, its wall-clock time: the backend's
+ * events would time the stream, not the host's wait for the copies. */
+static kl_status host_data_run(prepared *pr, double *seconds) {
+  kl_context *ctx = pr->ctx;
+  const double t0 = kl__now();
+  kl_status st = kl__buffers_upload_inputs(&pr->plan, ctx, &pr->bufs);
+  if (st == KL_OK) st = pr->r->run(&pr->args);
+  /* The download syncs the backend: the last copy has finished. */
+  if (st == KL_OK) st = kl__buffers_download(&pr->plan, ctx, &pr->bufs);
+  if (seconds) *seconds = kl__now() - t0;
+  return st;
+}
+
+/* A repetition of the harness's loop: a library call's, or the rung's run
+ * alone. */
+static kl_status one_repetition(prepared *pr, double *seconds) {
+  return pr->host_data ? host_data_run(pr, seconds) : run_chunks(pr, seconds);
+}
+
 /* The last timed run as one event, for a rung that traced none of its
  * own: on the host, or on the stream the run was timed on. */
 static void whole_run(series *s, const kl_backend *b, int reps) {
@@ -172,14 +196,14 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
   for (int i = 0; i < warmup && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
-    if (st == KL_OK) st = run_chunks(pr, NULL);
+    if (st == KL_OK) st = one_repetition(pr, NULL);
   }
   if (st == KL_OK) st = b->sync(ctx);
   for (int i = 0; i < reps && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
     s->trace_origin = kl__now();
-    if (st == KL_OK) st = run_chunks(pr, &s->seconds[i]);
+    if (st == KL_OK) st = one_repetition(pr, &s->seconds[i]);
   }
   s->trace_count = s->trace_lost = 0;
   if (st == KL_OK) whole_run(s, b, reps);
@@ -298,7 +322,8 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
 }
 
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      int warmup, double max_seconds, const kl__job *beside,
+                      int warmup, double max_seconds, int host_data,
+                      const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__result *res) {
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
@@ -320,6 +345,22 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     return kl__result_status(res, kl__usage(KL_USAGE, "%s %s has no type %s",
                                             w->name, r->name,
                                             kl_type_name(type)));
+  /* Under host_data the harness times the copies around each of its own
+   * repetitions; a rung's own loop, or a problem loaded chunk by chunk,
+   * leaves it none to wrap. Timed without them, the result would pass for
+   * what it is not. */
+  host_data = host_data && !kl_backend_host_memory(ctx->backend);
+  if (host_data && !r->run)
+    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "%s %s owns its "
+                                            "repetition loop: its copies of "
+                                            "host data (host_data) cannot be "
+                                            "timed", w->name, r->name));
+  if (host_data && job->plan.chunk_count > 1)
+    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "a problem in "
+                                            "%lld chunks: the copies of its "
+                                            "host data (host_data) cannot be "
+                                            "timed with each repetition",
+                                            (long long)job->plan.chunk_count));
 
   /* A rung that owns its loop writes its warm-up runs' times here too:
    * room for the more of the two (and the ceiling's single warm-up). */
@@ -339,6 +380,7 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   prepared pr, ceiling_slot, *ceiling = NULL;
   kl_status st = prepare(&pr, job, ctx);
   pr.stop = stop;
+  pr.host_data = host_data;
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);

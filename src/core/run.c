@@ -540,8 +540,8 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
                       : KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK) st = kl__enter(ctx);
     if (st == KL_OK) {
-      st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds, c,
-                       o->stop, res);
+      st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds,
+                       o->host_data, c, o->stop, res);
       kl__leave(ctx);
       res->ceiling_only = jb->ceiling_only;
     } else {
@@ -718,7 +718,7 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, warmup, 0, NULL, NULL, res);
+    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);
