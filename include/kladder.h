@@ -289,6 +289,32 @@ typedef void (*kl_progress_fn)(void *ctx, const char *line);
 /* The most timed or warm-up runs a run accepts. */
 #define KL_MAX_REPS 1000000
 
+/* Ranks: a run over several processes at once (MPI ranks). The library
+ * does not call MPI itself: a program started by mpirun fills a kl_ranks
+ * with the few collectives a run needs (the command's src/cli/ranks-mpi.c
+ * does it with MPI_COMM_WORLD) and points kl_options.ranks at it. Every
+ * rank then calls kl_run with the same options: each rung runs on every
+ * rank at once, each repetition starts after a barrier, its time is the
+ * slowest rank's, the rates count the work of every rank (weak scaling:
+ * each rank's problem is the size given), a check passes only where it
+ * passed on every rank, and an error on one rank (a failed allocation, a
+ * device error) stops the rung on all, with that rank's message. Results
+ * are the same on every rank; printing and writing them is the caller's
+ * choice (the command: rank 0 alone). Every function is collective but
+ * rank and count, which are fields. */
+typedef struct kl_ranks {
+  size_t size;      /* sizeof(kl_ranks) as the caller knows it */
+  int rank, count;  /* this process's rank and the ranks in the run */
+  void *context;    /* passed to every function */
+  void (*barrier)(void *context);
+  /* In place: each of the n values becomes its maximum over the ranks. */
+  void (*max)(void *context, double *values, int n);
+  /* code: this rank's (0 = none). Returns the code of the lowest rank
+   * whose code is not 0 (0 where none), and copies that rank's message
+   * (size bytes, NUL-terminated) into every rank's message. */
+  int (*agree)(void *context, int code, char *message, size_t size);
+} kl_ranks;
+
 typedef struct kl_options {
   size_t size;           /* the caller's sizeof(kl_options): kl_options_init */
   const char *workloads; /* comma-separated names; NULL = every workload */
@@ -370,6 +396,9 @@ typedef struct kl_options {
    * aside (KL_UNAVAILABLE, with why); a ceiling timed beside a rung stays
    * in the backend's memory. Default 0 (`kladder run --host-data`). */
   int host_data;
+  /* Ranks: NULL (one process), or the collectives of a run over several
+   * processes at once (MPI ranks; see kl_ranks below). */
+  const struct kl_ranks *ranks;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
@@ -488,6 +517,9 @@ typedef struct kl_result {
   /* The warm-up runs made: the options' count, or fewer where --max-time
    * cut them (reps says how many timed runs were made). */
   int warmup_runs;
+  /* The ranks the rung ran on at once (1 without kl_options.ranks): its
+   * times are the slowest rank's, its cost and rate every rank's. */
+  int ranks;
 } kl_result;
 
 typedef struct kl_machine {

@@ -71,6 +71,10 @@ check() {
       absent_pkgs="$absent_pkgs $cmd"
     fi
   done
+  if ! have mpiexec; then
+    absent="$absent, libopenmpi-dev and openmpi-bin (kladder run under mpirun)"
+    absent_pkgs="$absent_pkgs libopenmpi-dev openmpi-bin"
+  fi
   if ! have chromium && ! have chromium-browser; then
     absent="$absent, chromium (the report checked in a headless browser)"
     absent_pkgs="$absent_pkgs chromium"

@@ -17,6 +17,7 @@
 #include "compare.h"
 #include "kladder.h"
 #include "report-html.h"
+#include "ranks.h"
 #include "text.h"
 #include "tune.h"
 
@@ -1054,17 +1055,16 @@ static int run_parsed(run_command *c) {
   kl_status st = KL_OK;
   for (int i = 0; i < OUTPUTS && st == KL_OK; i++)
     if (c->output[i]) st = kl_output_open(c->output[i], (kl_format)i, &out[i]);
-  if (st != KL_OK) {
-    discard_outputs(out);
-    return fail(st);
-  }
+  int bad = st != KL_OK ? fail(st) : 0;
   html_output html = {0};
-  if (c->html) {
-    const int bad = html_open(c->html, &html);
-    if (bad) {
-      discard_outputs(out);
-      return bad;
-    }
+  if (!bad && c->html) bad = html_open(c->html, &html);
+  /* Under mpirun only rank 0 has files to open: the others wait for its
+   * word before the run, which every rank must enter or none. */
+  bad = cli_ranks_gate(bad);
+  if (bad) {
+    discard_outputs(out);
+    html_close(&html);
+    return bad;
   }
 
   catch_signals(out);
@@ -1147,11 +1147,25 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
   memset(&c, 0, sizeof c);
   kl_options_init(&c.o);
   c.o.progress = print_progress;
+  /* Under mpirun: every rank runs every rung at once (kl_options.ranks);
+   * rank 0 alone prints and writes, the others' output goes nowhere and
+   * their errors reach rank 0 through the run's agreements. */
+  c.o.ranks = cli_ranks_begin();
+  const int rank = cli_ranks_rank();
+  if (rank > 0 && (!freopen("/dev/null", "w", stdout) ||
+                   !freopen("/dev/null", "w", stderr)))
+    return cli_ranks_end(3);
   c.command_line = command_line(full_argc, full_argv);
-  if (!c.command_line) return out_of_memory();
+  if (!c.command_line) return cli_ranks_end(out_of_memory());
   c.o.command_line = c.command_line;
   int code = parse_run(&c, argc, argv);
+  if (code < 0 && rank > 0) {
+    for (int i = 0; i < OUTPUTS; i++) c.output[i] = NULL;
+    c.html = NULL;
+    c.o.progress = NULL;
+  }
   if (code < 0) code = run_parsed(&c);
+  code = cli_ranks_end(code);
   free(c.workloads.text);
   free(c.backends.text);
   free(c.rungs.text);

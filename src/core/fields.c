@@ -75,6 +75,7 @@ void kl__result_init(kl__result *res, const kl_workload *w, const kl_rung *r,
   pub->unit = w->unit;
   pub->verdict.first_bad = -1;
   pub->check = KL_CHECK_FAIL;
+  pub->ranks = 1;
   while (r->phases && pub->phase_count < KL_MAX_PHASES &&
          r->phases[pub->phase_count]) {
     pub->phase_names[pub->phase_count] = r->phases[pub->phase_count];
@@ -313,6 +314,10 @@ GET(get_warmup_runs) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->pub.warmup_runs);
 }
+GET(get_ranks) {
+  (void)rep;
+  number(v, 1, res->pub.ranks);
+}
 GET(get_unverifiable) {
   (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
@@ -410,6 +415,7 @@ const kl__field kl__fields[] = {
      get_warmup_runs},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
+    {"ranks", NULL, R, NULL, KL__NUMBER, NULL, get_ranks},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

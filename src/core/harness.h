@@ -387,8 +387,17 @@ kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
  * memory). */
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, int host_data,
-                      const kl__job *beside,
+                      const kl_ranks *ranks, const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__result *res);
+
+/* ---- ranks.c: kl_options.ranks' collectives, no-ops for one rank -------- */
+int kl__ranks_count(const kl_ranks *r);
+void kl__ranks_barrier(const kl_ranks *r);
+/* Each of the n values becomes its maximum over the ranks. */
+void kl__ranks_max(const kl_ranks *r, double *values, int n);
+/* The status of the lowest rank whose st is not KL_OK, with its message
+ * ("rank 2: ...") as kl_last_error() on every rank; st with one rank. */
+kl_status kl__ranks_agree(const kl_ranks *r, kl_status st);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 
 /* ---- ceiling.c: the whole ceiling policy ---------------------------------

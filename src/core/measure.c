@@ -53,6 +53,7 @@ typedef struct prepared {
   /* Each repetition a library call on host data (kl_options.host_data),
    * on a backend whose memory is not the host's. */
   int host_data;
+  const kl_ranks *ranks; /* the run's, or NULL */
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -168,6 +169,18 @@ static void whole_run(series *s, const kl_backend *b, int reps) {
   s->trace_count = 1;
 }
 
+/* After a repetition on several ranks: its time becomes the slowest
+ * rank's, and a rank's failure (or stop) every rank's. One collective
+ * where every rank went on, two where one did not. */
+static kl_status ranks_after(const kl_ranks *ranks, kl_status st,
+                             double *seconds) {
+  if (kl__ranks_count(ranks) < 2) return st;
+  double v[2] = {st == KL_OK ? *seconds : 0, st == KL_OK ? 0 : 1};
+  kl__ranks_max(ranks, v, 2);
+  *seconds = v[0];
+  return v[1] > 0 ? kl__ranks_agree(ranks, st) : KL_OK;
+}
+
 /* reps repetitions after warmup ones: the harness's loop, each one
  * timed with the context's events after a reset, or the rung's own. */
 static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
@@ -183,8 +196,16 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
     st = go_on(pr);
     if (st == KL_OK && warmup > 0) st = r->run_reps(&pr->args, &warm);
     if (st == KL_OK) st = go_on(pr);
+    st = kl__ranks_agree(pr->ranks, st);
+    kl__ranks_barrier(pr->ranks);
     if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
     if (st == KL_OK) st = b->sync(ctx);
+    /* Each repetition and phase as long as on the slowest rank. */
+    st = kl__ranks_agree(pr->ranks, st);
+    if (st == KL_OK) {
+      kl__ranks_max(pr->ranks, s->seconds, reps);
+      kl__ranks_max(pr->ranks, s->phase_seconds, reps * KL_MAX_PHASES);
+    }
     /* The last repetition ended about now. */
     s->trace_origin = kl__now() - s->seconds[reps - 1];
     s->trace_count = timed.trace_count;
@@ -199,11 +220,17 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
     if (st == KL_OK) st = one_repetition(pr, NULL);
   }
   if (st == KL_OK) st = b->sync(ctx);
+  st = kl__ranks_agree(pr->ranks, st);
   for (int i = 0; i < reps && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
+    /* Every rank starts the repetition together; a rank that failed or
+     * was stopped still meets the others, and the agreement after it
+     * stops them all. */
+    kl__ranks_barrier(pr->ranks);
     s->trace_origin = kl__now();
     if (st == KL_OK) st = one_repetition(pr, &s->seconds[i]);
+    st = ranks_after(pr->ranks, st, &s->seconds[i]);
   }
   s->trace_count = s->trace_lost = 0;
   if (st == KL_OK) whole_run(s, b, reps);
@@ -215,9 +242,13 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
  * one output element of that rung before the check, KLADDER_INJECT_ERROR=RUNG
  * makes it fail as a device error would. */
 static kl_status inject_fault(const kl_plan *p, const kl_rung *r,
-                              kl__buffers *bufs) {
+                              const kl_ranks *ranks, kl__buffers *bufs) {
   const char *wrong = getenv("KLADDER_INJECT_WRONG");
   const char *error = getenv("KLADDER_INJECT_ERROR");
+  /* KLADDER_INJECT_RANK=K: on several ranks, only rank K's. */
+  const char *only = getenv("KLADDER_INJECT_RANK");
+  if (only && kl__ranks_count(ranks) > 1 && atoi(only) != ranks->rank)
+    return KL_OK;
   if (error && strcmp(error, r->name) == 0)
     return KL_FAIL(KL_DEVICE, "injected runtime error (KLADDER_INJECT_ERROR)");
   if (!wrong || strcmp(wrong, r->name) != 0) return KL_OK;
@@ -256,6 +287,21 @@ static kl_status checked_run(prepared *pr, series *s) {
                   s->trace_capacity, 0, 0};
   kl_status st = pr->r->run_reps(&pr->args, &once);
   return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
+}
+
+/* On several ranks a check passes only where it passed on every rank; a
+ * rank whose own passed says which one failed. */
+static void check_everywhere(const kl_ranks *ranks, kl_verdict *v) {
+  if (kl__ranks_count(ranks) < 2) return;
+  double failed[2] = {v->passed ? -1 : ranks->rank,
+                      v->unverifiable > 0 ? 1 : 0};
+  kl__ranks_max(ranks, failed, 2);
+  if (failed[0] >= 0 && v->passed) {
+    v->passed = 0;
+    snprintf(v->detail, sizeof v->detail, "the check failed on rank %d",
+             (int)failed[0]);
+  }
+  if (failed[1] > 0 && v->unverifiable == 0) v->unverifiable = 1;
 }
 
 /* Warm up and time the rung; with a ceiling, warm up and time as many of
@@ -309,12 +355,22 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   pub->t_max = s->seconds[reps - 1];
   memcpy(pub->counts, pr->counts, sizeof pub->counts);
   pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
+  /* On several ranks each did the work: the rate is all of theirs over
+   * the slowest one's time. */
+  const double ranks = kl__ranks_count(pr->ranks);
+  pub->ranks = (int)ranks;
+  pub->cost.bytes *= ranks;
+  pub->cost.flops *= ranks;
+  pub->cost.items *= ranks;
   pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
   if (ceiling) {
     st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
     if (st == KL_OK) {
       kl_cost c;
       ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
+      c.bytes *= ranks;
+      c.flops *= ranks;
+      c.items *= ranks;
       pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
     }
   }
@@ -323,7 +379,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
 
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, int host_data,
-                      const kl__job *beside,
+                      const kl_ranks *ranks, const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__result *res) {
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
@@ -381,16 +437,26 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   kl_status st = prepare(&pr, job, ctx);
   pr.stop = stop;
   pr.host_data = host_data;
+  pr.ranks = ranks;
+  /* On several ranks every step below is agreed before the next: a rank
+   * whose step failed stops the others there, with its message. */
+  st = kl__ranks_agree(ranks, st);
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);
-  fit_runs(max_seconds, kl__now() - started, &reps, &warmup);
+  st = kl__ranks_agree(ranks, st);
+  /* Every rank makes as many runs: the slowest one's checked run judges. */
+  double one_run = kl__now() - started;
+  kl__ranks_max(ranks, &one_run, 1);
+  fit_runs(max_seconds, one_run, &reps, &warmup);
   pub->reps = reps;
   pub->warmup_runs = warmup;
   if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
-  if (st == KL_OK) st = inject_fault(&pr.plan, r, &pr.bufs);
+  if (st == KL_OK) st = inject_fault(&pr.plan, r, ranks, &pr.bufs);
+  st = kl__ranks_agree(ranks, st);
   if (st == KL_OK) {
     w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &pub->verdict);
+    check_everywhere(ranks, &pub->verdict);
     if (r->flags & KL_RUNG_KNOWN_WRONG)
       pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
     else if (pub->verdict.passed && pub->verdict.unverifiable > 0)
@@ -398,17 +464,27 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     else
       pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
     /* The run's named files to write, from the first rung that passed. */
-    if (job->outputs && pub->check == KL_CHECK_PASS)
+    /* On several ranks, rank 0's alone: they would write one file. */
+    if (job->outputs && pub->check == KL_CHECK_PASS &&
+        (kl__ranks_count(ranks) < 2 || ranks->rank == 0))
       kl__outputs_write(job->outputs, job, &pr.plan, &pub->verdict,
                         pr.bufs.out);
     /* Where the ceiling's buffers do not fit beside the rung's, there is
-     * none beside it; the run's own ceiling measurement serves. */
+     * none beside it; the run's own ceiling measurement serves. On
+     * several ranks, none unless it fits on every one. */
     memset(&ceiling_slot, 0, sizeof ceiling_slot);
     if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
                                  job->device, 1) == KL_OK) {
       if (prepare(&ceiling_slot, beside, ctx) == KL_OK) ceiling = &ceiling_slot;
       else unprepare(&ceiling_slot);
       ceiling_slot.stop = stop;
+      ceiling_slot.ranks = ranks;
+    }
+    double missing = beside && !ceiling;
+    kl__ranks_max(ranks, &missing, 1);
+    if (missing > 0 && ceiling) {
+      unprepare(ceiling);
+      ceiling = NULL;
     }
     st = time_rung(&pr, ceiling, reps, warmup, &s, res);
     if (ceiling) unprepare(ceiling);

@@ -297,6 +297,16 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   return ferror(f) ? KL_FAIL(KL_IO, "writing the table failed") : KL_OK;
 }
 
+/* Under several ranks (kl_options.ranks), what the times and rates are. */
+static void ranks_line(const kl_report *rep, FILE *f) {
+  int ranks = 1;
+  for (size_t i = 0; i < rep->count; i++)
+    if (rep->results[i].pub.ranks > ranks) ranks = rep->results[i].pub.ranks;
+  if (ranks > 1)
+    fprintf(f, "%d ranks at once: each time the slowest rank's, each rate "
+            "the work of all %d\n", ranks, ranks);
+}
+
 static kl_status print_wide(const kl_report *rep, FILE *f) {
   if (!rep || !f) return kl__usage(KL_USAGE, "kl_report_print: no report");
   const kl_machine *m = &rep->machine;
@@ -304,9 +314,11 @@ static kl_status print_wide(const kl_report *rep, FILE *f) {
           KL_VERSION, m->cpu, m->cpu_threads, m->omp_threads,
           m->gpu[0] ? m->gpu : "none", m->driver[0] ? " | " : "", m->driver);
   fprintf(f, "seed %llu, %d timed runs after %d warm-up; time = median "
-          "[min, max]\n\n",
+          "[min, max]\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
+  ranks_line(rep, f);
+  fputc('\n', f);
   enum { COLUMNS = sizeof columns / sizeof *columns };
   const char *cells[COLUMNS];
   char text[COLUMNS][160];
@@ -431,6 +443,7 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
   fprintf(f, "seed %llu, %d timed runs after %d warm-up; time: the median\n",
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
+  ranks_line(rep, f);
   fprintf(f, "\n%-9s %-23s %-7s %9s %13s %7s %7s  %s\n", "workload", "rung",
           "backend", "median", "rate", "%ceil", "speedup", "check");
   /* The groups in the order their first result ran; the ceilings that

@@ -512,11 +512,35 @@ static kl_status context_for(contexts *cs, const kl_backend *b, int device,
   return st;
 }
 
+/* KL_USAGE where the ranks planned different jobs: a digest of each
+ * rank's (rung, device, size) list, compared by its maximum and minimum. */
+static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
+  if (kl__ranks_count(ranks) < 2) return KL_OK;
+  uint64_t h = 1469598103934665603u; /* FNV-1a over the jobs */
+  for (size_t i = 0; i < jobs->count; i++) {
+    const kl__job *j = &jobs->items[i];
+    for (const char *c = j->w->name; *c; c++)
+      h = (h ^ (unsigned char)*c) * 1099511628211u;
+    const uint64_t parts[3] = {(uint64_t)(j->r - j->w->rungs),
+                               (uint64_t)j->device, (uint64_t)j->plan.n};
+    for (int k = 0; k < 3; k++) h = (h ^ parts[k]) * 1099511628211u;
+  }
+  double v[2] = {(double)(h >> 12), -(double)(h >> 12)}; /* exact: 52 bits */
+  kl__ranks_max(ranks, v, 2);
+  if (v[0] != -v[1])
+    return kl__usage(KL_USAGE, "the ranks planned different runs (a default "
+                     "size is chosen from each rank's free memory: give -n)");
+  return KL_OK;
+}
+
 static void run_jobs(const kl_options *o, const kl__jobs *jobs,
                      kl_report *rep, kl_status *worst) {
   contexts *cs = calloc(1, sizeof *cs);
   for (size_t i = 0; i < jobs->count; i++) {
-    if (o->stop && *o->stop) {
+    /* On several ranks, a stop any of them saw stops all. */
+    double stop = o->stop && *o->stop;
+    kl__ranks_max(o->ranks, &stop, 1);
+    if (stop > 0) {
       rep->interrupted = 1;
       break;
     }
@@ -539,12 +563,16 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     kl_status st = cs ? context_for(cs, jb->r->backend, jb->device, &ctx)
                       : KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK) st = kl__enter(ctx);
+    const int entered = st == KL_OK;
+    /* A device that one rank could not open stops the rung on all. */
+    st = kl__ranks_agree(o->ranks, st);
     if (st == KL_OK) {
       st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds,
-                       o->host_data, c, o->stop, res);
+                       o->host_data, o->ranks, c, o->stop, res);
       kl__leave(ctx);
       res->ceiling_only = jb->ceiling_only;
     } else {
+      if (entered) kl__leave(ctx);
       kl__result_status(res, st);
     }
     if (st == KL_INTERRUPTED) {
@@ -585,6 +613,12 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl_options o;
   kl_status st = options_of(given, &o);
   if (st != KL_OK) return st;
+  const kl_ranks *rk = o.ranks;
+  if (rk && (rk->size < offsetof(kl_ranks, agree) + sizeof rk->agree ||
+             !rk->barrier || !rk->max || !rk->agree || rk->count < 1 ||
+             rk->rank < 0 || rk->rank >= rk->count))
+    return kl__usage(KL_USAGE, "kl_options.ranks: a size, a rank below the "
+                     "count and the three functions are needed");
   /* The bound keeps the timings' array small (8 MB) and a run finite. */
   if (o.reps < 1 || o.reps > KL_MAX_REPS)
     return kl__usage(KL_USAGE, "--reps must be from 1 to %d (got %d)",
@@ -630,6 +664,11 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
     if (!grown) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
     else rep->results = grown;
   }
+  /* On several ranks every rank must have planned the same jobs (sizes
+   * are chosen from each one's memory), or they would wait on each other
+   * in different rungs. */
+  if (st == KL_OK) st = same_jobs(o.ranks, &jobs);
+  st = kl__ranks_agree(o.ranks, st);
   if (st != KL_OK) {
     free(jobs.items);
     kl_report_free(rep);
@@ -638,6 +677,7 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   /* The named files a run writes (named.c): opened before any rung runs. */
   kl__outputs outs;
   st = kl__outputs_open(&outs, &jobs);
+  st = kl__ranks_agree(o.ranks, st);
   if (st != KL_OK) {
     free(jobs.items);
     kl_report_free(rep);
@@ -718,7 +758,7 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, res);
+    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, NULL, res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);

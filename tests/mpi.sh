@@ -1,0 +1,79 @@
+#!/bin/sh
+# mpi.sh KLADDER MPIEXEC: the command under mpirun on the host backends.
+#   1. 1 to 4 ranks: every rung passes, rank 0 alone prints and writes,
+#      the results say how many ranks ran;
+#   2. a check spoiled on rank 1 only: exit 1 on every rank, the table
+#      names the rank;
+#   3. a runtime error on rank 1 only: exit 3, rank 0 prints its message;
+#   4. a bad workload name, an unwritable --json: exit 2, one message.
+# Every mpirun is under a timeout: a hang fails the test. Correctness only
+# (Open MPI busy-polls; more ranks than cores here).
+kladder=$1
+mpiexec=$2
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+fail() {
+  echo "FAIL: $*"
+  [ -f "$dir/out.txt" ] && tail -15 "$dir/out.txt"
+  exit 1
+}
+# ranks P ARGS...: kladder run under P ranks; $code, $dir/out.txt.
+ranks() {
+  p=$1
+  shift
+  timeout 120 "$mpiexec" -n "$p" "$kladder" run "$@" >"$dir/out.txt" 2>&1
+  code=$?
+  [ "$code" = 124 ] && fail "$p ranks: no end in 120 s (a hang): $*"
+}
+
+for p in 1 2 3 4; do
+  ranks $p -w stream,reduce,histogram -b serial,openmp -n 20000 --reps 2 \
+    --json "$dir/r$p.json"
+  [ "$code" = 0 ] || fail "$p ranks: exit $code"
+  headers=$(grep -c "^workload  rung" "$dir/out.txt")
+  [ "$headers" = 1 ] || fail "$p ranks: $headers tables printed, not 1"
+  if command -v python3 >/dev/null 2>&1; then
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = int(sys.argv[2])
+rs = d["results"]
+assert len(rs) >= 7, "%d results" % len(rs)
+assert all(r["check"] == "PASS" for r in rs), [r["check"] for r in rs]
+assert all(r["ranks"] == p for r in rs), [r["ranks"] for r in rs]
+' "$dir/r$p.json" $p || fail "$p ranks: the JSON"
+  fi
+  if [ $p -gt 1 ]; then
+    grep -q "^$p ranks at once" "$dir/out.txt" || fail "$p ranks: no ranks line"
+  fi
+  echo "ok: $p ranks"
+done
+
+export KLADDER_INJECT_RANK=1
+# mpirun passes the environment it was started in to local ranks.
+KLADDER_INJECT_WRONG=serial ranks 2 -w reduce -b serial -n 1000 --reps 2 \
+  --no-ceiling -v
+[ "$code" = 1 ] || fail "a check failed on rank 1: exit $code, not 1"
+grep -q "the check failed on rank 1" "$dir/out.txt" ||
+  fail "the table does not name rank 1"
+echo "ok: a check failed on rank 1 only: exit 1, named"
+
+KLADDER_INJECT_ERROR=serial ranks 2 -w reduce -b serial -n 1000 --reps 2 \
+  --no-ceiling
+[ "$code" = 3 ] || fail "an error on rank 1: exit $code, not 3"
+grep -q "^kladder: error: reduce serial: rank 1: .*injected runtime error" \
+  "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
+echo "ok: an error on rank 1 only: exit 3, its message"
+unset KLADDER_INJECT_RANK
+
+ranks 3 -w nosuch
+[ "$code" = 2 ] || fail "a bad name: exit $code, not 2"
+n=$(grep -c "unknown workload" "$dir/out.txt")
+[ "$n" = 1 ] || fail "a bad name: $n messages, not 1"
+ranks 2 -w reduce -b serial -n 1000 --json "$dir/no/such/dir/r.json"
+[ "$code" = 2 ] || fail "an unwritable --json: exit $code, not 2"
+n=$(grep -c "^kladder: error" "$dir/out.txt")
+[ "$n" = 1 ] || fail "an unwritable --json: $n messages, not 1"
+echo "ok: bad input under mpirun: exit 2, one message"
