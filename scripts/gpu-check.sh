@@ -9,15 +9,7 @@ out=${OUT:-/tmp/kladder-out}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm \
   --format=csv,noheader | tee "$out/gpu.txt"
-# -lineinfo: the same build serves scripts/gpu-sanitize.sh build.
-if [ ! -x build/tests/test_rungs ]; then
-  t0=$(date +%s)
-  cmake -S . -B build -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo \
-    >"$out/cmake.log" 2>&1 &&
-    cmake --build build -j "$(nproc)" >>"$out/cmake.log" 2>&1 ||
-    { tail -30 "$out/cmake.log"; exit 1; }
-  echo "== built in $(( $(date +%s) - t0 )) s"
-fi
+. "$(dirname "$0")/gpu-build.sh"
 if [ "$phase" = test ]; then
   # KL_CTEST_LIMIT bounds the whole suite (default 540 s), KL_CTEST_JOBS
   # the tests side by side (default 8); every test must end inside 180 s.

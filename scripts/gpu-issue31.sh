@@ -20,14 +20,7 @@ only=${KL_ISSUE31_ONLY:-.}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
   tee "$out/gpu.txt"
 git log -1 --format='commit %h %s' 2>/dev/null | cut -c1-80 | tee -a "$out/gpu.txt"
-if [ ! -x build/kladder ]; then
-  t0=$(date +%s)
-  cmake -S . -B build -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo \
-    >"$out/cmake.log" 2>&1 &&
-    cmake --build build -j "$(nproc)" >>"$out/cmake.log" 2>&1 ||
-    { tail -30 "$out/cmake.log"; exit 1; }
-  echo "== built in $(( $(date +%s) - t0 )) s"
-fi
+. "$(dirname "$0")/gpu-build.sh"
 k="./build/kladder run -q"
 part() { [[ $1 =~ $only ]]; }
 step() { echo "== $1 ($(date +%T))" >&2; }

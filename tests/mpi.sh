@@ -14,6 +14,11 @@ dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+# In the sanitizer build: no leak report. Open MPI's components are
+# dlopened and closed by MPI_Finalize, so what they keep shows with
+# unknown frames that no suppression can name (116 kB in 3337 blocks);
+# every other ASan and UBSan check stays on.
+[ -z "${ASAN_OPTIONS-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
 fail() {
   echo "FAIL: $*"
   [ -f "$dir/out.txt" ] && tail -15 "$dir/out.txt"

@@ -17,6 +17,17 @@ fail() {
   exit 1
 }
 
+# wait_for PATTERN FILE WHAT: until FILE has a line matching PATTERN (30 s
+# at most: then the run $pid is killed and the test fails, naming WHAT).
+wait_for() {
+  tries=0
+  until grep -q "$1" "$2" 2>/dev/null; do
+    sleep 0.1
+    tries=$((tries + 1))
+    [ $tries -lt 300 ] || { kill -9 $pid; fail "$3 in 30 s"; }
+  done
+}
+
 # run NAME SIGNAL... : starts a run, waits for its first rung to finish,
 # sends each signal (0.3 s apart), and leaves its exit code in $code.
 run() {
@@ -27,12 +38,7 @@ run() {
     >"$dir/$name.txt" 2>"$dir/$name.err" &
   pid=$!
   # The first rung's line ("... median") says one has finished.
-  tries=0
-  until grep -q "median" "$dir/$name.err" 2>/dev/null; do
-    sleep 0.2
-    tries=$((tries + 1))
-    [ $tries -lt 150 ] || { kill -9 $pid; fail "$name: no rung finished in 30 s"; }
-  done
+  wait_for median "$dir/$name.err" "$name: no rung finished"
   for sig in "$@"; do
     kill -s "$sig" $pid 2>/dev/null
     sleep 0.3
@@ -88,12 +94,7 @@ echo "ok: SIGTERM, exit 143, $rows finished rungs written"
   --csv "$dir/twice.csv" --json "$dir/twice.json" \
   >"$dir/twice.txt" 2>"$dir/twice.err" &
 pid=$!
-tries=0
-until grep -q "serial-naive" "$dir/twice.err" 2>/dev/null; do
-  sleep 0.1
-  tries=$((tries + 1))
-  [ $tries -lt 300 ] || { kill -9 $pid; fail "twice: the rung did not start in 30 s"; }
-done
+wait_for serial-naive "$dir/twice.err" "twice: the rung did not start"
 sleep 0.5
 kill -INT $pid
 sleep 0.3
