@@ -32,12 +32,6 @@
 #include "text.h"
 #include "kladder.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
 /* Fewer timed runs than this on a side: no test, the ratio alone. */
 #define MIN_REPS 3
 /* The exact distribution of U up to this many runs in all (C(50, 25) is

@@ -21,12 +21,6 @@
 #include "text.h"
 #include "tune.h"
 
-#if defined(__GNUC__) || defined(__clang__)
-#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
-#else
-#define PRINTF_LIKE(f, a)
-#endif
-
 static const char usage_main[] =
     "usage: kladder <command> [options]\n"
     "\n"

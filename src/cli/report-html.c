@@ -1531,36 +1531,13 @@ static int write_whole(const char *out, const char *text, size_t len,
     snprintf(err, errlen, "cannot write the report to %s: a directory", out);
     return 2;
   }
-  const size_t plen = strlen(out);
-  char *temp = malloc(plen + 16);
-  if (!temp) {
-    snprintf(err, errlen, "out of memory");
-    return 2;
-  }
-  snprintf(temp, plen + 16, "%s.tmp-XXXXXX", out);
-  const int fd = mkstemp(temp);
-  if (fd < 0) {
+  /* A report is read by others like any file. */
+  if (write_file(out, text, len, 1) != 0) {
     snprintf(err, errlen, "cannot write the report to %s: %s", out,
              strerror(errno));
-    free(temp);
     return 2;
   }
-  FILE *f = fdopen(fd, "wb");
-  int ok = f && fwrite(text, 1, len, f) == len;
-  if (f) ok = (fclose(f) == 0) && ok;
-  else close(fd);
-  /* mkstemp makes it 0600: a report is read by others like any file. */
-  const mode_t mask = umask(0);
-  umask(mask);
-  if (ok) ok = chmod(temp, 0666 & ~mask) == 0;
-  if (ok) ok = rename(temp, out) == 0;
-  if (!ok) {
-    snprintf(err, errlen, "cannot write the report to %s: %s", out,
-             strerror(errno));
-    remove(temp);
-  }
-  free(temp);
-  return ok ? 0 : 2;
+  return 0;
 }
 
 int report_page(FILE *f, const char *const *inputs, int count,

@@ -1,7 +1,12 @@
 /* The command's shared text helpers (text.h). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "text.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
   size_t end = 0;
@@ -37,4 +42,36 @@ void html_escape(FILE *f, const char *s) {
     default: fputc(*s, f);
     }
   }
+}
+
+int write_file(const char *path, const char *text, size_t len, int shared) {
+  const size_t plen = strlen(path);
+  char *temp = malloc(plen + 16);
+  if (!temp) {
+    errno = ENOMEM;
+    return -1;
+  }
+  snprintf(temp, plen + 16, "%s.tmp-XXXXXX", path);
+  const int fd = mkstemp(temp);
+  if (fd < 0) {
+    free(temp);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "wb");
+  int ok = f && fwrite(text, 1, len, f) == len;
+  if (f) ok = (fclose(f) == 0) && ok;
+  else close(fd);
+  if (ok && shared) {
+    const mode_t mask = umask(0);
+    umask(mask);
+    ok = chmod(temp, 0666 & ~mask) == 0;
+  }
+  if (ok) ok = rename(temp, path) == 0;
+  if (!ok) {
+    const int why = errno;
+    remove(temp);
+    errno = why;
+  }
+  free(temp);
+  return ok ? 0 : -1;
 }

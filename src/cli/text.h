@@ -1,9 +1,16 @@
 /* Text the command's files share: arguments shown in one-line messages,
- * and text escaped for HTML. */
+ * text escaped for HTML, and a file written whole. */
 #ifndef KL_CLI_TEXT_H
 #define KL_CLI_TEXT_H
 
 #include <stdio.h>
+
+/* A function whose argument f is a printf format, its arguments from a. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
 
 /* Arguments echoed in messages are cut to this many bytes: a 100 kB
  * argument must not push the reason out of sight. */
@@ -18,5 +25,11 @@ const char *shown(const char *arg, char dst[SHOWN_SIZE]);
 void one_line(FILE *f, const char *text);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void html_escape(FILE *f, const char *s);
+/* path holds text[0..len) whole or is left as it was: written to a
+ * temporary file beside it (path.tmp-XXXXXX), then renamed over it.
+ * shared: readable by others as any new file (0666 less the umask); else
+ * as mkstemp makes it, the owner's alone. 0, or -1 with errno saying why
+ * (the temporary file removed). */
+int write_file(const char *path, const char *text, size_t len, int shared);
 
 #endif

@@ -358,18 +358,9 @@ int tune_main(int argc, char **argv) {
   }
   if (code == 0) {
     make_parents(path);
-    char temp[4112];
-    snprintf(temp, sizeof temp, "%s.tmp-XXXXXX", path);
-    const int fd = mkstemp(temp);
-    FILE *w = fd >= 0 ? fdopen(fd, "w") : NULL;
-    int ok = w && fwrite(text, 1, len, w) == len;
-    if (w) ok = fclose(w) == 0 && ok;
-    else if (fd >= 0) close(fd);
-    if (ok) ok = rename(temp, path) == 0;
-    if (!ok) {
+    if (write_file(path, text, len, 0) != 0) {
       fprintf(stderr, "kladder: error: tune: cannot write %s: %s\n", path,
               strerror(errno));
-      if (fd >= 0) remove(temp);
       code = 2;
     } else {
       printf("%s", text);
