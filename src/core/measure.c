@@ -304,6 +304,13 @@ static void check_everywhere(const kl_ranks *ranks, kl_verdict *v) {
   if (failed[1] > 0 && v->unverifiable == 0) v->unverifiable = 1;
 }
 
+/* A cost of one rank's work made that of `ranks` ranks. */
+static void times_ranks(kl_cost *c, int ranks) {
+  c->bytes *= ranks;
+  c->flops *= ranks;
+  c->items *= ranks;
+}
+
 /* Warm up and time the rung; with a ceiling, warm up and time as many of
  * it straight after. On a machine whose bandwidth drifts (a shared virtual
  * machine, clocks settling), rung and ceiling are then measured seconds
@@ -357,20 +364,15 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
   /* On several ranks each did the work: the rate is all of theirs over
    * the slowest one's time. */
-  const double ranks = kl__ranks_count(pr->ranks);
-  pub->ranks = (int)ranks;
-  pub->cost.bytes *= ranks;
-  pub->cost.flops *= ranks;
-  pub->cost.items *= ranks;
+  pub->ranks = kl__ranks_count(pr->ranks);
+  times_ranks(&pub->cost, pub->ranks);
   pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
   if (ceiling) {
     st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
     if (st == KL_OK) {
       kl_cost c;
       ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
-      c.bytes *= ranks;
-      c.flops *= ranks;
-      c.items *= ranks;
+      times_ranks(&c, pub->ranks);
       pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
     }
   }

@@ -516,14 +516,14 @@ static kl_status context_for(contexts *cs, const kl_backend *b, int device,
  * rank's (rung, device, size) list, compared by its maximum and minimum. */
 static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
   if (kl__ranks_count(ranks) < 2) return KL_OK;
-  uint64_t h = 1469598103934665603u; /* FNV-1a over the jobs */
+  uint64_t h = jobs->count; /* each part mixed in by the inputs' hash */
   for (size_t i = 0; i < jobs->count; i++) {
     const kl__job *j = &jobs->items[i];
     for (const char *c = j->w->name; *c; c++)
-      h = (h ^ (unsigned char)*c) * 1099511628211u;
-    const uint64_t parts[3] = {(uint64_t)(j->r - j->w->rungs),
-                               (uint64_t)j->device, (uint64_t)j->plan.n};
-    for (int k = 0; k < 3; k++) h = (h ^ parts[k]) * 1099511628211u;
+      h = kl__hash(h, 1, (unsigned char)*c);
+    h = kl__hash(h, 2, (uint64_t)(j->r - j->w->rungs));
+    h = kl__hash(h, 3, (uint64_t)j->device);
+    h = kl__hash(h, 4, (uint64_t)j->plan.n);
   }
   double v[2] = {(double)(h >> 12), -(double)(h >> 12)}; /* exact: 52 bits */
   kl__ranks_max(ranks, v, 2);
