@@ -132,6 +132,15 @@ static const kl_result *fastest(const kl_report *rep, int64_t n,
   return best;
 }
 
+/* The count names, comma-separated, as -b takes them. */
+static void join(char *dst, size_t size, const char *const *names,
+                 int count) {
+  dst[0] = '\0';
+  for (int i = 0; i < count; i++)
+    snprintf(dst + strlen(dst), size - strlen(dst), "%s%s", i ? "," : "",
+             names[i]);
+}
+
 /* The faster of two results, either of which may be NULL. */
 static const kl_result *faster(const kl_result *a, const kl_result *b) {
   return !a ? b : !b ? a : b->t_median < a->t_median ? b : a;
@@ -262,15 +271,9 @@ int tune_main(int argc, char **argv) {
     if (bi.host_memory) on_host[n_on++] = bi.name;
     else off_host[n_off++] = bi.name;
   }
-  char backend_list[256] = "", off_host_list[256] = "";
-  for (int b = 0; b < nb; b++)
-    snprintf(backend_list + strlen(backend_list),
-             sizeof backend_list - strlen(backend_list), "%s%s",
-             b ? "," : "", used[b]);
-  for (int b = 0; b < n_off; b++)
-    snprintf(off_host_list + strlen(off_host_list),
-             sizeof off_host_list - strlen(off_host_list), "%s%s",
-             b ? "," : "", off_host[b]);
+  char backend_list[256], off_host_list[256];
+  join(backend_list, sizeof backend_list, used, nb);
+  join(off_host_list, sizeof off_host_list, off_host, n_off);
   int lines = 0, code = 0;
   for (size_t w = 0; w < kl_workload_count() && code == 0; w++) {
     kl_workload_info wi = {.size = sizeof wi};
