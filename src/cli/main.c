@@ -1169,6 +1169,10 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
 }
 
 int main(int argc, char **argv) {
+  /* A message is written in pieces (prefix, text, newline); line buffering
+   * makes each line one write, so a launcher that forwards the pipes in
+   * chunks (mpirun) never splits or interleaves it. */
+  setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
   if (argc < 2) {
     fputs(usage_main, stderr);
     return 2;
