@@ -207,6 +207,9 @@ typedef struct kl_workload_info {
   const char *file_names[KL_MAX_FILES];
   const char *file_help[KL_MAX_FILES];
   int file_writes[KL_MAX_FILES];
+  /* 1 where one problem is split over the ranks of a run (kl_ranks); 0:
+   * each rank runs its own copy. */
+  int distributed;
 } kl_workload_info;
 
 typedef struct kl_param_info {
@@ -295,13 +298,38 @@ typedef void (*kl_progress_fn)(void *ctx, const char *line);
  * does it with MPI_COMM_WORLD) and points kl_options.ranks at it. Every
  * rank then calls kl_run with the same options: each rung runs on every
  * rank at once, each repetition starts after a barrier, its time is the
- * slowest rank's, the rates count the work of every rank (weak scaling:
- * each rank's problem is the size given), a check passes only where it
- * passed on every rank, and an error on one rank (a failed allocation, a
- * device error) stops the rung on all, with that rank's message. Results
- * are the same on every rank; printing and writing them is the caller's
- * choice (the command: rank 0 alone). Every function is collective but
- * rank and count, which are fields. */
+ * slowest rank's, the rates count the work of every rank, a check passes
+ * only where it passed on every rank, and an error on one rank (a failed
+ * allocation, a device error) stops the rung on all, with that rank's
+ * message. Most workloads run one copy of the problem per rank (the size
+ * given is each rank's); the distributed ones (kl_workload_info's
+ * `distributed`: laplacian-dist, reduce-dist) split one problem
+ * over the ranks, through the collectives below, weakly (each rank's
+ * share is the size given) or strongly (the size given is the whole;
+ * kl_options.scaling). Where there are several ranks each rung also runs
+ * on rank 0 alone first, for its efficiency (kl_result.one_rank_seconds).
+ * Results are the same on every rank; printing and writing them is the
+ * caller's choice (the command: rank 0 alone). Every function is
+ * collective but rank and count, which are fields, and exchange_start,
+ * which involves the peers its messages name. MPI's errors are the
+ * caller's to make fatal: a collective that fails must end the job, never
+ * return. */
+
+/* An element-wise operation over the ranks (kl_ranks.allreduce). */
+typedef enum kl_ranks_op { KL_RANKS_SUM, KL_RANKS_MIN, KL_RANKS_MAX } kl_ranks_op;
+
+/* One message of an exchange: `bytes` of `send` to rank `peer`, and
+ * `bytes` from it into `recv` (either NULL: that direction has none), both
+ * tagged `tag` (0..255) so that two messages between the same ranks are
+ * told apart. */
+typedef struct kl_message {
+  int peer;
+  int tag;
+  const void *send;
+  void *recv;
+  size_t bytes;
+} kl_message;
+
 typedef struct kl_ranks {
   size_t size;      /* sizeof(kl_ranks) as the caller knows it */
   int rank, count;  /* this process's rank and the ranks in the run */
@@ -313,7 +341,27 @@ typedef struct kl_ranks {
    * whose code is not 0 (0 where none), and copies that rank's message
    * (size bytes, NUL-terminated) into every rank's message. */
   int (*agree)(void *context, int code, char *message, size_t size);
+  /* ---- what the distributed workloads need (added after the fields
+   * above): a kl_ranks whose size stops before them, or whose functions
+   * are NULL, runs every other workload, and those stand aside ---- */
+  /* This rank among those on its host, and how many share the host (a
+   * device per local rank; host memory shared). */
+  int local_rank, local_count;
+  /* In place: each of the n values (KL_F32, KL_F64, KL_I32, KL_I64,
+   * KL_U32, KL_U64) becomes op over the ranks; integers exactly. */
+  void (*allreduce)(void *context, void *values, int n, kl_type type,
+                    kl_ranks_op op);
+  /* Start every message at once and return a handle that exchange_wait
+   * completes (the buffers are the caller's until then); a rank and its
+   * peers name each other's messages with the same tags and sizes. */
+  void *(*exchange_start)(void *context, const kl_message *messages,
+                          int count);
+  void (*exchange_wait)(void *context, void *pending);
 } kl_ranks;
+
+/* How a distributed workload's size is read over ranks: weak, each
+ * rank's share (HPCG's way, the default); strong, the whole problem. */
+typedef enum kl_scaling { KL_SCALING_WEAK, KL_SCALING_STRONG } kl_scaling;
 
 typedef struct kl_options {
   size_t size;           /* the caller's sizeof(kl_options): kl_options_init */
@@ -399,6 +447,11 @@ typedef struct kl_options {
   /* Ranks: NULL (one process), or the collectives of a run over several
    * processes at once (MPI ranks; see kl_ranks below). */
   const struct kl_ranks *ranks;
+  /* With ranks: how the distributed workloads read the size (weak: each
+   * rank's; strong: the whole); a workload that runs a copy per rank
+   * stands aside under strong scaling, with a note. Default weak
+   * (`kladder run --scaling strong`). */
+  kl_scaling scaling;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
@@ -520,6 +573,12 @@ typedef struct kl_result {
   /* The ranks the rung ran on at once (1 without kl_options.ranks): its
    * times are the slowest rank's, its cost and rate every rank's. */
   int ranks;
+  /* With several ranks: the median time of the same rung on rank 0 alone,
+   * measured just before (weak scaling: the same share; strong: the whole
+   * problem), and the efficiency against it: one_rank_seconds / t_median
+   * (weak) or one_rank_seconds / (ranks * t_median) (strong); 0 where not
+   * measured. */
+  double one_rank_seconds, efficiency;
 } kl_result;
 
 typedef struct kl_machine {

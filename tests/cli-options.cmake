@@ -22,7 +22,7 @@ kl_cli_test(short-options-clustered 0 "^map +serial +serial +- +f32 +7 .*PASS"
 kl_cli_test(long-prefix 0 "^map +serial +serial +- +f32 +1000 .*PASS"
   run -v --work map --back=serial --si 1000 --rep 1 --warm 0 --no-c)
 kl_cli_test(long-prefix-ambiguous 2
-  "^kladder: error: option '--s' is ambiguous; possibilities: --size --solution --shape --scalars --seed$"
+  "^kladder: error: option '--s' is ambiguous; possibilities: --size --solution --shape --scalars --seed --scaling$"
   run -w map --s 5)
 kl_cli_test(unknown-short-option 2 "^kladder: error: unknown option '-x'$"
   run -w map -x)

@@ -134,6 +134,9 @@ static const char usage_run[] =
     "                           inside the time (a rung with its own loop,\n"
     "                           or an input run in chunks, stands aside;\n"
     "                           the ceilings stay on the GPU)\n"
+    "      --scaling MODE       under mpirun, what -n is for a distributed\n"
+    "                           workload: weak, each rank's share (the\n"
+    "                           default), or strong, the whole problem\n"
     "      --full               where no size is given, each workload's full\n"
     "                           default (the seeds' sizes) instead of its\n"
     "                           quick one (past the caches, minutes in all)\n"
@@ -249,6 +252,7 @@ enum {
   OPT_HTML,
   OPT_NO_CEILING,
   OPT_HOST_DATA,
+  OPT_SCALING,
   OPT_FULL,
   OPT_RHS,
   OPT_SOLUTION,
@@ -285,6 +289,7 @@ static const struct option run_longs[] = {
     {"html", required_argument, NULL, OPT_HTML},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"host-data", no_argument, NULL, OPT_HOST_DATA},
+    {"scaling", required_argument, NULL, OPT_SCALING},
     {"full", no_argument, NULL, OPT_FULL},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
@@ -555,6 +560,10 @@ static void list_text_out(const char *only, int all) {
     print_types(&w);
     if (only) print_params(i, &w);
     printf("    check: %s\n    from: %s\n", w.check, w.source);
+    if (w.distributed)
+      printf("    distributed: under mpirun one problem split over the "
+             "ranks (--scaling);\n    without, one rank, and only where "
+             "named (-w)\n");
     print_rungs(i, &w, all);
   }
 }
@@ -800,6 +809,13 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_HOST_DATA:
     c->o.host_data = 1;
+    break;
+  case OPT_SCALING:
+    if (strcmp(v, "weak") == 0) c->o.scaling = KL_SCALING_WEAK;
+    else if (strcmp(v, "strong") == 0) c->o.scaling = KL_SCALING_STRONG;
+    else
+      return bad_usage(ps->help, "--scaling '%s' must be weak or strong",
+                       shown(v, show));
     break;
   case OPT_FULL:
     c->o.full = 1;

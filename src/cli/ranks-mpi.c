@@ -1,12 +1,14 @@
 /* The command's kl_ranks over MPI_COMM_WORLD (ranks.h). MPI's errors stay
  * fatal (MPI_ERRORS_ARE_FATAL, the default): a failed collective ends the
  * whole job rather than leaving ranks waiting. */
-#define _POSIX_C_SOURCE 200809L /* setenv */
+#define _POSIX_C_SOURCE 200809L /* setenv, nanosleep */
 #include "ranks.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(KL_HAVE_MPI)
 #include <mpi.h>
@@ -14,9 +16,92 @@
 static kl_ranks world;
 static int started;
 
+/* A barrier that spins for its first millisecond (a repetition's start,
+ * where ranks arrive together and must leave together) and then sleeps
+ * between tests: ranks that wait long (for rank 0's one-rank run) leave
+ * the cores to it instead of polling them. */
 static void barrier(void *context) {
   (void)context;
-  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Request req;
+  MPI_Ibarrier(MPI_COMM_WORLD, &req);
+  const double begun = MPI_Wtime();
+  int done = 0;
+  while (!done) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done && MPI_Wtime() - begun > 1e-3) {
+      struct timespec nap = {0, 200000};
+      nanosleep(&nap, NULL);
+    }
+  }
+}
+
+static MPI_Datatype datatype(kl_type type) {
+  switch (type) {
+  case KL_F32: return MPI_FLOAT;
+  case KL_F64: return MPI_DOUBLE;
+  case KL_I32: return MPI_INT32_T;
+  case KL_I64: return MPI_INT64_T;
+  case KL_U32: return MPI_UINT32_T;
+  case KL_U64: return MPI_UINT64_T;
+  default: return MPI_DATATYPE_NULL;
+  }
+}
+
+static void allreduce(void *context, void *values, int n, kl_type type,
+                      kl_ranks_op op) {
+  (void)context;
+  const MPI_Op mop = op == KL_RANKS_SUM   ? MPI_SUM
+                     : op == KL_RANKS_MIN ? MPI_MIN
+                                          : MPI_MAX;
+  const MPI_Datatype t = datatype(type);
+  if (t == MPI_DATATYPE_NULL) {
+    fprintf(stderr, "kladder: error: rank %d: an allreduce of type %s\n",
+            world.rank, kl_type_name(type));
+    MPI_Abort(MPI_COMM_WORLD, 3);
+  }
+  MPI_Allreduce(MPI_IN_PLACE, values, n, t, mop, MPI_COMM_WORLD);
+}
+
+/* An exchange in flight: a receive and a send per message. */
+typedef struct pending {
+  int count;
+  MPI_Request req[];
+} pending;
+
+static void *exchange_start(void *context, const kl_message *m, int count) {
+  (void)context;
+  pending *p = malloc(sizeof *p + sizeof(MPI_Request) * 2 * (size_t)count);
+  if (!p) {
+    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
+            world.rank);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return NULL;
+  }
+  p->count = 0;
+  for (int i = 0; i < count; i++)
+    if (m[i].bytes > INT_MAX) {
+      fprintf(stderr, "kladder: error: rank %d: a message of %zu bytes, "
+              "more than MPI's int counts\n", world.rank, m[i].bytes);
+      MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+  /* Receives first, so that a message finds its buffer. */
+  for (int i = 0; i < count; i++)
+    if (m[i].recv)
+      MPI_Irecv(m[i].recv, (int)m[i].bytes, MPI_BYTE, m[i].peer, m[i].tag,
+                MPI_COMM_WORLD, &p->req[p->count++]);
+  for (int i = 0; i < count; i++)
+    if (m[i].send)
+      MPI_Isend(m[i].send, (int)m[i].bytes, MPI_BYTE, m[i].peer, m[i].tag,
+                MPI_COMM_WORLD, &p->req[p->count++]);
+  return p;
+}
+
+static void exchange_wait(void *context, void *handle) {
+  (void)context;
+  pending *p = handle;
+  if (!p) return;
+  MPI_Waitall(p->count, p->req, MPI_STATUSES_IGNORE);
+  free(p);
 }
 
 static void max(void *context, double *values, int n) {
@@ -75,14 +160,20 @@ const kl_ranks *cli_ranks_begin(void) {
   world.barrier = barrier;
   world.max = max;
   world.agree = agree;
+  world.allreduce = allreduce;
+  world.exchange_start = exchange_start;
+  world.exchange_wait = exchange_wait;
   /* The ranks on this host share its memory. */
   MPI_Comm local;
   int here = 1;
+  world.local_rank = 0;
   if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
                           MPI_INFO_NULL, &local) == MPI_SUCCESS) {
     MPI_Comm_size(local, &here);
+    MPI_Comm_rank(local, &world.local_rank);
     MPI_Comm_free(&local);
   }
+  world.local_count = here;
   const unsigned long long free_bytes = available();
   if (!getenv("KLADDER_MEMORY_LIMIT") && free_bytes > 0 && here > 1) {
     char text[32];

@@ -81,6 +81,7 @@ static kl_status workload_describe(size_t i, kl_workload_info *out) {
   full.input_help = w->input ? w->input->help : NULL;
   full.param_count = w->param_count;
   full.rung_count = (int)w->rung_count;
+  full.distributed = w->distributed;
   const kl_named_file *f = w->input ? w->input->files : NULL;
   for (int k = 0; f && k < KL_MAX_FILES && f[k].name; k++) {
     full.file_names[k] = f[k].name;
@@ -252,6 +253,7 @@ static void json_workload(kl__json *j, const kl_workload *w) {
   kl__json_string(j, "check", w->tolerance);
   kl__json_string(j, "source", w->source);
   kl__json_string(j, "input_file", w->input ? w->input->help : NULL);
+  kl__json_bool(j, "distributed", w->distributed);
   /* Its named files: name, help, and whether a run writes it. */
   kl__json_open(j, "files", '[', 1);
   const kl_named_file *f = w->input ? w->input->files : NULL;

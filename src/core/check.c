@@ -1,6 +1,7 @@
 /* The one element-wise checker every workload's check calls. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "internal.h"
 
@@ -88,5 +89,20 @@ void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
     snprintf(v->detail, sizeof v->detail,
              "element %lld: expected %.17Lg, got %.17Lg (tolerance %.3g)",
              (long long)first, e.want, e.got, e.tol);
+  }
+}
+
+void kl__same_bits(kl_type t, const void *got, const void *want, int64_t i,
+                   kl_element *e) {
+  const size_t size = kl_type_size(t);
+  e->got = kl__element(t, got, i);
+  e->want = kl__element(t, want, i);
+  e->tol = 0;
+  /* Equal values with other bits (-0 for +0, another NaN) fail too. */
+  if (memcmp((const char *)got + (size_t)i * size,
+             (const char *)want + (size_t)i * size, size) != 0 &&
+      (e->got == e->want || (isnan(e->got) && isnan(e->want)))) {
+    e->got = NAN;
+    e->want = 0;
   }
 }

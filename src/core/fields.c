@@ -318,6 +318,20 @@ GET(get_ranks) {
   (void)rep;
   number(v, 1, res->pub.ranks);
 }
+GET(get_one_rank_seconds) {
+  (void)rep;
+  number(v, res->pub.one_rank_seconds > 0, res->pub.one_rank_seconds);
+}
+GET(get_efficiency) {
+  (void)rep;
+  number(v, res->pub.efficiency > 0, res->pub.efficiency);
+}
+GET(get_scaling) {
+  (void)rep;
+  text(v, res->w->distributed && res->pub.ranks > 1
+              ? (res->plan.strong ? "strong" : "weak")
+              : NULL);
+}
 GET(get_unverifiable) {
   (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
@@ -415,7 +429,12 @@ const kl__field kl__fields[] = {
      get_warmup_runs},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
-    {"ranks", NULL, R, NULL, KL__NUMBER, NULL, get_ranks},
+    {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},
+    {"scaling", "scaling", R, NULL, KL__TEXT, NULL, get_scaling},
+    {"one_rank_seconds", "one_rank_seconds", R, NULL, KL__NUMBER, "%.9g",
+     get_one_rank_seconds},
+    {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",
+     get_efficiency},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

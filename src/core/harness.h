@@ -100,6 +100,10 @@ typedef struct kl__instance {
   const char *files[KL_MAX_FILES];
   /* Defaults are the quick ones (kl_options.full 0). */
   int quick;
+  /* A distributed workload over several ranks: the run's (kl_plan.ranks,
+   * .strong); NULL and 0 otherwise, and for the one-rank measurement. */
+  const kl_ranks *ranks;
+  int strong;
 } kl__instance;
 
 /* ---- sweep.c: a sweep's text expanded ------------------------------------
@@ -169,6 +173,9 @@ int kl__listed(const char *list, const char *name);
 int kl__is_pattern(const char *item);
 int kl__matches(const char *pattern, const char *name);
 int kl__selects(const char *list, const char *name);
+/* The same, where a list that includes nothing (or none) selects `name`
+ * only if by_default. */
+int kl__selects_by_name(const char *list, const char *name, int by_default);
 /* Append to a bounded message. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -398,6 +405,12 @@ void kl__ranks_max(const kl_ranks *r, double *values, int n);
 /* The status of the lowest rank whose st is not KL_OK, with its message
  * ("rank 2: ...") as kl_last_error() on every rank; st with one rank. */
 kl_status kl__ranks_agree(const kl_ranks *r, kl_status st);
+/* Whether r has the collectives the distributed workloads make. */
+int kl__ranks_distributes(const kl_ranks *r);
+/* In place: each of the n values becomes its sum over the ranks (where r
+ * distributes), else its maximum times the count (every rank's cost
+ * alike). */
+void kl__ranks_sum(const kl_ranks *r, double *values, int n);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 
 /* ---- ceiling.c: the whole ceiling policy ---------------------------------

@@ -46,6 +46,11 @@ uint64_t kl__hash(uint64_t seed, uint64_t stream, uint64_t i);
 double kl__uniform(uint64_t seed, uint64_t stream, uint64_t i); /* [0, 1) */
 void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
                       uint64_t stream, double lo, double hi);
+/* Elements first .. first + n - 1 of the same sequence, into dst[0 ..
+ * n - 1]: a rank's part of a distributed array. */
+void kl__fill_uniform_at(kl_type t, void *dst, int64_t first, int64_t n,
+                         uint64_t seed, uint64_t stream, double lo,
+                         double hi);
 
 /* ---- checks ------------------------------------------------------------
  * Every workload's check goes through one element-wise checker. Element i
@@ -72,6 +77,11 @@ void kl__verdict_set(kl_verdict *v, int64_t checked, int64_t bad,
                      int64_t first_bad, double max_error, double abs_error);
 /* Element i of a buffer of type t, widened. */
 long double kl__element(kl_type t, const void *buf, int64_t i);
+/* Element i of got against the same of want, bit for bit (tolerance 0;
+ * -0 for +0 or another NaN's bits fail): a value a rung must leave as it
+ * was. */
+void kl__same_bits(kl_type t, const void *got, const void *want, int64_t i,
+                   kl_element *e);
 
 /* ---- plans ------------------------------------------------------------- */
 /* The main-size elements of a plan's chunks but the last (all of them in
@@ -98,6 +108,38 @@ kl_status kl__plan_scratch(kl_plan *p, int index, const char *name,
  * or no longer has the size `planned` it had when the run was planned. */
 kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
                          void *dst, int64_t bytes);
+
+/* ---- a distributed workload's ranks (ranks.c) ---------------------------
+ * What plan(), the rungs and the check of a distributed workload
+ * (kl_workload.distributed) call: each is a no-op for one rank (the plan's
+ * ranks NULL), so the same code serves a run without MPI. */
+int kl__rank(const kl_plan *p);
+int kl__rank_count(const kl_plan *p);
+/* Rank `rank` of `count`'s share of n items, in order: *start and *len;
+ * the first n % count ranks have one more. */
+void kl__share(int64_t n, int rank, int count, int64_t *start, int64_t *len);
+/* A grid of count ranks, dims[0] * dims[1] * dims[2] = count: the
+ * factoring whose largest box has the least surface (the halo a rank
+ * sends), for a whole grid of ext shared (strong scaling: every rank at
+ * least one plane along each axis, else KL_USAGE saying so), and among
+ * equals (every one, for boxes of ext points each: per_rank, weak
+ * scaling) the most even (least dims[0] + dims[1] + dims[2]: HPCG's
+ * factoring; a prime count gives slabs), then fewer ranks along x. And
+ * rank r's place in it, x fastest. */
+kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
+                        int dims[3]);
+void kl__rank_coords(int rank, const int dims[3], int coord[3]);
+int kl__rank_at(const int dims[3], const int coord[3]); /* -1 outside */
+/* In place over the plan's ranks (a no-op for one). */
+void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
+                   kl_ranks_op op);
+/* Start the messages (each to and from its peer) and wait for them;
+ * start returns NULL for one rank, which wait accepts. */
+void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count);
+void kl__exchange_wait(const kl_plan *p, void *pending);
+/* A phase's seconds added to the repetition's (a->phase_seconds, where
+ * there is one): kl__phase(a, k, kl__now() - t0). */
+void kl__phase(const kl_args *a, int k, double seconds);
 
 /* ---- machine ----------------------------------------------------------- */
 /* The CPU, its threads, the GPU and driver where there is one, the host. */

@@ -54,6 +54,8 @@ typedef struct prepared {
    * on a backend whose memory is not the host's. */
   int host_data;
   const kl_ranks *ranks; /* the run's, or NULL */
+  /* A run() rung's phases in the runs that are not timed. */
+  double untimed_phases[KL_MAX_PHASES];
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -90,6 +92,7 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   pr->args.stream = ctx->streams[0];
   pr->args.counts = pr->counts;
   pr->args.reset = reset;
+  pr->args.phase_seconds = pr->untimed_phases;
   memcpy(pr->args.buffers, pr->bufs.dev, sizeof pr->args.buffers);
   if (r->setup) st = r->setup(&pr->args);
   pr->set_up = st == KL_OK;
@@ -169,15 +172,18 @@ static void whole_run(series *s, const kl_backend *b, int reps) {
   s->trace_count = 1;
 }
 
-/* After a repetition on several ranks: its time becomes the slowest
- * rank's, and a rank's failure (or stop) every rank's. One collective
- * where every rank went on, two where one did not. */
+/* After a repetition on several ranks: its time and each of its phases'
+ * become the slowest rank's, and a rank's failure (or stop) every rank's.
+ * One collective where every rank went on, two where one did not. */
 static kl_status ranks_after(const kl_ranks *ranks, kl_status st,
-                             double *seconds) {
+                             double *seconds, double *phases) {
   if (kl__ranks_count(ranks) < 2) return st;
-  double v[2] = {st == KL_OK ? *seconds : 0, st == KL_OK ? 0 : 1};
-  kl__ranks_max(ranks, v, 2);
+  double v[2 + KL_MAX_PHASES] = {st == KL_OK ? *seconds : 0,
+                                 st == KL_OK ? 0 : 1};
+  memcpy(v + 2, phases, sizeof(double) * KL_MAX_PHASES);
+  kl__ranks_max(ranks, v, 2 + KL_MAX_PHASES);
   *seconds = v[0];
+  memcpy(phases, v + 2, sizeof(double) * KL_MAX_PHASES);
   return v[1] > 0 ? kl__ranks_agree(ranks, st) : KL_OK;
 }
 
@@ -229,8 +235,12 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
      * stops them all. */
     kl__ranks_barrier(pr->ranks);
     s->trace_origin = kl__now();
+    double *phases = &s->phase_seconds[(size_t)i * KL_MAX_PHASES];
+    memset(phases, 0, sizeof(double) * KL_MAX_PHASES);
+    pr->args.phase_seconds = phases;
     if (st == KL_OK) st = one_repetition(pr, &s->seconds[i]);
-    st = ranks_after(pr->ranks, st, &s->seconds[i]);
+    pr->args.phase_seconds = pr->untimed_phases;
+    st = ranks_after(pr->ranks, st, &s->seconds[i], phases);
   }
   s->trace_count = s->trace_lost = 0;
   if (st == KL_OK) whole_run(s, b, reps);
@@ -304,11 +314,14 @@ static void check_everywhere(const kl_ranks *ranks, kl_verdict *v) {
   if (failed[1] > 0 && v->unverifiable == 0) v->unverifiable = 1;
 }
 
-/* A cost of one rank's work made that of `ranks` ranks. */
-static void times_ranks(kl_cost *c, int ranks) {
-  c->bytes *= ranks;
-  c->flops *= ranks;
-  c->items *= ranks;
+/* A cost of one rank's work made that of every rank (a collective):
+ * their sum, each rank's share of a distributed problem its own. */
+static void every_rank(kl_cost *c, const kl_ranks *ranks) {
+  double v[3] = {c->bytes, c->flops, c->items};
+  kl__ranks_sum(ranks, v, 3);
+  c->bytes = v[0];
+  c->flops = v[1];
+  c->items = v[2];
 }
 
 /* Warm up and time the rung; with a ceiling, warm up and time as many of
@@ -322,7 +335,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   kl_result *pub = &res->pub;
   kl_status st = run_series(pr, reps, warmup, s);
   if (st != KL_OK) return st;
-  const int phases = pr->r->run ? 0 : pub->phase_count;
+  const int phases = pub->phase_count;
   double *one = malloc(sizeof *one * (size_t)reps);
   if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   for (int k = 0; k < phases; k++) {
@@ -333,9 +346,11 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   free(one);
   pub->trace_lost = s->trace_lost;
   pub->trace_origin = s->trace_origin;
-  pub->overlap = phases > 0 ? kl__trace_overlap(s->trace, s->trace_count,
-                                                s->trace_lost)
-                            : 0;
+  /* A run() rung's trace is one event: its phases' overlap unknown. */
+  pub->overlap = phases > 0 && !pr->r->run
+                     ? kl__trace_overlap(s->trace, s->trace_count,
+                                         s->trace_lost)
+                     : 0;
   if (s->trace_count > 0) {
     res->trace = malloc(sizeof *res->trace * (size_t)s->trace_count);
     if (res->trace) {
@@ -365,14 +380,14 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   /* On several ranks each did the work: the rate is all of theirs over
    * the slowest one's time. */
   pub->ranks = kl__ranks_count(pr->ranks);
-  times_ranks(&pub->cost, pub->ranks);
+  every_rank(&pub->cost, pr->ranks);
   pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
   if (ceiling) {
     st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
     if (st == KL_OK) {
       kl_cost c;
       ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
-      times_ranks(&c, pub->ranks);
+      every_rank(&c, pr->ranks);
       pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
     }
   }

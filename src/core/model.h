@@ -25,8 +25,9 @@ extern "C" {
  * changes meaning, so that out-of-tree workloads can say which they were
  * written against. 3: core v3 (contexts per device, tunings, retired rung
  * names, input hooks grouped); 4: named files (kl_named_file, kl_plan's
- * files). */
-#define KL_MODEL_VERSION 4
+ * files); 5: distributed workloads (kl_workload.distributed, kl_plan's
+ * ranks and scaling, kl_args.phase_seconds for run() rungs). */
+#define KL_MODEL_VERSION 5
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -181,6 +182,16 @@ typedef struct kl_plan {
   /* Constants of the problem that plan() derives (map: a, b, c). */
   int constant_count;
   double constants[KL_MAX_PARAMS];
+  /* The ranks one problem is split over, for a distributed workload
+   * (kl_workload.distributed): NULL for one rank (a run without ranks, a
+   * problem planned apart from a run, the one-rank measurement), else
+   * the run's kl_ranks with every collective there. strong: the size
+   * given is the whole problem's (else each rank's). plan() sizes the
+   * rank's share from them (kl__rank, kl__rank_count), the rungs and the
+   * check make their collectives through them (kl__allreduce,
+   * kl__exchange_start). Other workloads find NULL and 0. */
+  const kl_ranks *ranks;
+  int strong;
 } kl_plan;
 
 /* ---- backends and contexts ---------------------------------------------
@@ -305,6 +316,11 @@ typedef struct kl_args {
     void *pointer[4];
     int64_t integer[4];
   } state;
+  /* A run() rung with named phases (kl_rung.phases: a distributed rung's
+   * compute, exchange, allreduce) adds each phase's seconds of this run
+   * to phase_seconds[k] (host clock); the harness zeroes them before each
+   * repetition. Never NULL in the harness; NULL in a library call. */
+  double *phase_seconds;
 } kl_args;
 
 /* A rung that owns its repetition loop (a CUDA graph, a pipeline over
@@ -348,7 +364,9 @@ typedef struct kl_rung {
   kl_status (*scratch)(kl_plan *p);
   kl_status (*setup)(kl_args *a); /* a handle, a grid size */
   void (*teardown)(kl_args *a);
-  const char *const *phases; /* run_reps's phase names, NULL-terminated */
+  /* Its phases' names, NULL-terminated: run_reps's (kl_reps), or a run()
+   * rung's (kl_args.phase_seconds). */
+  const char *const *phases;
   /* The rung of the same workload on another backend that does the same
    * work (openacc-triad: cuda-triad); where both ran on one problem, the
    * table says how they compare. */
@@ -507,6 +525,15 @@ typedef struct kl_workload {
   const kl_input_hooks *input;
   /* Former rung names, each with what replaced it; ends with {NULL, NULL}. */
   const kl_retired_rung *retired;
+  /* 1 where one problem is split over the ranks of a run: plan() sizes the
+   * rank's share (kl_plan.ranks, .strong), inputs are a function of the
+   * global index (each rank makes its own share's and its halo's), the
+   * rungs and the check make their collectives through the plan's ranks,
+   * every rank making the same ones in the same order even after a
+   * failure of its own (it goes on with what it has and returns the
+   * failure after), so that none waits forever; the cost is the rank's
+   * own work (the harness sums the ranks'). 0: each rank runs a copy. */
+  int distributed;
 } kl_workload;
 
 const kl_workload *kl_workload_at(size_t i);

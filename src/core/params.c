@@ -424,7 +424,11 @@ int kl__matches(const char *pattern, const char *name) {
 }
 
 int kl__selects(const char *list, const char *name) {
-  if (!list) return 1;
+  return kl__selects_by_name(list, name, 1);
+}
+
+int kl__selects_by_name(const char *list, const char *name, int by_default) {
+  if (!list) return by_default;
   int includes = 0, included = 0;
   for (const char *p = list; p && *p;) {
     const char *end = strchr(p, ',');
@@ -442,7 +446,7 @@ int kl__selects(const char *list, const char *name) {
     }
     p = end ? end + 1 : NULL;
   }
-  return includes == 0 || included;
+  return (includes == 0 && by_default) || included;
 }
 
 kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
@@ -453,6 +457,26 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
   memset(in, 0, sizeof *in);
   in->seed = o->seed;
   in->quick = !o->full;
+  /* Over several ranks a distributed workload splits one problem; any
+   * other runs a copy per rank, which strong scaling has no meaning for. */
+  if (kl__ranks_count(o->ranks) > 1) {
+    const char *why = NULL;
+    if (w->distributed && !kl__ranks_distributes(o->ranks))
+      why = "is distributed, and kl_options.ranks lacks its collectives "
+            "(allreduce, exchange)";
+    else if (!w->distributed && o->scaling == KL_SCALING_STRONG)
+      why = "runs a copy per rank: strong scaling is for the distributed "
+            "workloads";
+    if (why && named) return kl__usage(KL_USAGE, "%s %s", w->name, why);
+    if (why) {
+      kl__append(note, note_size, "%s: skipped, it %s. ", w->name, why);
+      return KL_UNAVAILABLE;
+    }
+    if (w->distributed) {
+      in->ranks = o->ranks;
+      in->strong = o->scaling == KL_SCALING_STRONG;
+    }
+  }
   in->type = o->type == KL_TYPE_DEFAULT ? w->default_type : o->type;
   if (!(w->types & KL_TYPE_BIT(in->type))) {
     if (named)
@@ -623,6 +647,8 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
                        ? (p->n + in->chunk_size - 1) / in->chunk_size
                        : 1;
   p->chunk_n = kl__chunk_size(p);
+  p->ranks = in->ranks;
+  p->strong = in->strong;
   kl_status st = w->plan(p);
   if (st == KL_OK && (p->chunk_count < 1 || p->chunk_count > p->n))
     st = KL_FAIL(KL_USAGE, "%s: %lld chunks for n = %lld", w->name,

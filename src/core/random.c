@@ -21,11 +21,17 @@ double kl__uniform(uint64_t seed, uint64_t stream, uint64_t i) {
     T *x = dst;                                                               \
     _Pragma("omp parallel for schedule(static)")                              \
     for (int64_t i = 0; i < n; i++)                                           \
-      x[i] = (T)(lo + span * kl__uniform(seed, stream, (uint64_t)i));         \
+      x[i] = (T)(lo + span * kl__uniform(seed, stream, (uint64_t)(first + i))); \
   } while (0)
 
 void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
                       uint64_t stream, double lo, double hi) {
+  kl__fill_uniform_at(t, dst, 0, n, seed, stream, lo, hi);
+}
+
+void kl__fill_uniform_at(kl_type t, void *dst, int64_t first, int64_t n,
+                         uint64_t seed, uint64_t stream, double lo,
+                         double hi) {
   double span = hi - lo;
   switch (t) {
   case KL_F32: FILL_SPAN(float); break;
@@ -39,7 +45,7 @@ void kl__fill_uniform(kl_type t, void *dst, int64_t n, uint64_t seed,
     uint8_t *x = dst;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++)
-      x[i] = (uint8_t)(kl__hash(seed, stream, (uint64_t)i) >> 56);
+      x[i] = (uint8_t)(kl__hash(seed, stream, (uint64_t)(first + i)) >> 56);
     break;
   }
   default:

@@ -37,3 +37,107 @@ kl_status kl__ranks_agree(const kl_ranks *r, kl_status st) {
    * it now names the rank). */
   return kl__usage((kl_status)code, "%s", message);
 }
+
+/* ---- a distributed workload's ranks ---------------------------------------
+ * The plan's ranks are set only where there are several and every
+ * collective is there (run.c refuses the others), so these test NULL
+ * alone. */
+
+int kl__rank(const kl_plan *p) { return p->ranks ? p->ranks->rank : 0; }
+
+int kl__rank_count(const kl_plan *p) {
+  return p->ranks ? p->ranks->count : 1;
+}
+
+void kl__share(int64_t n, int rank, int count, int64_t *start, int64_t *len) {
+  const int64_t base = n / count, more = n % count;
+  *len = base + (rank < more);
+  *start = base * rank + (rank < more ? rank : more);
+}
+
+/* The largest box's surface: per_rank, each box is ext; else the whole
+ * grid ext is shared, the first ext % d ranks along an axis one plane
+ * more. */
+static double surface(const int d[3], const int64_t ext[3], int per_rank) {
+  double l[3];
+  for (int a = 0; a < 3; a++)
+    l[a] = per_rank ? (double)ext[a] : (double)((ext[a] + d[a] - 1) / d[a]);
+  return 2 * (l[0] * l[1] + l[1] * l[2] + l[0] * l[2]);
+}
+
+kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
+                        int dims[3]) {
+  double best = -1;
+  int best_sum = 0;
+  for (int a = 1; a <= count; a++) {
+    if (count % a) continue;
+    for (int b = 1; b <= count / a; b++) {
+      if (count / a % b) continue;
+      const int d[3] = {a, b, count / a / b};
+      /* Each rank at least one plane of points along every axis. */
+      if (!per_rank && (d[0] > ext[0] || d[1] > ext[1] || d[2] > ext[2]))
+        continue;
+      const double area = surface(d, ext, per_rank);
+      const int sum = d[0] + d[1] + d[2];
+      if (best < 0 || area < best || (area == best && sum < best_sum)) {
+        best = area;
+        best_sum = sum;
+        memcpy(dims, d, sizeof d);
+      }
+    }
+  }
+  if (best >= 0) return KL_OK;
+  return kl__usage(KL_USAGE, "%d ranks cannot split a %lldx%lldx%lld grid "
+                   "(each needs a plane along every axis): fewer ranks or a "
+                   "larger grid", count, (long long)ext[0], (long long)ext[1],
+                   (long long)ext[2]);
+}
+
+void kl__rank_coords(int rank, const int dims[3], int coord[3]) {
+  coord[0] = rank % dims[0];
+  coord[1] = rank / dims[0] % dims[1];
+  coord[2] = rank / dims[0] / dims[1];
+}
+
+int kl__rank_at(const int dims[3], const int coord[3]) {
+  for (int a = 0; a < 3; a++)
+    if (coord[a] < 0 || coord[a] >= dims[a]) return -1;
+  return coord[0] + dims[0] * (coord[1] + dims[1] * coord[2]);
+}
+
+void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
+                   kl_ranks_op op) {
+  if (p->ranks && n > 0)
+    p->ranks->allreduce(p->ranks->context, values, n, type, op);
+}
+
+void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count) {
+  if (!p->ranks || count < 1) return NULL;
+  return p->ranks->exchange_start(p->ranks->context, m, count);
+}
+
+void kl__exchange_wait(const kl_plan *p, void *pending) {
+  if (p->ranks && pending) p->ranks->exchange_wait(p->ranks->context, pending);
+}
+
+void kl__phase(const kl_args *a, int k, double seconds) {
+  if (a->phase_seconds && k >= 0 && k < KL_MAX_PHASES)
+    a->phase_seconds[k] += seconds;
+}
+
+/* Whether a kl_ranks has what the distributed workloads call. */
+int kl__ranks_distributes(const kl_ranks *r) {
+  return r && r->size >= offsetof(kl_ranks, exchange_wait) +
+                             sizeof r->exchange_wait &&
+         r->allreduce && r->exchange_start && r->exchange_wait;
+}
+
+void kl__ranks_sum(const kl_ranks *r, double *values, int n) {
+  if (!several(r) || n < 1) return;
+  if (kl__ranks_distributes(r)) {
+    r->allreduce(r->context, values, n, KL_F64, KL_RANKS_SUM);
+    return;
+  }
+  r->max(r->context, values, n);
+  for (int i = 0; i < n; i++) values[i] *= r->count;
+}

@@ -220,7 +220,8 @@ static void print_counts(const kl_report *rep, FILE *f) {
 static void print_overlap(const kl_report *rep, FILE *f) {
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
-    if (r->status != KL_OK || r->trace_count == 0 || r->phase_count == 0)
+    if (r->status != KL_OK || r->trace_count == 0 || r->phase_count == 0 ||
+        (r->overlap <= 0 && r->trace_lost == 0))
       continue;
     char t[32];
     format_time(kl__trace_wall(r->trace, r->trace_count), t, sizeof t);
@@ -231,6 +232,34 @@ static void print_overlap(const kl_report *rep, FILE *f) {
     }
     if (r->overlap > 0) fprintf(f, "; overlap %.3f\n", r->overlap);
     else fprintf(f, "; overlap unknown: %d events lost\n", r->trace_lost);
+  }
+}
+
+/* Over several ranks: each rung's efficiency against rank 0 alone, and
+ * the share of each of its phases (their medians, the slowest rank's), a
+ * line per result that has either. */
+static void print_ranks(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *res = &rep->results[i];
+    const kl_result *r = &res->pub;
+    const int phases = res->r->run && r->phase_count > 0;
+    if (r->status != KL_OK || r->ranks < 2 ||
+        (r->efficiency <= 0 && !phases))
+      continue;
+    char t[32], alone[32];
+    format_time(r->t_median, t, sizeof t);
+    fprintf(f, "%s %s: %d ranks %s", r->workload, r->rung, r->ranks, t);
+    if (r->efficiency > 0) {
+      format_time(r->one_rank_seconds, alone, sizeof alone);
+      fprintf(f, ", rank 0 alone %s%s: efficiency %.2f", alone,
+              res->plan.strong ? " (the whole problem)" : "", r->efficiency);
+    }
+    for (int k = 0; phases && k < r->phase_count; k++) {
+      format_time(r->phase_median[k], t, sizeof t);
+      fprintf(f, "%s %s %s (%.0f%%)", k ? "," : "; phases", r->phase_names[k],
+              t, r->t_median > 0 ? 100 * r->phase_median[k] / r->t_median : 0);
+    }
+    fputc('\n', f);
   }
 }
 
@@ -269,6 +298,7 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
   print_counts(rep, f);
   print_overlap(rep, f);
+  print_ranks(rep, f);
   print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
@@ -302,9 +332,18 @@ static void ranks_line(const kl_report *rep, FILE *f) {
   int ranks = 1;
   for (size_t i = 0; i < rep->count; i++)
     if (rep->results[i].pub.ranks > ranks) ranks = rep->results[i].pub.ranks;
+  int distributed = 0;
+  for (size_t i = 0; i < rep->count; i++)
+    distributed |= rep->results[i].w->distributed;
   if (ranks > 1)
     fprintf(f, "%d ranks at once: each time the slowest rank's, each rate "
-            "the work of all %d\n", ranks, ranks);
+            "the work of all %d\n%s", ranks, ranks,
+            !distributed ? ""
+            : rep->options.scaling == KL_SCALING_STRONG
+                ? "a distributed workload's size is the whole problem's "
+                  "(strong scaling)\n"
+                : "a distributed workload's size is each rank's share (weak "
+                  "scaling)\n");
 }
 
 static kl_status print_wide(const kl_report *rep, FILE *f) {
@@ -415,7 +454,7 @@ static void problem_text(const kl_report *rep, const kl__result *res,
   }
 }
 
-static void brief_row(FILE *f, const kl__result *res) {
+static void brief_row(FILE *f, const kl__result *res, int width) {
   const kl_result *r = &res->pub;
   char where[64], med[32], rate[40], pct[16] = "-", spd[16] = "-";
   snprintf(where, sizeof where, "%s", r->backend);
@@ -428,7 +467,8 @@ static void brief_row(FILE *f, const kl__result *res) {
   if (r->status == KL_OK && r->speedup > 0)
     snprintf(spd, sizeof spd, r->speedup < 100 ? "%.2fx" : "%.0fx",
              r->speedup);
-  fprintf(f, "%-9s %-23s %-7s %9s %13s %7s %7s  %s%s\n", r->workload, r->rung,
+  fprintf(f, "%-*s %-23s %-7s %9s %13s %7s %7s  %s%s\n", width, r->workload,
+          r->rung,
           where, med, rate, pct, spd, kl__check_text(r),
           (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "");
 }
@@ -444,7 +484,14 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
           (unsigned long long)rep->options.seed, rep->options.reps,
           rep->options.warmup);
   ranks_line(rep, f);
-  fprintf(f, "\n%-9s %-23s %-7s %9s %13s %7s %7s  %s\n", "workload", "rung",
+  /* The workload column as wide as its longest name, 9 at least. */
+  int width = 9;
+  for (size_t i = 0; i < rep->count; i++) {
+    const int len = (int)strlen(rep->results[i].pub.workload);
+    if (len > width) width = len;
+  }
+  fprintf(f, "\n%-*s %-23s %-7s %9s %13s %7s %7s  %s\n", width, "workload",
+          "rung",
           "backend", "median", "rate", "%ceil", "speedup", "check");
   /* The groups in the order their first result ran; the ceilings that
    * ran only as ceilings after them. */
@@ -473,7 +520,7 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
         if (done[j] || rep->results[j].ceiling_only != pass ||
             strcmp(keys[i], keys[j]) != 0)
           continue;
-        brief_row(f, &rep->results[j]);
+        brief_row(f, &rep->results[j], width);
         done[j] = 1;
       }
     }

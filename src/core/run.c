@@ -269,8 +269,12 @@ static kl_status run_devices(const kl_options *o, devices *d) {
   return KL_OK;
 }
 
+/* A distributed workload runs in a run of every workload only over
+ * several ranks: on one it is its single-process workload again. Named
+ * (-w reduce-dist, a pattern that matches it), it runs on any count. */
 static int workload_selected(const kl_options *o, const kl_workload *w) {
-  return kl__selects(o->workloads, w->name);
+  return kl__selects_by_name(o->workloads, w->name,
+                             !w->distributed || kl__ranks_count(o->ranks) > 1);
 }
 
 static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
@@ -523,7 +527,10 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
       h = kl__hash(h, 1, (unsigned char)*c);
     h = kl__hash(h, 2, (uint64_t)(j->r - j->w->rungs));
     h = kl__hash(h, 3, (uint64_t)j->device);
-    h = kl__hash(h, 4, (uint64_t)j->plan.n);
+    /* A ceiling sized by a distributed rung's bytes differs with each
+     * rank's share (strong scaling): its rung and device must agree, its
+     * size need not. */
+    if (!j->ceiling_only) h = kl__hash(h, 4, (uint64_t)j->plan.n);
   }
   double v[2] = {(double)(h >> 12), -(double)(h >> 12)}; /* exact: 52 bits */
   kl__ranks_max(ranks, v, 2);
@@ -531,6 +538,44 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
     return kl__usage(KL_USAGE, "the ranks planned different runs (a default "
                      "size is chosen from each rank's free memory: give -n)");
   return KL_OK;
+}
+
+/* Over several ranks: the rung on rank 0 alone first, the others waiting
+ * (weak scaling: the same share; strong: the whole problem), and its
+ * median time, on every rank; 0 where it could not run there (a whole
+ * problem that does not fit one rank), with why in the progress lines. */
+static double one_rank(const kl_options *o, const kl__job *jb,
+                       kl_context *ctx) {
+  double t = 0;
+  if (o->ranks->rank == 0) {
+    kl__job alone = *jb;
+    alone.ceiling = -1;
+    alone.outputs = NULL;
+    kl_status st = KL_OK;
+    if (jb->in.ranks) {
+      const kl_backend *b = jb->r->backend;
+      alone.in.ranks = NULL;
+      alone.in.strong = 0;
+      st = kl__plan_make(jb->w, jb->r, &alone.in, kl_backend_host_memory(b),
+                         kl__device_at(b, jb->device), &alone.plan, NULL);
+      if (st == KL_OK) st = kl__check_fits(jb->w, &alone.plan, b, jb->device, 1);
+    }
+    kl__result *res = calloc(1, sizeof *res);
+    if (!res) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    if (st == KL_OK)
+      st = kl__measure(&alone, ctx, o->reps, o->warmup, o->max_seconds,
+                       o->host_data, NULL, NULL, o->stop, res);
+    if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
+    else if (st == KL_OK)
+      progress(o, "    on one rank: the check did not pass");
+    else
+      progress(o, "    on one rank: %s", kl_last_error());
+    if (res) kl__result_free(res);
+    free(res);
+  }
+  kl__ranks_barrier(o->ranks);
+  kl__ranks_max(o->ranks, &t, 1);
+  return t;
 }
 
 static void run_jobs(const kl_options *o, const kl__jobs *jobs,
@@ -566,9 +611,17 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     const int entered = st == KL_OK;
     /* A device that one rank could not open stops the rung on all. */
     st = kl__ranks_agree(o->ranks, st);
+    double alone = 0;
+    if (st == KL_OK && kl__ranks_count(o->ranks) > 1 && !jb->ceiling_only)
+      alone = one_rank(o, jb, ctx);
     if (st == KL_OK) {
       st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds,
                        o->host_data, o->ranks, c, o->stop, res);
+      if (st == KL_OK && alone > 0 && res->pub.t_median > 0) {
+        res->pub.one_rank_seconds = alone;
+        res->pub.efficiency =
+            alone / (res->pub.t_median * (jb->in.strong ? res->pub.ranks : 1));
+      }
       kl__leave(ctx);
       res->ceiling_only = jb->ceiling_only;
     } else {

@@ -10,17 +10,8 @@
 
 static const char *const axes[3] = {"x", "y", "z"};
 
-static kl_status plan(kl_plan *p) {
-  double *v = p->value;
-  /* ny and nz follow nx where not given. */
-  v[LAP_P_NX] = (double)p->n;
-  if (!(p->given >> LAP_P_NY & 1)) v[LAP_P_NY] = (double)p->n;
-  if (!(p->given >> LAP_P_NZ & 1)) v[LAP_P_NZ] = (double)p->n;
-  const double points = v[LAP_P_NX] * v[LAP_P_NY] * v[LAP_P_NZ];
-  if (points > 0x1p60)
-    return kl__usage(KL_TOO_LARGE, "laplacian: grid %lldx%lldx%lld has too "
-                     "many points", (long long)LAP_NX(p), (long long)LAP_NY(p),
-                     (long long)LAP_NZ(p));
+kl_status kl__laplacian_coefficients(kl_plan *p) {
+  const double *v = p->value;
   /* Each coefficient 1/h^2 must be a normal number of the type, with room
    * for the sum of the seven terms (|u| < 1): no overflow, no underflow. */
   const double big = p->type == KL_F32 ? FLT_MAX / 16 : DBL_MAX / 16;
@@ -38,6 +29,22 @@ static kl_status plan(kl_plan *p) {
     p->constants[LAP_CX + a] = c;
   }
   p->constant_count = 3;
+  return KL_OK;
+}
+
+static kl_status plan(kl_plan *p) {
+  double *v = p->value;
+  /* ny and nz follow nx where not given. */
+  v[LAP_P_NX] = (double)p->n;
+  if (!(p->given >> LAP_P_NY & 1)) v[LAP_P_NY] = (double)p->n;
+  if (!(p->given >> LAP_P_NZ & 1)) v[LAP_P_NZ] = (double)p->n;
+  const double points = v[LAP_P_NX] * v[LAP_P_NY] * v[LAP_P_NZ];
+  if (points > 0x1p60)
+    return kl__usage(KL_TOO_LARGE, "laplacian: grid %lldx%lldx%lld has too "
+                     "many points", (long long)LAP_NX(p), (long long)LAP_NY(p),
+                     (long long)LAP_NZ(p));
+  kl_status st = kl__laplacian_coefficients(p);
+  if (st != KL_OK) return st;
   /* m is a compile-time constant of the tiled kernels: one instantiation
    * per value (laplacian-cuda.cu). */
   const double m = v[LAP_P_M];
@@ -80,61 +87,58 @@ static void init(const kl_plan *p, void *const *host) {
  * long-double reference's own roundings (about ten at 2^-64), and 8 t_T,
  * t_T the type's smallest subnormal, the products that underflow.
  * Boundary point: bit for bit what it was before the run. */
+void kl__laplacian_rule(const kl_plan *p, kl__lap_rule *k) {
+  const double ur = p->type == KL_F32 ? 0x1p-24 : 0x1p-53;
+  const long double hx = LAP_HX(p), hy = LAP_HY(p), hz = LAP_HZ(p);
+  k->cx = 1.0L / (hx * hx);
+  k->cy = 1.0L / (hy * hy);
+  k->cz = 1.0L / (hz * hz);
+  k->cc = -2 * (k->cx + k->cy + k->cz);
+  k->gamma = 12 * ur / (1 - 12 * ur);
+  k->tiny = 8 * (p->type == KL_F32 ? 0x1p-149 : 0x1p-1074);
+}
+
+void kl__laplacian_reference(const kl__lap_rule *k, const long double u[7],
+                             long double *want, double *tol) {
+  *want = k->cc * u[0] + k->cx * (u[1] + u[2]) + k->cy * (u[3] + u[4]) +
+          k->cz * (u[5] + u[6]);
+  const long double m = fabsl(k->cc * u[0]) +
+                        k->cx * (fabsl(u[1]) + fabsl(u[2])) +
+                        k->cy * (fabsl(u[3]) + fabsl(u[4])) +
+                        k->cz * (fabsl(u[5]) + fabsl(u[6]));
+  *tol = (double)(m * (k->gamma + 0x1p-58L)) + k->tiny;
+}
+
 typedef struct lap_check {
   kl_type type;
   const void *u, *f_in, *f_out;
   int64_t nx, ny, nz;
-  long double cx, cy, cz, cc;
-  double gamma, tiny;
+  kl__lap_rule rule;
 } lap_check;
 
 static void lap_element(const void *ctx, int64_t g, kl_element *e) {
   const lap_check *k = ctx;
   const int64_t i = g % k->nx, r = g / k->nx, j = r % k->ny, z = r / k->ny;
-  const size_t size = kl_type_size(k->type);
   if (i == 0 || j == 0 || z == 0 || i == k->nx - 1 || j == k->ny - 1 ||
       z == k->nz - 1) {
-    e->got = kl__element(k->type, k->f_out, g);
-    e->want = kl__element(k->type, k->f_in, g);
-    e->tol = 0;
-    /* Equal values with other bits (-0 for +0, another NaN) fail too. */
-    if (memcmp((const char *)k->f_out + (size_t)g * size,
-               (const char *)k->f_in + (size_t)g * size, size) != 0 &&
-        (e->got == e->want || (isnan(e->got) && isnan(e->want)))) {
-      e->got = NAN;
-      e->want = 0;
-    }
+    kl__same_bits(k->type, k->f_out, k->f_in, g, e);
     return;
   }
   const int64_t sx = 1, sy = k->nx, sz = k->nx * k->ny;
-  long double c = kl__element(k->type, k->u, g);
-  long double x0 = kl__element(k->type, k->u, g - sx),
-              x1 = kl__element(k->type, k->u, g + sx);
-  long double y0 = kl__element(k->type, k->u, g - sy),
-              y1 = kl__element(k->type, k->u, g + sy);
-  long double z0 = kl__element(k->type, k->u, g - sz),
-              z1 = kl__element(k->type, k->u, g + sz);
-  e->want = k->cc * c + k->cx * (x0 + x1) + k->cy * (y0 + y1) +
-            k->cz * (z0 + z1);
-  const long double m = fabsl(k->cc * c) + k->cx * (fabsl(x0) + fabsl(x1)) +
-                        k->cy * (fabsl(y0) + fabsl(y1)) +
-                        k->cz * (fabsl(z0) + fabsl(z1));
-  e->tol = (double)(m * (k->gamma + 0x1p-58L)) + k->tiny;
+  const int64_t at[7] = {g, g - sx, g + sx, g - sy, g + sy, g - sz, g + sz};
+  long double u[7], want;
+  for (int t = 0; t < 7; t++) u[t] = kl__element(k->type, k->u, at[t]);
+  kl__laplacian_reference(&k->rule, u, &want, &e->tol);
+  e->want = want;
   e->got = kl__element(k->type, k->f_out, g);
 }
 
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)r;
-  const double ur = p->type == KL_F32 ? 0x1p-24 : 0x1p-53;
   lap_check k = {p->type, in[LAP_U], in[LAP_F], out[LAP_F], LAP_NX(p),
-                 LAP_NY(p), LAP_NZ(p), 0, 0, 0, 0, 12 * ur / (1 - 12 * ur),
-                 8 * (p->type == KL_F32 ? 0x1p-149 : 0x1p-1074)};
-  const long double hx = LAP_HX(p), hy = LAP_HY(p), hz = LAP_HZ(p);
-  k.cx = 1.0L / (hx * hx);
-  k.cy = 1.0L / (hy * hy);
-  k.cz = 1.0L / (hz * hz);
-  k.cc = -2 * (k.cx + k.cy + k.cz);
+                 LAP_NY(p), LAP_NZ(p), {0, 0, 0, 0, 0, 0}};
+  kl__laplacian_rule(p, &k.rule);
   kl__check_elements(LAP_POINTS(p), lap_element, &k, v);
   if (v->bad_count) {
     const int64_t g = v->first_bad, i = g % k.nx, j = g / k.nx % k.ny,
@@ -166,7 +170,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 }
 
 /* ---- the serial rung: the triple loop, k outer, i inner ------------------ */
-static kl_status serial(const kl_args *a) {
+kl_status kl__laplacian_serial(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
   KL_FOR_FLOAT_TYPE(p->type, T, return KL_USAGE,
@@ -184,7 +188,7 @@ static kl_status serial(const kl_args *a) {
  * per thread along y (-p m=): their .tunings. */
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the triple loop, k outer, i inner",
-            .library = FLOATS, .run = serial),
+            .library = FLOATS, .run = kl__laplacian_serial),
     KL_RUNG("openmp", openmp, "parallel over k and j (collapse), the i loop "
             "omp simd", .run = kl__laplacian_omp),
     KL_RUNG("openmp-blocked", openmp, "blocks of rows sized to the L2 "
@@ -261,7 +265,7 @@ static const kl_retired_rung retired[] = {
     {NULL, NULL}};
 
 #define EXTENT (KL_PARAM_EXTENT)
-static const kl_param params[] = {
+const kl_param kl__laplacian_params[LAP_PARAMS] = {
     [LAP_P_NX] = {.name = "nx", .kind = KL_PARAM_SIZE,
                   .flags = KL_PARAM_MAIN_SIZE | EXTENT,
                   .help = "points along x (fastest); the default of ny and nz",
@@ -343,8 +347,8 @@ const kl_workload kl__workload_laplacian = {
     .unit = "GB/s",
     .types = FLOATS,
     .default_type = KL_F64,
-    .params = params,
-    .param_count = sizeof params / sizeof *params,
+    .params = kl__laplacian_params,
+    .param_count = LAP_PARAMS,
     .ceiling = {KL_CEILING_RUNG, &kl__workload_stream, NULL},
     .plan = plan,
     .init = init,

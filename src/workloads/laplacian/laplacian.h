@@ -22,7 +22,16 @@
 enum { LAP_U, LAP_F };
 /* The parameters, in the workload's order: nx is the main size (-n), and
  * -s NXxNYxNZ fills the extents; m is a tuning of the tiled GPU rungs. */
-enum { LAP_P_NX, LAP_P_NY, LAP_P_NZ, LAP_P_HX, LAP_P_HY, LAP_P_HZ, LAP_P_M };
+enum {
+  LAP_P_NX,
+  LAP_P_NY,
+  LAP_P_NZ,
+  LAP_P_HX,
+  LAP_P_HY,
+  LAP_P_HZ,
+  LAP_P_M,
+  LAP_PARAMS
+};
 #define LAP_NX(p) ((int64_t)(p)->value[LAP_P_NX])
 #define LAP_NY(p) ((int64_t)(p)->value[LAP_P_NY])
 #define LAP_NZ(p) ((int64_t)(p)->value[LAP_P_NZ])
@@ -58,6 +67,23 @@ enum { LAP_CX, LAP_CY, LAP_CZ };
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The check's rule (laplacian.c): the coefficients in long double, and
+ * an interior point's reference and tolerance from its seven u values
+ * (the centre, then x-, x+, y-, y+, z-, z+). */
+typedef struct kl__lap_rule {
+  long double cx, cy, cz, cc;
+  double gamma, tiny;
+} kl__lap_rule;
+void kl__laplacian_rule(const kl_plan *p, kl__lap_rule *k);
+void kl__laplacian_reference(const kl__lap_rule *k, const long double u[7],
+                             long double *want, double *tol);
+/* What laplacian-dist shares besides: the parameters (it takes those
+ * before m), the spacings' checks and the coefficients into the plan's
+ * constants (KL_USAGE saying why for a spacing that gives none), the
+ * serial rung. */
+extern const kl_param kl__laplacian_params[LAP_PARAMS];
+kl_status kl__laplacian_coefficients(kl_plan *p);
+kl_status kl__laplacian_serial(const kl_args *a);
 kl_status kl__laplacian_omp(const kl_args *a);
 kl_status kl__laplacian_acc(const kl_args *a);
 kl_status kl__laplacian_acc_tiled(const kl_args *a);

@@ -14,25 +14,32 @@ static const char *const patterns[] = {
     "extreme-last", "nan-first", "nan-middle", "nan-last", "inf-first",
     "inf-middle", "inf-last",   "inf-both",    NULL};
 
-static kl_status plan(kl_plan *p) {
-  if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32 && p->n > (INT64_C(1) << 32))
-    return kl__usage(KL_USAGE, "reduce: an int32 sum is exact in int64 only "
-                     "up to 2^32 elements (n=%lld)", (long long)p->n);
+kl_status kl__reduce_plan(kl_plan *p, const char *name, int64_t len,
+                          int64_t total) {
+  if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32 &&
+      total > (INT64_C(1) << 32))
+    return kl__usage(KL_USAGE, "%s: an int32 sum is exact in int64 only up "
+                     "to 2^32 elements (%lld)", name, (long long)total);
   if (p->type == KL_I32 && REDUCE_INPUTS(p) >= INPUTS_NAN_FIRST)
-    return kl__usage(KL_UNAVAILABLE, "reduce: input pattern '%s' needs a "
-                     "floating-point type (i32 has no NaN or infinity)",
+    return kl__usage(KL_UNAVAILABLE, "%s: input pattern '%s' needs a "
+                     "floating-point type (i32 has no NaN or infinity)", name,
                      patterns[REDUCE_INPUTS(p)]);
   p->buffer_count = 2;
   p->buffers[REDUCE_IN] =
-      (kl_buffer_spec){"x", p->type, p->n, KL_IN, KL_MEM_DEVICE, 0};
+      (kl_buffer_spec){"x", p->type, len, KL_IN, KL_MEM_DEVICE, 0};
   p->buffers[REDUCE_OUT] = (kl_buffer_spec){
       "result", kl__reduce_result_type(p->type, REDUCE_OP(p)), 1, KL_OUT,
       KL_MEM_DEVICE, 0};
   return KL_OK;
 }
 
-/* Element i of the chosen input pattern, as a double (exact for int32). */
-static double pattern_value(const kl_plan *p, int64_t i) {
+static kl_status plan(kl_plan *p) {
+  return kl__reduce_plan(p, "reduce", p->n, p->n);
+}
+
+/* Element i of `total` of the chosen input pattern, as a double (exact
+ * for int32). */
+static double pattern_value(const kl_plan *p, int64_t i, int64_t total) {
   const int ints = p->type == KL_I32;
   const double spread = ints ? 1 << 20 : 1.0; /* random values lie in +-spread */
   const double u = kl__uniform(p->seed, REDUCE_IN, (uint64_t)i);
@@ -52,7 +59,7 @@ static double pattern_value(const kl_plan *p, int64_t i) {
   }
   case INPUTS_EXTREME_FIRST:
   case INPUTS_EXTREME_LAST: {
-    int64_t at = REDUCE_INPUTS(p) == INPUTS_EXTREME_FIRST ? 0 : p->n - 1;
+    int64_t at = REDUCE_INPUTS(p) == INPUTS_EXTREME_FIRST ? 0 : total - 1;
     if (i != at) return v;
     /* Beyond every other element in the direction the operation looks. */
     double beyond = 2 * spread + (ints ? 3 : 0.25);
@@ -67,9 +74,10 @@ static double pattern_value(const kl_plan *p, int64_t i) {
  * random ones, and what they are. Infinities point the way the operation
  * looks (-Inf for min, +Inf for max and sum), so they are the result;
  * inf-both puts +Inf first and -Inf last, or only +Inf when n = 1. */
-static int specials(const kl_plan *p, int64_t at[2], double value[2]) {
+static int specials(const kl_plan *p, int64_t total, int64_t at[2],
+                    double value[2]) {
   const double inf = REDUCE_OP(p) == REDUCE_MIN ? -INFINITY : INFINITY;
-  const int64_t middle = p->n / 2, last = p->n - 1;
+  const int64_t middle = total / 2, last = total - 1;
   value[0] = inf;
   switch (REDUCE_INPUTS(p)) {
   case INPUTS_NAN_FIRST: at[0] = 0; value[0] = NAN; return 1;
@@ -83,7 +91,7 @@ static int specials(const kl_plan *p, int64_t at[2], double value[2]) {
     value[0] = INFINITY;
     at[1] = last;
     value[1] = -INFINITY;
-    return p->n > 1 ? 2 : 1;
+    return total > 1 ? 2 : 1;
   default: return 0;
   }
 }
@@ -96,18 +104,24 @@ static void store(const kl_plan *p, void *x, int64_t i, double v) {
   }
 }
 
-static void init(const kl_plan *p, void *const *host) {
-  void *x = host[REDUCE_IN];
+void kl__reduce_fill(const kl_plan *p, kl__reduce_span s, void *x) {
   int64_t at[2];
   double value[2];
-  const int count = specials(p, at, value);
+  const int count = specials(p, s.total, at, value);
   if ((REDUCE_INPUTS(p) == INPUTS_RANDOM || count) && p->type != KL_I32) {
-    kl__fill_uniform(p->type, x, p->n, p->seed, REDUCE_IN, -1, 1);
-    for (int k = 0; k < count; k++) store(p, x, at[k], value[k]);
+    kl__fill_uniform_at(p->type, x, s.first, s.len, p->seed, REDUCE_IN, -1, 1);
+    for (int k = 0; k < count; k++)
+      if (at[k] >= s.first && at[k] - s.first < s.len)
+        store(p, x, at[k] - s.first, value[k]);
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < p->n; i++) store(p, x, i, pattern_value(p, i));
+  for (int64_t i = 0; i < s.len; i++)
+    store(p, x, i, pattern_value(p, s.first + i, s.total));
+}
+
+static void init(const kl_plan *p, void *const *host) {
+  kl__reduce_fill(p, (kl__reduce_span){0, p->n, p->n}, host[REDUCE_IN]);
 }
 
 static double element(const kl_plan *p, const void *x, int64_t i) {
@@ -147,30 +161,23 @@ static void result_element(const void *ctx, int64_t i, kl_element *e) {
  * double in any order, is within gamma_{n-1} * sum|x_i| of the exact sum,
  * gamma_k = k*u/(1 - k*u), u = 2^-53 (Higham, "Accuracy and Stability of
  * Numerical Algorithms", 2nd ed., eq. 4.4); the long-double reference adds
- * at most n * 2^-64 * sum|x_i| of its own.
+ * at most n * 2^-64 * sum|x_i| of its own, and where it is summed over
+ * `parts` ranks in double, 2 * parts * u * sum|x_i| more (each rank's part
+ * rounded to double, then the parts added in any order).
  * NaN and infinities, whatever the operation: where the reference is NaN
  * (a NaN input; for sums also +Inf with -Inf) the result passes if and only
  * if it is a NaN, of any sign or payload, with error 0; where the reference
  * is an infinity the result must be that same infinity; where it is
  * finite, a NaN or infinite result fails. The bound would not say so by
  * itself: it is infinite or NaN once an input is. */
-static void check(const kl_plan *p, const kl_rung *r, void *const *in,
-                  void *const *out, kl_verdict *v) {
-  (void)r;
-  const void *x = in[REDUCE_IN];
-  const int64_t n = p->n;
-  double got = result_value(p, out[REDUCE_OUT]), expected = 0, bound = 0;
-  int exact = 0, i32_sum = 0;
-  int64_t got64 = 0, sum64 = 0;
+void kl__reduce_reference(const kl_plan *p, const void *x, int64_t n,
+                          kl__reduce_ref *ref) {
+  memset(ref, 0, sizeof *ref);
   if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32) {
     int64_t sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
     for (int64_t i = 0; i < n; i++) sum += ((const int32_t *)x)[i];
-    got64 = *(const int64_t *)out[REDUCE_OUT];
-    sum64 = sum;
-    expected = (double)sum;
-    got = (double)got64;
-    exact = i32_sum = 1;
+    ref->sum64 = sum;
   } else if (REDUCE_OP(p) == REDUCE_SUM) {
     long double sum = 0, magnitude = 0;
 #pragma omp parallel
@@ -188,9 +195,8 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
         magnitude += m;
       }
     }
-    const double u = DBL_EPSILON / 2, k = (double)(n - 1);
-    expected = (double)sum;
-    bound = (double)magnitude * (k * u / (1 - k * u) + (double)n * 0x1p-64);
+    ref->sum = (double)sum;
+    ref->magnitude = (double)magnitude;
   } else {
     /* OpenMP's min and max reductions, like a plain compare, drop a NaN:
      * it is noted apart. Every input is exact in double. */
@@ -204,18 +210,49 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       if (isnan(e)) any_nan = 1;
       else if (e > best) best = e;
     }
-    expected = any_nan ? NAN : sign * best;
+    ref->best = best;
+    ref->any_nan = any_nan;
+  }
+}
+
+void kl__reduce_judge(const kl_plan *p, const kl__reduce_ref *ref,
+                      int64_t total, int parts, const void *out,
+                      kl_verdict *v) {
+  double got = result_value(p, out), expected = 0, bound = 0;
+  int exact = 0, i32_sum = 0;
+  int64_t got64 = 0;
+  if (REDUCE_OP(p) == REDUCE_SUM && p->type == KL_I32) {
+    got64 = *(const int64_t *)out;
+    expected = (double)ref->sum64;
+    got = (double)got64;
+    exact = i32_sum = 1;
+  } else if (REDUCE_OP(p) == REDUCE_SUM) {
+    const double u = DBL_EPSILON / 2, k = (double)(total - 1);
+    expected = ref->sum;
+    bound = ref->magnitude * (k * u / (1 - k * u) + (double)total * 0x1p-64 +
+                              (parts > 1 ? 2.0 * parts * u : 0));
+  } else {
+    const double sign = REDUCE_OP(p) == REDUCE_MAX ? 1 : -1;
+    expected = ref->any_nan ? NAN : sign * ref->best;
     exact = 1;
   }
   /* The one element-wise rule: exact where tol is 0, NaN only for NaN,
    * the same infinity for an infinity. */
   const reduce_result k = {got, expected, exact ? 0 : bound, i32_sum, got64,
-                           sum64};
+                           ref->sum64};
   kl__check_elements(1, result_element, &k, v);
   if (v->bad_count)
     snprintf(v->detail, sizeof v->detail,
              "%s: expected %.17g, got %.17g (bound %.3g)", ops[REDUCE_OP(p)],
              expected, got, bound);
+}
+
+static void check(const kl_plan *p, const kl_rung *r, void *const *in,
+                  void *const *out, kl_verdict *v) {
+  (void)r;
+  kl__reduce_ref ref;
+  kl__reduce_reference(p, in[REDUCE_IN], p->n, &ref);
+  kl__reduce_judge(p, &ref, p->n, 1, out[REDUCE_OUT], v);
 }
 
 static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
@@ -234,11 +271,13 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 
 typedef void (*serial_fn)(const void *, int64_t, void *);
 
-static kl_status serial(const kl_args *a) {
+/* Over x's elements (n, or a rank's part of a distributed array). */
+kl_status kl__reduce_serial(const kl_args *a) {
   static const serial_fn table[3][3] = REDUCE_TABLE(serial);
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT]);
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->buffers[REDUCE_IN].count,
+                         a->buffers[REDUCE_OUT]);
   return KL_OK;
 }
 
@@ -246,8 +285,8 @@ kl_status kl__reduce_dispatch(const kl_args *a,
                               const kl__reduce_fn table[3][3]) {
   const kl_plan *p = a->plan;
   int t = p->type == KL_I32 ? 0 : p->type == KL_F32 ? 1 : 2;
-  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->n, a->buffers[REDUCE_OUT],
-                         a->buffers[REDUCE_PARTIALS]);
+  table[REDUCE_OP(p)][t](a->buffers[REDUCE_IN], p->buffers[REDUCE_IN].count,
+                         a->buffers[REDUCE_OUT], a->buffers[REDUCE_PARTIALS]);
   return KL_OK;
 }
 
@@ -255,7 +294,7 @@ kl_status kl__reduce_dispatch(const kl_args *a,
 
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "one loop, widening sums",
-            .library = EVERY_TYPE, .run = serial),
+            .library = EVERY_TYPE, .run = kl__reduce_serial),
     KL_RUNG("openmp-clause", openmp, "parallel for with a reduction clause",
             .run = kl__reduce_omp_clause),
     KL_RUNG("openmp-partials", openmp,
@@ -340,7 +379,7 @@ static const kl_rung rungs[] = {
             .run = KL_ACC_FN(kl__reduce_acc_gangs)),
 };
 
-static const kl_param params[] = {
+const kl_param kl__reduce_params[REDUCE_PARAMS] = {
     [REDUCE_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
                     .flags = KL_PARAM_MAIN_SIZE, .help = "elements of x",
                     .default_value = 1 << 28, /* 2 GiB of doubles */
@@ -356,7 +395,7 @@ static const kl_param params[] = {
                          .choices = patterns},
 };
 
-static const kl_test_problem tests[] = {
+const kl_test_problem kl__reduce_tests[] = {
     {NULL, 1}, {NULL, 2}, {NULL, 31}, {NULL, 32}, {NULL, 33}, {NULL, 63},
     {NULL, 64}, {NULL, 65}, {NULL, 1000003}, {NULL, 0}};
 static const kl_test_problem big_tests[] = {{NULL, 2147483651}, {NULL, 0}};
@@ -372,14 +411,14 @@ const kl_workload kl__workload_reduce = {
     .unit = "GB/s",
     .types = EVERY_TYPE,
     .default_type = KL_F64,
-    .params = params,
-    .param_count = sizeof params / sizeof *params,
+    .params = kl__reduce_params,
+    .param_count = REDUCE_PARAMS,
     .ceiling = {KL_CEILING_RUNG, &kl__workload_read, NULL},
     .plan = plan,
     .init = init,
     .check = check,
     .cost = cost,
-    .tests = tests,
+    .tests = kl__reduce_tests,
     .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,

@@ -26,7 +26,7 @@ enum {
   REDUCE_CUB_TEMP
 };
 /* The parameters, in the workload's order. */
-enum { REDUCE_P_N, REDUCE_P_OP, REDUCE_P_INPUTS };
+enum { REDUCE_P_N, REDUCE_P_OP, REDUCE_P_INPUTS, REDUCE_PARAMS };
 #define REDUCE_OP(p) ((int)(p)->value[REDUCE_P_OP])
 #define REDUCE_INPUTS(p) ((int)(p)->value[REDUCE_P_INPUTS])
 enum {
@@ -56,6 +56,37 @@ static inline kl_type kl__reduce_result_type(kl_type in, int op) {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Where a rank's part of the array lies: x[0] is element `first` of
+ * `total` (the whole array; one rank: 0, n, n). */
+typedef struct kl__reduce_span {
+  int64_t first, len, total;
+} kl__reduce_span;
+/* What reduce-dist shares with reduce: the parameters, the awkward
+ * sizes, the plan of len elements of x out of total (named `name` in its
+ * messages), the serial loop over x's elements. */
+extern const kl_param kl__reduce_params[REDUCE_PARAMS];
+extern const kl_test_problem kl__reduce_tests[];
+kl_status kl__reduce_plan(kl_plan *p, const char *name, int64_t len,
+                          int64_t total);
+kl_status kl__reduce_serial(const kl_args *a);
+/* The plan's input pattern for that part, a function of the element's
+ * index in the whole. */
+void kl__reduce_fill(const kl_plan *p, kl__reduce_span s, void *x);
+/* The reference of n elements (their int64 sum; their sum in long double
+ * rounded to double and the sum of their magnitudes; or the greatest of
+ * sign * x, sign -1 for min, and whether any is NaN), and the result
+ * judged against it (parts: the ranks it was summed over; reduce.c has
+ * the rule). */
+typedef struct kl__reduce_ref {
+  int64_t sum64;
+  double sum, magnitude, best;
+  int any_nan;
+} kl__reduce_ref;
+void kl__reduce_reference(const kl_plan *p, const void *x, int64_t n,
+                          kl__reduce_ref *ref);
+void kl__reduce_judge(const kl_plan *p, const kl__reduce_ref *ref,
+                      int64_t total, int parts, const void *out,
+                      kl_verdict *v);
 /* The directive rungs (OpenMP, OpenACC): one function per operation and
  * type (a body of the rung's, once per case of reduce-cases.h), from the
  * input, its length and the rung's scratch into the output;

@@ -1,0 +1,96 @@
+#!/bin/sh
+# mpi-dist.sh KLADDER MPIEXEC: the distributed workloads (reduce-dist,
+# laplacian-dist) under mpirun on the host backends.
+#   1. 1 to 4 ranks, weak and strong scaling: every rung passes, the JSON
+#      says how many ranks, which scaling, and each rung's efficiency
+#      against rank 0 alone (from 2 ranks);
+#   2. exact integer sums and a NaN on one rank's part over 3 ranks;
+#   3. bad input (a size the ranks cannot split, a copy-per-rank workload
+#      under strong scaling, an unknown scaling): exit 2, one message;
+#   4. an error on rank 1 inside a distributed rung: exit 3, its message.
+# Every mpirun is under a timeout: a hang fails the test. Correctness only
+# (Open MPI busy-polls; more ranks than cores here).
+kladder=$1
+mpiexec=$2
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMP_NUM_THREADS=1
+# As in mpi.sh: Open MPI's dlopened components leave frames no suppression
+# names; every other sanitizer check stays on.
+[ -z "${ASAN_OPTIONS-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
+fail() {
+  echo "FAIL: $*"
+  [ -f "$dir/out.txt" ] && tail -15 "$dir/out.txt"
+  exit 1
+}
+# ranks P ARGS...: kladder run under P ranks; $code, $dir/out.txt.
+ranks() {
+  p=$1
+  shift
+  timeout 120 "$mpiexec" -n "$p" "$kladder" run "$@" >"$dir/out.txt" 2>&1
+  code=$?
+  [ "$code" = 124 ] && fail "$p ranks: no end in 120 s (a hang): $*"
+}
+
+for p in 1 2 3 4; do
+  for scaling in weak strong; do
+    ranks $p -w reduce-dist,laplacian-dist -b serial,openmp -n 13 --reps 2 \
+      --scaling $scaling --json "$dir/r.json"
+    [ "$code" = 0 ] || fail "$p ranks, $scaling: exit $code"
+    python3 -c '
+import json, sys
+p, scaling = int(sys.argv[2]), sys.argv[3]
+rs = [r for r in json.load(open(sys.argv[1]))["results"]
+      if r["workload"].endswith("-dist")]
+assert len(rs) == 5, "%d results" % len(rs)
+for r in rs:
+    assert r["check"] == "PASS", r
+    assert r["ranks"] == p, r["ranks"]
+    if p > 1:
+        assert r["scaling"] == scaling, r.get("scaling")
+        assert r["efficiency"] > 0 and r["one_rank_seconds"] > 0, r
+        assert [k for k in r["phases"]], r
+    else:
+        assert "efficiency" not in r or r["efficiency"] is None, r
+' "$dir/r.json" $p $scaling || fail "$p ranks, $scaling: the JSON"
+  done
+  echo "ok: $p ranks, weak and strong"
+done
+
+ranks 3 -w reduce-dist -b serial,openmp -t i32 -n 1001 --inputs large \
+  --reps 2 --no-ceiling
+[ "$code" = 0 ] || fail "an exact int32 sum over 3 ranks: exit $code"
+ranks 3 -w reduce-dist -b serial,openmp -t f32 --op max -n 1001 \
+  --inputs nan-middle --reps 2 --no-ceiling
+[ "$code" = 0 ] || fail "a NaN on rank 1's part: exit $code"
+echo "ok: int32 sums exact, a NaN on one rank every rank's max"
+
+# bad P ARGS... -- WHAT PATTERN: exit 2 and one message matching it.
+bad() {
+  what=$1 pattern=$2
+  shift 2
+  ranks "$@"
+  [ "$code" = 2 ] || fail "$what: exit $code, not 2"
+  n=$(grep -c "^kladder: error" "$dir/out.txt")
+  [ "$n" = 1 ] || fail "$what: $n messages, not 1"
+  grep -q "$pattern" "$dir/out.txt" || fail "$what: no '$pattern'"
+}
+bad "fewer elements than ranks" "at least one each" \
+  3 -w reduce-dist -n 2 --scaling strong
+bad "a grid without an interior" "at least 3" 2 -w laplacian-dist -n 2
+bad "an interior the ranks cannot split" "cannot split" \
+  2 -w laplacian-dist -n 3 --scaling strong
+bad "a copy per rank under strong scaling" "strong scaling is for" \
+  2 -w stream -b serial -n 1000 --scaling strong
+bad "an unknown scaling" "must be weak or strong" \
+  2 -w laplacian-dist --scaling sideways
+echo "ok: bad input under mpirun: exit 2, one message"
+
+KLADDER_INJECT_RANK=1 KLADDER_INJECT_ERROR=openmp-overlap \
+  ranks 2 -w laplacian-dist -b openmp -n 13 --reps 2 --no-ceiling
+[ "$code" = 3 ] || fail "an error on rank 1: exit $code, not 3"
+grep -q "^kladder: error: laplacian-dist openmp-overlap: rank 1: " \
+  "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
+echo "ok: an error on rank 1 in a distributed rung: exit 3, its message"
