@@ -303,7 +303,7 @@ typedef void (*kl_progress_fn)(void *ctx, const char *line);
  * allocation, a device error) stops the rung on all, with that rank's
  * message. Most workloads run one copy of the problem per rank (the size
  * given is each rank's); the distributed ones (kl_workload_info's
- * `distributed`: laplacian-dist, reduce-dist) split one problem
+ * `distributed`: reduce-dist, laplacian-dist, cg-dist) split one problem
  * over the ranks, through the collectives below, weakly (each rank's
  * share is the size given) or strongly (the size given is the whole;
  * kl_options.scaling). Where there are several ranks each rung also runs

@@ -1,6 +1,6 @@
 #!/bin/sh
 # mpi-dist.sh KLADDER MPIEXEC: the distributed workloads (reduce-dist,
-# laplacian-dist) under mpirun on the host backends.
+# laplacian-dist, cg-dist) under mpirun on the host backends.
 #   1. 1 to 4 ranks, weak and strong scaling: every rung passes, the JSON
 #      says how many ranks, which scaling, and each rung's efficiency
 #      against rank 0 alone (from 2 ranks);
@@ -36,7 +36,8 @@ ranks() {
 
 for p in 1 2 3 4; do
   for scaling in weak strong; do
-    ranks $p -w reduce-dist,laplacian-dist -b serial,openmp -n 13 --reps 2 \
+    ranks $p -w reduce-dist,laplacian-dist,cg-dist -b serial,openmp -n 11 \
+      --reps 2 --warmup 1 \
       --scaling $scaling --json "$dir/r.json"
     [ "$code" = 0 ] || fail "$p ranks, $scaling: exit $code"
     python3 -c '
@@ -44,7 +45,7 @@ import json, sys
 p, scaling = int(sys.argv[2]), sys.argv[3]
 rs = [r for r in json.load(open(sys.argv[1]))["results"]
       if r["workload"].endswith("-dist")]
-assert len(rs) == 5, "%d results" % len(rs)
+assert len(rs) == 9, "%d results" % len(rs)
 for r in rs:
     assert r["check"] == "PASS", r
     assert r["ranks"] == p, r["ranks"]
@@ -67,6 +68,14 @@ ranks 3 -w reduce-dist -b serial,openmp -t f32 --op max -n 1001 \
 [ "$code" = 0 ] || fail "a NaN on rank 1's part: exit $code"
 echo "ok: int32 sums exact, a NaN on one rank every rank's max"
 
+ranks 4 -w cg-dist -b openmp -n 7 -p stencil=7 --reps 2 --warmup 1 \
+  --no-ceiling
+[ "$code" = 0 ] || fail "cg-dist, 7 points, 4 ranks: exit $code"
+ranks 3 -w cg-dist -b serial -n 6 -p mode=fixed,maxit=9 --scaling strong \
+  --reps 2 --warmup 1 --no-ceiling
+[ "$code" = 0 ] || fail "cg-dist, fixed mode, 3 ranks strong: exit $code"
+echo "ok: cg-dist's 7-point matrix and fixed mode"
+
 # bad P ARGS... -- WHAT PATTERN: exit 2 and one message matching it.
 bad() {
   what=$1 pattern=$2
@@ -84,6 +93,8 @@ bad "an interior the ranks cannot split" "cannot split" \
   2 -w laplacian-dist -n 3 --scaling strong
 bad "a copy per rank under strong scaling" "strong scaling is for" \
   2 -w stream -b serial -n 1000 --scaling strong
+bad "more ranks than a grid's planes" "cannot split" \
+  3 -w cg-dist -n 1 --scaling strong
 bad "an unknown scaling" "must be weak or strong" \
   2 -w laplacian-dist --scaling sideways
 echo "ok: bad input under mpirun: exit 2, one message"
