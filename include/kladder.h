@@ -357,6 +357,13 @@ typedef struct kl_ranks {
   void *(*exchange_start)(void *context, const kl_message *messages,
                           int count);
   void (*exchange_wait)(void *context, void *pending);
+  /* ---- optional (NULL: allreduce, at once) ---- */
+  /* allreduce started, its values the caller's until allreduce_wait
+   * returns them reduced: a rung computes while the sum travels
+   * (MPI_Iallreduce). */
+  void *(*allreduce_start)(void *context, void *values, int n, kl_type type,
+                           kl_ranks_op op);
+  void (*allreduce_wait)(void *context, void *pending);
 } kl_ranks;
 
 /* How a distributed workload's size is read over ranks: weak, each

@@ -45,7 +45,7 @@ import json, sys
 p, scaling = int(sys.argv[2]), sys.argv[3]
 rs = [r for r in json.load(open(sys.argv[1]))["results"]
       if r["workload"].endswith("-dist")]
-assert len(rs) == 9, "%d results" % len(rs)
+assert len(rs) == 10, "%d results" % len(rs)
 for r in rs:
     assert r["check"] == "PASS", r
     assert r["ranks"] == p, r["ranks"]

@@ -62,6 +62,32 @@ static void allreduce(void *context, void *values, int n, kl_type type,
   MPI_Allreduce(MPI_IN_PLACE, values, n, t, mop, MPI_COMM_WORLD);
 }
 
+static void *allreduce_start(void *context, void *values, int n,
+                             kl_type type, kl_ranks_op op) {
+  (void)context;
+  const MPI_Op mop = op == KL_RANKS_SUM   ? MPI_SUM
+                     : op == KL_RANKS_MIN ? MPI_MIN
+                                          : MPI_MAX;
+  MPI_Request *req = malloc(sizeof *req);
+  if (!req || datatype(type) == MPI_DATATYPE_NULL) {
+    fprintf(stderr, "kladder: error: rank %d: an allreduce of type %s%s\n",
+            world.rank, kl_type_name(type), req ? "" : ": out of memory");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return NULL;
+  }
+  MPI_Iallreduce(MPI_IN_PLACE, values, n, datatype(type), mop,
+                 MPI_COMM_WORLD, req);
+  return req;
+}
+
+static void allreduce_wait(void *context, void *pending) {
+  (void)context;
+  MPI_Request *req = pending;
+  if (!req) return;
+  MPI_Wait(req, MPI_STATUS_IGNORE);
+  free(req);
+}
+
 /* An exchange in flight: a receive and a send per message. */
 typedef struct pending {
   int count;
@@ -163,6 +189,8 @@ const kl_ranks *cli_ranks_begin(void) {
   world.allreduce = allreduce;
   world.exchange_start = exchange_start;
   world.exchange_wait = exchange_wait;
+  world.allreduce_start = allreduce_start;
+  world.allreduce_wait = allreduce_wait;
   /* The ranks on this host share its memory. */
   MPI_Comm local;
   int here = 1;

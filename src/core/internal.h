@@ -133,6 +133,12 @@ int kl__rank_at(const int dims[3], const int coord[3]); /* -1 outside */
 /* In place over the plan's ranks (a no-op for one). */
 void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
                    kl_ranks_op op);
+/* The same, started: the values are reduced once wait returns (at once
+ * where the kl_ranks has no non-blocking allreduce; NULL then, which wait
+ * accepts). */
+void *kl__allreduce_start(const kl_plan *p, void *values, int n,
+                          kl_type type, kl_ranks_op op);
+void kl__allreduce_wait(const kl_plan *p, void *pending);
 /* Start the messages (each to and from its peer) and wait for them;
  * start returns NULL for one rank, which wait accepts. */
 void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count);

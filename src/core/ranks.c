@@ -111,6 +111,30 @@ void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
     p->ranks->allreduce(p->ranks->context, values, n, type, op);
 }
 
+/* The non-blocking pair where the caller's kl_ranks has it (its size
+ * reaches it and both are set), else the blocking allreduce at the
+ * start. */
+static int starts(const kl_ranks *r) {
+  return r->size >= offsetof(kl_ranks, allreduce_wait) +
+                        sizeof r->allreduce_wait &&
+         r->allreduce_start && r->allreduce_wait;
+}
+
+void *kl__allreduce_start(const kl_plan *p, void *values, int n,
+                          kl_type type, kl_ranks_op op) {
+  if (!p->ranks || n < 1) return NULL;
+  if (!starts(p->ranks)) {
+    p->ranks->allreduce(p->ranks->context, values, n, type, op);
+    return NULL;
+  }
+  return p->ranks->allreduce_start(p->ranks->context, values, n, type, op);
+}
+
+void kl__allreduce_wait(const kl_plan *p, void *pending) {
+  if (p->ranks && pending && starts(p->ranks))
+    p->ranks->allreduce_wait(p->ranks->context, pending);
+}
+
 void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count) {
   if (!p->ranks || count < 1) return NULL;
   return p->ranks->exchange_start(p->ranks->context, m, count);

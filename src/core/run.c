@@ -116,7 +116,20 @@ typedef struct devices {
 
 /* Device 0 of every available backend, but those that ask to be left out
  * of a run that names none (each says why in the note). */
-static void every_backend(devices *d) {
+/* The device a backend named without an index runs on: 0, or over
+ * several ranks on a host of several devices, the rank's among those on
+ * its host (kl_ranks.local_rank) modulo the devices: one GPU per rank. */
+static int default_device(const kl_options *o, const kl_backend *b) {
+  const kl_ranks *r = o->ranks;
+  if (kl__ranks_count(r) < 2 ||
+      r->size < offsetof(kl_ranks, local_count) + sizeof r->local_count ||
+      r->local_count < 2 || r->local_rank < 0)
+    return 0;
+  const int count = kl_backend_devices(b);
+  return count > 1 ? r->local_rank % count : 0;
+}
+
+static void every_backend(const kl_options *o, devices *d) {
   for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++) {
     const kl_backend *b = kl_backend_at(i);
     char why[256] = "";
@@ -125,7 +138,7 @@ static void every_backend(devices *d) {
       kl__append(d->note, sizeof d->note, "%s. ", why);
       continue;
     }
-    d->items[d->count++] = (kl__device_ref){b, 0};
+    d->items[d->count++] = (kl__device_ref){b, default_device(o, b)};
   }
 }
 
@@ -188,8 +201,8 @@ static kl_status parse_device_item(const char *text, device_item *it) {
 /* The devices of item `it` to add, from the backends its name or glob
  * matches: an exact name must be usable here (its message says why not);
  * a glob takes the usable ones it matches. */
-static kl_status include_item(const device_item *it, const char *text,
-                              devices *d) {
+static kl_status include_item(const kl_options *o, const device_item *it,
+                              const char *text, devices *d) {
   if (!kl__is_pattern(it->base)) {
     kl__device_ref ref;
     char exact[96];
@@ -208,7 +221,9 @@ static kl_status include_item(const device_item *it, const char *text,
       continue;
     matched = 1;
     const int count = kl_backend_devices(b);
-    const int first = it->index >= 0 ? it->index : 0;
+    const int first = it->index >= 0    ? it->index
+                      : it->index == -2 ? default_device(o, b)
+                                        : 0;
     const int last = it->index == -1 ? count - 1 : first;
     for (int k = first; k <= last && k < count; k++) {
       kl_status st = add_ref(d, (kl__device_ref){b, k});
@@ -224,7 +239,7 @@ static kl_status include_item(const device_item *it, const char *text,
 static kl_status run_devices(const kl_options *o, devices *d) {
   memset(d, 0, sizeof *d);
   if (!o->backends) {
-    every_backend(d);
+    every_backend(o, d);
     return KL_OK;
   }
   if (!*o->backends) return kl__usage(KL_USAGE, "empty backend list");
@@ -249,10 +264,10 @@ static kl_status run_devices(const kl_options *o, devices *d) {
     p = end ? end + 1 : NULL;
   }
   /* Only exclusions: from the backends a run that names none takes. */
-  if (includes == 0) every_backend(d);
+  if (includes == 0) every_backend(o, d);
   for (size_t i = 0; i < count; i++) {
     kl_status st = items[i].exclude ? KL_OK
-                                    : include_item(&items[i], texts[i], d);
+                                    : include_item(o, &items[i], texts[i], d);
     if (st != KL_OK) return st;
   }
   for (size_t i = 0; i < count; i++) {
@@ -517,7 +532,7 @@ static kl_status context_for(contexts *cs, const kl_backend *b, int device,
 }
 
 /* KL_USAGE where the ranks planned different jobs: a digest of each
- * rank's (rung, device, size) list, compared by its maximum and minimum. */
+ * rank's (rung, size) list, compared by its maximum and minimum. */
 static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
   if (kl__ranks_count(ranks) < 2) return KL_OK;
   uint64_t h = jobs->count; /* each part mixed in by the inputs' hash */
@@ -525,8 +540,8 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
     const kl__job *j = &jobs->items[i];
     for (const char *c = j->w->name; *c; c++)
       h = kl__hash(h, 1, (unsigned char)*c);
+    /* Not the device: a rank takes its own GPU (default_device). */
     h = kl__hash(h, 2, (uint64_t)(j->r - j->w->rungs));
-    h = kl__hash(h, 3, (uint64_t)j->device);
     /* A ceiling sized by a distributed rung's bytes differs with each
      * rank's share (strong scaling): its rung and device must agree, its
      * size need not. */

@@ -44,8 +44,9 @@ enum { D_P_N, D_P_STENCIL, D_P_MODE, D_P_TOL, D_P_MAXIT, D_PARAMS };
   cg_go_on((k), D_MAXIT(p), D_FIXED(p), D_TOL(p) * D_TOL(p), (rr), (bb))
 
 /* The buffers: cg's first six, then the scratch: r, p (with its layer),
- * Ap, and the halo's send and receive regions. */
-enum { D_FACES = CG_AP + 1 };
+ * Ap, and the halo's send and receive regions; the pipelined rung's w
+ * (with its layer), z and s, its p without a layer and q in Ap's place. */
+enum { D_FACES = CG_AP + 1, D_W, D_Z, D_S };
 
 /* The plan's constants: the box's extents, its first point in the grid,
  * the grid's extents, the box's nonzeros. */
@@ -153,6 +154,24 @@ static kl_status scratch(kl_plan *p) {
   if (st == KL_OK)
     st = kl__plan_scratch(p, D_FACES, "halo", KL_F64, 2 * (ext - rows),
                           KL_MEM_PAGEABLE, 0);
+  return st;
+}
+
+/* The pipelined rung: r, p, q (in Ap's place), the halo; w with its
+ * layer (the product reads it), z, s. */
+static kl_status pipelined_scratch(kl_plan *p) {
+  kl_status st = scratch(p);
+  const box b = box_of(p);
+  const int64_t rows = b.l[0] * b.l[1] * b.l[2],
+                ext = b.e[0] * b.e[1] * b.e[2];
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_P, "p", KL_F64, rows, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, D_W, "w", KL_F64, ext, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, D_Z, "z", KL_F64, rows, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, D_S, "s", KL_F64, rows, KL_MEM_DEVICE, 0);
   return st;
 }
 
@@ -275,6 +294,7 @@ typedef struct solver {
   const double *values;
   const double *rhs;
   double *x, *r, *pe, *ap, *halo;
+  double *w, *z, *sv; /* the pipelined rung's: w with its layer, z, s */
   double exchange_seconds, allreduce_seconds;
 } solver;
 
@@ -549,6 +569,124 @@ static kl_status solve(solver *s, int64_t *iterations, double *residual) {
   return KL_OK;
 }
 
+/* ---- pipelined CG (Ghysels and Vanroose), as cg's cuda-pipelined -------
+ * One allreduce an iteration, of r.r and w.r together, started after the
+ * update and finished after the next product q = A w, which it travels
+ * behind (MPI_Iallreduce). The recurrences: z = q + beta z, s = w + beta
+ * s, p = r + beta p, x += alpha p, r -= alpha s, w -= alpha z, with beta
+ * = gamma / gamma_old and alpha = gamma / (delta - beta gamma / alpha_old)
+ * (gamma = r.r, delta = w.r), fresh (beta 0, alpha = gamma / delta) at
+ * the start. Where the recurrences' r says converged in tolerance mode,
+ * or their denominator is not positive, the true residual replaces them
+ * once and the solve goes on from it fresh (cg-pipelined-cuda.cu says
+ * why); a fresh denominator that is not positive is a breakdown. p here
+ * has no layer: w is what the product reads. */
+
+/* r = b - A x and w = A r from x (w's layer as room), z = s = p = 0, and
+ * gamma = r.r, delta = w.r (and b.b where bb is not NULL), summed over the
+ * ranks; then q = A w. */
+static void pipe_fresh(solver *s, double *gamma, double *delta, double *bb) {
+  double *x = s->x, *r = s->r, *w = s->w, *q = s->ap, *pc = s->pe;
+  double *z = s->z, *sv = s->sv;
+  const double *rhs = s->rhs;
+  BOX_LOOP(s, w[at] = x[row]);
+  spmv(s, w, q);
+  BOX_LOOP(s, r[row] = rhs[row] - q[row]; w[at] = r[row]);
+  spmv(s, w, q);
+  BOX_LOOP(s, w[at] = q[row]; z[row] = 0; sv[row] = 0; pc[row] = 0);
+  double v[3] = {0, 0, 0};
+  const box *b = &s->b;
+  const int64_t rows = b->l[0] * b->l[1] * b->l[2];
+  double g = 0, d = 0, e = 0;
+#pragma omp parallel for schedule(static) reduction(+ : g, d, e) \
+    if (s->parallel)
+  for (int64_t i = 0; i < rows; i++) {
+    g += r[i] * r[i];
+    d += q[i] * r[i];
+    e += rhs[i] * rhs[i];
+  }
+  v[0] = g, v[1] = d, v[2] = e;
+  sum_all(s, v, bb ? 3 : 2);
+  *gamma = v[0];
+  *delta = v[1];
+  if (bb) *bb = v[2];
+  spmv(s, w, q);
+}
+
+static kl_status solve_pipelined(solver *s, int64_t *iterations,
+                                 double *residual) {
+  const kl_plan *p = s->p;
+  double *x = s->x, *r = s->r, *w = s->w, *q = s->ap, *pc = s->pe;
+  double *z = s->z, *sv = s->sv;
+  double gamma, delta, bb, rr = 0, alpha = 0;
+  pipe_fresh(s, &gamma, &delta, &bb);
+  int64_t k = 0;
+  int replaced = 0;
+  for (;;) {
+    if (!D_GO_ON(p, k, gamma, bb)) {
+      if (!D_FIXED(p) && k < D_MAXIT(p) && gamma > 0 && !replaced) {
+        pipe_fresh(s, &gamma, &delta, NULL);
+        replaced = 1;
+        continue;
+      }
+      rr = gamma;
+      break;
+    }
+    const int fresh = k == 0 || replaced;
+    const double beta = fresh ? 0 : gamma / rr;
+    const double den = fresh ? delta : delta - beta * gamma / alpha;
+    if (!(den > 0) || !isfinite(den)) {
+      if (fresh) return kl__cg_not_spd(den, k);
+      pipe_fresh(s, &gamma, &delta, NULL);
+      replaced = 1;
+      continue;
+    }
+    alpha = gamma / den;
+    rr = gamma;
+    k++;
+    replaced = 0;
+    double g = 0, d = 0;
+    const box *b = &s->b;
+    const int par = s->parallel;
+#pragma omp parallel for collapse(2) schedule(static) reduction(+ : g, d) \
+    if (par)
+    for (int64_t kk = 0; kk < b->l[2]; kk++)
+      for (int64_t jj = 0; jj < b->l[1]; jj++) {
+        const int64_t c = b->l[0] * (jj + b->l[1] * kk);
+        const int64_t e = 1 + b->e[0] * ((jj + 1) + b->e[1] * (kk + 1));
+        for (int64_t i = 0; i < b->l[0]; i++) {
+          const int64_t row = c + i, at = e + i;
+          const double zi = q[row] + beta * z[row];
+          const double si = w[at] + beta * sv[row];
+          const double pi = r[row] + beta * pc[row];
+          const double r_next = r[row] - alpha * si;
+          const double w_next = w[at] - alpha * zi;
+          z[row] = zi;
+          sv[row] = si;
+          pc[row] = pi;
+          x[row] += alpha * pi;
+          r[row] = r_next;
+          w[at] = w_next;
+          g += r_next * r_next;
+          d += w_next * r_next;
+        }
+      }
+    double v[2] = {g, d};
+    const double t0 = kl__now();
+    void *pending = kl__allreduce_start(p, v, 2, KL_F64, KL_RANKS_SUM);
+    s->allreduce_seconds += kl__now() - t0;
+    spmv(s, w, q); /* while the sums travel */
+    const double t1 = kl__now();
+    kl__allreduce_wait(p, pending);
+    s->allreduce_seconds += kl__now() - t1;
+    gamma = v[0];
+    delta = v[1];
+  }
+  *iterations = k;
+  *residual = bb > 0 ? sqrt(rr / bb) : 0;
+  return KL_OK;
+}
+
 static kl_status solver_of(const kl_plan *p, solver *s) {
   memset(s, 0, sizeof *s);
   s->p = p;
@@ -565,7 +703,8 @@ enum { PHASE_COMPUTE, PHASE_EXCHANGE, PHASE_ALLREDUCE };
 static const char *const phases[] = {"compute", "exchange", "allreduce",
                                      NULL};
 
-static kl_status run(const kl_args *a, int parallel, int overlap) {
+static kl_status run(const kl_args *a, int parallel, int overlap,
+                     int pipelined) {
   solver s;
   kl_status st = solver_of(a->plan, &s);
   if (st != KL_OK) return st;
@@ -583,10 +722,16 @@ static kl_status run(const kl_args *a, int parallel, int overlap) {
   s.pe = a->buffers[CG_P];
   s.ap = a->buffers[CG_AP];
   s.halo = a->buffers[D_FACES];
+  if (pipelined) {
+    s.w = a->buffers[D_W];
+    s.z = a->buffers[D_Z];
+    s.sv = a->buffers[D_S];
+  }
   int64_t k = 0;
   double residual = 0;
   const double t0 = kl__now();
-  st = solve(&s, &k, &residual);
+  st = pipelined ? solve_pipelined(&s, &k, &residual)
+                 : solve(&s, &k, &residual);
   const double wall = kl__now() - t0;
   kl__phase(a, PHASE_COMPUTE, wall - s.exchange_seconds - s.allreduce_seconds);
   kl__phase(a, PHASE_EXCHANGE, s.exchange_seconds);
@@ -599,9 +744,10 @@ static kl_status run(const kl_args *a, int parallel, int overlap) {
   return KL_OK;
 }
 
-static kl_status serial(const kl_args *a) { return run(a, 0, 0); }
-static kl_status openmp(const kl_args *a) { return run(a, 1, 0); }
-static kl_status overlapped(const kl_args *a) { return run(a, 1, 1); }
+static kl_status serial(const kl_args *a) { return run(a, 0, 0, 0); }
+static kl_status openmp(const kl_args *a) { return run(a, 1, 0, 0); }
+static kl_status overlapped(const kl_args *a) { return run(a, 1, 1, 0); }
+static kl_status pipelined(const kl_args *a) { return run(a, 1, 0, 1); }
 
 /* ---- the check ------------------------------------------------------------
  * cg's (cg.c), over the ranks: the true residual rho = |b - A x| / |b| in
@@ -775,7 +921,6 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
 
 static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
                  kl_cost *c) {
-  (void)r;
   const double k = counts ? counts[CG_COUNT_ITERATIONS] : 0;
   const double rows = (double)p->buffers[CG_B].count,
                nnz = p->constants[D_NNZ];
@@ -783,6 +928,13 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
                             ? 8 * (rows + 1) + 12 * nnz
                             : 0;
   const double pass = 8 * rows;
+  if (r->variant == CG_PIPELINED) {
+    /* cg's count for its pipelined rung: two products to start. */
+    c->bytes = 2 * matrix + 12 * pass + k * (matrix + 15 * pass);
+    c->flops = 2 * nnz * (k + 2) + 13 * rows * k;
+    c->items = rows * k;
+    return;
+  }
   c->bytes = matrix + 9 * pass + k * (matrix + 14 * pass);
   c->flops = 2 * nnz * (k + 1) + 13 * rows * k;
   c->items = rows * k;
@@ -805,6 +957,10 @@ static const kl_rung rungs[] = {
             "from the layer computed while the halo travels, then the shell",
             .scratch = matrix_free_scratch, .phases = phases,
             .run = overlapped),
+    KL_RUNG("openmp-pipelined", openmp, "pipelined CG (Ghysels and "
+            "Vanroose), CSR: one allreduce an iteration, travelling behind "
+            "the product", .variant = CG_PIPELINED,
+            .scratch = pipelined_scratch, .phases = phases, .run = pipelined),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};
