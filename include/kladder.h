@@ -364,6 +364,10 @@ typedef struct kl_ranks {
   void *(*allreduce_start)(void *context, void *values, int n, kl_type type,
                            kl_ranks_op op);
   void (*allreduce_wait)(void *context, void *pending);
+  /* 1 where exchange_start and allreduce take device memory (a
+   * CUDA-aware MPI: the GPU rungs then send from the device); 0: the GPU
+   * rungs stage their messages through pinned host memory. */
+  int device_memory;
 } kl_ranks;
 
 /* How a distributed workload's size is read over ranks: weak, each

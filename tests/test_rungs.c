@@ -18,7 +18,8 @@
  * costs seconds: the memory a rung touches depends on the type and the
  * size, and the operation changes only the arithmetic).
  * --list: print the cases, run none (the backend need not be here).
- * --workloads: only those (the sanitizer runs leave gemm to test_gemm).
+ * --workloads: only those, each with the workloads of its folder (reduce:
+ * reduce-dist too; the sanitizer runs leave gemm to test_gemm).
  * --no-vendor: not the vendor rungs (racecheck reports cuSPARSE's own
  * kernel, which is not ours to mend). --max-n: only the test problems
  * whose main size is at most N (racecheck's slowdown). --shard K/N: only
@@ -64,7 +65,10 @@ static int listed(const char *list, const char *name) {
   for (const char *p = list; p && *p;) {
     const char *end = strchr(p, ',');
     const size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
+    /* W names W and the workloads of its folder, W-* (reduce-dist). */
+    if (item <= len && strncmp(p, name, item) == 0 &&
+        (item == len || name[item] == '-'))
+      return 1;
     p = end ? end + 1 : NULL;
   }
   return 0;

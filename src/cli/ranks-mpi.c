@@ -12,6 +12,9 @@
 
 #if defined(KL_HAVE_MPI)
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_Query_cuda_support */
+#endif
 
 static kl_ranks world;
 static int started;
@@ -150,6 +153,19 @@ static int agree(void *context, int code, char *message, size_t size) {
   return code;
 }
 
+/* Whether MPI takes device memory in its messages: Open MPI built with
+ * CUDA says so at compile time and confirms at run time; any other, no.
+ * KLADDER_MPI_DEVICE_MEMORY=0 makes the GPU rungs stage even so. */
+static int device_memory(void) {
+  const char *forced = getenv("KLADDER_MPI_DEVICE_MEMORY");
+  if (forced && strcmp(forced, "0") == 0) return 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return 0;
+#endif
+}
+
 /* Whether an MPI launcher started this process (Open MPI, PMIx, MPICH's
  * Hydra): MPI is not started otherwise, so that the command without
  * mpirun never becomes a singleton MPI job. */
@@ -191,6 +207,7 @@ const kl_ranks *cli_ranks_begin(void) {
   world.exchange_wait = exchange_wait;
   world.allreduce_start = allreduce_start;
   world.allreduce_wait = allreduce_wait;
+  world.device_memory = device_memory();
   /* The ranks on this host share its memory. */
   MPI_Comm local;
   int here = 1;

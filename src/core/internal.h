@@ -143,6 +143,9 @@ void kl__allreduce_wait(const kl_plan *p, void *pending);
  * start returns NULL for one rank, which wait accepts. */
 void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count);
 void kl__exchange_wait(const kl_plan *p, void *pending);
+/* Whether the plan's ranks take device memory in their messages (a
+ * CUDA-aware MPI); 0 for one rank. */
+int kl__ranks_device_memory(const kl_plan *p);
 /* A phase's seconds added to the repetition's (a->phase_seconds, where
  * there is one): kl__phase(a, k, kl__now() - t0). */
 void kl__phase(const kl_args *a, int k, double seconds);

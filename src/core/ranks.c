@@ -165,3 +165,10 @@ void kl__ranks_sum(const kl_ranks *r, double *values, int n) {
   r->max(r->context, values, n);
   for (int i = 0; i < n; i++) values[i] *= r->count;
 }
+
+int kl__ranks_device_memory(const kl_plan *p) {
+  const kl_ranks *r = p->ranks;
+  return r && r->size >= offsetof(kl_ranks, device_memory) +
+                             sizeof r->device_memory &&
+         r->device_memory;
+}

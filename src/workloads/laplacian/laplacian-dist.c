@@ -37,29 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "laplacian.h"
-
-/* The plan's constants after laplacian's three coefficients: the box with
- * its layer (extents, the global coordinate of its first point) and the
- * whole grid's extents. */
-enum { DIST_EXT = 3, DIST_ORIGIN = 6, DIST_GRID = 9 };
-/* The plan's buffers: laplacian's, then the faces (scratch): six send
- * planes, then six receive planes, each of the largest face's size. */
-enum { DIST_FACES = 2 };
-
-typedef struct box {
-  int64_t ext[3], origin[3], grid[3];
-} box;
-
-static box box_of(const kl_plan *p) {
-  box b;
-  for (int a = 0; a < 3; a++) {
-    b.ext[a] = (int64_t)p->constants[DIST_EXT + a];
-    b.origin[a] = (int64_t)p->constants[DIST_ORIGIN + a];
-    b.grid[a] = (int64_t)p->constants[DIST_GRID + a];
-  }
-  return b;
-}
+#include "laplacian-dist.h"
 
 /* The interior's extents: per rank (weak) or whole (strong). */
 static void interior_of(const kl_plan *p, int64_t in[3]) {
@@ -275,39 +253,24 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   c->items = inner;
 }
 
-/* ---- the exchange ----------------------------------------------------------
- * The neighbours, found once by setup: state.integer[0] the minus side's
- * along x, y and z, [1] the plus side's, each rank + 1 in 21 bits (0:
- * none, the grid's boundary). */
-#define NEIGHBOUR_BITS 21
+/* ---- the exchange ---------------------------------------------------------- */
 
-static kl_status setup(kl_args *a) {
-  const kl_plan *p = a->plan;
-  if (kl__rank_count(p) >= (1 << NEIGHBOUR_BITS) - 1)
-    return kl__usage(KL_USAGE, "laplacian-dist: at most %d ranks",
-                     (1 << NEIGHBOUR_BITS) - 2);
+kl_status kl__lapdist_neighbours(const kl_plan *p, int nb[3][2]) {
   int dims[3], coord[3];
   kl_status st = grid_of(p, dims);
   if (st != KL_OK) return st;
   kl__rank_coords(kl__rank(p), dims, coord);
-  a->state.integer[0] = a->state.integer[1] = 0;
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       int c[3] = {coord[0], coord[1], coord[2]};
       c[axis] += side ? 1 : -1;
-      const int64_t nb = kl__rank_at(dims, c) + 1;
-      a->state.integer[side] |= nb << (NEIGHBOUR_BITS * axis);
+      nb[axis][side] = kl__rank_at(dims, c);
     }
   return KL_OK;
 }
 
-static int neighbour(const kl_args *a, int axis, int side) {
-  const int64_t mask = (INT64_C(1) << NEIGHBOUR_BITS) - 1;
-  return (int)(a->state.integer[side] >> (NEIGHBOUR_BITS * axis) & mask) - 1;
-}
-
 /* The face of an axis: the box's interior points of a plane across it. */
-static int64_t face_points(const box *b, int axis) {
+int64_t kl__lapdist_face_points(const box *b, int axis) {
   int64_t n = 1;
   for (int o = 0; o < 3; o++)
     if (o != axis) n *= b->ext[o] > 2 ? b->ext[o] - 2 : 0;
@@ -343,7 +306,8 @@ static void plane_copy(const box *b, size_t es, char *grid, char *face,
 
 /* Pack the faces that have a neighbour and start sending them, the
  * neighbours' coming into the receive planes; NULL where nothing moves. */
-static void *exchange_start(const kl_args *a, const box *b, int parallel) {
+static void *exchange_start(const kl_args *a, const box *b,
+                            const int nbs[3][2], int parallel) {
   const kl_plan *p = a->plan;
   const size_t es = kl_type_size(p->type);
   const int64_t face = p->buffers[DIST_FACES].count / 12;
@@ -352,21 +316,21 @@ static void *exchange_start(const kl_args *a, const box *b, int parallel) {
   int count = 0;
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
-      const int nb = neighbour(a, axis, side);
+      const int nb = nbs[axis][side];
       if (nb < 0) continue;
       char *send = faces + (size_t)((2 * axis + side) * face) * es;
       char *recv = faces + (size_t)((6 + 2 * axis + side) * face) * es;
       plane_copy(b, es, a->buffers[LAP_U], send, axis,
                  side ? b->ext[axis] - 2 : 1, 1, parallel);
       m[count++] = (kl_message){nb, axis, send, recv,
-                                (size_t)face_points(b, axis) * es};
+                                (size_t)kl__lapdist_face_points(b, axis) * es};
     }
   return kl__exchange_start(p, m, count);
 }
 
 /* Wait for the faces and unpack them into u's layer. */
-static void exchange_finish(const kl_args *a, const box *b, void *pending,
-                            int parallel) {
+static void exchange_finish(const kl_args *a, const box *b,
+                            const int nbs[3][2], void *pending, int parallel) {
   const kl_plan *p = a->plan;
   kl__exchange_wait(p, pending);
   const size_t es = kl_type_size(p->type);
@@ -374,7 +338,7 @@ static void exchange_finish(const kl_args *a, const box *b, void *pending,
   char *faces = a->buffers[DIST_FACES];
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++)
-      if (neighbour(a, axis, side) >= 0)
+      if (nbs[axis][side] >= 0)
         plane_copy(b, es, a->buffers[LAP_U],
                    faces + (size_t)((6 + 2 * axis + side) * face) * es, axis,
                    side ? b->ext[axis] - 1 : 0, 0, parallel);
@@ -382,14 +346,13 @@ static void exchange_finish(const kl_args *a, const box *b, void *pending,
 
 /* ---- the rungs ---------------------------------------------------------- */
 
-/* A rung's args with a plan of the box's extents: laplacian's kernels run
- * on it as on a grid of their own. */
-static void local_args(const kl_args *a, kl_plan *local, kl_args *la) {
+void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la) {
   const box b = box_of(a->plan);
   *local = *a->plan;
   local->value[LAP_P_NX] = (double)b.ext[0];
   local->value[LAP_P_NY] = (double)b.ext[1];
   local->value[LAP_P_NZ] = (double)b.ext[2];
+  local->value[LAP_P_M] = 4; /* laplacian's default, for its tiled kernels */
   *la = *a;
   la->plan = local;
 }
@@ -400,14 +363,18 @@ static const char *const phases[] = {"exchange", "stencil", NULL};
 static kl_status blocking(const kl_args *a, kl_status (*kernel)(const kl_args *),
                           int parallel) {
   const box b = box_of(a->plan);
+  int nbs[3][2];
+  kl_status st = kl__lapdist_neighbours(a->plan, nbs);
+  if (st != KL_OK) return st;
   const double t0 = kl__now();
-  exchange_finish(a, &b, exchange_start(a, &b, parallel), parallel);
+  exchange_finish(a, &b, nbs, exchange_start(a, &b, nbs, parallel),
+                  parallel);
   const double t1 = kl__now();
   kl__phase(a, 0, t1 - t0);
   kl_plan local;
   kl_args la;
-  local_args(a, &local, &la);
-  const kl_status st = kernel(&la);
+  kl__lapdist_local_args(a, &local, &la);
+  st = kernel(&la);
   kl__phase(a, 1, kl__now() - t1);
   return st;
 }
@@ -442,11 +409,14 @@ static void stencil_box(const kl_args *la, const int64_t lo[3],
  * planes across z, then two across y between them, then two across x. */
 static kl_status overlap(const kl_args *a) {
   const box b = box_of(a->plan);
+  int nbs[3][2];
+  kl_status st = kl__lapdist_neighbours(a->plan, nbs);
+  if (st != KL_OK) return st;
   kl_plan local;
   kl_args la;
-  local_args(a, &local, &la);
+  kl__lapdist_local_args(a, &local, &la);
   const double t0 = kl__now();
-  void *pending = exchange_start(a, &b, 1);
+  void *pending = exchange_start(a, &b, nbs, 1);
   const double t1 = kl__now();
   int64_t lo[3], hi[3];
   for (int axis = 0; axis < 3; axis++) {
@@ -455,7 +425,7 @@ static kl_status overlap(const kl_args *a) {
   }
   stencil_box(&la, lo, hi);
   const double t2 = kl__now();
-  exchange_finish(a, &b, pending, 1);
+  exchange_finish(a, &b, nbs, pending, 1);
   const double t3 = kl__now();
   for (int axis = 2; axis >= 0; axis--) {
     int64_t slo[3], shi[3];
@@ -482,14 +452,25 @@ static kl_status overlap(const kl_args *a) {
 
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the faces exchanged, then laplacian's triple "
-            "loop on the rank's box", .phases = phases, .setup = setup,
-            .run = serial),
+            "loop on the rank's box", .phases = phases, .run = serial),
     KL_RUNG("openmp", openmp, "the faces packed in parallel and exchanged, "
             "then laplacian's openmp-streaming on the box", .phases = phases,
-            .setup = setup, .run = openmp),
+            .run = openmp),
     KL_RUNG("openmp-overlap", openmp, "the points two or more from the layer "
             "computed while the faces travel, then the shell next to it",
-            .phases = phases, .setup = setup, .run = overlap),
+            .phases = phases, .run = overlap),
+    KL_RUNG("cuda-staged", gpu, "the faces packed on the GPU and sent "
+            "through pinned host memory, then laplacian's cuda-zmarch-vector "
+            "on the box", .phases = phases,
+            .scratch = KL_GPU_FN(kl__lapdist_gpu_staged_scratch),
+            .setup = KL_GPU_FN(kl__lapdist_gpu_setup),
+            .run = KL_GPU_FN(kl__lapdist_gpu_staged)),
+    KL_RUNG("cuda-aware", gpu, "cuda-staged with the faces sent from the "
+            "device (a CUDA-aware MPI); stands aside where MPI takes no "
+            "device memory", .phases = phases,
+            .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .setup = KL_GPU_FN(kl__lapdist_gpu_aware_setup),
+            .run = KL_GPU_FN(kl__lapdist_gpu_aware)),
 };
 
 static const kl_test_problem tests[] = {

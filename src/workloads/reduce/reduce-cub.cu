@@ -22,7 +22,7 @@ static kl_status cub_reduce(const kl_args *a, void *temp, size_t *bytes) {
   const T *x = (const T *)a->buffers[REDUCE_IN];
   A *out = (A *)a->buffers[REDUCE_OUT];
   cudaStream_t s = (cudaStream_t)a->stream;
-  const int64_t n = a->plan->n;
+  const int64_t n = REDUCE_N(a->plan);
   /* The initial value's type is the accumulator's: int sums widen. */
   if constexpr (OP == KL_OP_SUM)
     KL_GPU_CHECK(cub::DeviceReduce::Reduce(temp, *bytes, x, out, n,

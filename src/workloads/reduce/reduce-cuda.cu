@@ -56,7 +56,7 @@ static kl_status into_output(const kl_args *a, into_output_kernel<T, A> kernel,
   kl_status st = start_at_identity<OP>(out, s);
   if (st != KL_OK) return st;
   const T *x = (const T *)a->buffers[REDUCE_IN];
-  KL_GPU_CHUNKS(a->plan->n, per_block, offset, count) {
+  KL_GPU_CHUNKS(REDUCE_N(a->plan), per_block, offset, count) {
     kernel<<<kl__gpu_blocks(count, per_block), threads, 0, s>>>(x + offset,
                                                                  out, count);
     cudaError_t err = cudaGetLastError();
@@ -89,7 +89,7 @@ extern "C" kl_status kl__reduce_gpu_scratch(kl_plan *p) {
    * accumulator. The warp is that of the device the plan is made for (the
    * run's context's). */
   KL_TRY(kl__plan_has_device(p));
-  int64_t capacity = partial_count(p->n, p->device->lanes);
+  int64_t capacity = partial_count(REDUCE_N(p), p->device->lanes);
   if (capacity < 65536) capacity = 65536;
   kl_status st = kl__plan_scratch(p, REDUCE_PARTIALS, "partials", KL_U8,
                                   8 * capacity, KL_MEM_DEVICE, 0);
@@ -224,7 +224,7 @@ template <int OP, typename T, typename A>
 static kl_status warp_partials(const kl_args *a, unsigned blocks) {
   warp_partials_kernel<OP, T, A>
       <<<blocks, a->ctx->device.lanes, 0, (cudaStream_t)a->stream>>>(
-          (const T *)a->buffers[REDUCE_IN], (A *)PARTIALS(a), a->plan->n);
+          (const T *)a->buffers[REDUCE_IN], (A *)PARTIALS(a), REDUCE_N(a->plan));
   KL_GPU_CHECK_LAUNCH(warp_partials_kernel);
   return KL_OK;
 }
@@ -232,7 +232,7 @@ static kl_status warp_partials(const kl_args *a, unsigned blocks) {
 template <int OP, typename T, typename A>
 static kl_status partials_host(const kl_args *a) {
   cudaStream_t s = (cudaStream_t)a->stream;
-  unsigned blocks = partial_count(a->plan->n, a->ctx->device.lanes);
+  unsigned blocks = partial_count(REDUCE_N(a->plan), a->ctx->device.lanes);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
   A *host = (A *)HOST_PARTIALS(a);
@@ -275,7 +275,7 @@ __global__ void sum_partials_kernel(const A *__restrict__ partials, A *out,
 
 template <int OP, typename T, typename A>
 static kl_status partials_device(const kl_args *a) {
-  unsigned blocks = partial_count(a->plan->n, a->ctx->device.lanes);
+  unsigned blocks = partial_count(REDUCE_N(a->plan), a->ctx->device.lanes);
   kl_status st = warp_partials<OP, T, A>(a, blocks);
   if (st != KL_OK) return st;
   sum_partials_kernel<OP, A><<<1, 1024, 0, (cudaStream_t)a->stream>>>(
@@ -386,7 +386,7 @@ __global__ __launch_bounds__(BLOCK) void tree_unrolled_kernel(
 /* Blocks for a grid that fills the device once, or fewer for small n. */
 static unsigned resident_grid(const kl_args *a, int block) {
   const kl_device *d = &a->ctx->device;
-  const int64_t n = a->plan->n;
+  const int64_t n = REDUCE_N(a->plan);
   int64_t resident = (int64_t)d->compute_units *
                      (d->max_threads_per_unit / block);
   int64_t needed = kl__gpu_blocks(n, block);
@@ -405,20 +405,20 @@ static kl_status tree_launch(const kl_args *a, int kind) {
   A *partials = (A *)PARTIALS(a), *out = (A *)a->buffers[REDUCE_OUT];
   if (kind == TREE_UNROLLED) {
     tree_unrolled_kernel<TREE_BLOCK, OP, T, A>
-        <<<blocks, TREE_BLOCK, 0, s>>>(x, partials, a->plan->n);
+        <<<blocks, TREE_BLOCK, 0, s>>>(x, partials, REDUCE_N(a->plan));
     KL_GPU_CHECK_LAUNCH(tree_unrolled_kernel);
     tree_unrolled_kernel<TREE_BLOCK, OP, A, A>
         <<<1, TREE_BLOCK, 0, s>>>(partials, out, blocks);
     KL_GPU_CHECK_LAUNCH(tree_unrolled_kernel);
   } else if (kind == TREE_ANY) {
     tree_any_kernel<OP, T, A><<<blocks, block, shared, s>>>(x, partials,
-                                                           a->plan->n);
+                                                           REDUCE_N(a->plan));
     KL_GPU_CHECK_LAUNCH(tree_any_kernel);
     tree_any_kernel<OP, A, A><<<1, block, shared, s>>>(partials, out, blocks);
     KL_GPU_CHECK_LAUNCH(tree_any_kernel);
   } else {
     tree_kernel<OP, T, A><<<blocks, block, shared, s>>>(x, partials,
-                                                       a->plan->n);
+                                                       REDUCE_N(a->plan));
     KL_GPU_CHECK_LAUNCH(tree_kernel);
     tree_kernel<OP, A, A><<<1, block, shared, s>>>(partials, out, blocks);
     KL_GPU_CHECK_LAUNCH(tree_kernel);
@@ -472,7 +472,7 @@ static kl_status single_pass_atomic(const kl_args *a) {
   tree_atomic_kernel<OP, T, A>
       <<<resident_grid(a, TREE_BLOCK), TREE_BLOCK,
          sizeof(A) * TREE_BLOCK, s>>>((const T *)a->buffers[REDUCE_IN], out,
-                                      a->plan->n);
+                                      REDUCE_N(a->plan));
   KL_GPU_CHECK_LAUNCH(tree_atomic_kernel);
   return KL_OK;
 }
@@ -525,7 +525,7 @@ static kl_status single_pass_fence(const kl_args *a) {
       <<<resident_grid(a, TREE_BLOCK), TREE_BLOCK,
          sizeof(A) * TREE_BLOCK, (cudaStream_t)a->stream>>>(
           (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
-          (A *)PARTIALS(a), RETIRED(a), a->plan->n);
+          (A *)PARTIALS(a), RETIRED(a), REDUCE_N(a->plan));
   KL_GPU_CHECK_LAUNCH(fence_kernel);
   return KL_OK;
 }
@@ -621,7 +621,7 @@ static kl_status best(const kl_args *a) {
   best_kernel<OP, T, A><<<BEST_BLOCKS(a), BEST_THREADS(a), 0,
                           (cudaStream_t)a->stream>>>(
       (const T *)a->buffers[REDUCE_IN], (A *)a->buffers[REDUCE_OUT],
-      (A *)PARTIALS(a), RETIRED(a), a->plan->n);
+      (A *)PARTIALS(a), RETIRED(a), REDUCE_N(a->plan));
   KL_GPU_CHECK_LAUNCH(best_kernel);
   return KL_OK;
 }
@@ -633,7 +633,7 @@ extern "C" kl_status kl__reduce_gpu_best(const kl_args *a) {
 /* The setup of every GPU rung works out the best rung's persistent grid. */
 template <int OP, typename T, typename A>
 static int best_grid_for(const kl_args *a) {
-  return best_grid<OP, T, A>(a->plan->n, &a->ctx->device);
+  return best_grid<OP, T, A>(REDUCE_N(a->plan), &a->ctx->device);
 }
 
 static int best_blocks(const kl_args *a) {
@@ -646,7 +646,7 @@ static int best_blocks(const kl_args *a) {
 static int best_threads(const kl_args *a, int blocks) {
   if (blocks > 1) return BEST_BLOCK;
   const int64_t per_vector = 16 / kl_type_size(a->plan->type);
-  const int64_t vectors = (a->plan->n + per_vector - 1) / per_vector;
+  const int64_t vectors = (REDUCE_N(a->plan) + per_vector - 1) / per_vector;
   const int64_t lanes = a->ctx->device.lanes > 0 ? a->ctx->device.lanes : 32;
   int64_t threads = (vectors + BEST_DEPTH - 1) / BEST_DEPTH;
   threads = (threads + lanes - 1) / lanes * lanes;

@@ -96,7 +96,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 /* ---- the rungs: the local reduction, then the combine ------------------- */
 
 /* The result in host memory, combined over the ranks in place. */
-static void combine(const kl_plan *p, void *out) {
+void kl__reduce_dist_combine(const kl_plan *p, void *out) {
   const kl_type t = kl__reduce_result_type(p->type, REDUCE_OP(p));
   if (REDUCE_OP(p) == REDUCE_SUM) {
     kl__allreduce(p, out, 1, t, KL_RANKS_SUM);
@@ -125,7 +125,7 @@ static kl_status host_rung(const kl_args *a,
   double t1 = kl__now();
   kl__phase(a, 0, t1 - t0);
   /* Made even after a failure: the other ranks wait for it. */
-  combine(a->plan, a->buffers[REDUCE_OUT]);
+  kl__reduce_dist_combine(a->plan, a->buffers[REDUCE_OUT]);
   kl__phase(a, 1, kl__now() - t1);
   return st;
 }
@@ -148,6 +148,12 @@ static const kl_rung rungs[] = {
     KL_RUNG("openmp", openmp, "reduce's openmp-partials over the rank's "
             "part, then an allreduce", .phases = phases,
             .scratch = kl__reduce_omp_scratch, .run = openmp),
+    KL_RUNG("cuda-best", gpu, "reduce's cuda-best over the rank's part, its "
+            "result through pinned host memory to the allreduce and back",
+            .phases = phases,
+            .scratch = KL_GPU_FN(kl__reduce_dist_gpu_scratch),
+            .setup = KL_GPU_FN(kl__reduce_gpu_setup),
+            .run = KL_GPU_FN(kl__reduce_dist_gpu_best)),
 };
 
 const kl_workload kl__workload_reduce_dist = {

@@ -23,11 +23,15 @@ enum {
   REDUCE_PARTIALS,
   REDUCE_RETIRED,
   REDUCE_HOST_PARTIALS,
-  REDUCE_CUB_TEMP
+  REDUCE_CUB_TEMP,
+  REDUCE_DIST_STAGE /* reduce-dist's GPU rung: the result in pinned memory */
 };
 /* The parameters, in the workload's order. */
 enum { REDUCE_P_N, REDUCE_P_OP, REDUCE_P_INPUTS, REDUCE_PARAMS };
 #define REDUCE_OP(p) ((int)(p)->value[REDUCE_P_OP])
+/* The elements of x a rung reduces: n, or a rank's part of reduce-dist's
+ * array. */
+#define REDUCE_N(p) ((p)->buffers[REDUCE_IN].count)
 #define REDUCE_INPUTS(p) ((int)(p)->value[REDUCE_P_INPUTS])
 enum {
   INPUTS_RANDOM,
@@ -69,6 +73,11 @@ extern const kl_test_problem kl__reduce_tests[];
 kl_status kl__reduce_plan(kl_plan *p, const char *name, int64_t len,
                           int64_t total);
 kl_status kl__reduce_serial(const kl_args *a);
+/* reduce-dist: a result in host memory combined over the ranks, in place
+ * (a collective); its GPU rung (reduce-dist-cuda.cu) and scratch. */
+void kl__reduce_dist_combine(const kl_plan *p, void *out);
+kl_status kl__reduce_dist_gpu_best(const kl_args *a);
+kl_status kl__reduce_dist_gpu_scratch(kl_plan *p);
 /* The plan's input pattern for that part, a function of the element's
  * index in the whole. */
 void kl__reduce_fill(const kl_plan *p, kl__reduce_span s, void *x);

@@ -1,0 +1,58 @@
+/* laplacian-dist (laplacian-dist.c has the split, the layout and the
+ * check): what its host rungs and its GPU rungs (laplacian-dist-cuda.cu)
+ * share. */
+#ifndef KL_LAPLACIAN_DIST_H
+#define KL_LAPLACIAN_DIST_H
+
+#include "laplacian.h"
+
+/* The plan's constants after laplacian's three coefficients: the box with
+ * its layer (extents, the global coordinate of its first point) and the
+ * whole grid's extents. */
+enum { DIST_EXT = 3, DIST_ORIGIN = 6, DIST_GRID = 9 };
+/* The plan's buffers: laplacian's, then the faces (scratch): six send
+ * planes, then six receive planes, each of the largest face's size; the
+ * GPU rungs' faces are in device memory, and the staged rung's copies of
+ * them in pinned host memory follow. */
+enum { DIST_FACES = 2, DIST_STAGE = 3 };
+
+typedef struct box {
+  int64_t ext[3], origin[3], grid[3];
+} box;
+
+static inline box box_of(const kl_plan *p) {
+  box b;
+  for (int a = 0; a < 3; a++) {
+    b.ext[a] = (int64_t)p->constants[DIST_EXT + a];
+    b.origin[a] = (int64_t)p->constants[DIST_ORIGIN + a];
+    b.grid[a] = (int64_t)p->constants[DIST_GRID + a];
+  }
+  return b;
+}
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The rank on each side (0: minus, 1: plus) of each axis, -1 at the
+ * grid's boundary. */
+kl_status kl__lapdist_neighbours(const kl_plan *p, int nb[3][2]);
+/* The points of a face across `axis`: the box's interior of a plane. */
+int64_t kl__lapdist_face_points(const box *b, int axis);
+/* A rung's args with a plan of the box's extents: laplacian's kernels run
+ * on it as on a grid of their own. */
+void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la);
+/* The GPU rungs (laplacian-dist-cuda.cu): the faces packed on the device,
+ * sent through pinned host memory (staged) or from the device where MPI
+ * takes device memory (kl_ranks.device_memory), then laplacian's
+ * cuda-zmarch-vector on the box; their scratch and setup. */
+kl_status kl__lapdist_gpu_staged(const kl_args *a);
+kl_status kl__lapdist_gpu_aware(const kl_args *a);
+kl_status kl__lapdist_gpu_scratch(kl_plan *p);
+kl_status kl__lapdist_gpu_staged_scratch(kl_plan *p);
+kl_status kl__lapdist_gpu_setup(kl_args *a);
+kl_status kl__lapdist_gpu_aware_setup(kl_args *a);
+#ifdef __cplusplus
+}
+#endif
+
+#endif
