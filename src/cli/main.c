@@ -1160,7 +1160,9 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
   /* Under mpirun: every rank runs every rung at once (kl_options.ranks);
    * rank 0 alone prints and writes, the others' output goes nowhere and
    * their errors reach rank 0 through the run's agreements. */
-  c.o.ranks = cli_ranks_begin();
+  int refused = 0;
+  c.o.ranks = cli_ranks_begin(&refused);
+  if (refused) return 2;
   const int rank = cli_ranks_rank();
   if (rank > 0 && (!freopen("/dev/null", "w", stdout) ||
                    !freopen("/dev/null", "w", stderr)))

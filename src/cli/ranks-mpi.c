@@ -10,6 +10,17 @@
 #include <string.h>
 #include <time.h>
 
+/* Whether an MPI launcher started this process (Open MPI, PMIx, MPICH's
+ * Hydra): MPI is not started otherwise, so that the command without
+ * mpirun never becomes a singleton MPI job. */
+static int launched(void) {
+  static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
+                                      "PMI_SIZE", "PMI_RANK"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (getenv(names[i])) return 1;
+  return 0;
+}
+
 #if defined(KL_HAVE_MPI)
 #include <mpi.h>
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -166,17 +177,6 @@ static int device_memory(void) {
 #endif
 }
 
-/* Whether an MPI launcher started this process (Open MPI, PMIx, MPICH's
- * Hydra): MPI is not started otherwise, so that the command without
- * mpirun never becomes a singleton MPI job. */
-static int launched(void) {
-  static const char *const names[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK",
-                                      "PMI_SIZE", "PMI_RANK"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-    if (getenv(names[i])) return 1;
-  return 0;
-}
-
 /* The host's free memory (MemAvailable), bytes; 0 where unknown. */
 static unsigned long long available(void) {
   FILE *f = fopen("/proc/meminfo", "r");
@@ -189,7 +189,8 @@ static unsigned long long available(void) {
   return kb * 1024;
 }
 
-const kl_ranks *cli_ranks_begin(void) {
+const kl_ranks *cli_ranks_begin(int *refused) {
+  *refused = 0;
   if (!launched()) return NULL;
   int provided = 0;
   if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) !=
@@ -246,7 +247,27 @@ int cli_ranks_end(int code) {
 
 #else /* one rank: a build without MPI */
 
-const kl_ranks *cli_ranks_begin(void) { return NULL; }
+/* The launcher's count of processes and this one's place, from its
+ * environment (Open MPI, PMI). */
+static int launcher_value(const char *a, const char *b) {
+  const char *v = getenv(a);
+  if (!v) v = getenv(b);
+  return v ? atoi(v) : -1;
+}
+
+const kl_ranks *cli_ranks_begin(int *refused) {
+  *refused = 0;
+  const int size = launcher_value("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
+  if (!launched() || size < 2) return NULL;
+  /* Each process would run alone and print the whole table. */
+  *refused = 1;
+  if (launcher_value("OMPI_COMM_WORLD_RANK", "PMI_RANK") == 0)
+    fprintf(stderr, "kladder: error: started by an MPI launcher as %d "
+            "processes, but this kladder was built without MPI: each would "
+            "run alone (build where CMake finds MPI, Debian's "
+            "libopenmpi-dev; its summary says MPI ON)\n", size);
+  return NULL;
+}
 int cli_ranks_rank(void) { return 0; }
 int cli_ranks_gate(int code) { return code; }
 int cli_ranks_end(int code) { return code; }

@@ -7,10 +7,12 @@
 #include "kladder.h"
 
 /* Start MPI where a launcher started this process; the run's kl_ranks
- * (NULL: one rank). Each rank sizes its defaults for its share of the
- * host's memory: KLADDER_MEMORY_LIMIT, where not set, becomes the free
- * memory over the ranks on this host. */
-const kl_ranks *cli_ranks_begin(void);
+ * (NULL: one rank). *refused: 1 where a launcher started several
+ * processes and this build has no MPI (launcher rank 0 has said so on
+ * stderr): the command exits 2. Each rank sizes its defaults for its
+ * share of the host's memory: KLADDER_MEMORY_LIMIT, where not set,
+ * becomes the free memory over the ranks on this host. */
+const kl_ranks *cli_ranks_begin(int *refused);
 /* This process's rank: 0 with one. */
 int cli_ranks_rank(void);
 /* Collective: the highest of the ranks' codes (0 where all are 0). */
