@@ -303,6 +303,13 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
 #else
 #define KL_ACC_FN(fn) NULL
 #endif
+/* OpenCL rungs (NAME-cl.c with their kernels in NAME.cl), built where the
+ * OpenCL headers were found. */
+#if defined(KL_HAVE_OPENCL)
+#define KL_CL_FN(fn) fn
+#else
+#define KL_CL_FN(fn) NULL
+#endif
 /* NVIDIA-only instructions (mma.sync, cp.async in PTX): NAME-nvidia.cu. */
 #if defined(KL_HAVE_CUDA)
 #define KL_NVIDIA_FN(fn) fn

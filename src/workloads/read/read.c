@@ -88,6 +88,12 @@ static const kl_rung rungs[] = {
      .summary = "x = XOR of a's words, parallel loop with a reduction",
      .flags = KL_RUNG_CEILING, .peer = "cuda-read",
      .run = KL_ACC_FN(kl__read_acc)},
+    KL_RUNG("opencl-read", opencl, "x = XOR of a's words, work-group trees "
+            "in two passes", .flags = KL_RUNG_CEILING, .peer = "cuda-read",
+            .scratch = KL_CL_FN(kl__read_cl_scratch),
+            .setup = KL_CL_FN(kl__read_cl_setup),
+            .teardown = KL_CL_FN(kl__read_cl_teardown),
+            .run = KL_CL_FN(kl__read_cl)),
 };
 
 /* Sizes as stream's: past every cache. */

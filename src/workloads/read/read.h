@@ -23,6 +23,11 @@ kl_status kl__read_acc(const kl_args *a);
 kl_status kl__read_gpu(const kl_args *a);
 kl_status kl__read_gpu_scratch(kl_plan *p);
 kl_status kl__read_gpu_setup(kl_args *a);
+/* The OpenCL rung (read-cl.c, read.cl). */
+kl_status kl__read_cl(const kl_args *a);
+kl_status kl__read_cl_setup(kl_args *a);
+void kl__read_cl_teardown(kl_args *a);
+kl_status kl__read_cl_scratch(kl_plan *p);
 #ifdef __cplusplus
 }
 #endif

@@ -377,6 +377,19 @@ static const kl_rung rungs[] = {
             .library = EVERY_TYPE,
             .scratch = KL_ACC_FN(kl__reduce_acc_scratch),
             .run = KL_ACC_FN(kl__reduce_acc_gangs)),
+    KL_RUNG("opencl-tree", opencl, "work-group trees in local memory, two "
+            "passes; the group's shape the device type's",
+            .peer = "cuda-tree", .scratch = KL_CL_FN(kl__reduce_cl_scratch),
+            .setup = KL_CL_FN(kl__reduce_cl_tree_setup),
+            .teardown = KL_CL_FN(kl__reduce_cl_teardown),
+            .run = KL_CL_FN(kl__reduce_cl_tree)),
+    KL_RUNG("opencl-one-pass", opencl, "the trees in one pass: the last "
+            "group to finish (a counter's atomic) combines the partials",
+            .peer = "cuda-single-pass-fence", .library = EVERY_TYPE,
+            .scratch = KL_CL_FN(kl__reduce_cl_scratch),
+            .setup = KL_CL_FN(kl__reduce_cl_one_pass_setup),
+            .teardown = KL_CL_FN(kl__reduce_cl_teardown),
+            .run = KL_CL_FN(kl__reduce_cl_one_pass)),
 };
 
 const kl_param kl__reduce_params[REDUCE_PARAMS] = {

@@ -112,6 +112,15 @@ kl_status kl__reduce_acc_clause(const kl_args *a);
 kl_status kl__reduce_acc_gangs(const kl_args *a);
 kl_status kl__reduce_acc_scratch(kl_plan *p);
 
+/* The OpenCL rungs (reduce-cl.c, reduce.cl): two passes of the
+ * work-group tree, or one with a retirement counter. */
+kl_status kl__reduce_cl_tree(const kl_args *a);
+kl_status kl__reduce_cl_one_pass(const kl_args *a);
+kl_status kl__reduce_cl_tree_setup(kl_args *a);
+kl_status kl__reduce_cl_one_pass_setup(kl_args *a);
+void kl__reduce_cl_teardown(kl_args *a);
+kl_status kl__reduce_cl_scratch(kl_plan *p);
+
 /* The GPU rungs in ladder order (reduce-cuda.cu), and CUB's
  * (reduce-cub.cu). */
 kl_status kl__reduce_gpu_racy(const kl_args *a);

@@ -24,6 +24,12 @@ kl_status kl__stream_acc_triad(const kl_args *a);
 kl_status kl__stream_gpu_copy(const kl_args *a);
 kl_status kl__stream_gpu_triad(const kl_args *a);
 kl_status kl__stream_gpu_memcpy(const kl_args *a);
+/* The OpenCL rungs (stream-cl.c, stream.cl). */
+kl_status kl__stream_cl_copy(const kl_args *a);
+kl_status kl__stream_cl_triad(const kl_args *a);
+kl_status kl__stream_cl_copy_setup(kl_args *a);
+kl_status kl__stream_cl_triad_setup(kl_args *a);
+void kl__stream_cl_teardown(kl_args *a);
 #ifdef __cplusplus
 }
 #endif

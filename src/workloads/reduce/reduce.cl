@@ -1,0 +1,122 @@
+/* reduce's OpenCL rungs (reduce-cl.c). T the input type, A the result's
+ * (sums widen: int to long, float to double; min and max keep T), OP 0
+ * sum, 1 min, 2 max; KL_INT for integer T. A NaN never vanishes from a
+ * floating min or max: COMBINE keeps it (fmin and fmax would drop it). */
+#ifdef KL_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if OP == 0
+#define IDENTITY ((A)0)
+#define COMBINE(x, y) ((x) + (y))
+#elif defined(KL_INT)
+#define IDENTITY (OP == 1 ? (A)INT_MAX : (A)INT_MIN)
+#define COMBINE(x, y) (OP == 1 ? min((x), (y)) : max((x), (y)))
+#else
+#define IDENTITY (OP == 1 ? (A)INFINITY : (A)-INFINITY)
+#define COMBINE(x, y)                                                         \
+  (isnan(x) ? (x)                                                             \
+   : isnan(y) ? (y)                                                           \
+   : OP == 1  ? ((y) < (x) ? (y) : (x))                                       \
+              : ((y) > (x) ? (y) : (x)))
+#endif
+
+/* The elements an item goes over: strided by the grid (a GPU: adjacent
+ * items, adjacent elements), or a contiguous run each (KL_CONTIGUOUS: a
+ * CPU, an item a thread). */
+#ifdef KL_CONTIGUOUS
+#define ITEMS(i, n)                                                           \
+  for (size_t run_ = ((n) + get_global_size(0) - 1) / get_global_size(0),    \
+              end_ = min((size_t)(n), (get_global_id(0) + 1) * run_),         \
+              i = get_global_id(0) * run_;                                    \
+       i < end_; i++)
+#else
+#define ITEMS(i, n)                                                           \
+  for (size_t i = get_global_id(0); i < (n); i += get_global_size(0))
+#endif
+
+/* The group's values in local memory combined into scratch[0]: a tree of
+ * halvings, a barrier between levels (the group's size a power of two). */
+static A group_combine(A mine, __local A *scratch) {
+  const size_t l = get_local_id(0);
+  scratch[l] = mine;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (l < s) scratch[l] = COMBINE(scratch[l], scratch[l + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return scratch[0];
+}
+
+/* An item's elements combined: strided (a GPU), or its contiguous run
+ * into eight accumulators at once (a CPU: eight independent chains that
+ * the compiler can put in one vector; one chain would wait on each add). */
+static A item_combine(__global const T *restrict x, const ulong n) {
+  A acc = IDENTITY;
+#ifdef KL_CONTIGUOUS
+  const size_t run = (n + get_global_size(0) - 1) / get_global_size(0);
+  const size_t begin = min((size_t)n, get_global_id(0) * run),
+               end = min((size_t)n, begin + run);
+  A part[8];
+  for (int k = 0; k < 8; k++) part[k] = IDENTITY;
+  size_t i = begin;
+  for (; i + 8 <= end; i += 8)
+    for (int k = 0; k < 8; k++) part[k] = COMBINE(part[k], (A)x[i + k]);
+  for (; i < end; i++) acc = COMBINE(acc, (A)x[i]);
+  for (int k = 0; k < 8; k++) acc = COMBINE(acc, part[k]);
+#else
+  ITEMS(i, n)
+    acc = COMBINE(acc, (A)x[i]);
+#endif
+  return acc;
+}
+
+/* Pass 1: each group goes over its elements, combines in local memory,
+ * and writes its partial. */
+__kernel void reduce_partials(__global const T *restrict x, const ulong n,
+                              __global A *restrict partials,
+                              __local A *scratch) {
+  const A acc = item_combine(x, n);
+  const A total = group_combine(acc, scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
+}
+
+/* Pass 2: one group combines the partials into the result. */
+__kernel void reduce_final(__global const A *restrict partials,
+                           const uint count, __global A *restrict out,
+                           __local A *scratch) {
+  A acc = IDENTITY;
+  for (size_t i = get_local_id(0); i < count; i += get_local_size(0))
+    acc = COMBINE(acc, partials[i]);
+  const A total = group_combine(acc, scratch);
+  if (get_local_id(0) == 0) out[0] = total;
+}
+
+/* One pass: pass 1, then the last group to finish (a counter's atomic
+ * increment after a fence on its partial) combines every partial. The
+ * counter starts at zero and is put back to zero by that group. */
+__kernel void reduce_one_pass(__global const T *restrict x, const ulong n,
+                              __global A *restrict partials,
+                              __global volatile uint *retired,
+                              __global A *restrict out, __local A *scratch,
+                              __local uint *last) {
+  const A acc = item_combine(x, n);
+  const A total = group_combine(acc, scratch);
+  if (get_local_id(0) == 0) {
+    partials[get_group_id(0)] = total;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
+    *last = atomic_inc(retired) == get_num_groups(0) - 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!*last) return;
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  A all = IDENTITY;
+  for (size_t i = get_local_id(0); i < get_num_groups(0);
+       i += get_local_size(0))
+    all = COMBINE(all, ((__global volatile A *)partials)[i]);
+  const A result = group_combine(all, scratch);
+  if (get_local_id(0) == 0) {
+    out[0] = result;
+    *retired = 0;
+  }
+}

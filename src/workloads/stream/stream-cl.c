@@ -1,0 +1,61 @@
+/* stream's OpenCL rungs: BabelStream's kernels, one element per work-item
+ * (stream.cl), in groups of 256 on a GPU and of the runtime's choosing on
+ * a CPU (PoCL runs a group's work-items as one vectorized loop). */
+#include "../../backends/opencl.h"
+#include "cl-sources.h"
+#include "stream.h"
+
+static kl_status setup(kl_args *a, const char *name) {
+  char options[64];
+  kl_status st = kl__cl_type_options(a, a->plan->type, options,
+                                     sizeof options);
+  cl_kernel k = NULL;
+  if (st == KL_OK)
+    st = kl__cl_kernel(a->ctx, kl__cl_source_stream, options, name, &k);
+  a->state.pointer[0] = k;
+  return st;
+}
+
+kl_status kl__stream_cl_copy_setup(kl_args *a) {
+  return setup(a, "stream_copy");
+}
+
+kl_status kl__stream_cl_triad_setup(kl_args *a) {
+  return setup(a, "stream_triad");
+}
+
+void kl__stream_cl_teardown(kl_args *a) {
+  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
+  a->state.pointer[0] = NULL;
+}
+
+static size_t group(const kl_args *a) { return kl__cl_on_cpu(a) ? 0 : 256; }
+
+kl_status kl__stream_cl_copy(const kl_args *a) {
+  cl_kernel k = a->state.pointer[0];
+  cl_mem x = a->buffers[STREAM_A], c = a->buffers[STREAM_C];
+  const cl_ulong n = (cl_ulong)a->plan->n;
+  KL_CL_ARG(k, 0, x);
+  KL_CL_ARG(k, 1, c);
+  KL_CL_ARG(k, 2, n);
+  return kl__cl_launch(a, k, (size_t)n, group(a));
+}
+
+kl_status kl__stream_cl_triad(const kl_args *a) {
+  cl_kernel k = a->state.pointer[0];
+  cl_mem x = a->buffers[STREAM_A], y = a->buffers[STREAM_B],
+         c = a->buffers[STREAM_C];
+  const cl_ulong n = (cl_ulong)a->plan->n;
+  KL_CL_ARG(k, 0, x);
+  KL_CL_ARG(k, 1, y);
+  KL_CL_ARG(k, 2, c);
+  if (a->plan->type == KL_F32) {
+    const cl_float s = (cl_float)a->plan->constants[STREAM_SCALAR];
+    KL_CL_ARG(k, 3, s);
+  } else {
+    const cl_double s = a->plan->constants[STREAM_SCALAR];
+    KL_CL_ARG(k, 3, s);
+  }
+  KL_CL_ARG(k, 4, n);
+  return kl__cl_launch(a, k, (size_t)n, group(a));
+}

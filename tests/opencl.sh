@@ -1,0 +1,52 @@
+#!/bin/sh
+# opencl.sh KLADDER: the OpenCL backend's bad cases, on whatever device the
+# ICD loader lists here (PoCL in CI); exit 77 (skipped) where none is.
+#   1. no platform (OCL_ICD_VENDORS at an empty folder): -b opencl is one
+#      line, "not available here: no OpenCL device", exit 2;
+#   2. a device without doubles (KLADDER_INJECT_NO_FP64=1): f64 rungs stand
+#      aside saying so, f32 ones run and pass, exit 0;
+#   3. a kernel the device's compiler refuses (KLADDER_INJECT_CL_BUILD=1):
+#      the rung's error names the build and its log's first line, exit 3.
+kladder=$1
+"$kladder" list | grep -q '^  opencl *available' || {
+  echo "no OpenCL device here: skipped"
+  exit 77
+}
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() {
+  echo "FAIL: $*"
+  cat "$dir/out" "$dir/err" 2>/dev/null | tail -8
+  exit 1
+}
+
+mkdir "$dir/none"
+OCL_ICD_VENDORS="$dir/none" "$kladder" run -w stream -b opencl -n 1000 \
+  >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 2 ] || fail "no platform: exit $code, not 2"
+grep -q "^kladder: error: backend 'opencl' is not available here: no OpenCL device" \
+  "$dir/err" || fail "no platform: the message"
+[ "$(wc -l <"$dir/err")" = 1 ] || fail "no platform: more than one line"
+echo "ok: no OpenCL platform: exit 2, one line"
+
+KLADDER_INJECT_NO_FP64=1 "$kladder" run -w stream -b opencl -n 1000 \
+  --reps 2 >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 0 ] || fail "no fp64: exit $code, not 0"
+grep -q "opencl-copy: stands aside: .*has no double precision" "$dir/out" ||
+  fail "no fp64: opencl-copy does not stand aside saying why"
+KLADDER_INJECT_NO_FP64=1 "$kladder" run -w stream -b opencl -t f32 -n 1000 \
+  --reps 2 >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 0 ] || fail "no fp64, f32: exit $code, not 0"
+[ "$(grep -c 'opencl-.* PASS' "$dir/out")" = 2 ] || fail "no fp64, f32: not two PASS"
+echo "ok: a device without doubles: f64 rungs stand aside, f32 pass"
+
+KLADDER_INJECT_CL_BUILD=1 "$kladder" run -w stream -b opencl -n 1000 \
+  >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 3 ] || fail "a failed build: exit $code, not 3"
+grep -q "^kladder: error: stream opencl-copy: opencl: building kernel stream_copy .*failed: CL_BUILD_PROGRAM_FAILURE: .*injected build error" \
+  "$dir/err" || fail "a failed build: the message does not give the log"
+echo "ok: a kernel that fails to build: exit 3, its log's first line"
