@@ -237,6 +237,16 @@ static const kl_rung rungs[] = {
     KL_RUNG("openacc-tiled", openacc, "tiles of 128x4x2 points, one per gang, "
             "each row's points over 128 vector lanes", .peer = "cuda-tiled",
             .run = KL_ACC_FN(kl__laplacian_acc_tiled)),
+    KL_RUNG("opencl-point", opencl, "the seed's kernel 1: one point per "
+            "work-item over a 3D range", .peer = "cuda-kernel1",
+            .setup = KL_CL_FN(kl__laplacian_cl_point_setup),
+            .teardown = KL_CL_FN(kl__laplacian_cl_teardown),
+            .run = KL_CL_FN(kl__laplacian_cl_point)),
+    KL_RUNG("opencl-zmarch", opencl, "a column per work-item marching along "
+            "z, planes k-1, k, k+1 in registers", .peer = "cuda-zmarch",
+            .setup = KL_CL_FN(kl__laplacian_cl_zmarch_setup),
+            .teardown = KL_CL_FN(kl__laplacian_cl_teardown),
+            .run = KL_CL_FN(kl__laplacian_cl_zmarch)),
 };
 
 /* The m sweep was 20 rungs until core v3: each of the four tiled rungs at

@@ -90,6 +90,13 @@ kl_status kl__laplacian_acc_tiled(const kl_args *a);
 kl_status kl__laplacian_omp_blocked(const kl_args *a);
 kl_status kl__laplacian_omp_streaming(const kl_args *a);
 
+/* The OpenCL rungs (laplacian-cl.c, laplacian.cl). */
+kl_status kl__laplacian_cl_point(const kl_args *a);
+kl_status kl__laplacian_cl_zmarch(const kl_args *a);
+kl_status kl__laplacian_cl_point_setup(kl_args *a);
+kl_status kl__laplacian_cl_zmarch_setup(kl_args *a);
+void kl__laplacian_cl_teardown(kl_args *a);
+
 /* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
  * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses),
  * kernel 3 with launch bounds, and with streaming stores besides, each at

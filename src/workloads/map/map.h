@@ -30,6 +30,12 @@ kl_status kl__map_acc(const kl_args *a);
 kl_status kl__map_gpu_thread(const kl_args *a);
 kl_status kl__map_gpu_grid_stride(const kl_args *a);
 kl_status kl__map_gpu_vec4(const kl_args *a);
+/* The OpenCL rungs (map-cl.c, map.cl). */
+kl_status kl__map_cl_thread(const kl_args *a);
+kl_status kl__map_cl_vec4(const kl_args *a);
+kl_status kl__map_cl_thread_setup(kl_args *a);
+kl_status kl__map_cl_vec4_setup(kl_args *a);
+void kl__map_cl_teardown(kl_args *a);
 #ifdef __cplusplus
 }
 #endif

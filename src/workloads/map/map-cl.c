@@ -1,0 +1,41 @@
+/* map's OpenCL rungs (map.cl): an element a work-item, and four as one
+ * 16-byte vector (cuda-vec4's work), in groups of 256 on a GPU and of the
+ * runtime's choosing on a CPU. */
+#include "../../backends/opencl.h"
+#include "cl-sources.h"
+#include "map.h"
+
+static kl_status setup(kl_args *a, const char *name) {
+  cl_kernel k = NULL;
+  const kl_status st = kl__cl_kernel(a->ctx, kl__cl_source_map, "", name, &k);
+  a->state.pointer[0] = k;
+  return st;
+}
+
+kl_status kl__map_cl_thread_setup(kl_args *a) { return setup(a, "map_thread"); }
+kl_status kl__map_cl_vec4_setup(kl_args *a) { return setup(a, "map_vec4"); }
+
+void kl__map_cl_teardown(kl_args *a) {
+  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
+  a->state.pointer[0] = NULL;
+}
+
+static kl_status run(const kl_args *a, int per_item) {
+  cl_kernel k = a->state.pointer[0];
+  cl_mem x = a->buffers[MAP_X], y = a->buffers[MAP_Y];
+  const cl_float ca = (cl_float)a->plan->constants[MAP_A],
+                 cb = (cl_float)a->plan->constants[MAP_B],
+                 cc = (cl_float)a->plan->constants[MAP_C];
+  const cl_ulong n = (cl_ulong)a->plan->n;
+  KL_CL_ARG(k, 0, x);
+  KL_CL_ARG(k, 1, y);
+  KL_CL_ARG(k, 2, ca);
+  KL_CL_ARG(k, 3, cb);
+  KL_CL_ARG(k, 4, cc);
+  KL_CL_ARG(k, 5, n);
+  const size_t items = (size_t)((n + (cl_ulong)per_item - 1) / per_item);
+  return kl__cl_launch(a, k, items, kl__cl_on_cpu(a) ? 0 : 256);
+}
+
+kl_status kl__map_cl_thread(const kl_args *a) { return run(a, 1); }
+kl_status kl__map_cl_vec4(const kl_args *a) { return run(a, 4); }
