@@ -260,6 +260,12 @@ static const kl_rung rungs[] = {
             .flags = KL_RUNG_VENDOR,
             .scratch = KL_GPU_CUB_FN(kl__histogram_gpu_cub_scratch),
             .run = KL_GPU_CUB_FN(kl__histogram_gpu_cub)),
+    KL_RUNG("opencl-local", opencl, "a local-memory histogram per "
+            "work-group (local atomics on a GPU, a contiguous run per item "
+            "on a CPU), a global atomic per bin", .peer = "cuda-shared",
+            .setup = KL_CL_FN(kl__histogram_cl_setup),
+            .teardown = KL_CL_FN(kl__histogram_cl_teardown),
+            .run = KL_CL_FN(kl__histogram_cl_local)),
 };
 
 static const kl_param params[] = {
