@@ -12,27 +12,8 @@
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
 mpiexec=$2
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_rmaps_base_oversubscribe=1
+. "$(dirname "$0")/mpi-common.sh"
 export OMP_NUM_THREADS=1
-# As in mpi.sh: Open MPI's dlopened components leave frames no suppression
-# names; every other sanitizer check stays on.
-[ -z "${ASAN_OPTIONS-}" ] || export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"
-fail() {
-  echo "FAIL: $*"
-  [ -f "$dir/out.txt" ] && tail -15 "$dir/out.txt"
-  exit 1
-}
-# ranks P ARGS...: kladder run under P ranks; $code, $dir/out.txt.
-ranks() {
-  p=$1
-  shift
-  timeout 120 "$mpiexec" -n "$p" "$kladder" run "$@" >"$dir/out.txt" 2>&1
-  code=$?
-  [ "$code" = 124 ] && fail "$p ranks: no end in 120 s (a hang): $*"
-}
 
 for p in 1 2 3 4; do
   for scaling in weak strong; do

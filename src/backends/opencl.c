@@ -33,6 +33,7 @@ const kl_backend kl__backend_opencl = {
 #include <dlfcn.h>
 #include <threads.h>
 
+#include "cl-sources.h"
 #include "opencl.h"
 
 kl__cl_api kl__cl;
@@ -472,12 +473,12 @@ kl_status kl__cl_kernel(kl_context *ctx, const char *source,
     /* Test hook: KLADDER_INJECT_CL_BUILD=1 puts an #error before the
      * source, as a kernel the device's compiler refuses. */
     const char *inject = getenv("KLADDER_INJECT_CL_BUILD");
-    const char *sources[2] = {"#error injected build error "
+    const char *sources[3] = {"#error injected build error "
                               "(KLADDER_INJECT_CL_BUILD)\n",
-                              source};
+                              kl__cl_source_opencl, source};
     const int injected = inject && strcmp(inject, "1") == 0;
     p->program = kl__cl.CreateProgramWithSource(
-        c->context, injected ? 2 : 1, injected ? sources : sources + 1, NULL,
+        c->context, injected ? 3 : 2, injected ? sources : sources + 1, NULL,
         &e);
     if (e != CL_SUCCESS) {
       free(p);
@@ -553,6 +554,27 @@ kl_status kl__cl_type_options(const kl_args *a, kl_type t, char *dst,
   return KL_OK;
 }
 
+kl_status kl__cl_rung_kernel(kl_args *a, const char *source, int for_type,
+                             const char *extra, const char *name, int slot) {
+  char type[48] = "", options[256];
+  kl_status st = for_type ? kl__cl_type_options(a, a->plan->type, type,
+                                                sizeof type)
+                          : KL_OK;
+  snprintf(options, sizeof options, "%s%s%s", type, type[0] ? " " : "",
+           extra ? extra : "");
+  cl_kernel k = NULL;
+  if (st == KL_OK) st = kl__cl_kernel(a->ctx, source, options, name, &k);
+  a->state.pointer[slot] = k;
+  return st;
+}
+
+void kl__cl_teardown(kl_args *a) {
+  for (int i = 0; i < 4; i++) {
+    if (a->state.pointer[i]) (void)kl__cl.ReleaseKernel(a->state.pointer[i]);
+    a->state.pointer[i] = NULL;
+  }
+}
+
 kl_status kl__cl_launch(const kl_args *a, cl_kernel k, size_t global,
                         size_t local) {
   if (global == 0) return KL_OK;
@@ -567,7 +589,10 @@ const kl_backend kl__backend_opencl = {
     .name = "opencl",
     .summary = "OpenCL C kernels on any vendor's device (PoCL on a CPU)",
     .host_memory = 0,
-    .preference = 1,
+    /* Below every other: a library call that names no context takes
+     * OpenMP's or CUDA's rung, not a PoCL program built at its first call
+     * (kl_context_open("opencl") asks for it). */
+    .preference = -1,
     .probe = probe,
     .memory = memory,
     .open = open_context,

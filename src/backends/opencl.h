@@ -161,6 +161,12 @@ kl_status kl__cl_kernel(kl_context *ctx, const char *source,
  * pragma for double; KL_UNAVAILABLE where the device has no fp64. */
 kl_status kl__cl_type_options(const kl_args *a, kl_type t, char *dst,
                               size_t size);
+/* A rung's setup, in one call: kernel `name` of `source` built for the
+ * plan's element type (kl__cl_type_options; for_type 0: no type) and
+ * `extra` options, into a->state.pointer[slot]; kl__cl_teardown (internal.h) releases
+ * them. */
+kl_status kl__cl_rung_kernel(kl_args *a, const char *source, int for_type,
+                             const char *extra, const char *name, int slot);
 /* Kernel arguments: a buffer (its cl_mem), or a value. */
 #define KL_CL_ARG(kernel, index, value)                                       \
   KL_CL_CHECK(kl__cl.SetKernelArg((kernel), (index), sizeof(value), &(value)))

@@ -305,6 +305,9 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
 #endif
 /* OpenCL rungs (NAME-cl.c with their kernels in NAME.cl), built where the
  * OpenCL headers were found. */
+/* The teardown of every OpenCL rung: the kernels its state holds
+ * released (src/backends/opencl.c). */
+void kl__cl_teardown(kl_args *a);
 #if defined(KL_HAVE_OPENCL)
 #define KL_CL_FN(fn) fn
 #else

@@ -964,7 +964,6 @@ static const kl_rung rungs[] = {
 };
 
 static const char *const stencils[] = {"27", "7", NULL};
-static const char *const modes[] = {"tolerance", "fixed", NULL};
 
 static const kl_param params[] = {
     [D_P_N] = {.name = "n", .kind = KL_PARAM_SIZE,
@@ -977,18 +976,9 @@ static const kl_param params[] = {
     [D_P_STENCIL] = {.name = "stencil", .kind = KL_PARAM_CHOICE,
                      .help = "the 3D Poisson matrix, 27-point or 7-point",
                      .default_value = CG_STENCIL_27, .choices = stencils},
-    [D_P_MODE] = {.name = "mode", .kind = KL_PARAM_CHOICE,
-                  .help = "tolerance: to |r| <= tol |b| or maxit; fixed: "
-                          "maxit iterations",
-                  .default_value = CG_TOLERANCE, .choices = modes},
-    [D_P_TOL] = {.name = "tol", .kind = KL_PARAM_REAL,
-                 .help = "the relative residual tolerance mode stops at",
-                 .default_value = 1e-10, .min = 1e-15, .max = 0.5},
-    [D_P_MAXIT] = {.name = "maxit", .kind = KL_PARAM_SIZE,
-                   .help = "iterations in fixed mode; the cap in tolerance "
-                           "mode",
-                   .default_text = "100 fixed, 10000 tolerance", .min = 1,
-                   .max = 1e9},
+    [D_P_MODE] = CG_PARAM_MODE,
+    [D_P_TOL] = CG_PARAM_TOL,
+    [D_P_MAXIT] = CG_PARAM_MAXIT,
 };
 
 static const kl_test_problem tests[] = {

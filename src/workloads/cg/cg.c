@@ -504,7 +504,7 @@ static const kl_rung rungs[] = {
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};
-static const char *const modes[] = {"tolerance", "fixed", NULL};
+const char *const kl__cg_modes[] = {"tolerance", "fixed", NULL};
 static const char *const counts[] = {"iterations", NULL};
 
 static const kl_param params[] = {
@@ -524,18 +524,9 @@ static const kl_param params[] = {
                   .help = "nonzeros; given only for kl_cg's own matrix",
                   .default_text = "the stencil's or the file's", .min = 1,
                   .max = 0x1p40},
-    [CG_P_MODE] = {.name = "mode", .kind = KL_PARAM_CHOICE,
-                   .help = "tolerance: to |r| <= tol |b| or maxit; fixed: "
-                           "maxit iterations",
-                   .default_value = CG_TOLERANCE, .choices = modes},
-    [CG_P_TOL] = {.name = "tol", .kind = KL_PARAM_REAL,
-                  .help = "the relative residual tolerance mode stops at",
-                  .default_value = 1e-10, .min = 1e-15, .max = 0.5},
-    [CG_P_MAXIT] = {.name = "maxit", .kind = KL_PARAM_SIZE,
-                    .help = "iterations in fixed mode; the cap in tolerance "
-                            "mode",
-                    .default_text = "100 fixed, 10000 tolerance", .min = 1,
-                    .max = 1e9},
+    [CG_P_MODE] = CG_PARAM_MODE,
+    [CG_P_TOL] = CG_PARAM_TOL,
+    [CG_P_MAXIT] = CG_PARAM_MAXIT,
 };
 
 /* Grids without interior (1^3: one row, solved in one iteration; 2^3:

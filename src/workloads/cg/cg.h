@@ -87,6 +87,23 @@ enum {
   CG_MATRIX_FREE, /* no matrix; p in the stencil, x every other: 7 passes */
 };
 
+/* The parameters cg-dist shares with cg, as designated initializers:
+ * the mode, the tolerance and the iterations (their choices,
+ * kl__cg_modes, in cg.c). */
+extern const char *const kl__cg_modes[];
+#define CG_PARAM_MODE                                                         \
+  {.name = "mode", .kind = KL_PARAM_CHOICE,                                   \
+   .help = "tolerance: to |r| <= tol |b| or maxit; fixed: maxit iterations",  \
+   .default_value = CG_TOLERANCE, .choices = kl__cg_modes}
+#define CG_PARAM_TOL                                                          \
+  {.name = "tol", .kind = KL_PARAM_REAL,                                      \
+   .help = "the relative residual tolerance mode stops at",                   \
+   .default_value = 1e-10, .min = 1e-15, .max = 0.5}
+#define CG_PARAM_MAXIT                                                        \
+  {.name = "maxit", .kind = KL_PARAM_SIZE,                                    \
+   .help = "iterations in fixed mode; the cap in tolerance mode",             \
+   .default_text = "100 fixed, 10000 tolerance", .min = 1, .max = 1e9}
+
 /* Counts the rungs report. */
 enum { CG_COUNT_ITERATIONS };
 

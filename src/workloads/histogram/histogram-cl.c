@@ -15,18 +15,8 @@ kl_status kl__histogram_cl_setup(kl_args *a) {
   if (kl__histogram_count_type(a->plan->n) != KL_U32)
     return kl__usage(KL_UNAVAILABLE, "histogram opencl-local: 64-bit counts "
                      "(2^32 bytes or more) are not written");
-  char options[48];
-  snprintf(options, sizeof options, "%s", kl__cl_stride_option(a));
-  cl_kernel k = NULL;
-  const kl_status st = kl__cl_kernel(a->ctx, kl__cl_source_histogram,
-                                     options, "histogram_local", &k);
-  a->state.pointer[0] = k;
-  return st;
-}
-
-void kl__histogram_cl_teardown(kl_args *a) {
-  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
-  a->state.pointer[0] = NULL;
+  return kl__cl_rung_kernel(a, kl__cl_source_histogram, 0,
+                            kl__cl_stride_option(a), "histogram_local", 0);
 }
 
 kl_status kl__histogram_cl_local(const kl_args *a) {

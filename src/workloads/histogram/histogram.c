@@ -264,7 +264,7 @@ static const kl_rung rungs[] = {
             "work-group (local atomics on a GPU, a contiguous run per item "
             "on a CPU), a global atomic per bin", .peer = "cuda-shared",
             .setup = KL_CL_FN(kl__histogram_cl_setup),
-            .teardown = KL_CL_FN(kl__histogram_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__histogram_cl_local)),
 };
 

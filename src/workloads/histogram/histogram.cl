@@ -15,13 +15,9 @@ __kernel void histogram_local(__global const uchar *restrict data,
     bins[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 #ifdef KL_CONTIGUOUS
-  const size_t run = (n + get_global_size(0) - 1) / get_global_size(0);
-  const size_t begin = min((size_t)n, get_global_id(0) * run),
-               end = min((size_t)n, begin + run);
-  for (size_t i = begin; i < end; i++) bins[bytes[i]]++;
+  ITEMS(i, n) bins[bytes[i]]++; /* the group's one item: no atomics */
 #else
-  for (size_t i = get_global_id(0); i < n; i += get_global_size(0))
-    atomic_inc(&bins[bytes[i]]);
+  ITEMS(i, n) atomic_inc(&bins[bytes[i]]);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (size_t b = get_local_id(0); b < BINS; b += get_local_size(0))

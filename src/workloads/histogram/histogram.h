@@ -48,7 +48,6 @@ kl_status kl__histogram_omp_blocks(const kl_args *a);
 /* The OpenCL rung (histogram-cl.c, histogram.cl). */
 kl_status kl__histogram_cl_local(const kl_args *a);
 kl_status kl__histogram_cl_setup(kl_args *a);
-void kl__histogram_cl_teardown(kl_args *a);
 
 /* The CUDA ladder, in order (histogram-cuda.cu), and the persistent
  * rungs' grids (the setup of every GPU rung). */

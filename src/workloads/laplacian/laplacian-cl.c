@@ -10,14 +10,8 @@
 #include "laplacian.h"
 
 static kl_status setup(kl_args *a, const char *name) {
-  char type[48], options[96];
-  kl_status st = kl__cl_type_options(a, a->plan->type, type, sizeof type);
-  snprintf(options, sizeof options, "%s%s", type, kl__cl_stride_option(a));
-  cl_kernel k = NULL;
-  if (st == KL_OK)
-    st = kl__cl_kernel(a->ctx, kl__cl_source_laplacian, options, name, &k);
-  a->state.pointer[0] = k;
-  return st;
+  return kl__cl_rung_kernel(a, kl__cl_source_laplacian, 1,
+                            kl__cl_stride_option(a), name, 0);
 }
 
 kl_status kl__laplacian_cl_point_setup(kl_args *a) {
@@ -26,11 +20,6 @@ kl_status kl__laplacian_cl_point_setup(kl_args *a) {
 
 kl_status kl__laplacian_cl_zmarch_setup(kl_args *a) {
   return setup(a, "laplacian_zmarch");
-}
-
-void kl__laplacian_cl_teardown(kl_args *a) {
-  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
-  a->state.pointer[0] = NULL;
 }
 
 static kl_status run(const kl_args *a, cl_uint dims) {

@@ -240,12 +240,12 @@ static const kl_rung rungs[] = {
     KL_RUNG("opencl-point", opencl, "the seed's kernel 1: one point per "
             "work-item over a 3D range", .peer = "cuda-kernel1",
             .setup = KL_CL_FN(kl__laplacian_cl_point_setup),
-            .teardown = KL_CL_FN(kl__laplacian_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__laplacian_cl_point)),
     KL_RUNG("opencl-zmarch", opencl, "a column per work-item marching along "
             "z, planes k-1, k, k+1 in registers", .peer = "cuda-zmarch",
             .setup = KL_CL_FN(kl__laplacian_cl_zmarch_setup),
-            .teardown = KL_CL_FN(kl__laplacian_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__laplacian_cl_zmarch)),
 };
 

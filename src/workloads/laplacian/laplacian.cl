@@ -2,10 +2,6 @@
  * points of an nx x ny x nz grid, x fastest, T float or double; the
  * coefficients come in T and cc = -2 (cx + cy + cz) is derived in T, the
  * seed's order of the terms, as every rung computes it (laplacian.h). */
-#ifdef KL_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
 #define POINT(g)                                                              \
   (cc * u[g] + cx * (u[(g) - 1] + u[(g) + 1]) +                               \
    cy * (u[(g) - sy] + u[(g) + sy]) + cz * (u[(g) - sz] + u[(g) + sz]))

@@ -5,19 +5,12 @@
 #include "cl-sources.h"
 #include "map.h"
 
-static kl_status setup(kl_args *a, const char *name) {
-  cl_kernel k = NULL;
-  const kl_status st = kl__cl_kernel(a->ctx, kl__cl_source_map, "", name, &k);
-  a->state.pointer[0] = k;
-  return st;
+kl_status kl__map_cl_thread_setup(kl_args *a) {
+  return kl__cl_rung_kernel(a, kl__cl_source_map, 0, "", "map_thread", 0);
 }
 
-kl_status kl__map_cl_thread_setup(kl_args *a) { return setup(a, "map_thread"); }
-kl_status kl__map_cl_vec4_setup(kl_args *a) { return setup(a, "map_vec4"); }
-
-void kl__map_cl_teardown(kl_args *a) {
-  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
-  a->state.pointer[0] = NULL;
+kl_status kl__map_cl_vec4_setup(kl_args *a) {
+  return kl__cl_rung_kernel(a, kl__cl_source_map, 0, "", "map_vec4", 0);
 }
 
 static kl_status run(const kl_args *a, int per_item) {

@@ -100,12 +100,12 @@ static const kl_rung rungs[] = {
      .run = KL_ACC_FN(kl__map_acc)},
     KL_RUNG("opencl-thread", opencl, "one element per work-item",
             .peer = "cuda-thread", .setup = KL_CL_FN(kl__map_cl_thread_setup),
-            .teardown = KL_CL_FN(kl__map_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__map_cl_thread)),
     KL_RUNG("opencl-vec4", opencl, "four elements per work-item, vload4 and "
             "vstore4", .peer = "cuda-vec4",
             .setup = KL_CL_FN(kl__map_cl_vec4_setup),
-            .teardown = KL_CL_FN(kl__map_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__map_cl_vec4)),
 };
 

@@ -35,7 +35,6 @@ kl_status kl__map_cl_thread(const kl_args *a);
 kl_status kl__map_cl_vec4(const kl_args *a);
 kl_status kl__map_cl_thread_setup(kl_args *a);
 kl_status kl__map_cl_vec4_setup(kl_args *a);
-void kl__map_cl_teardown(kl_args *a);
 #ifdef __cplusplus
 }
 #endif

@@ -14,22 +14,12 @@ kl_status kl__read_cl_setup(kl_args *a) {
   snprintf(options, sizeof options, "-DW=%s%s",
            a->plan->type == KL_F32 ? "uint" : "ulong",
            kl__cl_stride_option(a));
-  cl_kernel k[2] = {NULL, NULL};
-  kl_status st = kl__cl_kernel(a->ctx, kl__cl_source_read, options,
-                               "read_partials", &k[0]);
+  kl_status st = kl__cl_rung_kernel(a, kl__cl_source_read, 0, options,
+                                    "read_partials", 0);
   if (st == KL_OK)
-    st = kl__cl_kernel(a->ctx, kl__cl_source_read, options, "read_final",
-                       &k[1]);
-  a->state.pointer[0] = k[0];
-  a->state.pointer[1] = k[1];
+    st = kl__cl_rung_kernel(a, kl__cl_source_read, 0, options, "read_final",
+                            1);
   return st;
-}
-
-void kl__read_cl_teardown(kl_args *a) {
-  for (int i = 0; i < 2; i++) {
-    if (a->state.pointer[i]) (void)kl__cl.ReleaseKernel(a->state.pointer[i]);
-    a->state.pointer[i] = NULL;
-  }
 }
 
 kl_status kl__read_cl_scratch(kl_plan *p) {

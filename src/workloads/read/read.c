@@ -92,7 +92,7 @@ static const kl_rung rungs[] = {
             "in two passes", .flags = KL_RUNG_CEILING, .peer = "cuda-read",
             .scratch = KL_CL_FN(kl__read_cl_scratch),
             .setup = KL_CL_FN(kl__read_cl_setup),
-            .teardown = KL_CL_FN(kl__read_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__read_cl)),
 };
 

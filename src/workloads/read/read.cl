@@ -1,20 +1,6 @@
 /* read's OpenCL rung (read-cl.c): x = the XOR of a's words (W: uint for
  * f32, ulong for f64), widened to ulong; a work-group tree in local
  * memory, then one group over the partials. */
-/* The elements an item goes over: strided by the grid (a GPU: adjacent
- * items, adjacent elements), or a contiguous run each (KL_CONTIGUOUS: a
- * CPU, an item a thread). */
-#ifdef KL_CONTIGUOUS
-#define ITEMS(i, n)                                                           \
-  for (size_t run_ = ((n) + get_global_size(0) - 1) / get_global_size(0),    \
-              end_ = min((size_t)(n), (get_global_id(0) + 1) * run_),         \
-              i = get_global_id(0) * run_;                                    \
-       i < end_; i++)
-#else
-#define ITEMS(i, n)                                                           \
-  for (size_t i = get_global_id(0); i < (n); i += get_global_size(0))
-#endif
-
 static ulong group_xor(ulong mine, __local ulong *scratch) {
   const size_t l = get_local_id(0);
   scratch[l] = mine;
@@ -32,9 +18,8 @@ __kernel void read_partials(__global const W *restrict a, const ulong n,
   ulong acc = 0;
 #ifdef KL_CONTIGUOUS
   /* Eight chains of XORs at once, for the compiler's vectors. */
-  const size_t run = (n + get_global_size(0) - 1) / get_global_size(0);
-  const size_t begin = min((size_t)n, get_global_id(0) * run),
-               end = min((size_t)n, begin + run);
+  size_t begin, end;
+  kl_run(n, &begin, &end);
   ulong part[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = begin;
   for (; i + 8 <= end; i += 8)

@@ -26,7 +26,6 @@ kl_status kl__read_gpu_setup(kl_args *a);
 /* The OpenCL rung (read-cl.c, read.cl). */
 kl_status kl__read_cl(const kl_args *a);
 kl_status kl__read_cl_setup(kl_args *a);
-void kl__read_cl_teardown(kl_args *a);
 kl_status kl__read_cl_scratch(kl_plan *p);
 #ifdef __cplusplus
 }

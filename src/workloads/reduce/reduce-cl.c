@@ -45,13 +45,10 @@ static kl_status options_of(const kl_args *a, char *dst, size_t size) {
 static kl_status setup(kl_args *a, const char *first, const char *second) {
   char options[160];
   kl_status st = options_of(a, options, sizeof options);
-  cl_kernel k[2] = {NULL, NULL};
   if (st == KL_OK)
-    st = kl__cl_kernel(a->ctx, kl__cl_source_reduce, options, first, &k[0]);
+    st = kl__cl_rung_kernel(a, kl__cl_source_reduce, 0, options, first, 0);
   if (st == KL_OK && second)
-    st = kl__cl_kernel(a->ctx, kl__cl_source_reduce, options, second, &k[1]);
-  a->state.pointer[0] = k[0];
-  a->state.pointer[1] = k[1];
+    st = kl__cl_rung_kernel(a, kl__cl_source_reduce, 0, options, second, 1);
   return st;
 }
 
@@ -61,13 +58,6 @@ kl_status kl__reduce_cl_tree_setup(kl_args *a) {
 
 kl_status kl__reduce_cl_one_pass_setup(kl_args *a) {
   return setup(a, "reduce_one_pass", NULL);
-}
-
-void kl__reduce_cl_teardown(kl_args *a) {
-  for (int i = 0; i < 2; i++) {
-    if (a->state.pointer[i]) (void)kl__cl.ReleaseKernel(a->state.pointer[i]);
-    a->state.pointer[i] = NULL;
-  }
 }
 
 /* The partials (one per group, 8 bytes hold any result) and the

@@ -381,14 +381,14 @@ static const kl_rung rungs[] = {
             "passes; the group's shape the device type's",
             .peer = "cuda-tree", .scratch = KL_CL_FN(kl__reduce_cl_scratch),
             .setup = KL_CL_FN(kl__reduce_cl_tree_setup),
-            .teardown = KL_CL_FN(kl__reduce_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__reduce_cl_tree)),
     KL_RUNG("opencl-one-pass", opencl, "the trees in one pass: the last "
             "group to finish (a counter's atomic) combines the partials",
             .peer = "cuda-single-pass-fence", .library = EVERY_TYPE,
             .scratch = KL_CL_FN(kl__reduce_cl_scratch),
             .setup = KL_CL_FN(kl__reduce_cl_one_pass_setup),
-            .teardown = KL_CL_FN(kl__reduce_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__reduce_cl_one_pass)),
 };
 

@@ -2,10 +2,6 @@
  * (sums widen: int to long, float to double; min and max keep T), OP 0
  * sum, 1 min, 2 max; KL_INT for integer T. A NaN never vanishes from a
  * floating min or max: COMBINE keeps it (fmin and fmax would drop it). */
-#ifdef KL_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
 #if OP == 0
 #define IDENTITY ((A)0)
 #define COMBINE(x, y) ((x) + (y))
@@ -19,20 +15,6 @@
    : isnan(y) ? (y)                                                           \
    : OP == 1  ? ((y) < (x) ? (y) : (x))                                       \
               : ((y) > (x) ? (y) : (x)))
-#endif
-
-/* The elements an item goes over: strided by the grid (a GPU: adjacent
- * items, adjacent elements), or a contiguous run each (KL_CONTIGUOUS: a
- * CPU, an item a thread). */
-#ifdef KL_CONTIGUOUS
-#define ITEMS(i, n)                                                           \
-  for (size_t run_ = ((n) + get_global_size(0) - 1) / get_global_size(0),    \
-              end_ = min((size_t)(n), (get_global_id(0) + 1) * run_),         \
-              i = get_global_id(0) * run_;                                    \
-       i < end_; i++)
-#else
-#define ITEMS(i, n)                                                           \
-  for (size_t i = get_global_id(0); i < (n); i += get_global_size(0))
 #endif
 
 /* The group's values in local memory combined into scratch[0]: a tree of
@@ -54,9 +36,8 @@ static A group_combine(A mine, __local A *scratch) {
 static A item_combine(__global const T *restrict x, const ulong n) {
   A acc = IDENTITY;
 #ifdef KL_CONTIGUOUS
-  const size_t run = (n + get_global_size(0) - 1) / get_global_size(0);
-  const size_t begin = min((size_t)n, get_global_id(0) * run),
-               end = min((size_t)n, begin + run);
+  size_t begin, end;
+  kl_run(n, &begin, &end);
   A part[8];
   for (int k = 0; k < 8; k++) part[k] = IDENTITY;
   size_t i = begin;

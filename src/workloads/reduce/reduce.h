@@ -118,7 +118,6 @@ kl_status kl__reduce_cl_tree(const kl_args *a);
 kl_status kl__reduce_cl_one_pass(const kl_args *a);
 kl_status kl__reduce_cl_tree_setup(kl_args *a);
 kl_status kl__reduce_cl_one_pass_setup(kl_args *a);
-void kl__reduce_cl_teardown(kl_args *a);
 kl_status kl__reduce_cl_scratch(kl_plan *p);
 
 /* The GPU rungs in ladder order (reduce-cuda.cu), and CUB's

@@ -5,28 +5,13 @@
 #include "cl-sources.h"
 #include "stream.h"
 
-static kl_status setup(kl_args *a, const char *name) {
-  char options[64];
-  kl_status st = kl__cl_type_options(a, a->plan->type, options,
-                                     sizeof options);
-  cl_kernel k = NULL;
-  if (st == KL_OK)
-    st = kl__cl_kernel(a->ctx, kl__cl_source_stream, options, name, &k);
-  a->state.pointer[0] = k;
-  return st;
-}
-
 kl_status kl__stream_cl_copy_setup(kl_args *a) {
-  return setup(a, "stream_copy");
+  return kl__cl_rung_kernel(a, kl__cl_source_stream, 1, "", "stream_copy", 0);
 }
 
 kl_status kl__stream_cl_triad_setup(kl_args *a) {
-  return setup(a, "stream_triad");
-}
-
-void kl__stream_cl_teardown(kl_args *a) {
-  if (a->state.pointer[0]) (void)kl__cl.ReleaseKernel(a->state.pointer[0]);
-  a->state.pointer[0] = NULL;
+  return kl__cl_rung_kernel(a, kl__cl_source_stream, 1, "", "stream_triad",
+                            0);
 }
 
 static size_t group(const kl_args *a) { return kl__cl_on_cpu(a) ? 0 : 256; }

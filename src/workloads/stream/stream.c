@@ -132,12 +132,12 @@ static const kl_rung rungs[] = {
     KL_RUNG("opencl-copy", opencl, "c = a, one element per work-item",
             .flags = KL_RUNG_CEILING, .variant = STREAM_COPY,
             .peer = "cuda-copy", .setup = KL_CL_FN(kl__stream_cl_copy_setup),
-            .teardown = KL_CL_FN(kl__stream_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__stream_cl_copy)),
     KL_RUNG("opencl-triad", opencl, "c = a + s*b, one element per work-item",
             .variant = STREAM_TRIAD, .peer = "cuda-triad",
             .setup = KL_CL_FN(kl__stream_cl_triad_setup),
-            .teardown = KL_CL_FN(kl__stream_cl_teardown),
+            .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__stream_cl_triad)),
 };
 

@@ -1,9 +1,5 @@
 /* stream's OpenCL rungs (stream-cl.c): one element per work-item, T the
  * element type (-DT=float or double). */
-#ifdef KL_FP64
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-#endif
-
 __kernel void stream_copy(__global const T *restrict a, __global T *restrict c,
                           const ulong n) {
   const size_t i = get_global_id(0);

@@ -29,7 +29,6 @@ kl_status kl__stream_cl_copy(const kl_args *a);
 kl_status kl__stream_cl_triad(const kl_args *a);
 kl_status kl__stream_cl_copy_setup(kl_args *a);
 kl_status kl__stream_cl_triad_setup(kl_args *a);
-void kl__stream_cl_teardown(kl_args *a);
 #ifdef __cplusplus
 }
 #endif
