@@ -82,6 +82,7 @@ static kl_status solve(kl__cg_host *h, int64_t *iterations,
   while (CG_GO_ON(p, k, rr, bb)) {
     TIMED(h, CG_PHASE_SPMV, f->matvec(h, pv, ap));
     TIMED(h, CG_PHASE_DOT, pAp = f->dot(h, pv, ap));
+    if (h->failed != KL_OK) return h->failed;
     if (!(pAp > 0) || !isfinite(pAp)) return kl__cg_not_spd(pAp, k);
     const double alpha = rr / pAp;
     TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, x, alpha, pv, x));
@@ -94,7 +95,7 @@ static kl_status solve(kl__cg_host *h, int64_t *iterations,
   }
   *iterations = k;
   *residual = bb > 0 ? sqrt(rr / bb) : 0;
-  return KL_OK;
+  return h->failed;
 }
 
 /* The kernels' begin and end around the solve, end on every path. */
@@ -121,6 +122,8 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
   h->phases = NULL;
   h->reps = NULL;
   h->origin = 0;
+  h->failed = KL_OK;
+  h->args = a;
 }
 
 /* The host rungs' timed loop: x put back, the solve timed with the host

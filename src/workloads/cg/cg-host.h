@@ -60,6 +60,10 @@ typedef struct kl__cg_host {
    * began at `origin` (kl__now), into reps' trace. */
   kl_reps *reps;
   double origin;
+  /* The first failure of a kernel that can fail (another backend's: an
+   * OpenCL enqueue), kept by the kernel; the solve returns it. */
+  kl_status failed;
+  const kl_args *args; /* the rung's, for such kernels; NULL in the check */
 } kl__cg_host;
 
 void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);

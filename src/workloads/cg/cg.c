@@ -501,6 +501,13 @@ static const kl_rung rungs[] = {
             .variant = CG_UNFUSED, .scratch = KL_ACC_FN(kl__cg_gpu_scratch),
             .run_reps = KL_ACC_FN(kl__cg_acc_tuned), .phases = host_phases,
             .peer = "cuda-csr-vector", .library = F64),
+    KL_RUNG("opencl", opencl, "the seed's matvec, waxpby and dot as OpenCL "
+            "kernels, each dot read by the host", .variant = CG_UNFUSED,
+            .peer = "cuda-resident", .phases = host_phases,
+            .scratch = KL_CL_FN(kl__cg_cl_scratch),
+            .setup = KL_CL_FN(kl__cg_cl_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run_reps = KL_CL_FN(kl__cg_cl)),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

@@ -1,0 +1,123 @@
+/* cg's OpenCL rung: the seed's three kernels (cg.cl) in the host solve's
+ * loop (kl__cg_host_reps), each dot read back by the host, as the seed's
+ * first GPU port does (cuda-resident's lesson). Kernels are made once in
+ * the setup; an enqueue that fails is kept in the solve's `failed`. Where
+ * the solve keeps phases (the harness's timed runs) each matvec and
+ * waxpby is waited for, so that its time is its own phase's and not the
+ * next dot's, which waits anyway. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../../backends/opencl.h"
+#include "cg-host.h"
+#include "cg.h"
+#include "cl-sources.h"
+
+#define MOST_GROUPS 1024
+
+enum { K_MATVEC, K_WAXPBY, K_PARTIALS, K_FINAL };
+
+kl_status kl__cg_cl_setup(kl_args *a) {
+  static const char *const names[] = {"cg_matvec", "cg_waxpby",
+                                      "cg_dot_partials", "cg_dot_final"};
+  char options[64];
+  kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
+  snprintf(options + strlen(options), sizeof options - strlen(options), "%s",
+           kl__cl_stride_option(a));
+  for (int i = 0; i < 4 && st == KL_OK; i++)
+    st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
+  return st;
+}
+
+/* r, p, Ap, and the dot's partials (one more: the sum). */
+kl_status kl__cg_cl_scratch(kl_plan *p) {
+  kl_status st = kl__cg_host_scratch(p);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
+                          MOST_GROUPS + 1, KL_MEM_DEVICE, 0);
+  return st;
+}
+
+static void keep(kl__cg_host *h, kl_status st) {
+  if (h->failed == KL_OK) h->failed = st;
+}
+
+#define ENQUEUE(h, call)                                                      \
+  do {                                                                        \
+    const cl_int e_ = (call);                                                 \
+    if (e_ != CL_SUCCESS)                                                     \
+      keep((h), KL_FAIL(KL_DEVICE, "%s failed: %s", #call,                    \
+                        kl__cl_error(e_)));                                   \
+  } while (0)
+
+static size_t group(const kl_args *a) { return kl__cl_on_cpu(a) ? 0 : 256; }
+
+static void matvec(const kl__cg_host *hc, const double *v, double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_MATVEC];
+  const cl_mem offsets = (cl_mem)(void *)h->matrix.offsets,
+               columns = (cl_mem)(void *)h->matrix.columns,
+               values = (cl_mem)(void *)h->matrix.values,
+               in = (cl_mem)(void *)v, o = (cl_mem)out;
+  const cl_ulong rows = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof offsets, &offsets));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof columns, &columns));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof values, &values));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
+  keep(h, kl__cl_launch(a, k, (size_t)rows, group(a)));
+  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
+}
+
+static void waxpby(const kl__cg_host *hc, double alpha, const double *x,
+                   double beta, const double *y, double *w) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_WAXPBY];
+  const cl_mem xm = (cl_mem)(void *)x, ym = (cl_mem)(void *)y,
+               wm = (cl_mem)w;
+  const cl_ulong n = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof alpha, &alpha));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof xm, &xm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof beta, &beta));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof ym, &ym));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof wm, &wm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof n, &n));
+  keep(h, kl__cl_launch(a, k, (size_t)n, group(a)));
+  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
+}
+
+static double dot(const kl__cg_host *hc, const double *x, const double *y) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_PARTIALS],
+            final = a->state.pointer[K_FINAL];
+  size_t local, groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  const cl_mem xm = (cl_mem)(void *)x, ym = (cl_mem)(void *)y,
+               partials = a->buffers[CG_PARTIALS];
+  const cl_ulong n = (cl_ulong)h->matrix.rows;
+  const cl_uint count = (cl_uint)groups;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof xm, &xm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof ym, &ym));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof n, &n));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof(double) * local, NULL));
+  keep(h, kl__cl_launch(a, k, groups * local, local));
+  ENQUEUE(h, kl__cl.SetKernelArg(final, 0, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(final, 1, sizeof count, &count));
+  ENQUEUE(h, kl__cl.SetKernelArg(final, 2, sizeof(double) * local, NULL));
+  keep(h, kl__cl_launch(a, final, local, local));
+  double sum = 0;
+  ENQUEUE(h, kl__cl.EnqueueReadBuffer(kl__cl_queue(a), partials, CL_TRUE,
+                                      sizeof(double) * groups, sizeof sum,
+                                      &sum, 0, NULL, NULL));
+  return sum;
+}
+
+kl_status kl__cg_cl(const kl_args *a, kl_reps *reps) {
+  static const kl__cg_kernels k = {matvec, waxpby, dot, NULL, NULL};
+  return kl__cg_host_reps(a, reps, 0, &k);
+}

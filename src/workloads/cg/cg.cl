@@ -1,0 +1,53 @@
+/* cg's OpenCL rung (cg-cl.c): the seed's three kernels, in double. w may
+ * be x or y in waxpby: no restrict there. */
+__kernel void cg_matvec(__global const long *restrict offsets,
+                        __global const int *restrict columns,
+                        __global const double *restrict values,
+                        __global const double *restrict v,
+                        __global double *restrict out, const ulong rows) {
+  const size_t row = get_global_id(0);
+  if (row >= rows) return;
+  double sum = 0;
+  for (long e = offsets[row]; e < offsets[row + 1]; e++)
+    sum += values[e] * v[columns[e]];
+  out[row] = sum;
+}
+
+__kernel void cg_waxpby(const double alpha, __global const double *x,
+                        const double beta, __global const double *y,
+                        __global double *w, const ulong n) {
+  const size_t i = get_global_id(0);
+  if (i < n) w[i] = alpha * x[i] + beta * y[i];
+}
+
+/* The dot: each group's partial (a tree in local memory), then one group
+ * over the partials into partials[count]; the host reads that one. */
+static double group_sum(double mine, __local double *scratch) {
+  const size_t l = get_local_id(0);
+  scratch[l] = mine;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t s = get_local_size(0) / 2; s > 0; s >>= 1) {
+    if (l < s) scratch[l] += scratch[l + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  return scratch[0];
+}
+
+__kernel void cg_dot_partials(__global const double *x,
+                              __global const double *y, const ulong n,
+                              __global double *restrict partials,
+                              __local double *scratch) {
+  double acc = 0;
+  ITEMS(i, n) acc += x[i] * y[i];
+  const double total = group_sum(acc, scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
+}
+
+__kernel void cg_dot_final(__global double *partials, const uint count,
+                           __local double *scratch) {
+  double acc = 0;
+  for (size_t i = get_local_id(0); i < count; i += get_local_size(0))
+    acc += partials[i];
+  const double total = group_sum(acc, scratch);
+  if (get_local_id(0) == 0) partials[count] = total;
+}
