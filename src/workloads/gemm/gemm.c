@@ -495,6 +495,10 @@ static const kl_rung rungs[] = {
             .setup = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_setup),
             .teardown = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas_teardown),
             .run = KL_GPU_BLAS_FN(kl__gemm_gpu_cublas)),
+    KL_RUNG("opencl-local", opencl, "16x16 tiles of A and B in local memory",
+            .peer = "cuda-shared-16", .setup = KL_CL_FN(kl__gemm_cl_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__gemm_cl_local)),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)
