@@ -97,6 +97,6 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         eff = r.get("efficiency")
         print("%-18s %-15s %-20s %10s %9.4g %-6s %6s %s" % (
             os.path.basename(f)[:-5], r["workload"], r["rung"],
-            r.get("shape", ""), r.get("merit") or 0, r.get("unit", ""),
+            r.get("shape", ""), r.get("rate") or 0, r.get("unit", ""),
             "%.3g" % eff if eff else "-", r.get("check")))
 PY
