@@ -8,13 +8,14 @@
 set -uo pipefail
 out=${OUT:-/tmp/kladder-host-opencl}
 mkdir -p "$out"
-k="./build/kladder run -q -b openmp,opencl --reps ${KL_REPS:-10}"
-$k -w stream,read,map -n 64M --json "$out/memory.json" >/dev/null 2>&1
-$k -w reduce -n 64M -t f64 --json "$out/reduce-f64.json" >/dev/null 2>&1
-$k -w reduce -n 64M -t f32 --json "$out/reduce-f32.json" >/dev/null 2>&1
-$k -w histogram -n 256M --json "$out/histogram.json" >/dev/null 2>&1
-$k -w laplacian -n 256 --json "$out/laplacian.json" >/dev/null 2>&1
-$k -w cg -n 64 --json "$out/cg.json" >/dev/null 2>&1
+k="./build/kladder run -q -b openmp,opencl"
+r="--reps ${KL_REPS:-10}"
+$k -w stream,read,map -n 64M $r --json "$out/memory.json" >/dev/null 2>&1
+$k -w reduce -n 64M -t f64 $r --json "$out/reduce-f64.json" >/dev/null 2>&1
+$k -w reduce -n 64M -t f32 $r --json "$out/reduce-f32.json" >/dev/null 2>&1
+$k -w histogram -n 256M $r --json "$out/histogram.json" >/dev/null 2>&1
+$k -w laplacian -n 256 $r --json "$out/laplacian.json" >/dev/null 2>&1
+$k -w cg -n 64 $r --json "$out/cg.json" >/dev/null 2>&1
 $k -w gemm -n 1024 --reps 3 --json "$out/gemm.json" >/dev/null 2>&1
 python3 - "$out" <<'PY'
 import glob, json, os, sys
