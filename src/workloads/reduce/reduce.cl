@@ -30,6 +30,11 @@ static A group_combine(A mine, __local A *scratch) {
   return scratch[0];
 }
 
+#define VEC8_(t) t##8
+#define VEC8(t) VEC8_(t)
+#define CONVERT8_(t) convert_##t##8
+#define CONVERT8(t) CONVERT8_(t)
+
 /* An item's elements combined: strided (a GPU), or its contiguous run
  * into eight accumulators at once (a CPU: eight independent chains that
  * the compiler can put in one vector; one chain would wait on each add). */
@@ -38,13 +43,22 @@ static A item_combine(__global const T *restrict x, const ulong n) {
 #ifdef KL_CONTIGUOUS
   size_t begin, end;
   kl_run(n, &begin, &end);
+  size_t i = begin;
+#if OP == 0
+  /* A sum: eight lanes of one vector, each element widened in it
+   * (convert_double8 of a float8: the compiler's own vectors). */
+  VEC8(A) lanes = (VEC8(A))(0);
+  for (; i + 8 <= end; i += 8) lanes += CONVERT8(A)(vload8(0, x + i));
+  acc = ((lanes.s0 + lanes.s1) + (lanes.s2 + lanes.s3)) +
+        ((lanes.s4 + lanes.s5) + (lanes.s6 + lanes.s7));
+#else
   A part[8];
   for (int k = 0; k < 8; k++) part[k] = IDENTITY;
-  size_t i = begin;
   for (; i + 8 <= end; i += 8)
     for (int k = 0; k < 8; k++) part[k] = COMBINE(part[k], (A)x[i + k]);
-  for (; i < end; i++) acc = COMBINE(acc, (A)x[i]);
   for (int k = 0; k < 8; k++) acc = COMBINE(acc, part[k]);
+#endif
+  for (; i < end; i++) acc = COMBINE(acc, (A)x[i]);
 #else
   ITEMS(i, n)
     acc = COMBINE(acc, (A)x[i]);
