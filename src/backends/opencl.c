@@ -190,6 +190,19 @@ static int probe(char *info, size_t size) {
   return loader.loaded && loader.count > 0;
 }
 
+/* Out of a run that names no backend where every device is a CPU (PoCL):
+ * OpenMP runs the same work there, and the defaults, sized for a device,
+ * would take minutes (gemm 4096^3 at a few GFLOP/s). */
+static int left_out(char *why, size_t size) {
+  call_once(&loader.once, load_once);
+  for (int i = 0; i < loader.count; i++)
+    if (!(loader.devices[i].type & CL_DEVICE_TYPE_CPU)) return 0;
+  snprintf(why, size, "opencl is not in a run that names no backend: its "
+           "devices are CPUs only, where OpenMP does the same work (-b "
+           "opencl runs it)");
+  return 1;
+}
+
 static int device_count(void) {
   call_once(&loader.once, load_once);
   return loader.count;
@@ -606,6 +619,7 @@ const kl_backend kl__backend_opencl = {
     .elapsed = elapsed,
     .device_count = device_count,
     .describe = describe,
+    .left_out = left_out,
 };
 
 #endif

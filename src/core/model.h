@@ -519,7 +519,10 @@ typedef struct kl_workload {
   /* Names of the counts a run reports (cg: iterations), NULL-terminated. */
   const char *const *counts;
   /* Fresh random inputs made in the backend's buffers, for sizes where
-   * the host would be slow. KL_UNAVAILABLE: use init() instead. */
+   * the host would be slow. KL_UNAVAILABLE: use init() instead, which the
+   * hook returns on every backend it was not written for
+   * (a->ctx->backend: cuRAND's on another backend's buffers would write
+   * through handles that are not its pointers). */
   kl_status (*init_device)(const kl_args *a);
   /* Input files (--input FILE); NULL: it takes none. */
   const kl_input_hooks *input;

@@ -450,6 +450,15 @@ static kl_status serial_ordered(const kl_args *a) {
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
+/* The inputs made on the GPU by cuRAND (gemm-curand.cu), at the sizes
+ * where the host would be slow; on any other backend (OpenCL's buffers
+ * are not device pointers CUDA knows) init() makes them. */
+static kl_status init_device(const kl_args *a) {
+  kl_status (*on_gpu)(const kl_args *) = KL_GPU_RAND_FN(kl__gemm_init_device);
+  if (!on_gpu || a->ctx->backend != &kl__backend_gpu) return KL_UNAVAILABLE;
+  return on_gpu(a);
+}
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial-naive", serial, "the seed's triple loop, a dot product "
             "per element, A walked along rows", .run = serial_naive),
@@ -562,7 +571,7 @@ const kl_workload kl__workload_gemm = {
     .ceiling = {KL_CEILING_VENDOR, NULL, NULL},
     .plan = plan,
     .init = init,
-    .init_device = KL_GPU_RAND_FN(kl__gemm_init_device),
+    .init_device = init_device,
     .check = check,
     .cost = cost,
     .tests = tests,
