@@ -123,19 +123,7 @@ static kl_status plan(kl_plan *p) {
                 nnz = box_nnz(&b, D_STENCIL(p));
   p->constants[D_NNZ] = (double)nnz;
   p->constant_count = D_NNZ + 1;
-  p->buffer_count = CG_INFO + 1;
-  p->buffers[CG_OFFSETS] = (kl_buffer_spec){"offsets", KL_I64, rows + 1, KL_IN,
-                                            KL_MEM_DEVICE, 0};
-  p->buffers[CG_COLUMNS] = (kl_buffer_spec){"columns", KL_I32, nnz, KL_IN,
-                                            KL_MEM_DEVICE, 0};
-  p->buffers[CG_VALUES] = (kl_buffer_spec){"values", KL_F64, nnz, KL_IN,
-                                           KL_MEM_DEVICE, 0};
-  p->buffers[CG_B] = (kl_buffer_spec){"b", KL_F64, rows, KL_IN, KL_MEM_DEVICE,
-                                      0};
-  p->buffers[CG_X] = (kl_buffer_spec){"x", KL_F64, rows, KL_INOUT,
-                                      KL_MEM_DEVICE, KL_BUFFER_RESTORED};
-  p->buffers[CG_INFO] = (kl_buffer_spec){"info", KL_F64, CG_INFO_COUNT,
-                                         KL_OUT, KL_MEM_DEVICE, 0};
+  kl__cg_plan_buffers(p, rows, nnz);
   return KL_OK;
 }
 

@@ -193,3 +193,19 @@ kl_status kl__cg_gpu_matrix_free_scratch(kl_plan *p) {
   p->buffers[CG_VALUES].count = 0;
   return kl__cg_gpu_scratch(p);
 }
+
+void kl__cg_plan_buffers(kl_plan *p, int64_t rows, int64_t nnz) {
+  p->buffer_count = CG_INFO + 1;
+  p->buffers[CG_OFFSETS] = (kl_buffer_spec){"offsets", KL_I64, rows + 1, KL_IN,
+                                            KL_MEM_DEVICE, 0};
+  p->buffers[CG_COLUMNS] = (kl_buffer_spec){"columns", KL_I32, nnz, KL_IN,
+                                            KL_MEM_DEVICE, 0};
+  p->buffers[CG_VALUES] = (kl_buffer_spec){"values", KL_F64, nnz, KL_IN,
+                                           KL_MEM_DEVICE, 0};
+  p->buffers[CG_B] = (kl_buffer_spec){"b", KL_F64, rows, KL_IN, KL_MEM_DEVICE,
+                                      0};
+  p->buffers[CG_X] = (kl_buffer_spec){"x", KL_F64, rows, KL_INOUT,
+                                      KL_MEM_DEVICE, KL_BUFFER_RESTORED};
+  p->buffers[CG_INFO] = (kl_buffer_spec){"info", KL_F64, CG_INFO_COUNT,
+                                         KL_OUT, KL_MEM_DEVICE, 0};
+}

@@ -128,6 +128,10 @@ static inline CG_HD int cg_go_on(int64_t k, int64_t maxit, int fixed,
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* The plan's own buffers (cg-problem.c), cg's and cg-dist's: the CSR of
+ * `rows` rows and `nnz` nonzeros, b, x (restored to x0 before every
+ * repetition) and info. */
+void kl__cg_plan_buffers(kl_plan *p, int64_t rows, int64_t nnz);
 /* The error of a breakdown: p.Ap <= 0 (or not finite) at iteration k
  * (cg-problem.c). */
 kl_status kl__cg_not_spd(double pAp, int64_t k);
