@@ -130,6 +130,20 @@ kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
                         int dims[3]);
 void kl__rank_coords(int rank, const int dims[3], int coord[3]);
 int kl__rank_at(const int dims[3], const int coord[3]); /* -1 outside */
+/* A box with its layer, ext points along each axis, x fastest, elements
+ * of es bytes (boxes.c): the sub-box lo .. hi - 1 copied to a packed
+ * buffer, x fastest there too (to_packed), or back; its rows by memcpy,
+ * in parallel where asked. And the shell of the range lo .. hi - 1, the
+ * points not in lo + 1 .. hi - 2, as six slabs without overlap (two
+ * planes across z, two across y between them, two across x), fn called
+ * for each (an empty one too: fn skips it). */
+void kl__box_copy(const int64_t ext[3], size_t es, char *grid, char *packed,
+                  const int64_t lo[3], const int64_t hi[3], int to_packed,
+                  int parallel);
+void kl__box_shell(const int64_t lo[3], const int64_t hi[3],
+                   void (*fn)(void *ctx, const int64_t lo[3],
+                              const int64_t hi[3]),
+                   void *ctx);
 /* In place over the plan's ranks (a no-op for one). */
 void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
                    kl_ranks_op op);

@@ -313,16 +313,8 @@ static int64_t region(const box *b, const int d[3], int receive,
 static void region_copy(const solver *s, double *ext, double *packed,
                         const int64_t lo[3], const int64_t hi[3],
                         int to_packed) {
-  const box *b = &s->b;
-  const int64_t width = hi[0] - lo[0], height = hi[1] - lo[1];
-#pragma omp parallel for collapse(2) schedule(static) if (s->parallel)
-  for (int64_t k = lo[2]; k < hi[2]; k++)
-    for (int64_t j = lo[1]; j < hi[1]; j++) {
-      double *g = ext + lo[0] + b->e[0] * (j + b->e[1] * k);
-      double *f = packed + width * ((j - lo[1]) + height * (k - lo[2]));
-      if (to_packed) memcpy(f, g, sizeof(double) * (size_t)width);
-      else memcpy(g, f, sizeof(double) * (size_t)width);
-    }
+  kl__box_copy(s->b.e, sizeof(double), (char *)ext, (char *)packed, lo, hi,
+               to_packed, s->parallel);
 }
 
 static int neighbour(const solver *s, const int d[3]) {
@@ -443,9 +435,23 @@ static void product(const solver *s, const double *in, double *out,
       }
 }
 
+/* A slab of the shell's product (kl__box_shell). */
+typedef struct product_job {
+  const solver *s;
+  const double *in;
+  double *out;
+} product_job;
+
+static void product_slab(void *ctx, const int64_t lo[3],
+                         const int64_t hi[3]) {
+  const product_job *j = ctx;
+  product(j->s, j->in, j->out, lo, hi);
+}
+
 /* Ap = A p, p's layer exchanged first; or, overlapped, the rows two or
- * more from the layer while it travels, then the shell next to it: two
- * planes across z, two across y between them, two across x. */
+ * more from the layer while it travels, then the shell next to it
+ * (kl__box_shell: two planes across z, two across y between them, two
+ * across x). */
 static void spmv(solver *s, double *in, double *out) {
   const box *b = &s->b;
   void *pending = halo_start(s, in);
@@ -459,19 +465,9 @@ static void spmv(solver *s, double *in, double *out) {
   for (int a = 0; a < 3; a++) lo[a] = 2, hi[a] = b->l[a];
   product(s, in, out, lo, hi);
   halo_finish(s, in, pending);
-  for (int axis = 2; axis >= 0; axis--) {
-    for (int o = 0; o < 3; o++) {
-      lo[o] = o > axis ? 2 : 1;
-      hi[o] = o > axis ? b->l[o] : b->l[o] + 1;
-    }
-    const int64_t end = b->l[axis] + 1;
-    lo[axis] = 1;
-    hi[axis] = end < 2 ? end : 2;
-    product(s, in, out, lo, hi);
-    lo[axis] = b->l[axis] > 2 ? b->l[axis] : 2;
-    hi[axis] = end;
-    product(s, in, out, lo, hi);
-  }
+  for (int a = 0; a < 3; a++) lo[a] = 1, hi[a] = b->l[a] + 1;
+  const product_job job = {s, in, out};
+  kl__box_shell(lo, hi, product_slab, (void *)&job);
 }
 
 /* ---- the seed's vector kernels over the box's rows -------------------------

@@ -278,30 +278,16 @@ int64_t kl__lapdist_face_points(const box *b, int axis) {
 }
 
 /* Between plane `at` across `axis` of the box (its interior points) and a
- * packed face, x fastest: to_face packs, else unpacks. Rows along x are
- * contiguous in both for the y and z faces; the x faces are strided. */
+ * packed face, x fastest (the GPU rungs' plane_kernel lays it out the
+ * same): to_face packs, else unpacks. */
 static void plane_copy(const box *b, size_t es, char *grid, char *face,
                        int axis, int64_t at, int to_face, int parallel) {
-  const int64_t nx = b->ext[0], ny = b->ext[1], nz = b->ext[2];
-  const int64_t rows = axis == 0 ? ny - 2 : nx - 2; /* faces's fastest */
-  const int64_t cols = axis == 2 ? ny - 2 : nz - 2; /* its slowest */
-  if (rows < 1 || cols < 1) return;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t c = 0; c < cols; c++) {
-    char *f = face + (size_t)(c * rows) * es;
-    if (axis == 0) {
-      for (int64_t r = 0; r < rows; r++) {
-        char *g = grid + (size_t)(at + nx * ((r + 1) + ny * (c + 1))) * es;
-        if (to_face) memcpy(f + (size_t)r * es, g, es);
-        else memcpy(g, f + (size_t)r * es, es);
-      }
-      continue;
-    }
-    const int64_t j = axis == 1 ? at : c + 1, k = axis == 1 ? c + 1 : at;
-    char *g = grid + (size_t)(1 + nx * (j + ny * k)) * es;
-    if (to_face) memcpy(f, g, (size_t)rows * es);
-    else memcpy(g, f, (size_t)rows * es);
+  int64_t lo[3], hi[3];
+  for (int o = 0; o < 3; o++) {
+    lo[o] = o == axis ? at : 1;
+    hi[o] = o == axis ? at + 1 : b->ext[o] - 1;
   }
+  kl__box_copy(b->ext, es, grid, face, lo, hi, to_face, parallel);
 }
 
 /* Pack the faces that have a neighbour and start sending them, the
@@ -404,9 +390,14 @@ static void stencil_box(const kl_args *la, const int64_t lo[3],
       });
 }
 
+static void shell_slab(void *la, const int64_t lo[3], const int64_t hi[3]) {
+  stencil_box(la, lo, hi);
+}
+
 /* The faces in flight while the points that do not need them (two or more
- * from the layer) are computed; then the shell next to the layer: two
- * planes across z, then two across y between them, then two across x. */
+ * from the layer) are computed; then the shell next to the layer
+ * (kl__box_shell: two planes across z, two across y between them, two
+ * across x). */
 static kl_status overlap(const kl_args *a) {
   const box b = box_of(a->plan);
   int nbs[3][2];
@@ -427,21 +418,11 @@ static kl_status overlap(const kl_args *a) {
   const double t2 = kl__now();
   exchange_finish(a, &b, nbs, pending, 1);
   const double t3 = kl__now();
-  for (int axis = 2; axis >= 0; axis--) {
-    int64_t slo[3], shi[3];
-    for (int o = 0; o < 3; o++) {
-      /* Axes above this one: their inner range; below: the interior. */
-      slo[o] = o > axis ? 2 : 1;
-      shi[o] = o > axis ? b.ext[o] - 2 : b.ext[o] - 1;
-    }
-    const int64_t last = b.ext[axis] - 1;
-    slo[axis] = 1;
-    shi[axis] = last < 2 ? last : 2;
-    stencil_box(&la, slo, shi);
-    slo[axis] = last - 1 > 2 ? last - 1 : 2;
-    shi[axis] = last;
-    stencil_box(&la, slo, shi);
+  for (int axis = 0; axis < 3; axis++) {
+    lo[axis] = 1;
+    hi[axis] = b.ext[axis] - 1;
   }
+  kl__box_shell(lo, hi, shell_slab, &la);
   const double t4 = kl__now();
   kl__phase(a, 0, (t1 - t0) + (t3 - t2));
   kl__phase(a, 1, (t2 - t1) + (t4 - t3));
