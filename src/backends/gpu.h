@@ -40,6 +40,20 @@
                      cudaGetErrorString(kl_err_));                            \
   } while (0)
 
+/* A CUDA call's status for a rung that goes on after a failure (a
+ * distributed rung makes its collectives whatever happened: the other
+ * ranks wait for them): KL_KEEP runs a step only while st is KL_OK and
+ * keeps the first failure, the call named. */
+static inline kl_status kl__gpu_status(cudaError_t e, const char *what) {
+  return e == cudaSuccess ? KL_OK
+                          : KL_FAIL(KL_DEVICE, "%s failed: %s", what,
+                                    cudaGetErrorString(e));
+}
+#define KL_KEEP(st, call)                                                     \
+  do {                                                                        \
+    if ((st) == KL_OK) (st) = (call);                                         \
+  } while (0)
+
 /* A step that returns a status: its failure is the caller's. */
 #define KL_TRY(call)                                                          \
   do {                                                                        \

@@ -544,19 +544,22 @@ kl_status kl__cl_kernel(kl_context *ctx, const char *source,
   return KL_OK;
 }
 
+const char *kl__cl_type_name(kl_type t) {
+  switch (t) {
+  case KL_F32: return "float";
+  case KL_F64: return "double";
+  case KL_I32: return "int";
+  case KL_I64: return "long";
+  case KL_U32: return "uint";
+  case KL_U64: return "ulong";
+  case KL_U8: return "uchar";
+  default: return NULL;
+  }
+}
+
 kl_status kl__cl_type_options(const kl_args *a, kl_type t, char *dst,
                               size_t size) {
-  const char *name = NULL;
-  switch (t) {
-  case KL_F32: name = "float"; break;
-  case KL_F64: name = "double"; break;
-  case KL_I32: name = "int"; break;
-  case KL_I64: name = "long"; break;
-  case KL_U32: name = "uint"; break;
-  case KL_U64: name = "ulong"; break;
-  case KL_U8: name = "uchar"; break;
-  default: break;
-  }
+  const char *name = kl__cl_type_name(t);
   if (!name)
     return kl__usage(KL_USAGE, "opencl: no OpenCL C type for %s",
                      kl_type_name(t));

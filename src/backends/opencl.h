@@ -147,8 +147,11 @@ static inline void kl__cl_stride_shape(const kl_args *a, int64_t n,
 static inline const char *kl__cl_stride_option(const kl_args *a) {
   return kl__cl_on_cpu(a) ? " -DKL_CONTIGUOUS" : "";
 }
-/* In a kernel: `#define KL_ITEMS(i, n) for (size_t i = first; ...)` is
- * each .cl file's own (OpenCL C has no shared header here). */
+/* The group of a kernel of an element a work-item: 256 on a GPU, the
+ * runtime's choice (0) on a CPU. */
+static inline size_t kl__cl_group(const kl_args *a) {
+  return kl__cl_on_cpu(a) ? 0 : 256;
+}
 
 /* Kernel `name` of the program built from `source` with `options` ("-DT=
  * double"), building it once per context and options (untimed: a rung's
@@ -157,6 +160,8 @@ static inline const char *kl__cl_stride_option(const kl_args *a) {
 kl_status kl__cl_kernel(kl_context *ctx, const char *source,
                         const char *options, const char *name,
                         cl_kernel *out);
+/* An element type's OpenCL C name ("double"), NULL where it has none. */
+const char *kl__cl_type_name(kl_type t);
 /* The -D options of an element type: T (its OpenCL C name), and the
  * pragma for double; KL_UNAVAILABLE where the device has no fp64. */
 kl_status kl__cl_type_options(const kl_args *a, kl_type t, char *dst,

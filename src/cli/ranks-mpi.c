@@ -61,36 +61,42 @@ static MPI_Datatype datatype(kl_type type) {
   }
 }
 
-static void allreduce(void *context, void *values, int n, kl_type type,
-                      kl_ranks_op op) {
-  (void)context;
-  const MPI_Op mop = op == KL_RANKS_SUM   ? MPI_SUM
-                     : op == KL_RANKS_MIN ? MPI_MIN
-                                          : MPI_MAX;
+/* An allreduce's MPI type and operation; a type MPI has none for ends the
+ * job (the workloads ask for none such). */
+static MPI_Datatype reduced_type(kl_type type) {
   const MPI_Datatype t = datatype(type);
   if (t == MPI_DATATYPE_NULL) {
     fprintf(stderr, "kladder: error: rank %d: an allreduce of type %s\n",
             world.rank, kl_type_name(type));
     MPI_Abort(MPI_COMM_WORLD, 3);
   }
-  MPI_Allreduce(MPI_IN_PLACE, values, n, t, mop, MPI_COMM_WORLD);
+  return t;
+}
+
+static MPI_Op reduced_op(kl_ranks_op op) {
+  return op == KL_RANKS_SUM ? MPI_SUM : op == KL_RANKS_MIN ? MPI_MIN : MPI_MAX;
+}
+
+static void allreduce(void *context, void *values, int n, kl_type type,
+                      kl_ranks_op op) {
+  (void)context;
+  MPI_Allreduce(MPI_IN_PLACE, values, n, reduced_type(type), reduced_op(op),
+                MPI_COMM_WORLD);
 }
 
 static void *allreduce_start(void *context, void *values, int n,
                              kl_type type, kl_ranks_op op) {
   (void)context;
-  const MPI_Op mop = op == KL_RANKS_SUM   ? MPI_SUM
-                     : op == KL_RANKS_MIN ? MPI_MIN
-                                          : MPI_MAX;
+  const MPI_Datatype t = reduced_type(type);
   MPI_Request *req = malloc(sizeof *req);
-  if (!req || datatype(type) == MPI_DATATYPE_NULL) {
-    fprintf(stderr, "kladder: error: rank %d: an allreduce of type %s%s\n",
-            world.rank, kl_type_name(type), req ? "" : ": out of memory");
+  if (!req) {
+    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
+            world.rank);
     MPI_Abort(MPI_COMM_WORLD, 3);
     return NULL;
   }
-  MPI_Iallreduce(MPI_IN_PLACE, values, n, datatype(type), mop,
-                 MPI_COMM_WORLD, req);
+  MPI_Iallreduce(MPI_IN_PLACE, values, n, t, reduced_op(op), MPI_COMM_WORLD,
+                 req);
   return req;
 }
 

@@ -398,6 +398,10 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       const volatile sig_atomic_t *stop, kl__result *res);
 
 /* ---- ranks.c: kl_options.ranks' collectives, no-ops for one rank -------- */
+/* Whether the caller's kl_ranks (its size) reaches `field`: one built
+ * against an older kladder.h stops before the fields added since. */
+#define KL__RANKS_HAS(r, field)                                               \
+  ((r)->size >= offsetof(kl_ranks, field) + sizeof(r)->field)
 int kl__ranks_count(const kl_ranks *r);
 void kl__ranks_barrier(const kl_ranks *r);
 /* Each of the n values becomes its maximum over the ranks. */

@@ -115,8 +115,7 @@ void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
  * reaches it and both are set), else the blocking allreduce at the
  * start. */
 static int starts(const kl_ranks *r) {
-  return r->size >= offsetof(kl_ranks, allreduce_wait) +
-                        sizeof r->allreduce_wait &&
+  return KL__RANKS_HAS(r, allreduce_wait) &&
          r->allreduce_start && r->allreduce_wait;
 }
 
@@ -151,8 +150,7 @@ void kl__phase(const kl_args *a, int k, double seconds) {
 
 /* Whether a kl_ranks has what the distributed workloads call. */
 int kl__ranks_distributes(const kl_ranks *r) {
-  return r && r->size >= offsetof(kl_ranks, exchange_wait) +
-                             sizeof r->exchange_wait &&
+  return r && KL__RANKS_HAS(r, exchange_wait) &&
          r->allreduce && r->exchange_start && r->exchange_wait;
 }
 
@@ -168,7 +166,6 @@ void kl__ranks_sum(const kl_ranks *r, double *values, int n) {
 
 int kl__ranks_device_memory(const kl_plan *p) {
   const kl_ranks *r = p->ranks;
-  return r && r->size >= offsetof(kl_ranks, device_memory) +
-                             sizeof r->device_memory &&
+  return r && KL__RANKS_HAS(r, device_memory) &&
          r->device_memory;
 }

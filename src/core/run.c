@@ -122,7 +122,7 @@ typedef struct devices {
 static int default_device(const kl_options *o, const kl_backend *b) {
   const kl_ranks *r = o->ranks;
   if (kl__ranks_count(r) < 2 ||
-      r->size < offsetof(kl_ranks, local_count) + sizeof r->local_count ||
+      !KL__RANKS_HAS(r, local_count) ||
       r->local_count < 2 || r->local_rank < 0)
     return 0;
   const int count = kl_backend_devices(b);
@@ -682,7 +682,7 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl_status st = options_of(given, &o);
   if (st != KL_OK) return st;
   const kl_ranks *rk = o.ranks;
-  if (rk && (rk->size < offsetof(kl_ranks, agree) + sizeof rk->agree ||
+  if (rk && (!KL__RANKS_HAS(rk, agree) ||
              !rk->barrier || !rk->max || !rk->agree || rk->count < 1 ||
              rk->rank < 0 || rk->rank >= rk->count))
     return kl__usage(KL_USAGE, "kl_options.ranks: a size, a rank below the "

@@ -50,8 +50,6 @@ static void keep(kl__cg_host *h, kl_status st) {
                         kl__cl_error(e_)));                                   \
   } while (0)
 
-static size_t group(const kl_args *a) { return kl__cl_on_cpu(a) ? 0 : 256; }
-
 static void matvec(const kl__cg_host *hc, const double *v, double *out) {
   kl__cg_host *h = (kl__cg_host *)hc;
   const kl_args *a = h->args;
@@ -67,7 +65,7 @@ static void matvec(const kl__cg_host *hc, const double *v, double *out) {
   ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
-  keep(h, kl__cl_launch(a, k, (size_t)rows, group(a)));
+  keep(h, kl__cl_launch(a, k, (size_t)rows, kl__cl_group(a)));
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
 }
 
@@ -85,7 +83,7 @@ static void waxpby(const kl__cg_host *hc, double alpha, const double *x,
   ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof ym, &ym));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof wm, &wm));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof n, &n));
-  keep(h, kl__cl_launch(a, k, (size_t)n, group(a)));
+  keep(h, kl__cl_launch(a, k, (size_t)n, kl__cl_group(a)));
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
 }
 

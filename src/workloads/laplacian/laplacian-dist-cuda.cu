@@ -53,18 +53,6 @@ static kl_status plane(const kl_args *a, const box *b, T *face, int axis,
   return KL_OK;
 }
 
-/* The first failure of a rung's steps, kept while it goes on. */
-#define STEP(st, call)                                                        \
-  do {                                                                        \
-    if ((st) == KL_OK) (st) = (call);                                         \
-  } while (0)
-
-static kl_status gpu_step(cudaError_t e, const char *what) {
-  return e == cudaSuccess ? KL_OK
-                          : KL_FAIL(KL_DEVICE, "%s failed: %s", what,
-                                    cudaGetErrorString(e));
-}
-
 /* The exchange: pack, (stage,) send and receive, (stage,) unpack; its
  * seconds to phase 0. */
 template <typename T>
@@ -85,20 +73,22 @@ static kl_status exchange(const kl_args *a, int staged) {
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
       const int q = 2 * axis + side;
-      STEP(st, plane<T>(a, &b, dev + q * face, axis,
-                        side ? b.ext[axis] - 2 : 1, 1));
+      KL_KEEP(st, plane<T>(a, &b, dev + q * face, axis,
+                           side ? b.ext[axis] - 2 : 1, 1));
       const size_t bytes =
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
       T *send = (staged ? host : dev) + q * face;
       T *recv = (staged ? host : dev) + (6 + q) * face;
       if (staged)
-        STEP(st, gpu_step(cudaMemcpyAsync(send, dev + q * face, bytes,
-                                          cudaMemcpyDeviceToHost, s),
-                          "cudaMemcpyAsync (face to host)"));
+        KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(send, dev + q * face,
+                                                   bytes,
+                                                   cudaMemcpyDeviceToHost, s),
+                                   "cudaMemcpyAsync (face to host)"));
       const kl_message msg = {nbs[axis][side], axis, send, recv, bytes};
       m[count++] = msg;
     }
-  STEP(st, gpu_step(cudaStreamSynchronize(s), "cudaStreamSynchronize"));
+  KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
+                             "cudaStreamSynchronize"));
   /* Made whatever happened above: the neighbours wait for these. */
   kl__exchange_wait(p, kl__exchange_start(p, m, count));
   for (int axis = 0; axis < 3; axis++)
@@ -108,14 +98,16 @@ static kl_status exchange(const kl_args *a, int staged) {
       const size_t bytes =
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
       if (staged)
-        STEP(st, gpu_step(cudaMemcpyAsync(dev + (6 + q) * face,
-                                          host + (6 + q) * face, bytes,
-                                          cudaMemcpyHostToDevice, s),
-                          "cudaMemcpyAsync (face to the device)"));
-      STEP(st, plane<T>(a, &b, dev + (6 + q) * face, axis,
-                        side ? b.ext[axis] - 1 : 0, 0));
+        KL_KEEP(st, kl__gpu_status(
+                        cudaMemcpyAsync(dev + (6 + q) * face,
+                                        host + (6 + q) * face, bytes,
+                                        cudaMemcpyHostToDevice, s),
+                        "cudaMemcpyAsync (face to the device)"));
+      KL_KEEP(st, plane<T>(a, &b, dev + (6 + q) * face, axis,
+                           side ? b.ext[axis] - 1 : 0, 0));
     }
-  STEP(st, gpu_step(cudaStreamSynchronize(s), "cudaStreamSynchronize"));
+  KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
+                             "cudaStreamSynchronize"));
   kl__phase(a, 0, kl__now() - t0);
   return st;
 }
@@ -128,8 +120,8 @@ template <typename T> static kl_status run(const kl_args *a, int staged) {
   kl_args la;
   kl__lapdist_local_args(a, &local, &la);
   st = kl__laplacian_gpu_zmarch_vector(&la);
-  STEP(st, gpu_step(cudaStreamSynchronize((cudaStream_t)a->stream),
-                    "cudaStreamSynchronize"));
+  KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize((cudaStream_t)a->stream),
+                             "cudaStreamSynchronize"));
   kl__phase(a, 1, kl__now() - t0);
   return st;
 }

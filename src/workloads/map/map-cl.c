@@ -27,7 +27,7 @@ static kl_status run(const kl_args *a, int per_item) {
   KL_CL_ARG(k, 4, cc);
   KL_CL_ARG(k, 5, n);
   const size_t items = (size_t)((n + (cl_ulong)per_item - 1) / per_item);
-  return kl__cl_launch(a, k, items, kl__cl_on_cpu(a) ? 0 : 256);
+  return kl__cl_launch(a, k, items, kl__cl_group(a));
 }
 
 kl_status kl__map_cl_thread(const kl_args *a) { return run(a, 1); }

@@ -3,7 +3,6 @@
  * in one (the last group to finish combines the partials), in the launch
  * shape of the device's type (kl__cl_stride_shape). */
 #include <stdio.h>
-#include <string.h>
 
 #include "../../backends/opencl.h"
 #include "cl-sources.h"
@@ -28,14 +27,11 @@ static kl_status options_of(const kl_args *a, char *dst, size_t size) {
   const kl_type result = kl__reduce_result_type(p->type, REDUCE_OP(p));
   char in[64], out[64];
   kl_status st = kl__cl_type_options(a, p->type, in, sizeof in);
+  /* The result's type checked too (a float sum's double needs fp64). */
   if (st == KL_OK) st = kl__cl_type_options(a, result, out, sizeof out);
   if (st != KL_OK) return st;
-  /* "-DT=float" and "-DT=double -DKL_FP64": the accumulator's name after
-   * its "-DT=", and fp64 where either has it. */
-  const char *a_name = out + 4;
-  char a_type[16];
-  snprintf(a_type, sizeof a_type, "%.*s", (int)strcspn(a_name, " "), a_name);
-  snprintf(dst, size, "%s -DA=%s -DOP=%d%s%s%s", in, a_type, REDUCE_OP(p),
+  snprintf(dst, size, "%s -DA=%s -DOP=%d%s%s%s", in,
+           kl__cl_type_name(result), REDUCE_OP(p),
            p->type == KL_I32 ? " -DKL_INT" : "",
            result == KL_F64 && p->type != KL_F64 ? " -DKL_FP64" : "",
            kl__cl_stride_option(a));

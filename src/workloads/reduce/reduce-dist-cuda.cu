@@ -7,17 +7,6 @@
 #include "../../backends/gpu.h"
 #include "reduce.h"
 
-static kl_status gpu_step(cudaError_t e, const char *what) {
-  return e == cudaSuccess ? KL_OK
-                          : KL_FAIL(KL_DEVICE, "%s failed: %s", what,
-                                    cudaGetErrorString(e));
-}
-
-#define STEP(st, call)                                                        \
-  do {                                                                        \
-    if ((st) == KL_OK) (st) = (call);                                         \
-  } while (0)
-
 extern "C" kl_status kl__reduce_dist_gpu_best(const kl_args *a) {
   const kl_plan *p = a->plan;
   cudaStream_t s = (cudaStream_t)a->stream;
@@ -26,17 +15,19 @@ extern "C" kl_status kl__reduce_dist_gpu_best(const kl_args *a) {
   void *out = a->buffers[REDUCE_OUT], *host = a->buffers[REDUCE_DIST_STAGE];
   const double t0 = kl__now();
   kl_status st = kl__reduce_gpu_best(a);
-  STEP(st, gpu_step(cudaMemcpyAsync(host, out, bytes, cudaMemcpyDeviceToHost,
-                                    s),
-                    "cudaMemcpyAsync (result to host)"));
-  STEP(st, gpu_step(cudaStreamSynchronize(s), "cudaStreamSynchronize"));
+  KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(host, out, bytes,
+                                             cudaMemcpyDeviceToHost, s),
+                             "cudaMemcpyAsync (result to host)"));
+  KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
+                             "cudaStreamSynchronize"));
   const double t1 = kl__now();
   kl__phase(a, 0, t1 - t0);
   kl__reduce_dist_combine(p, host);
-  STEP(st, gpu_step(cudaMemcpyAsync(out, host, bytes, cudaMemcpyHostToDevice,
-                                    s),
-                    "cudaMemcpyAsync (result to the device)"));
-  STEP(st, gpu_step(cudaStreamSynchronize(s), "cudaStreamSynchronize"));
+  KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(out, host, bytes,
+                                             cudaMemcpyHostToDevice, s),
+                             "cudaMemcpyAsync (result to the device)"));
+  KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
+                             "cudaStreamSynchronize"));
   kl__phase(a, 1, kl__now() - t1);
   return st;
 }

@@ -14,8 +14,6 @@ kl_status kl__stream_cl_triad_setup(kl_args *a) {
                             0);
 }
 
-static size_t group(const kl_args *a) { return kl__cl_on_cpu(a) ? 0 : 256; }
-
 kl_status kl__stream_cl_copy(const kl_args *a) {
   cl_kernel k = a->state.pointer[0];
   cl_mem x = a->buffers[STREAM_A], c = a->buffers[STREAM_C];
@@ -23,7 +21,7 @@ kl_status kl__stream_cl_copy(const kl_args *a) {
   KL_CL_ARG(k, 0, x);
   KL_CL_ARG(k, 1, c);
   KL_CL_ARG(k, 2, n);
-  return kl__cl_launch(a, k, (size_t)n, group(a));
+  return kl__cl_launch(a, k, (size_t)n, kl__cl_group(a));
 }
 
 kl_status kl__stream_cl_triad(const kl_args *a) {
@@ -42,5 +40,5 @@ kl_status kl__stream_cl_triad(const kl_args *a) {
     KL_CL_ARG(k, 3, s);
   }
   KL_CL_ARG(k, 4, n);
-  return kl__cl_launch(a, k, (size_t)n, group(a));
+  return kl__cl_launch(a, k, (size_t)n, kl__cl_group(a));
 }
