@@ -61,3 +61,19 @@ ranks 2 -w reduce -b serial -n 1000 --json "$dir/no/such/dir/r.json"
 n=$(grep -c "^kladder: error" "$dir/out.txt")
 [ "$n" = 1 ] || fail "an unwritable --json: $n messages, not 1"
 echo "ok: bad input under mpirun: exit 2, one message"
+
+# A rank bound to fewer CPUs than its share of the host (Open MPI binds to
+# a core at two ranks or fewer): one note from rank 0; none unbound.
+if [ "$(nproc)" -gt 1 ]; then
+  timeout 120 "$mpiexec" -n 1 --bind-to core "$kladder" run -w reduce \
+    -b serial -n 1000 --reps 2 -q >"$dir/out.txt" 2>&1 ||
+    fail "bound to a core: exit $?"
+  grep -q "^kladder: note: the launcher bound rank 0 to 1 of" "$dir/out.txt" ||
+    fail "bound to a core: no note"
+  timeout 120 "$mpiexec" -n 1 --bind-to none "$kladder" run -w reduce \
+    -b serial -n 1000 --reps 2 -q >"$dir/out.txt" 2>&1 ||
+    fail "unbound: exit $?"
+  ! grep -q "kladder: note: the launcher bound" "$dir/out.txt" ||
+    fail "unbound: a note"
+  echo "ok: a rank bound to fewer CPUs than its share: one note"
+fi

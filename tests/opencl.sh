@@ -20,15 +20,24 @@ fail() {
   exit 1
 }
 
+# An empty vendors folder hides every platform from ocl-icd's loader. A
+# loader that still lists one (the H100 machine's: its platform comes from
+# another place than OCL_ICD_VENDORS) cannot make this case: said, skipped.
 mkdir "$dir/none"
-OCL_ICD_VENDORS="$dir/none" "$kladder" run -w stream -b opencl -n 1000 \
-  >"$dir/out" 2>"$dir/err"
-code=$?
-[ "$code" = 2 ] || fail "no platform: exit $code, not 2"
-grep -q "^kladder: error: backend 'opencl' is not available here: no OpenCL device" \
-  "$dir/err" || fail "no platform: the message"
-[ "$(wc -l <"$dir/err")" = 1 ] || fail "no platform: more than one line"
-echo "ok: no OpenCL platform: exit 2, one line"
+if OCL_ICD_VENDORS="$dir/none" OCL_ICD_FILENAMES= "$kladder" list |
+  grep -q '^  opencl *available'; then
+  echo "skipped: no platform: this ICD loader lists a platform whatever" \
+    "OCL_ICD_VENDORS names"
+else
+  OCL_ICD_VENDORS="$dir/none" OCL_ICD_FILENAMES= "$kladder" run -w stream \
+    -b opencl -n 1000 >"$dir/out" 2>"$dir/err"
+  code=$?
+  [ "$code" = 2 ] || fail "no platform: exit $code, not 2"
+  grep -q "^kladder: error: backend 'opencl' is not available here: no OpenCL device" \
+    "$dir/err" || fail "no platform: the message"
+  [ "$(wc -l <"$dir/err")" = 1 ] || fail "no platform: more than one line"
+  echo "ok: no OpenCL platform: exit 2, one line"
+fi
 
 KLADDER_INJECT_NO_FP64=1 "$kladder" run -w stream -b opencl -n 1000 \
   --reps 2 >"$dir/out" 2>"$dir/err"

@@ -1,14 +1,16 @@
 /* The command's kl_ranks over MPI_COMM_WORLD (ranks.h). MPI's errors stay
  * fatal (MPI_ERRORS_ARE_FATAL, the default): a failed collective ends the
  * whole job rather than leaving ranks waiting. */
-#define _POSIX_C_SOURCE 200809L /* setenv, nanosleep */
+#define _GNU_SOURCE /* setenv, nanosleep, sched_getaffinity */
 #include "ranks.h"
 
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h> /* sysconf */
 
 /* Whether an MPI launcher started this process (Open MPI, PMIx, MPICH's
  * Hydra): MPI is not started otherwise, so that the command without
@@ -195,6 +197,24 @@ static unsigned long long available(void) {
   return kb * 1024;
 }
 
+/* Open MPI binds each rank to one core where it starts two or fewer (to a
+ * socket beyond): an OpenMP rung of such a rank runs its threads on that
+ * core. Said once, by rank 0, where its CPUs are fewer than its share of
+ * the host's. */
+static void note_binding(int ranks_here) {
+  cpu_set_t set;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (online < 2 || sched_getaffinity(0, sizeof set, &set) != 0) return;
+  const long mine = CPU_COUNT(&set), share = online / ranks_here;
+  if (mine >= share) return;
+  fprintf(stderr,
+          "kladder: note: the launcher bound rank 0 to %ld of this host's "
+          "%ld CPUs, which its host backends' threads share; `mpirun "
+          "--bind-to none` (or --map-by slot:PE=%ld) gives each rank its "
+          "share\n",
+          mine, online, share);
+}
+
 const kl_ranks *cli_ranks_begin(int *refused) {
   *refused = 0;
   if (!launched()) return NULL;
@@ -226,6 +246,7 @@ const kl_ranks *cli_ranks_begin(int *refused) {
     MPI_Comm_free(&local);
   }
   world.local_count = here;
+  if (world.rank == 0) note_binding(here);
   const unsigned long long free_bytes = available();
   if (!getenv("KLADDER_MEMORY_LIMIT") && free_bytes > 0 && here > 1) {
     char text[32];
