@@ -31,55 +31,70 @@ mkdir -p /tmp/kl-icd
 echo libnvidia-opencl.so.1 >/tmp/kl-icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/kl-icd
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-k="./build/kladder run -q"
+# Open MPI binds a rank to one core at np <= 2: the OpenMP rungs would run
+# on one core. Every command under a limit of its own (KL_ISSUE_LIMIT,
+# default 150 s), so that one slow or stuck run costs only itself.
+lim=${KL_ISSUE_LIMIT:-150}
+mpi="timeout $lim mpirun --bind-to none"
+k="timeout $lim ./build/kladder run -q"
+kr="./build/kladder run -q"
 part() { [[ $1 =~ $only ]]; }
 step() { echo "== $1 ($(date +%T))" >&2; }
+# run NAME COMMAND...: its table in NAME.txt, its results in NAME.json.
+run() {
+  local name=$1
+  shift
+  "$@" --json "$out/$name.json" >"$out/$name.txt" 2>&1
+  echo "   $name: exit $?" >&2
+}
 ./build/kladder list >"$out/list.txt" 2>&1
 grep -A2 '^  opencl' "$out/list.txt" >&2
 
 if part tests; then
   step tests
-  (cd build && ctest -R 'rungs-cuda-(reduce|laplacian)$|opencl|mpi' \
-    --timeout 500 >"$out/ctest.txt" 2>&1)
+  (cd build && timeout 300 ctest -j4 \
+    -R 'rungs-cuda-(reduce|laplacian|cg)$|opencl|mpi' --timeout 240 \
+    >"$out/ctest.txt" 2>&1)
   tail -5 "$out/ctest.txt" >&2
 fi
 if part mpi1; then
   step mpi1
-  mpirun -np 1 $k -w cg-dist,cg -b openmp -n 128 --reps 5 \
-    --json "$out/mpi1-cg.json" >"$out/mpi1-cg.txt" 2>&1
-  mpirun -np 1 $k -w laplacian-dist,laplacian -b cuda \
-    -r cuda-staged,cuda-zmarch-vector -n 512 --reps 20 \
-    --json "$out/mpi1-lap.json" >"$out/mpi1-lap.txt" 2>&1
-  mpirun -np 1 $k -w reduce-dist,reduce -b cuda -r cuda-best -n 256M \
-    --reps 20 --json "$out/mpi1-reduce.json" >"$out/mpi1-reduce.txt" 2>&1
+  run mpi1-cg-cuda $mpi -np 1 $kr -w cg-dist,cg -b cuda -n 256 --reps 5
+  run mpi1-cg-omp $mpi -np 1 $kr -w cg-dist,cg -b openmp -n 96 --reps 5
+  run mpi1-lap $mpi -np 1 $kr -w laplacian-dist,laplacian -b cuda \
+    -r 'cuda-staged,cuda-nccl,cuda-zmarch-vector' -n 512 --reps 20
+  run mpi1-reduce $mpi -np 1 $kr -w reduce-dist,reduce -b cuda \
+    -r 'cuda-best,cuda-nccl' -n 256M --reps 20
 fi
 if part mpi2; then
   step mpi2
   for s in weak strong; do
-    mpirun -np 2 $k -w laplacian-dist -b cuda -n 514 --scaling $s --reps 20 \
-      --json "$out/mpi2-lap-$s.json" >"$out/mpi2-lap-$s.txt" 2>&1
-    mpirun -np 2 $k -w reduce-dist -b cuda -n 128M --scaling $s --reps 20 \
-      --json "$out/mpi2-reduce-$s.json" >"$out/mpi2-reduce-$s.txt" 2>&1
-    mpirun -np 2 $k -w cg-dist -b openmp -n 128 --scaling $s --reps 5 \
-      --json "$out/mpi2-cg-$s.json" >"$out/mpi2-cg-$s.txt" 2>&1
+    run mpi2-lap-$s $mpi -np 2 $kr -w laplacian-dist -b cuda -n 512 \
+      --scaling $s --reps 20
+    run mpi2-reduce-$s $mpi -np 2 $kr -w reduce-dist -b cuda -n 128M \
+      --scaling $s --reps 20
+    run mpi2-cg-cuda-$s $mpi -np 2 $kr -w cg-dist -b cuda -n 128 \
+      --scaling $s --reps 5
+    run mpi2-cg-omp-$s $mpi -np 2 $kr -w cg-dist -b openmp -n 64 \
+      --scaling $s --reps 5
   done
-  $k -w transfer -b cuda -n 2M --reps 20 --json "$out/transfer.json" \
-    >"$out/transfer.txt" 2>&1
+  run transfer $k -w transfer -b cuda -n 2M --reps 20
 fi
 if part opencl; then
   step opencl
-  $k -w stream -b cuda,opencl -r cuda-memcpy,opencl-copy,cuda-triad,opencl-triad \
-    --reps 20 --json "$out/cl-stream.json" >"$out/cl-stream.txt" 2>&1
-  $k -w map -b cuda,opencl -r cuda-vec4,opencl-vec4,opencl-thread --reps 20 \
-    --json "$out/cl-map.json" >"$out/cl-map.txt" 2>&1
-  $k -w reduce -b cuda,opencl -r cuda-cub,cuda-best,opencl-tree,opencl-one-pass \
-    -t f64 -n 256M --reps 20 --json "$out/cl-reduce.json" \
-    >"$out/cl-reduce.txt" 2>&1
-  $k -w histogram -b cuda,opencl -r cuda-cub,cuda-best,opencl-local \
-    --reps 20 --json "$out/cl-histogram.json" >"$out/cl-histogram.txt" 2>&1
-  $k -w laplacian -b cuda,opencl -r cuda-zmarch-vector,opencl-point,opencl-zmarch \
-    -n 512 --reps 20 --json "$out/cl-laplacian.json" \
-    >"$out/cl-laplacian.txt" 2>&1
+  run cl-stream $k -w stream -b cuda,opencl \
+    -r cuda-memcpy,opencl-copy,cuda-triad,opencl-triad --reps 20
+  run cl-map $k -w map -b cuda,opencl -r cuda-vec4,opencl-vec4,opencl-thread \
+    --reps 20
+  run cl-reduce $k -w reduce -b cuda,opencl \
+    -r cuda-cub,cuda-best,opencl-tree,opencl-one-pass -t f64 -n 256M --reps 20
+  run cl-histogram $k -w histogram -b cuda,opencl \
+    -r cuda-cub,cuda-best,opencl-local --reps 20
+  run cl-laplacian $k -w laplacian -b cuda,opencl \
+    -r cuda-zmarch-vector,opencl-point,opencl-zmarch -n 512 --reps 20
+  run cl-cg $k -w cg -b cuda,opencl -r cuda-resident,opencl -n 128 --reps 5
+  run cl-gemm $k -w gemm -b cuda,opencl -r cuda-cublas,opencl-local -s 4096x4096x4096 \
+    --reps 5
 fi
 tar -C "$out" -czf "$out/results.tgz" --exclude results.tgz . 2>/dev/null
 # The short table: every result's rate, %ceil, efficiency where there.
