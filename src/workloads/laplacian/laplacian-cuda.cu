@@ -451,7 +451,8 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
 }
 
 /* The z-marching kernels: one block per tile and chunk, in address order;
- * the planes per chunk as measured best for each kernel (NOTES.md). */
+ * the planes per chunk as measured best for each kernel (NOTES.md), where
+ * -p planes= does not give them. */
 typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED, ZMARCH_KINDS } zmarch_kind;
 static const int zmarch_planes[ZMARCH_KINDS] = {8, 4, 16};
 
@@ -508,7 +509,7 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
     z.sub_tiles = (z.tiles_y + GRID_YZ_MAX - 1) / GRID_YZ_MAX;
   const int64_t subs = (z.tiles_y + z.sub_tiles - 1) / z.sub_tiles;
   const int64_t interior = g.nz - 2, most_chunks = GRID_YZ_MAX / subs;
-  z.planes = zmarch_planes[kind];
+  z.planes = LAP_PLANES(p) > 0 ? LAP_PLANES(p) : zmarch_planes[kind];
   if ((interior + z.planes - 1) / z.planes > most_chunks)
     z.planes = (interior + most_chunks - 1) / most_chunks;
   z.chunks = (interior + z.planes - 1) / z.planes;

@@ -339,6 +339,7 @@ void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la) {
   local->value[LAP_P_NY] = (double)b.ext[1];
   local->value[LAP_P_NZ] = (double)b.ext[2];
   local->value[LAP_P_M] = 4; /* laplacian's default, for its tiled kernels */
+  local->value[LAP_P_PLANES] = 0; /* and the z-marching ones' */
   *la = *a;
   la->plan = local;
 }

@@ -185,7 +185,8 @@ kl_status kl__laplacian_serial(const kl_args *a) {
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 /* The ladder, naive first. The four tiled CUDA rungs read m, the points
- * per thread along y (-p m=): their .tunings. */
+ * per thread along y (-p m=), and the z-marching ones planes, the planes
+ * of a chunk (-p planes=): their .tunings. */
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the triple loop, k outer, i inner",
             .library = FLOATS, .run = kl__laplacian_serial),
@@ -310,6 +311,14 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
                  .help = "points per thread along y of the tiled kernels (1, "
                          "2, 4, 8 or 16)",
                  .default_value = 4, .min = 1, .max = 16},
+    /* 0: each z-marching kernel's chunk as measured best on the H100
+     * (NOTES.md, attempt 7): 8 planes for cuda-zmarch, 4 for the vector
+     * kernel, 16 for the shared-memory one. */
+    [LAP_P_PLANES] = {.name = "planes", .kind = KL_PARAM_INT,
+                      .flags = KL_PARAM_TUNING,
+                      .help = "planes per chunk of the z-marching GPU "
+                              "rungs (0: each kernel's measured best)",
+                      .default_value = 0, .min = 0, .max = 65536},
 };
 
 /* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),

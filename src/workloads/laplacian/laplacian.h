@@ -21,7 +21,8 @@
  * kept). */
 enum { LAP_U, LAP_F };
 /* The parameters, in the workload's order: nx is the main size (-n), and
- * -s NXxNYxNZ fills the extents; m is a tuning of the tiled GPU rungs. */
+ * -s NXxNYxNZ fills the extents; m is a tuning of the tiled GPU rungs,
+ * planes one of the z-marching ones. */
 enum {
   LAP_P_NX,
   LAP_P_NY,
@@ -30,6 +31,7 @@ enum {
   LAP_P_HY,
   LAP_P_HZ,
   LAP_P_M,
+  LAP_P_PLANES,
   LAP_PARAMS
 };
 #define LAP_NX(p) ((int64_t)(p)->value[LAP_P_NX])
@@ -44,6 +46,9 @@ enum {
 /* The tiled rungs' points per thread along y: 1, 2, 4, 8 or 16 (the plan
  * refuses any other). */
 #define LAP_M(p) ((int)(p)->value[LAP_P_M])
+/* The z-marching rungs' planes per chunk; 0: each kernel's measured
+ * best. */
+#define LAP_PLANES(p) ((int64_t)(p)->value[LAP_P_PLANES])
 enum { LAP_CX, LAP_CY, LAP_CZ };
 #define LAP_C(p, axis) ((p)->constants[axis])
 /* The grid's points, and whether it has an interior. */
