@@ -32,41 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg-dist.h"
 #include "cg-host.h"
-
-/* The parameters: cg's, less nnz (the stencil's). */
-enum { D_P_N, D_P_STENCIL, D_P_MODE, D_P_TOL, D_P_MAXIT, D_PARAMS };
-#define D_STENCIL(p) ((int)(p)->value[D_P_STENCIL])
-#define D_FIXED(p) ((int)(p)->value[D_P_MODE] == CG_FIXED)
-#define D_TOL(p) ((p)->value[D_P_TOL])
-#define D_MAXIT(p) ((int64_t)(p)->value[D_P_MAXIT])
-#define D_GO_ON(p, k, rr, bb)                                                 \
-  cg_go_on((k), D_MAXIT(p), D_FIXED(p), D_TOL(p) * D_TOL(p), (rr), (bb))
-
-/* The buffers: cg's first six, then the scratch: r, p (with its layer),
- * Ap, and the halo's send and receive regions; the pipelined rung's w
- * (with its layer), z and s, its p without a layer and q in Ap's place. */
-enum { D_FACES = CG_AP + 1, D_W, D_Z, D_S };
-
-/* The plan's constants: the box's extents, its first point in the grid,
- * the grid's extents, the box's nonzeros. */
-enum { D_EXT = 0, D_START = 3, D_GRID = 6, D_NNZ = 9 };
-
-typedef struct box {
-  int64_t l[3], start[3], grid[3];
-  int64_t e[3]; /* the extents with the layer: l + 2 */
-} box;
-
-static box box_of(const kl_plan *p) {
-  box b;
-  for (int a = 0; a < 3; a++) {
-    b.l[a] = (int64_t)p->constants[D_EXT + a];
-    b.start[a] = (int64_t)p->constants[D_START + a];
-    b.grid[a] = (int64_t)p->constants[D_GRID + a];
-    b.e[a] = b.l[a] + 2;
-  }
-  return b;
-}
 
 static kl_status grid_of(const kl_plan *p, int dims[3]) {
   const int64_t n[3] = {p->n, p->n, p->n};
@@ -286,18 +253,10 @@ typedef struct solver {
   double exchange_seconds, allreduce_seconds;
 } solver;
 
-/* The 26 directions (dx, dy, dz) of the neighbours, x fastest; the
- * 7-point stencil uses the six with one nonzero. */
-static void direction(int q, int d[3]) {
-  const int at = q < 13 ? q : q + 1; /* the centre skipped */
-  d[0] = at % 3 - 1;
-  d[1] = at / 3 % 3 - 1;
-  d[2] = at / 9 - 1;
-}
-
 /* The region a direction's message is sent from (the box's points next to
  * that neighbour) or received into (the layer beside it), in layered
- * coordinates, half open. */
+ * coordinates, half open; its place in the packed halo is cg-dist.h's
+ * halo_region_start. */
 static int64_t region(const box *b, const int d[3], int receive,
                       int64_t lo[3], int64_t hi[3]) {
   int64_t size = 1;
@@ -337,20 +296,19 @@ static void *halo_start(solver *s, double *ext) {
                         b->l[0] * b->l[1] * b->l[2];
   kl_message m[26];
   int count = 0;
-  int64_t offset = 0;
   for (int q = 0; q < 26; q++) {
     int d[3];
     int64_t lo[3], hi[3];
-    direction(q, d);
+    halo_direction(q, d);
     const int64_t size = region(b, d, 0, lo, hi);
+    const int64_t at = halo_region_start(b->l, d);
     const int nb = neighbour(s, d);
     if (nb >= 0 && used(s, d)) {
-      double *send = s->halo + offset, *recv = s->halo + layer + offset;
+      double *send = s->halo + at, *recv = s->halo + layer + at;
       region_copy(s, ext, send, lo, hi, 1);
       m[count++] = (kl_message){nb, 0, send, recv,
                                 sizeof(double) * (size_t)size};
     }
-    offset += size;
   }
   void *pending = kl__exchange_start(s->p, m, count);
   s->exchange_seconds += kl__now() - t0;
@@ -363,15 +321,14 @@ static void halo_finish(solver *s, double *ext, void *pending) {
   const box *b = &s->b;
   const int64_t layer = b->e[0] * b->e[1] * b->e[2] -
                         b->l[0] * b->l[1] * b->l[2];
-  int64_t offset = 0;
   for (int q = 0; q < 26; q++) {
     int d[3];
     int64_t lo[3], hi[3];
-    direction(q, d);
-    const int64_t size = region(b, d, 1, lo, hi);
+    halo_direction(q, d);
+    region(b, d, 1, lo, hi);
     if (neighbour(s, d) >= 0 && used(s, d))
-      region_copy(s, ext, s->halo + layer + offset, lo, hi, 0);
-    offset += size;
+      region_copy(s, ext, s->halo + layer + halo_region_start(b->l, d), lo,
+                  hi, 0);
   }
   s->exchange_seconds += kl__now() - t0;
 }
