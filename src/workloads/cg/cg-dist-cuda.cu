@@ -15,12 +15,13 @@
  *     summed over the ranks; alpha on the host, into the device scalars;
  *   sweep B: r (and every other iteration x) and the r.r partials; the
  *     same; beta, and the stop by cg's rule on the summed r.r.
- * Three host waits an iteration (the halo's, p.Ap's, r.r's; four staged),
- * where one rank's solve waits once a batch of 16. cuda-staged copies
- * the halo through pinned host memory of its plan on both sides of the
- * messages (an MPI that takes only host memory: Debian's Open MPI, the
- * H100 machine's); cuda-aware hands MPI the device's regions and stands
- * aside where MPI does not take them (kl_ranks.device_memory).
+ * Four host waits an iteration (the packed halo's, the unpacked one's,
+ * p.Ap's and r.r's), where one rank's solve waits once a batch of 16.
+ * cuda-staged copies the regions it sends and receives through pinned
+ * host memory of its plan (an MPI that takes only host memory: Debian's
+ * Open MPI, the H100 machine's), a copy per run of adjacent regions;
+ * cuda-aware hands MPI the device's regions and stands aside where MPI
+ * does not take them (kl_ranks.device_memory).
  * Every rank makes its messages and sums even after a failure of its own
  * (its values then zeros or whatever they hold), so that no rank waits
  * forever and every rank takes the same steps; the failure is returned
@@ -99,32 +100,65 @@ static __global__ void dist_scalars_kernel(double *scalars, double alpha,
 
 /* ---- launches ---------------------------------------------------------- */
 
-/* A rank's solve over several: its place among the ranks, its halo (the
- * send and receive regions on the device; staged, their pinned copies),
- * the layered box the regions received are put in, the first failure,
- * and the seconds of its exchanges and sums. */
+/* A rank's solve over several: its box, its halo (the send and receive
+ * regions on the device; staged, their pinned copies), its messages (the
+ * same every exchange: one per neighbour whose layer the stencil reads,
+ * tag 0 since two ranks share one direction), the bit of each direction
+ * received, the runs of adjacent regions sent (what the staged rung
+ * copies), the layered box the regions received are put in, the first
+ * failure, and the seconds of its exchanges and sums. */
 typedef struct dist {
   const kl_plan *p;
   cgdist_box b;
   extents box;
-  int dims[3], coord[3];
-  int stencil, staged;
+  int staged;
   int64_t layer; /* points in the layer: each half of the halo */
   double *send, *recv, *host_send, *host_recv, *layered;
+  kl_message m[26];
+  int count, runs;
+  unsigned received;
+  int64_t run_at[26], run_points[26];
   unsigned region_blocks; /* the pack's and unpack's, per region */
   kl_status st;
   double exchange_seconds, allreduce_seconds;
 } dist;
+
+/* The messages, from the device's regions or their pinned copies. */
+static void messages_of(dist *s, const int dims[3], const int coord[3],
+                        int stencil) {
+  double *send = s->staged ? s->host_send : s->send;
+  double *recv = s->staged ? s->host_recv : s->recv;
+  for (int q = 0; q < 26; q++) {
+    int d[3];
+    halo_direction(q, d);
+    const int c[3] = {coord[0] + d[0], coord[1] + d[1], coord[2] + d[2]};
+    const int nb = kl__rank_at(dims, c);
+    if (nb < 0 || !halo_used(stencil, d)) continue;
+    const int64_t at = halo_region_start(s->b.l, d);
+    const int64_t points = halo_region_size(s->b.l, d);
+    const kl_message msg = {nb, 0, send + at, recv + at,
+                            sizeof(double) * (size_t)points};
+    s->m[s->count++] = msg;
+    s->received |= 1u << q;
+    if (s->runs > 0 &&
+        s->run_at[s->runs - 1] + s->run_points[s->runs - 1] == at) {
+      s->run_points[s->runs - 1] += points;
+    } else {
+      s->run_at[s->runs] = at;
+      s->run_points[s->runs++] = points;
+    }
+  }
+}
 
 static kl_status dist_of(const kl_args *a, int staged, dist *s) {
   const kl_plan *p = a->plan;
   memset(s, 0, sizeof *s);
   s->p = p;
   s->b = cgdist_box_of(p);
-  s->stencil = D_STENCIL(p);
   s->staged = staged;
-  KL_TRY(dist_grid(p, s->dims));
-  kl__rank_coords(kl__rank(p), s->dims, s->coord);
+  int dims[3], coord[3];
+  KL_TRY(dist_grid(p, dims));
+  kl__rank_coords(kl__rank(p), dims, coord);
   const cgdist_box *b = &s->b;
   const int64_t layered = b->e[0] * b->e[1] * b->e[2];
   s->layer = layered - b->l[0] * b->l[1] * b->l[2];
@@ -148,6 +182,7 @@ static kl_status dist_of(const kl_args *a, int staged, dist *s) {
     s->host_send = VEC(a, D_GPU_STAGE);
     s->host_recv = s->host_send + s->layer;
   }
+  messages_of(s, dims, coord, D_STENCIL(p));
   return KL_OK;
 }
 
@@ -160,60 +195,45 @@ static kl_status pack(const geometry *g, const dist *s, mf_vectors v,
   return KL_OK;
 }
 
-static kl_status unpack(const geometry *g, const dist *s,
-                        unsigned received) {
+static kl_status unpack(const geometry *g, const dist *s) {
   unpack_kernel<<<dim3(s->region_blocks, 26), PACK_BLOCK, 0, g->s>>>(
-      s->recv, received, s->box, s->layered);
+      s->recv, s->received, s->box, s->layered);
   KL_GPU_CHECK_LAUNCH(unpack_kernel);
+  return KL_OK;
+}
+
+/* cuda-staged: the regions sent to the host, or those received to the
+ * device, a copy per run of adjacent regions (one for all 26, one for a
+ * lone face): the bytes of the messages and no more. */
+static kl_status stage(const geometry *g, const dist *s, int to_host) {
+  for (int i = 0; i < s->runs; i++) {
+    const int64_t at = s->run_at[i];
+    const size_t bytes = sizeof(double) * (size_t)s->run_points[i];
+    if (to_host)
+      KL_GPU_CHECK(cudaMemcpyAsync(s->host_send + at, s->send + at, bytes,
+                                   cudaMemcpyDeviceToHost, g->s));
+    else
+      KL_GPU_CHECK(cudaMemcpyAsync(s->recv + at, s->host_recv + at, bytes,
+                                   cudaMemcpyHostToDevice, g->s));
+  }
   return KL_OK;
 }
 
 /* The halo of what the next sweep reads (v, beta: pack_kernel's): packed,
  * (staged: copied to the host,) sent to each neighbour that reads it
  * while its own arrives, (staged: copied back,) put in the layered box,
- * waited for. Tag 0: two ranks share one direction. Its seconds to the
- * exchange phase. */
+ * waited for. Its seconds to the exchange phase. */
 template <int MODE>
 static void exchange(const geometry *g, dist *s, mf_vectors v, double beta) {
   const double t0 = kl__now();
-  const size_t bytes = sizeof(double) * (size_t)s->layer;
   KL_KEEP(s->st, pack<MODE>(g, s, v, beta));
-  if (s->staged)
-    KL_KEEP(s->st, kl__gpu_status(cudaMemcpyAsync(s->host_send, s->send,
-                                                  bytes,
-                                                  cudaMemcpyDeviceToHost,
-                                                  g->s),
-                                  "cudaMemcpyAsync (the halo to the host)"));
+  if (s->staged) KL_KEEP(s->st, stage(g, s, 1));
   KL_KEEP(s->st, kl__gpu_status(cudaStreamSynchronize(g->s),
                                 "cudaStreamSynchronize"));
-  double *send = s->staged ? s->host_send : s->send;
-  double *recv = s->staged ? s->host_recv : s->recv;
-  kl_message m[26];
-  int count = 0;
-  unsigned received = 0;
-  for (int q = 0; q < 26; q++) {
-    int d[3];
-    halo_direction(q, d);
-    const int c[3] = {s->coord[0] + d[0], s->coord[1] + d[1],
-                      s->coord[2] + d[2]};
-    const int nb = kl__rank_at(s->dims, c);
-    if (nb < 0 || !halo_used(s->stencil, d)) continue;
-    const int64_t at = halo_region_start(s->b.l, d);
-    const kl_message msg = {
-        nb, 0, send + at, recv + at,
-        sizeof(double) * (size_t)halo_region_size(s->b.l, d)};
-    m[count++] = msg;
-    received |= 1u << q;
-  }
   /* Made whatever happened above: the neighbours wait for these. */
-  kl__exchange_wait(s->p, kl__exchange_start(s->p, m, count));
-  if (s->staged)
-    KL_KEEP(s->st, kl__gpu_status(cudaMemcpyAsync(s->recv, s->host_recv,
-                                                  bytes,
-                                                  cudaMemcpyHostToDevice,
-                                                  g->s),
-                                  "cudaMemcpyAsync (the halo to the device)"));
-  KL_KEEP(s->st, unpack(g, s, received));
+  kl__exchange_wait(s->p, kl__exchange_start(s->p, s->m, s->count));
+  if (s->staged) KL_KEEP(s->st, stage(g, s, 0));
+  KL_KEEP(s->st, unpack(g, s));
   KL_KEEP(s->st, kl__gpu_status(cudaStreamSynchronize(g->s),
                                 "cudaStreamSynchronize"));
   s->exchange_seconds += kl__now() - t0;
