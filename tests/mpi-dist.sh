@@ -1,13 +1,16 @@
 #!/bin/sh
 # mpi-dist.sh KLADDER MPIEXEC: the distributed workloads (reduce-dist,
-# laplacian-dist, cg-dist) under mpirun on the host backends.
+# laplacian-dist, cg-dist) under mpirun on the host backends, and
+# cg-dist's GPU rungs where there is a CUDA device.
 #   1. 1 to 4 ranks, weak and strong scaling: every rung passes, the JSON
 #      says how many ranks, which scaling, and each rung's efficiency
 #      against rank 0 alone (from 2 ranks);
 #   2. exact integer sums and a NaN on one rank's part over 3 ranks;
 #   3. bad input (a size the ranks cannot split, a copy-per-rank workload
 #      under strong scaling, an unknown scaling): exit 2, one message;
-#   4. an error on rank 1 inside a distributed rung: exit 3, its message.
+#   4. an error on rank 1 inside a distributed rung: exit 3, its message;
+#   5. where there is a CUDA device: cg-dist's GPU rungs over 2 to 4 ranks
+#      sharing it pass (cuda-aware may stand aside).
 # Every mpirun is under a timeout: a hang fails the test. Correctness only
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
@@ -56,6 +59,34 @@ ranks 3 -w cg-dist -b serial -n 6 -p mode=fixed,maxit=9 --scaling strong \
   --reps 2 --warmup 1 --no-ceiling
 [ "$code" = 0 ] || fail "cg-dist, fixed mode, 3 ranks strong: exit $code"
 echo "ok: cg-dist's 7-point matrix and fixed mode"
+
+# The GPU rungs, where this machine has a CUDA device (the GPU machine's
+# ctest): cg-dist's over 2 to 4 ranks sharing it, weak and strong, both
+# stencils, and fixed mode with an odd count (x's last step); each result
+# passes, but cuda-aware, which stands aside where MPI is not CUDA-aware.
+if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
+  for p in 2 3 4; do
+    for scaling in weak strong; do
+      for params in stencil=27 stencil=7 stencil=27,mode=fixed,maxit=7; do
+        ranks $p -w cg-dist -b cuda -n 9 -p $params --reps 2 --warmup 1 \
+          --scaling $scaling --no-ceiling --json "$dir/g.json"
+        what="cg-dist cuda, $p ranks, $scaling, $params"
+        [ "$code" = 0 ] || fail "$what: exit $code"
+        python3 -c '
+import json, sys
+p = int(sys.argv[2])
+rs = json.load(open(sys.argv[1]))["results"]
+assert len(rs) == 2, "%d results" % len(rs)
+for r in rs:
+    if r["rung"] == "cuda-aware" and r["check"] == "ASIDE":
+        continue
+    assert r["check"] == "PASS" and r["ranks"] == p, r
+' "$dir/g.json" $p || fail "$what: the JSON"
+      done
+    done
+    echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"
+  done
+fi
 
 # bad P ARGS... -- WHAT PATTERN: exit 2 and one message matching it.
 bad() {

@@ -18,67 +18,34 @@
  * layer ((lx+2)(ly+2)(lz+2)), which the product reads; the CSR matrix's
  * columns index that layered box. The matrix-free rungs apply the stencil
  * with the grid's bounds instead (a neighbour outside the grid has no
- * entry, as in cg), in the same order of terms.
+ * entry, as in cg), in the same order of terms. The GPU rungs
+ * (cg-dist-cuda.cu) run cg's cuda-matrix-free sweeps on the box: their p
+ * has no layer, and the sweeps read past the box from a layered box the
+ * received halo is put in (cg-dist.h has the halo's layout, which every
+ * rung shares).
  * The check: the true residual |b - A x| / |b| over the whole grid (x's
  * layer exchanged first), in long double, summed over the ranks, against
  * cg's bounds (cg.c), and the iterations against a reference solve made
  * the same way over the same ranks (OpenMP, matrix-free, blocking).
  * Cost model: cg's for its seed kernels (14 passes over the vectors an
- * iteration; the CSR matrix once, none for the matrix-free rungs) over
- * the rank's rows, summed over the ranks by the harness; the halos moved
- * are not counted. */
+ * iteration; the CSR matrix once, none for the matrix-free rungs), and
+ * for the GPU rungs cg's for cuda-matrix-free (7 passes), over the rank's
+ * rows, summed over the ranks by the harness; the halos moved are not
+ * counted. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg-dist.h"
 #include "cg-host.h"
-
-/* The parameters: cg's, less nnz (the stencil's). */
-enum { D_P_N, D_P_STENCIL, D_P_MODE, D_P_TOL, D_P_MAXIT, D_PARAMS };
-#define D_STENCIL(p) ((int)(p)->value[D_P_STENCIL])
-#define D_FIXED(p) ((int)(p)->value[D_P_MODE] == CG_FIXED)
-#define D_TOL(p) ((p)->value[D_P_TOL])
-#define D_MAXIT(p) ((int64_t)(p)->value[D_P_MAXIT])
-#define D_GO_ON(p, k, rr, bb)                                                 \
-  cg_go_on((k), D_MAXIT(p), D_FIXED(p), D_TOL(p) * D_TOL(p), (rr), (bb))
-
-/* The buffers: cg's first six, then the scratch: r, p (with its layer),
- * Ap, and the halo's send and receive regions; the pipelined rung's w
- * (with its layer), z and s, its p without a layer and q in Ap's place. */
-enum { D_FACES = CG_AP + 1, D_W, D_Z, D_S };
-
-/* The plan's constants: the box's extents, its first point in the grid,
- * the grid's extents, the box's nonzeros. */
-enum { D_EXT = 0, D_START = 3, D_GRID = 6, D_NNZ = 9 };
-
-typedef struct box {
-  int64_t l[3], start[3], grid[3];
-  int64_t e[3]; /* the extents with the layer: l + 2 */
-} box;
-
-static box box_of(const kl_plan *p) {
-  box b;
-  for (int a = 0; a < 3; a++) {
-    b.l[a] = (int64_t)p->constants[D_EXT + a];
-    b.start[a] = (int64_t)p->constants[D_START + a];
-    b.grid[a] = (int64_t)p->constants[D_GRID + a];
-    b.e[a] = b.l[a] + 2;
-  }
-  return b;
-}
-
-static kl_status grid_of(const kl_plan *p, int dims[3]) {
-  const int64_t n[3] = {p->n, p->n, p->n};
-  return kl__rank_grid(kl__rank_count(p), n, !p->strong, dims);
-}
 
 /* A box's nonzeros: each point's in-grid neighbours and itself. Along an
  * axis a box of l points from `start` in a grid of g has 3 l - [start =
  * 0] - [start + l = g] in-grid offsets of -1, 0, +1: the 27-point count
  * is the product over the axes, the 7-point one the rows plus each axis's
  * off-centre offsets times the rows of the other two. */
-static int64_t box_nnz(const box *b, int stencil) {
+static int64_t box_nnz(const cgdist_box *b, int stencil) {
   int64_t along[3], rows = b->l[0] * b->l[1] * b->l[2];
   for (int a = 0; a < 3; a++)
     along[a] = 3 * b->l[a] - (b->start[a] == 0) -
@@ -94,7 +61,7 @@ static kl_status plan(kl_plan *p) {
   const int ranks = kl__rank_count(p);
   if (!(p->given >> D_P_MAXIT & 1)) v[D_P_MAXIT] = D_FIXED(p) ? 100 : 10000;
   int dims[3], coord[3];
-  kl_status st = grid_of(p, dims);
+  kl_status st = dist_grid(p, dims);
   if (st != KL_OK) return st;
   kl__rank_coords(kl__rank(p), dims, coord);
   double ext_points = 1, grid_points = 1;
@@ -118,7 +85,7 @@ static kl_status plan(kl_plan *p) {
   if (grid_points > 0x1p53)
     return kl__usage(KL_TOO_LARGE, "cg-dist: a grid of %.4g rows over %d "
                      "ranks is too many", grid_points, ranks);
-  const box b = box_of(p);
+  const cgdist_box b = cgdist_box_of(p);
   const int64_t rows = b.l[0] * b.l[1] * b.l[2],
                 nnz = box_nnz(&b, D_STENCIL(p));
   p->constants[D_NNZ] = (double)nnz;
@@ -130,7 +97,7 @@ static kl_status plan(kl_plan *p) {
 /* r, p with its layer, Ap, and the halo's regions: each of the layer's
  * points once to send and once to receive. */
 static kl_status scratch(kl_plan *p) {
-  const box b = box_of(p);
+  const cgdist_box b = cgdist_box_of(p);
   const int64_t rows = b.l[0] * b.l[1] * b.l[2],
                 ext = b.e[0] * b.e[1] * b.e[2];
   kl_status st = kl__plan_scratch(p, CG_R, "r", KL_F64, rows,
@@ -149,7 +116,7 @@ static kl_status scratch(kl_plan *p) {
  * layer (the product reads it), z, s. */
 static kl_status pipelined_scratch(kl_plan *p) {
   kl_status st = scratch(p);
-  const box b = box_of(p);
+  const cgdist_box b = cgdist_box_of(p);
   const int64_t rows = b.l[0] * b.l[1] * b.l[2],
                 ext = b.e[0] * b.e[1] * b.e[2];
   if (st == KL_OK)
@@ -175,7 +142,8 @@ static kl_status matrix_free_scratch(kl_plan *p) {
 
 /* Where row (i, j, k) of the box (1 .. l along each axis, layered
  * coordinates) has in-grid neighbours: lo[a] .. hi[a] of -1, 0, +1. */
-static void bounds(const box *b, const int64_t at[3], int lo[3], int hi[3]) {
+static void bounds(const cgdist_box *b, const int64_t at[3], int lo[3],
+                   int hi[3]) {
   for (int a = 0; a < 3; a++) {
     const int64_t g = b->start[a] + at[a] - 1;
     lo[a] = g == 0 ? 0 : -1;
@@ -185,8 +153,8 @@ static void bounds(const box *b, const int64_t at[3], int lo[3], int hi[3]) {
 
 /* Row (i, j, k)'s entries in cg's order: columns into the layered box and
  * values; their count. */
-static int row_entries(const box *b, int stencil, int64_t i, int64_t j,
-                       int64_t k, int64_t col[CG_STENCIL_MAX],
+static int row_entries(const cgdist_box *b, int stencil, int64_t i,
+                       int64_t j, int64_t k, int64_t col[CG_STENCIL_MAX],
                        double val[CG_STENCIL_MAX]) {
   const int64_t at[3] = {i, j, k}, sy = b->e[0], sz = b->e[0] * b->e[1];
   const int64_t centre = i + sy * j + sz * k;
@@ -217,19 +185,20 @@ static int row_entries(const box *b, int stencil, int64_t i, int64_t j,
  * The CSR of the box's rows (columns into the layered box), b = A x* with
  * x* cg's over the grid's rows (each row's sum in the matrix's order),
  * and x0 = 0. */
-static int64_t global_row(const box *b, int64_t i, int64_t j, int64_t k) {
+static int64_t global_row(const cgdist_box *b, int64_t i, int64_t j,
+                          int64_t k) {
   return (b->start[0] + i - 1) +
          b->grid[0] * ((b->start[1] + j - 1) + b->grid[1] * (b->start[2] + k - 1));
 }
 
 /* The layered box's point c as a global row. */
-static int64_t column_row(const box *b, int64_t c) {
+static int64_t column_row(const cgdist_box *b, int64_t c) {
   return global_row(b, c % b->e[0], c / b->e[0] % b->e[1],
                     c / b->e[0] / b->e[1]);
 }
 
 static void init(const kl_plan *p, void *const *host) {
-  const box b = box_of(p);
+  const cgdist_box b = cgdist_box_of(p);
   const int stencil = D_STENCIL(p);
   int64_t *offsets = host[CG_OFFSETS];
   int32_t *columns = host[CG_COLUMNS];
@@ -273,7 +242,7 @@ static void init(const kl_plan *p, void *const *host) {
 typedef struct solver {
   const kl_plan *p;
   const kl_args *a; /* the rung's (its phases), NULL in the check */
-  box b;
+  cgdist_box b;
   int dims[3], coord[3];
   int stencil, parallel, overlap;
   /* The CSR arrays; values NULL: the stencil. */
@@ -286,19 +255,11 @@ typedef struct solver {
   double exchange_seconds, allreduce_seconds;
 } solver;
 
-/* The 26 directions (dx, dy, dz) of the neighbours, x fastest; the
- * 7-point stencil uses the six with one nonzero. */
-static void direction(int q, int d[3]) {
-  const int at = q < 13 ? q : q + 1; /* the centre skipped */
-  d[0] = at % 3 - 1;
-  d[1] = at / 3 % 3 - 1;
-  d[2] = at / 9 - 1;
-}
-
 /* The region a direction's message is sent from (the box's points next to
  * that neighbour) or received into (the layer beside it), in layered
- * coordinates, half open. */
-static int64_t region(const box *b, const int d[3], int receive,
+ * coordinates, half open; its place in the packed halo is cg-dist.h's
+ * halo_region_start. */
+static int64_t region(const cgdist_box *b, const int d[3], int receive,
                       int64_t lo[3], int64_t hi[3]) {
   int64_t size = 1;
   for (int a = 0; a < 3; a++) {
@@ -323,34 +284,28 @@ static int neighbour(const solver *s, const int d[3]) {
   return kl__rank_at(s->dims, c);
 }
 
-static int used(const solver *s, const int d[3]) {
-  return s->stencil == CG_STENCIL_27 ||
-         (d[0] != 0) + (d[1] != 0) + (d[2] != 0) == 1;
-}
-
 /* Pack the regions the neighbours read and start the messages; NULL
  * where nothing moves (one rank). Tag 0: two ranks share one direction. */
 static void *halo_start(solver *s, double *ext) {
   const double t0 = kl__now();
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t layer = b->e[0] * b->e[1] * b->e[2] -
                         b->l[0] * b->l[1] * b->l[2];
   kl_message m[26];
   int count = 0;
-  int64_t offset = 0;
   for (int q = 0; q < 26; q++) {
     int d[3];
     int64_t lo[3], hi[3];
-    direction(q, d);
+    halo_direction(q, d);
     const int64_t size = region(b, d, 0, lo, hi);
+    const int64_t at = halo_region_start(b->l, d);
     const int nb = neighbour(s, d);
-    if (nb >= 0 && used(s, d)) {
-      double *send = s->halo + offset, *recv = s->halo + layer + offset;
+    if (nb >= 0 && halo_used(s->stencil, d)) {
+      double *send = s->halo + at, *recv = s->halo + layer + at;
       region_copy(s, ext, send, lo, hi, 1);
       m[count++] = (kl_message){nb, 0, send, recv,
                                 sizeof(double) * (size_t)size};
     }
-    offset += size;
   }
   void *pending = kl__exchange_start(s->p, m, count);
   s->exchange_seconds += kl__now() - t0;
@@ -360,24 +315,24 @@ static void *halo_start(solver *s, double *ext) {
 static void halo_finish(solver *s, double *ext, void *pending) {
   const double t0 = kl__now();
   kl__exchange_wait(s->p, pending);
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t layer = b->e[0] * b->e[1] * b->e[2] -
                         b->l[0] * b->l[1] * b->l[2];
-  int64_t offset = 0;
   for (int q = 0; q < 26; q++) {
     int d[3];
     int64_t lo[3], hi[3];
-    direction(q, d);
-    const int64_t size = region(b, d, 1, lo, hi);
-    if (neighbour(s, d) >= 0 && used(s, d))
-      region_copy(s, ext, s->halo + layer + offset, lo, hi, 0);
-    offset += size;
+    halo_direction(q, d);
+    region(b, d, 1, lo, hi);
+    if (neighbour(s, d) >= 0 && halo_used(s->stencil, d))
+      region_copy(s, ext, s->halo + layer + halo_region_start(b->l, d), lo,
+                  hi, 0);
   }
   s->exchange_seconds += kl__now() - t0;
 }
 
 /* Whether row (i, j, k) has every neighbour in the grid. */
-static inline int inside(const box *b, int64_t i, int64_t j, int64_t k) {
+static inline int inside(const cgdist_box *b, int64_t i, int64_t j,
+                         int64_t k) {
   const int64_t g[3] = {b->start[0] + i - 1, b->start[1] + j - 1,
                         b->start[2] + k - 1};
   return g[0] > 0 && g[1] > 0 && g[2] > 0 && g[0] < b->grid[0] - 1 &&
@@ -412,7 +367,7 @@ static inline double stencil_row(const double *c, int64_t sy, int64_t sz,
 /* out = A in over the box's rows lo .. hi - 1 (layered coordinates). */
 static void product(const solver *s, const double *in, double *out,
                     const int64_t lo[3], const int64_t hi[3]) {
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t sy = b->e[0], sz = b->e[0] * b->e[1];
 #pragma omp parallel for collapse(2) schedule(static) if (s->parallel)
   for (int64_t k = lo[2]; k < hi[2]; k++)
@@ -453,7 +408,7 @@ static void product_slab(void *ctx, const int64_t lo[3],
  * (kl__box_shell: two planes across z, two across y between them, two
  * across x). */
 static void spmv(solver *s, double *in, double *out) {
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   void *pending = halo_start(s, in);
   int64_t lo[3], hi[3];
   if (!s->overlap) {
@@ -474,7 +429,7 @@ static void spmv(solver *s, double *in, double *out) {
  * Compact vectors (b, x, r, Ap) by row; p by its layered index. */
 #define BOX_LOOP(s, ...)                                                      \
   do {                                                                        \
-    const box *b_ = &(s)->b;                                                  \
+    const cgdist_box *b_ = &(s)->b;                                           \
     const int par_ = (s)->parallel;                                           \
     _Pragma("omp parallel for collapse(2) schedule(static) if (par_)")        \
     for (int64_t k_ = 0; k_ < b_->l[2]; k_++)                                 \
@@ -491,7 +446,7 @@ static void spmv(solver *s, double *in, double *out) {
 
 static double dot_rows(const solver *s, const double *u, const double *v) {
   double sum = 0;
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t rows = b->l[0] * b->l[1] * b->l[2];
 #pragma omp parallel for schedule(static) reduction(+ : sum) if (s->parallel)
   for (int64_t i = 0; i < rows; i++) sum += u[i] * v[i];
@@ -500,7 +455,7 @@ static double dot_rows(const solver *s, const double *u, const double *v) {
 
 static double dot_p(const solver *s, const double *v) {
   double sum = 0;
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const double *pe = s->pe;
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : sum) \
     if (s->parallel)
@@ -579,7 +534,7 @@ static void pipe_fresh(solver *s, double *gamma, double *delta, double *bb) {
   spmv(s, w, q);
   BOX_LOOP(s, w[at] = q[row]; z[row] = 0; sv[row] = 0; pc[row] = 0);
   double v[3] = {0, 0, 0};
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t rows = b->l[0] * b->l[1] * b->l[2];
   double g = 0, d = 0, e = 0;
 #pragma omp parallel for schedule(static) reduction(+ : g, d, e) \
@@ -630,7 +585,7 @@ static kl_status solve_pipelined(solver *s, int64_t *iterations,
     k++;
     replaced = 0;
     double g = 0, d = 0;
-    const box *b = &s->b;
+    const cgdist_box *b = &s->b;
     const int par = s->parallel;
 #pragma omp parallel for collapse(2) schedule(static) reduction(+ : g, d) \
     if (par)
@@ -674,16 +629,15 @@ static kl_status solve_pipelined(solver *s, int64_t *iterations,
 static kl_status solver_of(const kl_plan *p, solver *s) {
   memset(s, 0, sizeof *s);
   s->p = p;
-  s->b = box_of(p);
+  s->b = cgdist_box_of(p);
   s->stencil = D_STENCIL(p);
-  kl_status st = grid_of(p, s->dims);
+  kl_status st = dist_grid(p, s->dims);
   if (st == KL_OK) kl__rank_coords(kl__rank(p), s->dims, s->coord);
   return st;
 }
 
 /* ---- the rungs ------------------------------------------------------------ */
 
-enum { PHASE_COMPUTE, PHASE_EXCHANGE, PHASE_ALLREDUCE };
 static const char *const phases[] = {"compute", "exchange", "allreduce",
                                      NULL};
 
@@ -717,9 +671,10 @@ static kl_status run(const kl_args *a, int parallel, int overlap,
   st = pipelined ? solve_pipelined(&s, &k, &residual)
                  : solve(&s, &k, &residual);
   const double wall = kl__now() - t0;
-  kl__phase(a, PHASE_COMPUTE, wall - s.exchange_seconds - s.allreduce_seconds);
-  kl__phase(a, PHASE_EXCHANGE, s.exchange_seconds);
-  kl__phase(a, PHASE_ALLREDUCE, s.allreduce_seconds);
+  kl__phase(a, D_PHASE_COMPUTE,
+            wall - s.exchange_seconds - s.allreduce_seconds);
+  kl__phase(a, D_PHASE_EXCHANGE, s.exchange_seconds);
+  kl__phase(a, D_PHASE_ALLREDUCE, s.allreduce_seconds);
   if (st != KL_OK) return st;
   double *info = a->buffers[CG_INFO];
   info[CG_INFO_ITERATIONS] = (double)k;
@@ -751,7 +706,7 @@ typedef struct norms {
 
 /* x's true residual; s->pe and s->halo are the room it uses. */
 static void true_residual(solver *s, const double *x, norms *out) {
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   double *pe = s->pe;
   BOX_LOOP(s, pe[at] = x[row]);
   halo_finish(s, pe, halo_start(s, pe));
@@ -804,7 +759,7 @@ typedef struct reference {
 static kl_status check_solver(const kl_plan *p, const double *rhs, solver *s,
                               double **room) {
   kl_status st = solver_of(p, s);
-  const box *b = &s->b;
+  const cgdist_box *b = &s->b;
   const int64_t rows = b->l[0] * b->l[1] * b->l[2],
                 ext = b->e[0] * b->e[1] * b->e[2];
   *room = malloc(sizeof(double) * (size_t)(3 * rows + ext + 2 * (ext - rows)));
@@ -912,6 +867,14 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
                             ? 8 * (rows + 1) + 12 * nnz
                             : 0;
   const double pass = 8 * rows;
+  if (r->variant == CG_MATRIX_FREE) {
+    /* cg's count for its matrix-free rung (cg.c): 7 passes an iteration,
+     * 9 before, x's last step after an odd count. */
+    c->bytes = 9 * pass + (fmod(k, 2) == 1 ? 2 * pass : 0) + k * 7 * pass;
+    c->flops = 2 * nnz * (k + 1) + 13 * rows * k;
+    c->items = rows * k;
+    return;
+  }
   if (r->variant == CG_PIPELINED) {
     /* cg's count for its pipelined rung: two products to start. */
     c->bytes = 2 * matrix + 12 * pass + k * (matrix + 15 * pass);
@@ -945,6 +908,23 @@ static const kl_rung rungs[] = {
             "Vanroose), CSR: one allreduce an iteration, travelling behind "
             "the product", .variant = CG_PIPELINED,
             .scratch = pipelined_scratch, .phases = phases, .run = pipelined),
+    /* cg-dist-cuda.cu; cg's CUDA rungs' setup (a graph's state) and
+     * teardown (it freed). */
+    KL_RUNG("cuda-staged", gpu, "cg's cuda-matrix-free sweeps on the box, "
+            "p's halo packed on the GPU and sent through pinned host "
+            "memory; one rank: cuda-matrix-free's solve",
+            .variant = CG_MATRIX_FREE,
+            .scratch = KL_GPU_FN(kl__cgdist_gpu_staged_scratch),
+            .setup = KL_GPU_FN(kl__cg_gpu_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
+            .run = KL_GPU_FN(kl__cgdist_gpu_staged)),
+    KL_RUNG("cuda-aware", gpu, "cuda-staged with p's halo sent from the "
+            "GPU's memory (a CUDA-aware MPI; stands aside without one)",
+            .variant = CG_MATRIX_FREE,
+            .scratch = KL_GPU_FN(kl__cgdist_gpu_aware_scratch),
+            .setup = KL_GPU_FN(kl__cgdist_gpu_aware_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
+            .run = KL_GPU_FN(kl__cgdist_gpu_aware)),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};

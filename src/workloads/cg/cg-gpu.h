@@ -23,7 +23,8 @@
  *                   true residual replaces the recurrences' at convergence
  *                                                   (cg-pipelined-cuda.cu)
  *   matrix_free     the Poisson stencil from the grid, p's update inside it
- *                                                 (cg-matrix-free-cuda.cu)
+ *                   (its kernels in cg-matrix-free.h, which cg-dist's GPU
+ *                   rungs share)                 (cg-matrix-free-cuda.cu)
  *
  * The device-scalar rungs keep the solve's state in CG_SCALARS (S_*): a
  * kernel launched after the solve stopped (converged, maxit, or a
@@ -127,6 +128,14 @@ typedef struct geometry {
   /* cuda-copied: its host mirror and where each array lies in it. */
   unsigned char *mirror;
   int64_t mirror_at[8];
+  /* The matrix-free sweeps (cg-matrix-free.h): the box of grid points
+   * they cover, x fastest (cg's whole grid, or a rank's box of
+   * cg-dist's), its first point in the grid, the grid's extents and the
+   * stencil; and the box with a layer around it, of the neighbours'
+   * points (mf_layer), NULL where the sweeps read none. */
+  int64_t extent[3], start[3], grid[3];
+  int stencil;
+  const double *layer;
 } geometry;
 
 static __device__ __forceinline__ int64_t thread_index(void) {
@@ -391,14 +400,17 @@ static inline kl_status require_scratch(const kl_args *a) {
   return require(a, CG_PARTIALS, CG_PARTIAL_COUNT, "the partial sums");
 }
 
-static inline geometry geometry_of(const kl_args *a) {
+/* A solve's geometry over the plan's rows: nnz nonzeros (the CSR rungs'
+ * lanes a row) and the stopping rule, cg's (geometry_of) or cg-dist's. */
+static inline geometry geometry_with(const kl_args *a, int64_t nnz,
+                                     stop_rule stop) {
   const kl_plan *p = a->plan;
   const kl_device *d = &a->ctx->device;
   geometry g;
   memset(&g, 0, sizeof g);
   g.s = (cudaStream_t)a->stream;
   g.rows = CG_ROWS(p);
-  g.nnz = CG_NNZ(p);
+  g.nnz = nnz;
   /* The smallest power of two at or above the mean row length, up to a
    * warp: 32 lanes for the 27-point matrix (26.6 a row at 201^3), 8 for
    * the 7-point one. */
@@ -416,13 +428,25 @@ static inline geometry geometry_of(const kl_args *a) {
   if (blocks > CG_MAX_BLOCKS) blocks = CG_MAX_BLOCKS;
   g.blocks = (unsigned)blocks;
   g.row_blocks = kl__gpu_blocks(g.rows, BLOCK);
-  g.stop.maxit = CG_MAXIT(p);
-  g.stop.fixed = CG_MODE(p) == CG_FIXED;
-  g.stop.tol2 = CG_TOL(p) * CG_TOL(p);
+  g.stop = stop;
   g.m.offsets = (const int64_t *)a->buffers[CG_OFFSETS];
   g.m.columns = (const int32_t *)a->buffers[CG_COLUMNS];
   g.m.values = (const double *)a->buffers[CG_VALUES];
   g.m.rows = g.rows;
+  return g;
+}
+
+/* cg's: its stopping rule, and its grid of n^3 points (where its matrix
+ * is a stencil) for the matrix-free sweeps. */
+static inline geometry geometry_of(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  stop_rule stop;
+  stop.maxit = CG_MAXIT(p);
+  stop.fixed = CG_MODE(p) == CG_FIXED;
+  stop.tol2 = CG_TOL(p) * CG_TOL(p);
+  geometry g = geometry_with(a, CG_NNZ(p), stop);
+  for (int i = 0; i < 3; i++) g.extent[i] = g.grid[i] = CG_N(p);
+  g.stencil = CG_STENCIL(p);
   return g;
 }
 

@@ -1,299 +1,14 @@
-/* cg's matrix-free CUDA rung (cg-gpu.h has the whole ladder). */
-#include "cg-gpu.h"
+/* cg's matrix-free CUDA rung (cg-gpu.h has the whole ladder; its sweeps
+ * are in cg-matrix-free.h, which cg-dist's GPU rungs share). */
+#include "cg-matrix-free.h"
 
-/* ---- 9. matrix-free: the stencil from the grid -------------------------- */
-
-/* A block takes a tile of the grid: warpSize - 2 columns (each warp's
- * lanes hold one column more on either side, the x neighbours reached by
- * shuffles), MF_ROWS rows a warp with the block's warps stacked in y (each
- * lane loads MF_ROWS + 2 rows, so a warp's halo rows are its neighbour
- * warps' own rows, found in L1), and MF_PLANES planes, which the lanes
- * march along z: each plane loaded serves as the z neighbour of the planes
- * before and after. No shared memory and no barrier.
- *
- * The blocks take the tiles in address order, one tile a block (a stride
- * only where the tiles outnumber CG_MAX_BLOCKS), so that the GPU sweeps
- * memory in order as a copy does (laplacian NOTES, attempt 6). Before
- * any store a lane loads its own points' other inputs (x and r, or b) for
- * the whole tile: loads after a store to a vector that might alias them
- * would wait for each plane in turn.
- *
- * The 27-point sum is a 3x3x3 box: 27 q_i - (the 26 neighbours) = 28 q_i -
- * box(q), and a box is a sum of three planes' 3x3 sums, each the sum of
- * three rows' x-sums. The 7-point: 6 q_i - the four in the plane - the
- * centres of the planes above and below. Points outside the grid count as
- * zero: exactly the truncated rows of the CSR matrix. The shape was tuned
- * on the H100 (NOTES.md, matrix-free attempts).
- *
- * The sweeps and the final sums are launched early (KL_GPU_LAUNCH): a
- * sum's one block is scheduled during its sweep's last wave and waits
- * there, and the next sweep's blocks are scheduled while the sum runs. */
-#ifndef CG_EARLY /* -D for tuning: 0 launches every kernel the usual way */
-#define CG_EARLY 1
-#endif
-#ifndef MF_BLOCK /* -D for tuning */
-#define MF_BLOCK 128
-#endif
-#ifndef MF_ROWS
-#define MF_ROWS 4
-#endif
-#ifndef MF_PLANES
-#define MF_PLANES 3
-#endif
-
-/* The sweeps: the start; A, the new p; B, an even iteration's (r only)
- * or an odd one's (x for both iterations, and r). */
-enum { MF_START, MF_DIRECTION, MF_RESIDUAL, MF_UPDATE };
-
-/* An odd iteration j recovers p_(j-1) = (p_j - r_j) / beta_j from the
- * values it has, where beta_j is at least this; below it, it reads p_(j-1)
- * from its buffer. The recovered p_(j-1) carries an error of about
- * u |r_j| / beta_j, at most 1 / sqrt(beta_j) = 4 times that of a stored
- * p (|p_(j-1)| >= |r_(j-1)| = |r_j| / sqrt(beta_j)); NOTES.md. */
-#define MF_RECOVER_BETA 0.0625
-
-typedef struct mf_grid {
-  int64_t n, tiles_x, tiles_y, tiles;
-} mf_grid;
-
-/* The vectors of one sweep: the stencil applies to q = src (+ beta src2,
- * MF_DIRECTION); the rest are the sweep's outputs and own-point inputs
- * (src2 in MF_UPDATE: p_(j-1)). */
-typedef struct mf_vectors {
-  const double *src, *src2, *b;
-  double *x, *r, *p_out;
-} mf_vectors;
-
-template <int MODE>
-static __device__ __forceinline__ double mf_source(mf_vectors v, int64_t i,
-                                                   double beta) {
-  if (MODE == MF_DIRECTION) return __ldg(v.src + i) + beta * __ldg(v.src2 + i);
-  return __ldg(v.src + i);
-}
-
-/* What plane k gives the points of its own rows (`own`: their 3x3 sums,
- * or the four in-plane neighbours) and the points above and below them
- * (`beside`: the same 3x3 sums, or the centres). */
-template <int STENCIL>
-static __device__ __forceinline__ void mf_plane(const double *rows, double *own,
-                                                double *beside) {
-  if (STENCIL == CG_STENCIL_27) {
-#pragma unroll
-    for (int m = 0; m < MF_ROWS; m++) {
-      const double column = rows[m] + rows[m + 1] + rows[m + 2];
-      own[m] = __shfl_up_sync(KL_FULL_MASK, column, 1) + column +
-               __shfl_down_sync(KL_FULL_MASK, column, 1);
-      beside[m] = own[m];
-    }
-  } else {
-#pragma unroll
-    for (int m = 0; m < MF_ROWS; m++) {
-      own[m] = __shfl_up_sync(KL_FULL_MASK, rows[m + 1], 1) +
-               __shfl_down_sync(KL_FULL_MASK, rows[m + 1], 1) + rows[m] +
-               rows[m + 2];
-      beside[m] = rows[m + 1];
-    }
-  }
-}
-
-/* A point's inputs other than q: b (MF_START), r (MF_RESIDUAL), or x, r
- * and, where it is not recovered, p_(j-1) (MF_UPDATE). */
-template <int MODE>
-static __device__ __forceinline__ void
-mf_inputs(mf_vectors v, int64_t i, bool read_previous, double *in) {
-  if (MODE == MF_START) in[0] = v.b[i];
-  if (MODE == MF_RESIDUAL) in[0] = v.r[i];
-  if (MODE == MF_UPDATE) {
-    in[0] = v.x[i];
-    in[1] = v.r[i];
-    in[2] = read_previous ? v.src2[i] : 0;
-  }
-}
-
-/* The coefficients of an odd iteration's x update: x += c[0] p_j +
- * c[1] r_j + c[2] p_(j-1), which is x + alpha_(j-1) p_(j-1) + alpha_j p_j
- * with p_(j-1) recovered or read. */
-static __device__ __forceinline__ bool mf_x_update(const double *scalars,
-                                                   double *c) {
-  const double alpha = scalars[S_ALPHA], before = scalars[S_ALPHA_PREV];
-  const double beta = scalars[S_BETA];
-  if (beta >= MF_RECOVER_BETA) { /* false for NaN too */
-    c[0] = alpha + before / beta;
-    c[1] = -before / beta;
-    c[2] = 0;
-    return false;
-  }
-  c[0] = alpha;
-  c[1] = 0;
-  c[2] = before;
-  return true;
-}
-
-/* The sweep's work at point i, whose q is `q`, A q `aq` and other inputs
- * `in`; c: MF_UPDATE's coefficients. */
-template <int MODE>
-static __device__ __forceinline__ void
-mf_point(mf_vectors v, int64_t i, double q, double aq, const double *in,
-         double alpha, const double *c, double *sum0, double *sum1) {
-  if (MODE == MF_START) { /* q = x */
-    const double ri = in[0] - aq;
-    v.r[i] = ri;
-    v.p_out[i] = 0;
-    *sum0 += ri * ri;
-    *sum1 += in[0] * in[0];
-  } else if (MODE == MF_DIRECTION) { /* q = r + beta p: the new p */
-    v.p_out[i] = q;
-    *sum0 += q * aq;
-  } else if (MODE == MF_RESIDUAL) { /* q = p */
-    const double ri = in[0] - alpha * aq;
-    v.r[i] = ri;
-    *sum0 += ri * ri;
-  } else { /* q = p */
-    v.x[i] = in[0] + c[0] * q + c[1] * in[1] + c[2] * in[2];
-    const double ri = in[1] - alpha * aq;
-    v.r[i] = ri;
-    *sum0 += ri * ri;
-  }
-}
-
-template <int MODE, int STENCIL>
-static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
-    mf_grid g, mf_vectors v, const double *scalars, double *partials) {
-  /* The final sum after this sweep may be scheduled now: it waits. */
-  kl_gpu_start_next();
-  /* Reading the own-point inputs before the wait, behind the final sum
-   * before this sweep, was slower (NOTES.md, attempt 16). */
-  kl_gpu_wait_prior();
-  if (MODE != MF_START && stopped(scalars)) return;
-  const double beta = MODE == MF_DIRECTION ? scalars[S_BETA] : 0;
-  const double alpha =
-      MODE == MF_UPDATE || MODE == MF_RESIDUAL ? scalars[S_ALPHA] : 0;
-  double c[3] = {0, 0, 0};
-  const bool read_previous = MODE == MF_UPDATE && mf_x_update(scalars, c);
-  const double diagonal = STENCIL == CG_STENCIL_27 ? 28 : 6;
-  const int lane = threadIdx.x % warpSize, width = warpSize - 2;
-  const int warp = threadIdx.x / warpSize, warps = blockDim.x / warpSize;
-  /* Coordinates in int (n^3 elements fit in memory, so n < 2^21); the
-   * indices in int64. */
-  const int n = (int)g.n;
-  const int64_t row = n, plane = (int64_t)n * n;
-  enum { INPUTS = MODE == MF_UPDATE ? 3 : MODE == MF_DIRECTION ? 0 : 1 };
-  double sum0 = 0, sum1 = 0;
-  for (int64_t b = blockIdx.x; b < g.tiles; b += gridDim.x) {
-    /* Sweep B goes backwards: its first tiles are the ones A touched
-     * last, still in L2. */
-    const int64_t tile =
-        MODE == MF_UPDATE || MODE == MF_RESIDUAL ? g.tiles - 1 - b : b;
-    const int x = (int)(tile % g.tiles_x) * width - 1 + lane;
-    const int y0 = ((int)(tile / g.tiles_x % g.tiles_y) * warps + warp) * MF_ROWS;
-    const int k0 = (int)(tile / (g.tiles_x * g.tiles_y)) * MF_PLANES;
-    const bool in_x = x >= 0 && x < n;
-    const bool owns = in_x && lane > 0 && lane <= width;
-    /* Point (x, y0, k0): the tile's first own point. */
-    const int64_t first = x + row * y0 + plane * k0;
-    double in[MF_PLANES][MF_ROWS][INPUTS > 0 ? INPUTS : 1];
-    if (INPUTS > 0) {
-#pragma unroll
-      for (int z = 0; z < MF_PLANES; z++)
-#pragma unroll
-        for (int m = 0; m < MF_ROWS; m++)
-          if (owns && y0 + m < n && k0 + z < n)
-            mf_inputs<MODE>(v, first + row * m + plane * z, read_previous,
-                            in[z][m]);
-    }
-    /* For the plane before: D q - own - what the plane before it gave,
-     * waiting for what this plane gives; its q; what it gives the next. */
-    double pending[MF_ROWS], centre[MF_ROWS], below[MF_ROWS];
-#pragma unroll
-    for (int m = 0; m < MF_ROWS; m++) pending[m] = centre[m] = below[m] = 0;
-#pragma unroll
-    for (int j = 0; j < MF_PLANES + 2; j++) {
-      const int k = k0 - 1 + j;
-      const bool in_z = k >= 0 && k < n;
-      double rows[MF_ROWS + 2];
-#pragma unroll
-      for (int d = 0; d < MF_ROWS + 2; d++) {
-        const int y = y0 - 1 + d;
-        rows[d] = 0;
-        if (in_z && in_x && y >= 0 && y < n)
-          rows[d] = mf_source<MODE>(
-              v, first + row * (d - 1) + plane * (j - 1), beta);
-      }
-      double own[MF_ROWS], beside[MF_ROWS];
-      mf_plane<STENCIL>(rows, own, beside);
-      if (j >= 2) {
-#pragma unroll
-        for (int m = 0; m < MF_ROWS; m++)
-          if (owns && y0 + m < n && k - 1 < n)
-            mf_point<MODE>(v, first + row * m + plane * (j - 2), centre[m],
-                           pending[m] - beside[m], in[j - 2][m], alpha, c,
-                           &sum0, &sum1);
-      }
-#pragma unroll
-      for (int m = 0; m < MF_ROWS; m++) {
-        pending[m] = diagonal * rows[m + 1] - own[m] - below[m];
-        centre[m] = rows[m + 1];
-        below[m] = beside[m];
-      }
-    }
-  }
-  store_partial(sum0, PARTIAL(partials, 0));
-  if (MODE == MF_START) store_partial(sum1, PARTIAL(partials, 1));
-}
-
-/* x += alpha p: the last iteration's step, where it was even. */
-static __global__ void mf_settle_kernel(double *__restrict__ x,
-                                        const double *__restrict__ p,
-                                        const double *scalars, int64_t rows) {
-  const double alpha = scalars[S_ALPHA];
-  for (int64_t i = thread_index(); i < rows; i += grid_threads())
-    x[i] += alpha * p[i];
-}
-
-/* ---- 9. matrix-free: launches ------------------------------------------- */
-
-/* The tiles of the plan's grid for the context's device's warp. */
-static mf_grid mf_grid_of(const kl_args *a, unsigned *blocks) {
-  const kl_plan *p = a->plan;
-  mf_grid g;
-  const int warp = a->ctx->device.lanes;
-  const int64_t rows = MF_BLOCK / warp * MF_ROWS; /* a tile's */
-  g.n = CG_N(p);
-  g.tiles_x = (g.n + warp - 3) / (warp - 2);
-  g.tiles_y = (g.n + rows - 1) / rows;
-  g.tiles = g.tiles_x * g.tiles_y * ((g.n + MF_PLANES - 1) / MF_PLANES);
-  /* A block a tile, as long as the partials allow; then the blocks stride
-   * over the tiles. */
-  *blocks = (unsigned)(g.tiles < 1               ? 1
-                       : g.tiles > CG_MAX_BLOCKS ? CG_MAX_BLOCKS
-                                                 : g.tiles);
-  return g;
-}
-
-/* The stencil kernel of a mode for the plan's stencil, picked in a
- * template: hipcc emits a kernel template's instance only where a template
- * takes its address (laplacian-cuda.cu). */
-template <int MODE>
-static kl_status launch_stencil(const kl_args *a, const geometry *g,
-                                mf_vectors v) {
-  unsigned blocks = 0;
-  const mf_grid grid = mf_grid_of(a, &blocks);
-  void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *) =
-      CG_STENCIL(a->plan) == CG_STENCIL_27 ? stencil_kernel<MODE, CG_STENCIL_27>
-                                           : stencil_kernel<MODE, CG_STENCIL_7>;
-  /* The start follows the reset's copies, not a kernel. */
-  KL_GPU_LAUNCH(g->early && MODE != MF_START, stencil_sweep, blocks,
-                MF_BLOCK, g->s, grid, v, SCALARS(a), PARTIALS(a));
-  return KL_OK;
-}
+/* ---- 9. matrix-free: the solve on the device ----------------------------- */
 
 /* The finishing kernels sum as many partials as the stencil kernels
  * wrote: the matrix-free geometry's blocks in place of the CSR ones. */
-static geometry mf_geometry_of(const kl_args *a) {
-  geometry g = geometry_of(a);
-  mf_grid_of(a, &g.blocks);
-  g.early = CG_EARLY;
-  return g;
+static void mf_geometry(const kl_args *a, geometry *g) {
+  mf_grid_of(a, g, &g->blocks);
+  g->early = CG_EARLY;
 }
 
 /* r = b - A x0 and p = 0 (the first p is r + 0 p); r.r and b.b. */
@@ -330,22 +45,20 @@ static kl_status mf_iterations(const kl_args *a, const geometry *g,
   return KL_OK;
 }
 
-/* After k iterations: iteration k - 1, if even, left its step to x
- * undone; its p is in CG_AP. */
-static kl_status mf_settle(const kl_args *a, const geometry *g, int64_t k) {
-  if (k % 2 == 0) return KL_OK;
-  mf_settle_kernel<<<g->row_blocks, BLOCK, 0, g->s>>>(
-      VEC(a, CG_X), VEC(a, CG_AP), SCALARS(a), g->rows);
-  KL_GPU_CHECK_LAUNCH(mf_settle_kernel);
-  return KL_OK;
-}
-
 static const device_rung mf_rung = {mf_start, mf_iterations, NULL,
                                      mf_settle};
 
 static kl_status matrix_free_solve(const kl_args *a, const geometry *g,
                                    int64_t *k) {
   return device_solve(a, g, &mf_rung, k);
+}
+
+extern "C" kl_status kl__cg_gpu_matrix_free_solve(const kl_args *a,
+                                                  geometry *g,
+                                                  int64_t *iterations) {
+  mf_geometry(a, g);
+  KL_TRY(ensure_graph(a, g, mf_iterations));
+  return matrix_free_solve(a, g, iterations);
 }
 
 extern "C" kl_status kl__cg_gpu_matrix_free(const kl_args *a,
@@ -355,7 +68,8 @@ extern "C" kl_status kl__cg_gpu_matrix_free(const kl_args *a,
     return kl__usage(KL_UNAVAILABLE, "cg: cuda-matrix-free needs a grid "
                      "(a stencil), not a matrix");
   KL_TRY(ready(a));
-  geometry g = mf_geometry_of(a);
+  geometry g = geometry_of(a);
+  mf_geometry(a, &g);
   KL_TRY(ensure_graph(a, &g, mf_iterations));
   return repeat(a, reps, &g, NULL, matrix_free_solve);
 }
