@@ -11,6 +11,8 @@
 #   gemm      the best rungs against cuBLAS: square 1024 to 16384, both
 #             types; m or n 256 with k 4096; k 256
 #   laplacian f32 and f64 at 512^3 against the copy
+#   planes    laplacian cuda-zmarch-vector over -p planes=2..8, 512^3 and
+#             1024^3, both types, against the copy
 #   tune      kladder tune over the GPU and host backends
 # KL_ISSUE31_ONLY=REGEX runs only the parts whose names match.
 set -uo pipefail
@@ -66,6 +68,18 @@ if part laplacian; then
   for t in f32 f64; do
     $k -w laplacian -b cuda -t $t -n 512 --json "$out/laplacian-$t.json" \
       >"$out/laplacian-$t.txt" 2>&1
+  done
+fi
+# The z-marching vector kernel's planes a chunk (-p planes=), each type at
+# 512^3 and 1024^3, with the copy beside each point.
+if part planes; then
+  step planes
+  for t in f32 f64; do
+    for n in 512 1024; do
+      $k -w laplacian -b cuda -r cuda-zmarch-vector -t $t -n $n \
+        -p planes=2,3,4,5,6,8 --reps 20 \
+        --json "$out/planes-$t-$n.json" >"$out/planes-$t-$n.txt" 2>&1
+    done
   done
 fi
 if part tune; then
