@@ -7,7 +7,10 @@
 #   2. exact integer sums and a NaN on one rank's part over 3 ranks;
 #   3. bad input (a size the ranks cannot split, a copy-per-rank workload
 #      under strong scaling, an unknown scaling): exit 2, one message;
-#   4. an error on rank 1 inside a distributed rung: exit 3, its message.
+#   4. an error on rank 1 inside a distributed rung: exit 3, its message;
+#   5. the trace over 2 ranks (laplacian-dist and cg-dist on OpenMP): a
+#      process per rank holding each timed run with its phases nested,
+#      checked by check_trace.py.
 # Every mpirun is under a timeout: a hang fails the test. Correctness only
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
@@ -86,3 +89,10 @@ KLADDER_INJECT_RANK=1 KLADDER_INJECT_ERROR=openmp-overlap \
 grep -q "^kladder: error: laplacian-dist openmp-overlap: rank 1: " \
   "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
 echo "ok: an error on rank 1 in a distributed rung: exit 3, its message"
+
+ranks 2 -w laplacian-dist,cg-dist -b openmp -n 9 --reps 3 --warmup 1 \
+  --no-ceiling -q --trace "$dir/trace.json" --csv "$dir/trace.csv"
+[ "$code" = 0 ] || fail "the trace over 2 ranks: exit $code"
+python3 "$(dirname "$0")/check_trace.py" "$dir/trace.json" "$dir/trace.csv" \
+  --ranks 2 >"$dir/out.txt" || fail "the trace over 2 ranks"
+echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"

@@ -99,8 +99,12 @@ kl_status kl__result_status(kl__result *res, kl_status st) {
 void kl__result_free(kl__result *res) {
   free(res->times);
   free(res->trace);
+  free(res->rank_runs);
   res->times = NULL;
   res->trace = NULL;
+  res->rank_runs = NULL;
+  res->pub.rank_runs = NULL;
+  res->pub.rank_run_count = 0;
   res->pub.times = NULL;
   res->pub.trace = NULL;
   res->pub.trace_count = 0;

@@ -115,7 +115,26 @@ typedef struct series {
   kl_trace_event *trace;
   int trace_capacity, trace_count, trace_lost;
   double trace_origin;
+  /* On several ranks, this rank's own timed runs before the maximum over
+   * the ranks makes them the slowest one's: each run's start and end from
+   * own_origin, the end of the barrier before the first, and its phases
+   * ([slots * KL__OWN] values). NULL on one rank. */
+  double *own;
+  double own_origin;
 } series;
+
+#define KL__OWN (2 + KL_MAX_PHASES)
+
+/* Timed run i as this rank saw it: from `start` (seconds after the first
+ * run's barrier), `seconds` long. */
+static void own_run(series *s, int i, double start, double seconds,
+                    const double *phases) {
+  if (!s->own) return;
+  double *o = s->own + (size_t)i * KL__OWN;
+  o[0] = start;
+  o[1] = start + seconds;
+  memcpy(o + 2, phases, sizeof(double) * KL_MAX_PHASES);
+}
 
 /* One run of a rung that the harness times: once, or once per chunk with
  * each chunk's inputs loaded first (but chunk 0's the first time: the
@@ -204,11 +223,19 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
     if (st == KL_OK) st = go_on(pr);
     st = kl__ranks_agree(pr->ranks, st);
     kl__ranks_barrier(pr->ranks);
+    s->own_origin = kl__now();
     if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
     if (st == KL_OK) st = b->sync(ctx);
     /* Each repetition and phase as long as on the slowest rank. */
     st = kl__ranks_agree(pr->ranks, st);
     if (st == KL_OK) {
+      /* This rank's, first: its runs back to back, as the rung ran them. */
+      double start = 0;
+      for (int i = 0; i < reps; i++) {
+        own_run(s, i, start, s->seconds[i],
+                &s->phase_seconds[(size_t)i * KL_MAX_PHASES]);
+        start += s->seconds[i];
+      }
       kl__ranks_max(pr->ranks, s->seconds, reps);
       kl__ranks_max(pr->ranks, s->phase_seconds, reps * KL_MAX_PHASES);
     }
@@ -235,11 +262,14 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
      * stops them all. */
     kl__ranks_barrier(pr->ranks);
     s->trace_origin = kl__now();
+    if (i == 0) s->own_origin = s->trace_origin;
     double *phases = &s->phase_seconds[(size_t)i * KL_MAX_PHASES];
     memset(phases, 0, sizeof(double) * KL_MAX_PHASES);
     pr->args.phase_seconds = phases;
     if (st == KL_OK) st = one_repetition(pr, &s->seconds[i]);
     pr->args.phase_seconds = pr->untimed_phases;
+    own_run(s, i, s->trace_origin - s->own_origin,
+            st == KL_OK ? s->seconds[i] : 0, phases);
     st = ranks_after(pr->ranks, st, &s->seconds[i], phases);
   }
   s->trace_count = s->trace_lost = 0;
@@ -324,6 +354,52 @@ static void every_rank(kl_cost *c, const kl_ranks *ranks) {
   c->items = v[2];
 }
 
+/* On several ranks, every rank's timed runs (kl_result.rank_runs) on every
+ * rank, gathered once they are over, outside the timed region: the first
+ * KL_MAX_TRACE_EVENTS / ranks of them, so that the gather stays a few MB
+ * whatever the ranks and repetitions. Every rank makes the same
+ * collectives: where one lacks the memory, none gathers. */
+static void gather_runs(const prepared *pr, const series *s, int reps,
+                        kl__result *res) {
+  const int count = kl__ranks_count(pr->ranks);
+  if (count < 2) return;
+  int kept = KL_MAX_TRACE_EVENTS / count;
+  if (kept < 1) kept = 1;
+  if (kept > reps) kept = reps;
+  const int phases = res->pub.phase_count, each = 2 + phases;
+  const size_t n = (size_t)kept * (size_t)each;
+  double *mine = malloc(sizeof *mine * n);
+  double *all = malloc(sizeof *all * n * (size_t)count);
+  kl_rank_run *runs = calloc((size_t)count * (size_t)kept, sizeof *runs);
+  double missing = !mine || !all || !runs || !s->own;
+  kl__ranks_max(pr->ranks, &missing, 1);
+  if (missing == 0) {
+    for (int i = 0; i < kept; i++)
+      memcpy(mine + (size_t)i * (size_t)each, s->own + (size_t)i * KL__OWN,
+             sizeof *mine * (size_t)each);
+    kl__ranks_gather(pr->ranks, mine, (int)n, all);
+    for (int k = 0; k < count; k++)
+      for (int i = 0; i < kept; i++) {
+        const double *v = all + ((size_t)k * (size_t)kept + (size_t)i) *
+                                    (size_t)each;
+        kl_rank_run *o = &runs[(size_t)k * (size_t)kept + (size_t)i];
+        o->rank = k;
+        o->run = i;
+        o->start = v[0];
+        o->end = v[1];
+        memcpy(o->phase_seconds, v + 2, sizeof *v * (size_t)phases);
+      }
+    res->rank_runs = runs;
+    res->pub.rank_runs = runs;
+    res->pub.rank_run_count = count * kept;
+    res->pub.rank_origin = s->own_origin;
+    runs = NULL;
+  }
+  free(mine);
+  free(all);
+  free(runs);
+}
+
 /* Warm up and time the rung; with a ceiling, warm up and time as many of
  * it straight after. On a machine whose bandwidth drifts (a shared virtual
  * machine, clocks settling), rung and ceiling are then measured seconds
@@ -335,6 +411,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   kl_result *pub = &res->pub;
   kl_status st = run_series(pr, reps, warmup, s);
   if (st != KL_OK) return st;
+  gather_runs(pr, s, reps, res);
   const int phases = pub->phase_count;
   double *one = malloc(sizeof *one * (size_t)reps);
   if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
@@ -442,8 +519,12 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   series s = {malloc(sizeof(double) * (size_t)slots),
               calloc((size_t)slots * KL_MAX_PHASES, sizeof(double)),
               malloc(sizeof(kl_trace_event) * (size_t)events),
-              events, 0, 0, 0};
+              events, 0, 0, 0, NULL, 0};
+  /* Where it cannot be had, the ranks' runs are not gathered. */
+  if (kl__ranks_count(ranks) > 1)
+    s.own = malloc(sizeof(double) * (size_t)slots * KL__OWN);
   if (!s.seconds || !s.phase_seconds || !s.trace) {
+    free(s.own);
     free(s.seconds);
     free(s.phase_seconds);
     free(s.trace);
@@ -510,5 +591,6 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   free(s.seconds);
   free(s.phase_seconds);
   free(s.trace);
+  free(s.own);
   return kl__result_status(res, st);
 }
