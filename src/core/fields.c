@@ -285,6 +285,21 @@ GET(get_trace) {
   v->count = res->pub.trace_count;
   v->result = &res->pub;
 }
+/* Each rank's timed runs; number: when the result's first began, in
+ * seconds after the first of the run's results that have them began, so
+ * that every result's runs share one time axis. */
+GET(get_rank_runs) {
+  v->present = timed(&res->pub) && res->pub.rank_run_count > 0;
+  v->result = &res->pub;
+  if (!v->present) return;
+  double first = res->pub.rank_origin;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *o = &rep->results[i].pub;
+    if (o->rank_run_count > 0 && o->rank_origin < first)
+      first = o->rank_origin;
+  }
+  v->number = res->pub.rank_origin - first;
+}
 GET(get_overlap) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
@@ -439,6 +454,7 @@ const kl__field kl__fields[] = {
      get_one_rank_seconds},
     {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",
      get_efficiency},
+    {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

@@ -615,7 +615,8 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
         kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
                    v.numbers[k]);
       csv_string(f, text);
-    } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS && v.present) {
+    } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS &&
+               fd->kind != KL__RANK_RUNS && v.present) {
       fprintf(f, fd->format ? fd->format : "%.17g", v.number);
     }
   }
@@ -660,6 +661,47 @@ static void json_trace(kl__json *j, const char *key, const kl__value *v) {
   kl__json_close(j);
 }
 
+/* Each rank's timed runs as the results file keeps them: [rank, run,
+ * start_s, end_s, {phase: seconds}] each, times from the barrier before
+ * the first run; "from_s": when that was, after the first of the run's
+ * results that have them. At most KL__JSON_TRACE_EVENTS of them: each
+ * rank's first runs ("dropped" counts the rest). */
+static void json_rank_runs(kl__json *j, const char *key,
+                           const kl__value *v) {
+  if (!v->present) {
+    kl__json_null(j, key);
+    return;
+  }
+  const kl_result *r = v->result;
+  const int ranks = r->ranks > 1 ? r->ranks : 1;
+  const int per_rank = KL__JSON_TRACE_EVENTS / ranks > 0
+                           ? KL__JSON_TRACE_EVENTS / ranks
+                           : 1;
+  int kept = 0;
+  for (int e = 0; e < r->rank_run_count; e++)
+    kept += r->rank_runs[e].run < per_rank;
+  kl__json_open(j, key, '{', 0);
+  kl__json_number(j, "from_s", 1, v->number);
+  kl__json_number(j, "dropped", 1, r->rank_run_count - kept);
+  kl__json_open(j, "runs", '[', 0);
+  for (int e = 0; e < r->rank_run_count; e++) {
+    const kl_rank_run *u = &r->rank_runs[e];
+    if (u->run >= per_rank) continue;
+    kl__json_open(j, NULL, '[', 0);
+    kl__json_number(j, NULL, 1, u->rank);
+    kl__json_number(j, NULL, 1, u->run);
+    kl__json_number(j, NULL, 1, u->start);
+    kl__json_number(j, NULL, 1, u->end);
+    kl__json_open(j, NULL, '{', 0);
+    for (int k = 0; k < r->phase_count; k++)
+      kl__json_number(j, r->phase_names[k], 1, u->phase_seconds[k]);
+    kl__json_close(j);
+    kl__json_close(j);
+  }
+  kl__json_close(j);
+  kl__json_close(j);
+}
+
 static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
                        const kl__result *res) {
   kl__value v;
@@ -690,6 +732,9 @@ static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
     break;
   case KL__EVENTS:
     json_trace(j, fd->name, &v);
+    break;
+  case KL__RANK_RUNS:
+    json_rank_runs(j, fd->name, &v);
     break;
   }
 }
