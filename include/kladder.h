@@ -611,6 +611,11 @@ typedef struct kl_result {
   const kl_rank_run *rank_runs;
   int rank_run_count;
   double rank_origin;
+  /* The seconds the rung's set-up spent compiling programs (an OpenCL
+   * program's build, once per device and options: 0 where the context
+   * had built them already), untimed and apart from the times; the
+   * slowest rank's. -1 where its backend compiles none. */
+  double setup_build_seconds;
 } kl_result;
 
 typedef struct kl_machine {

@@ -76,6 +76,7 @@ void kl__result_init(kl__result *res, const kl_workload *w, const kl_rung *r,
   pub->verdict.first_bad = -1;
   pub->check = KL_CHECK_FAIL;
   pub->ranks = 1;
+  pub->setup_build_seconds = -1;
   while (r->phases && pub->phase_count < KL_MAX_PHASES &&
          r->phases[pub->phase_count]) {
     pub->phase_names[pub->phase_count] = r->phases[pub->phase_count];
@@ -300,6 +301,11 @@ GET(get_rank_runs) {
   }
   v->number = res->pub.rank_origin - first;
 }
+GET(get_setup_build) {
+  (void)rep;
+  number(v, res->pub.setup_build_seconds >= 0,
+         res->pub.setup_build_seconds);
+}
 GET(get_overlap) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
@@ -455,6 +461,8 @@ const kl__field kl__fields[] = {
     {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",
      get_efficiency},
     {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs},
+    {"setup_build_seconds", "setup_build_seconds", R, NULL, KL__NUMBER,
+     "%.9g", get_setup_build},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

@@ -56,6 +56,9 @@ typedef struct prepared {
   const kl_ranks *ranks; /* the run's, or NULL */
   /* A run() rung's phases in the runs that are not timed. */
   double untimed_phases[KL_MAX_PHASES];
+  /* The seconds its setup spent compiling programs; -1 where the
+   * backend compiles none. */
+  double built;
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -74,6 +77,7 @@ static kl_status reset(const kl_args *a) {
  * uploaded, its state set up. */
 static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   memset(pr, 0, sizeof *pr);
+  pr->built = -1;
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
   pr->w = w;
@@ -94,7 +98,13 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   pr->args.reset = reset;
   pr->args.phase_seconds = pr->untimed_phases;
   memcpy(pr->args.buffers, pr->bufs.dev, sizeof pr->args.buffers);
+  /* What the set-up compiles (the context keeps its programs, so a rung
+   * whose programs were built before compiles nothing), apart from the
+   * timed runs. */
+  double (*compiled)(const kl_context *) = ctx->backend->compile_seconds;
+  const double before = compiled ? compiled(ctx) : 0;
   if (r->setup) st = r->setup(&pr->args);
+  if (compiled) pr->built = compiled(ctx) - before;
   pr->set_up = st == KL_OK;
   return st;
 }
@@ -539,6 +549,10 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   /* On several ranks every step below is agreed before the next: a rank
    * whose step failed stops the others there, with its message. */
   st = kl__ranks_agree(ranks, st);
+  /* The slowest rank's build; every rank's backend is the job's. */
+  pub->setup_build_seconds = pr.built;
+  if (ctx->backend->compile_seconds)
+    kl__ranks_max(ranks, &pub->setup_build_seconds, 1);
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);

@@ -263,6 +263,34 @@ static void print_ranks(const kl_report *rep, FILE *f) {
   }
 }
 
+/* What the rungs' set-ups spent compiling programs, untimed: a line per
+ * workload and backend, each rung that built any with its seconds. */
+static void print_builds(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *a = &rep->results[i];
+    if (a->pub.setup_build_seconds <= 0) continue;
+    int first = 1;
+    for (size_t j = 0; j < i && first; j++)
+      first = !(rep->results[j].w == a->w &&
+                rep->results[j].r->backend == a->r->backend &&
+                rep->results[j].pub.setup_build_seconds > 0);
+    if (!first) continue;
+    fprintf(f, "%s, %s programs built at set-up (untimed):", a->pub.workload,
+            a->pub.backend);
+    int shown = 0;
+    for (size_t j = i; j < rep->count; j++) {
+      const kl__result *b = &rep->results[j];
+      if (b->w != a->w || b->r->backend != a->r->backend ||
+          b->pub.setup_build_seconds <= 0)
+        continue;
+      char t[32];
+      format_time(b->pub.setup_build_seconds, t, sizeof t);
+      fprintf(f, "%s %s %s", shown++ ? "," : "", b->pub.rung, t);
+    }
+    fputc('\n', f);
+  }
+}
+
 static int same_problem(const kl__result *a, const kl__result *b) {
   return a->w == b->w && a->pub.n == b->pub.n && a->pub.type == b->pub.type &&
          memcmp(a->plan.value, b->plan.value,
@@ -299,6 +327,7 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_counts(rep, f);
   print_overlap(rep, f);
   print_ranks(rep, f);
+  print_builds(rep, f);
   print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
