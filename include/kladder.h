@@ -522,6 +522,20 @@ typedef struct kl_trace_event {
 #define KL_MAX_PHASES 8
 #define KL_MAX_COUNTS 4
 
+/* One timed run of a rung on one rank of several (kl_result.rank_runs), as
+ * rank 0 gathered it once the runs were over: its start and end in
+ * seconds from the end of the barrier before the rung's first timed run
+ * (each rank on its own clock: the ranks leave a barrier together), and
+ * each of the rung's phases' seconds on that rank (0 where it has none).
+ * A rung that owns its loop times its runs back to back: their starts are
+ * the sums of the runs before. */
+typedef struct kl_rank_run {
+  int rank;
+  int run; /* the timed run, from 0, in the order run */
+  double start, end;
+  double phase_seconds[KL_MAX_PHASES];
+} kl_rank_run;
+
 /* One rung measured on one problem: made by the library, read-only. */
 typedef struct kl_result {
   size_t size; /* the library's sizeof(kl_result) */
@@ -590,6 +604,18 @@ typedef struct kl_result {
    * (weak) or one_rank_seconds / (ranks * t_median) (strong); 0 where not
    * measured. */
   double one_rank_seconds, efficiency;
+  /* With several ranks: each rank's timed runs, rank by rank in the order
+   * run (every run, or where ranks x runs would pass 65536 the first
+   * 65536 / ranks of each rank's), and when the first began on this rank
+   * (monotonic seconds, as trace_origin). NULL and 0 on one rank. */
+  const kl_rank_run *rank_runs;
+  int rank_run_count;
+  double rank_origin;
+  /* The seconds the rung's set-up spent compiling programs (an OpenCL
+   * program's build, once per device and options: 0 where the context
+   * had built them already), untimed and apart from the times; the
+   * slowest rank's. -1 where its backend compiles none. */
+  double setup_build_seconds;
 } kl_result;
 
 typedef struct kl_machine {
@@ -678,7 +704,9 @@ typedef enum kl_format {
   KL_FORMAT_CSV,
   KL_FORMAT_JSON,
   /* Chrome trace-event JSON of every result's traced run (kl_result.trace):
-   * one process per result, a thread per track; Perfetto and
+   * one process per result, a thread per track; over several ranks a
+   * process per rank after them, each result's timed runs on that rank
+   * (kl_result.rank_runs) with their phases nested. Perfetto and
    * chrome://tracing open it. */
   KL_FORMAT_TRACE
 } kl_format;

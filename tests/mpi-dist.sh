@@ -11,6 +11,10 @@
 #   4. an error on rank 1 inside a distributed rung: exit 3, its message;
 #   5. where there is a CUDA device: cg-dist's GPU rungs over 2 to 4 ranks
 #      sharing it pass (cuda-aware may stand aside).
+#   6. the trace over 2 ranks (laplacian-dist and cg-dist on OpenMP): a
+#      process per rank holding each timed run with its phases nested,
+#      checked by check_trace.py; the same in the trace the report's page
+#      carries (kladder report, from the JSON's rank_runs).
 # Every mpirun is under a timeout: a hang fails the test. Correctness only
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
@@ -37,8 +41,17 @@ for r in rs:
         assert r["scaling"] == scaling, r.get("scaling")
         assert r["efficiency"] > 0 and r["one_rank_seconds"] > 0, r
         assert [k for k in r["phases"]], r
+        # The timed runs of every rank, gathered at rank 0 (rank_runs)
+        runs = r["rank_runs"]["runs"]
+        assert len(runs) == p * r["timed_runs"], (len(runs), r["timed_runs"])
+        assert sorted((u[0], u[1]) for u in runs) == \
+            [(k, i) for k in range(p) for i in range(r["timed_runs"])], runs
+        for u in runs:
+            assert 0 <= u[2] <= u[3], u
+            assert list(u[4]) == list(r["phases"]), (u, r["phases"])
     else:
         assert "efficiency" not in r or r["efficiency"] is None, r
+        assert r["rank_runs"] is None, r["rank_runs"]
 ' "$dir/r.json" $p $scaling || fail "$p ranks, $scaling: the JSON"
   done
   echo "ok: $p ranks, weak and strong"
@@ -117,3 +130,27 @@ KLADDER_INJECT_RANK=1 KLADDER_INJECT_ERROR=openmp-overlap \
 grep -q "^kladder: error: laplacian-dist openmp-overlap: rank 1: " \
   "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
 echo "ok: an error on rank 1 in a distributed rung: exit 3, its message"
+
+ranks 2 -w laplacian-dist,cg-dist -b openmp -n 9 --reps 3 --warmup 1 \
+  --no-ceiling -q --trace "$dir/trace.json" --csv "$dir/trace.csv" \
+  --json "$dir/trace-results.json"
+[ "$code" = 0 ] || fail "the trace over 2 ranks: exit $code"
+python3 "$(dirname "$0")/check_trace.py" "$dir/trace.json" "$dir/trace.csv" \
+  --ranks 2 >"$dir/out.txt" || fail "the trace over 2 ranks"
+"$kladder" report "$dir/trace-results.json" -o "$dir/trace.html" \
+  >"$dir/out.txt" 2>&1 || fail "the report of the trace over 2 ranks"
+python3 -c '
+import base64, json, re, sys
+page = open(sys.argv[1]).read()
+link = re.search(r"data:application/json;base64,([A-Za-z0-9+/=]+)", page)
+trace = json.loads(base64.b64decode(link.group(1)))["traceEvents"]
+names = {e["pid"]: e["args"]["name"] for e in trace if e["ph"] == "M"}
+ranks = [p for p, n in names.items() if n.startswith("rank ")]
+assert len(ranks) == 2, names
+for p in ranks:
+    runs = [e for e in trace if e["pid"] == p and e.get("cat") == "run"]
+    phases = [e for e in trace if e["pid"] == p and e.get("cat") not in
+              (None, "run")]
+    assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
+' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
+echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"

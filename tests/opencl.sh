@@ -6,7 +6,11 @@
 #   2. a device without doubles (KLADDER_INJECT_NO_FP64=1): f64 rungs stand
 #      aside saying so, f32 ones run and pass, exit 0;
 #   3. a kernel the device's compiler refuses (KLADDER_INJECT_CL_BUILD=1):
-#      the rung's error names the build and its log's first line, exit 3.
+#      the rung's error names the build and its log's first line, exit 3;
+#   4. the programs' build time apart from the times: setup_build_seconds
+#      above 0 for an OpenCL rung that built its program, a number for
+#      each OpenCL rung, null (JSON) and empty (CSV) for a serial one, and
+#      the table's line saying so.
 kladder=$1
 "$kladder" list | grep -q '^  opencl *available' || {
   echo "no OpenCL device here: skipped"
@@ -59,3 +63,27 @@ code=$?
 grep -q "^kladder: error: stream opencl-copy: opencl: building kernel stream_copy .*failed: CL_BUILD_PROGRAM_FAILURE: .*injected build error" \
   "$dir/err" || fail "a failed build: the message does not give the log"
 echo "ok: a kernel that fails to build: exit 3, its log's first line"
+
+"$kladder" run -w stream -b serial,opencl -n 1000 --reps 2 --no-ceiling \
+  --json "$dir/r.json" --csv "$dir/r.csv" >"$dir/out" 2>"$dir/err"
+code=$?
+[ "$code" = 0 ] || fail "the build time: exit $code, not 0"
+grep -q "^stream, opencl programs built at set-up (untimed): opencl-copy " \
+  "$dir/out" || fail "the build time: no line in the table"
+python3 -c '
+import csv, json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+cl = [r for r in rs if r["backend"] == "opencl"]
+host = [r for r in rs if r["backend"] == "serial"]
+assert cl and host, [r["rung"] for r in rs]
+for r in cl:
+    assert r["setup_build_seconds"] >= 0, (r["rung"], r["setup_build_seconds"])
+assert cl[0]["setup_build_seconds"] > 0, cl[0]["setup_build_seconds"]
+for r in host:
+    assert r["setup_build_seconds"] is None, r["setup_build_seconds"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+for row in rows:
+    b = row["setup_build_seconds"]
+    assert (b == "") == (row["backend"] == "serial"), (row["rung"], b)
+' "$dir/r.json" "$dir/r.csv" || fail "the build time: setup_build_seconds"
+echo "ok: the programs' build time apart: JSON, CSV and the table"

@@ -468,6 +468,10 @@ static kl_status elapsed(kl_context *ctx, int from, int to, double *seconds) {
 
 /* ---- programs and launches ------------------------------------------------ */
 
+static double compile_seconds(const kl_context *ctx) {
+  return ((const kl__cl_context *)ctx->impl)->build_seconds;
+}
+
 kl_status kl__cl_kernel(kl_context *ctx, const char *source,
                         const char *options, const char *name,
                         cl_kernel *out) {
@@ -623,6 +627,7 @@ const kl_backend kl__backend_opencl = {
     .device_count = device_count,
     .describe = describe,
     .left_out = left_out,
+    .compile_seconds = compile_seconds,
 };
 
 #endif

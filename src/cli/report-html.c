@@ -1233,6 +1233,100 @@ static void json_text(FILE *f, const char *s) {
  * equal share, and the page says so (`kladder run --trace` keeps all). */
 #define TRACE_LINK_EVENTS 6000
 
+/* A results file's rank_runs item: [rank, run, start_s, end_s, {phase:
+ * seconds}]. */
+static int rank_run_ok(const json_value *u) {
+  return u && u->kind == JSON_ARRAY && u->count == 5 &&
+         u->items[0].kind == JSON_NUMBER && u->items[1].kind == JSON_NUMBER &&
+         u->items[2].kind == JSON_NUMBER && u->items[3].kind == JSON_NUMBER &&
+         u->items[4].kind == JSON_OBJECT;
+}
+
+static const json_value *rank_runs_of(const row *r) {
+  const json_value *runs = json_member(json_member(r->v, "rank_runs"), "runs");
+  return runs && runs->kind == JSON_ARRAY ? runs : NULL;
+}
+
+static void trace_ns(FILE *t, const char *key, long long ns) {
+  if (ns < 0) ns = 0;
+  fprintf(t, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
+}
+
+/* Over several ranks, as `kladder run --trace` writes it: a process per
+ * rank (pids after *pid) holding each run of each result on that rank,
+ * from the file's from_s, and its phases nested in it, end to end, where
+ * they fit. At most TRACE_LINK_EVENTS runs; the runs written. */
+static size_t rank_processes(report *rep, FILE *t, int *pid) {
+  int ranks = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const json_value *runs = rank_runs_of(&rep->rows[i]);
+    for (size_t e = 0; runs && e < runs->count; e++)
+      if (rank_run_ok(&runs->items[e]) &&
+          runs->items[e].items[0].number >= ranks &&
+          runs->items[e].items[0].number < 1 << 16)
+        ranks = (int)runs->items[e].items[0].number + 1;
+  }
+  size_t written = 0;
+  for (int k = 0; k < ranks; k++) {
+    const int p = ++*pid;
+    fprintf(t, "{\"ph\": \"M\", \"pid\": %d, \"tid\": 0, \"name\": "
+            "\"process_name\", \"args\": {\"name\": \"rank %d\"}},\n", p, k);
+    for (size_t i = 0; i < rep->count; i++) {
+      const row *r = &rep->rows[i];
+      const json_value *runs = rank_runs_of(r);
+      const double from =
+          json_number(json_member(r->v, "rank_runs"), "from_s", 0, NULL);
+      char name[200];
+      snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
+               r->type, r->shape);
+      for (size_t e = 0; runs && e < runs->count; e++) {
+        const json_value *u = &runs->items[e];
+        if (!rank_run_ok(u) || (int)u->items[0].number != k ||
+            written == TRACE_LINK_EVENTS)
+          continue;
+        written++;
+        const long long a = llround((from + u->items[2].number) * 1e9);
+        const long long b = llround((from + u->items[3].number) * 1e9);
+        const json_value *ph = &u->items[4];
+        fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"name\": ",
+                p);
+        json_text(t, name);
+        fputs(", \"cat\": \"run\"", t);
+        trace_ns(t, "ts", a);
+        trace_ns(t, "dur", b - a);
+        fprintf(t, ", \"args\": {\"run\": %.0f", u->items[1].number);
+        double sum = 0;
+        for (size_t q = 0; q < ph->count; q++) {
+          if (ph->items[q].kind != JSON_NUMBER) continue;
+          fputs(", ", t);
+          json_text(t, ph->keys[q]);
+          fprintf(t, ": %s", ph->items[q].text);
+          sum += ph->items[q].number;
+        }
+        fputs("}},\n", t);
+        if (sum > u->items[3].number - u->items[2].number + 1e-9) continue;
+        long long at = a;
+        for (size_t q = 0; q < ph->count; q++) {
+          if (ph->items[q].kind != JSON_NUMBER) continue;
+          long long end = at + llround(ph->items[q].number * 1e9);
+          if (end > b) end = b;
+          if (end <= at) continue;
+          fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, "
+                  "\"name\": ", p);
+          json_text(t, ph->keys[q]);
+          fputs(", \"cat\": ", t);
+          json_text(t, ph->keys[q]);
+          trace_ns(t, "ts", at);
+          trace_ns(t, "dur", end - at);
+          fputs("},\n", t);
+          at = end;
+        }
+      }
+    }
+  }
+  return written;
+}
+
 static void chrome_trace_link(report *rep) {
   size_t total = 0, traced = 0;
   for (size_t i = 0; i < rep->count; i++) {
@@ -1274,6 +1368,8 @@ static void chrome_trace_link(report *rep) {
               (e->items[4].number - e->items[3].number) * 1e6);
     }
   }
+  const int results = pid;
+  const size_t rank_runs = rank_processes(rep, t, &pid);
   fputs("{\"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"name\": \"process_name\", "
         "\"args\": {\"name\": \"kladder report\"}}\n]}\n", t);
   fclose(t);
@@ -1282,12 +1378,15 @@ static void chrome_trace_link(report *rep) {
           "href=\"data:application/json;base64,", rep->f);
     b64(rep->f, (const unsigned char *)text, len);
     fprintf(rep->f, "\">Save the Chrome trace</a> of these %d runs (open it "
-            "in Perfetto, ui.perfetto.dev, or chrome://tracing).", pid);
+            "in Perfetto, ui.perfetto.dev, or chrome://tracing).", results);
     if (share < total)
       fprintf(rep->f, " It keeps the first %zu events of each run, %d in "
               "all of %zu, so that this page stays small; `kladder run "
               "--trace FILE` writes every one.", share,
               (int)(share * traced), total);
+    if (rank_runs)
+      fprintf(rep->f, " A process per rank holds each rung's timed runs on "
+              "that rank (%zu), their phases nested inside.", rank_runs);
     fputs("</p>\n", rep->f);
   }
   free(text);
@@ -1312,7 +1411,13 @@ static void timelines(report *rep) {
     timeline(rep, r, events);
     shown_++;
   }
-  if (!shown_) return;
+  /* Runs over several ranks are in the saved trace, drawn or not. */
+  int ranks = 0;
+  for (size_t i = 0; i < rep->count && !ranks; i++)
+    ranks = rank_runs_of(&rep->rows[i]) != NULL;
+  if (!shown_ && ranks)
+    fputs("<section id=\"timelines\"><h2>Timelines</h2>\n", f);
+  if (!shown_ && !ranks) return;
   if (more) fprintf(f, "<p class=\"note\">%d more traced runs are in the "
                     "saved trace, not drawn here.</p>\n", more);
   chrome_trace_link(rep);

@@ -76,6 +76,7 @@ void kl__result_init(kl__result *res, const kl_workload *w, const kl_rung *r,
   pub->verdict.first_bad = -1;
   pub->check = KL_CHECK_FAIL;
   pub->ranks = 1;
+  pub->setup_build_seconds = -1;
   while (r->phases && pub->phase_count < KL_MAX_PHASES &&
          r->phases[pub->phase_count]) {
     pub->phase_names[pub->phase_count] = r->phases[pub->phase_count];
@@ -99,8 +100,12 @@ kl_status kl__result_status(kl__result *res, kl_status st) {
 void kl__result_free(kl__result *res) {
   free(res->times);
   free(res->trace);
+  free(res->rank_runs);
   res->times = NULL;
   res->trace = NULL;
+  res->rank_runs = NULL;
+  res->pub.rank_runs = NULL;
+  res->pub.rank_run_count = 0;
   res->pub.times = NULL;
   res->pub.trace = NULL;
   res->pub.trace_count = 0;
@@ -281,6 +286,26 @@ GET(get_trace) {
   v->count = res->pub.trace_count;
   v->result = &res->pub;
 }
+/* Each rank's timed runs; number: when the result's first began, in
+ * seconds after the first of the run's results that have them began, so
+ * that every result's runs share one time axis. */
+GET(get_rank_runs) {
+  v->present = timed(&res->pub) && res->pub.rank_run_count > 0;
+  v->result = &res->pub;
+  if (!v->present) return;
+  double first = res->pub.rank_origin;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *o = &rep->results[i].pub;
+    if (o->rank_run_count > 0 && o->rank_origin < first)
+      first = o->rank_origin;
+  }
+  v->number = res->pub.rank_origin - first;
+}
+GET(get_setup_build) {
+  (void)rep;
+  number(v, res->pub.setup_build_seconds >= 0,
+         res->pub.setup_build_seconds);
+}
 GET(get_overlap) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
@@ -435,6 +460,9 @@ const kl__field kl__fields[] = {
      get_one_rank_seconds},
     {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",
      get_efficiency},
+    {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs},
+    {"setup_build_seconds", "setup_build_seconds", R, NULL, KL__NUMBER,
+     "%.9g", get_setup_build},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

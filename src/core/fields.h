@@ -11,7 +11,8 @@ typedef enum kl__field_kind {
   KL__SECONDS, /* a time, in seconds */
   KL__LIST,    /* numbers: JSON array; not in CSV */
   KL__PAIRS,   /* named numbers: CSV "a=1;b=2", JSON object */
-  KL__EVENTS   /* the traced run's events: JSON only (report.c) */
+  KL__EVENTS,  /* the traced run's events: JSON only (report.c) */
+  KL__RANK_RUNS /* each rank's timed runs: JSON only (report.c) */
 } kl__field_kind;
 
 typedef enum kl__field_scope {
@@ -32,7 +33,7 @@ typedef struct kl__value {
   int numbers_present;   /* the pairs' values were measured */
   const char *const *names; /* the pairs' names */
   int count;
-  const kl_result *result; /* KL__EVENTS: whose trace */
+  const kl_result *result; /* KL__EVENTS, KL__RANK_RUNS: whose */
   char buffer[96]; /* for text a getter composes */
 } kl__value;
 

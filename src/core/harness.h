@@ -292,6 +292,7 @@ typedef struct kl__result {
   kl_plan plan;
   double *times;         /* [pub.reps]; owned */
   kl_trace_event *trace; /* [pub.trace_count]; owned */
+  kl_rank_run *rank_runs; /* [pub.rank_run_count]; owned */
   int ceiling_only;      /* run only as a ceiling, not selected */
 } kl__result;
 
@@ -415,6 +416,11 @@ int kl__ranks_distributes(const kl_ranks *r);
  * distributes), else its maximum times the count (every rank's cost
  * alike). */
 void kl__ranks_sum(const kl_ranks *r, double *values, int n);
+/* Every rank's n values, `mine` this one's, into all[rank * n + i] on
+ * every rank (all: count * n values): an element-wise maximum of an
+ * array where each rank fills its own slot. */
+void kl__ranks_gather(const kl_ranks *r, const double *mine, int n,
+                      double *all);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 
 /* ---- ceiling.c: the whole ceiling policy ---------------------------------

@@ -56,6 +56,9 @@ typedef struct prepared {
   const kl_ranks *ranks; /* the run's, or NULL */
   /* A run() rung's phases in the runs that are not timed. */
   double untimed_phases[KL_MAX_PHASES];
+  /* The seconds its setup spent compiling programs; -1 where the
+   * backend compiles none. */
+  double built;
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -74,6 +77,7 @@ static kl_status reset(const kl_args *a) {
  * uploaded, its state set up. */
 static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   memset(pr, 0, sizeof *pr);
+  pr->built = -1;
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
   pr->w = w;
@@ -94,7 +98,13 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   pr->args.reset = reset;
   pr->args.phase_seconds = pr->untimed_phases;
   memcpy(pr->args.buffers, pr->bufs.dev, sizeof pr->args.buffers);
+  /* What the set-up compiles (the context keeps its programs, so a rung
+   * whose programs were built before compiles nothing), apart from the
+   * timed runs. */
+  double (*compiled)(const kl_context *) = ctx->backend->compile_seconds;
+  const double before = compiled ? compiled(ctx) : 0;
   if (r->setup) st = r->setup(&pr->args);
+  if (compiled) pr->built = compiled(ctx) - before;
   pr->set_up = st == KL_OK;
   return st;
 }
@@ -115,7 +125,26 @@ typedef struct series {
   kl_trace_event *trace;
   int trace_capacity, trace_count, trace_lost;
   double trace_origin;
+  /* On several ranks, this rank's own timed runs before the maximum over
+   * the ranks makes them the slowest one's: each run's start and end from
+   * own_origin, the end of the barrier before the first, and its phases
+   * ([slots * KL__OWN] values). NULL on one rank. */
+  double *own;
+  double own_origin;
 } series;
+
+#define KL__OWN (2 + KL_MAX_PHASES)
+
+/* Timed run i as this rank saw it: from `start` (seconds after the first
+ * run's barrier), `seconds` long. */
+static void own_run(series *s, int i, double start, double seconds,
+                    const double *phases) {
+  if (!s->own) return;
+  double *o = s->own + (size_t)i * KL__OWN;
+  o[0] = start;
+  o[1] = start + seconds;
+  memcpy(o + 2, phases, sizeof(double) * KL_MAX_PHASES);
+}
 
 /* One run of a rung that the harness times: once, or once per chunk with
  * each chunk's inputs loaded first (but chunk 0's the first time: the
@@ -204,11 +233,19 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
     if (st == KL_OK) st = go_on(pr);
     st = kl__ranks_agree(pr->ranks, st);
     kl__ranks_barrier(pr->ranks);
+    s->own_origin = kl__now();
     if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
     if (st == KL_OK) st = b->sync(ctx);
     /* Each repetition and phase as long as on the slowest rank. */
     st = kl__ranks_agree(pr->ranks, st);
     if (st == KL_OK) {
+      /* This rank's, first: its runs back to back, as the rung ran them. */
+      double start = 0;
+      for (int i = 0; i < reps; i++) {
+        own_run(s, i, start, s->seconds[i],
+                &s->phase_seconds[(size_t)i * KL_MAX_PHASES]);
+        start += s->seconds[i];
+      }
       kl__ranks_max(pr->ranks, s->seconds, reps);
       kl__ranks_max(pr->ranks, s->phase_seconds, reps * KL_MAX_PHASES);
     }
@@ -235,11 +272,14 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
      * stops them all. */
     kl__ranks_barrier(pr->ranks);
     s->trace_origin = kl__now();
+    if (i == 0) s->own_origin = s->trace_origin;
     double *phases = &s->phase_seconds[(size_t)i * KL_MAX_PHASES];
     memset(phases, 0, sizeof(double) * KL_MAX_PHASES);
     pr->args.phase_seconds = phases;
     if (st == KL_OK) st = one_repetition(pr, &s->seconds[i]);
     pr->args.phase_seconds = pr->untimed_phases;
+    own_run(s, i, s->trace_origin - s->own_origin,
+            st == KL_OK ? s->seconds[i] : 0, phases);
     st = ranks_after(pr->ranks, st, &s->seconds[i], phases);
   }
   s->trace_count = s->trace_lost = 0;
@@ -324,6 +364,52 @@ static void every_rank(kl_cost *c, const kl_ranks *ranks) {
   c->items = v[2];
 }
 
+/* On several ranks, every rank's timed runs (kl_result.rank_runs) on every
+ * rank, gathered once they are over, outside the timed region: the first
+ * KL_MAX_TRACE_EVENTS / ranks of them, so that the gather stays a few MB
+ * whatever the ranks and repetitions. Every rank makes the same
+ * collectives: where one lacks the memory, none gathers. */
+static void gather_runs(const prepared *pr, const series *s, int reps,
+                        kl__result *res) {
+  const int count = kl__ranks_count(pr->ranks);
+  if (count < 2) return;
+  int kept = KL_MAX_TRACE_EVENTS / count;
+  if (kept < 1) kept = 1;
+  if (kept > reps) kept = reps;
+  const int phases = res->pub.phase_count, each = 2 + phases;
+  const size_t n = (size_t)kept * (size_t)each;
+  double *mine = malloc(sizeof *mine * n);
+  double *all = malloc(sizeof *all * n * (size_t)count);
+  kl_rank_run *runs = calloc((size_t)count * (size_t)kept, sizeof *runs);
+  double missing = !mine || !all || !runs || !s->own;
+  kl__ranks_max(pr->ranks, &missing, 1);
+  if (missing == 0) {
+    for (int i = 0; i < kept; i++)
+      memcpy(mine + (size_t)i * (size_t)each, s->own + (size_t)i * KL__OWN,
+             sizeof *mine * (size_t)each);
+    kl__ranks_gather(pr->ranks, mine, (int)n, all);
+    for (int k = 0; k < count; k++)
+      for (int i = 0; i < kept; i++) {
+        const double *v = all + ((size_t)k * (size_t)kept + (size_t)i) *
+                                    (size_t)each;
+        kl_rank_run *o = &runs[(size_t)k * (size_t)kept + (size_t)i];
+        o->rank = k;
+        o->run = i;
+        o->start = v[0];
+        o->end = v[1];
+        memcpy(o->phase_seconds, v + 2, sizeof *v * (size_t)phases);
+      }
+    res->rank_runs = runs;
+    res->pub.rank_runs = runs;
+    res->pub.rank_run_count = count * kept;
+    res->pub.rank_origin = s->own_origin;
+    runs = NULL;
+  }
+  free(mine);
+  free(all);
+  free(runs);
+}
+
 /* Warm up and time the rung; with a ceiling, warm up and time as many of
  * it straight after. On a machine whose bandwidth drifts (a shared virtual
  * machine, clocks settling), rung and ceiling are then measured seconds
@@ -335,6 +421,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   kl_result *pub = &res->pub;
   kl_status st = run_series(pr, reps, warmup, s);
   if (st != KL_OK) return st;
+  gather_runs(pr, s, reps, res);
   const int phases = pub->phase_count;
   double *one = malloc(sizeof *one * (size_t)reps);
   if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
@@ -442,8 +529,12 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   series s = {malloc(sizeof(double) * (size_t)slots),
               calloc((size_t)slots * KL_MAX_PHASES, sizeof(double)),
               malloc(sizeof(kl_trace_event) * (size_t)events),
-              events, 0, 0, 0};
+              events, 0, 0, 0, NULL, 0};
+  /* Where it cannot be had, the ranks' runs are not gathered. */
+  if (kl__ranks_count(ranks) > 1)
+    s.own = malloc(sizeof(double) * (size_t)slots * KL__OWN);
   if (!s.seconds || !s.phase_seconds || !s.trace) {
+    free(s.own);
     free(s.seconds);
     free(s.phase_seconds);
     free(s.trace);
@@ -458,6 +549,10 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   /* On several ranks every step below is agreed before the next: a rank
    * whose step failed stops the others there, with its message. */
   st = kl__ranks_agree(ranks, st);
+  /* The slowest rank's build; every rank's backend is the job's. */
+  pub->setup_build_seconds = pr.built;
+  if (ctx->backend->compile_seconds)
+    kl__ranks_max(ranks, &pub->setup_build_seconds, 1);
   /* The first run after the upload is the checked one. */
   double started = kl__now();
   if (st == KL_OK) st = checked_run(&pr, &s);
@@ -510,5 +605,6 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   free(s.seconds);
   free(s.phase_seconds);
   free(s.trace);
+  free(s.own);
   return kl__result_status(res, st);
 }

@@ -26,8 +26,9 @@ extern "C" {
  * written against. 3: core v3 (contexts per device, tunings, retired rung
  * names, input hooks grouped); 4: named files (kl_named_file, kl_plan's
  * files); 5: distributed workloads (kl_workload.distributed, kl_plan's
- * ranks and scaling, kl_args.phase_seconds for run() rungs). */
-#define KL_MODEL_VERSION 5
+ * ranks and scaling, kl_args.phase_seconds for run() rungs); 6:
+ * kl_backend.compile_seconds (a context's programs' build time). */
+#define KL_MODEL_VERSION 6
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -283,6 +284,11 @@ typedef struct kl_backend {
    * thread: slow, and the serial rungs' numbers again), with why in `why`;
    * naming it (-b openacc) runs it. NULL: always in. */
   int (*left_out)(char *why, size_t size);
+  /* The seconds the context has spent compiling programs so far (an
+   * OpenCL program's build), all told: the harness reports what a rung's
+   * untimed set-up took of it apart from the rung's times
+   * (kl_result.setup_build_seconds). NULL: the backend compiles none. */
+  double (*compile_seconds)(const kl_context *ctx);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

@@ -5,6 +5,7 @@
  * order, so a rank that fails (a check, an allocation, a device error)
  * still makes the ones left in the step it failed in, and the step's
  * agreement carries the failure to the others. */
+#include <math.h>
 #include <string.h>
 
 #include "harness.h"
@@ -36,6 +37,14 @@ kl_status kl__ranks_agree(const kl_ranks *r, kl_status st) {
   /* The lowest failing rank's message, on every rank (its own included:
    * it now names the rank). */
   return kl__usage((kl_status)code, "%s", message);
+}
+
+void kl__ranks_gather(const kl_ranks *r, const double *mine, int n,
+                      double *all) {
+  const int count = kl__ranks_count(r), rank = count > 1 ? r->rank : 0;
+  for (int i = 0; i < count * n; i++) all[i] = -HUGE_VAL;
+  memcpy(all + (size_t)rank * (size_t)n, mine, sizeof *all * (size_t)n);
+  kl__ranks_max(r, all, count * n);
 }
 
 /* ---- a distributed workload's ranks ---------------------------------------

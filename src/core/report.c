@@ -263,6 +263,34 @@ static void print_ranks(const kl_report *rep, FILE *f) {
   }
 }
 
+/* What the rungs' set-ups spent compiling programs, untimed: a line per
+ * workload and backend, each rung that built any with its seconds. */
+static void print_builds(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *a = &rep->results[i];
+    if (a->pub.setup_build_seconds <= 0) continue;
+    int first = 1;
+    for (size_t j = 0; j < i && first; j++)
+      first = !(rep->results[j].w == a->w &&
+                rep->results[j].r->backend == a->r->backend &&
+                rep->results[j].pub.setup_build_seconds > 0);
+    if (!first) continue;
+    fprintf(f, "%s, %s programs built at set-up (untimed):", a->pub.workload,
+            a->pub.backend);
+    int shown = 0;
+    for (size_t j = i; j < rep->count; j++) {
+      const kl__result *b = &rep->results[j];
+      if (b->w != a->w || b->r->backend != a->r->backend ||
+          b->pub.setup_build_seconds <= 0)
+        continue;
+      char t[32];
+      format_time(b->pub.setup_build_seconds, t, sizeof t);
+      fprintf(f, "%s %s %s", shown++ ? "," : "", b->pub.rung, t);
+    }
+    fputc('\n', f);
+  }
+}
+
 static int same_problem(const kl__result *a, const kl__result *b) {
   return a->w == b->w && a->pub.n == b->pub.n && a->pub.type == b->pub.type &&
          memcmp(a->plan.value, b->plan.value,
@@ -299,6 +327,7 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_counts(rep, f);
   print_overlap(rep, f);
   print_ranks(rep, f);
+  print_builds(rep, f);
   print_peers(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
@@ -615,7 +644,8 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
         kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
                    v.numbers[k]);
       csv_string(f, text);
-    } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS && v.present) {
+    } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS &&
+               fd->kind != KL__RANK_RUNS && v.present) {
       fprintf(f, fd->format ? fd->format : "%.17g", v.number);
     }
   }
@@ -660,6 +690,47 @@ static void json_trace(kl__json *j, const char *key, const kl__value *v) {
   kl__json_close(j);
 }
 
+/* Each rank's timed runs as the results file keeps them: [rank, run,
+ * start_s, end_s, {phase: seconds}] each, times from the barrier before
+ * the first run; "from_s": when that was, after the first of the run's
+ * results that have them. At most KL__JSON_TRACE_EVENTS of them: each
+ * rank's first runs ("dropped" counts the rest). */
+static void json_rank_runs(kl__json *j, const char *key,
+                           const kl__value *v) {
+  if (!v->present) {
+    kl__json_null(j, key);
+    return;
+  }
+  const kl_result *r = v->result;
+  const int ranks = r->ranks > 1 ? r->ranks : 1;
+  const int per_rank = KL__JSON_TRACE_EVENTS / ranks > 0
+                           ? KL__JSON_TRACE_EVENTS / ranks
+                           : 1;
+  int kept = 0;
+  for (int e = 0; e < r->rank_run_count; e++)
+    kept += r->rank_runs[e].run < per_rank;
+  kl__json_open(j, key, '{', 0);
+  kl__json_number(j, "from_s", 1, v->number);
+  kl__json_number(j, "dropped", 1, r->rank_run_count - kept);
+  kl__json_open(j, "runs", '[', 0);
+  for (int e = 0; e < r->rank_run_count; e++) {
+    const kl_rank_run *u = &r->rank_runs[e];
+    if (u->run >= per_rank) continue;
+    kl__json_open(j, NULL, '[', 0);
+    kl__json_number(j, NULL, 1, u->rank);
+    kl__json_number(j, NULL, 1, u->run);
+    kl__json_number(j, NULL, 1, u->start);
+    kl__json_number(j, NULL, 1, u->end);
+    kl__json_open(j, NULL, '{', 0);
+    for (int k = 0; k < r->phase_count; k++)
+      kl__json_number(j, r->phase_names[k], 1, u->phase_seconds[k]);
+    kl__json_close(j);
+    kl__json_close(j);
+  }
+  kl__json_close(j);
+  kl__json_close(j);
+}
+
 static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
                        const kl__result *res) {
   kl__value v;
@@ -690,6 +761,9 @@ static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
     break;
   case KL__EVENTS:
     json_trace(j, fd->name, &v);
+    break;
+  case KL__RANK_RUNS:
+    json_rank_runs(j, fd->name, &v);
     break;
   }
 }
@@ -732,8 +806,9 @@ static void json_body(kl__json *j, const kl_report *rep) {
 /* ---- the trace -------------------------------------------------------------
  * Chrome's trace-event format, a process per result and a thread per
  * track (tid 0 the host, tid s + 1 stream s); complete ("X") events in
- * microseconds from the first traced run's start. Written when the file
- * is opened: */
+ * microseconds from the first traced run's start. Over several ranks, a
+ * process per rank after them (trace_ranks). Written when the file is
+ * opened: */
 static const char trace_head[] = "{\"displayTimeUnit\": \"ms\", "
                                  "\"traceEvents\": [\n";
 
@@ -745,14 +820,92 @@ static void trace_meta(FILE *f, int pid, int tid, const char *what,
   fputs("}},\n", f);
 }
 
+/* A time in microseconds to the nanosecond, from whole nanoseconds, so
+ * that an event written inside another stays inside it as written. */
+static void trace_ns(FILE *f, const char *key, long long ns) {
+  if (ns < 0) ns = 0;
+  fprintf(f, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
+}
+
+/* A process per rank ("rank K", pid after the results'), one track: each
+ * timed run of each result the ranks gathered (kl_result.rank_runs), in
+ * microseconds from `zero` as every other event, and nested in it its
+ * phases, laid end to end in the rung's order from the run's start: the
+ * rung reports how long each phase took, not when. Where they add up to
+ * more than the run (a rung whose phases overlap), the run's args alone
+ * give them. */
+static void trace_ranks(FILE *f, const kl_report *rep, double zero) {
+  int ranks = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i].pub;
+    for (int e = 0; e < r->rank_run_count; e++)
+      if (r->rank_runs[e].rank >= ranks) ranks = r->rank_runs[e].rank + 1;
+  }
+  for (int k = 0; k < ranks; k++) {
+    const int pid = (int)rep->count + 1 + k;
+    char name[160];
+    snprintf(name, sizeof name, "rank %d", k);
+    trace_meta(f, pid, 0, "process_name", "name", name);
+    trace_meta(f, pid, 0, "thread_name", "name", name);
+    for (size_t i = 0; i < rep->count; i++) {
+      const kl_result *r = &rep->results[i].pub;
+      snprintf(name, sizeof name, "%s %s", r->workload, r->rung);
+      const double at = r->rank_origin - zero;
+      for (int e = 0; e < r->rank_run_count; e++) {
+        const kl_rank_run *u = &r->rank_runs[e];
+        if (u->rank != k) continue;
+        const long long from = llround((at + u->start) * 1e9);
+        const long long to = llround((at + u->end) * 1e9);
+        fprintf(f, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"name\": ",
+                pid);
+        kl__json_write_string(f, name);
+        fputs(", \"cat\": \"run\"", f);
+        trace_ns(f, "ts", from);
+        trace_ns(f, "dur", to - from);
+        fprintf(f, ", \"args\": {\"result\": %zu, \"run\": %d", i + 1,
+                u->run);
+        double sum = 0;
+        for (int p = 0; p < r->phase_count; p++) {
+          fputs(", ", f);
+          kl__json_write_string(f, r->phase_names[p]);
+          fprintf(f, ": %.9g", u->phase_seconds[p]);
+          sum += u->phase_seconds[p];
+        }
+        fputs("}},\n", f);
+        if (sum > u->end - u->start + 1e-9) continue;
+        long long cursor = from;
+        for (int p = 0; p < r->phase_count; p++) {
+          long long end = cursor + llround(u->phase_seconds[p] * 1e9);
+          if (end > to) end = to;
+          if (end <= cursor) continue;
+          fprintf(f, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, "
+                  "\"name\": ", pid);
+          kl__json_write_string(f, r->phase_names[p]);
+          fputs(", \"cat\": ", f);
+          kl__json_write_string(f, r->phase_names[p]);
+          trace_ns(f, "ts", cursor);
+          trace_ns(f, "dur", end - cursor);
+          fputs("},\n", f);
+          cursor = end;
+        }
+      }
+    }
+  }
+}
+
 static void trace_body(FILE *f, const kl_report *rep) {
   double zero = 0;
   int any = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
-    if (r->trace_count == 0) continue;
-    if (!any || r->trace_origin < zero) zero = r->trace_origin;
-    any = 1;
+    if (r->trace_count > 0 && (!any || r->trace_origin < zero)) {
+      zero = r->trace_origin;
+      any = 1;
+    }
+    if (r->rank_run_count > 0 && (!any || r->rank_origin < zero)) {
+      zero = r->rank_origin;
+      any = 1;
+    }
   }
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
@@ -792,6 +945,7 @@ static void trace_body(FILE *f, const kl_report *rep) {
               (ev->end - ev->start) * 1e6);
     }
   }
+  trace_ranks(f, rep, zero);
   /* JSON allows no comma after the last element: a closing metadata
    * event names the file's maker. */
   fprintf(f, "{\"ph\": \"M\", \"pid\": 0, \"tid\": 0, \"name\": "
