@@ -367,6 +367,13 @@ void kl__cl_teardown(kl_args *a);
 #else
 #define KL_GPU_RAND_FN(fn) NULL
 #endif
+/* NCCL (RCCL under HIP): the distributed workloads' cuda-nccl rungs
+ * (NAME-nccl.cu). */
+#if defined(KL_HAVE_GPU_NCCL)
+#define KL_GPU_NCCL_FN(fn) fn
+#else
+#define KL_GPU_NCCL_FN(fn) NULL
+#endif
 #if defined(KL_HAVE_OPENBLAS)
 #define KL_OPENBLAS_FN(fn) fn
 #else
