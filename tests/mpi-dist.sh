@@ -7,7 +7,11 @@
 #   2. exact integer sums and a NaN on one rank's part over 3 ranks;
 #   3. bad input (a size the ranks cannot split, a copy-per-rank workload
 #      under strong scaling, an unknown scaling): exit 2, one message;
-#   4. an error on rank 1 inside a distributed rung: exit 3, its message.
+#   4. an error on rank 1 inside a distributed rung: exit 3, its message;
+#   5. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl) over 2 ranks:
+#      without a GPU (or a build without them) one message saying so,
+#      exit 2; with one, every result passes or stands aside saying why
+#      (cuda-nccl where the two ranks share a GPU).
 # Every mpirun is under a timeout: a hang fails the test. Correctness only
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
@@ -86,3 +90,19 @@ KLADDER_INJECT_RANK=1 KLADDER_INJECT_ERROR=openmp-overlap \
 grep -q "^kladder: error: laplacian-dist openmp-overlap: rank 1: " \
   "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
 echo "ok: an error on rank 1 in a distributed rung: exit 3, its message"
+
+for rung in cuda-staged cuda-aware cuda-nccl; do
+  ranks 2 -w reduce-dist,laplacian-dist -r $rung -n 11 --reps 2 --no-ceiling
+  if [ "$code" = 2 ]; then
+    n=$(grep -c "^kladder: error" "$dir/out.txt")
+    [ "$n" = 1 ] || fail "$rung, no GPU: $n messages, not 1"
+    grep -q "not available here\|not built into this library" \
+      "$dir/out.txt" || fail "$rung, no GPU: no reason given"
+    echo "ok: $rung over 2 ranks, no GPU here: one message, exit 2"
+  else
+    [ "$code" = 0 ] || fail "$rung over 2 ranks on a GPU: exit $code"
+    grep -q "PASS\|one GPU per rank\|takes no device memory" \
+      "$dir/out.txt" || fail "$rung over 2 ranks: neither ran nor said why"
+    echo "ok: $rung over 2 ranks on a GPU"
+  fi
+done
