@@ -6,10 +6,17 @@
 #   tests   the CUDA tests of the workloads with distributed rungs, the
 #           OpenCL rungs on NVIDIA's OpenCL, the MPI tests
 #   mpi1    1 rank: cg-dist against cg (OpenMP on the host's 16 cores),
-#           laplacian-dist cuda-staged against laplacian cuda-zmarch-vector
-#           (the same kernel), reduce-dist cuda-best against reduce's
-#   mpi2    2 ranks sharing the GPU: the same, weak and strong; the faces'
-#           exchange phase against transfer's pinned copies
+#           laplacian-dist cuda-staged and cuda-nccl (no NCCL call on one
+#           rank) against laplacian cuda-zmarch-vector (the same kernel),
+#           reduce-dist cuda-best and cuda-nccl against reduce's
+#   mpi2    2 ranks sharing the GPU: the same, weak and strong (cuda-nccl
+#           stands aside: one GPU per rank); the faces' exchange phase
+#           against transfer's pinned copies
+#   gpus    where the machine has 2 GPUs or more, a rank per GPU: the
+#           distributed GPU rungs, NCCL's among them, weak and strong,
+#           int32 sums and a NaN on one rank's part
+# NVLink multicast stays off (NCCL_NVLS_ENABLE=0, which the library sets
+# too).
 #   opencl  NVIDIA's OpenCL beside CUDA: stream, map, reduce f64 256M,
 #           histogram, laplacian 512^3
 # KL_ISSUE_ONLY=REGEX runs only the parts whose names match.
@@ -31,6 +38,7 @@ mkdir -p /tmp/kl-icd
 echo libnvidia-opencl.so.1 >/tmp/kl-icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/kl-icd
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=0
 k="./build/kladder run -q"
 part() { [[ $1 =~ $only ]]; }
 step() { echo "== $1 ($(date +%T))" >&2; }
@@ -48,10 +56,11 @@ if part mpi1; then
   mpirun -np 1 $k -w cg-dist,cg -b openmp -n 128 --reps 5 \
     --json "$out/mpi1-cg.json" >"$out/mpi1-cg.txt" 2>&1
   mpirun -np 1 $k -w laplacian-dist,laplacian -b cuda \
-    -r cuda-staged,cuda-zmarch-vector -n 512 --reps 20 \
+    -r cuda-staged,cuda-nccl,cuda-zmarch-vector -n 512 --reps 20 \
     --json "$out/mpi1-lap.json" >"$out/mpi1-lap.txt" 2>&1
-  mpirun -np 1 $k -w reduce-dist,reduce -b cuda -r cuda-best -n 256M \
-    --reps 20 --json "$out/mpi1-reduce.json" >"$out/mpi1-reduce.txt" 2>&1
+  mpirun -np 1 $k -w reduce-dist,reduce -b cuda -r cuda-best,cuda-nccl \
+    -n 256M --reps 20 --json "$out/mpi1-reduce.json" \
+    >"$out/mpi1-reduce.txt" 2>&1
 fi
 if part mpi2; then
   step mpi2
@@ -65,6 +74,25 @@ if part mpi2; then
   done
   $k -w transfer -b cuda -n 2M --reps 20 --json "$out/transfer.json" \
     >"$out/transfer.txt" 2>&1
+fi
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if part gpus && [ "$gpus" -ge 2 ]; then
+  step "gpus ($gpus)"
+  r=cuda-staged,cuda-aware,cuda-nccl,cuda-best
+  for s in weak strong; do
+    mpirun -np "$gpus" $k -w laplacian-dist -b cuda -r $r -n 514 \
+      --scaling $s --reps 20 --json "$out/gpus-lap-$s.json" \
+      >"$out/gpus-lap-$s.txt" 2>&1
+    mpirun -np "$gpus" $k -w reduce-dist -b cuda -r $r -n 128M \
+      --scaling $s --reps 20 --json "$out/gpus-reduce-$s.json" \
+      >"$out/gpus-reduce-$s.txt" 2>&1
+  done
+  mpirun -np "$gpus" $k -w reduce-dist -b cuda -r cuda-best,cuda-nccl \
+    -t i32 --inputs large -n 16M --reps 5 --no-ceiling \
+    --json "$out/gpus-reduce-i32.json" >"$out/gpus-reduce-i32.txt" 2>&1
+  mpirun -np "$gpus" $k -w reduce-dist -b cuda -r cuda-best,cuda-nccl \
+    -t f32 --op max --inputs nan-middle -n 16M --reps 5 --no-ceiling \
+    --json "$out/gpus-reduce-nan.json" >"$out/gpus-reduce-nan.txt" 2>&1
 fi
 if part opencl; then
   step opencl
