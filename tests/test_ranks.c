@@ -21,7 +21,7 @@ enum { MAX_RANKS = 8, MAX_VALUES = 1024 };
 typedef struct shared {
   int count;
   pthread_barrier_t barrier;
-  unsigned char slot[MAX_RANKS][MAX_VALUES * 8];
+  uint64_t slot[MAX_RANKS][MAX_VALUES]; /* 8 bytes a value, aligned */
 } shared;
 
 typedef struct fake {
@@ -31,12 +31,33 @@ typedef struct fake {
   int refused;     /* a call the fake cannot make */
 } fake;
 
-static double as_double(kl_type t, const unsigned char *v, int i) {
+/* Value i of a rank's slot, and of the result, through memcpy: the
+ * slots hold the values' bytes whatever their type. */
+static double get(kl_type t, const void *v, int i) {
+  const char *at = (const char *)v + (size_t)i * kl_type_size(t);
+  int32_t i32;
+  int64_t i64;
+  double f64;
   switch (t) {
-  case KL_I32: return ((const int32_t *)v)[i];
-  case KL_I64: return (double)((const int64_t *)v)[i];
-  default: return ((const double *)v)[i];
+  case KL_I32: memcpy(&i32, at, sizeof i32); return i32;
+  case KL_I64: memcpy(&i64, at, sizeof i64); return (double)i64;
+  default: memcpy(&f64, at, sizeof f64); return f64;
   }
+}
+
+static void put(kl_type t, void *v, int i, double x) {
+  char *at = (char *)v + (size_t)i * kl_type_size(t);
+  const int32_t i32 = (int32_t)x;
+  const int64_t i64 = (int64_t)x;
+  if (t == KL_I32) memcpy(at, &i32, sizeof i32);
+  else if (t == KL_I64) memcpy(at, &i64, sizeof i64);
+  else memcpy(at, &x, sizeof x);
+}
+
+static uint64_t get64(const void *v, int i) {
+  uint64_t x;
+  memcpy(&x, (const char *)v + (size_t)i * sizeof x, sizeof x);
+  return x;
 }
 
 static void allreduce(void *context, void *values, int n, kl_type type,
@@ -51,29 +72,27 @@ static void allreduce(void *context, void *values, int n, kl_type type,
   const size_t bytes = (size_t)(n > MAX_VALUES ? MAX_VALUES : n) * es;
   memcpy(s->slot[f->rank], values, bytes);
   pthread_barrier_wait(&s->barrier);
-  unsigned char out[MAX_VALUES * 8];
+  uint64_t out[MAX_VALUES];
   for (int i = 0; i < n && i < MAX_VALUES && !f->refused; i++) {
     if (type == KL_U64) {
-      uint64_t acc = ((const uint64_t *)s->slot[0])[i];
+      uint64_t acc = get64(s->slot[0], i);
       for (int r = 1; r < s->count; r++) {
-        const uint64_t x = ((const uint64_t *)s->slot[r])[i];
+        const uint64_t x = get64(s->slot[r], i);
         acc = op == KL_RANKS_SUM ? acc + x
               : op == KL_RANKS_MIN ? (x < acc ? x : acc)
                                    : (x > acc ? x : acc);
       }
-      ((uint64_t *)out)[i] = acc;
+      memcpy((char *)out + (size_t)i * sizeof acc, &acc, sizeof acc);
       continue;
     }
-    double acc = as_double(type, s->slot[0], i);
+    double acc = get(type, s->slot[0], i);
     for (int r = 1; r < s->count; r++) {
-      const double x = as_double(type, s->slot[r], i);
+      const double x = get(type, s->slot[r], i);
       acc = op == KL_RANKS_SUM ? acc + x
             : op == KL_RANKS_MIN ? (x < acc ? x : acc)
                                  : (x > acc ? x : acc);
     }
-    if (type == KL_I32) ((int32_t *)out)[i] = (int32_t)acc;
-    else if (type == KL_I64) ((int64_t *)out)[i] = (int64_t)acc;
-    else ((double *)out)[i] = acc;
+    put(type, out, i, acc);
   }
   /* Every rank has read every slot before any writes the next. */
   pthread_barrier_wait(&s->barrier);
