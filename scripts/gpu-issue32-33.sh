@@ -13,6 +13,9 @@
 #   mpi2    2 ranks sharing the GPU: the same, weak and strong; the faces'
 #           exchange phase against transfer's pinned copies; cg-dist's GPU
 #           rungs at 256^3 a rank (weak) and 256^3 in all (strong)
+#   gpus    where the machine has 2 GPUs or more, a rank per GPU: the
+#           distributed GPU rungs, NCCL's among them, weak and strong,
+#           int32 sums and a NaN on one rank's part
 #   opencl  NVIDIA's OpenCL beside CUDA: stream, map, reduce f64 256M,
 #           histogram, laplacian 512^3
 # KL_ISSUE_ONLY=REGEX runs only the parts whose names match.
@@ -34,6 +37,8 @@ mkdir -p /tmp/kl-icd
 echo libnvidia-opencl.so.1 >/tmp/kl-icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/kl-icd
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# NVLink multicast stays off (the library sets it too).
+export NCCL_NVLS_ENABLE=0
 # Open MPI binds a rank to one core at np <= 2: the OpenMP rungs would run
 # on one core. Every command under a limit of its own (KL_ISSUE_LIMIT,
 # default 150 s), so that one slow or stuck run costs only itself.
@@ -84,6 +89,24 @@ if part mpi2; then
       --scaling $s --reps 5
   done
   run transfer $k -w transfer -b cuda -n 2M --reps 20
+fi
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+if part gpus && [ "$gpus" -ge 2 ]; then
+  step "gpus ($gpus)"
+  r=cuda-staged,cuda-aware,cuda-nccl,cuda-best
+  for s in weak strong; do
+    run gpus-lap-$s $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
+      -n 512 --scaling $s --reps 20
+    run gpus-reduce-$s $mpi -np "$gpus" $kr -w reduce-dist -b cuda -r $r \
+      -n 256M --scaling $s --reps 20
+    run gpus-cg-$s $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 256 \
+      -p mode=fixed --scaling $s --reps 10
+  done
+  run gpus-reduce-i32 $mpi -np "$gpus" $kr -w reduce-dist -b cuda \
+    -r cuda-best,cuda-nccl -t i32 --inputs large -n 16M --reps 5 --no-ceiling
+  run gpus-reduce-nan $mpi -np "$gpus" $kr -w reduce-dist -b cuda \
+    -r cuda-best,cuda-nccl -t f32 --op max --inputs nan-middle -n 16M \
+    --reps 5 --no-ceiling
 fi
 if part opencl; then
   step opencl

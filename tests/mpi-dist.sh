@@ -15,6 +15,10 @@
 #      process per rank holding each timed run with its phases nested,
 #      checked by check_trace.py; the same in the trace the report's page
 #      carries (kladder report, from the JSON's rank_runs).
+#   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl) over 2 ranks:
+#      without a GPU (or a build without them) one message saying so,
+#      exit 2; with one, every result passes or stands aside saying why
+#      (cuda-nccl where the two ranks share a GPU).
 # Every mpirun is under a timeout: a hang fails the test. Correctness only
 # (Open MPI busy-polls; more ranks than cores here).
 kladder=$1
@@ -154,3 +158,18 @@ for p in ranks:
     assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
 ' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
 echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"
+for rung in cuda-staged cuda-aware cuda-nccl; do
+  ranks 2 -w reduce-dist,laplacian-dist -r $rung -n 11 --reps 2 --no-ceiling
+  if [ "$code" = 2 ]; then
+    n=$(grep -c "^kladder: error" "$dir/out.txt")
+    [ "$n" = 1 ] || fail "$rung, no GPU: $n messages, not 1"
+    grep -q "not available here\|not built into this library" \
+      "$dir/out.txt" || fail "$rung, no GPU: no reason given"
+    echo "ok: $rung over 2 ranks, no GPU here: one message, exit 2"
+  else
+    [ "$code" = 0 ] || fail "$rung over 2 ranks on a GPU: exit $code"
+    grep -q "PASS\|one GPU per rank\|takes no device memory" \
+      "$dir/out.txt" || fail "$rung over 2 ranks: neither ran nor said why"
+    echo "ok: $rung over 2 ranks on a GPU"
+  fi
+done

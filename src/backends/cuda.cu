@@ -96,14 +96,30 @@ static kl_status enter(kl_context *ctx) {
 }
 
 
-/* A context: its own streams and events. */
+/* A context: its own streams and events, and what rungs keep in it. */
 typedef struct gpu_context {
   cudaEvent_t events[KL_MAX_EVENTS];
   int event_count;
+  kl__gpu_keep kept[KL_GPU_KEEPS];
 } gpu_context;
+
+/* A GPU rung's context is this backend's (in a module build its
+ * backend is the loader's table, which forwards here). */
+kl__gpu_keep *kl__gpu_kept(kl_context *ctx, int slot) {
+  if (!ctx || !ctx->impl || slot < 0 || slot >= KL_GPU_KEEPS) return NULL;
+  return &((gpu_context *)ctx->impl)->kept[slot];
+}
 
 static void close_context(kl_context *ctx) {
   gpu_context *g = (gpu_context *)ctx->impl;
+  /* What rungs kept first (an NCCL communicator), while its device's
+   * streams are still there. */
+  for (int i = 0; g && i < KL_GPU_KEEPS; i++) {
+    kl__gpu_keep *k = &g->kept[i];
+    if (k->thing && k->release) k->release(k->thing);
+    k->thing = NULL;
+    k->release = NULL;
+  }
   for (int i = 0; i < ctx->stream_count; i++)
     if (ctx->streams[i]) (void)cudaStreamDestroy((cudaStream_t)ctx->streams[i]);
   ctx->stream_count = 0;

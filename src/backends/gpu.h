@@ -53,6 +53,29 @@ static inline kl_status kl__gpu_status(cudaError_t e, const char *what) {
   do {                                                                        \
     if ((st) == KL_OK) (st) = (call);                                         \
   } while (0)
+/* The same for a call written out, its failure naming the call and the
+ * caller's file and line:
+ *   KL_KEEP(st, KL_GPU_STATUS(cudaStreamSynchronize(s))); */
+#define KL_GPU_STATUS(call)                                                   \
+  kl__gpu_status_at((call), #call, __FILE__, __LINE__)
+static inline kl_status kl__gpu_status_at(cudaError_t e, const char *call,
+                                          const char *file, int line) {
+  return e == cudaSuccess ? KL_OK
+                          : kl__fail_at(KL_DEVICE, file, line, "%s failed: %s",
+                                        call, cudaGetErrorString(e));
+}
+
+/* What a rung's setup leaves in its GPU context for the rest of the run
+ * (the ranks' NCCL communicator: ranks-nccl.cu), a slot per kind; the
+ * context releases it, by its own function, when it closes (cuda.cu).
+ * For a GPU rung's context (a->ctx) alone; NULL for a slot past the
+ * last. */
+enum { KL_GPU_KEEP_NCCL, KL_GPU_KEEPS };
+typedef struct kl__gpu_keep {
+  void *thing;
+  void (*release)(void *thing);
+} kl__gpu_keep;
+kl__gpu_keep *kl__gpu_kept(kl_context *ctx, int slot);
 
 /* A step that returns a status: its failure is the caller's. */
 #define KL_TRY(call)                                                          \

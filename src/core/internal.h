@@ -160,6 +160,20 @@ void kl__exchange_wait(const kl_plan *p, void *pending);
 /* Whether the plan's ranks take device memory in their messages (a
  * CUDA-aware MPI); 0 for one rank. */
 int kl__ranks_device_memory(const kl_plan *p);
+/* Rank 0's `size` bytes on every rank, in place; and every rank's
+ * `words` 64-bit words (1 to 512) in rank order, all[r * words + w],
+ * where `all` holds count x words (NULL where the caller could not
+ * allocate it: the collectives are made all the same, so that the others
+ * do not wait; the caller says so in its own words). Both made of
+ * allreduce sums (a rank's setup, untimed: an NCCL communicator's id and
+ * each rank's device); with one rank, no collective. */
+void kl__ranks_broadcast(const kl_plan *p, void *bytes, size_t size);
+void kl__ranks_gather(const kl_plan *p, const uint64_t *mine, int words,
+                      uint64_t *all);
+/* In a gathered `all` of count ranks: the first pair of ranks i < j
+ * (least i, then least j) whose words are the same, and 1; 0 where no
+ * two are. */
+int kl__ranks_alike(const uint64_t *all, int count, int words, int pair[2]);
 /* A phase's seconds added to the repetition's (a->phase_seconds, where
  * there is one): kl__phase(a, k, kl__now() - t0). */
 void kl__phase(const kl_args *a, int k, double seconds);
@@ -352,6 +366,13 @@ void kl__cl_teardown(kl_args *a);
 #define KL_GPU_RAND_FN(fn) fn
 #else
 #define KL_GPU_RAND_FN(fn) NULL
+#endif
+/* NCCL (RCCL under HIP): the distributed workloads' cuda-nccl rungs
+ * (NAME-nccl.cu). */
+#if defined(KL_HAVE_GPU_NCCL)
+#define KL_GPU_NCCL_FN(fn) fn
+#else
+#define KL_GPU_NCCL_FN(fn) NULL
 #endif
 #if defined(KL_HAVE_OPENBLAS)
 #define KL_OPENBLAS_FN(fn) fn

@@ -74,8 +74,14 @@ static kl_status reset(const kl_args *a) {
 }
 
 /* The job's plan, made when the job was: its buffers filled and
- * uploaded, its state set up. */
-static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
+ * uploaded, its state set up. On several ranks (ranks: the run's, or NULL
+ * where this step is not made in step) each of the two is agreed: the
+ * buffers before the setup, so that every rank sets up or none does (a
+ * distributed rung's setup may make collectives: its NCCL communicator),
+ * and the setup. A rank whose own setup succeeded is torn down
+ * (set_up) whatever the others' did. */
+static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx,
+                         const kl_ranks *ranks) {
   memset(pr, 0, sizeof *pr);
   pr->built = -1;
   const kl_workload *w = job->w;
@@ -90,6 +96,7 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
                    "cannot run a problem in %lld chunks", w->name, r->name,
                    (long long)pr->plan.chunk_count);
   if (st == KL_OK) st = kl__buffers_prepare(w, &pr->plan, ctx, &pr->bufs);
+  st = kl__ranks_agree(ranks, st);
   if (st != KL_OK) return st;
   pr->args.plan = &pr->plan;
   pr->args.ctx = ctx;
@@ -106,7 +113,7 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx) {
   if (r->setup) st = r->setup(&pr->args);
   if (compiled) pr->built = compiled(ctx) - before;
   pr->set_up = st == KL_OK;
-  return st;
+  return kl__ranks_agree(ranks, st);
 }
 
 static void unprepare(prepared *pr) {
@@ -542,13 +549,13 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                                           "memory"));
   }
   prepared pr, ceiling_slot, *ceiling = NULL;
-  kl_status st = prepare(&pr, job, ctx);
+  /* On several ranks every step is agreed before the next (prepare's
+   * two too): a rank whose step failed stops the others there, with its
+   * message. */
+  kl_status st = prepare(&pr, job, ctx, ranks);
   pr.stop = stop;
   pr.host_data = host_data;
   pr.ranks = ranks;
-  /* On several ranks every step below is agreed before the next: a rank
-   * whose step failed stops the others there, with its message. */
-  st = kl__ranks_agree(ranks, st);
   /* The slowest rank's build; every rank's backend is the job's. */
   pub->setup_build_seconds = pr.built;
   if (ctx->backend->compile_seconds)
@@ -587,7 +594,8 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     memset(&ceiling_slot, 0, sizeof ceiling_slot);
     if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
                                  job->device, 1) == KL_OK) {
-      if (prepare(&ceiling_slot, beside, ctx) == KL_OK) ceiling = &ceiling_slot;
+      if (prepare(&ceiling_slot, beside, ctx, NULL) == KL_OK)
+        ceiling = &ceiling_slot;
       else unprepare(&ceiling_slot);
       ceiling_slot.stop = stop;
       ceiling_slot.ranks = ranks;

@@ -368,7 +368,12 @@ typedef struct kl_rung {
   /* Add the rung's scratch buffers to the plan, sized where need be by the
    * device it is made for (p->device: lanes, compute units). */
   kl_status (*scratch)(kl_plan *p);
-  kl_status (*setup)(kl_args *a); /* a handle, a grid size */
+  /* A handle, a grid size. A distributed workload's rung over several
+   * ranks may make collectives here through the plan (its NCCL
+   * communicator): every rank calls it (the harness agrees on the
+   * buffers first), and it makes the same collectives on every rank,
+   * whatever failed on its own. */
+  kl_status (*setup)(kl_args *a);
   void (*teardown)(kl_args *a);
   /* Its phases' names, NULL-terminated: run_reps's (kl_reps), or a run()
    * rung's (kl_args.phase_seconds). */

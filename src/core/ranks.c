@@ -152,6 +152,62 @@ void kl__exchange_wait(const kl_plan *p, void *pending) {
   if (p->ranks && pending) p->ranks->exchange_wait(p->ranks->context, pending);
 }
 
+/* ---- rank 0's bytes, every rank's words -----------------------------------
+ * Made of allreduce sums of 64-bit words (exact: every word but one is
+ * zero), in pieces of at most PIECE words, so that a rank needs no memory
+ * of its own for them and makes the same collectives whatever it holds:
+ * how many follows from the sizes and the count alone. */
+enum { PIECE = 512 };
+
+void kl__ranks_broadcast(const kl_plan *p, void *bytes, size_t size) {
+  if (!p->ranks) return;
+  const int root = kl__rank(p) == 0;
+  uint64_t words[PIECE];
+  for (size_t at = 0; at < size; at += sizeof words) {
+    const size_t n = size - at < sizeof words ? size - at : sizeof words;
+    memset(words, 0, sizeof words);
+    if (root) memcpy(words, (char *)bytes + at, n);
+    kl__allreduce(p, words, (int)((n + 7) / 8), KL_U64, KL_RANKS_SUM);
+    memcpy((char *)bytes + at, words, n);
+  }
+}
+
+void kl__ranks_gather(const kl_plan *p, const uint64_t *mine, int words,
+                      uint64_t *all) {
+  if (words < 1 || words > PIECE) return;
+  if (!p->ranks) {
+    if (all) memcpy(all, mine, sizeof *all * (size_t)words);
+    return;
+  }
+  const int count = kl__rank_count(p), rank = kl__rank(p);
+  const int per_piece = PIECE / words;
+  uint64_t slots[PIECE];
+  for (int first = 0; first < count; first += per_piece) {
+    const int ranks = count - first < per_piece ? count - first : per_piece;
+    memset(slots, 0, sizeof slots);
+    if (rank >= first && rank < first + ranks)
+      memcpy(slots + (size_t)(rank - first) * (size_t)words, mine,
+             sizeof *slots * (size_t)words);
+    kl__allreduce(p, slots, ranks * words, KL_U64, KL_RANKS_SUM);
+    if (all)
+      memcpy(all + (size_t)first * (size_t)words, slots,
+             sizeof *slots * (size_t)ranks * (size_t)words);
+  }
+}
+
+int kl__ranks_alike(const uint64_t *all, int count, int words, int pair[2]) {
+  const size_t bytes = sizeof *all * (size_t)words;
+  for (int i = 0; i < count; i++)
+    for (int j = i + 1; j < count; j++)
+      if (memcmp(all + (size_t)i * (size_t)words,
+                 all + (size_t)j * (size_t)words, bytes) == 0) {
+        pair[0] = i;
+        pair[1] = j;
+        return 1;
+      }
+  return 0;
+}
+
 void kl__phase(const kl_args *a, int k, double seconds) {
   if (a->phase_seconds && k >= 0 && k < KL_MAX_PHASES)
     a->phase_seconds[k] += seconds;

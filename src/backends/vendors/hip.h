@@ -18,6 +18,7 @@
   hipDeviceAttributeMaxThreadsPerMultiProcessor
 #define cudaDevAttrWarpSize hipDeviceAttributeWarpSize
 #define cudaDeviceGetAttribute hipDeviceGetAttribute
+#define cudaDeviceGetPCIBusId hipDeviceGetPCIBusId
 #define cudaDeviceProp hipDeviceProp_t
 #define cudaDeviceSynchronize hipDeviceSynchronize
 #define cudaDriverGetVersion hipDriverGetVersion
@@ -86,9 +87,10 @@
 
 
 /* The libraries' names, each section for the sources that ask for it
- * (backends/gpu-cub.h, gpu-blas.h, gpu-rand.h, gpu-sparse.h), in HIP
- * builds that found the library (CMakeLists.txt). Not compiled here:
- * Debian has none of them, so these sections wait for a ROCm machine. */
+ * (backends/gpu-cub.h, gpu-blas.h, gpu-rand.h, gpu-sparse.h, gpu-nccl.h),
+ * in HIP builds that found the library (CMakeLists.txt). Not compiled
+ * here: Debian has none of them, so these sections wait for a ROCm
+ * machine. */
 #if defined(KL_GPU_WANT_CUB) && !defined(KL_VENDORS_HIP_CUB)
 #define KL_VENDORS_HIP_CUB
 #include <functional>
@@ -178,4 +180,11 @@ template <class T = void> struct maximum {
 #define cusparseSpMV_bufferSize hipsparseSpMV_bufferSize
 #define cusparseSpMV_preprocess hipsparseSpMV_preprocess
 #define cusparseStatus_t hipsparseStatus_t
+#endif
+
+/* RCCL: NCCL's names and types, the same in its header; the HIP stream
+ * is the CUDA one by the runtime's mapping above. */
+#if defined(KL_GPU_WANT_NCCL) && !defined(KL_VENDORS_HIP_NCCL)
+#define KL_VENDORS_HIP_NCCL
+#include <rccl/rccl.h>
 #endif

@@ -453,6 +453,12 @@ static const kl_rung rungs[] = {
             .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_aware_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_aware)),
+    KL_RUNG("cuda-nccl", gpu, "the faces packed on the GPU and exchanged by "
+            "ncclSend and ncclRecv in one group on the stream, then "
+            "cuda-zmarch-vector; stands aside where two ranks share a GPU",
+            .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
+            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl)),
 };
 
 static const kl_test_problem tests[] = {
@@ -471,7 +477,8 @@ const kl_workload kl__workload_laplacian_dist = {
     .tolerance = "laplacian's rule at every point of each rank's box, from "
                  "the true u; the layer of f untouched; the layer of u the "
                  "neighbours' values",
-    .source = "seed 002; issue 32 (HPCG's decomposition and halos)",
+    .source = "seed 002; issue 32 (HPCG's decomposition and halos, NCCL's "
+              "point-to-point)",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
     .types = FLOATS,

@@ -51,6 +51,11 @@ kl_status kl__lapdist_gpu_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_staged_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_setup(kl_args *a);
 kl_status kl__lapdist_gpu_aware_setup(kl_args *a);
+/* The NCCL rung (laplacian-dist-nccl.cu): the faces packed on the device
+ * and exchanged by ncclSend and ncclRecv in one group on the rung's
+ * stream; its setup makes the ranks' communicator. */
+kl_status kl__lapdist_gpu_nccl(const kl_args *a);
+kl_status kl__lapdist_gpu_nccl_setup(kl_args *a);
 #ifdef __cplusplus
 }
 #endif

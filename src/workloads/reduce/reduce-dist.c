@@ -13,7 +13,9 @@
  * int32, exact; double for floats, in any order); min and max an
  * allreduce maximum of (sign * result, is-NaN) in double (exact for every
  * input type), so that a NaN on one rank is every rank's result, as
- * reduce's rule wants, whatever MPI does with NaN.
+ * reduce's rule wants, whatever MPI does with NaN. The GPU rungs: the
+ * result through pinned host memory to that combine (cuda-best), or the
+ * same combine on the device by ncclAllReduce (cuda-nccl).
  * The check: each rank's reference of its part, summed (or maximized)
  * over the ranks, and reduce's rule with the whole array's count; a
  * floating sum's bound adds the reference's own roundings over the ranks
@@ -154,6 +156,12 @@ static const kl_rung rungs[] = {
             .scratch = KL_GPU_FN(kl__reduce_dist_gpu_scratch),
             .setup = KL_GPU_FN(kl__reduce_gpu_setup),
             .run = KL_GPU_FN(kl__reduce_dist_gpu_best)),
+    KL_RUNG("cuda-nccl", gpu, "reduce's cuda-best over the rank's part, "
+            "then ncclAllReduce of the ranks' results on the device; stands "
+            "aside where two ranks share a GPU", .phases = phases,
+            .scratch = KL_GPU_NCCL_FN(kl__reduce_dist_gpu_nccl_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__reduce_dist_gpu_nccl_setup),
+            .run = KL_GPU_NCCL_FN(kl__reduce_dist_gpu_nccl)),
 };
 
 const kl_workload kl__workload_reduce_dist = {
@@ -161,7 +169,8 @@ const kl_workload kl__workload_reduce_dist = {
     .summary = "reduce's sum, min or max of one array split over the ranks",
     .tolerance = "reduce's rule over the whole array; a float sum's bound "
                  "adds 2 P u sum|x| for the reference summed over P ranks",
-    .source = "seed 000 section 3.3, seed 004; issue 32 (MPI_Allreduce)",
+    .source = "seed 000 section 3.3, seed 004; issue 32 (MPI_Allreduce, "
+              "ncclAllReduce)",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
     .types = EVERY_TYPE,

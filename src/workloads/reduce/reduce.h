@@ -24,7 +24,9 @@ enum {
   REDUCE_RETIRED,
   REDUCE_HOST_PARTIALS,
   REDUCE_CUB_TEMP,
-  REDUCE_DIST_STAGE /* reduce-dist's GPU rung: the result in pinned memory */
+  /* reduce-dist's GPU rungs: cuda-best's result in pinned memory,
+   * cuda-nccl's (value, NaN) pair on the device */
+  REDUCE_DIST_STAGE
 };
 /* The parameters, in the workload's order. */
 enum { REDUCE_P_N, REDUCE_P_OP, REDUCE_P_INPUTS, REDUCE_PARAMS };
@@ -74,10 +76,14 @@ kl_status kl__reduce_plan(kl_plan *p, const char *name, int64_t len,
                           int64_t total);
 kl_status kl__reduce_serial(const kl_args *a);
 /* reduce-dist: a result in host memory combined over the ranks, in place
- * (a collective); its GPU rung (reduce-dist-cuda.cu) and scratch. */
+ * (a collective); its GPU rungs (reduce-dist-cuda.cu; reduce-dist-nccl.cu,
+ * the result combined on the device by NCCL), their scratch and setup. */
 void kl__reduce_dist_combine(const kl_plan *p, void *out);
 kl_status kl__reduce_dist_gpu_best(const kl_args *a);
 kl_status kl__reduce_dist_gpu_scratch(kl_plan *p);
+kl_status kl__reduce_dist_gpu_nccl(const kl_args *a);
+kl_status kl__reduce_dist_gpu_nccl_scratch(kl_plan *p);
+kl_status kl__reduce_dist_gpu_nccl_setup(kl_args *a);
 /* The plan's input pattern for that part, a function of the element's
  * index in the whole. */
 void kl__reduce_fill(const kl_plan *p, kl__reduce_span s, void *x);

@@ -1,0 +1,67 @@
+/* What laplacian-dist's GPU rungs share (laplacian-dist-cuda.cu: staged
+ * and aware, through kl_ranks; laplacian-dist-nccl.cu: NCCL): the face
+ * packing kernel and its launcher, and the stencil on the box after the
+ * exchange. */
+#ifndef KL_LAPLACIAN_DIST_GPU_H
+#define KL_LAPLACIAN_DIST_GPU_H
+
+#include <stdint.h>
+
+#include "../../backends/gpu.h"
+#include "laplacian-dist.h"
+
+#define PACK_BLOCK 256
+
+/* Between plane `at` across `axis` of the box (its interior points) and
+ * a packed face, x fastest, as the host rungs' plane_copy lays it out. */
+template <typename T>
+static __global__ void plane_kernel(T *grid, T *face, int64_t nx, int64_t ny,
+                                    int64_t nz, int axis, int64_t at,
+                                    int to_face) {
+  const int64_t rows = axis == 0 ? ny - 2 : nx - 2;
+  const int64_t cols = axis == 2 ? ny - 2 : nz - 2;
+  const int64_t total = rows * cols;
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t r = t % rows, c = t / rows;
+    int64_t i, j, k;
+    if (axis == 0) i = at, j = r + 1, k = c + 1;
+    else if (axis == 1) i = r + 1, j = at, k = c + 1;
+    else i = r + 1, j = c + 1, k = at;
+    const int64_t g = i + nx * (j + ny * k);
+    if (to_face) face[t] = grid[g];
+    else grid[g] = face[t];
+  }
+}
+
+/* The face across `axis` at plane `at` of u packed into `face`
+ * (to_face), or unpacked from it, on the rung's stream. */
+template <typename T>
+static kl_status plane(const kl_args *a, const box *b, T *face, int axis,
+                       int64_t at, int to_face) {
+  const int64_t points = kl__lapdist_face_points(b, axis);
+  if (points < 1) return KL_OK;
+  int64_t blocks = (points + PACK_BLOCK - 1) / PACK_BLOCK;
+  if (blocks > KL_GPU_MAX_BLOCKS) blocks = KL_GPU_MAX_BLOCKS;
+  plane_kernel<T><<<(unsigned)blocks, PACK_BLOCK, 0,
+                    (cudaStream_t)a->stream>>>(
+      (T *)a->buffers[LAP_U], face, b->ext[0], b->ext[1], b->ext[2], axis,
+      at, to_face);
+  KL_GPU_CHECK_LAUNCH(plane_kernel<T>);
+  return KL_OK;
+}
+
+/* After the exchange: laplacian's cuda-zmarch-vector on the box (a plan
+ * of its extents), waited for; its seconds to phase 1. */
+static inline kl_status kl__lapdist_gpu_stencil(const kl_args *a) {
+  const double t0 = kl__now();
+  kl_plan local;
+  kl_args la;
+  kl__lapdist_local_args(a, &local, &la);
+  kl_status st = kl__laplacian_gpu_zmarch_vector(&la);
+  KL_KEEP(st, KL_GPU_STATUS(cudaStreamSynchronize((cudaStream_t)a->stream)));
+  kl__phase(a, 1, kl__now() - t0);
+  return st;
+}
+
+#endif

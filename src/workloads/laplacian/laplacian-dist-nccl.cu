@@ -1,0 +1,92 @@
+/* laplacian-dist's NCCL rung (laplacian-dist.c has the split, the layout
+ * and the check): the box's faces packed on the device as cuda-staged
+ * packs them (laplacian-dist-gpu.h), sent and received by ncclSend and
+ * ncclRecv in one group on the rung's stream, device to device with no
+ * host staging and no wait between the packing and the messages, and
+ * unpacked into u's layer on the same stream; then laplacian's
+ * cuda-zmarch-vector on the box. The communicator is the context's
+ * (backends/ranks-nccl.cu), made by the setup, which stands aside where
+ * two ranks share a GPU. NCCL's messages have no tags: a pair of ranks
+ * shares at most one face (the grid of ranks is not periodic), so each
+ * pair's one send and one receive each way match in order.
+ * Every rank makes its group even after a failure of its own (its faces
+ * then whatever they hold), so that no neighbour waits forever; the
+ * failure is returned after, and the harness stops the rung on all. */
+#include "../../backends/gpu-nccl.h"
+#include "laplacian-dist-gpu.h"
+
+/* Pack, exchange and unpack, all on the stream, then wait; its seconds
+ * to phase 0. */
+template <typename T>
+static kl_status exchange(const kl_args *a, ncclComm_t comm) {
+  const kl_plan *p = a->plan;
+  const box b = box_of(p);
+  cudaStream_t s = (cudaStream_t)a->stream;
+  int nbs[3][2];
+  kl_status st = kl__lapdist_neighbours(p, nbs);
+  if (st != KL_OK) return st; /* the plan's: the same on every rank */
+  const double t0 = kl__now();
+  const int64_t face = p->buffers[DIST_FACES].count / 12;
+  T *dev = (T *)a->buffers[DIST_FACES];
+  const ncclDataType_t type = kl__nccl_type(p->type);
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++)
+      if (nbs[axis][side] >= 0)
+        KL_KEEP(st, plane<T>(a, &b, dev + (2 * axis + side) * face, axis,
+                             side ? b.ext[axis] - 2 : 1, 1));
+  if (comm) {
+    /* Made whatever happened above: the neighbours wait for these. A
+     * group once started is ended, whatever failed inside it. */
+    const kl_status started = KL_NCCL_STATUS(ncclGroupStart());
+    kl_status sent = started;
+    for (int axis = 0; axis < 3; axis++)
+      for (int side = 0; side < 2; side++) {
+        const int nb = nbs[axis][side];
+        /* A neighbour's face is as large as this rank's: the box shares
+         * its extents across the axis. */
+        const size_t points = (size_t)kl__lapdist_face_points(&b, axis);
+        if (nb < 0 || points < 1) continue;
+        const int q = 2 * axis + side;
+        KL_KEEP(sent, KL_NCCL_STATUS(ncclSend(dev + q * face, points, type,
+                                              nb, comm, s)));
+        KL_KEEP(sent, KL_NCCL_STATUS(ncclRecv(dev + (6 + q) * face, points,
+                                              type, nb, comm, s)));
+      }
+    if (started == KL_OK) {
+      const kl_status ended = KL_NCCL_STATUS(ncclGroupEnd());
+      KL_KEEP(sent, ended);
+    }
+    KL_KEEP(st, sent);
+  }
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++)
+      if (nbs[axis][side] >= 0)
+        KL_KEEP(st, plane<T>(a, &b, dev + (6 + 2 * axis + side) * face, axis,
+                             side ? b.ext[axis] - 1 : 0, 0));
+  KL_KEEP(st, KL_GPU_STATUS(cudaStreamSynchronize(s)));
+  kl__phase(a, 0, kl__now() - t0);
+  return st;
+}
+
+template <typename T> static kl_status run(const kl_args *a) {
+  ncclComm_t comm = kl__nccl_comm(a);
+  /* The setup made a communicator on every rank or on none, and none
+   * stops the rung on every rank before it runs. */
+  if (kl__rank_count(a->plan) > 1 && !comm)
+    return KL_FAIL(KL_DEVICE, "laplacian-dist cuda-nccl: no NCCL "
+                   "communicator");
+  const kl_status st = exchange<T>(a, comm);
+  return st != KL_OK ? st : kl__lapdist_gpu_stencil(a);
+}
+
+extern "C" kl_status kl__lapdist_gpu_nccl(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE, return run<T>(a));
+}
+
+/* laplacian's z-marching setup on the box's plan, then the ranks'
+ * communicator (made on every rank, whatever that setup found). The
+ * faces are cuda-aware's, in device memory (kl__lapdist_gpu_scratch). */
+extern "C" kl_status kl__lapdist_gpu_nccl_setup(kl_args *a) {
+  return kl__nccl_setup(a, kl__lapdist_gpu_setup(a),
+                        "laplacian-dist cuda-nccl");
+}

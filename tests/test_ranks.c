@@ -1,0 +1,251 @@
+/* The ranks' helpers that an NCCL rung's setup is built on (ranks.c), over
+ * a kl_ranks of threads in one process (its allreduce a shared table and
+ * a barrier): rank 0's bytes on every rank (kl__ranks_broadcast: the
+ * communicator's id), every rank's words on every rank (kl__ranks_gather:
+ * each rank's GPU), in one piece and in several, with a rank that holds
+ * no table of its own, and the first two ranks alike (kl__ranks_alike:
+ * two ranks on one GPU). Every rank makes as many collectives. No GPU, no
+ * MPI. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "expect.h"
+
+enum { MAX_RANKS = 8, MAX_VALUES = 1024 };
+
+/* What the ranks share: a slot per rank and a barrier. */
+typedef struct shared {
+  int count;
+  pthread_barrier_t barrier;
+  uint64_t slot[MAX_RANKS][MAX_VALUES]; /* 8 bytes a value, aligned */
+} shared;
+
+typedef struct fake {
+  shared *all;
+  int rank;
+  int collectives; /* made by this rank */
+  int refused;     /* a call the fake cannot make */
+} fake;
+
+/* Value i of a rank's slot, and of the result, through memcpy: the
+ * slots hold the values' bytes whatever their type. */
+static double get(kl_type t, const void *v, int i) {
+  const char *at = (const char *)v + (size_t)i * kl_type_size(t);
+  int32_t i32;
+  int64_t i64;
+  double f64;
+  switch (t) {
+  case KL_I32: memcpy(&i32, at, sizeof i32); return i32;
+  case KL_I64: memcpy(&i64, at, sizeof i64); return (double)i64;
+  default: memcpy(&f64, at, sizeof f64); return f64;
+  }
+}
+
+static void put(kl_type t, void *v, int i, double x) {
+  char *at = (char *)v + (size_t)i * kl_type_size(t);
+  const int32_t i32 = (int32_t)x;
+  const int64_t i64 = (int64_t)x;
+  if (t == KL_I32) memcpy(at, &i32, sizeof i32);
+  else if (t == KL_I64) memcpy(at, &i64, sizeof i64);
+  else memcpy(at, &x, sizeof x);
+}
+
+static uint64_t get64(const void *v, int i) {
+  uint64_t x;
+  memcpy(&x, (const char *)v + (size_t)i * sizeof x, sizeof x);
+  return x;
+}
+
+static void allreduce(void *context, void *values, int n, kl_type type,
+                      kl_ranks_op op) {
+  fake *f = context;
+  shared *s = f->all;
+  f->collectives++;
+  const size_t es = kl_type_size(type);
+  if (n > MAX_VALUES || es > 8 ||
+      (type != KL_U64 && type != KL_I64 && type != KL_I32 && type != KL_F64))
+    f->refused = 1;
+  const size_t bytes = (size_t)(n > MAX_VALUES ? MAX_VALUES : n) * es;
+  memcpy(s->slot[f->rank], values, bytes);
+  pthread_barrier_wait(&s->barrier);
+  uint64_t out[MAX_VALUES];
+  for (int i = 0; i < n && i < MAX_VALUES && !f->refused; i++) {
+    if (type == KL_U64) {
+      uint64_t acc = get64(s->slot[0], i);
+      for (int r = 1; r < s->count; r++) {
+        const uint64_t x = get64(s->slot[r], i);
+        acc = op == KL_RANKS_SUM ? acc + x
+              : op == KL_RANKS_MIN ? (x < acc ? x : acc)
+                                   : (x > acc ? x : acc);
+      }
+      memcpy((char *)out + (size_t)i * sizeof acc, &acc, sizeof acc);
+      continue;
+    }
+    double acc = get(type, s->slot[0], i);
+    for (int r = 1; r < s->count; r++) {
+      const double x = get(type, s->slot[r], i);
+      acc = op == KL_RANKS_SUM ? acc + x
+            : op == KL_RANKS_MIN ? (x < acc ? x : acc)
+                                 : (x > acc ? x : acc);
+    }
+    put(type, out, i, acc);
+  }
+  /* Every rank has read every slot before any writes the next. */
+  pthread_barrier_wait(&s->barrier);
+  if (!f->refused) memcpy(values, out, bytes);
+}
+
+/* What one rank checks, and found. */
+typedef struct job {
+  fake f;
+  kl_ranks ranks;
+  kl_plan plan;
+  int bad;
+} job;
+
+#define CHECK(j, cond)                                                        \
+  do {                                                                        \
+    if (!(cond)) {                                                            \
+      printf("FAILED rank %d, %s:%d: %s\n", (j)->f.rank, __FILE__, __LINE__,  \
+             #cond);                                                          \
+      (j)->bad++;                                                             \
+    }                                                                         \
+  } while (0)
+
+static unsigned char pattern(size_t i) {
+  return (unsigned char)(i * 131 + 7);
+}
+
+/* kl__ranks_broadcast of `size` bytes: rank 0's everywhere. */
+static void broadcast(job *j, size_t size) {
+  unsigned char *b = malloc(size);
+  if (!b) {
+    j->bad++;
+    return;
+  }
+  for (size_t i = 0; i < size; i++)
+    b[i] = j->f.rank == 0 ? pattern(i) : (unsigned char)(j->f.rank + i);
+  kl__ranks_broadcast(&j->plan, b, size);
+  size_t wrong = 0;
+  for (size_t i = 0; i < size; i++) wrong += b[i] != pattern(i);
+  CHECK(j, wrong == 0);
+  free(b);
+}
+
+static uint64_t word(int rank, int w) {
+  return ((uint64_t)(rank + 1) << 40) ^ (uint64_t)(w * 2654435761u);
+}
+
+/* kl__ranks_gather of `words` words; rank `without` holds no table. */
+static void gather(job *j, int words, int without) {
+  const int count = j->ranks.count;
+  uint64_t mine[MAX_VALUES];
+  for (int w = 0; w < words; w++) mine[w] = word(j->f.rank, w);
+  uint64_t *all = j->f.rank == without
+                      ? NULL
+                      : calloc((size_t)count * (size_t)words, sizeof *all);
+  if (j->f.rank != without && !all) {
+    j->bad++;
+    return;
+  }
+  kl__ranks_gather(&j->plan, mine, words, all);
+  if (all) {
+    int wrong = 0;
+    for (int r = 0; r < count; r++)
+      for (int w = 0; w < words; w++)
+        wrong += all[(size_t)r * (size_t)words + (size_t)w] != word(r, w);
+    CHECK(j, wrong == 0);
+  }
+  free(all);
+}
+
+/* The devices of `count` ranks, as a rung's setup gathers them: each
+ * rank's (host, bus id) of the table `ids`; the first pair alike. */
+static void alike(job *j, const int *ids, int want_i, int want_j) {
+  const int count = j->ranks.count;
+  uint64_t mine[3] = {0xfeed, (uint64_t)ids[j->f.rank], 0};
+  uint64_t all[3 * MAX_RANKS];
+  kl__ranks_gather(&j->plan, mine, 3, all);
+  int pair[2] = {-1, -1};
+  const int found = kl__ranks_alike(all, count, 3, pair);
+  if (want_i < 0) {
+    CHECK(j, !found);
+  } else {
+    CHECK(j, found && pair[0] == want_i && pair[1] == want_j);
+  }
+}
+
+static void *rank_main(void *arg) {
+  job *j = arg;
+  broadcast(j, 128); /* an NCCL id: NCCL_UNIQUE_ID_BYTES */
+  broadcast(j, 131); /* not whole words */
+  broadcast(j, 9000); /* several pieces */
+  gather(j, 6, -1);
+  gather(j, 200, -1); /* two ranks a piece: several pieces */
+  gather(j, 6, 1);    /* rank 1 without a table */
+  gather(j, 512, 2);
+  if (j->ranks.count == 5) {
+    alike(j, (const int[]){10, 11, 12, 13, 14}, -1, -1);
+    alike(j, (const int[]){10, 11, 12, 11, 14}, 1, 3);
+    alike(j, (const int[]){10, 11, 12, 11, 12}, 1, 3);
+    alike(j, (const int[]){10, 11, 11, 12, 10}, 0, 4);
+    alike(j, (const int[]){7, 7, 7, 7, 7}, 0, 1);
+  }
+  return NULL;
+}
+
+/* count ranks, each on a thread, each checking the above. */
+static void ranks_of(int count) {
+  static shared s;
+  job jobs[MAX_RANKS];
+  pthread_t threads[MAX_RANKS];
+  memset(&s, 0, sizeof s);
+  s.count = count;
+  pthread_barrier_init(&s.barrier, NULL, (unsigned)count);
+  for (int r = 0; r < count; r++) {
+    job *j = &jobs[r];
+    memset(j, 0, sizeof *j);
+    j->f = (fake){&s, r, 0, 0};
+    j->ranks.size = sizeof j->ranks;
+    j->ranks.rank = r;
+    j->ranks.count = count;
+    j->ranks.context = &j->f;
+    j->ranks.allreduce = allreduce;
+    j->plan.ranks = &j->ranks;
+  }
+  for (int r = 0; r < count; r++)
+    EXPECT(pthread_create(&threads[r], NULL, rank_main, &jobs[r]) == 0);
+  for (int r = 0; r < count; r++) pthread_join(threads[r], NULL);
+  pthread_barrier_destroy(&s.barrier);
+  for (int r = 0; r < count; r++) {
+    EXPECT(jobs[r].bad == 0);
+    EXPECT(!jobs[r].f.refused);
+    /* The same collectives on every rank, the one without a table too. */
+    EXPECT(jobs[r].f.collectives == jobs[0].f.collectives);
+  }
+  printf("%d ranks: %d collectives each\n", count, jobs[0].f.collectives);
+}
+
+int main(void) {
+  /* One rank (the plan's ranks NULL): nothing moves, no collective. */
+  kl_plan one;
+  memset(&one, 0, sizeof one);
+  unsigned char id[16] = {1, 2, 3};
+  kl__ranks_broadcast(&one, id, sizeof id);
+  EXPECT(id[0] == 1 && id[2] == 3 && id[3] == 0);
+  const uint64_t mine[2] = {5, 6};
+  uint64_t all[2] = {0, 0};
+  kl__ranks_gather(&one, mine, 2, all);
+  EXPECT(all[0] == 5 && all[1] == 6);
+  int pair[2];
+  EXPECT(!kl__ranks_alike(all, 1, 2, pair));
+
+  ranks_of(2);
+  ranks_of(5);
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures != 0;
+}
