@@ -419,7 +419,7 @@ void kl__ranks_sum(const kl_ranks *r, double *values, int n);
 /* Every rank's n values, `mine` this one's, into all[rank * n + i] on
  * every rank (all: count * n values): an element-wise maximum of an
  * array where each rank fills its own slot. */
-void kl__ranks_gather(const kl_ranks *r, const double *mine, int n,
+void kl__ranks_collect(const kl_ranks *r, const double *mine, int n,
                       double *all);
 double kl__rate(const kl_workload *w, const kl_cost *c, double seconds);
 

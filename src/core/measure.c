@@ -394,7 +394,7 @@ static void gather_runs(const prepared *pr, const series *s, int reps,
     for (int i = 0; i < kept; i++)
       memcpy(mine + (size_t)i * (size_t)each, s->own + (size_t)i * KL__OWN,
              sizeof *mine * (size_t)each);
-    kl__ranks_gather(pr->ranks, mine, (int)n, all);
+    kl__ranks_collect(pr->ranks, mine, (int)n, all);
     for (int k = 0; k < count; k++)
       for (int i = 0; i < kept; i++) {
         const double *v = all + ((size_t)k * (size_t)kept + (size_t)i) *

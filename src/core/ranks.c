@@ -39,7 +39,7 @@ kl_status kl__ranks_agree(const kl_ranks *r, kl_status st) {
   return kl__usage((kl_status)code, "%s", message);
 }
 
-void kl__ranks_gather(const kl_ranks *r, const double *mine, int n,
+void kl__ranks_collect(const kl_ranks *r, const double *mine, int n,
                       double *all) {
   const int count = kl__ranks_count(r), rank = count > 1 ? r->rank : 0;
   for (int i = 0; i < count * n; i++) all[i] = -HUGE_VAL;
