@@ -18,12 +18,18 @@
 #           int32 sums and a NaN on one rank's part
 #   opencl  NVIDIA's OpenCL beside CUDA: stream, map, reduce f64 256M,
 #           histogram, laplacian 512^3
-# KL_ISSUE_ONLY=REGEX runs only the parts whose names match.
+# KL_ISSUE_ONLY=REGEX runs only the parts whose names match;
+# KL_ISSUE_SCALINGS (default "weak strong") the scalings of part mpi2;
+# KL_ISSUE_NO_HOST=1 leaves the OpenMP cg runs out; KL_ISSUE_TESTS the
+# tests' regex; KL_ISSUE_LIMIT each command's limit in seconds.
 # The OpenCL headers: where /usr/include/CL/cl.h is missing, copy them
 # here first (cp -r /usr/include/CL .cl-headers/) and carry .cl-headers.
 set -uo pipefail
-out=${OUT:-/tmp/kladder-out}
-mkdir -p "$out"
+# Every file in a folder of its own, then one tarball and the table in
+# $OUT (the device tool brings back only a few files).
+dest=${OUT:-/tmp/kladder-out}
+out=$(mktemp -d)
+mkdir -p "$dest"
 only=${KL_ISSUE_ONLY:-.}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader |
   tee "$out/gpu.txt"
@@ -60,9 +66,9 @@ grep -A2 '^  opencl' "$out/list.txt" >&2
 
 if part tests; then
   step tests
-  (cd build && timeout 300 ctest -j4 \
-    -R 'rungs-cuda-(reduce|laplacian|cg)$|opencl|mpi' --timeout 240 \
-    >"$out/ctest.txt" 2>&1)
+  (cd build && timeout 300 ctest -j8 \
+    -R "${KL_ISSUE_TESTS:-rungs-cuda-(reduce|laplacian|cg)\$|opencl|mpi|dist}" \
+    --timeout 240 >"$out/ctest.txt" 2>&1)
   tail -5 "$out/ctest.txt" >&2
 fi
 if part mpi1; then
@@ -70,7 +76,8 @@ if part mpi1; then
   run mpi1-cg-cuda $mpi -np 1 $kr -w cg-dist,cg -b cuda \
     -r cuda-staged,cuda-aware,cuda-nccl,cuda-matrix-free -n 256 \
     -p mode=fixed --reps 10
-  run mpi1-cg-omp $mpi -np 1 $kr -w cg-dist,cg -b openmp -n 96 --reps 5
+  [ -n "${KL_ISSUE_NO_HOST:-}" ] ||
+    run mpi1-cg-omp $mpi -np 1 $kr -w cg-dist,cg -b openmp -n 96 --reps 5
   run mpi1-lap $mpi -np 1 $kr -w laplacian-dist,laplacian -b cuda \
     -r 'cuda-staged,cuda-nccl,cuda-zmarch-vector' -n 512 --reps 20
   run mpi1-reduce $mpi -np 1 $kr -w reduce-dist,reduce -b cuda \
@@ -78,15 +85,16 @@ if part mpi1; then
 fi
 if part mpi2; then
   step mpi2
-  for s in weak strong; do
+  for s in ${KL_ISSUE_SCALINGS:-weak strong}; do
     run mpi2-lap-$s $mpi -np 2 $kr -w laplacian-dist -b cuda -n 512 \
       --scaling $s --reps 20
     run mpi2-reduce-$s $mpi -np 2 $kr -w reduce-dist -b cuda -n 128M \
       --scaling $s --reps 20
     run mpi2-cg-cuda-$s $mpi -np 2 $kr -w cg-dist -b cuda -n 256 \
       -p mode=fixed --scaling $s --reps 10
-    run mpi2-cg-omp-$s $mpi -np 2 $kr -w cg-dist -b openmp -n 64 \
-      --scaling $s --reps 5
+    [ -n "${KL_ISSUE_NO_HOST:-}" ] ||
+      run mpi2-cg-omp-$s $mpi -np 2 $kr -w cg-dist -b openmp -n 64 \
+        --scaling $s --reps 5
   done
   run transfer $k -w transfer -b cuda -n 2M --reps 20
 fi
@@ -124,9 +132,24 @@ if part opencl; then
   run cl-gemm $k -w gemm -b cuda,opencl -r cuda-cublas,opencl-local -s 4096x4096x4096 \
     --reps 5
 fi
-tar -C "$out" -czf "$out/results.tgz" --exclude results.tgz . 2>/dev/null
+# compute-sanitizer memcheck over the distributed workloads' GPU rungs:
+# one rank (test_rungs over their own problems) and two ranks sharing the
+# GPU (staged and CUDA-aware paths, NCCL's standing aside).
+if part sanitize; then
+  step sanitize
+  san="compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99"
+  OMP_NUM_THREADS=4 timeout $lim $san build/tests/test_rungs \
+    --workloads cg-dist,laplacian-dist,reduce-dist cuda \
+    >"$out/sanitize-1.txt" 2>&1
+  echo "   memcheck, one rank: exit $?" >&2
+  $mpi -np 2 $san ./build/kladder run -q -w cg-dist,laplacian-dist,reduce-dist \
+    -b cuda -n 33 --reps 1 --warmup 0 --no-ceiling >"$out/sanitize-2.txt" 2>&1
+  echo "   memcheck, two ranks: exit $?" >&2
+  grep -h "ERROR SUMMARY\|passed, .* failed" "$out"/sanitize-*.txt >&2
+fi
+tar -C "$out" -czf "$dest/results.tgz" . 2>/dev/null
 # The short table: every result's rate, %ceil, efficiency where there.
-python3 - "$out" <<'PY'
+python3 - "$out" <<'PY' | tee "$dest/table.txt"
 import glob, json, os, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     try:
@@ -138,8 +161,13 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         if r.get("ceiling_only"):
             continue
         eff = r.get("efficiency")
-        print("%-18s %-15s %-20s %10s %9.4g %-6s %6s %s" % (
-            os.path.basename(f)[:-5], r["workload"], r["rung"],
-            r.get("shape", ""), r.get("rate") or 0, r.get("unit", ""),
-            "%.3g" % eff if eff else "-", r.get("check")))
+        ph = r.get("phases") or {}
+        tot = sum(ph.values()) or 1
+        phs = " ".join("%s %.0f%%" % (k[:5], 100 * v / tot) for k, v in ph.items())
+        print("%-16s %-14s %-18s %9.4g %-7s %5s %5s %-5s %s" % (
+            os.path.basename(f)[:-5][:16], r["workload"], r["rung"][:18],
+            r.get("rate") or 0, r.get("unit", ""),
+            "%.3g" % eff if eff else "-",
+            "%.0f" % r["percent_ceiling"] if r.get("percent_ceiling") else "-",
+            r.get("check", "")[:5], phs))
 PY
