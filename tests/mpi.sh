@@ -52,6 +52,19 @@ grep -q "^kladder: error: reduce serial: rank 1: .*injected runtime error" \
 echo "ok: an error on rank 1 only: exit 3, its message"
 unset KLADDER_INJECT_RANK
 
+# A rung that stands aside at set-up is agreed on at each later step: its
+# reason names the rank once (it read "rank 0: rank 0: rank 0:" on the
+# H100 machine). The OpenCL rungs without doubles, where PoCL is here.
+if "$kladder" list | grep -q '^  opencl *available'; then
+  KLADDER_INJECT_NO_FP64=1 ranks 2 -w stream -b opencl -n 1000 --reps 2
+  [ "$code" = 0 ] || fail "a rung aside on 2 ranks: exit $code"
+  grep -q "stands aside: rank 0: opencl: .*no double precision" \
+    "$dir/out.txt" || fail "a rung aside on 2 ranks: no reason"
+  ! grep -q "rank [0-9]*: rank [0-9]*:" "$dir/out.txt" ||
+    fail "a rung aside on 2 ranks: the rank named twice"
+  echo "ok: a rung aside on 2 ranks: its reason names the rank once"
+fi
+
 ranks 3 -w nosuch
 [ "$code" = 2 ] || fail "a bad name: exit $code, not 2"
 n=$(grep -c "unknown workload" "$dir/out.txt")

@@ -22,13 +22,26 @@ void kl__ranks_max(const kl_ranks *r, double *values, int n) {
   if (several(r) && n > 0) r->max(r->context, values, n);
 }
 
+/* Whether a message already names its rank ("rank 3: ..."): one agreed
+ * before, which a later step agrees on again. */
+static int names_rank(const char *m) {
+  if (strncmp(m, "rank ", 5) != 0) return 0;
+  m += 5;
+  if (*m < '0' || *m > '9') return 0;
+  while (*m >= '0' && *m <= '9') m++;
+  return m[0] == ':' && m[1] == ' ';
+}
+
 kl_status kl__ranks_agree(const kl_ranks *r, kl_status st) {
   if (!several(r)) return st;
   char message[512];
   message[0] = '\0';
-  if (st != KL_OK)
+  const char *last = kl_last_error();
+  if (st != KL_OK && names_rank(last))
+    snprintf(message, sizeof message, "%s", last);
+  else if (st != KL_OK)
     snprintf(message, sizeof message, "rank %d: %s", r->rank,
-             kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
+             last[0] ? last : kl_status_name(st));
   const int code = r->agree(r->context, (int)st, message, sizeof message);
   if (code == 0) return KL_OK;
   if (code < 0 || code >= KL_STATUS_COUNT)
