@@ -67,7 +67,7 @@ static inline kl_status dist_grid(const kl_plan *p, int dims[3]) {
  * elsewhere (the layer's plane, row or corner beside that neighbour).
  * What a rank sends holds the box's points next to each neighbour in the
  * same layout, so that a region sent and the region received into are of
- * one size. The host rungs (cg-dist.c) and the GPU rungs (cg-dist-cuda.cu)
+ * one size. The host rungs (cg-dist.c) and the GPU rungs (cg-dist-gpu.h)
  * pack and unpack with it. */
 
 /* Direction q (0 .. 25) as (dx, dy, dz), each -1, 0 or 1. */
