@@ -19,7 +19,8 @@
  * columns index that layered box. The matrix-free rungs apply the stencil
  * with the grid's bounds instead (a neighbour outside the grid has no
  * entry, as in cg), in the same order of terms. The GPU rungs
- * (cg-dist-cuda.cu) run cg's cuda-matrix-free sweeps on the box: their p
+ * (cg-dist-cuda.cu, cg-dist-nccl.cu: the halo and the dots through NCCL
+ * on the device) run cg's cuda-matrix-free sweeps on the box: their p
  * has no layer, and the sweeps read past the box from a layered box the
  * received halo is put in (cg-dist.h has the halo's layout, which every
  * rung shares).
@@ -925,6 +926,15 @@ static const kl_rung rungs[] = {
             .setup = KL_GPU_FN(kl__cgdist_gpu_aware_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_FN(kl__cgdist_gpu_aware)),
+    /* cg-dist-nccl.cu; the setup makes the ranks' communicator. */
+    KL_RUNG("cuda-nccl", gpu, "cuda-staged with p's halo exchanged by "
+            "ncclSend and ncclRecv in one group and the dots by "
+            "ncclAllReduce, alpha and beta on the GPU; stands aside where "
+            "two ranks share a GPU", .variant = CG_MATRIX_FREE,
+            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl)),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};

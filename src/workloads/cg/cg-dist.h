@@ -1,6 +1,7 @@
 /* cg-dist (cg-dist.c has the split, the solve and the check): what its
- * host rungs and its GPU rungs (cg-dist-cuda.cu) share: the parameters,
- * the plan's buffers and constants, a rank's box, and the halo's layout. */
+ * host rungs and its GPU rungs (cg-dist-cuda.cu, cg-dist-nccl.cu) share:
+ * the parameters, the plan's buffers and constants, a rank's box, and
+ * the halo's layout. */
 #ifndef KL_CG_DIST_H
 #define KL_CG_DIST_H
 
@@ -124,6 +125,13 @@ kl_status kl__cgdist_gpu_aware(const kl_args *a);
 kl_status kl__cgdist_gpu_staged_scratch(kl_plan *p);
 kl_status kl__cgdist_gpu_aware_scratch(kl_plan *p);
 kl_status kl__cgdist_gpu_aware_setup(kl_args *a);
+/* The NCCL rung (cg-dist-nccl.cu): the halo exchanged by ncclSend and
+ * ncclRecv in one group, the dots summed by ncclAllReduce and alpha and
+ * beta worked out on the device, all on the rung's stream; its scratch
+ * (the aware rung's) and setup (the ranks' communicator). */
+kl_status kl__cgdist_gpu_nccl(const kl_args *a);
+kl_status kl__cgdist_gpu_nccl_scratch(kl_plan *p);
+kl_status kl__cgdist_gpu_nccl_setup(kl_args *a);
 #ifdef __cplusplus
 }
 #endif
