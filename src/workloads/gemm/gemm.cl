@@ -38,7 +38,8 @@ __kernel void gemm_local(const ulong m, const ulong n, const ulong k,
  * value read once per k for TN (or TM) multiply-adds. Item (ti, tj) owns
  * rows ti + r GX and columns tj + c GY: a warp's local reads are
  * consecutive words (A) or one broadcast word (B), its stores of C
- * consecutive rows. Tile sizes are the program's -D options. Loads past
+ * consecutive rows. Tile sizes are the program's -D options; KL_DIRECT
+ * (a CPU) reads the operands from global memory instead. Loads past
  * m, n or k are zeros; items past them write nothing; beta = 0 reads no
  * C. */
 #ifndef BM
@@ -75,6 +76,27 @@ gemm_regtile(const ulong m, const ulong n, const ulong k, const T alpha,
   for (int r = 0; r < TM; r++)
 #pragma unroll
     for (int q = 0; q < TN; q++) acc[r][q] = 0;
+#ifdef KL_DIRECT
+  /* A CPU's: the operands from global memory (its caches), no local
+   * tiles and no barriers, which PoCL vectorizes over the items. */
+  for (size_t kq = 0; kq < k; kq++) {
+    T ar[TM], br[TN];
+#pragma unroll
+    for (int r = 0; r < TM; r++) {
+      const size_t i = i0 + ti + r * GX;
+      ar[r] = i < m ? a[i + kq * lda] : 0;
+    }
+#pragma unroll
+    for (int q = 0; q < TN; q++) {
+      const size_t j = j0 + tj + q * GY;
+      br[q] = j < n ? b[kq + j * ldb] : 0;
+    }
+#pragma unroll
+    for (int r = 0; r < TM; r++)
+#pragma unroll
+      for (int q = 0; q < TN; q++) acc[r][q] += ar[r] * br[q];
+  }
+#else
   for (size_t k0 = 0; k0 < k; k0 += BK) {
     for (size_t e = tid; e < BM * BK; e += THREADS) {
       const size_t ii = e % BM, kk = e / BM;
@@ -101,6 +123,7 @@ gemm_regtile(const ulong m, const ulong n, const ulong k, const T alpha,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+#endif
 #pragma unroll
   for (int q = 0; q < TN; q++) {
     const size_t j = j0 + tj + q * GY;
