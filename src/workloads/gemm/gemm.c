@@ -508,6 +508,13 @@ static const kl_rung rungs[] = {
             .peer = "cuda-shared-16", .setup = KL_CL_FN(kl__gemm_cl_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__gemm_cl_local)),
+    KL_RUNG("opencl-regtile", opencl, "register tiles: a 128x128 block of "
+            "C per group, 8x8 outputs per item, A and B tiles in local "
+            "memory (a CPU: 32x32 and 4x4, operands from global memory)",
+            .peer = "cuda-regtile-128x16",
+            .setup = KL_CL_FN(kl__gemm_cl_regtile_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__gemm_cl_regtile)),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

@@ -266,6 +266,13 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__histogram_cl_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__histogram_cl_local)),
+    KL_RUNG("opencl-vector", opencl, "16-byte loads, a local sub-histogram "
+            "per bank (a GPU, persistent grid) or per byte of a word (a "
+            "CPU, contiguous runs), a global atomic per bin",
+            .peer = "cuda-best",
+            .setup = KL_CL_FN(kl__histogram_cl_vector_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__histogram_cl_vector)),
 };
 
 static const kl_param params[] = {

@@ -45,9 +45,11 @@ kl_status kl__histogram_omp_atomic(const kl_args *a);
 kl_status kl__histogram_omp_interleaved(const kl_args *a);
 kl_status kl__histogram_omp_blocks(const kl_args *a);
 
-/* The OpenCL rung (histogram-cl.c, histogram.cl). */
+/* The OpenCL rungs (histogram-cl.c, histogram.cl). */
 kl_status kl__histogram_cl_local(const kl_args *a);
 kl_status kl__histogram_cl_setup(kl_args *a);
+kl_status kl__histogram_cl_vector(const kl_args *a);
+kl_status kl__histogram_cl_vector_setup(kl_args *a);
 
 /* The CUDA ladder, in order (histogram-cuda.cu), and the persistent
  * rungs' grids (the setup of every GPU rung). */

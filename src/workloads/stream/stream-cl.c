@@ -1,6 +1,7 @@
-/* stream's OpenCL rungs: BabelStream's kernels, one element per work-item
- * (stream.cl), in groups of 256 on a GPU and of the runtime's choosing on
- * a CPU (PoCL runs a group's work-items as one vectorized loop). */
+/* stream's OpenCL rungs: BabelStream's kernels, 16 bytes (one vector) per
+ * work-item (stream.cl), in groups of 256 on a GPU and of the runtime's
+ * choosing on a CPU (PoCL runs a group's work-items as one vectorized
+ * loop). */
 #include "../../backends/opencl.h"
 #include "cl-sources.h"
 #include "stream.h"
@@ -14,6 +15,13 @@ kl_status kl__stream_cl_triad_setup(kl_args *a) {
                             0);
 }
 
+/* The items: one per 16-byte vector, one per element past the last. */
+static size_t items(const kl_args *a) {
+  const size_t n = (size_t)a->plan->n;
+  const size_t vec = a->plan->type == KL_F32 ? 4 : 2;
+  return n / vec + n % vec;
+}
+
 kl_status kl__stream_cl_copy(const kl_args *a) {
   cl_kernel k = a->state.pointer[0];
   cl_mem x = a->buffers[STREAM_A], c = a->buffers[STREAM_C];
@@ -21,7 +29,7 @@ kl_status kl__stream_cl_copy(const kl_args *a) {
   KL_CL_ARG(k, 0, x);
   KL_CL_ARG(k, 1, c);
   KL_CL_ARG(k, 2, n);
-  return kl__cl_launch(a, k, (size_t)n, kl__cl_group(a));
+  return kl__cl_launch(a, k, items(a), kl__cl_group(a));
 }
 
 kl_status kl__stream_cl_triad(const kl_args *a) {
@@ -40,5 +48,5 @@ kl_status kl__stream_cl_triad(const kl_args *a) {
     KL_CL_ARG(k, 3, s);
   }
   KL_CL_ARG(k, 4, n);
-  return kl__cl_launch(a, k, (size_t)n, kl__cl_group(a));
+  return kl__cl_launch(a, k, items(a), kl__cl_group(a));
 }
