@@ -1,6 +1,9 @@
-/* cg's OpenCL rung: the seed's three kernels (cg.cl) in the host solve's
+/* cg's OpenCL rungs: the seed's three kernels (cg.cl) in the host solve's
  * loop (kl__cg_host_reps), each dot read back by the host, as the seed's
- * first GPU port does (cuda-resident's lesson). Kernels are made once in
+ * first GPU port does (cuda-resident's lesson); then opencl-fused, whose
+ * SpMV sums p.Ap's partials and whose update of x and r sums r.r's, the
+ * host adding the groups' partials (cuda-fused's three kernels an
+ * iteration). Kernels are made once in
  * the setup; an enqueue that fails is kept in the solve's `failed`. Where
  * the solve keeps phases (the harness's timed runs) each matvec and
  * waxpby is waited for, so that its time is its own phase's and not the
@@ -15,7 +18,10 @@
 
 #define MOST_GROUPS 1024
 
+/* The kernels' slots; opencl-fused keeps its two fused kernels where
+ * opencl keeps its matvec and the dot's final pass. */
 enum { K_MATVEC, K_WAXPBY, K_PARTIALS, K_FINAL };
+enum { K_MATVEC_DOT = K_MATVEC, K_UPDATE_DOT = K_FINAL };
 
 kl_status kl__cg_cl_setup(kl_args *a) {
   static const char *const names[] = {"cg_matvec", "cg_waxpby",
@@ -116,6 +122,127 @@ static double dot(const kl__cg_host *hc, const double *x, const double *y) {
 }
 
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps) {
-  static const kl__cg_kernels k = {matvec, waxpby, dot, NULL, NULL};
+  static const kl__cg_kernels k = {matvec, waxpby, dot, NULL,
+                                   NULL,   NULL,   NULL};
+  return kl__cg_host_reps(a, reps, 0, &k);
+}
+
+/* ---- opencl-fused -------------------------------------------------------- */
+
+kl_status kl__cg_cl_fused_setup(kl_args *a) {
+  static const char *const names[] = {"cg_matvec_dot", "cg_waxpby",
+                                      "cg_dot_partials", "cg_update_dot"};
+  char options[64];
+  kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
+  snprintf(options + strlen(options), sizeof options - strlen(options), "%s",
+           kl__cl_stride_option(a));
+  for (int i = 0; i < 4 && st == KL_OK; i++)
+    st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
+  return st;
+}
+
+/* The sum of the groups' partials, read back and added in their order
+ * (the same every run). */
+static double group_total(kl__cg_host *h, size_t groups) {
+  const kl_args *a = h->args;
+  double partials[MOST_GROUPS], sum = 0;
+  ENQUEUE(h, kl__cl.EnqueueReadBuffer(kl__cl_queue(a), a->buffers[CG_PARTIALS],
+                                      CL_TRUE, 0, sizeof(double) * groups,
+                                      partials, 0, NULL, NULL));
+  if (h->failed != KL_OK) return 0;
+  for (size_t g = 0; g < groups; g++) sum += partials[g];
+  return sum;
+}
+
+/* out = A v and each group's part of v.out, in the stride shape. */
+static size_t launch_matvec_dot(kl__cg_host *h, const double *v,
+                                double *out) {
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_MATVEC_DOT];
+  size_t local, groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  const cl_mem offsets = (cl_mem)(void *)h->matrix.offsets,
+               columns = (cl_mem)(void *)h->matrix.columns,
+               values = (cl_mem)(void *)h->matrix.values,
+               in = (cl_mem)(void *)v, o = (cl_mem)out,
+               partials = a->buffers[CG_PARTIALS];
+  const cl_ulong rows = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof offsets, &offsets));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof columns, &columns));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof values, &values));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * local, NULL));
+  keep(h, kl__cl_launch(a, k, groups * local, local));
+  return groups;
+}
+
+/* The start's r = b - A x: the fused SpMV, its partials left unread. */
+static void fused_matvec(const kl__cg_host *hc, const double *v,
+                         double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  (void)launch_matvec_dot(h, v, out);
+  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
+}
+
+/* The start's r.r and b.b: cg_dot_partials, the host adding them. */
+static double fused_dot(const kl__cg_host *hc, const double *x,
+                        const double *y) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_PARTIALS];
+  size_t local, groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  const cl_mem xm = (cl_mem)(void *)x, ym = (cl_mem)(void *)y,
+               partials = a->buffers[CG_PARTIALS];
+  const cl_ulong n = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof xm, &xm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof ym, &ym));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof n, &n));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof(double) * local, NULL));
+  keep(h, kl__cl_launch(a, k, groups * local, local));
+  return group_total(h, groups);
+}
+
+/* Ap = A p and p.Ap: one kernel and one read. */
+static double matvec_dot(const kl__cg_host *hc, const double *v,
+                         double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  return group_total(h, launch_matvec_dot(h, v, out));
+}
+
+/* x += alpha p, r -= alpha Ap and the new r.r: one kernel and one read. */
+static double update(const kl__cg_host *hc, double alpha, double *x,
+                     double *r, const double *p, const double *ap) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_UPDATE_DOT];
+  size_t local, groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  const cl_mem xm = (cl_mem)x, rm = (cl_mem)r, pm = (cl_mem)(void *)p,
+               apm = (cl_mem)(void *)ap, partials = a->buffers[CG_PARTIALS];
+  const cl_ulong n = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof alpha, &alpha));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof xm, &xm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof rm, &rm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof pm, &pm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof apm, &apm));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof n, &n));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * local, NULL));
+  keep(h, kl__cl_launch(a, k, groups * local, local));
+  return group_total(h, groups);
+}
+
+/* The iteration: the fused SpMV, the fused update, and p = r + beta p
+ * (opencl's waxpby): three kernels and two reads, against opencl's eight
+ * kernels. */
+kl_status kl__cg_cl_fused(const kl_args *a, kl_reps *reps) {
+  static const kl__cg_kernels k = {fused_matvec, waxpby,     fused_dot,
+                                   NULL,         NULL,       matvec_dot,
+                                   update};
   return kl__cg_host_reps(a, reps, 0, &k);
 }

@@ -1,5 +1,6 @@
 /* cg's host solve: the seed's three kernels (matvec, waxpby, dot), run
- * serially or each an OpenMP parallel loop, the solve, and its timed loop.
+ * serially or each an OpenMP parallel loop, the solve (with a rung's fused
+ * kernels where it has them), and its timed loop.
  * The check's reference solve (cg.c) is this solve, OpenMP-parallel; the
  * host rungs (cg-omp.c) and the OpenACC rungs (cg-acc.c, with kernels of
  * their own) run its timed loop. */
@@ -51,7 +52,7 @@ static double dot(const kl__cg_host *h, const double *restrict x,
 }
 
 const kl__cg_kernels kl__cg_host_kernels = {matvec, waxpby, dot, NULL,
-                                             NULL};
+                                             NULL,   NULL,   NULL};
 
 /* Each kernel's time into its phase, and the kernel into the trace, where
  * phases are kept. */
@@ -80,15 +81,23 @@ static kl_status solve(kl__cg_host *h, int64_t *iterations,
   TIMED(h, CG_PHASE_DOT, bb = f->dot(h, h->b, h->b));
   int64_t k = 0;
   while (CG_GO_ON(p, k, rr, bb)) {
-    TIMED(h, CG_PHASE_SPMV, f->matvec(h, pv, ap));
-    TIMED(h, CG_PHASE_DOT, pAp = f->dot(h, pv, ap));
+    if (f->matvec_dot) {
+      TIMED(h, CG_PHASE_SPMV, pAp = f->matvec_dot(h, pv, ap));
+    } else {
+      TIMED(h, CG_PHASE_SPMV, f->matvec(h, pv, ap));
+      TIMED(h, CG_PHASE_DOT, pAp = f->dot(h, pv, ap));
+    }
     if (h->failed != KL_OK) return h->failed;
     if (!(pAp > 0) || !isfinite(pAp)) return kl__cg_not_spd(pAp, k);
     const double alpha = rr / pAp;
-    TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, x, alpha, pv, x));
-    TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, -alpha, ap, r));
     double next;
-    TIMED(h, CG_PHASE_DOT, next = f->dot(h, r, r));
+    if (f->update) {
+      TIMED(h, CG_PHASE_AXPY, next = f->update(h, alpha, x, r, pv, ap));
+    } else {
+      TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, x, alpha, pv, x));
+      TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, -alpha, ap, r));
+      TIMED(h, CG_PHASE_DOT, next = f->dot(h, r, r));
+    }
     TIMED(h, CG_PHASE_AXPY, f->waxpby(h, 1, r, next / rr, pv, pv));
     rr = next;
     k++;

@@ -43,6 +43,13 @@ typedef struct kl__cg_kernels {
                 const double *y);
   void (*begin)(const struct kl__cg_host *h); /* or NULL */
   void (*end)(const struct kl__cg_host *h);   /* or NULL */
+  /* Fused kernels of an iteration, or NULL (the seed's in their place):
+   * out = A v, returning v.out; x += alpha p and r -= alpha Ap, returning
+   * the new r.r. */
+  double (*matvec_dot)(const struct kl__cg_host *h, const double *v,
+                       double *out);
+  double (*update)(const struct kl__cg_host *h, double alpha, double *x,
+                   double *r, const double *p, const double *ap);
 } kl__cg_kernels;
 extern const kl__cg_kernels kl__cg_host_kernels;
 

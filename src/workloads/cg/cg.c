@@ -496,6 +496,14 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__cg_cl_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run_reps = KL_CL_FN(kl__cg_cl)),
+    KL_RUNG("opencl-fused", opencl,
+            "opencl with p.Ap inside the SpMV; x, r and r.r in one kernel; "
+            "three kernels and two host reads per iteration",
+            .variant = CG_FUSED, .peer = "cuda-fused",
+            .phases = host_phases, .scratch = KL_CL_FN(kl__cg_cl_scratch),
+            .setup = KL_CL_FN(kl__cg_cl_fused_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run_reps = KL_CL_FN(kl__cg_cl_fused)),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

@@ -51,3 +51,43 @@ __kernel void cg_dot_final(__global double *partials, const uint count,
   const double total = group_sum(acc, scratch);
   if (get_local_id(0) == 0) partials[count] = total;
 }
+
+/* opencl-fused (cuda-fused's kernels): Ap = A p with each group's part of
+ * p.Ap, and x += alpha p, r -= alpha Ap with each group's part of the new
+ * r.r, over the rows in the device type's shape (ITEMS); the host sums
+ * the groups' partials. */
+__kernel void cg_matvec_dot(__global const long *restrict offsets,
+                            __global const int *restrict columns,
+                            __global const double *restrict values,
+                            __global const double *restrict v,
+                            __global double *restrict out, const ulong rows,
+                            __global double *restrict partials,
+                            __local double *scratch) {
+  double acc = 0;
+  ITEMS(row, rows) {
+    double sum = 0;
+    for (long e = offsets[row]; e < offsets[row + 1]; e++)
+      sum += values[e] * v[columns[e]];
+    out[row] = sum;
+    acc += v[row] * sum;
+  }
+  const double total = group_sum(acc, scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
+}
+
+__kernel void cg_update_dot(const double alpha, __global double *restrict x,
+                            __global double *restrict r,
+                            __global const double *restrict p,
+                            __global const double *restrict ap,
+                            const ulong n, __global double *restrict partials,
+                            __local double *scratch) {
+  double acc = 0;
+  ITEMS(i, n) {
+    x[i] += alpha * p[i];
+    const double ri = r[i] - alpha * ap[i];
+    r[i] = ri;
+    acc += ri * ri;
+  }
+  const double total = group_sum(acc, scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
+}

@@ -200,11 +200,13 @@ kl_status kl__cg_mm_vector_load(const char *path, const char *kind,
 void kl__cg_mm_vector_write(FILE *f, const double *x, int64_t rows,
                             const char *comment);
 
-/* The OpenCL rung (cg-cl.c, cg.cl): the seed's three kernels in the host
- * solve's loop. */
+/* The OpenCL rungs (cg-cl.c, cg.cl): the seed's three kernels in the host
+ * solve's loop, and opencl-fused's SpMV with p.Ap and update with r.r. */
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_setup(kl_args *a);
 kl_status kl__cg_cl_scratch(kl_plan *p);
+kl_status kl__cg_cl_fused(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_cl_fused_setup(kl_args *a);
 
 /* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
  * vendor rung. Every one owns its loop (run_reps). */
