@@ -193,23 +193,22 @@ kl_status kl__cg_acc_waxpby_dot(const kl_args *a, kl_reps *reps) {
 }
 
 kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps) {
-  static const kl__cg_kernels k = {matvec_copied, waxpby_copied, dot_copied,
-                                   NULL,          NULL,          NULL,
-                                   NULL};
+  static const kl__cg_kernels k = {
+      matvec_copied, waxpby_copied, dot_copied, NULL, NULL, NULL, NULL};
   return kl__cg_host_reps(a, reps, 0, &k);
 }
 
 kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps) {
-  static const kl__cg_kernels k = {matvec_copied, waxpby_copied, dot_copied,
-                                   data_begin,    data_end,      NULL,
+  static const kl__cg_kernels k = {matvec_copied, waxpby_copied,
+                                   dot_copied,    data_begin,
+                                   data_end,      NULL,
                                    NULL};
   return kl__cg_host_reps(a, reps, 0, &k);
 }
 
 kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps) {
-  static const kl__cg_kernels k = {matvec_tuned, waxpby_tuned, dot_tuned,
-                                   NULL,         NULL,          NULL,
-                                   NULL};
+  static const kl__cg_kernels k = {
+      matvec_tuned, waxpby_tuned, dot_tuned, NULL, NULL, NULL, NULL};
   return kl__cg_host_reps(a, reps, 0, &k);
 }
 

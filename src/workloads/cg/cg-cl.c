@@ -122,8 +122,7 @@ static double dot(const kl__cg_host *hc, const double *x, const double *y) {
 }
 
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps) {
-  static const kl__cg_kernels k = {matvec, waxpby, dot, NULL,
-                                   NULL,   NULL,   NULL};
+  static const kl__cg_kernels k = {matvec, waxpby, dot, NULL, NULL, NULL, NULL};
   return kl__cg_host_reps(a, reps, 0, &k);
 }
 
@@ -155,8 +154,7 @@ static double group_total(kl__cg_host *h, size_t groups) {
 }
 
 /* out = A v and each group's part of v.out, in the stride shape. */
-static size_t launch_matvec_dot(kl__cg_host *h, const double *v,
-                                double *out) {
+static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out) {
   const kl_args *a = h->args;
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;

@@ -52,7 +52,7 @@ static double dot(const kl__cg_host *h, const double *restrict x,
 }
 
 const kl__cg_kernels kl__cg_host_kernels = {matvec, waxpby, dot, NULL,
-                                             NULL,   NULL,   NULL};
+                                            NULL,   NULL,   NULL};
 
 /* Each kernel's time into its phase, and the kernel into the trace, where
  * phases are kept. */
