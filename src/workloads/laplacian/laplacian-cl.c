@@ -2,7 +2,9 @@
  * work-item over a 3D range) and a z-march (a column a work-item, the
  * three planes of its point in registers; on a CPU a row a work-item, its
  * i loop contiguous). Groups of 32 x 4 (x 1) on a GPU, the runtime's
- * choice on a CPU. */
+ * choice on a CPU. Then the tiled z-march (2.5D blocking): a group a tile
+ * of (i, j), plane k's tile and halo in local memory; on a CPU the
+ * z-march's row a work-item. */
 #include <stdio.h>
 
 #include "../../backends/opencl.h"
@@ -59,3 +61,55 @@ static kl_status run(const kl_args *a, cl_uint dims) {
 
 kl_status kl__laplacian_cl_point(const kl_args *a) { return run(a, 3); }
 kl_status kl__laplacian_cl_zmarch(const kl_args *a) { return run(a, 2); }
+
+/* ---- opencl-tiled ------------------------------------------------------- */
+
+/* The tile and the planes a group marches over: cuda-zmarch-shared's
+ * 32 x 8 and short chunks (NOTES.md: 4 to 8 planes) on a GPU. On a CPU
+ * the rung is opencl-zmarch's row a work-item: PoCL runs the tiled
+ * kernel's items as loops cut at each barrier, 12-19x slower than that
+ * at 192^3 whatever the tile and chunk (NOTES.md). */
+#define TILE_X 32
+#define TILE_Y 8
+#define TILE_PLANES 8
+
+kl_status kl__laplacian_cl_tiled_setup(kl_args *a) {
+  if (kl__cl_on_cpu(a)) return setup(a, "laplacian_zmarch");
+  char options[96];
+  snprintf(options, sizeof options, "-DBX=%d -DBY=%d -DPLANES=%d", TILE_X,
+           TILE_Y, TILE_PLANES);
+  return kl__cl_rung_kernel(a, kl__cl_source_laplacian, 1, options,
+                            "laplacian_tiled", 0);
+}
+
+kl_status kl__laplacian_cl_tiled(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  if (kl__cl_on_cpu(a)) return run(a, 2);
+  cl_kernel k = a->state.pointer[0];
+  cl_mem u = a->buffers[LAP_U], f = a->buffers[LAP_F];
+  const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
+                         (cl_ulong)LAP_NZ(p)};
+  KL_CL_ARG(k, 0, u);
+  KL_CL_ARG(k, 1, f);
+  for (cl_uint d = 0; d < 3; d++) KL_CL_ARG(k, 2 + d, n[d]);
+  for (int c = 0; c < 3; c++) {
+    if (p->type == KL_F32) {
+      const cl_float v = (cl_float)LAP_C(p, c);
+      KL_CL_ARG(k, 5 + (cl_uint)c, v);
+    } else {
+      const cl_double v = LAP_C(p, c);
+      KL_CL_ARG(k, 5 + (cl_uint)c, v);
+    }
+  }
+  /* Tiles over the whole x and y (boundary points load their tile's
+   * halo), chunks of planes over the interior's z. */
+  const size_t group[3] = {TILE_X, TILE_Y, 1};
+  const size_t global[3] = {
+      ((size_t)n[0] + TILE_X - 1) / TILE_X * TILE_X,
+      ((size_t)n[1] + TILE_Y - 1) / TILE_Y * TILE_Y,
+      ((size_t)n[2] - 2 + TILE_PLANES - 1) / TILE_PLANES};
+  KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 3, NULL,
+                                          global, group, 0, NULL, NULL));
+  return KL_OK;
+}

@@ -248,6 +248,13 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__laplacian_cl_zmarch_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__laplacian_cl_zmarch)),
+    KL_RUNG("opencl-tiled", opencl, "32x8 tiles marching along z over "
+            "chunks of 8 planes, plane k's tile and halo in local memory "
+            "(2.5D blocking); on a CPU opencl-zmarch's rows",
+            .peer = "cuda-zmarch-shared",
+            .setup = KL_CL_FN(kl__laplacian_cl_tiled_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__laplacian_cl_tiled)),
 };
 
 /* The m sweep was 20 rungs until core v3: each of the four tiled rungs at

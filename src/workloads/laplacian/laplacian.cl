@@ -59,3 +59,68 @@ __kernel void laplacian_zmarch(__global const T *restrict u,
   }
 }
 #endif
+
+/* opencl-tiled (cuda-zmarch-shared's 2.5D blocking): a group a BX x BY
+ * tile of (i, j), over the whole grid's x and y so that every point of
+ * the tile, boundary ones too, is some item's own; the group marches along
+ * z over a chunk of at most PLANES interior planes (the range's third
+ * dimension), each item keeping its column's planes k-1, k and k+1 in
+ * registers. Plane k's tile and its one-point halo go to local memory
+ * (an item on the tile's edge also loads the point beyond it, a plane
+ * ahead like its own column), and the x and y neighbours come from there:
+ * two barriers a plane, every item of the group at each (items past the
+ * grid load and store nothing). BX, BY and PLANES are program options,
+ * given only to this rung's build; an edge item loads one side's halo, so
+ * the tile is at least 2 x 2. */
+#ifdef BX
+#if BX < 2 || BY < 2
+#error "laplacian_tiled: the tile must be at least 2 x 2"
+#endif
+__kernel __attribute__((reqd_work_group_size(BX, BY, 1))) void
+laplacian_tiled(__global const T *restrict u, __global T *restrict f,
+                const ulong nx, const ulong ny, const ulong nz, const T cx,
+                const T cy, const T cz) {
+  __local T plane[BY + 2][BX + 2];
+  const int tx = (int)get_local_id(0), ty = (int)get_local_id(1);
+  const size_t i = get_global_id(0), j = get_global_id(1);
+  const size_t sy = nx, sz = nx * ny;
+  const T cc = -2 * (cx + cy + cz);
+  const size_t k0 = 1 + get_group_id(2) * PLANES;
+  const size_t k1 = min(k0 + PLANES, (size_t)nz - 1);
+  /* The halo point this item loads along x and along y, as an offset
+   * from its own (0: none). */
+  const int hx = tx == 0 ? -1 : tx == BX - 1 ? 1 : 0;
+  const int hy = ty == 0 ? -1 : ty == BY - 1 ? 1 : 0;
+  const int in_grid = i < nx && j < ny;
+  const int interior = in_grid && i > 0 && i < nx - 1 && j > 0 && j < ny - 1;
+  const int load_x = in_grid && hx != 0 && (hx < 0 ? i > 0 : i + 1 < nx);
+  const int load_y = in_grid && hy != 0 && (hy < 0 ? j > 0 : j + 1 < ny);
+  const long ox = hx, oy = (long)hy * (long)sy;
+  size_t g = i + sy * j + sz * k0;
+  T below = 0, centre = 0, side_x = 0, side_y = 0;
+  if (interior) below = u[g - sz];
+  if (in_grid) centre = u[g];
+  if (load_x) side_x = u[g + ox];
+  if (load_y) side_y = u[g + oy];
+  for (size_t k = k0; k < k1; k++, g += sz) {
+    T above = 0, next_x = 0, next_y = 0;
+    if (in_grid) above = u[g + sz];
+    if (load_x && k + 1 < k1) next_x = u[g + sz + ox];
+    if (load_y && k + 1 < k1) next_y = u[g + sz + oy];
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous plane's reads are done */
+    plane[ty + 1][tx + 1] = centre;
+    if (load_x) plane[ty + 1][tx + 1 + hx] = side_x;
+    if (load_y) plane[ty + 1 + hy][tx + 1] = side_y;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (interior)
+      f[g] = cc * centre +
+             cx * (plane[ty + 1][tx] + plane[ty + 1][tx + 2]) +
+             cy * (plane[ty][tx + 1] + plane[ty + 2][tx + 1]) +
+             cz * (below + above);
+    below = centre;
+    centre = above;
+    side_x = next_x;
+    side_y = next_y;
+  }
+}
+#endif
