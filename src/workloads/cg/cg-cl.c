@@ -23,9 +23,8 @@
 enum { K_MATVEC, K_WAXPBY, K_PARTIALS, K_FINAL };
 enum { K_MATVEC_DOT = K_MATVEC, K_UPDATE_DOT = K_FINAL };
 
-kl_status kl__cg_cl_setup(kl_args *a) {
-  static const char *const names[] = {"cg_matvec", "cg_waxpby",
-                                      "cg_dot_partials", "cg_dot_final"};
+/* A rung's four kernels of cg.cl, built once, into the slots above. */
+static kl_status setup(kl_args *a, const char *const names[4]) {
   char options[64];
   kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), "%s",
@@ -33,6 +32,12 @@ kl_status kl__cg_cl_setup(kl_args *a) {
   for (int i = 0; i < 4 && st == KL_OK; i++)
     st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
   return st;
+}
+
+kl_status kl__cg_cl_setup(kl_args *a) {
+  static const char *const names[] = {"cg_matvec", "cg_waxpby",
+                                      "cg_dot_partials", "cg_dot_final"};
+  return setup(a, names);
 }
 
 /* r, p, Ap, and the dot's partials (one more: the sum). */
@@ -56,10 +61,10 @@ static void keep(kl__cg_host *h, kl_status st) {
                         kl__cl_error(e_)));                                   \
   } while (0)
 
-static void matvec(const kl__cg_host *hc, const double *v, double *out) {
-  kl__cg_host *h = (kl__cg_host *)hc;
-  const kl_args *a = h->args;
-  cl_kernel k = a->state.pointer[K_MATVEC];
+/* A matvec kernel's arguments 0 to 5 (cg_matvec, cg_matvec_dot): the
+ * matrix's three arrays, v, out and the rows. */
+static void matrix_args(kl__cg_host *h, cl_kernel k, const double *v,
+                        double *out) {
   const cl_mem offsets = (cl_mem)(void *)h->matrix.offsets,
                columns = (cl_mem)(void *)h->matrix.columns,
                values = (cl_mem)(void *)h->matrix.values,
@@ -71,7 +76,14 @@ static void matvec(const kl__cg_host *hc, const double *v, double *out) {
   ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
-  keep(h, kl__cl_launch(a, k, (size_t)rows, kl__cl_group(a)));
+}
+
+static void matvec(const kl__cg_host *hc, const double *v, double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_MATVEC];
+  matrix_args(h, k, v, out);
+  keep(h, kl__cl_launch(a, k, (size_t)h->matrix.rows, kl__cl_group(a)));
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
 }
 
@@ -93,23 +105,35 @@ static void waxpby(const kl__cg_host *hc, double alpha, const double *x,
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(a)));
 }
 
-static double dot(const kl__cg_host *hc, const double *x, const double *y) {
-  kl__cg_host *h = (kl__cg_host *)hc;
+/* cg_dot_partials: each group's part of x.y into the partials, in the
+ * stride shape; its groups, and its group size in *local. */
+static size_t launch_partials(kl__cg_host *h, const double *x,
+                              const double *y, size_t *local) {
   const kl_args *a = h->args;
-  cl_kernel k = a->state.pointer[K_PARTIALS],
-            final = a->state.pointer[K_FINAL];
-  size_t local, groups;
-  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  cl_kernel k = a->state.pointer[K_PARTIALS];
+  size_t groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, local, &groups);
   const cl_mem xm = (cl_mem)(void *)x, ym = (cl_mem)(void *)y,
                partials = a->buffers[CG_PARTIALS];
   const cl_ulong n = (cl_ulong)h->matrix.rows;
-  const cl_uint count = (cl_uint)groups;
   ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof xm, &xm));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof ym, &ym));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof n, &n));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof partials, &partials));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof(double) * local, NULL));
-  keep(h, kl__cl_launch(a, k, groups * local, local));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof(double) * *local, NULL));
+  keep(h, kl__cl_launch(a, k, groups * *local, *local));
+  return groups;
+}
+
+/* x.y: the partials, then cg_dot_final sums them on the device. */
+static double dot(const kl__cg_host *hc, const double *x, const double *y) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  const kl_args *a = h->args;
+  cl_kernel final = a->state.pointer[K_FINAL];
+  size_t local;
+  const size_t groups = launch_partials(h, x, y, &local);
+  const cl_mem partials = a->buffers[CG_PARTIALS];
+  const cl_uint count = (cl_uint)groups;
   ENQUEUE(h, kl__cl.SetKernelArg(final, 0, sizeof partials, &partials));
   ENQUEUE(h, kl__cl.SetKernelArg(final, 1, sizeof count, &count));
   ENQUEUE(h, kl__cl.SetKernelArg(final, 2, sizeof(double) * local, NULL));
@@ -131,13 +155,7 @@ kl_status kl__cg_cl(const kl_args *a, kl_reps *reps) {
 kl_status kl__cg_cl_fused_setup(kl_args *a) {
   static const char *const names[] = {"cg_matvec_dot", "cg_waxpby",
                                       "cg_dot_partials", "cg_update_dot"};
-  char options[64];
-  kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
-  snprintf(options + strlen(options), sizeof options - strlen(options), "%s",
-           kl__cl_stride_option(a));
-  for (int i = 0; i < 4 && st == KL_OK; i++)
-    st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
-  return st;
+  return setup(a, names);
 }
 
 /* The sum of the groups' partials, read back and added in their order
@@ -159,18 +177,8 @@ static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out) {
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;
   kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
-  const cl_mem offsets = (cl_mem)(void *)h->matrix.offsets,
-               columns = (cl_mem)(void *)h->matrix.columns,
-               values = (cl_mem)(void *)h->matrix.values,
-               in = (cl_mem)(void *)v, o = (cl_mem)out,
-               partials = a->buffers[CG_PARTIALS];
-  const cl_ulong rows = (cl_ulong)h->matrix.rows;
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof offsets, &offsets));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof columns, &columns));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof values, &values));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
+  const cl_mem partials = a->buffers[CG_PARTIALS];
+  matrix_args(h, k, v, out);
   ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * local, NULL));
   keep(h, kl__cl_launch(a, k, groups * local, local));
@@ -189,20 +197,8 @@ static void fused_matvec(const kl__cg_host *hc, const double *v,
 static double fused_dot(const kl__cg_host *hc, const double *x,
                         const double *y) {
   kl__cg_host *h = (kl__cg_host *)hc;
-  const kl_args *a = h->args;
-  cl_kernel k = a->state.pointer[K_PARTIALS];
-  size_t local, groups;
-  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
-  const cl_mem xm = (cl_mem)(void *)x, ym = (cl_mem)(void *)y,
-               partials = a->buffers[CG_PARTIALS];
-  const cl_ulong n = (cl_ulong)h->matrix.rows;
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof xm, &xm));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof ym, &ym));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof n, &n));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof partials, &partials));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof(double) * local, NULL));
-  keep(h, kl__cl_launch(a, k, groups * local, local));
-  return group_total(h, groups);
+  size_t local;
+  return group_total(h, launch_partials(h, x, y, &local));
 }
 
 /* Ap = A p and p.Ap: one kernel and one read. */
