@@ -24,13 +24,12 @@ kl_status kl__laplacian_cl_zmarch_setup(kl_args *a) {
   return setup(a, "laplacian_zmarch");
 }
 
-static kl_status run(const kl_args *a, cl_uint dims) {
+/* Every laplacian kernel's arguments: u, f, the extents n, and the
+ * coefficients cx, cy, cz in the plan's type. */
+static kl_status set_args(const kl_args *a, cl_kernel k,
+                          const cl_ulong n[3]) {
   const kl_plan *p = a->plan;
-  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
-  cl_kernel k = a->state.pointer[0];
   cl_mem u = a->buffers[LAP_U], f = a->buffers[LAP_F];
-  const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
-                         (cl_ulong)LAP_NZ(p)};
   KL_CL_ARG(k, 0, u);
   KL_CL_ARG(k, 1, f);
   for (cl_uint d = 0; d < 3; d++) KL_CL_ARG(k, 2 + d, n[d]);
@@ -43,6 +42,17 @@ static kl_status run(const kl_args *a, cl_uint dims) {
       KL_CL_ARG(k, 5 + (cl_uint)c, v);
     }
   }
+  return KL_OK;
+}
+
+static kl_status run(const kl_args *a, cl_uint dims) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  cl_kernel k = a->state.pointer[0];
+  const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
+                         (cl_ulong)LAP_NZ(p)};
+  const kl_status st = set_args(a, k, n);
+  if (st != KL_OK) return st;
   const size_t group[3] = {32, 4, 1};
   /* The z-march on a CPU: a row an item, over (j, k). */
   const int rows = dims == 2 && kl__cl_on_cpu(a);
@@ -87,21 +97,10 @@ kl_status kl__laplacian_cl_tiled(const kl_args *a) {
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
   if (kl__cl_on_cpu(a)) return run(a, 2);
   cl_kernel k = a->state.pointer[0];
-  cl_mem u = a->buffers[LAP_U], f = a->buffers[LAP_F];
   const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
                          (cl_ulong)LAP_NZ(p)};
-  KL_CL_ARG(k, 0, u);
-  KL_CL_ARG(k, 1, f);
-  for (cl_uint d = 0; d < 3; d++) KL_CL_ARG(k, 2 + d, n[d]);
-  for (int c = 0; c < 3; c++) {
-    if (p->type == KL_F32) {
-      const cl_float v = (cl_float)LAP_C(p, c);
-      KL_CL_ARG(k, 5 + (cl_uint)c, v);
-    } else {
-      const cl_double v = LAP_C(p, c);
-      KL_CL_ARG(k, 5 + (cl_uint)c, v);
-    }
-  }
+  const kl_status st = set_args(a, k, n);
+  if (st != KL_OK) return st;
   /* Tiles over the whole x and y (boundary points load their tile's
    * halo), chunks of planes over the interior's z. */
   const size_t group[3] = {TILE_X, TILE_Y, 1};
