@@ -13,8 +13,9 @@
 #   mpi2    2 ranks sharing the GPU: the same, weak and strong; the faces'
 #           exchange phase against transfer's pinned copies; cg-dist's GPU
 #           rungs at 256^3 a rank (weak) and 256^3 in all (strong)
-#   gpus    where the machine has 2 GPUs or more, a rank per GPU: the
-#           distributed GPU rungs, NCCL's among them, weak and strong,
+#   gpus    where the machine has 2 GPUs or more, a rank per GPU (issue
+#           37): the distributed GPU rungs, NCCL's among them, weak and
+#           strong, stream's aggregate, NCCL's own figures (nccl_probe),
 #           int32 sums and a NaN on one rank's part
 #   opencl  NVIDIA's OpenCL beside CUDA: stream, map, reduce f64 256M,
 #           histogram, laplacian 512^3
@@ -100,16 +101,29 @@ if part mpi2; then
 fi
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if part gpus && [ "$gpus" -ge 2 ]; then
+  # Issue 37: a rank per GPU. Weak scaling at HPCG's 256^3 a GPU (cg,
+  # 27-point), laplacian 512^3 and reduce 256M f64 a GPU; strong: cg 512^3
+  # and laplacian 1024^3 in all. Every figure against its one-rank run in
+  # the same mpirun (the efficiency column). stream: every rank's copy and
+  # triad at once (a copy of the problem per rank), the aggregate rate.
+  # nccl_probe: NCCL's all-reduce bus bandwidth and a 512^2 f64 face
+  # exchanged by ncclSend/ncclRecv, the exchange phases' yardstick.
   step "gpus ($gpus)"
   r=cuda-staged,cuda-aware,cuda-nccl,cuda-best
-  for s in weak strong; do
-    run gpus-lap-$s $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
-      -n 512 --scaling $s --reps 20
-    run gpus-reduce-$s $mpi -np "$gpus" $kr -w reduce-dist -b cuda -r $r \
-      -n 256M --scaling $s --reps 20
-    run gpus-cg-$s $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 256 \
-      -p mode=fixed --scaling $s --reps 10
-  done
+  run gpus-lap-weak $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
+    -n 512 --scaling weak --reps 20
+  run gpus-reduce-weak $mpi -np "$gpus" $kr -w reduce-dist -b cuda -r $r \
+    -n 256M --scaling weak --reps 20
+  run gpus-cg-weak $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 256 \
+    -p mode=fixed --scaling weak --reps 10
+  run gpus-stream $mpi -np "$gpus" $kr -w stream -b cuda --reps 20
+  [ -x build/tests/nccl_probe ] &&
+    $mpi -np "$gpus" build/tests/nccl_probe >"$out/nccl-probe.txt" 2>&1
+  cat "$out/nccl-probe.txt" >&2
+  run gpus-lap-strong $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
+    -n 1024 --scaling strong --reps 20
+  run gpus-cg-strong $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 512 \
+    -p mode=fixed --scaling strong --reps 5
   run gpus-reduce-i32 $mpi -np "$gpus" $kr -w reduce-dist -b cuda \
     -r cuda-best,cuda-nccl -t i32 --inputs large -n 16M --reps 5 --no-ceiling
   run gpus-reduce-nan $mpi -np "$gpus" $kr -w reduce-dist -b cuda \
@@ -163,7 +177,8 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         eff = r.get("efficiency")
         ph = r.get("phases") or {}
         tot = sum(ph.values()) or 1
-        phs = " ".join("%s %.0f%%" % (k[:5], 100 * v / tot) for k, v in ph.items())
+        phs = " ".join("%s %.0f%% %.3gms" % (k[:5], 100 * v / tot, 1e3 * v)
+                       for k, v in ph.items())
         print("%-16s %-14s %-18s %9.4g %-7s %5s %5s %-5s %s" % (
             os.path.basename(f)[:-5][:16], r["workload"], r["rung"][:18],
             r.get("rate") or 0, r.get("unit", ""),

@@ -1,0 +1,178 @@
+/* nccl_probe: what NCCL itself reaches between this host's GPUs, one rank
+ * per GPU under mpirun, the yardstick of the distributed rungs' exchange
+ * phases (issue 37):
+ *   - ncclAllReduce (f64 sum) bus bandwidth at 2 MiB to 256 MiB, as
+ *     nccl-tests defines it: bytes / time * 2 (P - 1) / P;
+ *   - a face exchange as laplacian-dist's cuda-nccl rung makes it: each
+ *     rank an ncclSend and an ncclRecv of BYTES with each neighbour of a
+ *     chain of ranks, in one group; its bandwidth is BYTES each way over
+ *     the exchange's time.
+ * Each figure the median of 50 timed runs after 10 of warm-up, timed with
+ * events on the rank's stream, the slowest rank's (an MPI max). Every call
+ * checked: an error names the call, file and line, and aborts the job.
+ * Usage: mpirun -np P nccl_probe [FACE_BYTES]   (default 2 MiB: a 512^2
+ * f64 face). Output: one line per figure, rank 0's. */
+#define _POSIX_C_SOURCE 200809L
+#include <cuda_runtime.h>
+#include <mpi.h>
+#include <nccl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FAIL_AT(what, text)                                                    \
+  do {                                                                         \
+    fprintf(stderr, "nccl_probe: %s failed at %s:%d: %s\n", what, __FILE__,    \
+            __LINE__, text);                                                   \
+    MPI_Abort(MPI_COMM_WORLD, 1);                                              \
+  } while (0)
+#define CUDA(call)                                                             \
+  do {                                                                         \
+    cudaError_t e_ = (call);                                                   \
+    if (e_ != cudaSuccess) FAIL_AT(#call, cudaGetErrorString(e_));             \
+  } while (0)
+#define NCCL(call)                                                             \
+  do {                                                                         \
+    ncclResult_t e_ = (call);                                                  \
+    if (e_ != ncclSuccess) FAIL_AT(#call, ncclGetErrorString(e_));             \
+  } while (0)
+#define MPI(call)                                                              \
+  do {                                                                         \
+    if ((call) != MPI_SUCCESS) FAIL_AT(#call, "MPI error");                    \
+  } while (0)
+
+enum { WARMUP = 10, TIMED = 50 };
+
+static int by_value(const void *a, const void *b) {
+  const float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct probe {
+  int rank, ranks;
+  ncclComm_t comm;
+  cudaStream_t stream;
+  cudaEvent_t start[TIMED], stop[TIMED];
+} probe;
+
+/* One operation, queued on the probe's stream. */
+typedef void (*op_fn)(probe *pr, void *a, void *b, size_t bytes);
+
+static void all_reduce(probe *pr, void *a, void *b, size_t bytes) {
+  NCCL(ncclAllReduce(a, b, bytes / sizeof(double), ncclDouble, ncclSum,
+                     pr->comm, pr->stream));
+}
+
+/* A chain of ranks: r exchanges with r - 1 and r + 1 where they exist
+ * (laplacian-dist's split along one axis). */
+static void exchange(probe *pr, void *a, void *b, size_t bytes) {
+  char *send = a, *recv = b;
+  NCCL(ncclGroupStart());
+  if (pr->rank > 0) {
+    NCCL(ncclSend(send, bytes, ncclChar, pr->rank - 1, pr->comm, pr->stream));
+    NCCL(ncclRecv(recv, bytes, ncclChar, pr->rank - 1, pr->comm, pr->stream));
+  }
+  if (pr->rank + 1 < pr->ranks) {
+    NCCL(ncclSend(send + bytes, bytes, ncclChar, pr->rank + 1, pr->comm,
+                  pr->stream));
+    NCCL(ncclRecv(recv + bytes, bytes, ncclChar, pr->rank + 1, pr->comm,
+                  pr->stream));
+  }
+  NCCL(ncclGroupEnd());
+}
+
+/* The slowest rank's median time of op in seconds. */
+static double median_seconds(probe *pr, op_fn op, void *a, void *b,
+                             size_t bytes) {
+  for (int i = 0; i < WARMUP; i++) op(pr, a, b, bytes);
+  CUDA(cudaStreamSynchronize(pr->stream));
+  MPI(MPI_Barrier(MPI_COMM_WORLD));
+  for (int i = 0; i < TIMED; i++) {
+    CUDA(cudaEventRecord(pr->start[i], pr->stream));
+    op(pr, a, b, bytes);
+    CUDA(cudaEventRecord(pr->stop[i], pr->stream));
+  }
+  CUDA(cudaStreamSynchronize(pr->stream));
+  float ms[TIMED];
+  for (int i = 0; i < TIMED; i++)
+    CUDA(cudaEventElapsedTime(&ms[i], pr->start[i], pr->stop[i]));
+  qsort(ms, TIMED, sizeof ms[0], by_value);
+  double t = 1e-3 * 0.5 * (ms[TIMED / 2 - 1] + ms[TIMED / 2]), worst = 0;
+  MPI(MPI_Allreduce(&t, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+  return worst;
+}
+
+int main(int argc, char **argv) {
+  /* NVLink multicast stays off, as the library keeps it. */
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
+  MPI(MPI_Init(&argc, &argv));
+  probe pr;
+  memset(&pr, 0, sizeof pr);
+  MPI(MPI_Comm_rank(MPI_COMM_WORLD, &pr.rank));
+  MPI(MPI_Comm_size(MPI_COMM_WORLD, &pr.ranks));
+  size_t face = 2u << 20;
+  if (argc > 1) {
+    char *end = NULL;
+    const long long v = strtoll(argv[1], &end, 10);
+    if (!end || *end || v < 8 || v % 8) {
+      if (pr.rank == 0)
+        fprintf(stderr, "nccl_probe: FACE_BYTES must be a multiple of 8, "
+                        "at least 8: '%s'\n", argv[1]);
+      MPI_Finalize();
+      return 2;
+    }
+    face = (size_t)v;
+  }
+  /* One GPU per rank of this host: the local rank's. */
+  MPI_Comm local;
+  int local_rank = 0, devices = 0;
+  MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0,
+                          MPI_INFO_NULL, &local));
+  MPI(MPI_Comm_rank(local, &local_rank));
+  CUDA(cudaGetDeviceCount(&devices));
+  if (devices < 1) FAIL_AT("cudaGetDeviceCount", "no GPU");
+  CUDA(cudaSetDevice(local_rank % devices));
+  ncclUniqueId id;
+  if (pr.rank == 0) NCCL(ncclGetUniqueId(&id));
+  MPI(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD));
+  NCCL(ncclCommInitRank(&pr.comm, pr.ranks, id, pr.rank));
+  CUDA(cudaStreamCreateWithFlags(&pr.stream, cudaStreamNonBlocking));
+  for (int i = 0; i < TIMED; i++) {
+    CUDA(cudaEventCreate(&pr.start[i]));
+    CUDA(cudaEventCreate(&pr.stop[i]));
+  }
+  const size_t most = (size_t)256 << 20;
+  void *a = NULL, *b = NULL;
+  CUDA(cudaMalloc(&a, most > 2 * face ? most : 2 * face));
+  CUDA(cudaMalloc(&b, most > 2 * face ? most : 2 * face));
+  CUDA(cudaMemset(a, 0, most > 2 * face ? most : 2 * face));
+  if (pr.rank == 0)
+    printf("nccl_probe: %d ranks, NCCL %d, a GPU each "
+           "(median of %d after %d warm-up, slowest rank)\n",
+           pr.ranks, NCCL_VERSION_CODE, TIMED, WARMUP);
+  const size_t sizes[] = {face, (size_t)8 << 20, (size_t)64 << 20, most};
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+    const double t = median_seconds(&pr, all_reduce, a, b, sizes[s]);
+    const double algbw = sizes[s] / t;
+    if (pr.rank == 0)
+      printf("allreduce %10zu bytes %9.2f us  algbw %7.2f GB/s  busbw "
+             "%7.2f GB/s\n",
+             sizes[s], t * 1e6, algbw * 1e-9,
+             algbw * 2.0 * (pr.ranks - 1) / pr.ranks * 1e-9);
+  }
+  const double t = median_seconds(&pr, exchange, a, b, face);
+  if (pr.rank == 0)
+    printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way per face\n",
+           face, t * 1e6, face / t * 1e-9);
+  for (int i = 0; i < TIMED; i++) {
+    CUDA(cudaEventDestroy(pr.start[i]));
+    CUDA(cudaEventDestroy(pr.stop[i]));
+  }
+  CUDA(cudaFree(a));
+  CUDA(cudaFree(b));
+  CUDA(cudaStreamDestroy(pr.stream));
+  NCCL(ncclCommDestroy(pr.comm));
+  MPI(MPI_Comm_free(&local));
+  MPI(MPI_Finalize());
+  return 0;
+}
