@@ -109,10 +109,9 @@ if part gpus && [ "$gpus" -ge 2 ]; then
   # nccl_probe: NCCL's all-reduce bus bandwidth and a 512^2 f64 face
   # exchanged by ncclSend/ncclRecv, the exchange phases' yardstick.
   step "gpus ($gpus)"
-  r=cuda-staged,cuda-aware,cuda-nccl,cuda-best
-  run gpus-lap-weak $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
+  run gpus-lap-weak $mpi -np "$gpus" $kr -w laplacian-dist -b cuda \
     -n 512 --scaling weak --reps 20
-  run gpus-reduce-weak $mpi -np "$gpus" $kr -w reduce-dist -b cuda -r $r \
+  run gpus-reduce-weak $mpi -np "$gpus" $kr -w reduce-dist -b cuda \
     -n 256M --scaling weak --reps 20
   run gpus-cg-weak $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 256 \
     -p mode=fixed --scaling weak --reps 10
@@ -120,7 +119,7 @@ if part gpus && [ "$gpus" -ge 2 ]; then
   [ -x build/tests/nccl_probe ] &&
     $mpi -np "$gpus" build/tests/nccl_probe >"$out/nccl-probe.txt" 2>&1
   cat "$out/nccl-probe.txt" >&2
-  run gpus-lap-strong $mpi -np "$gpus" $kr -w laplacian-dist -b cuda -r $r \
+  run gpus-lap-strong $mpi -np "$gpus" $kr -w laplacian-dist -b cuda \
     -n 1024 --scaling strong --reps 20
   run gpus-cg-strong $mpi -np "$gpus" $kr -w cg-dist -b cuda -n 512 \
     -p mode=fixed --scaling strong --reps 5
@@ -175,7 +174,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
         if r.get("ceiling_only"):
             continue
         eff = r.get("efficiency")
-        ph = r.get("phases") or {}
+        ph = {k: v for k, v in (r.get("phases") or {}).items() if v}
         tot = sum(ph.values()) or 1
         phs = " ".join("%s %.0f%% %.3gms" % (k[:5], 100 * v / tot, 1e3 * v)
                        for k, v in ph.items())

@@ -212,6 +212,8 @@ static kl_status include_item(const kl_options *o, const device_item *it,
       snprintf(exact, sizeof exact, "%.63s", it->base);
     kl_status st = kl__device_parse(exact, &ref);
     if (st != KL_OK) return st;
+    /* Named without an index: the rank's device on its host. */
+    if (it->index == -2) ref.index = default_device(o, ref.backend);
     if (it->index != -1) return add_ref(d, ref);
   }
   int matched = 0;
