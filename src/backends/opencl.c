@@ -298,6 +298,12 @@ static kl_status open_context(kl_context *ctx) {
   c->platform = f->platform;
   c->device = f->device;
   c->type = f->type;
+  /* Test hook: a CPU device launched as a GPU is (launch shapes, the
+   * kernels chosen for a GPU: laplacian's tiled z-march, the strided
+   * loops), so that CI runs those kernels on PoCL. */
+  const char *gpu_shapes = getenv("KLADDER_INJECT_GPU_SHAPES");
+  if (gpu_shapes && strcmp(gpu_shapes, "1") == 0)
+    c->type &= ~(cl_device_type)CL_DEVICE_TYPE_CPU;
   cl_int e = CL_SUCCESS;
   c->context = kl__cl.CreateContext(NULL, 1, &c->device, NULL, NULL, &e);
   if (e != CL_SUCCESS)
