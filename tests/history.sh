@@ -117,7 +117,7 @@ for i in $(seq 1 25); do
     [ $rc = 1 ] || { cat "$dir/check.$i"; fail "--check missed the slowdown at run $i"; }
     grep -q 'from commit c021 ' "$dir/check.$i" ||
       { cat "$dir/check.$i"; fail "run $i: not flagged at commit c021"; }
-    [ "$(grep -c 'slower on' "$dir/check.$i")" = 1 ] ||
+    [ "$(grep -c 'slower from commit' "$dir/check.$i")" = 1 ] ||
       { cat "$dir/check.$i"; fail "run $i: more than map flagged"; }
     grep -q '^map serial (serial)' "$dir/check.$i" ||
       fail "run $i: the flag is not map's"

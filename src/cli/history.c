@@ -972,8 +972,18 @@ static void csv_text(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The fewest of 15 to 17 digits that read back as v. */
+static void shortest(FILE *f, double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  fputs(b, f);
+}
+
 static void csv_number(FILE *f, int present, double v) {
-  if (present && isfinite(v)) fprintf(f, "%.17g", v);
+  if (present && isfinite(v)) shortest(f, v);
 }
 
 static void json_text(FILE *f, const char *s) {
@@ -987,7 +997,7 @@ static void json_text(FILE *f, const char *s) {
 }
 
 static void json_num(FILE *f, int present, double v) {
-  if (present && isfinite(v)) fprintf(f, "%.17g", v);
+  if (present && isfinite(v)) shortest(f, v);
   else fputs("null", f);
 }
 
@@ -1173,7 +1183,7 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
         at[m++] = k;
       }
     if (m) series++;
-    finding fd;
+    finding fd = {0, 0, 0, 0, 0};
     if (m && check_series(x, m, q->threshold, &fd)) {
       const point *c = &p[at[fd.at]];
       char b[32], r[32];
@@ -1194,17 +1204,26 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
         json_text(f, c->commit);
         fputs(", \"started\": ", f);
         json_text(f, c->started);
-        fprintf(f, ", \"baseline_s\": %.17g, \"recent_s\": %.17g, "
-                "\"ratio\": %.17g, \"runs\": %zu, \"baseline_runs\": %zu}",
-                fd.base, fd.recent, fd.recent / fd.base, fd.runs,
+        fputs(", \"baseline_s\": ", f);
+        shortest(f, fd.base);
+        fputs(", \"recent_s\": ", f);
+        shortest(f, fd.recent);
+        fputs(", \"ratio\": ", f);
+        shortest(f, fd.recent / fd.base);
+        fprintf(f, ", \"runs\": %zu, \"baseline_runs\": %zu}", fd.runs,
                 fd.base_runs);
       } else {
         series_heading(f, c);
-        fprintf(f, "  slower on %s (%s): %s -> %s (%+.1f%%) from commit %s "
-                "(%.10s), %zu runs against the %zu before\n", c->machine,
-                *c->build_type ? c->build_type : "no build type", b, r,
-                100 * (fd.recent / fd.base - 1), c->commit, c->started,
-                fd.runs, fd.base_runs);
+        char where[160], line[400];
+        snprintf(where, sizeof where, "%s (%s)", c->machine,
+                 *c->build_type ? c->build_type : "no build type");
+        snprintf(line, sizeof line, "  slower from commit %s (%.10s) on %s",
+                 c->commit, c->started, where);
+        char shown_line[96];
+        cut(line, 80, shown_line, sizeof shown_line);
+        fprintf(f, "%s\n    %s -> %s (%+.1f%%): the latest %zu runs against "
+                "the %zu before\n", shown_line, b, r,
+                100 * (fd.recent / fd.base - 1), fd.runs, fd.base_runs);
       }
       flagged++;
     }
@@ -1213,13 +1232,14 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
   free(x);
   free(at);
   if (q->json) {
-    fprintf(f, "%s], \"series\": %zu, \"threshold\": %.17g}\n",
-            flagged ? "\n" : "", series, q->threshold);
+    fprintf(f, "%s], \"series\": %zu, \"threshold\": ", flagged ? "\n" : "",
+            series);
+    shortest(f, q->threshold);
+    fputs("}\n", f);
   } else if (flagged) {
-    fprintf(f, "history: %zu of %zu series slower (step test: the latest "
-            "%d-%d runs against the %d-%d before, %g%% and %g MADs)\n",
-            flagged, series, LATEST_MIN, LATEST_MAX, BASE_MIN, BASE_MAX,
-            100 * q->threshold, SIGMAS);
+    fprintf(f, "history: %zu of %zu series slower (the latest %d-%d runs "
+            "against the %d-%d before)\n", flagged, series, LATEST_MIN,
+            LATEST_MAX, BASE_MIN, BASE_MAX);
   } else {
     fprintf(f, "history: no regression in %zu series\n", series);
   }
