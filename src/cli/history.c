@@ -33,6 +33,51 @@
 #define FORMAT_PREFIX "kladder-results-"
 #define FORMAT_KNOWN 2
 
+/* ---- the command's help --------------------------------------------------- */
+
+static const char usage_history[] =
+    "usage: kladder history --db FILE [-w W] [-r RUNG] [-b B] [--machine M]\n"
+    "                       [--since DATE|COMMIT] [--csv | --json] [--check\n"
+    "                       [--threshold X]]\n"
+    "       kladder history --db FILE --import RESULTS.json [MORE.json ...]\n"
+    "\n"
+    "The results history: runs appended by `kladder run --db FILE` or\n"
+    "imported from results files (kladder run --json). Without --check or\n"
+    "--import, each rung's runs by date: its median time, rate and share of\n"
+    "its ceiling, with the commit and the machine.\n"
+    "\n"
+    "  --db FILE            the history (an SQLite database)\n"
+    "  -w, --workload W     only these workloads (a comma-separated list)\n"
+    "  -r, --rung RUNG      only these rungs\n"
+    "  -b, --backend B      only these backends\n"
+    "  --machine M          only the machines whose name contains M\n"
+    "  --since DATE|COMMIT  only the runs from DATE (YYYY-MM-DD, UTC) on, or\n"
+    "                       from the first run of COMMIT (a prefix) on\n"
+    "  --csv, --json        the runs as CSV or JSON (kladder-history-1)\n"
+    "  --check              the regression check: each rung's latest runs\n"
+    "                       against the runs before them on the same machine\n"
+    "                       and build type (README, \"History\"); exit 1 where\n"
+    "                       one is slower\n"
+    "  --threshold X        the smallest slowdown --check flags, a fraction\n"
+    "                       (default 0.05: 5%)\n"
+    "  --import             add the results files named after the options,\n"
+    "                       all in one transaction (a file already in the\n"
+    "                       history is skipped)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "KLADDER_DB_TIMEOUT: seconds to wait for another process's write\n"
+    "(default 10). Exit codes: 0 done (--check: no regression), 1 --check\n"
+    "found a regression, 2 bad usage or input (one line; the history\n"
+    "unchanged).\n";
+
+static int asks_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--")) return 0;
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+  }
+  return 0;
+}
+
 #if !defined(KL_HAVE_SQLITE)
 
 static const char no_sqlite[] =
@@ -68,8 +113,10 @@ int history_series(history_db *db, const char *const key[8],
   return 2;
 }
 int history_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
+  if (asks_help(argc, argv)) {
+    fputs(usage_history, stdout);
+    return 0;
+  }
   fprintf(stderr, "kladder: error: history: %s\n", no_sqlite);
   return 2;
 }
@@ -774,41 +821,6 @@ int history_series(history_db *h, const char *const key[8],
 
 /* ---- the command ------------------------------------------------------------- */
 
-static const char usage_history[] =
-    "usage: kladder history --db FILE [-w W] [-r RUNG] [-b B] [--machine M]\n"
-    "                       [--since DATE|COMMIT] [--csv | --json] [--check\n"
-    "                       [--threshold X]]\n"
-    "       kladder history --db FILE --import RESULTS.json [MORE.json ...]\n"
-    "\n"
-    "The results history: runs appended by `kladder run --db FILE` or\n"
-    "imported from results files (kladder run --json). Without --check or\n"
-    "--import, each rung's runs by date: its median time, rate and share of\n"
-    "its ceiling, with the commit and the machine.\n"
-    "\n"
-    "  --db FILE            the history (an SQLite database)\n"
-    "  -w, --workload W     only these workloads (a comma-separated list)\n"
-    "  -r, --rung RUNG      only these rungs\n"
-    "  -b, --backend B      only these backends\n"
-    "  --machine M          only the machines whose name contains M\n"
-    "  --since DATE|COMMIT  only the runs from DATE (YYYY-MM-DD, UTC) on, or\n"
-    "                       from the first run of COMMIT (a prefix) on\n"
-    "  --csv, --json        the runs as CSV or JSON (kladder-history-1)\n"
-    "  --check              the regression check: each rung's latest runs\n"
-    "                       against the runs before them on the same machine\n"
-    "                       and build type (README, \"History\"); exit 1 where\n"
-    "                       one is slower\n"
-    "  --threshold X        the smallest slowdown --check flags, a fraction\n"
-    "                       (default 0.05: 5%)\n"
-    "  --import             add the results files named after the options,\n"
-    "                       all in one transaction (a file already in the\n"
-    "                       history is skipped)\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "KLADDER_DB_TIMEOUT: seconds to wait for another process's write\n"
-    "(default 10). Exit codes: 0 done (--check: no regression), 1 --check\n"
-    "found a regression, 2 bad usage or input (one line; the history\n"
-    "unchanged).\n";
-
 typedef struct query {
   const char *db, *workloads, *rungs, *backends, *machine, *since;
   int csv, json, check, import;
@@ -1332,6 +1344,10 @@ static int parse(query *q, int argc, char **argv) {
 }
 
 int history_main(int argc, char **argv) {
+  if (asks_help(argc, argv)) {
+    fputs(usage_history, stdout);
+    return 0;
+  }
   query q;
   int rc = parse(&q, argc, argv);
   if (rc >= 0) return rc;
