@@ -961,12 +961,13 @@ static void print_table(FILE *f, const point *p, size_t n, const query *q,
     else cut(p[i].status, 9, t, sizeof t);
     if (ok && p[i].has_rate) sig3(p[i].rate, rate, sizeof rate);
     else snprintf(rate, sizeof rate, "-");
-    if (ok && p[i].has_percent)
+    /* A run whose check failed says so where its share would be. */
+    if (strcmp(p[i].verdict, "FAIL") == 0) snprintf(pc, sizeof pc, "FAIL");
+    else if (ok && p[i].has_percent)
       snprintf(pc, sizeof pc, "%.*f", p[i].percent < 10 ? 1 : 0, p[i].percent);
     else snprintf(pc, sizeof pc, "-");
-    fprintf(f, "  %-16s  %-13s  %-18s  %9s  %7s  %5s%s\n", date, commit,
-            machine, t, rate, pc,
-            strcmp(p[i].verdict, "FAIL") == 0 ? " FAIL" : "");
+    fprintf(f, "  %-16s  %-13s  %-18s  %9s  %7s  %5s\n", date, commit,
+            machine, t, rate, pc);
   }
   if (!last) fprintf(f, "no runs in the history match\n");
 }
