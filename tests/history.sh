@@ -241,6 +241,10 @@ fi
 bad 2 'cannot open' "$kl" history --db "$dir/no/such/dir/h.db" --import "$good"
 [ ! -e "$dir/no" ] || fail "a missing directory was made"
 bad 2 'no such history' "$kl" history --db "$dir/missing.db"
+"$kl" run -q -w nosuch --db "$dir/new.db" 2>/dev/null
+[ $? = 2 ] && [ ! -e "$dir/new.db" ] || fail "a failed run made a history"
+bad 2 'cannot make the history' "$kl" run -q -w map -b serial -n 1000 \
+  --db "$dir/no/such/dir/h.db"
 [ ! -e "$dir/missing.db" ] || fail "a query made a database"
 bad 2 'not a regular file' "$kl" history --db "$dir" --import "$good"
 

@@ -1096,10 +1096,28 @@ static int run_parsed(run_command *c) {
   html_output html = {0};
   history_db *db = NULL;
   if (!bad && c->db) {
-    /* The history checked (and made, where new) before the run: a file
-     * that is not one, or read-only, is refused at once. */
+    /* The history checked before the run: a file that is not one, or
+     * read-only, is refused at once. A new one is made when the run
+     * has completed (a run that fails leaves none); its folder is tried
+     * now. */
     char err[1024];
-    if (history_open(c->db, 1, &db, err, sizeof err)) {
+    struct stat st;
+    if (stat(c->db, &st) != 0 && errno == ENOENT) {
+      char probe[4096];
+      int fd = -1;
+      if (snprintf(probe, sizeof probe, "%s.tmp-XXXXXX", c->db) <
+          (int)sizeof probe)
+        fd = mkstemp(probe);
+      if (fd < 0) {
+        char show[SHOWN_SIZE];
+        fprintf(stderr, "kladder: error: %s: cannot make the history: %s\n",
+                shown(c->db, show), strerror(errno));
+        bad = 2;
+      } else {
+        close(fd);
+        unlink(probe);
+      }
+    } else if (history_open(c->db, 1, &db, err, sizeof err)) {
       fputs("kladder: error: ", stderr);
       one_line(stderr, err);
       fputc('\n', stderr);
@@ -1168,10 +1186,11 @@ static int run_parsed(run_command *c) {
     if (wrote != KL_OK && !code) code = fail(wrote);
     const char *from = html.json_path;
     char err[1024];
-    if (wrote == KL_OK && db) {
+    if (wrote == KL_OK && c->db) {
       /* One transaction: a run stopped while it is appended leaves the
        * history as it was. */
-      const int bad = history_append(db, &from, 1, NULL, err, sizeof err);
+      int bad = db ? 0 : history_open(c->db, 1, &db, err, sizeof err);
+      if (!bad) bad = history_append(db, &from, 1, NULL, err, sizeof err);
       if (bad && !code) {
         fputs("kladder: error: ", stderr);
         one_line(stderr, err);
