@@ -71,6 +71,13 @@ echo "appends: 4 x 50 runs in $(($(date +%s) - start)) s"
 "$kl" history --db "$dir/many.db" --check >/dev/null
 [ $? -le 1 ] || fail "--check over the 200 runs"
 
+# A run appended and its own --json file imported are the same run.
+"$kl" run -q -w map -b serial -n 1000 --reps 2 --json "$dir/own.json" \
+  --db "$dir/own.db" >/dev/null || fail "run --json --db"
+"$kl" history --db "$dir/own.db" --import "$dir/own.json" >"$dir/out" &&
+  grep -q '^history: 0 of 1 results files added.*(1 already there)' \
+    "$dir/out" || { cat "$dir/out"; fail "a run's own file imported again"; }
+
 # ---- import of docs/results --------------------------------------------------
 find "$results" -name '*.json' | sort >"$dir/all"
 [ -s "$dir/all" ] || fail "no JSON file under $results"
