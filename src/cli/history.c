@@ -1276,7 +1276,6 @@ static int parse(query *q, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (only_files || a[0] != '-' || !a[1]) {
-      if (!q->import) return bad("'%s': a file given without --import", a);
       if (q->count == (int)(sizeof q->files / sizeof q->files[0]))
         return bad("too many files%s", NULL);
       q->files[q->count++] = a;
@@ -1334,6 +1333,8 @@ static int parse(query *q, int argc, char **argv) {
     }
     }
   }
+  if (q->count && !q->import)
+    return bad("'%s': a file given without --import", q->files[0]);
   if (!q->db) return bad("no history given (--db FILE)%s", NULL);
   if (q->csv + q->json > 1) return bad("--csv and --json: one of them%s", NULL);
   if (q->import && (q->check || q->csv || q->json || q->workloads ||
