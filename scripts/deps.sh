@@ -79,6 +79,10 @@ check() {
     absent="$absent, opencl-headers, ocl-icd-opencl-dev and pocl-opencl-icd (the OpenCL backend, run on this CPU by PoCL)"
     absent_pkgs="$absent_pkgs opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"
   fi
+  if ! exists "$root"/usr/include/sqlite3.h; then
+    absent="$absent, libsqlite3-dev (the results history: run --db, kladder history)"
+    absent_pkgs="$absent_pkgs libsqlite3-dev"
+  fi
   if ! have chromium && ! have chromium-browser; then
     absent="$absent, chromium (the report checked in a headless browser)"
     absent_pkgs="$absent_pkgs chromium"

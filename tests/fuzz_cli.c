@@ -201,6 +201,7 @@ static const char *const options[] = {
     "-", "run", "list", "-p", "--param", "--param=", "-n5", "--quiet=x",
     "--work", "-qw", "-i", "--input", "--input=", "--rhs", "--solution",
     "--html", "report", "compare", "--threshold", "--alpha",
+    "--db", "history", "--import", "--check", "--since", "--machine",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 

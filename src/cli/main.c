@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "history.h"
 #include "kladder.h"
 #include "report-html.h"
 #include "ranks.h"
@@ -40,6 +41,10 @@ static const char usage_main[] =
     "  compare BASE.json NEW.json\n"
     "                two results files of `run --json` compared, result by\n"
     "                result, for a regression (`kladder compare --help`)\n"
+    "  history --db FILE [-w W] [-r RUNG] [--check] [--import FILE.json ...]\n"
+    "                the results history (runs kept by `run --db FILE`): a\n"
+    "                rung's runs over commits and machines, the regression\n"
+    "                check over them (`kladder history --help`)\n"
     "  tune [-w W] [-b B] [-o FILE] | tune --check [FILE]\n"
     "                the fastest rung and backend for each size, as the\n"
     "                library's entry points will run them (`kladder tune\n"
@@ -52,7 +57,8 @@ static const char usage_main[] =
     "-- ends the options. list and run take no other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
-    "input, 3 a device or runtime error; compare: 1 a regression.\n";
+    "input, 3 a device or runtime error; compare and history --check: 1 a\n"
+    "regression.\n";
 
 static const char usage_list[] =
     "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
@@ -127,6 +133,9 @@ static const char usage_run[] =
     "                           Perfetto or chrome://tracing)\n"
     "      --html FILE          also write the results as an HTML report\n"
     "                           (as `kladder report` draws it)\n"
+    "      --db FILE            also append the run to the results history\n"
+    "                           FILE, an SQLite database (`kladder history\n"
+    "                           --help`), in one transaction when it ends\n"
     "      --no-ceiling         do not measure the bandwidth ceilings\n"
     "      --host-data          time each repetition as a library call on\n"
     "                           data in host memory: on a GPU the copies of\n"
@@ -250,6 +259,7 @@ enum {
   OPT_JSON,
   OPT_TRACE,
   OPT_HTML,
+  OPT_DB,
   OPT_NO_CEILING,
   OPT_HOST_DATA,
   OPT_SCALING,
@@ -287,6 +297,7 @@ static const struct option run_longs[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"trace", required_argument, NULL, OPT_TRACE},
     {"html", required_argument, NULL, OPT_HTML},
+    {"db", required_argument, NULL, OPT_DB},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"host-data", no_argument, NULL, OPT_HOST_DATA},
     {"scaling", required_argument, NULL, OPT_SCALING},
@@ -660,6 +671,7 @@ typedef struct run_command {
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
   const char *html; /* --html: the report of the run (report-html.c) */
+  const char *db;   /* --db: the results history (history.c) */
   char *command_line;
 } run_command;
 
@@ -804,6 +816,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
   case OPT_HTML:
     c->html = v;
     break;
+  case OPT_DB:
+    c->db = v;
+    break;
   case OPT_NO_CEILING:
     c->o.skip_ceiling = 1;
     break;
@@ -943,6 +958,17 @@ static int parse_run(run_command *c, int argc, char **argv) {
       code = bad_usage(ps.help, "%s and --html name the same file '%s'",
                        output_flags[i], shown(c->html, show));
     }
+  for (int i = 0; i < OUTPUTS && code == 0 && c->db; i++)
+    if (files[i] && strcmp(files[i], c->db) == 0) {
+      char show[SHOWN_SIZE];
+      code = bad_usage(ps.help, "%s and --db name the same file '%s'",
+                       output_flags[i], shown(c->db, show));
+    }
+  if (code == 0 && c->db && c->html && strcmp(c->db, c->html) == 0) {
+    char show[SHOWN_SIZE];
+    code = bad_usage(ps.help, "--html and --db name the same file '%s'",
+                     shown(c->db, show));
+  }
   /* --solution against the results files (the library compares it with
    * the files the run reads). */
   const char *solution = c->o.files[1].path;
@@ -996,9 +1022,10 @@ static void discard_outputs(kl_output *out[OUTPUTS]) {
     if (out[i]) kl_output_discard(out[i]);
 }
 
-/* --html FILE: the run's results go to a JSON file of our own, which the
- * report is drawn from when the run completes (so that the page shows the
- * numbers a results file holds). Before the run: the page's path is tried
+/* --html FILE and --db FILE: the run's results go to a JSON file of our
+ * own, which the report is drawn from and the history reads when the run
+ * completes (so that the page and the history hold the numbers a results
+ * file holds; path NULL: --db alone, no page). Before the run: the page's path is tried
  * (a file made beside it and removed), so a path that cannot be written
  * is refused at once, as the results files' are. */
 typedef struct html_output {
@@ -1009,7 +1036,7 @@ typedef struct html_output {
 
 static int html_open(const char *path, html_output *h) {
   char show[SHOWN_SIZE];
-  if (strcmp(path, "-") != 0) {
+  if (path && strcmp(path, "-") != 0) {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
       fprintf(stderr, "kladder: error: cannot write the report to '%s': a "
@@ -1067,13 +1094,44 @@ static int run_parsed(run_command *c) {
     if (c->output[i]) st = kl_output_open(c->output[i], (kl_format)i, &out[i]);
   int bad = st != KL_OK ? fail(st) : 0;
   html_output html = {0};
-  if (!bad && c->html) bad = html_open(c->html, &html);
+  history_db *db = NULL;
+  if (!bad && c->db) {
+    /* The history checked before the run: a file that is not one, or
+     * read-only, is refused at once. A new one is made when the run
+     * has completed (a run that fails leaves none); its folder is tried
+     * now. */
+    char err[1024];
+    struct stat st;
+    if (stat(c->db, &st) != 0 && errno == ENOENT) {
+      char probe[4096];
+      int fd = -1;
+      if (snprintf(probe, sizeof probe, "%s.tmp-XXXXXX", c->db) <
+          (int)sizeof probe)
+        fd = mkstemp(probe);
+      if (fd < 0) {
+        char show[SHOWN_SIZE];
+        fprintf(stderr, "kladder: error: %s: cannot make the history: %s\n",
+                shown(c->db, show), strerror(errno));
+        bad = 2;
+      } else {
+        close(fd);
+        unlink(probe);
+      }
+    } else if (history_open(c->db, 1, &db, err, sizeof err)) {
+      fputs("kladder: error: ", stderr);
+      one_line(stderr, err);
+      fputc('\n', stderr);
+      bad = 2;
+    }
+  }
+  if (!bad && (c->html || c->db)) bad = html_open(c->html, &html);
   /* Under mpirun only rank 0 has files to open: the others wait for its
    * word before the run, which every rank must enter or none. */
   bad = cli_ranks_gate(bad);
   if (bad) {
     discard_outputs(out);
     html_close(&html);
+    history_close(db);
     return bad;
   }
 
@@ -1107,6 +1165,7 @@ static int run_parsed(run_command *c) {
     /* Bad input or a device error: nothing is left behind. */
     discard_outputs(out);
     html_close(&html);
+    history_close(db);
     kl_report_free(rep);
     if (code) return code;
     fputs("kladder: error: ", stderr);
@@ -1125,16 +1184,29 @@ static int run_parsed(run_command *c) {
     kl_status wrote = kl_output_write(html.json, rep);
     html.json = NULL; /* written or discarded by the write */
     if (wrote != KL_OK && !code) code = fail(wrote);
-    if (wrote == KL_OK) {
-      char err[512];
-      const char *from = html.json_path;
-      const int bad = report_write(c->html, &from, 1, err, sizeof err);
+    const char *from = html.json_path;
+    char err[1024];
+    if (wrote == KL_OK && c->db) {
+      /* One transaction: a run stopped while it is appended leaves the
+       * history as it was. */
+      int bad = db ? 0 : history_open(c->db, 1, &db, err, sizeof err);
+      if (!bad) bad = history_append(db, &from, 1, NULL, err, sizeof err);
+      if (bad && !code) {
+        fputs("kladder: error: ", stderr);
+        one_line(stderr, err);
+        fputs(" (the run is not in the history)\n", stderr);
+        code = bad;
+      }
+    }
+    if (wrote == KL_OK && c->html) {
+      const int bad = report_write_db(c->html, &from, 1, db, err, sizeof err);
       if (bad && !code) {
         fprintf(stderr, "kladder: error: %s\n", err);
         code = bad;
       }
     }
   }
+  history_close(db);
   html_close(&html);
   kl_report_free(rep);
   if (code) return code;
@@ -1174,6 +1246,7 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
   if (code < 0 && rank > 0) {
     for (int i = 0; i < OUTPUTS; i++) c.output[i] = NULL;
     c.html = NULL;
+    c.db = NULL;
     c.o.progress = NULL;
   }
   if (code < 0) code = run_parsed(&c);
@@ -1213,6 +1286,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "report") == 0) return report_main(argc - 1, argv + 1);
   if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
   if (strcmp(cmd, "tune") == 0) return tune_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "history") == 0) return history_main(argc - 1, argv + 1);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report, compare, tune", shown(cmd, show));
+                   "report, compare, tune, history", shown(cmd, show));
 }

@@ -13,6 +13,9 @@
  *   growth     where a rung ran at several sizes: time and rate against
  *              size, log axes, the vendor rung's curve dashed, the
  *              shortest time of the device as the floor;
+ *   history    (--db) beside each ladder, each rung's runs in the results
+ *              history: median time against the runs by date, a line per
+ *              machine, the commits named (history.c reads them);
  *   timelines  each rung whose run traced more than one event: a lane per
  *              track, coloured by phase, and the Chrome trace to save;
  *   self-check a script that checks the drawn page (tests/report.sh reads
@@ -34,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "history.h"
 #include "json-read.h"
 #include "kladder.h"
 #include "text.h"
@@ -70,6 +74,8 @@ typedef struct report {
   int marks; /* timeline marks drawn, against MAX_MARKS */
   report_extra extra; /* a section after the header, or NULL */
   const void *extra_ctx;
+  history_db *db; /* --db: the results history, or NULL */
+  int db_failed; /* a read of it failed: the page says so once */
 } report;
 
 static const char *str(const json_value *v, const char *key) {
@@ -700,6 +706,137 @@ static void named_peers(report *rep, const row **rows, size_t count) {
   if (any) fputs("</tbody></table>\n", f);
 }
 
+/* ---- history (--db) ------------------------------------------------------ */
+
+/* The lines' colours, here and in the growth charts. */
+static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                                "#bcbd22", "#17becf"};
+
+#define HIST_W 360
+#define HIST_H 150
+#define HIST_X0 56
+#define HIST_X1 348
+#define HIST_Y0 108
+#define HIST_Y1 24
+#define HIST_MACHINES 3 /* named in the legend; more share its last colour */
+
+/* One rung's history: its median time in each run of the history, by
+ * date, a line per machine. Nothing where the history has no run of it. */
+static void history_chart(report *rep, const row *r) {
+  FILE *f = rep->f;
+  const char *key[8] = {r->workload, r->rung, r->backend, r->type,
+                        r->shape, r->params, r->op, r->inputs};
+  history_point *p = NULL;
+  size_t n = 0;
+  char err[512];
+  if (history_series(rep->db, key, &p, &n, err, sizeof err)) {
+    if (!rep->db_failed)
+      fprintf(stderr, "kladder: warning: report: the history: %s\n", err);
+    rep->db_failed = 1;
+    return;
+  }
+  if (n == 0) {
+    free(p);
+    return;
+  }
+  const char *machines[HIST_MACHINES];
+  int nm = 0;
+  double lo = p[0].median_s, hi = p[0].median_s;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i].median_s < lo) lo = p[i].median_s;
+    if (p[i].median_s > hi) hi = p[i].median_s;
+    int known = 0;
+    for (int k = 0; k < nm && !known; k++)
+      known = !strcmp(machines[k], p[i].machine);
+    if (!known && nm < HIST_MACHINES) machines[nm++] = p[i].machine;
+  }
+  axis ay = make_axis(lo, hi, 30, HIST_Y0, HIST_Y1);
+  svg_open(rep, HIST_W, HIST_H, "the rung's history: time against the runs");
+  char title[96], name[64];
+  clipped(r->rung, 30, name, sizeof name);
+  snprintf(title, sizeof title, "%s: median time, %zu run%s", name, n,
+           n == 1 ? "" : "s");
+  text_at(f, HIST_X0, 14, "start", "axis", title);
+  double tv[8];
+  char tt[32];
+  const int nt = ticks(&ay, tv, 8);
+  for (int t = 0; t < nt; t += ay.log ? 1 : 2) {
+    const double y = at(&ay, tv[t]);
+    fprintf(f, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+            "y2=\"%.1f\"/>\n", HIST_X0, y, HIST_X1, y);
+    time_text(tv[t], tt, sizeof tt);
+    text_at(f, HIST_X0 - 4, y + 4, "end", "axis", tt);
+  }
+  /* The runs spaced evenly by date; a line per machine. */
+  for (int m = 0; m <= nm; m++) {
+    const char *colour = palette[(m < nm ? m : HIST_MACHINES) % 10];
+    int drawn = 0;
+    for (size_t i = 0; i < n; i++) {
+      int k = 0;
+      while (k < nm && strcmp(machines[k], p[i].machine)) k++;
+      if (k != m) continue;
+      const double x = n == 1 ? (HIST_X0 + HIST_X1) / 2.0
+                              : HIST_X0 + (HIST_X1 - HIST_X0) *
+                                              (double)i / (double)(n - 1);
+      if (!drawn)
+        fprintf(f, "<polyline class=\"series\" stroke=\"%s\" points=\"",
+                colour);
+      fprintf(f, "%.1f,%.1f ", x, at(&ay, p[i].median_s));
+      drawn++;
+    }
+    if (drawn) fputs("\"/>\n", f);
+    for (size_t i = 0; i < n; i++) {
+      int k = 0;
+      while (k < nm && strcmp(machines[k], p[i].machine)) k++;
+      if (k != m) continue;
+      const double x = n == 1 ? (HIST_X0 + HIST_X1) / 2.0
+                              : HIST_X0 + (HIST_X1 - HIST_X0) *
+                                              (double)i / (double)(n - 1);
+      time_text(p[i].median_s, tt, sizeof tt);
+      fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
+              "<title>", x, at(&ay, p[i].median_s), colour);
+      html_escape(f, p[i].started);
+      fputs(", commit ", f);
+      html_escape(f, p[i].commit);
+      fputs(", ", f);
+      html_escape(f, p[i].machine);
+      fprintf(f, ": %s</title></circle>\n", tt);
+    }
+  }
+  char c[24];
+  clipped(p[0].commit, 14, c, sizeof c);
+  text_at(f, HIST_X0, HIST_Y0 + 14, n == 1 ? "start" : "start", "axis", c);
+  if (n > 1) {
+    clipped(p[n - 1].commit, 14, c, sizeof c);
+    text_at(f, HIST_X1, HIST_Y0 + 14, "end", "axis", c);
+  }
+  for (int m = 0; m < nm; m++) {
+    char label[40];
+    clipped(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
+            4 + 118 * m, HIST_H - 8, palette[m % 10]);
+    html_escape(f, label);
+    fputs("</text>\n", f);
+  }
+  fputs("</svg>\n", f);
+  free(p);
+}
+
+static void history_charts(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  fputs("<figure class=\"history\">", f);
+  const int before = rep->charts;
+  for (size_t i = 0; i < count; i++) history_chart(rep, rows[i]);
+  if (rep->charts == before)
+    fputs("<figcaption>no run of this ladder in the history</figcaption>", f);
+  else
+    fputs("<figcaption>history: each rung's median time in the runs of the "
+          "history, by date (first and last commit below), a line per "
+          "machine</figcaption>", f);
+  fputs("</figure>\n", f);
+}
+
 static void ladders(report *rep, int groups) {
   FILE *f = rep->f;
   const row **rows = malloc(rep->count * sizeof *rows);
@@ -726,6 +863,7 @@ static void ladders(report *rep, int groups) {
       fputs("<div class=\"problem\">", f);
       problem_heading(f, rep, rows[0]);
       ladder_chart(rep, rows, count);
+      if (rep->db) history_charts(rep, rows, count);
       ladder_table(rep, rows, count);
       peers_table(rep, rows, count);
       named_peers(rep, rows, count);
@@ -914,10 +1052,6 @@ static void count_series(report *rep) {
     if (r->series_sizes < 0) r->series_sizes = sizes_of_series(rep, r);
   }
 }
-
-static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-                                "#bcbd22", "#17becf"};
 
 /* One of the two charts of a growth: time (rate 0) or rate against n. */
 static void growth_chart(report *rep, const row *c, int rate, double floor) {
@@ -1454,6 +1588,7 @@ static const char style[] =
     ".series{fill:none;stroke-width:1.8}.series.vendor{stroke-dasharray:"
     "5 3}.floor{stroke:#999;stroke-dasharray:2 3}.event{stroke:none}"
     "figure{margin:8px 0 16px}figure.growth svg{display:inline-block}"
+    "figure.history svg{display:inline-block}"
     "figcaption{font-size:12.5px;color:#444}#selfcheck{color:#999;"
     "font-size:11px}"
     "@media print{body{max-width:none;margin:0}.problem,figure{"
@@ -1645,9 +1780,9 @@ static int write_whole(const char *out, const char *text, size_t len,
   return 0;
 }
 
-int report_page(FILE *f, const char *const *inputs, int count,
-                report_extra extra, const void *ctx, char *err,
-                size_t errlen) {
+static int page_of(FILE *f, const char *const *inputs, int count,
+                   report_extra extra, const void *ctx, history_db *db,
+                   char *err, size_t errlen) {
   if (count < 1 || count > MAX_FILES) {
     snprintf(err, errlen, "a report reads 1 to %d results files, not %d",
              MAX_FILES, count);
@@ -1656,6 +1791,7 @@ int report_page(FILE *f, const char *const *inputs, int count,
   report rep = {0};
   rep.extra = extra;
   rep.extra_ctx = ctx;
+  rep.db = db;
   int rc = 0;
   for (int i = 0; i < count && rc == 0; i++)
     rc = load(&rep, inputs[i], err, errlen);
@@ -1668,8 +1804,19 @@ int report_page(FILE *f, const char *const *inputs, int count,
   return rc;
 }
 
+int report_page(FILE *f, const char *const *inputs, int count,
+                report_extra extra, const void *ctx, char *err,
+                size_t errlen) {
+  return page_of(f, inputs, count, extra, ctx, NULL, err, errlen);
+}
+
 int report_write(const char *out, const char *const *inputs, int count,
                  char *err, size_t errlen) {
+  return report_write_db(out, inputs, count, NULL, err, errlen);
+}
+
+int report_write_db(const char *out, const char *const *inputs, int count,
+                    history_db *db, char *err, size_t errlen) {
   for (int i = 0; i < count; i++)
     if (strcmp(out, "-") != 0 &&
         (strcmp(out, inputs[i]) == 0 || same_file(out, inputs[i]))) {
@@ -1684,7 +1831,7 @@ int report_write(const char *out, const char *const *inputs, int count,
     snprintf(err, errlen, "out of memory");
     return 2;
   }
-  int rc = report_page(f, inputs, count, NULL, NULL, err, errlen);
+  int rc = page_of(f, inputs, count, NULL, NULL, db, err, errlen);
   if (fclose(f) != 0 && rc == 0) {
     snprintf(err, errlen, "out of memory");
     rc = 2;
@@ -1695,7 +1842,8 @@ int report_write(const char *out, const char *const *inputs, int count,
 }
 
 static const char usage_report[] =
-    "usage: kladder report RESULTS.json [MORE.json ...] -o REPORT.html\n"
+    "usage: kladder report RESULTS.json [MORE.json ...] [--db FILE] -o "
+    "REPORT.html\n"
     "\n"
     "One self-contained HTML page from results files (kladder run --json):\n"
     "each workload's ladders (a bar per rung, its ceiling, the spread of its\n"
@@ -1705,13 +1853,15 @@ static const char usage_report[] =
     "browser and prints.\n"
     "\n"
     "  -o, --output FILE   the page to write (\"-\": standard output)\n"
+    "  --db FILE           beside each ladder, each rung's history in the\n"
+    "                      results history FILE (`kladder history --help`)\n"
     "  -h, --help          this text\n"
     "\n"
     "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
     "written (one line naming it; nothing is written).\n";
 
 int report_main(int argc, char **argv) {
-  const char *out = NULL;
+  const char *out = NULL, *db_path = NULL;
   const char *inputs[MAX_FILES];
   int count = 0, only_files = 0;
   for (int i = 1; i < argc; i++) {
@@ -1732,6 +1882,14 @@ int report_main(int argc, char **argv) {
         return 2;
       }
       out = argv[++i];
+    } else if (!only_files && !strcmp(a, "--db")) {
+      if (i + 1 >= argc || !*argv[i + 1]) {
+        fprintf(stderr, "kladder: error: option '%s' needs a file name\n", a);
+        return 2;
+      }
+      db_path = argv[++i];
+    } else if (!only_files && !strncmp(a, "--db=", 5) && a[5]) {
+      db_path = a + 5;
     } else if (!only_files && !strncmp(a, "--output=", 9)) {
       out = a + 9;
     } else if (!only_files && a[0] == '-' && a[1] == 'o' && a[2]) {
@@ -1759,8 +1917,16 @@ int report_main(int argc, char **argv) {
             "REPORT.html)\n");
     return 2;
   }
-  char err[512];
-  const int rc = report_write(out, inputs, count, err, sizeof err);
+  char err[1024];
+  history_db *db = NULL;
+  if (db_path && history_open(db_path, 0, &db, err, sizeof err)) {
+    fputs("kladder: error: ", stderr);
+    one_line(stderr, err);
+    fputc('\n', stderr);
+    return 2;
+  }
+  const int rc = report_write_db(out, inputs, count, db, err, sizeof err);
+  history_close(db);
   if (rc) fprintf(stderr, "kladder: error: %s\n", err);
   return rc;
 }

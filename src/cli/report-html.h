@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "history.h"
+
 /* kladder report FILE.json [FILE.json ...] -o OUT.html: the exit code. */
 int report_main(int argc, char **argv);
 
@@ -16,6 +18,10 @@ int report_main(int argc, char **argv);
  * written. */
 int report_write(const char *out, const char *const *inputs, int count,
                  char *err, size_t errlen);
+/* The same with each rung's history in db (NULL: none) beside its
+ * ladder. */
+int report_write_db(const char *out, const char *const *inputs, int count,
+                    history_db *db, char *err, size_t errlen);
 
 /* The page of `inputs` written to f, with `extra` (where not NULL) called
  * to write a section of its own after the header (compare's comparison).

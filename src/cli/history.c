@@ -1,0 +1,1407 @@
+/* The results history in SQLite (history.h; README, "History").
+ *
+ * The database: PRAGMA application_id KL_APP_ID marks it kladder's, PRAGMA
+ * user_version its schema (SCHEMA_VERSION); an older one is migrated
+ * forward by the steps in `migrations`, in the transaction that opens it.
+ * WAL journal, a busy timeout (KLADDER_DB_TIMEOUT seconds, default 10),
+ * and every write one BEGIN IMMEDIATE transaction: processes appending at
+ * once wait their turn, and a process stopped in the middle leaves the
+ * database as it was.
+ *
+ *   runs     one per results file: its digest (FNV-1a 64 of its bytes,
+ *            UNIQUE: a file imported twice is added once), start, command
+ *            line, machine (and its name, `machine`), build, options
+ *   results  one per result: what ran, the problem, its statistics
+ *   times    each result's timed runs, in the order run
+ *
+ * The regression check (--check) is documented at check_series. */
+#define _POSIX_C_SOURCE 200809L
+#include "history.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json-read.h"
+#include "text.h"
+
+#define FORMAT_PREFIX "kladder-results-"
+#define FORMAT_KNOWN 2
+
+/* ---- the command's help --------------------------------------------------- */
+
+static const char usage_history[] =
+    "usage: kladder history --db FILE [-w W] [-r RUNG] [-b B] [--machine M]\n"
+    "                       [--since DATE|COMMIT] [--csv | --json] [--check\n"
+    "                       [--threshold X]]\n"
+    "       kladder history --db FILE --import RESULTS.json [MORE.json ...]\n"
+    "\n"
+    "The results history: runs appended by `kladder run --db FILE` or\n"
+    "imported from results files (kladder run --json). Without --check or\n"
+    "--import, each rung's runs by date: its median time, rate and share of\n"
+    "its ceiling, with the commit and the machine.\n"
+    "\n"
+    "  --db FILE            the history (an SQLite database)\n"
+    "  -w, --workload W     only these workloads (a comma-separated list)\n"
+    "  -r, --rung RUNG      only these rungs\n"
+    "  -b, --backend B      only these backends\n"
+    "  --machine M          only the machines whose name contains M\n"
+    "  --since DATE|COMMIT  only the runs from DATE (YYYY-MM-DD, UTC) on, or\n"
+    "                       from the first run of COMMIT (a prefix) on\n"
+    "  --csv, --json        the runs as CSV or JSON (kladder-history-1)\n"
+    "  --check              the regression check: each rung's latest runs\n"
+    "                       against the runs before them on the same machine\n"
+    "                       and build type (README, \"History\"); exit 1 where\n"
+    "                       one is slower\n"
+    "  --threshold X        the smallest slowdown --check flags, a fraction\n"
+    "                       (default 0.05: 5%)\n"
+    "  --import             add the results files named after the options,\n"
+    "                       all in one transaction (a file already in the\n"
+    "                       history is skipped)\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "KLADDER_DB_TIMEOUT: seconds to wait for another process's write\n"
+    "(default 10). Exit codes: 0 done (--check: no regression), 1 --check\n"
+    "found a regression, 2 bad usage or input (one line; the history\n"
+    "unchanged).\n";
+
+static int asks_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--")) return 0;
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+  }
+  return 0;
+}
+
+#if !defined(KL_HAVE_SQLITE)
+
+static const char no_sqlite[] =
+    "this kladder was built without SQLite, which the results history "
+    "needs (Debian: libsqlite3-dev; cmake -DKL_SQLITE=ON)";
+
+int history_open(const char *path, int write, history_db **out, char *err,
+                 size_t errlen) {
+  (void)path;
+  (void)write;
+  *out = NULL;
+  snprintf(err, errlen, "%s", no_sqlite);
+  return 2;
+}
+void history_close(history_db *db) { (void)db; }
+int history_append(history_db *db, const char *const *paths, int count,
+                   int *added, char *err, size_t errlen) {
+  (void)db;
+  (void)paths;
+  (void)count;
+  if (added) *added = 0;
+  snprintf(err, errlen, "%s", no_sqlite);
+  return 2;
+}
+int history_series(history_db *db, const char *const key[8],
+                   history_point **points, size_t *count, char *err,
+                   size_t errlen) {
+  (void)db;
+  (void)key;
+  *points = NULL;
+  *count = 0;
+  snprintf(err, errlen, "%s", no_sqlite);
+  return 2;
+}
+int history_main(int argc, char **argv) {
+  if (asks_help(argc, argv)) {
+    fputs(usage_history, stdout);
+    return 0;
+  }
+  fprintf(stderr, "kladder: error: history: %s\n", no_sqlite);
+  return 2;
+}
+
+#else
+
+#include <sqlite3.h>
+
+/* "KLdr": the database is kladder's history. */
+#define KL_APP_ID 0x4b4c6472
+#define SCHEMA_VERSION 1
+#define DEFAULT_TIMEOUT_S 10.0
+
+struct history_db {
+  sqlite3 *db;
+  char path[4096];
+  double timeout_s;
+};
+
+/* Schema steps: migrations[v] takes a database of version v to v + 1. */
+static const char *const migrations[SCHEMA_VERSION] = {
+    /* 0 -> 1: the first schema. */
+    "CREATE TABLE runs("
+    " id INTEGER PRIMARY KEY,"
+    " digest TEXT NOT NULL UNIQUE,"
+    " source TEXT NOT NULL,"
+    " added TEXT NOT NULL,"
+    " format TEXT NOT NULL,"
+    " started TEXT NOT NULL,"
+    " command_line TEXT, notes TEXT, kladder TEXT,"
+    " interrupted INTEGER NOT NULL,"
+    " machine TEXT NOT NULL,"
+    " host TEXT, cpu TEXT, cpu_threads INTEGER, omp_threads INTEGER,"
+    " gpu TEXT, driver TEXT,"
+    " version TEXT, commit_id TEXT NOT NULL, build_type TEXT NOT NULL,"
+    " c_compiler TEXT, c_flags TEXT, gpu_compiler TEXT, gpu_flags TEXT,"
+    " seed INTEGER, reps INTEGER, warmup INTEGER, max_time_s REAL);"
+    "CREATE TABLE results("
+    " id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " ord INTEGER NOT NULL,"
+    " workload TEXT NOT NULL, rung TEXT NOT NULL, backend TEXT NOT NULL,"
+    " flags TEXT, type TEXT NOT NULL, n REAL, shape TEXT NOT NULL,"
+    " params TEXT NOT NULL, op TEXT NOT NULL, inputs TEXT NOT NULL,"
+    " step INTEGER, device INTEGER, device_name TEXT, unit TEXT,"
+    " median_s REAL, min_s REAL, max_s REAL, stddev_s REAL,"
+    " rate REAL, ceiling REAL, percent_ceiling REAL, speedup REAL,"
+    " bytes REAL, flops REAL, items REAL,"
+    " verdict TEXT, status TEXT, timed_runs INTEGER);"
+    "CREATE TABLE times("
+    " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+    " ord INTEGER NOT NULL, seconds REAL,"
+    " PRIMARY KEY(result_id, ord)) WITHOUT ROWID;"
+    "CREATE INDEX results_rung ON results(workload, rung, backend);"
+    "CREATE INDEX results_run ON results(run_id);"
+    "CREATE INDEX runs_started ON runs(started);"};
+
+static double timeout_seconds(void) {
+  const char *t = getenv("KLADDER_DB_TIMEOUT");
+  if (!t || !*t) return DEFAULT_TIMEOUT_S;
+  char *end = NULL;
+  errno = 0;
+  const double v = strtod(t, &end);
+  if (errno || end == t || *end || !(v >= 0) || v > 86400) return -1;
+  return v;
+}
+
+/* One line for an SQLite failure: what it means to the user where that
+ * is known (locked, not a database, read-only, full), else the call, its
+ * message and where. */
+static int sql_fail(history_db *h, int rc, const char *call, int line,
+                    char *err, size_t errlen) {
+  const int base = rc & 0xff;
+  const char *msg = h->db ? sqlite3_errmsg(h->db) : sqlite3_errstr(rc);
+  if (base == SQLITE_BUSY || base == SQLITE_LOCKED)
+    snprintf(err, errlen, "%s: the database is locked by another process "
+             "(waited %g s; KLADDER_DB_TIMEOUT sets how long)", h->path,
+             h->timeout_s);
+  else if (base == SQLITE_NOTADB)
+    snprintf(err, errlen, "%s: not an SQLite database (a kladder history is "
+             "one: `kladder run --db FILE` makes it)", h->path);
+  else if (base == SQLITE_READONLY)
+    snprintf(err, errlen, "%s: cannot write the history: read-only (%s)",
+             h->path, msg);
+  else if (base == SQLITE_CANTOPEN)
+    snprintf(err, errlen, "%s: cannot open the history: %s%s%s", h->path,
+             msg, errno ? ": " : "", errno ? strerror(errno) : "");
+  else if (base == SQLITE_FULL)
+    snprintf(err, errlen, "%s: cannot write the history: the disk is full",
+             h->path);
+  else
+    snprintf(err, errlen, "%s: %s: %s (%s:%d)", h->path, call, msg,
+             __FILE__, line);
+  return 2;
+}
+#define SQL_FAIL(h, rc, call) sql_fail(h, rc, call, __LINE__, err, errlen)
+
+static int exec(history_db *h, const char *sql, char *err, size_t errlen) {
+  const int rc = sqlite3_exec(h->db, sql, NULL, NULL, NULL);
+  return rc == SQLITE_OK ? 0 : SQL_FAIL(h, rc, "sqlite3_exec");
+}
+
+static int pragma_int(history_db *h, const char *sql, long long *out,
+                      char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
+  rc = sqlite3_step(st);
+  *out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return SQL_FAIL(h, rc, "sqlite3_step");
+  return 0;
+}
+
+static void rollback(history_db *h) {
+  if (!sqlite3_get_autocommit(h->db))
+    (void)sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+/* The schema checked, created or migrated (write), in one transaction. */
+static int check_schema(history_db *h, int write, char *err, size_t errlen) {
+  long long app = 0, version = 0, tables = 0;
+  int rc = pragma_int(h, "PRAGMA application_id", &app, err, errlen);
+  if (rc) return rc;
+  if (write) {
+    rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
+    if (rc) return rc;
+  }
+  rc = pragma_int(h, "PRAGMA application_id", &app, err, errlen);
+  if (!rc) rc = pragma_int(h, "PRAGMA user_version", &version, err, errlen);
+  if (!rc)
+    rc = pragma_int(h, "SELECT count(*) FROM sqlite_master", &tables, err,
+                    errlen);
+  if (!rc && app != KL_APP_ID && (app != 0 || version != 0 || tables != 0)) {
+    snprintf(err, errlen, "%s: an SQLite database of another schema (%lld "
+             "tables, application_id %lld, not kladder's history): kladder "
+             "keeps its history in a database of its own", h->path, tables,
+             app);
+    rc = 2;
+  }
+  if (!rc && version > SCHEMA_VERSION) {
+    snprintf(err, errlen, "%s: a history of schema %lld, newer than this "
+             "kladder's (%d): use a newer kladder", h->path, version,
+             SCHEMA_VERSION);
+    rc = 2;
+  }
+  if (!rc && version < SCHEMA_VERSION && !write) {
+    if (app == 0 && tables == 0)
+      snprintf(err, errlen, "%s: an empty database, no history in it "
+               "(`kladder run --db FILE` or `kladder history --import` adds "
+               "runs)", h->path);
+    else
+      snprintf(err, errlen, "%s: a history of schema %lld, which this "
+               "kladder migrates to %d when it writes to it (`kladder "
+               "history --import` with no file does)", h->path, version,
+               SCHEMA_VERSION);
+    rc = 2;
+  }
+  if (!rc && version < SCHEMA_VERSION) {
+    for (long long v = version; v < SCHEMA_VERSION && !rc; v++)
+      rc = exec(h, migrations[v], err, errlen);
+    char sql[96];
+    snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA "
+             "user_version=%d", KL_APP_ID, SCHEMA_VERSION);
+    if (!rc) rc = exec(h, sql, err, errlen);
+  }
+  if (write) {
+    if (!rc) rc = exec(h, "COMMIT", err, errlen);
+    if (rc) rollback(h);
+  }
+  return rc;
+}
+
+int history_open(const char *path, int write, history_db **out, char *err,
+                 size_t errlen) {
+  *out = NULL;
+  history_db *h = calloc(1, sizeof *h);
+  if (!h) {
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  snprintf(h->path, sizeof h->path, "%s", path);
+  h->timeout_s = timeout_seconds();
+  if (h->timeout_s < 0) {
+    snprintf(err, errlen, "KLADDER_DB_TIMEOUT '%s' must be seconds from 0 "
+             "to 86400", getenv("KLADDER_DB_TIMEOUT"));
+    free(h);
+    return 2;
+  }
+  struct stat sb;
+  const int exists = stat(path, &sb) == 0;
+  if (!*path || strcmp(path, "-") == 0) {
+    snprintf(err, errlen, "--db needs a file (not '%s')", path);
+    free(h);
+    return 2;
+  }
+  if (exists && !S_ISREG(sb.st_mode)) {
+    snprintf(err, errlen, "%s: not a regular file", path);
+    free(h);
+    return 2;
+  }
+  if (!exists && !write) {
+    snprintf(err, errlen, "%s: no such history (`kladder run --db FILE` or "
+             "`kladder history --import` makes it)", path);
+    free(h);
+    return 2;
+  }
+  if (exists && write && access(path, W_OK) != 0) {
+    snprintf(err, errlen, "%s: cannot write the history: %s", path,
+             strerror(errno));
+    free(h);
+    return 2;
+  }
+  const int ro = !write && access(path, W_OK) != 0;
+  int flags = ro ? SQLITE_OPEN_READONLY
+                 : SQLITE_OPEN_READWRITE | (write ? SQLITE_OPEN_CREATE : 0);
+  errno = 0;
+  int rc = sqlite3_open_v2(path, &h->db, flags, NULL);
+  if (rc != SQLITE_OK) {
+    SQL_FAIL(h, rc, "sqlite3_open_v2");
+    history_close(h);
+    return 2;
+  }
+  (void)sqlite3_extended_result_codes(h->db, 1);
+  rc = sqlite3_busy_timeout(h->db, (int)(h->timeout_s * 1000));
+  int bad = rc == SQLITE_OK ? 0 : SQL_FAIL(h, rc, "sqlite3_busy_timeout");
+  if (!bad) bad = exec(h, "PRAGMA foreign_keys=ON", err, errlen);
+  if (!bad) bad = check_schema(h, write, err, errlen);
+  /* WAL: readers never wait for a writer, writers one after another. It
+   * outlives the connection (a property of the file). */
+  if (!bad && write) {
+    sqlite3_stmt *st = NULL;
+    rc = sqlite3_prepare_v2(h->db, "PRAGMA journal_mode=WAL", -1, &st, NULL);
+    if (rc == SQLITE_OK) rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) bad = SQL_FAIL(h, rc, "PRAGMA journal_mode");
+    sqlite3_finalize(st);
+  }
+  if (bad) {
+    history_close(h);
+    return 2;
+  }
+  *out = h;
+  return 0;
+}
+
+void history_close(history_db *h) {
+  if (!h) return;
+  if (h->db) sqlite3_close(h->db);
+  free(h);
+}
+
+/* ---- append ---------------------------------------------------------------- */
+
+/* A results file read whole: its bytes (for the digest) and its tree. */
+typedef struct loaded {
+  const char *path;
+  char digest[17];
+  json_doc *doc;
+} loaded;
+
+static int read_whole(const char *path, char **text, size_t *len, char *err,
+                      size_t errlen) {
+  struct stat sb;
+  if (stat(path, &sb) != 0) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return 2;
+  }
+  if (S_ISDIR(sb.st_mode)) {
+    snprintf(err, errlen, "%s: a directory, not a results file", path);
+    return 2;
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(err, errlen, "%s: %s", path, strerror(errno));
+    return 2;
+  }
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    if (n == cap) {
+      char *grown = realloc(buf, cap * 2);
+      if (!grown) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = grown;
+      cap *= 2;
+    }
+    const size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  const int failed = ferror(f);
+  fclose(f);
+  if (!buf || failed) {
+    snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
+    free(buf);
+    return 2;
+  }
+  *text = buf;
+  *len = n;
+  return 0;
+}
+
+static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
+  memset(l, 0, sizeof *l);
+  l->path = path;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = read_whole(path, &text, &len, err, errlen);
+  if (rc) return rc;
+  uint64_t hash = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++) {
+    hash ^= (unsigned char)text[i];
+    hash *= 1099511628211ull;
+  }
+  snprintf(l->digest, sizeof l->digest, "%016llx", (unsigned long long)hash);
+  rc = json_parse(path, text, len, &l->doc, err, errlen) ? 2 : 0;
+  free(text);
+  if (rc) return rc;
+  const json_value *root = json_root(l->doc);
+  const char *format = json_string(root, "format", NULL);
+  const json_value *results = json_member(root, "results");
+  const char *why = NULL;
+  if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0)
+    why = "not a kladder results file (no \"format\": \"" FORMAT_PREFIX
+          "N\"; `kladder run --json FILE` writes one)";
+  else if (strtol(format + strlen(FORMAT_PREFIX), NULL, 10) > FORMAT_KNOWN)
+    why = "a results format newer than this kladder reads";
+  else if (!json_string(root, "started", NULL))
+    why = "no \"started\" in it";
+  else if (!results || results->kind != JSON_ARRAY)
+    why = "no \"results\" array in it";
+  for (size_t i = 0; !why && i < results->count; i++) {
+    const json_value *r = &results->items[i];
+    if (r->kind != JSON_OBJECT || !json_string(r, "workload", NULL) ||
+        !json_string(r, "rung", NULL) || !json_string(r, "backend", NULL)) {
+      snprintf(err, errlen, "%s:%d:%d: a result without its workload, rung "
+               "and backend", path, r->line, r->column);
+      json_free(l->doc);
+      l->doc = NULL;
+      return 2;
+    }
+  }
+  if (why) {
+    snprintf(err, errlen, "%s: %s", path, why);
+    json_free(l->doc);
+    l->doc = NULL;
+    return 2;
+  }
+  return 0;
+}
+
+/* The machine as the history names it: "HOST: CPU", and " / GPU" where
+ * the run saw devices (the results file's "gpu": a count such as "2
+ * devices: " before the first device's name is left out, and so are the
+ * details after its " ("). */
+static void machine_name(const json_value *m, char *dst, size_t size) {
+  const char *host = json_string(m, "host", "");
+  const char *cpu = json_string(m, "cpu", "unknown CPU");
+  const char *gpu = json_string(m, "gpu", NULL);
+  if (gpu) {
+    const char *colon = strstr(gpu, " device");
+    if (colon && strchr(colon, ':') && colon > gpu &&
+        strspn(gpu, "0123456789") == (size_t)(colon - gpu)) {
+      gpu = strchr(colon, ':') + 1;
+      while (*gpu == ' ') gpu++;
+    }
+  }
+  const char *cut = gpu ? strstr(gpu, " (") : NULL;
+  const int len = gpu ? (cut ? (int)(cut - gpu) : (int)strlen(gpu)) : 0;
+  snprintf(dst, size, "%s%s%s%s%.*s", host, *host ? ": " : "", cpu,
+           len ? " / " : "", len, gpu ? gpu : "");
+}
+
+static int bind_text(sqlite3_stmt *st, int i, const char *s) {
+  return s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT)
+           : sqlite3_bind_null(st, i);
+}
+
+static int bind_number(sqlite3_stmt *st, int i, const json_value *v,
+                       const char *key, int integer) {
+  int present = 0;
+  const double x = json_number(v, key, 0, &present);
+  if (!present || !isfinite(x)) return sqlite3_bind_null(st, i);
+  if (integer && fabs(x) < 9e18) return sqlite3_bind_int64(st, i, (sqlite3_int64)x);
+  return sqlite3_bind_double(st, i, x);
+}
+
+static int step_done(history_db *h, sqlite3_stmt *st, char *err,
+                     size_t errlen) {
+  const int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  return rc == SQLITE_DONE ? 0 : SQL_FAIL(h, rc, "sqlite3_step");
+}
+
+static const char insert_run[] =
+    "INSERT INTO runs(digest, source, added, format, started, command_line,"
+    " notes, kladder, interrupted, machine, host, cpu, cpu_threads,"
+    " omp_threads, gpu, driver, version, commit_id, build_type, c_compiler,"
+    " c_flags, gpu_compiler, gpu_flags, seed, reps, warmup, max_time_s)"
+    " VALUES(?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?3, ?4, ?5, ?6,"
+    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
+    " ?22, ?23, ?24, ?25, ?26)";
+static const char insert_result[] =
+    "INSERT INTO results(run_id, ord, workload, rung, backend, flags, type,"
+    " n, shape, params, op, inputs, step, device, device_name, unit,"
+    " median_s, min_s, max_s, stddev_s, rate, ceiling, percent_ceiling,"
+    " speedup, bytes, flops, items, verdict, status, timed_runs)"
+    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
+    " ?29, ?30)";
+static const char insert_time[] =
+    "INSERT INTO times(result_id, ord, seconds) VALUES(?1, ?2, ?3)";
+
+typedef struct statements {
+  sqlite3_stmt *known, *run, *result, *time;
+} statements;
+
+/* One results file's rows; *added 1 where it was not there before. */
+static int append_one(history_db *h, statements *s, const loaded *l,
+                      int *added, char *err, size_t errlen) {
+  const json_value *root = json_root(l->doc);
+  *added = 0;
+  int rc = sqlite3_bind_text(s->known, 1, l->digest, -1, SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind_text");
+  rc = sqlite3_step(s->known);
+  sqlite3_reset(s->known);
+  if (rc == SQLITE_ROW) return 0;
+  if (rc != SQLITE_DONE) return SQL_FAIL(h, rc, "sqlite3_step");
+  const json_value *m = json_member(root, "machine");
+  const json_value *b = json_member(root, "build");
+  const json_value *o = json_member(root, "options");
+  char machine[160];
+  machine_name(m, machine, sizeof machine);
+  const json_value *interrupted = json_member(root, "interrupted");
+  sqlite3_stmt *st = s->run;
+  rc = bind_text(st, 1, l->digest);
+  if (!rc) rc = bind_text(st, 2, l->path);
+  if (!rc) rc = bind_text(st, 3, json_string(root, "format", NULL));
+  if (!rc) rc = bind_text(st, 4, json_string(root, "started", NULL));
+  if (!rc) rc = bind_text(st, 5, json_string(root, "command_line", NULL));
+  if (!rc) rc = bind_text(st, 6, json_string(root, "notes", NULL));
+  if (!rc) rc = bind_text(st, 7, json_string(root, "kladder", NULL));
+  if (!rc)
+    rc = sqlite3_bind_int(st, 8, interrupted && interrupted->kind == JSON_TRUE);
+  if (!rc) rc = bind_text(st, 9, machine);
+  if (!rc) rc = bind_text(st, 10, json_string(m, "host", NULL));
+  if (!rc) rc = bind_text(st, 11, json_string(m, "cpu", NULL));
+  if (!rc) rc = bind_number(st, 12, m, "cpu_threads", 1);
+  if (!rc) rc = bind_number(st, 13, m, "omp_threads", 1);
+  if (!rc) rc = bind_text(st, 14, json_string(m, "gpu", NULL));
+  if (!rc) rc = bind_text(st, 15, json_string(m, "driver", NULL));
+  if (!rc) rc = bind_text(st, 16, json_string(b, "version", NULL));
+  if (!rc) rc = bind_text(st, 17, json_string(b, "commit", "unknown"));
+  if (!rc) rc = bind_text(st, 18, json_string(b, "build_type", ""));
+  if (!rc) rc = bind_text(st, 19, json_string(b, "c_compiler", NULL));
+  if (!rc) rc = bind_text(st, 20, json_string(b, "c_flags", NULL));
+  if (!rc) rc = bind_text(st, 21, json_string(b, "gpu_compiler", NULL));
+  if (!rc) rc = bind_text(st, 22, json_string(b, "gpu_flags", NULL));
+  if (!rc) rc = bind_number(st, 23, o, "seed", 1);
+  if (!rc) rc = bind_number(st, 24, o, "reps", 1);
+  if (!rc) rc = bind_number(st, 25, o, "warmup", 1);
+  if (!rc) rc = bind_number(st, 26, o, "max_time_s", 0);
+  if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
+  rc = step_done(h, st, err, errlen);
+  if (rc) return rc;
+  const sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
+  const json_value *results = json_member(root, "results");
+  for (size_t i = 0; i < results->count; i++) {
+    const json_value *r = &results->items[i];
+    st = s->result;
+    rc = sqlite3_bind_int64(st, 1, run_id);
+    if (!rc) rc = sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+    if (!rc) rc = bind_text(st, 3, json_string(r, "workload", ""));
+    if (!rc) rc = bind_text(st, 4, json_string(r, "rung", ""));
+    if (!rc) rc = bind_text(st, 5, json_string(r, "backend", ""));
+    if (!rc) rc = bind_text(st, 6, json_string(r, "flags", ""));
+    if (!rc) rc = bind_text(st, 7, json_string(r, "type", ""));
+    if (!rc) rc = bind_number(st, 8, r, "n", 0);
+    if (!rc) rc = bind_text(st, 9, json_string(r, "shape", ""));
+    if (!rc) rc = bind_text(st, 10, json_string(r, "params", ""));
+    if (!rc) rc = bind_text(st, 11, json_string(r, "op", ""));
+    if (!rc) rc = bind_text(st, 12, json_string(r, "inputs", ""));
+    if (!rc) rc = bind_number(st, 13, r, "step", 1);
+    if (!rc) rc = bind_number(st, 14, r, "device", 1);
+    if (!rc) rc = bind_text(st, 15, json_string(r, "device_name", NULL));
+    if (!rc) rc = bind_text(st, 16, json_string(r, "unit", NULL));
+    if (!rc) rc = bind_number(st, 17, r, "median_s", 0);
+    if (!rc) rc = bind_number(st, 18, r, "min_s", 0);
+    if (!rc) rc = bind_number(st, 19, r, "max_s", 0);
+    if (!rc) rc = bind_number(st, 20, r, "stddev_s", 0);
+    if (!rc) rc = bind_number(st, 21, r, "rate", 0);
+    if (!rc) rc = bind_number(st, 22, r, "ceiling", 0);
+    if (!rc) rc = bind_number(st, 23, r, "percent_ceiling", 0);
+    if (!rc) rc = bind_number(st, 24, r, "speedup", 0);
+    if (!rc) rc = bind_number(st, 25, r, "bytes", 0);
+    if (!rc) rc = bind_number(st, 26, r, "flops", 0);
+    if (!rc) rc = bind_number(st, 27, r, "items", 0);
+    if (!rc) rc = bind_text(st, 28, json_string(r, "check", NULL));
+    if (!rc) rc = bind_text(st, 29, json_string(r, "status", NULL));
+    if (!rc) rc = bind_number(st, 30, r, "timed_runs", 1);
+    if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
+    rc = step_done(h, st, err, errlen);
+    if (rc) return rc;
+    const sqlite3_int64 result_id = sqlite3_last_insert_rowid(h->db);
+    const json_value *times = json_member(r, "times_s");
+    for (size_t k = 0; times && times->kind == JSON_ARRAY && k < times->count;
+         k++) {
+      st = s->time;
+      const json_value *t = &times->items[k];
+      rc = sqlite3_bind_int64(st, 1, result_id);
+      if (!rc) rc = sqlite3_bind_int64(st, 2, (sqlite3_int64)k);
+      if (!rc)
+        rc = t->kind == JSON_NUMBER && isfinite(t->number)
+                 ? sqlite3_bind_double(st, 3, t->number)
+                 : sqlite3_bind_null(st, 3);
+      if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
+      rc = step_done(h, st, err, errlen);
+      if (rc) return rc;
+    }
+  }
+  *added = 1;
+  return 0;
+}
+
+int history_append(history_db *h, const char *const *paths, int count,
+                   int *added, char *err, size_t errlen) {
+  if (added) *added = 0;
+  loaded *files = calloc(count > 0 ? (size_t)count : 1, sizeof *files);
+  if (!files) {
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  /* Every file read and checked before the database is touched. */
+  int rc = 0;
+  for (int i = 0; i < count && !rc; i++)
+    rc = load_file(&files[i], paths[i], err, errlen);
+  statements s = {NULL, NULL, NULL, NULL};
+  if (!rc) rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
+  const char *sql[4] = {"SELECT 1 FROM runs WHERE digest = ?1", insert_run,
+                        insert_result, insert_time};
+  sqlite3_stmt **slot[4] = {&s.known, &s.run, &s.result, &s.time};
+  for (int i = 0; i < 4 && !rc; i++) {
+    const int prc = sqlite3_prepare_v2(h->db, sql[i], -1, slot[i], NULL);
+    if (prc != SQLITE_OK) rc = SQL_FAIL(h, prc, "sqlite3_prepare_v2");
+  }
+  int n = 0;
+  for (int i = 0; i < count && !rc; i++) {
+    int one = 0;
+    rc = append_one(h, &s, &files[i], &one, err, errlen);
+    n += one;
+  }
+  for (int i = 0; i < 4; i++) sqlite3_finalize(*slot[i]);
+  if (!rc) rc = exec(h, "COMMIT", err, errlen);
+  if (rc && h->db) rollback(h);
+  for (int i = 0; i < count; i++) json_free(files[i].doc);
+  free(files);
+  if (!rc && added) *added = n;
+  return rc;
+}
+
+/* ---- reading --------------------------------------------------------------- */
+
+/* One result of one run, as the history command shows it. */
+typedef struct point {
+  char *key[8]; /* workload, rung, backend, type, shape, params, op, inputs */
+  char *unit, *started, *commit, *build_type, *machine, *status, *verdict;
+  double median, min, max, rate, ceiling, percent;
+  int has_median, has_rate, has_ceiling, has_percent, interrupted;
+  long long run, step;
+} point;
+
+static char *dup_column(sqlite3_stmt *st, int i) {
+  const unsigned char *t = sqlite3_column_text(st, i);
+  return strdup(t ? (const char *)t : "");
+}
+
+static double column_number(sqlite3_stmt *st, int i, int *present) {
+  *present = sqlite3_column_type(st, i) != SQLITE_NULL;
+  return *present ? sqlite3_column_double(st, i) : 0;
+}
+
+static void free_points(point *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < 8; k++) free(p[i].key[k]);
+    free(p[i].unit);
+    free(p[i].started);
+    free(p[i].commit);
+    free(p[i].build_type);
+    free(p[i].machine);
+    free(p[i].status);
+    free(p[i].verdict);
+  }
+  free(p);
+}
+
+static const char select_points[] =
+    "SELECT r.workload, r.rung, r.backend, r.type, r.shape, r.params, r.op,"
+    " r.inputs, r.unit, u.started, u.commit_id, u.build_type, u.machine,"
+    " r.status, r.verdict, r.median_s, r.min_s, r.max_s, r.rate, r.ceiling,"
+    " r.percent_ceiling, u.interrupted, u.id, r.step"
+    " FROM results r JOIN runs u ON r.run_id = u.id";
+
+/* Every point (where `where` binds the 8 keys: one series), ordered by
+ * series, then (by_machine) machine and build type, then date. */
+static int read_points(history_db *h, const char *const *key, int by_machine,
+                       point **out, size_t *count, char *err, size_t errlen) {
+  char sql[1024];
+  snprintf(sql, sizeof sql, "%s%s ORDER BY r.workload, r.type, r.shape,"
+           " r.params, r.op, r.inputs, r.step, r.rung, r.backend,%s"
+           " u.started, u.id, r.ord", select_points,
+           key ? " WHERE r.workload = ?1 AND r.rung = ?2 AND r.backend = ?3"
+                 " AND r.type = ?4 AND r.shape = ?5 AND r.params = ?6 AND"
+                 " r.op = ?7 AND r.inputs = ?8" : "",
+           by_machine ? " u.machine, u.build_type," : "");
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
+  for (int i = 0; key && i < 8 && rc == SQLITE_OK; i++)
+    rc = sqlite3_bind_text(st, i + 1, key[i], -1, SQLITE_TRANSIENT);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return SQL_FAIL(h, rc, "sqlite3_bind_text");
+  }
+  point *p = NULL;
+  size_t n = 0, cap = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (n == cap) {
+      point *grown = realloc(p, (cap ? cap * 2 : 256) * sizeof *p);
+      if (!grown) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      p = grown;
+      cap = cap ? cap * 2 : 256;
+    }
+    point *q = &p[n++];
+    memset(q, 0, sizeof *q);
+    for (int k = 0; k < 8; k++) q->key[k] = dup_column(st, k);
+    q->unit = dup_column(st, 8);
+    q->started = dup_column(st, 9);
+    q->commit = dup_column(st, 10);
+    q->build_type = dup_column(st, 11);
+    q->machine = dup_column(st, 12);
+    q->status = dup_column(st, 13);
+    q->verdict = dup_column(st, 14);
+    q->median = column_number(st, 15, &q->has_median);
+    int dummy;
+    q->min = column_number(st, 16, &dummy);
+    q->max = column_number(st, 17, &dummy);
+    q->rate = column_number(st, 18, &q->has_rate);
+    q->ceiling = column_number(st, 19, &q->has_ceiling);
+    q->percent = column_number(st, 20, &q->has_percent);
+    q->interrupted = sqlite3_column_int(st, 21);
+    q->run = sqlite3_column_int64(st, 22);
+    q->step = sqlite3_column_int64(st, 23);
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    free_points(p, n);
+    return SQL_FAIL(h, rc, "sqlite3_step");
+  }
+  *out = p;
+  *count = n;
+  return 0;
+}
+
+int history_series(history_db *h, const char *const key[8],
+                   history_point **points, size_t *count, char *err,
+                   size_t errlen) {
+  point *p = NULL;
+  size_t n = 0;
+  *points = NULL;
+  *count = 0;
+  int rc = read_points(h, key, 0, &p, &n, err, errlen);
+  if (rc) return rc;
+  history_point *out = calloc(n ? n : 1, sizeof *out);
+  if (!out) {
+    free_points(p, n);
+    snprintf(err, errlen, "out of memory");
+    return 2;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (!p[i].has_median || !(p[i].median > 0) ||
+        strcmp(p[i].status, "success") != 0)
+      continue;
+    snprintf(out[k].started, sizeof out[k].started, "%s", p[i].started);
+    snprintf(out[k].commit, sizeof out[k].commit, "%s", p[i].commit);
+    snprintf(out[k].machine, sizeof out[k].machine, "%s", p[i].machine);
+    out[k++].median_s = p[i].median;
+  }
+  free_points(p, n);
+  *points = out;
+  *count = k;
+  return 0;
+}
+
+/* ---- the command ------------------------------------------------------------- */
+
+typedef struct query {
+  const char *db, *workloads, *rungs, *backends, *machine, *since;
+  int csv, json, check, import;
+  double threshold;
+  const char *files[4096];
+  int count;
+} query;
+
+/* Whether name is an item of the comma-separated list (NULL: any). */
+static int in_list(const char *list, const char *name) {
+  if (!list) return 1;
+  const size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const size_t item = strcspn(p, ",");
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p += item;
+    if (*p == ',') p++;
+  }
+  return 0;
+}
+
+static int is_date(const char *s) {
+  /* YYYY-MM-DD, then anything ISO 8601 may add. */
+  for (int i = 0; i < 10; i++) {
+    if (!s[i]) return 0;
+    if ((i == 4 || i == 7) ? s[i] != '-' : (s[i] < '0' || s[i] > '9'))
+      return 0;
+  }
+  return 1;
+}
+
+/* The first date of --since: the date itself, or the first run of the
+ * commit. */
+static int since_date(history_db *h, const char *since, char *dst,
+                      size_t size, char *err, size_t errlen) {
+  if (is_date(since)) {
+    snprintf(dst, size, "%s", since);
+    return 0;
+  }
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(h->db, "SELECT min(started) FROM runs WHERE "
+                              "substr(commit_id, 1, length(?1)) = ?1", -1,
+                              &st, NULL);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
+  rc = sqlite3_bind_text(st, 1, since, -1, SQLITE_TRANSIENT);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  const unsigned char *t = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+  if (t) snprintf(dst, size, "%s", (const char *)t);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW) return SQL_FAIL(h, rc, "sqlite3_step");
+  if (!t) {
+    char show[SHOWN_SIZE];
+    snprintf(err, errlen, "--since '%s': neither a date (YYYY-MM-DD) nor a "
+             "commit of a run in the history", shown(since, show));
+    return 2;
+  }
+  return 0;
+}
+
+static int kept(const query *q, const point *p, const char *from) {
+  return in_list(q->workloads, p->key[0]) && in_list(q->rungs, p->key[1]) &&
+         in_list(q->backends, p->key[2]) &&
+         (!q->machine || strstr(p->machine, q->machine)) &&
+         (!from || strcmp(p->started, from) >= 0);
+}
+
+static int same_series(const point *a, const point *b) {
+  for (int k = 0; k < 8; k++)
+    if (strcmp(a->key[k], b->key[k])) return 0;
+  return 1;
+}
+
+/* A time with three significant digits and its unit. */
+static void time_text(double s, char *dst, size_t size) {
+  static const char *const unit[] = {"s", "ms", "us", "ns"};
+  int u = 0;
+  while (u < 3 && fabs(s) < 1 && s != 0) {
+    s *= 1000;
+    u++;
+  }
+  const int digits = fabs(s) >= 100 ? 0 : fabs(s) >= 10 ? 1 : 2;
+  snprintf(dst, size, "%.*f %s", digits, s, unit[u]);
+}
+
+static void sig3(double v, char *dst, size_t size) {
+  const double a = fabs(v);
+  if (a >= 1e6 || (a < 1e-3 && a > 0)) snprintf(dst, size, "%.3g", v);
+  else snprintf(dst, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : 2, v);
+}
+
+/* s cut to width characters, the last one '~' where it was cut. */
+static void cut(const char *s, int width, char *dst, size_t size) {
+  if ((int)strlen(s) <= width) snprintf(dst, size, "%s", s);
+  else snprintf(dst, size, "%.*s~", width - 1, s);
+}
+
+/* The series' heading: workload, rung, backend, type, size, the rate's
+ * unit, then the parameters (which name op and inputs where they apply). */
+static void series_heading(FILE *f, const point *p) {
+  char line[512], shown_line[96];
+  snprintf(line, sizeof line, "%s %s (%s) %s %s%s%s%s%s", p->key[0],
+           p->key[1], p->key[2], p->key[3], p->key[4],
+           *p->unit ? ", rate in " : "", p->unit, *p->key[5] ? ", " : "",
+           p->key[5]);
+  cut(line, 80, shown_line, sizeof shown_line);
+  fprintf(f, "%s\n", shown_line);
+}
+
+/* A commit in 13 columns: 12 digits of its hash, '+' after them for a
+ * build of a tree with changes not committed (git's "-dirty"). */
+static void commit_text(const char *commit, char *dst, size_t size) {
+  const size_t len = strlen(commit);
+  if (len > 6 && strcmp(commit + len - 6, "-dirty") == 0)
+    snprintf(dst, size, "%.12s+", commit);
+  else
+    cut(commit, 13, dst, size);
+}
+
+static void print_table(FILE *f, const point *p, size_t n, const query *q,
+                        const char *from) {
+  const point *last = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!kept(q, &p[i], from)) continue;
+    if (!last || !same_series(last, &p[i])) {
+      if (last) fputc('\n', f);
+      series_heading(f, &p[i]);
+      fprintf(f, "  %-16s  %-13s  %-18s  %9s  %7s  %5s\n", "started (UTC)",
+              "commit", "machine", "time", "rate", "%ceil");
+    }
+    last = &p[i];
+    char date[20], commit[24], machine[32], t[32], rate[32], pc[16];
+    snprintf(date, sizeof date, "%.10s %.5s", p[i].started,
+             strlen(p[i].started) > 11 ? p[i].started + 11 : "");
+    commit_text(p[i].commit, commit, sizeof commit);
+    cut(p[i].machine, 18, machine, sizeof machine);
+    const int ok = strcmp(p[i].status, "success") == 0 && p[i].has_median;
+    if (ok) time_text(p[i].median, t, sizeof t);
+    else cut(p[i].status, 9, t, sizeof t);
+    if (ok && p[i].has_rate) sig3(p[i].rate, rate, sizeof rate);
+    else snprintf(rate, sizeof rate, "-");
+    /* A run whose check failed says so where its share would be. */
+    if (strcmp(p[i].verdict, "FAIL") == 0) snprintf(pc, sizeof pc, "FAIL");
+    else if (ok && p[i].has_percent)
+      snprintf(pc, sizeof pc, "%.*f", p[i].percent < 10 ? 1 : 0, p[i].percent);
+    else snprintf(pc, sizeof pc, "-");
+    fprintf(f, "  %-16s  %-13s  %-18s  %9s  %7s  %5s\n", date, commit,
+            machine, t, rate, pc);
+  }
+  if (!last) fprintf(f, "no runs in the history match\n");
+}
+
+static void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\n\r")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+/* The fewest of 15 to 17 digits that read back as v. */
+static void shortest(FILE *f, double v) {
+  char b[40];
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(b, sizeof b, "%.*g", digits, v);
+    if (strtod(b, NULL) == v) break;
+  }
+  fputs(b, f);
+}
+
+static void csv_number(FILE *f, int present, double v) {
+  if (present && isfinite(v)) shortest(f, v);
+}
+
+static void json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
+    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
+    else fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, int present, double v) {
+  if (present && isfinite(v)) shortest(f, v);
+  else fputs("null", f);
+}
+
+static const char *const key_names[8] = {"workload", "rung", "backend",
+                                         "type", "shape", "params", "op",
+                                         "inputs"};
+
+static void print_csv(FILE *f, const point *p, size_t n, const query *q,
+                      const char *from) {
+  for (int k = 0; k < 8; k++) fprintf(f, "%s,", key_names[k]);
+  fputs("unit,started,commit,build_type,machine,median_s,min_s,max_s,rate,"
+        "ceiling,percent_ceiling,check,status,run\n", f);
+  for (size_t i = 0; i < n; i++) {
+    const point *r = &p[i];
+    if (!kept(q, r, from)) continue;
+    for (int k = 0; k < 8; k++) {
+      csv_text(f, r->key[k]);
+      fputc(',', f);
+    }
+    const char *text[5] = {r->unit, r->started, r->commit, r->build_type,
+                           r->machine};
+    for (int k = 0; k < 5; k++) {
+      csv_text(f, text[k]);
+      fputc(',', f);
+    }
+    csv_number(f, r->has_median, r->median);
+    fputc(',', f);
+    csv_number(f, r->has_median, r->min);
+    fputc(',', f);
+    csv_number(f, r->has_median, r->max);
+    fputc(',', f);
+    csv_number(f, r->has_rate, r->rate);
+    fputc(',', f);
+    csv_number(f, r->has_ceiling, r->ceiling);
+    fputc(',', f);
+    csv_number(f, r->has_percent, r->percent);
+    fputc(',', f);
+    csv_text(f, r->verdict);
+    fputc(',', f);
+    csv_text(f, r->status);
+    fprintf(f, ",%lld\n", r->run);
+  }
+}
+
+static void print_json(FILE *f, const point *p, size_t n, const query *q,
+                       const char *from) {
+  fputs("{\"format\": \"kladder-history-1\", \"points\": [", f);
+  int first = 1;
+  for (size_t i = 0; i < n; i++) {
+    const point *r = &p[i];
+    if (!kept(q, r, from)) continue;
+    fputs(first ? "\n  {" : ",\n  {", f);
+    first = 0;
+    for (int k = 0; k < 8; k++) {
+      fprintf(f, "\"%s\": ", key_names[k]);
+      json_text(f, r->key[k]);
+      fputs(", ", f);
+    }
+    const char *names[5] = {"unit", "started", "commit", "build_type",
+                            "machine"};
+    const char *text[5] = {r->unit, r->started, r->commit, r->build_type,
+                           r->machine};
+    for (int k = 0; k < 5; k++) {
+      fprintf(f, "\"%s\": ", names[k]);
+      json_text(f, text[k]);
+      fputs(", ", f);
+    }
+    fputs("\"median_s\": ", f);
+    json_num(f, r->has_median, r->median);
+    fputs(", \"min_s\": ", f);
+    json_num(f, r->has_median, r->min);
+    fputs(", \"max_s\": ", f);
+    json_num(f, r->has_median, r->max);
+    fputs(", \"rate\": ", f);
+    json_num(f, r->has_rate, r->rate);
+    fputs(", \"ceiling\": ", f);
+    json_num(f, r->has_ceiling, r->ceiling);
+    fputs(", \"percent_ceiling\": ", f);
+    json_num(f, r->has_percent, r->percent);
+    fputs(", \"check\": ", f);
+    json_text(f, r->verdict);
+    fputs(", \"status\": ", f);
+    json_text(f, r->status);
+    fprintf(f, ", \"run\": %lld}", r->run);
+  }
+  fputs("\n]}\n", f);
+}
+
+/* ---- the regression check ------------------------------------------------ */
+
+/* The method (README, "History"): a step test on the latest runs. A
+ * series is one rung on one problem, one machine and one build type, its
+ * runs that succeeded and completed, by date: x_1 .. x_m, each run's
+ * median time. For each candidate start j of a recent segment x_j .. x_m
+ * of LATEST_MIN to LATEST_MAX runs, the baseline is the BASE_MAX runs
+ * before j (at least BASE_MIN): its median b and its spread s = 1.4826 *
+ * MAD (the median absolute deviation, scaled to a normal's sigma). The
+ * segment is slower where every run in it is above both b * (1 + X)
+ * (--threshold) and b + SIGMAS * s: a step up that the baseline's own
+ * noise does not explain, held over at least LATEST_MIN runs. The
+ * earliest such j is the change: its commit is named. */
+#define LATEST_MIN 2
+#define LATEST_MAX 10
+#define BASE_MIN 5
+#define BASE_MAX 20
+#define SIGMAS 3.0
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median_of(double *v, size_t n) {
+  qsort(v, n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+typedef struct finding {
+  size_t at;          /* the index of the first slower run */
+  double base, recent; /* the baseline's median, the segment's */
+  size_t runs, base_runs;
+} finding;
+
+static int check_series(const double *x, size_t m, double threshold,
+                        finding *out) {
+  double buf[BASE_MAX], dev[BASE_MAX];
+  int found = 0;
+  for (size_t len = LATEST_MIN; len <= LATEST_MAX && len < m; len++) {
+    const size_t j = m - len;
+    if (j < BASE_MIN) break;
+    const size_t from = j > BASE_MAX ? j - BASE_MAX : 0;
+    const size_t nb = j - from;
+    memcpy(buf, x + from, nb * sizeof *buf);
+    const double b = median_of(buf, nb);
+    for (size_t i = 0; i < nb; i++) dev[i] = fabs(x[from + i] - b);
+    const double s = 1.4826 * median_of(dev, nb);
+    const double limit = fmax(b * (1 + threshold), b + SIGMAS * s);
+    int slower = 1;
+    for (size_t i = j; i < m && slower; i++) slower = x[i] > limit;
+    if (!slower) {
+      /* The runs from j on are not all slower: an earlier start, which
+       * takes x_j in, cannot be either. */
+      if (x[j] <= limit) break;
+      continue;
+    }
+    double seg[LATEST_MAX];
+    memcpy(seg, x + j, len * sizeof *seg);
+    out->at = j;
+    out->base = b;
+    out->recent = median_of(seg, len);
+    out->runs = len;
+    out->base_runs = nb;
+    found = 1;
+  }
+  return found;
+}
+
+static int run_check(FILE *f, const point *p, size_t n, const query *q,
+                     const char *from) {
+  size_t series = 0, flagged = 0;
+  double *x = malloc((n ? n : 1) * sizeof *x);
+  size_t *at = malloc((n ? n : 1) * sizeof *at);
+  if (!x || !at) {
+    free(x);
+    free(at);
+    fprintf(stderr, "kladder: error: history: out of memory\n");
+    return 2;
+  }
+  if (q->json) fputs("{\"format\": \"kladder-history-check-1\", "
+                     "\"regressions\": [", f);
+  for (size_t i = 0; i < n;) {
+    size_t e = i + 1;
+    while (e < n && same_series(&p[i], &p[e]) &&
+           !strcmp(p[i].machine, p[e].machine) &&
+           !strcmp(p[i].build_type, p[e].build_type))
+      e++;
+    size_t m = 0;
+    for (size_t k = i; k < e; k++)
+      if (kept(q, &p[k], from) && !p[k].interrupted && p[k].has_median &&
+          p[k].median > 0 && !strcmp(p[k].status, "success") &&
+          strcmp(p[k].verdict, "FAIL") != 0) {
+        x[m] = p[k].median;
+        at[m++] = k;
+      }
+    if (m) series++;
+    finding fd = {0, 0, 0, 0, 0};
+    if (m && check_series(x, m, q->threshold, &fd)) {
+      const point *c = &p[at[fd.at]];
+      char b[32], r[32];
+      time_text(fd.base, b, sizeof b);
+      time_text(fd.recent, r, sizeof r);
+      if (q->json) {
+        fputs(flagged ? ",\n  {" : "\n  {", f);
+        for (int k = 0; k < 8; k++) {
+          fprintf(f, "\"%s\": ", key_names[k]);
+          json_text(f, c->key[k]);
+          fputs(", ", f);
+        }
+        fputs("\"machine\": ", f);
+        json_text(f, c->machine);
+        fputs(", \"build_type\": ", f);
+        json_text(f, c->build_type);
+        fputs(", \"commit\": ", f);
+        json_text(f, c->commit);
+        fputs(", \"started\": ", f);
+        json_text(f, c->started);
+        fputs(", \"baseline_s\": ", f);
+        shortest(f, fd.base);
+        fputs(", \"recent_s\": ", f);
+        shortest(f, fd.recent);
+        fputs(", \"ratio\": ", f);
+        shortest(f, fd.recent / fd.base);
+        fprintf(f, ", \"runs\": %zu, \"baseline_runs\": %zu}", fd.runs,
+                fd.base_runs);
+      } else {
+        series_heading(f, c);
+        char where[160], line[400];
+        snprintf(where, sizeof where, "%s (%s)", c->machine,
+                 *c->build_type ? c->build_type : "no build type");
+        snprintf(line, sizeof line, "  slower from commit %s (%.10s) on %s",
+                 c->commit, c->started, where);
+        char shown_line[96];
+        cut(line, 80, shown_line, sizeof shown_line);
+        fprintf(f, "%s\n    %s -> %s (%+.1f%%): the latest %zu runs against "
+                "the %zu before\n", shown_line, b, r,
+                100 * (fd.recent / fd.base - 1), fd.runs, fd.base_runs);
+      }
+      flagged++;
+    }
+    i = e;
+  }
+  free(x);
+  free(at);
+  if (q->json) {
+    fprintf(f, "%s], \"series\": %zu, \"threshold\": ", flagged ? "\n" : "",
+            series);
+    shortest(f, q->threshold);
+    fputs("}\n", f);
+  } else if (flagged) {
+    fprintf(f, "history: %zu of %zu series slower (the latest %d-%d runs "
+            "against the %d-%d before)\n", flagged, series, LATEST_MIN,
+            LATEST_MAX, BASE_MIN, BASE_MAX);
+  } else {
+    fprintf(f, "history: no regression in %zu series\n", series);
+  }
+  return flagged ? 1 : 0;
+}
+
+/* ---- options ------------------------------------------------------------------ */
+
+static int bad(const char *fmt, const char *arg) {
+  char show[SHOWN_SIZE];
+  fputs("kladder: error: history: ", stderr);
+  fprintf(stderr, fmt, arg ? shown(arg, show) : "");
+  fputs(" (`kladder history --help`)\n", stderr);
+  return 2;
+}
+
+static int parse(query *q, int argc, char **argv) {
+  memset(q, 0, sizeof *q);
+  q->threshold = 0.05;
+  int only_files = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (only_files || a[0] != '-' || !a[1]) {
+      if (q->count == (int)(sizeof q->files / sizeof q->files[0]))
+        return bad("too many files%s", NULL);
+      q->files[q->count++] = a;
+      continue;
+    }
+    if (!strcmp(a, "--")) {
+      only_files = 1;
+      continue;
+    }
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage_history, stdout);
+      return 0;
+    }
+    if (!strcmp(a, "--csv")) { q->csv = 1; continue; }
+    if (!strcmp(a, "--json")) { q->json = 1; continue; }
+    if (!strcmp(a, "--check")) { q->check = 1; continue; }
+    if (!strcmp(a, "--import")) { q->import = 1; continue; }
+    static const char *const valued[] = {"--db", "-w", "--workload", "-r",
+                                         "--rung", "-b", "--backend",
+                                         "--machine", "--since",
+                                         "--threshold"};
+    const char *value = NULL;
+    int which = -1;
+    for (int k = 0; k < 10 && which < 0; k++) {
+      const size_t len = strlen(valued[k]);
+      if (!strcmp(a, valued[k])) {
+        if (i + 1 >= argc) return bad("option '%s' needs a value", a);
+        value = argv[++i];
+        which = k;
+      } else if (!strncmp(a, valued[k], len) && a[len] == '=' &&
+                 valued[k][1] == '-') {
+        value = a + len + 1;
+        which = k;
+      } else if (valued[k][1] != '-' && !strncmp(a, valued[k], 2) && a[2]) {
+        value = a + 2;
+        which = k;
+      }
+    }
+    if (which < 0) return bad("unknown option '%s'", a);
+    if (!*value) return bad("option '%s' needs a value", a);
+    switch (which) {
+    case 0: q->db = value; break;
+    case 1: case 2: q->workloads = value; break;
+    case 3: case 4: q->rungs = value; break;
+    case 5: case 6: q->backends = value; break;
+    case 7: q->machine = value; break;
+    case 8: q->since = value; break;
+    default: {
+      char *end = NULL;
+      errno = 0;
+      q->threshold = strtod(value, &end);
+      if (errno || end == value || *end || !(q->threshold >= 0) ||
+          q->threshold > 100)
+        return bad("--threshold '%s' must be a fraction from 0 to 100", value);
+    }
+    }
+  }
+  if (q->count && !q->import)
+    return bad("'%s': a file given without --import", q->files[0]);
+  if (!q->db) return bad("no history given (--db FILE)%s", NULL);
+  if (q->csv + q->json > 1) return bad("--csv and --json: one of them%s", NULL);
+  if (q->import && (q->check || q->csv || q->json || q->workloads ||
+                    q->rungs || q->backends || q->machine || q->since))
+    return bad("--import takes files alone (no selection, --check or "
+               "output options)%s", NULL);
+  if (q->check && q->csv) return bad("--check writes text or --json%s", NULL);
+  return -1;
+}
+
+int history_main(int argc, char **argv) {
+  if (asks_help(argc, argv)) {
+    fputs(usage_history, stdout);
+    return 0;
+  }
+  query q;
+  int rc = parse(&q, argc, argv);
+  if (rc >= 0) return rc;
+  rc = 0;
+  char err[1024];
+  history_db *h = NULL;
+  if (history_open(q.db, q.import, &h, err, sizeof err)) {
+    fprintf(stderr, "kladder: error: ");
+    one_line(stderr, err);
+    fputc('\n', stderr);
+    return 2;
+  }
+  if (q.import) {
+    int added = 0;
+    rc = history_append(h, q.files, q.count, &added, err, sizeof err);
+    if (rc) {
+      fprintf(stderr, "kladder: error: ");
+      one_line(stderr, err);
+      fprintf(stderr, " (nothing imported)\n");
+    } else {
+      printf("history: %d of %d results files added to %s", added, q.count,
+             q.db);
+      if (added < q.count) printf(" (%d already there)", q.count - added);
+      printf("\n");
+    }
+    history_close(h);
+    return rc;
+  }
+  char from[64] = "";
+  if (q.since) rc = since_date(h, q.since, from, sizeof from, err, sizeof err);
+  point *p = NULL;
+  size_t n = 0;
+  if (!rc) rc = read_points(h, NULL, q.check, &p, &n, err, sizeof err);
+  history_close(h);
+  if (rc) {
+    fprintf(stderr, "kladder: error: ");
+    one_line(stderr, err);
+    fputc('\n', stderr);
+    return rc;
+  }
+  const char *since = q.since ? from : NULL;
+  if (q.check) rc = run_check(stdout, p, n, &q, since);
+  else if (q.csv) print_csv(stdout, p, n, &q, since);
+  else if (q.json) print_json(stdout, p, n, &q, since);
+  else print_table(stdout, p, n, &q, since);
+  free_points(p, n);
+  if (fflush(stdout) != 0) {
+    fprintf(stderr, "kladder: error: history: cannot write: %s\n",
+            strerror(errno));
+    return 2;
+  }
+  return rc;
+}
+
+#endif

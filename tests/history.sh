@@ -1,0 +1,275 @@
+#!/bin/sh
+# history.sh KLADDER TESTS_DIR RESULTS_DIR: the results history (README,
+# "History"), what kladder wrote read back by Python's own sqlite3
+# (history_db.py):
+#   appends   4 processes at once, 50 `kladder run --db` each: every run
+#             there and whole, integrity_check ok;
+#   import    every kladder results file (JSON) under RESULTS_DIR
+#             (docs/results, found at test time) imported in one command,
+#             a second import adds nothing, the other JSON files there
+#             (Chrome traces) refused, exit 2;
+#   check     a history with a planted 20% slowdown at one commit: flagged
+#             at that commit once it holds two runs, never before, and the
+#             unchanged rung beside it never;
+#   query     selection, --since, --csv and --json agree with the history;
+#   killed    an import of 80 runs killed at four moments: all or none;
+#   bad input not SQLite, another schema, a newer schema, locked past the
+#             timeout, a read-only file, a missing one, a JSON file that
+#             does not parse: exit 2, one line, the file unchanged.
+# Exit 77 (skipped) without python3 or without SQLite in this kladder.
+kl=$1 tests=$2 results=$3
+command -v python3 >/dev/null || { echo "SKIP: no python3 here"; exit 77; }
+dir=$(mktemp -d) || exit 1
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+py() { python3 "$tests/history_db.py" "$@"; }
+
+"$kl" history --db "$dir/probe.db" --import >"$dir/out" 2>&1
+if grep -q 'built without SQLite' "$dir/out"; then
+  # The line and the exit code of a build without it, then skip.
+  [ "$(wc -l <"$dir/out")" = 1 ] || fail "no SQLite: more than one line"
+  "$kl" run -q -w map -b serial -n 1000 --db "$dir/x.db" 2>"$dir/err"
+  [ $? = 2 ] && grep -q 'built without SQLite' "$dir/err" ||
+    fail "run --db without SQLite: not exit 2 with its line"
+  echo "SKIP: this kladder was built without SQLite (KL_SQLITE)"
+  exit 77
+fi
+rm -f "$dir/probe.db"*
+
+# One line on stderr, nothing on stdout, the exit code $1; then the rest
+# of the command. $expect: a text the line must hold.
+bad() {
+  want=$1 expect=$2
+  shift 2
+  "$@" >"$dir/bad.out" 2>"$dir/bad.err"
+  rc=$?
+  [ "$rc" = "$want" ] || { cat "$dir/bad.err"; fail "$*: exit $rc, not $want"; }
+  [ "$(wc -l <"$dir/bad.err")" = 1 ] ||
+    { cat "$dir/bad.err"; fail "$*: not one line on stderr"; }
+  [ ! -s "$dir/bad.out" ] || fail "$*: wrote to stdout"
+  grep -q -- "$expect" "$dir/bad.err" ||
+    { cat "$dir/bad.err"; fail "$*: no '$expect' in the line"; }
+}
+
+# ---- appends: 4 processes at once, 50 runs each ----------------------------
+start=$(date +%s)
+for p in 1 2 3 4; do
+  (
+    i=0
+    while [ $i -lt 50 ]; do
+      "$kl" run -q -w integrate -b serial -n 1000 --reps 2 --warmup 0 \
+        --no-ceiling --seed $((p * 100 + i)) --db "$dir/many.db" >/dev/null ||
+        { echo "process $p, run $i: exit $?" >>"$dir/append.err"; }
+      i=$((i + 1))
+    done
+  ) &
+done
+wait
+[ ! -s "$dir/append.err" ] || { cat "$dir/append.err"; fail "an append failed"; }
+py verify "$dir/many.db" 200 2 || fail "the history of 200 appends"
+echo "appends: 4 x 50 runs in $(($(date +%s) - start)) s"
+"$kl" history --db "$dir/many.db" --check >/dev/null
+[ $? -le 1 ] || fail "--check over the 200 runs"
+
+# A run appended and its own --json file imported are the same run.
+"$kl" run -q -w map -b serial -n 1000 --reps 2 --json "$dir/own.json" \
+  --db "$dir/own.db" >/dev/null || fail "run --json --db"
+"$kl" history --db "$dir/own.db" --import "$dir/own.json" >"$dir/out" &&
+  grep -q '^history: 0 of 1 results files added.*(1 already there)' \
+    "$dir/out" || { cat "$dir/out"; fail "a run's own file imported again"; }
+
+# ---- import of docs/results --------------------------------------------------
+find "$results" -name '*.json' | sort >"$dir/all"
+[ -s "$dir/all" ] || fail "no JSON file under $results"
+: >"$dir/runs" && : >"$dir/others"
+while IFS= read -r f; do
+  if grep -q '"format": *"kladder-results-' "$f"; then echo "$f" >>"$dir/runs"
+  else echo "$f" >>"$dir/others"; fi
+done <"$dir/all"
+n=$(wc -l <"$dir/runs")
+[ "$n" -ge 1 ] || fail "no kladder results file under $results"
+# shellcheck disable=SC2046
+"$kl" history --db "$dir/docs.db" --import $(cat "$dir/runs") >"$dir/out" ||
+  fail "import of the results files in $results"
+grep -q "^history: $n of $n results files added" "$dir/out" ||
+  { cat "$dir/out"; fail "import: not $n added"; }
+py whole "$dir/docs.db" || fail "the imported history"
+before=$(py sum "$dir/docs.db")
+# shellcheck disable=SC2046
+"$kl" history --db "$dir/docs.db" --import $(cat "$dir/runs") >"$dir/out" &&
+  grep -q "^history: 0 of $n results files added.*($n already there)" \
+    "$dir/out" || { cat "$dir/out"; fail "a second import added runs"; }
+[ "$(py sum "$dir/docs.db")" = "$before" ] || fail "a second import changed it"
+while IFS= read -r f; do
+  bad 2 'not a kladder results file' "$kl" history --db "$dir/docs.db" \
+    --import "$f"
+done <"$dir/others"
+[ "$(py sum "$dir/docs.db")" = "$before" ] || fail "a refused file changed it"
+"$kl" history --db "$dir/docs.db" >"$dir/table" || fail "the history's table"
+awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$dir/table" ||
+  fail "a line of the table is wider than 80 columns"
+echo "import: $n results files from $results ($(wc -l <"$dir/others") other JSON files refused)"
+
+# ---- query: selection, --since, CSV and JSON -------------------------------
+py planted "$dir" 25 21
+for i in $(seq 1 25); do
+  f=$(printf '%s/run-%03d.json' "$dir" "$i")
+  "$kl" history --db "$dir/planted.db" --import "$f" >/dev/null ||
+    fail "import of $f"
+  "$kl" history --db "$dir/planted.db" --check >"$dir/check.$i"
+  rc=$?
+  if [ "$i" -le 21 ]; then
+    [ $rc = 0 ] || { cat "$dir/check.$i"; fail "--check flagged at run $i, before the slowdown held"; }
+  else
+    [ $rc = 1 ] || { cat "$dir/check.$i"; fail "--check missed the slowdown at run $i"; }
+    grep -q 'from commit c021 ' "$dir/check.$i" ||
+      { cat "$dir/check.$i"; fail "run $i: not flagged at commit c021"; }
+    [ "$(grep -c 'slower from commit' "$dir/check.$i")" = 1 ] ||
+      { cat "$dir/check.$i"; fail "run $i: more than map flagged"; }
+    grep -q '^map serial (serial)' "$dir/check.$i" ||
+      fail "run $i: the flag is not map's"
+  fi
+done
+"$kl" history --db "$dir/planted.db" --check --json >"$dir/check.json"
+[ $? = 1 ] || fail "--check --json: not exit 1"
+python3 - "$dir" <<'PY' || fail "the history's CSV and JSON"
+import csv, json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/check.json"))
+assert c["format"] == "kladder-history-check-1"
+(r,) = c["regressions"]
+assert (r["workload"], r["rung"], r["commit"]) == ("map", "serial", "c021"), r
+assert 1.15 < r["ratio"] < 1.25, r["ratio"]
+assert c["series"] == 2
+PY
+"$kl" history --db "$dir/planted.db" -w map --csv >"$dir/map.csv" &&
+  "$kl" history --db "$dir/planted.db" -w map --since c010 --json \
+    >"$dir/map.json" &&
+  "$kl" history --db "$dir/planted.db" -w map --since 2026-11-01T20 --json \
+    >"$dir/map-date.json" || fail "history --csv / --json"
+python3 - "$dir" <<'PY' || fail "the history's CSV and JSON"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/map.csv")))
+assert len(rows) == 25, len(rows)
+assert all(r["workload"] == "map" for r in rows)
+assert [r["commit"] for r in rows] == ["c%03d" % i for i in range(1, 26)]
+for i, r in enumerate(rows, 1):
+    src = json.load(open("%s/run-%03d.json" % (d, i)))["results"][0]
+    assert float(r["median_s"]) == src["median_s"], (i, r["median_s"])
+    assert float(r["rate"]) == src["rate"]
+p = json.load(open(d + "/map.json"))
+assert p["format"] == "kladder-history-1"
+assert [q["commit"] for q in p["points"]] == ["c%03d" % i for i in range(10, 26)]
+p = json.load(open(d + "/map-date.json"))
+assert [q["commit"] for q in p["points"]] == ["c%03d" % i for i in range(20, 26)], [q["commit"] for q in p["points"]]
+PY
+"$kl" history --db "$dir/planted.db" -w map -r serial --machine ci >"$dir/t" &&
+  [ "$(grep -c ' c0' "$dir/t")" = 25 ] || fail "history -w -r --machine"
+"$kl" history --db "$dir/planted.db" --machine nowhere | grep -q 'no runs' ||
+  fail "--machine that matches nothing"
+echo "check: the planted slowdown flagged at c021 from its second run on, never before"
+
+# ---- killed: an import of 80 runs killed at several moments, all or none ----
+# (80 copies of the largest results file: reading them takes about half
+# the import, the transaction the rest, so the kills land in both.)
+src=$(for f in $(cat "$dir/runs"); do echo "$(wc -c <"$f") $f"; done |
+  sort -n | tail -1 | cut -d' ' -f2)
+py variants "$src" "$dir" 80
+seen=
+for delay in 0.1 0.3 0.5 0.7; do
+  cp "$dir/docs.db" "$dir/killed.db"
+  runs_before=$(py runs "$dir/killed.db")
+  "$kl" history --db "$dir/killed.db" --import "$dir"/variant-*.json \
+    >/dev/null 2>&1 &
+  pid=$!
+  sleep $delay
+  kill -9 $pid 2>/dev/null
+  wait $pid 2>/dev/null
+  added=$(($(py runs "$dir/killed.db") - runs_before))
+  case $added in
+  0 | 80) ;;
+  *) fail "an import killed after $delay s left $added of 80 runs" ;;
+  esac
+  py whole "$dir/killed.db" >/dev/null || fail "the history after a kill at $delay s"
+  seen="$seen $added"
+done
+echo "killed: after 0.1, 0.3, 0.5 and 0.7 s, runs added:$seen (all or none)"
+
+# ---- bad input ----------------------------------------------------------------
+good=$dir/run-001.json
+printf 'results, not a database\n' >"$dir/text.db"
+s=$(py sum "$dir/text.db")
+bad 2 'not an SQLite database' "$kl" history --db "$dir/text.db" --import "$good"
+bad 2 'not an SQLite database' "$kl" history --db "$dir/text.db"
+bad 2 'not an SQLite database' "$kl" run -q -w map -b serial -n 1000 \
+  --db "$dir/text.db"
+[ "$(py sum "$dir/text.db")" = "$s" ] || fail "a file not SQLite was changed"
+
+py foreign "$dir/other.db"
+s=$(py sum "$dir/other.db")
+bad 2 'another schema' "$kl" history --db "$dir/other.db" --import "$good"
+bad 2 'another schema' "$kl" history --db "$dir/other.db" --check
+[ "$(py sum "$dir/other.db")" = "$s" ] || fail "another program's database was changed"
+
+py newer "$dir/newer.db"
+s=$(py sum "$dir/newer.db")
+bad 2 'newer than this' "$kl" history --db "$dir/newer.db" --import "$good"
+[ "$(py sum "$dir/newer.db")" = "$s" ] || fail "a newer schema was changed"
+
+s=$(py sum "$dir/planted.db")
+py hold "$dir/planted.db" 4 >"$dir/held" &
+holder=$!
+i=0
+while [ ! -s "$dir/held" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$dir/held" ] || fail "could not lock the database"
+t0=$(date +%s%N)
+bad 2 locked env KLADDER_DB_TIMEOUT=0.5 "$kl" history --db "$dir/planted.db" \
+  --import "$dir/variant-000.json"
+waited=$((($(date +%s%N) - t0) / 1000000))
+[ $waited -ge 400 ] && [ $waited -lt 3500 ] ||
+  fail "the busy timeout of 0.5 s waited $waited ms"
+wait $holder
+[ "$(py sum "$dir/planted.db")" = "$s" ] || fail "a locked database was changed"
+bad 2 'KLADDER_DB_TIMEOUT' env KLADDER_DB_TIMEOUT=soon "$kl" history \
+  --db "$dir/planted.db"
+
+if [ "$(id -u)" != 0 ]; then
+  cp "$dir/planted.db" "$dir/ro.db" && chmod 444 "$dir/ro.db"
+  s=$(py sum "$dir/ro.db")
+  bad 2 'cannot write' "$kl" history --db "$dir/ro.db" --import "$good"
+  bad 2 'cannot write' "$kl" run -q -w map -b serial -n 1000 --db "$dir/ro.db"
+  "$kl" history --db "$dir/ro.db" -w map >/dev/null ||
+    fail "a read-only history could not be read"
+  [ "$(py sum "$dir/ro.db")" = "$s" ] || fail "a read-only history was changed"
+else
+  echo "read-only file: not tested as root (root writes it anyway)"
+fi
+bad 2 'cannot open' "$kl" history --db "$dir/no/such/dir/h.db" --import "$good"
+[ ! -e "$dir/no" ] || fail "a missing directory was made"
+bad 2 'no such history' "$kl" history --db "$dir/missing.db"
+"$kl" run -q -w nosuch --db "$dir/new.db" 2>/dev/null
+[ $? = 2 ] && [ ! -e "$dir/new.db" ] || fail "a failed run made a history"
+bad 2 'cannot make the history' "$kl" run -q -w map -b serial -n 1000 \
+  --db "$dir/no/such/dir/h.db"
+[ ! -e "$dir/missing.db" ] || fail "a query made a database"
+bad 2 'not a regular file' "$kl" history --db "$dir" --import "$good"
+
+printf '{"format": "kladder-results-2", "results": [\n' >"$dir/cut.json"
+s=$(py sum "$dir/planted.db")
+bad 2 'cut.json:2:1: expected' "$kl" history --db "$dir/planted.db" \
+  --import "$good" "$dir/cut.json"
+[ "$(py sum "$dir/planted.db")" = "$s" ] || fail "a bad JSON file changed the history"
+bad 2 'nothing imported' "$kl" history --db "$dir/planted.db" --import \
+  "$dir/none.json"
+bad 2 'without --import' "$kl" history --db "$dir/planted.db" "$good"
+bad 2 'no history given' "$kl" history --check
+bad 2 'neither a date' "$kl" history --db "$dir/planted.db" --since nope
+bad 2 'unknown option' "$kl" history --db "$dir/planted.db" --bogus
+"$kl" run -q -w map -b serial -n 1000 --json "$dir/same" --db "$dir/same" \
+  2>"$dir/err"
+[ $? = 2 ] && grep -q -- '--json and --db name the same file' "$dir/err" ||
+  fail "run --json and --db naming the same file"
+[ ! -e "$dir/same" ] || fail "run --json and --db the same file: a file made"
+echo "bad input: exit 2, one line, nothing changed"
+echo "history: ok"
