@@ -4,7 +4,8 @@
  * path, on a fake powercap folder (KLADDER_POWERCAP_ROOT) whose package
  * counter a thread of this test advances at a known power; and NVML's
  * path and its cross-check, on a fake NVML library (fake_nvml.c, through
- * KLADDER_NVML_LIBRARY, its path this program's first argument). */
+ * KLADDER_NVML_LIBRARY, its path this program's first argument). A
+ * second argument: where the RAPL run's results file is written. */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #define FAKE_RANGE_UJ 30000000ULL
 
 static char root[256];
+static const char *json_path; /* argv[2]: where the RAPL run's results go */
 static atomic_int stop_writer;
 
 static double seconds_now(void) {
@@ -132,6 +134,8 @@ static void test_rapl(void) {
   /* RAPL reports no power of its own: no cross-check. */
   EXPECT(r->sampled_watts == 0 && r->energy_mismatch == 0);
   EXPECT(strstr(kl_report_notes(rep), "no energy") == NULL);
+  /* The results file, for the report's test (energy-report). */
+  if (json_path) EXPECT(kl_report_write_json(rep, json_path) == KL_OK);
   kl_report_free(rep);
 
   /* A package whose counter cannot be read: no energy, a note, the run's
@@ -244,6 +248,7 @@ static void test_nvml(const char *library) {
 }
 
 int main(int argc, char **argv) {
+  json_path = argc > 2 ? argv[2] : NULL;
   test_rapl();
   if (argc > 1) test_nvml(argv[1]);
   else EXPECT(!"the fake NVML library's path is the first argument");

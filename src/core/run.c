@@ -701,6 +701,12 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     progress(o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
              res->pub.t_median * 1e3, res->pub.merit, jb->w->unit,
              kl__check_text(&res->pub), kl__now() - started);
+    if (res->pub.energy_source)
+      progress(o, "    energy: %.4g W over %.2f s, %.4g J per run, %.4g pJ "
+               "per unit%s", res->pub.energy_watts, res->pub.energy_seconds,
+               res->pub.energy_joules, res->pub.energy_pj,
+               res->pub.energy_mismatch ? ", MISMATCH with sampled power"
+                                        : "");
     if (res->pub.check == KL_CHECK_FAIL && kl_exit_code(*worst) < 1)
       *worst = KL_CHECK_FAILED;
   }
