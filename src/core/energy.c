@@ -201,23 +201,30 @@ static void pause_briefly(double seconds) {
   thrd_sleep(&t, NULL);
 }
 
-/* Wait for the counter's next update: from the first change seen. */
+/* Wait for the counter's next update, read every 2 ms or so: its value,
+ * and when it moved, taken as the middle between the read that saw it and
+ * the one before (the counter moves between two reads). */
 static kl_status next_update(kl__energy *e, double *joules, double *when) {
-  double first = 0, now = 0;
-  const double start = kl__now();
+  double first = 0, now = 0, before = kl__now();
+  const double start = before;
   if (!energy_read(e, &first))
     return kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be read",
                      e->source);
-  do {
-    pause_briefly(0.002);
+  for (;;) {
+    const double asked = kl__now();
     if (!energy_read(e, &now))
       return kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be "
                        "read", e->source);
-    *when = kl__now();
-    if (*when - start > KL__ENERGY_STILL)
+    if (now != first) {
+      *when = 0.5 * (before + asked);
+      break;
+    }
+    before = asked;
+    if (asked - start > KL__ENERGY_STILL)
       return kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
                        "in %.0f s", e->source, KL__ENERGY_STILL);
-  } while (now == first);
+    pause_briefly(0.002);
+  }
   *joules = now;
   return KL_OK;
 }
@@ -258,8 +265,12 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
   if (st != KL_OK) return st;
   if (batch && e->power)
     s.running = thrd_create(&s.thread, sample, &s) == thrd_success;
-  double last = j0, last_t = t0, since = t0;
-  long reps = 0, reps_at_last = 0;
+  /* The window: from the update seen first to the last one seen, each
+   * taken as the middle between the read that saw it and the read before
+   * (a batch apart); its repetitions those run by the read that saw the
+   * last. */
+  double last = j0, moved = t0, end = t0, since = t0, before = t0;
+  long reps = 0;
   int updates = 0;
   for (;;) {
     if (batch) {
@@ -278,28 +289,29 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
     if (j != last) {
       updates++;
       last = j;
-      last_t = t;
+      moved = 0.5 * (before + t);
+      end = t;
       since = t;
-      reps_at_last = reps;
       if (t - t0 >= rule->min_seconds && updates >= rule->min_updates) break;
     } else if (t - since > KL__ENERGY_STILL) {
       st = kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
                      "in %.0f s", e->source, KL__ENERGY_STILL);
       break;
     }
+    before = t;
   }
   if (s.running) {
     atomic_store(&s.stop, 1);
     thrd_join(s.thread, NULL);
   }
   if (st != KL_OK) return st;
-  /* The window ends at the read that saw the last update: every
-   * repetition before it is in it. */
-  f->seconds = last_t - t0;
-  f->joules = last - j0;
-  f->reps = reps_at_last;
+  /* The mean power between the two updates, over the window's wall time
+   * (its repetitions and the reads between them): its joules. */
+  f->watts = moved > t0 ? (last - j0) / (moved - t0) : 0;
+  f->seconds = end - t0;
+  f->joules = f->watts * f->seconds;
+  f->reps = reps;
   f->updates = updates;
-  f->watts = f->seconds > 0 ? f->joules / f->seconds : 0;
   f->sampled_watts = s.count > 0 ? s.sum / (double)s.count : 0;
   f->mismatch = f->sampled_watts > 0 &&
                 (f->sampled_watts - f->watts > 0.1 * f->watts ||

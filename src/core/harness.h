@@ -407,11 +407,13 @@ kl_status kl__energy_open(kl_context *ctx, const kl__energy_rule *rule,
 void kl__energy_close(kl__energy *e);
 const char *kl__energy_source(const kl__energy *e); /* "nvml", "rapl" */
 double kl__energy_idle_watts(const kl__energy *e);
-/* What one window measured: its joules and seconds (from the read that
- * saw an update of the counter to the read that saw its last), the
- * repetitions run in it, the counter's updates, its mean watts, the
- * sampled power's mean (0 where the device reports none) and whether the
- * two differ by more than 10%. */
+/* What one window measured: its seconds (from the counter's first update
+ * seen to the read that saw its last), its mean watts (the counter's
+ * joules between those two updates over the time between them, each
+ * update's time the middle between the read that saw it and the one
+ * before), its joules (watts x seconds), the repetitions run in it, the
+ * counter's updates, the sampled power's mean (0 where the device
+ * reports none) and whether the two differ by more than 10%. */
 typedef struct kl__energy_figures {
   double joules, seconds, watts, sampled_watts;
   long reps;
