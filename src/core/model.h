@@ -27,8 +27,9 @@ extern "C" {
  * names, input hooks grouped); 4: named files (kl_named_file, kl_plan's
  * files); 5: distributed workloads (kl_workload.distributed, kl_plan's
  * ranks and scaling, kl_args.phase_seconds for run() rungs); 6:
- * kl_backend.compile_seconds (a context's programs' build time). */
-#define KL_MODEL_VERSION 6
+ * kl_backend.compile_seconds (a context's programs' build time); 7:
+ * kl_backend.bus_id (the device's PCI bus id: its energy counter). */
+#define KL_MODEL_VERSION 7
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
