@@ -39,6 +39,8 @@ struct kl__energy {
   unsigned long long last[KL__RAPL_ZONES], range[KL__RAPL_ZONES];
   double total; /* joules since open */
   double idle_watts;
+  /* The counter's update period, as the idle window saw it (0 before). */
+  double period;
 };
 
 static int nvml_read(kl__energy *e, double *joules) {
@@ -292,7 +294,13 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
       moved = 0.5 * (before + t);
       end = t;
       since = t;
-      if (t - t0 >= rule->min_seconds && updates >= rule->min_updates) break;
+      /* Ten updates seen; or, where each batch outlasts the counter's
+       * period (a slow rung), ten of its periods between the first update
+       * and the last. */
+      const int enough = updates >= rule->min_updates ||
+                         (e->period > 0 &&
+                          moved - t0 >= rule->min_updates * e->period);
+      if (t - t0 >= rule->min_seconds && enough) break;
     } else if (t - since > KL__ENERGY_STILL) {
       st = kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
                      "in %.0f s", e->source, KL__ENERGY_STILL);
@@ -354,6 +362,8 @@ kl_status kl__energy_open(kl_context *ctx, const kl__energy_rule *rule,
     return KL_UNAVAILABLE;
   }
   e->idle_watts = idle.watts;
+  /* Read every few ms, nothing running: each update seen. */
+  e->period = idle.updates > 0 ? idle.seconds / idle.updates : 0;
   *out = e;
   return KL_OK;
 }

@@ -398,7 +398,10 @@ kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
 typedef struct kl__energy kl__energy;
 typedef struct kl__energy_rule {
   double min_seconds; /* a window lasts at least this long */
-  int min_updates;    /* and sees the counter move at least this often */
+  /* and sees the counter move at least this often between two reads, or
+   * (batches longer than the counter's period, as the idle window
+   * measured it) lasts this many of its periods */
+  int min_updates;
 } kl__energy_rule;
 void kl__energy_rule_default(kl__energy_rule *rule);
 /* rule NULL: the default one (1 s, 10 updates). */
