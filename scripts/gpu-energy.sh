@@ -35,7 +35,7 @@ ladder() {
   grep -h '^note:\|energy (nvml)\|least energy' "$out/$name.txt" | head -3 >&2
 }
 step tests
-(cd build && timeout 120 ctest -R '^energy$|cli-energy' --timeout 60 \
+(cd build && timeout 120 ctest -R '^energy|cli-energy' --timeout 60 \
   >"$out/ctest.txt" 2>&1)
 tail -3 "$out/ctest.txt" >&2
 ladder stream -w stream
