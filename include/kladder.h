@@ -463,6 +463,15 @@ typedef struct kl_options {
    * stands aside under strong scaling, with a note. Default weak
    * (`kladder run --scaling strong`). */
   kl_scaling scaling;
+  /* Nonzero: after each rung's timed runs, and outside them, an energy
+   * window: the rung repeated for at least a second and ten updates of
+   * its device's energy counter (a GPU board's through NVML; the host's
+   * package through RAPL), its joules per repetition, mean watts and
+   * picojoules per unit of the workload's rate (kl_result.energy_*). A
+   * device without a readable counter has no energy figures (a note says
+   * so), never zero ones, and the run's status is unchanged. Default 0
+   * (`kladder run --energy`). */
+  int energy;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
@@ -616,6 +625,23 @@ typedef struct kl_result {
    * had built them already), untimed and apart from the times; the
    * slowest rank's. -1 where its backend compiles none. */
   double setup_build_seconds;
+  /* Energy (kl_options.energy): the counter it was read from ("nvml": the
+   * GPU board's, "rapl": the host's CPU packages), NULL where there is
+   * none (every energy figure then unmeasured, whatever its value). Over
+   * a window of energy_reps repetitions (energy_seconds long, after the
+   * timed runs, in which the counter moved energy_updates times):
+   * joules per repetition, mean watts, and picojoules per unit of the
+   * workload's metric (per byte for GB/s, per flop for GFLOP/s, per item
+   * else). idle_watts: the device's power before its first rung ran, 0
+   * where unknown. sampled_watts: the mean of the power the device
+   * reported while the window ran, 0 where it reports none;
+   * energy_mismatch 1 where it and energy_watts differ by more than 10%
+   * of energy_watts. */
+  const char *energy_source;
+  double energy_joules, energy_watts, energy_pj, energy_seconds;
+  int energy_reps, energy_updates;
+  double idle_watts, sampled_watts;
+  int energy_mismatch;
 } kl_result;
 
 typedef struct kl_machine {

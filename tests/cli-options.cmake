@@ -171,3 +171,20 @@ kl_cli_test(list-unknown-option 2 "unknown option '--frob'" list --frob)
 
 kl_cli_test(run-help-rules 0 "-w, -b, -r and -p may be repeated and add up"
   --match "may be given once" run --help)
+
+# --energy where no counter can be read (no RAPL folder): a note, not an
+# error; the exit code unchanged; the figures null in the JSON and empty
+# in the CSV, never 0. test_energy.c measures them on fake counters.
+kl_cli_test(energy-none-json 0 "note: no energy on serial: no RAPL"
+  --env KLADDER_POWERCAP_ROOT=/nonexistent/kladder-powercap
+  --file out.json "\"energy_source\": null, \"energy_j\": null, \"energy_w\": null, \"energy_pj\": null, \"energy_per\": null, \"energy_window_s\": null, \"energy_reps\": null, \"energy_updates\": null, \"idle_w\": null, \"sampled_w\": null, \"energy_mismatch\": null"
+  run -w stream -b serial -n 4096 --reps 1 --energy --json out.json)
+kl_cli_test(energy-none-csv 0 "^stream +serial-triad .*PASS"
+  --env KLADDER_POWERCAP_ROOT=/nonexistent/kladder-powercap
+  --file out.csv "^stream,serial-triad,.*,PASS,.*,\"\",,,,\"\",,,,,,$"
+  run -w stream -b serial -n 4096 --reps 1 --energy --csv out.csv)
+kl_cli_test(energy-csv-columns 0 "^stream +serial-triad .*PASS"
+  --file out.csv "energy_source,energy_j,energy_w,energy_pj,energy_per,energy_window_s,energy_reps,energy_updates,idle_w,sampled_w,energy_mismatch$"
+  run -w stream -b serial -n 4096 --reps 1 --csv out.csv)
+kl_cli_test(energy-takes-no-value 2 "option '--energy' takes no value"
+  ${no_run} run -w reduce -b serial -n 1000 --energy=1)

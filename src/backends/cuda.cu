@@ -242,6 +242,13 @@ static kl_status elapsed(kl_context *ctx, int from, int to, double *seconds) {
   return KL_OK;
 }
 
+/* The device's PCI bus id, by which NVML finds its board (energy.c). */
+static kl_status bus_id(kl_context *ctx, char *out, size_t size) {
+  if (size < 16) return KL_FAIL(KL_USAGE, "a bus id needs 16 bytes");
+  KL_GPU_CHECK(cudaDeviceGetPCIBusId(out, (int)size, ctx->device.index));
+  return KL_OK;
+}
+
 extern "C" const kl_backend kl__backend_gpu = {
     KL_GPU,
     KL_GPU_SUMMARY,
@@ -264,5 +271,6 @@ extern "C" const kl_backend kl__backend_gpu = {
     NULL, /* memory_on_host: never */
     NULL, /* left_out: never */
     NULL, /* compile_seconds: its kernels are built with the module */
+    bus_id,
 };
 #endif

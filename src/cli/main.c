@@ -143,6 +143,11 @@ static const char usage_run[] =
     "                           inside the time (a rung with its own loop,\n"
     "                           or an input run in chunks, stands aside;\n"
     "                           the ceilings stay on the GPU)\n"
+    "      --energy             after each rung's timed runs, an energy\n"
+    "                           window of at least 1 s: joules per run, mean\n"
+    "                           watts, pJ per byte or flop (NVML on an\n"
+    "                           NVIDIA GPU, RAPL on the host; where neither\n"
+    "                           can be read, a note and no figures)\n"
     "      --scaling MODE       under mpirun, what -n is for a distributed\n"
     "                           workload: weak, each rank's share (the\n"
     "                           default), or strong, the whole problem\n"
@@ -161,7 +166,7 @@ static const char usage_run[] =
     "ladder order whatever the order given; a parameter given twice (-p n=1\n"
     "-p n=2, or -p n=1,n=2) is an error. Every other option takes one value\n"
     "and may be given once (-n 1K -n 2K is an error). No value may be empty;\n"
-    "-q, -v, --no-ceiling, --host-data, --full and -h take none.\n"
+    "-q, -v, --no-ceiling, --host-data, --energy, --full and -h take none.\n"
     "\n"
     "Sweeps: -n 1K,64K,1M runs each size as a problem of its own, with its\n"
     "own ceiling measured at that size; a row per size in the table (a\n"
@@ -266,6 +271,7 @@ enum {
   OPT_FULL,
   OPT_RHS,
   OPT_SOLUTION,
+  OPT_ENERGY,
   OPT_END
 };
 
@@ -300,6 +306,7 @@ static const struct option run_longs[] = {
     {"db", required_argument, NULL, OPT_DB},
     {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
     {"host-data", no_argument, NULL, OPT_HOST_DATA},
+    {"energy", no_argument, NULL, OPT_ENERGY},
     {"scaling", required_argument, NULL, OPT_SCALING},
     {"full", no_argument, NULL, OPT_FULL},
     {"quiet", no_argument, NULL, 'q'},
@@ -824,6 +831,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_HOST_DATA:
     c->o.host_data = 1;
+    break;
+  case OPT_ENERGY:
+    c->o.energy = 1;
     break;
   case OPT_SCALING:
     if (strcmp(v, "weak") == 0) c->o.scaling = KL_SCALING_WEAK;

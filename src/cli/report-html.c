@@ -10,6 +10,8 @@
  *   ceilings   the rungs measured only as ceilings;
  *   roofline   per device: the measured copy bandwidth and vendor compute
  *              ceilings, each rung a point at its intensity;
+ *   energy     per device and unit, where the results have energy (run
+ *              --energy): each rung a point at its power and rate;
  *   growth     where a rung ran at several sizes: time and rate against
  *              size, log axes, the vendor rung's curve dashed, the
  *              shortest time of the device as the floor;
@@ -59,6 +61,11 @@ typedef struct row {
       *op, *inputs, *device, *unit, *check, *status, *summary, *wsummary;
   double step, n, median, min, max, rate, ceiling, bytes, flops;
   int has_rate, has_median, has_ceiling, ceiling_only;
+  /* --energy: mean watts of its window and pJ per unit of work (pJ/B,
+   * pJ/flop), where it has them. */
+  double energy_w, energy_pj;
+  int has_energy;
+  const char *energy_per;
   int group; /* its problem's index in the groups */
   int series_sizes; /* the sizes its series ran at (count_series) */
 } row;
@@ -128,6 +135,11 @@ static void read_row(row *r, const json_value *v, int file, int index) {
   r->flops = json_number(v, "flops", 0, NULL);
   const json_value *only = json_member(v, "ceiling_only");
   r->ceiling_only = only && only->kind == JSON_TRUE;
+  int watts = 0, pj = 0;
+  r->energy_w = json_number(v, "energy_w", 0, &watts);
+  r->energy_pj = json_number(v, "energy_pj", 0, &pj);
+  r->has_energy = watts && pj && r->energy_w > 0 && r->energy_pj > 0;
+  r->energy_per = str(v, "energy_per");
   r->group = -1;
 }
 
@@ -561,9 +573,13 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
 
 static void ladder_table(report *rep, const row **rows, size_t count) {
   FILE *f = rep->f;
+  /* Energy beside the rate, where a rung of the ladder has it. */
+  int energy = 0;
+  for (size_t i = 0; i < count; i++) energy |= rows[i]->has_energy;
   fputs("<table class=\"rungs\"><thead><tr><th>step</th><th>rung</th>"
-        "<th>backend</th><th>device</th><th>median</th><th>rate</th>"
-        "<th>% ceiling</th><th>vs before</th><th>vs first</th>"
+        "<th>backend</th><th>device</th><th>median</th><th>rate</th>", f);
+  if (energy) fputs("<th>energy</th><th>power</th>", f);
+  fputs("<th>% ceiling</th><th>vs before</th><th>vs first</th>"
         "<th>check</th><th>what it does</th></tr></thead><tbody>\n", f);
   const row *before = NULL;
   for (size_t i = 0; i < count; i++) {
@@ -583,6 +599,10 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     fputs("</td>", f);
     cell_field(f, r, "median_s", F_TIME, NULL);
     cell_field(f, r, "rate", F_NUM, r->unit);
+    if (energy) {
+      cell_field(f, r, "energy_pj", F_NUM, r->energy_per);
+      cell_field(f, r, "energy_w", F_NUM, "W");
+    }
     cell_field(f, r, "percent_ceiling", F_PCT, NULL);
     cell_computed(f, before && ran(r) && ran(before),
                   before ? before->median / r->median : 0, F_TIMES);
@@ -1003,6 +1023,107 @@ static void rooflines(report *rep) {
       if (rep->rows[k].file == r->file && !strcmp(rep->rows[k].device, r->device))
         first = 0;
     if (first) roofline_one(rep, r->file, r->device);
+  }
+  fputs("</section>\n", f);
+}
+
+/* ---- energy roofline ----------------------------------------------------------
+ * Per device and unit of rate: each rung with energy a point at its mean
+ * power over its energy window and its rate; a dashed line through the
+ * rung of the least energy per unit of work (rate over power constant:
+ * the rungs above it do more work per joule). */
+static void energy_one(report *rep, int file, const char *device,
+                       const char *unit) {
+  FILE *f = rep->f;
+  double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
+  const row *best = NULL;
+  int points = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->file != file || strcmp(r->device, device) ||
+        strcmp(r->unit, unit) || !ran(r) || !r->has_energy || r->rate <= 0)
+      continue;
+    const double x = r->energy_w, y = r->rate;
+    if (!points || x < xlo) xlo = x;
+    if (!points || x > xhi) xhi = x;
+    if (!points || y < ylo) ylo = y;
+    if (!points || y > yhi) yhi = y;
+    if (!best || r->energy_pj < best->energy_pj) best = r;
+    points++;
+  }
+  if (!points) return;
+  const int w = 560, h = 380, x0 = 70, x1 = 530, y0 = 330, y1 = 30;
+  axis ax = make_axis(xlo / 1.5, xhi * 1.5, 1, x0, x1);
+  axis ay = make_axis(ylo / 2, yhi * 2, 1, y0, y1);
+  ax.log = ay.log = 1;
+  fputs("<figure class=\"roofline energy\">", f);
+  svg_open(rep, w, h, "energy roofline");
+  grid(f, &ax, &ay, 0);
+  text_at(f, (x0 + x1) / 2.0, h - 12, "middle", "axis",
+          "mean power over the energy window, W (board or package)");
+  char label[64];
+  snprintf(label, sizeof label, "%s attained", unit);
+  text_at(f, x0, y1 - 10, "start", "axis", label);
+  /* Rate = power x work per joule: the best rung's, across the chart. */
+  const double per_watt = best->rate / best->energy_w;
+  fprintf(f, "<polyline class=\"roof\" stroke-dasharray=\"6 4\" "
+          "points=\"%.1f,%.1f %.1f,%.1f\"/>\n", at(&ax, ax.lo),
+          at(&ay, per_watt * ax.lo), at(&ax, ax.hi),
+          at(&ay, per_watt * ax.hi));
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->file != file || strcmp(r->device, device) ||
+        strcmp(r->unit, unit) || !ran(r) || !r->has_energy || r->rate <= 0)
+      continue;
+    fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"4\"><title>", has_flag(r, "vendor") ? " vendor" : "",
+            at(&ax, r->energy_w), at(&ay, r->rate));
+    html_escape(f, r->workload);
+    fputc(' ', f);
+    html_escape(f, r->rung);
+    fprintf(f, ": %.3g W, %.3g ", r->energy_w, r->rate);
+    html_escape(f, unit);
+    fprintf(f, ", %.3g ", r->energy_pj);
+    html_escape(f, r->energy_per);
+    fputs("</title></circle>\n", f);
+  }
+  fputs("</svg><figcaption>", f);
+  html_escape(f, device);
+  fputs(", ", f);
+  html_escape(f, unit);
+  fputs(": the least energy per unit of work: ", f);
+  html_escape(f, best->workload);
+  fputc(' ', f);
+  html_escape(f, best->rung);
+  char text[48];
+  number_text(best->energy_pj, F_NUM, best->energy_per, text, sizeof text);
+  fputs(" (", f);
+  html_escape(f, text);
+  fputs("), the dashed line; hover a point for its rung.</figcaption>"
+        "</figure>\n", f);
+}
+
+static void energy_rooflines(report *rep) {
+  FILE *f = rep->f;
+  int any = 0;
+  for (size_t i = 0; i < rep->count; i++)
+    any |= rep->rows[i].has_energy && ran(&rep->rows[i]);
+  if (!any) return;
+  fputs("<section id=\"energy\"><h2>Energy</h2><p class=\"what\">Per "
+        "device (kladder run --energy): each rung a point at the mean power "
+        "of its energy window (the board's or the CPU packages', idle draw "
+        "included) and its rate; the dashed line is the rate per watt of "
+        "the rung that spent the least energy per unit of work.</p>\n", f);
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (!r->has_energy) continue;
+    int first = 1;
+    for (size_t k = 0; k < i && first; k++)
+      if (rep->rows[k].has_energy && rep->rows[k].file == r->file &&
+          !strcmp(rep->rows[k].device, r->device) &&
+          !strcmp(rep->rows[k].unit, r->unit))
+        first = 0;
+    if (first) energy_one(rep, r->file, r->device, r->unit);
   }
   fputs("</section>\n", f);
 }
@@ -1741,6 +1862,7 @@ static void page(report *rep) {
   ladders(rep, groups);
   ceilings(rep);
   rooflines(rep);
+  energy_rooflines(rep);
   growth(rep);
   timelines(rep);
   fputs("<p id=\"selfcheck\">selfcheck: not run (scripts off)</p>\n", f);

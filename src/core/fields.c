@@ -306,6 +306,44 @@ GET(get_setup_build) {
   number(v, res->pub.setup_build_seconds >= 0,
          res->pub.setup_build_seconds);
 }
+/* Energy (kl_options.energy): none where the result names no counter. */
+#define ENERGY(name, present, x)                                              \
+  GET(name) {                                                                 \
+    (void)rep;                                                                \
+    const kl_result *p = &res->pub;                                           \
+    number(v, p->energy_source != NULL && (present), (x));                    \
+  }
+ENERGY(get_energy_joules, 1, p->energy_joules)
+ENERGY(get_energy_watts, 1, p->energy_watts)
+ENERGY(get_energy_pj, p->energy_pj > 0, p->energy_pj)
+ENERGY(get_energy_seconds, 1, p->energy_seconds)
+ENERGY(get_energy_reps, 1, p->energy_reps)
+ENERGY(get_energy_updates, 1, p->energy_updates)
+ENERGY(get_idle_watts, p->idle_watts > 0, p->idle_watts)
+ENERGY(get_sampled_watts, p->sampled_watts > 0, p->sampled_watts)
+#undef ENERGY
+GET(get_energy_mismatch) {
+  (void)rep;
+  const kl_result *p = &res->pub;
+  v->is_bool = 1;
+  number(v, p->energy_source != NULL && p->sampled_watts > 0,
+         p->energy_mismatch);
+}
+GET(get_energy_source) { (void)rep; text(v, res->pub.energy_source); }
+/* What the picojoules are per: the workload's metric's unit of work. */
+GET(get_energy_per) {
+  (void)rep;
+  const kl_workload *w = res->w;
+  text(v, !res->pub.energy_source ? NULL
+          : w->metric == KL_METRIC_GBS    ? "pJ/B"
+          : w->metric == KL_METRIC_GFLOPS ? "pJ/flop"
+                                          : "pJ/item");
+}
+GET(get_energy_option) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, 1, rep->options.energy != 0);
+}
 GET(get_overlap) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
@@ -463,6 +501,23 @@ const kl__field kl__fields[] = {
     {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs},
     {"setup_build_seconds", "setup_build_seconds", R, NULL, KL__NUMBER,
      "%.9g", get_setup_build},
+    {"energy", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_energy_option},
+    {"energy_source", "energy_source", R, NULL, KL__TEXT, NULL,
+     get_energy_source},
+    {"energy_j", "energy_j", R, NULL, KL__NUMBER, "%.6g", get_energy_joules},
+    {"energy_w", "energy_w", R, NULL, KL__NUMBER, "%.5g", get_energy_watts},
+    {"energy_pj", "energy_pj", R, NULL, KL__NUMBER, "%.5g", get_energy_pj},
+    {"energy_per", "energy_per", R, NULL, KL__TEXT, NULL, get_energy_per},
+    {"energy_window_s", "energy_window_s", R, NULL, KL__NUMBER, "%.4g",
+     get_energy_seconds},
+    {"energy_reps", "energy_reps", R, NULL, KL__NUMBER, "%.0f",
+     get_energy_reps},
+    {"energy_updates", "energy_updates", R, NULL, KL__NUMBER, "%.0f",
+     get_energy_updates},
+    {"idle_w", "idle_w", R, NULL, KL__NUMBER, "%.5g", get_idle_watts},
+    {"sampled_w", "sampled_w", R, NULL, KL__NUMBER, "%.5g", get_sampled_watts},
+    {"energy_mismatch", "energy_mismatch", R, NULL, KL__NUMBER, "%.0f",
+     get_energy_mismatch},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;

@@ -294,6 +294,7 @@ typedef struct kl__result {
   kl_trace_event *trace; /* [pub.trace_count]; owned */
   kl_rank_run *rank_runs; /* [pub.rank_run_count]; owned */
   int ceiling_only;      /* run only as a ceiling, not selected */
+  char energy_why[192];  /* why an energy window asked for has none */
 } kl__result;
 
 struct kl_report {
@@ -388,15 +389,59 @@ void kl__outputs_write(kl__outputs *outs, const kl__job *job,
 kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
                              size_t note_size);
 
+/* ---- energy.c: a device's energy counter (kl_options.energy) -------------
+ * Opened once per device of a run, before any rung runs on it: NVML for a
+ * device whose backend gives its PCI bus id, RAPL's package counters for
+ * a backend whose memory is the host's; KL_UNAVAILABLE, with why in `why`,
+ * where there is none to read. Opening measures the device's idle power
+ * with the window's rule. */
+typedef struct kl__energy kl__energy;
+typedef struct kl__energy_rule {
+  double min_seconds; /* a window lasts at least this long */
+  /* and sees the counter move at least this often between two reads, or
+   * (batches longer than the counter's period, as the idle window
+   * measured it) lasts this many of its periods */
+  int min_updates;
+} kl__energy_rule;
+void kl__energy_rule_default(kl__energy_rule *rule);
+/* rule NULL: the default one (1 s, 10 updates). */
+kl_status kl__energy_open(kl_context *ctx, const kl__energy_rule *rule,
+                          kl__energy **out, char *why, size_t size);
+void kl__energy_close(kl__energy *e);
+const char *kl__energy_source(const kl__energy *e); /* "nvml", "rapl" */
+double kl__energy_idle_watts(const kl__energy *e);
+/* What one window measured: its seconds (from the counter's first update
+ * seen to the read that saw its last), its mean watts (the counter's
+ * joules between those two updates over the time between them, each
+ * update's time the middle between the read that saw it and the one
+ * before), its joules (watts x seconds), the repetitions run in it, the
+ * counter's updates, the sampled power's mean (0 where the device
+ * reports none) and whether the two differ by more than 10%. */
+typedef struct kl__energy_figures {
+  double joules, seconds, watts, sampled_watts;
+  long reps;
+  int updates, mismatch;
+} kl__energy_figures;
+/* A window: batch(arg, per_batch) again and again (each call complete
+ * when it returns) until the rule holds, the counter read between
+ * batches, never inside one; batch NULL: nothing runs (idle power).
+ * KL_UNAVAILABLE where the counter cannot be read or stops moving; a
+ * batch's failure as it returned it. */
+kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
+                            kl_status (*batch)(void *arg, int count),
+                            void *arg, int per_batch, kl__energy_figures *f);
+
 /* ---- measure.c --------------------------------------------------------- */
 /* Check, then time, one job in an open context (entered); with a ceiling
- * job beside it, time that right after. host_data: kl_options.host_data,
+ * job beside it, time that right after; with an energy counter (NULL:
+ * none), then the job's energy window. host_data: kl_options.host_data,
  * for the job's own repetitions (the ceiling's stay in the backend's
  * memory). */
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, int host_data,
                       const kl_ranks *ranks, const kl__job *beside,
-                      const volatile sig_atomic_t *stop, kl__result *res);
+                      const volatile sig_atomic_t *stop, kl__energy *energy,
+                      kl__result *res);
 
 /* ---- ranks.c: kl_options.ranks' collectives, no-ops for one rank -------- */
 /* Whether the caller's kl_ranks (its size) reaches `field`: one built

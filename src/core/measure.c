@@ -488,10 +488,91 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   return st;
 }
 
+/* ---- the energy window -------------------------------------------------- */
+/* A batch of repetitions as the timed ones ran, untimed, complete when it
+ * returns. */
+typedef struct energy_run {
+  prepared *pr;
+  series *s;
+  double *seconds, *phases; /* room for a batch of a rung's own loop */
+} energy_run;
+
+static kl_status energy_batch(void *arg, int count) {
+  energy_run *er = arg;
+  prepared *pr = er->pr;
+  kl_status st = go_on(pr);
+  if (st == KL_OK && !pr->r->run) {
+    kl_reps batch = {count, er->seconds, er->phases, er->s->trace,
+                     er->s->trace_capacity, 0, 0};
+    st = pr->r->run_reps(&pr->args, &batch);
+  }
+  for (int i = 0; pr->r->run && i < count && st == KL_OK; i++) {
+    st = reset(&pr->args);
+    if (st == KL_OK) st = one_repetition(pr, NULL);
+  }
+  return st == KL_OK ? pr->ctx->backend->sync(pr->ctx) : st;
+}
+
+/* The job's energy window, after its timed runs: batches of about 50 ms
+ * (by the median), so that the counter is read a few times per update and
+ * never per repetition. Where the window cannot be had, the result has no
+ * energy, with why in res->energy_why; the rung's status stands, but a
+ * failure of the rung itself (or a stop) is returned. */
+#define KL__ENERGY_BATCH_SECONDS 0.05
+#define KL__ENERGY_MAX_BATCH 65536
+static kl_status energy_window(prepared *pr, series *s, kl__energy *e,
+                               kl__result *res) {
+  kl_result *pub = &res->pub;
+  const kl_workload *w = pr->w;
+  double batch = pub->t_median > 0
+                     ? ceil(KL__ENERGY_BATCH_SECONDS / pub->t_median)
+                     : 1;
+  if (batch > KL__ENERGY_MAX_BATCH) batch = KL__ENERGY_MAX_BATCH;
+  const int per_batch = batch < 1 ? 1 : (int)batch;
+  energy_run er = {pr, s, NULL, NULL};
+  if (!pr->r->run) {
+    er.seconds = malloc(sizeof(double) * (size_t)per_batch);
+    er.phases = calloc((size_t)per_batch * KL_MAX_PHASES, sizeof(double));
+    if (!er.seconds || !er.phases) {
+      free(er.seconds);
+      free(er.phases);
+      snprintf(res->energy_why, sizeof res->energy_why, "out of host memory");
+      return KL_OK;
+    }
+  }
+  kl__energy_rule rule;
+  kl__energy_rule_default(&rule);
+  kl__energy_figures f;
+  kl_status st = kl__energy_window(e, &rule, energy_batch, &er, per_batch, &f);
+  free(er.seconds);
+  free(er.phases);
+  if (st == KL_UNAVAILABLE || (st == KL_OK && f.reps < 1)) {
+    snprintf(res->energy_why, sizeof res->energy_why, "%s",
+             st == KL_OK ? "no repetition in the window" : kl_last_error());
+    return KL_OK;
+  }
+  if (st != KL_OK) return st;
+  const double amount = w->metric == KL_METRIC_GBS      ? pub->cost.bytes
+                        : w->metric == KL_METRIC_GFLOPS ? pub->cost.flops
+                                                        : pub->cost.items;
+  pub->energy_source = kl__energy_source(e);
+  pub->energy_reps = (int)(f.reps < 2147483647 ? f.reps : 2147483647);
+  pub->energy_joules = f.joules / (double)f.reps;
+  pub->energy_watts = f.watts;
+  pub->energy_pj = amount > 0 ? pub->energy_joules / amount * 1e12 : 0;
+  pub->energy_seconds = f.seconds;
+  pub->energy_updates = f.updates;
+  pub->idle_watts = kl__energy_idle_watts(e);
+  pub->sampled_watts = f.sampled_watts;
+  pub->energy_mismatch = f.mismatch;
+  return KL_OK;
+}
+
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                       int warmup, double max_seconds, int host_data,
                       const kl_ranks *ranks, const kl__job *beside,
-                      const volatile sig_atomic_t *stop, kl__result *res) {
+                      const volatile sig_atomic_t *stop, kl__energy *energy,
+                      kl__result *res) {
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
   kl__result_init(res, w, r, job->device, &job->plan);
@@ -608,6 +689,13 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     }
     st = time_rung(&pr, ceiling, reps, warmup, &s, res);
     if (ceiling) unprepare(ceiling);
+    /* Outside the timed runs, the rung's and the ceiling's; on one rank
+     * (a window per rank would not be one device's energy). */
+    if (st == KL_OK && energy && kl__ranks_count(ranks) < 2)
+      st = energy_window(&pr, &s, energy, res);
+    else if (st == KL_OK && energy)
+      snprintf(res->energy_why, sizeof res->energy_why,
+               "no energy window over several ranks");
   }
   unprepare(&pr);
   free(s.seconds);

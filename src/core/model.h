@@ -27,8 +27,9 @@ extern "C" {
  * names, input hooks grouped); 4: named files (kl_named_file, kl_plan's
  * files); 5: distributed workloads (kl_workload.distributed, kl_plan's
  * ranks and scaling, kl_args.phase_seconds for run() rungs); 6:
- * kl_backend.compile_seconds (a context's programs' build time). */
-#define KL_MODEL_VERSION 6
+ * kl_backend.compile_seconds (a context's programs' build time); 7:
+ * kl_backend.bus_id (the device's PCI bus id: its energy counter). */
+#define KL_MODEL_VERSION 7
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -289,6 +290,11 @@ typedef struct kl_backend {
    * untimed set-up took of it apart from the rung's times
    * (kl_result.setup_build_seconds). NULL: the backend compiles none. */
   double (*compile_seconds)(const kl_context *ctx);
+  /* The PCI bus id ("0000:65:00.0") of the context's device, by which the
+   * core finds its board's energy counter (NVML, kladder run --energy;
+   * energy.c). NULL, or KL_UNAVAILABLE: the device has none the core can
+   * read; a backend whose memory is the host's is read through RAPL. */
+  kl_status (*bus_id)(kl_context *ctx, char *out, size_t size);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

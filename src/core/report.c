@@ -322,6 +322,53 @@ static void print_peers(const kl_report *rep, FILE *f) {
 
 /* Under either table: why a result has no percent, counts, overlaps,
  * peers, runs cut short, errors and failed checks. */
+/* With kl_options.energy: a line per result that has energy (per
+ * repetition, mean watts, per unit of work, the window), then for each
+ * problem with two rungs or more, its rung of the least energy per unit
+ * beside its fastest. */
+static void print_energy(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i].pub;
+    if (!r->energy_source) continue;
+    const kl_workload *w = rep->results[i].w;
+    const char *per = w->metric == KL_METRIC_GBS      ? "pJ/B"
+                      : w->metric == KL_METRIC_GFLOPS ? "pJ/flop"
+                                                      : "pJ/item";
+    fprintf(f, "%s %s energy (%s): %.4g J per run, %.4g W", r->workload,
+            r->rung, r->energy_source, r->energy_joules, r->energy_watts);
+    if (r->idle_watts > 0) fprintf(f, " (idle %.4g W)", r->idle_watts);
+    if (r->energy_pj > 0) fprintf(f, ", %.4g %s", r->energy_pj, per);
+    fprintf(f, "; %d runs in %.3g s, %d counter updates", r->energy_reps,
+            r->energy_seconds, r->energy_updates);
+    if (r->sampled_watts > 0)
+      fprintf(f, "; sampled %.4g W%s", r->sampled_watts,
+              r->energy_mismatch ? ", MISMATCH: over 10% apart" : "");
+    fputc('\n', f);
+  }
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *a = &rep->results[i];
+    if (!a->pub.energy_source || a->pub.energy_pj <= 0 || !passed(&a->pub))
+      continue;
+    int first = 1, rungs = 0;
+    const kl__result *least = a, *fastest = a;
+    for (size_t j = 0; j < rep->count; j++) {
+      const kl__result *b = &rep->results[j];
+      if (!b->pub.energy_source || b->pub.energy_pj <= 0 ||
+          !passed(&b->pub) || !same_problem(a, b) || strcmp(a->pub.workload, b->pub.workload))
+        continue;
+      if (j < i) first = 0;
+      rungs++;
+      if (b->pub.energy_pj < least->pub.energy_pj) least = b;
+      if (b->pub.merit > fastest->pub.merit) fastest = b;
+    }
+    if (!first || rungs < 2) continue;
+    fprintf(f, "%s (%s): least energy per unit: %s (%.4g pJ); fastest: %s%s\n",
+            a->pub.workload, a->pub.shape, least->pub.rung,
+            least->pub.energy_pj, fastest->pub.rung,
+            least == fastest ? ", the same" : "");
+  }
+}
+
 static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
   print_counts(rep, f);
@@ -329,6 +376,7 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ranks(rep, f);
   print_builds(rep, f);
   print_peers(rep, f);
+  print_energy(rep, f);
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
     if (r->status == KL_OK && (r->reps < rep->options.reps ||
@@ -741,7 +789,8 @@ static void json_field(kl__json *j, const kl__field *fd, const kl_report *rep,
     break;
   case KL__NUMBER:
   case KL__SECONDS:
-    if (v.is_bool) kl__json_bool(j, fd->name, v.number != 0);
+    if (v.is_bool && v.present) kl__json_bool(j, fd->name, v.number != 0);
+    else if (v.is_bool) kl__json_null(j, fd->name);
     else kl__json_number(j, fd->name, v.present, v.number);
     break;
   case KL__LIST:

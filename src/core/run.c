@@ -514,23 +514,51 @@ static void progress(const kl_options *o, const char *fmt, ...) {
 }
 
 /* One context per device of the run, opened when first needed. */
+/* With kl_options.energy, each one's energy counter, opened with it (its
+ * idle power read before any rung runs on it); NULL where it has none, a
+ * note saying why. */
 typedef struct contexts {
   kl_context ctx[MAX_DEVICES];
+  kl__energy *energy[MAX_DEVICES];
   size_t count;
 } contexts;
 
-static kl_status context_for(contexts *cs, const kl_backend *b, int device,
-                             kl_context **out) {
+static kl_status context_for(contexts *cs, const kl_options *o,
+                             kl_report *rep, const kl_backend *b, int device,
+                             kl_context **out, kl__energy **energy) {
   for (size_t i = 0; i < cs->count; i++)
     if (cs->ctx[i].backend == b && cs->ctx[i].device.index == device) {
       *out = &cs->ctx[i];
+      *energy = cs->energy[i];
       return KL_OK;
     }
   if (cs->count == MAX_DEVICES)
     return KL_FAIL(KL_USAGE, "too many devices in one run");
-  kl_status st = kl__context_open(b, device, &cs->ctx[cs->count]);
-  if (st == KL_OK) *out = &cs->ctx[cs->count++];
-  return st;
+  kl_context *ctx = &cs->ctx[cs->count];
+  kl_status st = kl__context_open(b, device, ctx);
+  if (st != KL_OK) return st;
+  cs->energy[cs->count] = NULL;
+  *out = ctx;
+  cs->count++;
+  *energy = NULL;
+  /* One rank's device alone: a counter per rank would not be one
+   * device's energy. */
+  if (!o->energy || kl__ranks_count(o->ranks) > 1) return KL_OK;
+  char where[64], why[192];
+  kl__device_text(b, device, where, sizeof where);
+  st = kl__enter(ctx);
+  if (st != KL_OK) return st;
+  if (kl__energy_open(ctx, NULL, &cs->energy[cs->count - 1], why,
+                      sizeof why) == KL_OK) {
+    *energy = cs->energy[cs->count - 1];
+    progress(o, "    %s: %s energy counter, %.1f W idle", where,
+             kl__energy_source(*energy), kl__energy_idle_watts(*energy));
+  } else {
+    kl__append(rep->notes, sizeof rep->notes, "no energy on %s: %s. ", where,
+               why);
+  }
+  kl__leave(ctx);
+  return KL_OK;
 }
 
 /* KL_USAGE where the ranks planned different jobs: a digest of each
@@ -581,7 +609,7 @@ static double one_rank(const kl_options *o, const kl__job *jb,
     if (!res) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK)
       st = kl__measure(&alone, ctx, o->reps, o->warmup, o->max_seconds,
-                       o->host_data, NULL, NULL, o->stop, res);
+                       o->host_data, NULL, NULL, o->stop, NULL, res);
     if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
     else if (st == KL_OK)
       progress(o, "    on one rank: the check did not pass");
@@ -622,7 +650,9 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     double started = kl__now();
     kl_context *ctx = NULL;
     const kl__job *c = jb->ceiling >= 0 ? &jobs->items[jb->ceiling] : NULL;
-    kl_status st = cs ? context_for(cs, jb->r->backend, jb->device, &ctx)
+    kl__energy *energy = NULL;
+    kl_status st = cs ? context_for(cs, o, rep, jb->r->backend, jb->device,
+                                    &ctx, &energy)
                       : KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK) st = kl__enter(ctx);
     const int entered = st == KL_OK;
@@ -633,7 +663,10 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
       alone = one_rank(o, jb, ctx);
     if (st == KL_OK) {
       st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds,
-                       o->host_data, o->ranks, c, o->stop, res);
+                       o->host_data, o->ranks, c, o->stop, energy, res);
+      if (res->energy_why[0])
+        kl__append(rep->notes, sizeof rep->notes, "no energy for %s %s: %s. ",
+                   jb->w->name, jb->r->name, res->energy_why);
       if (st == KL_OK && alone > 0 && res->pub.t_median > 0) {
         res->pub.one_rank_seconds = alone;
         res->pub.efficiency =
@@ -670,10 +703,19 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     progress(o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
              res->pub.t_median * 1e3, res->pub.merit, jb->w->unit,
              kl__check_text(&res->pub), kl__now() - started);
+    if (res->pub.energy_source)
+      progress(o, "    energy: %.4g W over %.2f s, %.4g J per run, %.4g pJ "
+               "per unit%s", res->pub.energy_watts, res->pub.energy_seconds,
+               res->pub.energy_joules, res->pub.energy_pj,
+               res->pub.energy_mismatch ? ", MISMATCH with sampled power"
+                                        : "");
     if (res->pub.check == KL_CHECK_FAIL && kl_exit_code(*worst) < 1)
       *worst = KL_CHECK_FAILED;
   }
-  for (size_t i = 0; cs && i < cs->count; i++) kl__context_close(&cs->ctx[i]);
+  for (size_t i = 0; cs && i < cs->count; i++) {
+    kl__energy_close(cs->energy[i]);
+    kl__context_close(&cs->ctx[i]);
+  }
   free(cs);
 }
 
@@ -828,7 +870,8 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, NULL, res);
+    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, NULL, NULL,
+                     res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);

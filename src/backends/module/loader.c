@@ -221,6 +221,13 @@ static kl_status enter(kl_context *ctx) {
   return b->enter ? b->enter(ctx) : KL_OK;
 }
 
+static kl_status bus_id(kl_context *ctx, char *out, size_t size) {
+  const kl_backend *b = gpu();
+  if (!b) return kl__gpu_unloaded("bus_id");
+  return b->bus_id ? b->bus_id(ctx, out, size)
+                   : KL_FAIL(KL_UNAVAILABLE, "no PCI bus id");
+}
+
 /* host_memory, preference and memory_on_host (none) are the module's
  * backend's (cuda.cu), which load() checks. */
 const kl_backend kl__backend_gpu = {
@@ -242,4 +249,5 @@ const kl_backend kl__backend_gpu = {
     .device_count = device_count,
     .describe = describe,
     .enter = enter,
+    .bus_id = bus_id,
 };

@@ -1,0 +1,374 @@
+/* A device's energy counter (kladder run --energy): a GPU board's through
+ * NVML, loaded at run time, or the host's CPU packages through RAPL
+ * (/sys/class/powercap); and the energy window the harness measures with
+ * it. docs/design.md ("Energy") has the method. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+#include <time.h>
+
+#include "harness.h"
+
+/* ---- NVML: the few functions kladder calls, declared here --------------- */
+typedef void *kl__nvml_device;
+typedef int (*nvml_init_fn)(void);
+typedef int (*nvml_shutdown_fn)(void);
+typedef int (*nvml_by_bus_fn)(const char *bus_id, kl__nvml_device *device);
+typedef int (*nvml_energy_fn)(kl__nvml_device device,
+                              unsigned long long *millijoules);
+typedef int (*nvml_power_fn)(kl__nvml_device device, unsigned int *milliwatts);
+
+#define KL__RAPL_ZONES 16
+
+struct kl__energy {
+  const char *source; /* "nvml", "rapl" */
+  /* NVML */
+  void *library;
+  nvml_shutdown_fn shutdown;
+  nvml_energy_fn energy;
+  nvml_power_fn power;
+  kl__nvml_device device;
+  /* RAPL: each package's energy_uj, its last value and its range */
+  int zones;
+  char path[KL__RAPL_ZONES][512];
+  unsigned long long last[KL__RAPL_ZONES], range[KL__RAPL_ZONES];
+  double total; /* joules since open */
+  double idle_watts;
+  /* The counter's update period, as the idle window saw it (0 before). */
+  double period;
+};
+
+static int nvml_read(kl__energy *e, double *joules) {
+  unsigned long long mj = 0;
+  if (e->energy(e->device, &mj) != 0) return 0;
+  *joules = 1e-3 * (double)mj;
+  return 1;
+}
+
+static int read_u64(const char *path, unsigned long long *value) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  int ok = fscanf(f, "%llu", value) == 1;
+  fclose(f);
+  return ok;
+}
+
+/* The packages' joules since open: each counter's steps added, a step
+ * that went down having wrapped at its range. Read often enough that no
+ * counter wraps twice between two reads (its range is minutes at full
+ * power). */
+static int rapl_read(kl__energy *e, double *joules) {
+  for (int i = 0; i < e->zones; i++) {
+    unsigned long long now = 0;
+    if (!read_u64(e->path[i], &now)) return 0;
+    unsigned long long step = now >= e->last[i]
+                                  ? now - e->last[i]
+                                  : now + (e->range[i] - e->last[i]);
+    e->last[i] = now;
+    e->total += 1e-6 * (double)step;
+  }
+  *joules = e->total;
+  return 1;
+}
+
+static int energy_read(kl__energy *e, double *joules) {
+  return e->library ? nvml_read(e, joules) : rapl_read(e, joules);
+}
+
+/* The board's power as it reports it, where it does (NVML). */
+static int energy_power(kl__energy *e, double *watts) {
+  unsigned int mw = 0;
+  if (!e->power || e->power(e->device, &mw) != 0) return 0;
+  *watts = 1e-3 * (double)mw;
+  return 1;
+}
+
+const char *kl__energy_source(const kl__energy *e) {
+  return e ? e->source : NULL;
+}
+double kl__energy_idle_watts(const kl__energy *e) {
+  return e ? e->idle_watts : 0;
+}
+
+void kl__energy_close(kl__energy *e) {
+  if (!e) return;
+  if (e->library) {
+    if (e->shutdown) e->shutdown();
+    dlclose(e->library);
+  }
+  free(e);
+}
+
+/* NVML's library: KLADDER_NVML_LIBRARY where set (a test's fake), else
+ * the driver's. */
+static kl_status open_nvml(const char *bus, kl__energy *e, char *why,
+                           size_t size) {
+  const char *name = getenv("KLADDER_NVML_LIBRARY");
+  if (!name || !*name) name = "libnvidia-ml.so.1";
+  e->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+  if (!e->library) {
+    snprintf(why, size, "no NVML (%s could not be loaded)", name);
+    return KL_UNAVAILABLE;
+  }
+  /* dlsym gives an object pointer; POSIX makes it a function's. */
+  nvml_init_fn init;
+  nvml_by_bus_fn by_bus;
+  void *p = dlsym(e->library, "nvmlInit_v2");
+  memcpy(&init, &p, sizeof p);
+  p = dlsym(e->library, "nvmlShutdown");
+  memcpy(&e->shutdown, &p, sizeof p);
+  p = dlsym(e->library, "nvmlDeviceGetHandleByPciBusId_v2");
+  memcpy(&by_bus, &p, sizeof p);
+  p = dlsym(e->library, "nvmlDeviceGetTotalEnergyConsumption");
+  memcpy(&e->energy, &p, sizeof p);
+  p = dlsym(e->library, "nvmlDeviceGetPowerUsage");
+  memcpy(&e->power, &p, sizeof p);
+  if (!init || !e->shutdown || !by_bus || !e->energy) {
+    e->shutdown = NULL;
+    snprintf(why, size, "%s lacks the energy counter's functions", name);
+    return KL_UNAVAILABLE;
+  }
+  int rc = init();
+  if (rc != 0) {
+    e->shutdown = NULL;
+    snprintf(why, size, "NVML did not start (nvmlInit_v2: %d)", rc);
+    return KL_UNAVAILABLE;
+  }
+  rc = by_bus(bus, &e->device);
+  if (rc != 0) {
+    snprintf(why, size, "NVML does not know the device at %s (%d)", bus, rc);
+    return KL_UNAVAILABLE;
+  }
+  double j;
+  if (!nvml_read(e, &j)) {
+    snprintf(why, size, "the board has no energy counter NVML can read");
+    return KL_UNAVAILABLE;
+  }
+  e->source = "nvml";
+  return KL_OK;
+}
+
+/* RAPL's packages: the powercap folder's intel-rapl:N (not their
+ * intel-rapl:N:M parts, which the package's count already holds);
+ * KLADDER_POWERCAP_ROOT where set (a test's fake folder). */
+static kl_status open_rapl(kl__energy *e, char *why, size_t size) {
+  const char *root = getenv("KLADDER_POWERCAP_ROOT");
+  if (!root || !*root) root = "/sys/class/powercap";
+  DIR *d = opendir(root);
+  if (!d) {
+    snprintf(why, size, "no RAPL (%s: %s)", root, strerror(errno));
+    return KL_UNAVAILABLE;
+  }
+  int seen = 0, unreadable = 0;
+  struct dirent *entry;
+  while ((entry = readdir(d)) != NULL && e->zones < KL__RAPL_ZONES) {
+    const char *n = entry->d_name;
+    if (strncmp(n, "intel-rapl:", 11) != 0 || strchr(n + 11, ':')) continue;
+    seen++;
+    char *path = e->path[e->zones];
+    char range[600];
+    snprintf(path, sizeof e->path[0], "%s/%s/energy_uj", root, n);
+    snprintf(range, sizeof range, "%s/%s/max_energy_range_uj", root, n);
+    if (!read_u64(path, &e->last[e->zones]) ||
+        !read_u64(range, &e->range[e->zones]) || e->range[e->zones] == 0) {
+      unreadable++;
+      continue;
+    }
+    e->zones++;
+  }
+  closedir(d);
+  if (e->zones == 0 || unreadable > 0) {
+    if (seen == 0)
+      snprintf(why, size, "no RAPL package in %s", root);
+    else
+      snprintf(why, size, "RAPL's energy_uj in %s cannot be read (root "
+               "only on Linux 5.10 and later)", root);
+    return KL_UNAVAILABLE;
+  }
+  e->source = "rapl";
+  return KL_OK;
+}
+
+/* How long a window may wait for its counter to move before it gives up:
+ * a counter that does not move in that time is not one. */
+#define KL__ENERGY_STILL 5.0
+
+static void pause_briefly(double seconds) {
+  struct timespec t = {0, (long)(seconds * 1e9)};
+  thrd_sleep(&t, NULL);
+}
+
+/* Wait for the counter's next update, read every 2 ms or so: its value,
+ * and when it moved, taken as the middle between the read that saw it and
+ * the one before (the counter moves between two reads). */
+static kl_status next_update(kl__energy *e, double *joules, double *when) {
+  double first = 0, now = 0, before = kl__now();
+  const double start = before;
+  if (!energy_read(e, &first))
+    return kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be read",
+                     e->source);
+  for (;;) {
+    const double asked = kl__now();
+    if (!energy_read(e, &now))
+      return kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be "
+                       "read", e->source);
+    if (now != first) {
+      *when = 0.5 * (before + asked);
+      break;
+    }
+    before = asked;
+    if (asked - start > KL__ENERGY_STILL)
+      return kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
+                       "in %.0f s", e->source, KL__ENERGY_STILL);
+    pause_briefly(0.002);
+  }
+  *joules = now;
+  return KL_OK;
+}
+
+/* A thread reading the board's power every 25 ms while a window runs:
+ * the cross-check of the counter's mean. */
+typedef struct sampler {
+  kl__energy *e;
+  atomic_int stop;
+  double sum;
+  long count;
+  thrd_t thread;
+  int running;
+} sampler;
+
+static int sample(void *arg) {
+  sampler *s = arg;
+  while (!atomic_load(&s->stop)) {
+    double w;
+    if (energy_power(s->e, &w)) {
+      s->sum += w;
+      s->count++;
+    }
+    pause_briefly(0.025);
+  }
+  return 0;
+}
+
+kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
+                            kl_status (*batch)(void *arg, int count),
+                            void *arg, int per_batch, kl__energy_figures *f) {
+  memset(f, 0, sizeof *f);
+  if (per_batch < 1) per_batch = 1;
+  sampler s = {.e = e};
+  atomic_init(&s.stop, 0);
+  double j0 = 0, t0 = 0, j = 0, t = 0;
+  kl_status st = next_update(e, &j0, &t0);
+  if (st != KL_OK) return st;
+  if (batch && e->power)
+    s.running = thrd_create(&s.thread, sample, &s) == thrd_success;
+  /* The window: from the update seen first to the last one seen, each
+   * taken as the middle between the read that saw it and the read before
+   * (a batch apart); its repetitions those run by the read that saw the
+   * last. */
+  double last = j0, moved = t0, end = t0, since = t0, before = t0;
+  long reps = 0;
+  int updates = 0;
+  for (;;) {
+    if (batch) {
+      st = batch(arg, per_batch);
+      if (st != KL_OK) break;
+      reps += per_batch;
+    } else {
+      pause_briefly(0.005);
+    }
+    if (!energy_read(e, &j)) {
+      st = kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be read",
+                     e->source);
+      break;
+    }
+    t = kl__now();
+    if (j != last) {
+      updates++;
+      last = j;
+      moved = 0.5 * (before + t);
+      end = t;
+      since = t;
+      /* Ten updates seen; or, where each batch outlasts the counter's
+       * period (a slow rung), ten of its periods between the first update
+       * and the last. */
+      const int enough = updates >= rule->min_updates ||
+                         (e->period > 0 &&
+                          moved - t0 >= rule->min_updates * e->period);
+      if (t - t0 >= rule->min_seconds && enough) break;
+    } else if (t - since > KL__ENERGY_STILL) {
+      st = kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
+                     "in %.0f s", e->source, KL__ENERGY_STILL);
+      break;
+    }
+    before = t;
+  }
+  if (s.running) {
+    atomic_store(&s.stop, 1);
+    thrd_join(s.thread, NULL);
+  }
+  if (st != KL_OK) return st;
+  /* The mean power between the two updates, over the window's wall time
+   * (its repetitions and the reads between them): its joules. */
+  f->watts = moved > t0 ? (last - j0) / (moved - t0) : 0;
+  f->seconds = end - t0;
+  f->joules = f->watts * f->seconds;
+  f->reps = reps;
+  f->updates = updates;
+  f->sampled_watts = s.count > 0 ? s.sum / (double)s.count : 0;
+  f->mismatch = f->sampled_watts > 0 &&
+                (f->sampled_watts - f->watts > 0.1 * f->watts ||
+                 f->watts - f->sampled_watts > 0.1 * f->watts);
+  return KL_OK;
+}
+
+kl_status kl__energy_open(kl_context *ctx, const kl__energy_rule *rule,
+                          kl__energy **out, char *why, size_t size) {
+  *out = NULL;
+  why[0] = '\0';
+  kl__energy *e = calloc(1, sizeof *e);
+  if (!e) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  const kl_backend *b = ctx->backend;
+  char bus[64] = "";
+  kl_status st;
+  if (b->bus_id && b->bus_id(ctx, bus, sizeof bus) == KL_OK)
+    st = open_nvml(bus, e, why, size);
+  else if (kl_backend_host_memory(b))
+    st = open_rapl(e, why, size);
+  else {
+    snprintf(why, size, "the %s backend has no energy counter kladder can "
+             "read", b->name);
+    st = KL_UNAVAILABLE;
+  }
+  /* The device's power before any rung runs on it: the same rule as a
+   * window, nothing running. */
+  kl__energy_figures idle;
+  kl__energy_rule standard;
+  if (!rule) {
+    kl__energy_rule_default(&standard);
+    rule = &standard;
+  }
+  if (st == KL_OK) {
+    st = kl__energy_window(e, rule, NULL, NULL, 1, &idle);
+    if (st != KL_OK) snprintf(why, size, "%s", kl_last_error());
+  }
+  if (st != KL_OK) {
+    kl__energy_close(e);
+    return KL_UNAVAILABLE;
+  }
+  e->idle_watts = idle.watts;
+  /* Read every few ms, nothing running: each update seen. */
+  e->period = idle.updates > 0 ? idle.seconds / idle.updates : 0;
+  *out = e;
+  return KL_OK;
+}
+
+void kl__energy_rule_default(kl__energy_rule *rule) {
+  rule->min_seconds = 1.0;
+  rule->min_updates = 10;
+}

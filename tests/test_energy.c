@@ -1,0 +1,268 @@
+#define _XOPEN_SOURCE 700
+/* kladder run --energy without a GPU: the energy window's arithmetic, its
+ * rule (a second and ten updates), RAPL's wrap-around and the "no energy"
+ * path, on a fake powercap folder (KLADDER_POWERCAP_ROOT) whose package
+ * counter a thread of this test advances at a known power; and NVML's
+ * path and its cross-check, on a fake NVML library (fake_nvml.c, through
+ * KLADDER_NVML_LIBRARY, its path this program's first argument). A
+ * second argument: where the RAPL run's results file is written. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <threads.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/harness.h"
+#include "expect.h"
+
+/* The fake package: FAKE_WATTS, its counter wrapping at FAKE_RANGE_UJ
+ * (30 J: the counter wraps in every window), written every 20 ms. */
+#define FAKE_WATTS 40.0
+#define FAKE_RANGE_UJ 30000000ULL
+
+static char root[256];
+static const char *json_path; /* argv[2]: where the RAPL run's results go */
+static atomic_int stop_writer;
+
+static double seconds_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return 0;
+  int ok = fputs(text, f) >= 0;
+  return fclose(f) == 0 && ok;
+}
+
+/* The counter's value written whole: a new file renamed over the old. */
+static void write_counter(unsigned long long uj) {
+  char tmp[300], path[300], text[32];
+  snprintf(tmp, sizeof tmp, "%s/intel-rapl:0/.energy_uj", root);
+  snprintf(path, sizeof path, "%s/intel-rapl:0/energy_uj", root);
+  snprintf(text, sizeof text, "%llu\n", uj);
+  if (write_text(tmp, text)) rename(tmp, path);
+}
+
+static int writer(void *arg) {
+  (void)arg;
+  const double origin = seconds_now();
+  while (!atomic_load(&stop_writer)) {
+    const double drawn = FAKE_WATTS * 1e6 * (seconds_now() - origin);
+    write_counter((unsigned long long)fmod(drawn + 1e6, (double)FAKE_RANGE_UJ));
+    struct timespec t = {0, 20000000};
+    thrd_sleep(&t, NULL);
+  }
+  return 0;
+}
+
+static int make_fake_rapl(void) {
+  snprintf(root, sizeof root, "/tmp/kl-energy-XXXXXX");
+  if (!mkdtemp(root)) return 0;
+  char path[300];
+  snprintf(path, sizeof path, "%s/intel-rapl:0", root);
+  if (mkdir(path, 0700) != 0) return 0;
+  /* A part of the package (its cores): left out, its count being in the
+   * package's; its counter unreadable, so that reading it would fail. */
+  snprintf(path, sizeof path, "%s/intel-rapl:0:0", root);
+  if (mkdir(path, 0700) != 0) return 0;
+  snprintf(path, sizeof path, "%s/intel-rapl:0/max_energy_range_uj", root);
+  char range[32];
+  snprintf(range, sizeof range, "%llu\n", FAKE_RANGE_UJ);
+  if (!write_text(path, range)) return 0;
+  snprintf(path, sizeof path, "%s/intel-rapl:0/name", root);
+  if (!write_text(path, "package-0\n")) return 0;
+  write_counter(1000000);
+  return 1;
+}
+
+static kl_report *run_stream(void) {
+  kl_options o;
+  kl_options_init(&o);
+  o.workloads = "stream";
+  o.backends = "serial";
+  o.rungs = "serial-triad";
+  o.n = 1 << 16;
+  o.reps = 3;
+  o.warmup = 1;
+  o.skip_ceiling = 1;
+  o.energy = 1;
+  kl_report *rep = NULL;
+  kl_status st = kl_run(&o, &rep);
+  EXPECT(st == KL_OK);
+  EXPECT(rep && kl_report_count(rep) == 1);
+  return rep;
+}
+
+static void test_rapl(void) {
+  EXPECT(make_fake_rapl());
+  setenv("KLADDER_POWERCAP_ROOT", root, 1);
+  thrd_t t;
+  EXPECT(thrd_create(&t, writer, NULL) == thrd_success);
+  kl_report *rep = run_stream();
+  atomic_store(&stop_writer, 1);
+  thrd_join(t, NULL);
+  if (!rep || kl_report_count(rep) != 1) return;
+  const kl_result *r = kl_report_result(rep, 0);
+  EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
+  EXPECT(r->energy_source && strcmp(r->energy_source, "rapl") == 0);
+  /* The window's rule: at least a second and one run; ten updates seen,
+   * or ten of the counter's 20 ms periods (batches of 50 ms see one
+   * update in two or three). */
+  EXPECT(r->energy_seconds >= 1.0);
+  EXPECT(r->energy_updates >= 1);
+  EXPECT(r->energy_reps >= 1);
+  /* The package's power, through a wrap or more, within the counter's
+   * step (20 ms in a second) and the writer's lateness on a busy host. */
+  printf("rapl: %.3f W (idle %.3f W) over %.3f s, %d updates, %d runs\n",
+         r->energy_watts, r->idle_watts, r->energy_seconds,
+         r->energy_updates, r->energy_reps);
+  EXPECT(fabs(r->energy_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS);
+  EXPECT(fabs(r->idle_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS);
+  /* Joules per run: the window's over its runs; pJ per byte: that over
+   * the cost model's bytes. */
+  EXPECT(fabs(r->energy_joules * r->energy_reps -
+              r->energy_watts * r->energy_seconds) <
+         1e-9 * r->energy_watts * r->energy_seconds);
+  EXPECT(r->cost.bytes > 0 &&
+         fabs(r->energy_pj - r->energy_joules / r->cost.bytes * 1e12) <
+             1e-9 * r->energy_pj);
+  /* RAPL reports no power of its own: no cross-check. */
+  EXPECT(r->sampled_watts == 0 && r->energy_mismatch == 0);
+  EXPECT(strstr(kl_report_notes(rep), "no energy") == NULL);
+  /* The results file, for the report's test (energy-report). */
+  if (json_path) EXPECT(kl_report_write_json(rep, json_path) == KL_OK);
+  kl_report_free(rep);
+
+  /* A package whose counter cannot be read: no energy, a note, the run's
+   * status unchanged. */
+  char path[300];
+  snprintf(path, sizeof path, "%s/intel-rapl:0/energy_uj", root);
+  EXPECT(unlink(path) == 0);
+  rep = run_stream();
+  if (rep && kl_report_count(rep) == 1) {
+    r = kl_report_result(rep, 0);
+    EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
+    EXPECT(r->energy_source == NULL);
+    EXPECT(strstr(kl_report_notes(rep), "no energy on serial") != NULL);
+    EXPECT(strstr(kl_report_notes(rep), "cannot be read") != NULL);
+  }
+  kl_report_free(rep);
+  /* No powercap folder at all. */
+  setenv("KLADDER_POWERCAP_ROOT", "/nonexistent/kladder-powercap", 1);
+  rep = run_stream();
+  if (rep && kl_report_count(rep) == 1) {
+    EXPECT(kl_report_result(rep, 0)->energy_source == NULL);
+    EXPECT(strstr(kl_report_notes(rep), "no RAPL") != NULL);
+  }
+  kl_report_free(rep);
+  unsetenv("KLADDER_POWERCAP_ROOT");
+  snprintf(path, sizeof path, "%s/intel-rapl:0/max_energy_range_uj", root);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/intel-rapl:0/name", root);
+  unlink(path);
+  snprintf(path, sizeof path, "%s/intel-rapl:0:0", root);
+  rmdir(path);
+  snprintf(path, sizeof path, "%s/intel-rapl:0", root);
+  rmdir(path);
+  rmdir(root);
+}
+
+/* ---- NVML, on the fake library ---- */
+static const char *fake_bus = "00000000:17:00.0";
+static kl_status bus_of(kl_context *ctx, char *out, size_t size) {
+  (void)ctx;
+  snprintf(out, size, "%s", fake_bus);
+  return KL_OK;
+}
+
+static int batches;
+static kl_status busy(void *arg, int count) {
+  (void)arg;
+  batches++;
+  struct timespec t = {0, 5000000L * count};
+  thrd_sleep(&t, NULL);
+  return KL_OK;
+}
+
+static void test_nvml(const char *library) {
+  setenv("KLADDER_NVML_LIBRARY", library, 1);
+  setenv("FAKE_NVML_WATTS", "250", 1);
+  unsetenv("FAKE_NVML_REPORTED");
+  kl_backend gpu = {0};
+  gpu.name = "fake-gpu";
+  gpu.bus_id = bus_of;
+  kl_context ctx = {0};
+  ctx.backend = &gpu;
+  kl__energy_rule rule = {0.5, 10};
+  kl__energy *e = NULL;
+  char why[192];
+  EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) == KL_OK);
+  if (!e) {
+    printf("nvml: %s\n", why);
+    return;
+  }
+  EXPECT(strcmp(kl__energy_source(e), "nvml") == 0);
+  EXPECT(fabs(kl__energy_idle_watts(e) - 250) < 0.1 * 250);
+  kl__energy_figures f;
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+  printf("nvml: %.3f W, sampled %.3f W, %.3f s, %d updates, %ld runs, "
+         "%d batches\n", f.watts, f.sampled_watts, f.seconds, f.updates,
+         f.reps, batches);
+  EXPECT(f.seconds >= 0.5 && f.updates >= 10);
+  EXPECT(f.reps >= 2 && f.reps % 2 == 0 && f.reps <= 2L * batches);
+  EXPECT(fabs(f.watts - 250) < 0.1 * 250);
+  EXPECT(fabs(f.joules - f.watts * f.seconds) < 1e-9 * f.joules);
+  /* The board's own power agrees: no flag. */
+  EXPECT(fabs(f.sampled_watts - 250) < 1e-6 && f.mismatch == 0);
+  /* It reports 20% more than its counter drew: flagged. */
+  setenv("FAKE_NVML_REPORTED", "300", 1);
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+  EXPECT(fabs(f.sampled_watts - 300) < 1e-6 && f.mismatch == 1);
+  /* 5% more: within the 10%. */
+  setenv("FAKE_NVML_REPORTED", "262.5", 1);
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+  EXPECT(f.mismatch == 0);
+  /* Batches of 60 ms, three of the counter's periods each: a read sees
+   * every third update, and the window ends on ten periods (as the idle
+   * window measured them) and its half second. */
+  unsetenv("FAKE_NVML_REPORTED");
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 12, &f) == KL_OK);
+  printf("nvml, long batches: %.3f W over %.3f s, %d updates seen, "
+         "%ld runs\n", f.watts, f.seconds, f.updates, f.reps);
+  EXPECT(f.seconds >= 0.5 && f.seconds < 1.5 && f.updates < 20);
+  EXPECT(f.reps % 12 == 0 && fabs(f.watts - 250) < 0.15 * 250);
+  kl__energy_close(e);
+  unsetenv("FAKE_NVML_REPORTED");
+
+  /* A device NVML does not know, or no NVML: no energy, with why. */
+  fake_bus = "00000000:99:00.0";
+  EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) ==
+         KL_UNAVAILABLE);
+  EXPECT(e == NULL && strstr(why, "does not know the device") != NULL);
+  setenv("KLADDER_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) ==
+         KL_UNAVAILABLE);
+  EXPECT(e == NULL && strstr(why, "no NVML") != NULL);
+  /* A backend with neither a bus id nor host memory has none. */
+  gpu.bus_id = NULL;
+  EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) ==
+         KL_UNAVAILABLE);
+  EXPECT(e == NULL && strstr(why, "fake-gpu") != NULL);
+  unsetenv("KLADDER_NVML_LIBRARY");
+}
+
+int main(int argc, char **argv) {
+  json_path = argc > 2 ? argv[2] : NULL;
+  test_rapl();
+  if (argc > 1) test_nvml(argv[1]);
+  else EXPECT(!"the fake NVML library's path is the first argument");
+  printf("%d passed, %d failed\n", passes, failures);
+  return failures ? 1 : 0;
+}
