@@ -16,7 +16,13 @@
  *           serves, on the same context (measure.c), and otherwise its
  *           own job's figure stands;
  *   related percent = rate over ceiling (BOUND: bound() of the measured
- *           figure); a note where there is none, or one above 105%. */
+ *           figure); a note where there is none, or one above 105%;
+ *   impossible  a rate above IMPOSSIBLE_FACTOR times a hardware ceiling
+ *           (RUNG or BOUND, measured in the same run at the rung's size)
+ *           is no result: its timer did not cover its work (a launch timed
+ *           by the host clock without a synchronization, seed 000 §3.1.6).
+ *           Its check fails, saying so (a known-wrong rung's: caught). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +240,34 @@ static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
  * below it. */
 #define ABOVE_CEILING_PERCENT 105.0
 
+/* The factor over a hardware ceiling measured in the same run beyond which
+ * a rate is impossible. A copy ceiling is not a bound on every rung: one
+ * that mostly reads passes it (no bus turnaround), and on a CPU the copy
+ * pays write-allocate for 3 bytes of every 2 the cost model counts, so a
+ * read-only rung may reach 1.5 times it. And a ceiling measured on a
+ * shared or oversubscribed host can come out several times low (PoCL's
+ * copy at a size whose work-items its runtime groups one by one: 4 times
+ * slower than at a size nearby, measured on the 2-core host). A timer
+ * that misses the work is off by far more: 50 to 10000 times on the
+ * host-clock rungs of map. The work must also take at least 20 us at the
+ * ceiling's rate, so that launch overheads do not set both rates. */
+#define IMPOSSIBLE_FACTOR 10.0
+
+static const char *const impossible_note =
+    "impossible: more than 10 times the ceiling measured in the same run, "
+    "so its timer did not cover its work (a launch timed without waiting "
+    "for it); not a result";
+
+/* Whether res's rate is beyond what the ceiling measured beside it
+ * allows. */
+static int impossible(const kl__job *jb, const kl_result *res) {
+  const kl_ceiling *c = &jb->w->ceiling;
+  return !jb->is_ceiling && res->ceiling > 0 && !c->own_size &&
+         (c->kind == KL_CEILING_RUNG || c->kind == KL_CEILING_BOUND) &&
+         res->merit > IMPOSSIBLE_FACTOR * res->ceiling &&
+         res->t_median * res->merit / res->ceiling >= 20e-6;
+}
+
 /* Why a result has no percent of ceiling, or one above
  * ABOVE_CEILING_PERCENT; NULL when it needs no word. */
 static const char *ceiling_note(const kl_report *rep, const kl__job *jb,
@@ -304,6 +338,17 @@ void kl__ceiling_relate(const kl__jobs *jobs, kl_report *rep) {
     res->ceiling = ceiling_rate(ji->w, res, measured);
     if (res->ceiling > 0) res->percent = 100.0 * res->merit / res->ceiling;
     res->ceiling_note = ceiling_note(rep, ji, res);
+    if (impossible(ji, res) && res->check != KL_CHECK_FAIL) {
+      const int wrong = (ji->r->flags & KL_RUNG_KNOWN_WRONG) != 0;
+      res->check = wrong ? KL_CHECK_CAUGHT : KL_CHECK_FAIL;
+      res->verdict.passed = 0;
+      res->ceiling_note = impossible_note;
+      snprintf(res->verdict.detail, sizeof res->verdict.detail,
+               "rate %.4g %s is %.1fx the ceiling %.4g %s measured in the "
+               "same run: the timer did not cover the work",
+               res->merit, res->unit, res->merit / res->ceiling, res->ceiling,
+               res->unit);
+    }
     for (size_t j = 0; j < rep->count; j++) {
       const kl_result *base = &rep->results[j].pub;
       if (same_instance(&jobs->items[j], ji) && base->status == KL_OK) {
