@@ -363,8 +363,8 @@ int lesson_diff(const lesson *a, const lesson *b, diff_line **out,
   while (i < n || j < m) {
     ai[steps] = i, bi[steps] = j;
     if (i < n && j < m && same(&a->lines[i], &b->lines[j])) op[steps] = ' ', i++, j++;
-    else if (j < m && (i == n || L(i, j + 1) >= L(i + 1, j))) op[steps] = '+', j++;
-    else op[steps] = '-', i++;
+    else if (i < n && (j == m || L(i + 1, j) >= L(i, j + 1))) op[steps] = '-', i++;
+    else op[steps] = '+', j++;
     steps++;
   }
 #undef L

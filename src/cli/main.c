@@ -20,6 +20,7 @@
 #include "ranks.h"
 #include "text.h"
 #include "tune.h"
+#include "explain.h"
 
 static const char usage_main[] =
     "usage: kladder <command> [options]\n"
@@ -43,6 +44,11 @@ static const char usage_main[] =
     "  tune [-w W] [-b B] [-o FILE] | tune --check [FILE]\n"
     "                the fastest rung and backend for each size, as the\n"
     "                library's entry points will run them (`kladder tune\n"
+    "                --help`)\n"
+    "  explain -w W [-b B] [-r RUNG] [--results FILE.json]\n"
+    "                the ladder of W as a lesson: each rung's technique, code,\n"
+    "                diff from the rung before and the model's prediction,\n"
+    "                with measurements from a results file (`kladder explain\n"
     "                --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
@@ -1213,6 +1219,7 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "report") == 0) return report_main(argc - 1, argv + 1);
   if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
   if (strcmp(cmd, "tune") == 0) return tune_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "explain") == 0) return explain_main(argc - 1, argv + 1);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report, compare, tune", shown(cmd, show));
+                   "report, compare, tune, explain", shown(cmd, show));
 }
