@@ -146,6 +146,8 @@ static const char usage_run[] =
     "      --full               where no size is given, each workload's full\n"
     "                           default (the seeds' sizes) instead of its\n"
     "                           quick one (past the caches, minutes in all)\n"
+    "      --explain            after the table, each ladder run as a lesson\n"
+    "                           with its measurements (`kladder explain`)\n"
     "  -q, --quiet              no progress lines on stderr\n"
     "  -v, --verbose            the wide table: a row per rung with every\n"
     "                           column (op, type, size, min, max, abs err)\n"
@@ -260,6 +262,7 @@ enum {
   OPT_HOST_DATA,
   OPT_SCALING,
   OPT_FULL,
+  OPT_EXPLAIN,
   OPT_RHS,
   OPT_SOLUTION,
   OPT_END
@@ -297,6 +300,7 @@ static const struct option run_longs[] = {
     {"host-data", no_argument, NULL, OPT_HOST_DATA},
     {"scaling", required_argument, NULL, OPT_SCALING},
     {"full", no_argument, NULL, OPT_FULL},
+    {"explain", no_argument, NULL, OPT_EXPLAIN},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -662,6 +666,7 @@ static const char *const output_flags[OUTPUTS] = {"--csv", "--json",
 typedef struct run_command {
   kl_options o;
   int verbose; /* -v: the wide table */
+  int explain; /* --explain: each ladder as a lesson after the table */
   list_text workloads, backends, rungs, params;
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
@@ -825,6 +830,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_FULL:
     c->o.full = 1;
+    break;
+  case OPT_EXPLAIN:
+    c->explain = 1;
     break;
   case 'v':
     c->verbose = 1;
@@ -1106,6 +1114,8 @@ static int run_parsed(run_command *c) {
     FILE *table = piped ? stderr : stdout;
     kl_status printed = c->verbose ? kl_report_print_wide(rep, table)
                                    : kl_report_print(rep, table);
+    if (c->explain && printed == KL_OK && explain_report(rep, table) > 1)
+      printed = KL_IO;
     if (fflush(table) != 0 && printed == KL_OK) printed = KL_IO;
     if (printed != KL_OK) code = fail(printed);
   }
