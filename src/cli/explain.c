@@ -93,7 +93,7 @@ static void print_diff(FILE *f, const diff_line *d, int count) {
       continue;
     }
     fprintf(f, "  %c%5d | ", d[i].op, ln->number);
-    code_text(f, ln->text, ln->length, 10, "         | ");
+    code_text(f, ln->text, ln->length, 11, "         | ");
   }
 }
 

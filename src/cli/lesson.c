@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <kladder.h>
+
 static void say(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -436,4 +438,35 @@ void lesson_wrap(FILE *f, const char *text, int indent, int width) {
       p = end + 2;
     } else p = end;
   }
+}
+
+int lesson_previous(const char *workload, const char *rung, char *dst,
+                    size_t size) {
+  size_t wi;
+  kl_workload_info w;
+  w.size = sizeof w;
+  if (kl_workload_index(workload, &wi) != KL_OK ||
+      kl_workload_describe(wi, &w) != KL_OK)
+    return 0;
+  kl_rung_info ri[2];
+  int found = 0;
+  for (int r = 0; r < w.rung_count; r++) {
+    ri[0].size = sizeof ri[0];
+    if (kl_rung_describe(wi, r, &ri[0]) != KL_OK) continue;
+    if (!strcmp(ri[0].name, rung)) {
+      /* The rung before it of its backend, not a known-wrong one. */
+      for (int k = r - 1; k >= 0; k--) {
+        ri[1].size = sizeof ri[1];
+        if (kl_rung_describe(wi, k, &ri[1]) == KL_OK &&
+            !strcmp(ri[1].backend, ri[0].backend) &&
+            !(ri[1].flags & KL_RUNG_KNOWN_WRONG)) {
+          snprintf(dst, size, "%s", ri[1].name);
+          found = 1;
+          break;
+        }
+      }
+      break;
+    }
+  }
+  return found;
 }

@@ -73,6 +73,12 @@ void lesson_free(lesson *l);
 int lesson_diff(const lesson *a, const lesson *b, diff_line **out,
                 int *count, int *changed);
 
+/* The rung before `rung` in its ladder on the same backend, not a
+ * known-wrong one (a step to build on), into dst: 1, or 0 where there is
+ * none (the first of its backend, or a name this build lacks). */
+int lesson_previous(const char *workload, const char *rung, char *dst,
+                    size_t size);
+
 /* text wrapped at `width` columns, each line after `indent` spaces. */
 void lesson_wrap(FILE *f, const char *text, int indent, int width);
 
