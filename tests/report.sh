@@ -59,7 +59,7 @@ for part in 'id="w-pipeline"' 'id="roofline"' 'id="growth"' \
   'id="timelines"' 'class="bar fail"' 'class="bar wrong"' 'peers:' \
   'the rung of another backend that does its work' \
   'Save the Chrome trace' 'class="lesson-link"' '<details class="lesson"' \
-  'lesson: openmp (openmp)' '<pre class="code">' '<pre class="diff">' \
+  'lesson: openmp (openmp)' '<pre class="code">' \
   'kl__map_omp(const kl_args'; do
   grep -q "$part" "$dir/report.html" || fail "no $part on the page"
 done
