@@ -154,9 +154,12 @@ static void print_measured(FILE *f, const step *s, const step *before,
              m->ceiling_note ? m->ceiling_note : "",
              !m->ceiling_note && m->bad_elements > 0 ? ": elements wrong" : "");
     if (!m->ceiling_note && m->bad_elements > 0)
-      snprintf(line, sizeof line, "Verdict: known wrong, %s: %lld elements "
-               "outside the tolerance; not a result",
-               caught ? "caught" : "not caught", m->bad_elements);
+      snprintf(line, sizeof line, "Verdict: known wrong, %s by the check: "
+               "%lld element%s outside the tolerance, the worst off by %.4g "
+               "(%.4g times its bound); not a result",
+               caught ? "caught" : "not caught", m->bad_elements,
+               m->bad_elements == 1 ? "" : "s", m->abs_error,
+               m->over_tolerance);
     lesson_wrap(f, line, 2, WIDTH - 2);
     return;
   }
@@ -218,8 +221,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
                 kl_selects(rungs, steps[r].info.name);
   fprintf(f, "%s: %s\n", w.name, w.summary);
   char head[256];
-  snprintf(head, sizeof head, "%d rungs in ladder order, naive first; "
-           "rate in %s; from %s", selected, w.unit,
+  snprintf(head, sizeof head, "%d rung%s in ladder order, naive first; "
+           "rate in %s; from %s", selected, selected == 1 ? "" : "s", w.unit,
            w.source ? w.source : "the project");
   lesson_wrap(f, head, 2, WIDTH - 2);
   for (int r = 0; r < w.rung_count; r++) {
@@ -347,6 +350,8 @@ static int measures_of_json(const json_doc *doc, explain_measure **out,
     e->ceiling_note = json_string(r, "ceiling_note", NULL);
     e->bad_elements = (long long)json_number(r, "bad_elements", 0, NULL);
     e->n = (long long)json_number(r, "n", 0, NULL);
+    e->abs_error = json_number(r, "abs_error", 0, NULL);
+    e->over_tolerance = json_number(r, "error_over_tolerance", 0, NULL);
     if (!e->ok) e->check = json_string(r, "error", "an error");
     (*count)++;
   }
@@ -376,6 +381,7 @@ int explain_report(const kl_report *rep, FILE *f) {
                              r->unit, r->status == KL_OK ? check_text(r)
                                                          : r->error,
                              r->ceiling_note, (long long)r->verdict.bad_count,
+                             r->verdict.abs_error, r->verdict.max_error,
                              (long long)r->n};
   }
   int code = 0;

@@ -20,6 +20,7 @@ typedef struct explain_measure {
   const char *check; /* "PASS", "WRONG(expected)", ... */
   const char *ceiling_note;
   long long bad_elements;
+  double abs_error, over_tolerance; /* the worst error, and over its bound */
   long long n;
 } explain_measure;
 
