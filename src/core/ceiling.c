@@ -250,7 +250,10 @@ static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
  * slower than at a size nearby, measured on the 2-core host). A timer
  * that misses the work is off by far more: 50 to 10000 times on the
  * host-clock rungs of map. The work must also take at least 20 us at the
- * ceiling's rate, so that launch overheads do not set both rates. */
+ * ceiling's rate, so that launch overheads do not set both rates, and the
+ * rung's median be of 3 timed runs or more (the ceiling beside it is
+ * timed as often): the median of one or two is one preemption away from
+ * a tenfold error. */
 #define IMPOSSIBLE_FACTOR 10.0
 
 static const char *const impossible_note =
@@ -264,7 +267,7 @@ static int impossible(const kl__job *jb, const kl_result *res) {
   const kl_ceiling *c = &jb->w->ceiling;
   return !jb->is_ceiling && res->ceiling > 0 && !c->own_size &&
          (c->kind == KL_CEILING_RUNG || c->kind == KL_CEILING_BOUND) &&
-         res->merit > IMPOSSIBLE_FACTOR * res->ceiling &&
+         res->reps >= 3 && res->merit > IMPOSSIBLE_FACTOR * res->ceiling &&
          res->t_median * res->merit / res->ceiling >= 20e-6;
 }
 
