@@ -71,7 +71,6 @@ typedef struct report {
   int marks; /* timeline marks drawn, against MAX_MARKS */
   report_extra extra; /* a section after the header, or NULL */
   const void *extra_ctx;
-  int problem; /* the ladder drawn last, from 0: its lessons' ids */
 } report;
 
 static const char *str(const json_value *v, const char *key) {
@@ -527,8 +526,11 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
                                   : vendor ? "bar vendor" : "bar";
     const double x = at(&a, r->rate);
     /* The bar opens its lesson, below the table. */
-    fprintf(f, "<a class=\"lesson-link\" href=\"#lesson-%d-%zu\">",
-            rep->problem, i);
+    fputs("<a class=\"lesson-link\" href=\"#lesson-", f);
+    html_escape(f, r->workload);
+    fputc('-', f);
+    html_escape(f, r->rung);
+    fputs("\">", f);
     fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%d\"><title>", cls, BAR_X0, y + 3,
             x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
@@ -616,20 +618,32 @@ static void html_line(FILE *f, const lesson_line *ln, char op) {
   fputs(op ? "</span>\n" : "\n", f);
 }
 
-/* Each rung's lesson (lesson.h), folded: its technique, its code and the
- * diff from the rung before it of its backend, the ids its bar links
- * to. The lessons are this build's of kladder, not the results'. */
-static void ladder_lessons(report *rep, const row **rows, size_t count) {
+/* The lessons of a workload's rungs (lesson.h), each once however many
+ * problems it ran, folded: its technique, its code and the diff from the
+ * rung before it of its backend, under the id its bars link to
+ * (lesson-WORKLOAD-RUNG). The lessons are this build's of kladder, not
+ * the results'. */
+static void ladder_lessons(report *rep, const char *workload) {
   FILE *f = rep->f;
-  fputs("<div class=\"lessons\">\n", f);
-  for (size_t i = 0; i < count; i++) {
-    const row *r = rows[i];
+  fprintf(f, "<div class=\"lessons\"><h3>lessons</h3>\n");
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->group < 0 || strcmp(r->workload, workload)) continue;
+    int seen = 0;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = rep->rows[k].group >= 0 &&
+             !strcmp(rep->rows[k].workload, workload) &&
+             !strcmp(rep->rows[k].rung, r->rung);
+    if (seen) continue;
     lesson les, prev;
     char why[320], prev_name[64];
     const int found = lesson_find(r->workload, r->rung, &les, why,
                                   sizeof why) == 0;
-    fprintf(f, "<details class=\"lesson\" id=\"lesson-%d-%zu\"><summary>"
-            "lesson: ", rep->problem, i);
+    fputs("<details class=\"lesson\" id=\"lesson-", f);
+    html_escape(f, r->workload);
+    fputc('-', f);
+    html_escape(f, r->rung);
+    fputs("\"><summary>lesson: ", f);
     html_escape(f, r->rung);
     fputs(" (", f);
     html_escape(f, r->backend);
@@ -831,12 +845,11 @@ static void ladders(report *rep, int groups) {
       problem_heading(f, rep, rows[0]);
       ladder_chart(rep, rows, count);
       ladder_table(rep, rows, count);
-      ladder_lessons(rep, rows, count);
       peers_table(rep, rows, count);
       named_peers(rep, rows, count);
-      rep->problem++;
       fputs("</div>\n", f);
     }
+    ladder_lessons(rep, r->workload);
     fputs("</section>\n", f);
   }
   free(rows);
