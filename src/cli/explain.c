@@ -28,10 +28,12 @@ static const char usage_explain[] =
     "  -b, --backend B    only rungs of these backends (names or globs)\n"
     "  -r, --rung R       only these rungs (names or globs)\n"
     "  -n, --size N       the size the prediction is for (default: the\n"
-    "                     rung's default, or the measured one)\n"
+    "                     rung's default, or the measured one), and of the\n"
+    "                     results taken\n"
     "  --results FILE     measurements of `kladder run --json`: each step's\n"
     "                     time, rate, share of the ceiling, speedup over the\n"
-    "                     previous step and what the step bought\n"
+    "                     previous step and what the step bought (each\n"
+    "                     rung's first result in the file, of size N with -n)\n"
     "  -h, --help         this text\n"
     "\n"
     "exit codes: 0 every lesson shown whole; 1 a lesson or its code missing\n"
@@ -210,7 +212,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
                            sizeof s->why) == 0;
     for (size_t k = 0; k < count; k++)
       if (!strcmp(measures[k].workload, w.name) &&
-          !strcmp(measures[k].rung, s->info.name)) {
+          !strcmp(measures[k].rung, s->info.name) &&
+          (n <= 0 || measures[k].n == n)) {
         s->m = &measures[k];
         break;
       }
