@@ -4,6 +4,7 @@
  * (json-read.c) or a report. */
 #include "explain.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,41 +414,40 @@ int explain_report(const kl_report *rep, FILE *f) {
 int explain_main(int argc, char **argv) {
   const char *workload = NULL, *backends = NULL, *rungs = NULL;
   const char *results = NULL, *size = NULL;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  static const struct option longs[] = {
+      {"workload", required_argument, NULL, 'w'},
+      {"backend", required_argument, NULL, 'b'},
+      {"rung", required_argument, NULL, 'r'},
+      {"size", required_argument, NULL, 'n'},
+      {"results", required_argument, NULL, 'R'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  char show[SHOWN_SIZE];
+  optind = 1;
+  opterr = 0;
+  for (;;) {
+    const int before = optind;
+    const int c = getopt_long(argc, argv, ":w:b:r:n:h", longs, NULL);
+    if (c == -1) break;
+    const char *seen = argv[before < argc ? before : argc - 1];
+    switch (c) {
+    case 'w': workload = optarg; break;
+    case 'b': backends = optarg; break;
+    case 'r': rungs = optarg; break;
+    case 'n': size = optarg; break;
+    case 'R': results = optarg; break;
+    case 'h':
       fputs(usage_explain, stdout);
       return 0;
+    case ':':
+      return usage_error("option '%s' needs a value", shown(seen, show));
+    default:
+      return usage_error("unknown argument '%s'", shown(seen, show));
     }
-    const char *v = NULL;
-    const char *names[][2] = {{"-w", "--workload"}, {"-b", "--backend"},
-                              {"-r", "--rung"},     {"-n", "--size"},
-                              {"", "--results"}};
-    int which = -1;
-    for (int k = 0; k < 5 && which < 0; k++) {
-      const size_t ll = strlen(names[k][1]);
-      if (names[k][0][0] && !strcmp(a, names[k][0])) which = k;
-      else if (!strcmp(a, names[k][1])) which = k;
-      else if (!strncmp(a, names[k][1], ll) && a[ll] == '=') {
-        which = k;
-        v = a + ll + 1;
-      } else if (names[k][0][0] && !strncmp(a, names[k][0], 2) && a[2]) {
-        which = k;
-        v = a + 2;
-      }
-    }
-    if (which < 0) {
-      char show[SHOWN_SIZE];
-      return usage_error("unknown argument '%s'", shown(a, show));
-    }
-    if (!v) {
-      if (i + 1 >= argc)
-        return usage_error("option '%s' needs a value", a);
-      v = argv[++i];
-    }
-    const char **slot[] = {&workload, &backends, &rungs, &size, &results};
-    *slot[which] = v;
   }
+  if (optind < argc)
+    return usage_error("explain takes no operand ('%s')",
+                       shown(argv[optind], show));
   if (!workload) return usage_error("explain needs a workload: -w W");
   size_t wi;
   if (strchr(workload, ',') || kl_workload_index(workload, &wi) != KL_OK) {
