@@ -223,8 +223,9 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
   for (int r = 0; r < w.rung_count; r++)
     selected += kl_selects(backends, steps[r].info.backend) &&
                 kl_selects(rungs, steps[r].info.name);
-  fprintf(f, "%s: %s\n", w.name, w.summary);
-  char head[256];
+  char head[512];
+  snprintf(head, sizeof head, "%s: %s", w.name, w.summary);
+  lesson_wrap(f, head, 0, WIDTH);
   snprintf(head, sizeof head, "%d rung%s in ladder order, naive first; "
            "rate in %s; from %s", selected, selected == 1 ? "" : "s", w.unit,
            w.source ? w.source : "the project");
@@ -247,7 +248,9 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
     fputc('\n', f);
     lesson_wrap(f, s->info.summary, 2, WIDTH - 2);
     if (!s->found) {
-      fprintf(f, "  (no lesson: %s)\n", s->why);
+      char line[512];
+      snprintf(line, sizeof line, "(no lesson: %s)", s->why);
+      lesson_wrap(f, line, 2, WIDTH - 2);
       code = 1;
     } else {
       fputc('\n', f);
@@ -255,7 +258,9 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
       lesson_wrap(f, s->les.text, 2, WIDTH - 2);
       fputc('\n', f);
       if (s->les.line_count == 0) {
-        fprintf(f, "  Code: not found (%s)\n", s->why);
+        char line[512];
+        snprintf(line, sizeof line, "Code: not found (%s)", s->why);
+        lesson_wrap(f, line, 2, WIDTH - 2);
         code = 1;
       } else {
         fputs("  Code:\n", f);
@@ -306,9 +311,10 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
       fputc('\n', f);
       lesson_wrap(f, line, 2, WIDTH - 2);
     } else {
-      fprintf(f, "\n  Model: ");
-      one_line(f, kl_last_error());
+      char line[512];
+      snprintf(line, sizeof line, "Model: %s", kl_last_error());
       fputc('\n', f);
+      lesson_wrap(f, line, 2, WIDTH - 2);
     }
     if (measures) {
       /* The previous step measured and passed, on any backend. */
