@@ -76,6 +76,31 @@ static void check_rung(const char *root, const char *workload,
       break;
     }
   }
+  /* Each symbol named is defined in the code shown: a line with the
+   * name followed by its parameters. */
+  for (int k = 0; k < l.kernel_count; k++) {
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s", l.kernels[k]);
+    char *sym = strchr(spec, ' ');
+    while (sym) {
+      while (*sym == ' ' || *sym == '\t') sym++;
+      char *end = sym + strcspn(sym, " \t");
+      const char stop = *end;
+      *end = '\0';
+      int defined = 0;
+      const size_t sl = strlen(sym);
+      for (int i = 0; i < l.line_count && !defined && sl; i++) {
+        const lesson_line *ln = &l.lines[i];
+        for (int c = 0; ln->path && c + (int)sl < ln->length && !defined; c++)
+          defined = !memcmp(ln->text + c, sym, sl) &&
+                    (ln->text[c + sl] == '(' || ln->text[c + sl] == ' ');
+      }
+      if (sl && !defined)
+        FAIL("%s %s: %s is not defined in the code shown", workload,
+             ri->name, sym);
+      sym = stop ? end + 1 : NULL;
+    }
+  }
   /* Its code against itself: no change. */
   diff_line *d = NULL;
   int lines = 0, changed = -1;
