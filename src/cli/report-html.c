@@ -625,7 +625,10 @@ static void html_line(FILE *f, const lesson_line *ln, char op) {
  * the results'. */
 static void ladder_lessons(report *rep, const char *workload) {
   FILE *f = rep->f;
-  fprintf(f, "<div class=\"lessons\"><h3>lessons</h3>\n");
+  fprintf(f, "<div class=\"lessons\"><h3>lessons</h3><p class=\"what\">"
+          "Each rung's technique, its code and what changed from the rung "
+          "before it on its backend, as kladder %s that drew this page has "
+          "them; a bar above opens its rung's.</p>\n", KL_VERSION);
   for (size_t i = 0; i < rep->count; i++) {
     const row *r = &rep->rows[i];
     if (r->group < 0 || strcmp(r->workload, workload)) continue;
