@@ -250,6 +250,24 @@ size_t kl_workload_count(void);
 kl_status kl_workload_describe(size_t i, kl_workload_info *out);
 kl_status kl_param_describe(size_t workload, int p, kl_param_info *out);
 kl_status kl_rung_describe(size_t workload, int r, kl_rung_info *out);
+/* What the model predicts for rung r of workload w before it runs: the
+ * cost of one repetition (bytes, flops, items: counts known only after a
+ * run, such as cg's iterations, taken as 0) at main size n (0: the
+ * default for the rung's backend), at the workload's default type and
+ * default parameters; the unit of its rate, and what the rate is compared
+ * with (the ceiling policy, in words). out->size must be set. */
+typedef struct kl_prediction {
+  size_t size;        /* the caller's sizeof(kl_prediction) */
+  int64_t n;          /* the main size predicted for */
+  kl_type type;
+  struct kl_cost_view {
+    double bytes, flops, items;
+  } cost;
+  const char *unit;
+  char ceiling[192];
+} kl_prediction;
+kl_status kl_rung_predict(size_t workload, int rung, int64_t n,
+                          kl_prediction *out);
 /* The index of a workload by name; KL_USAGE naming the valid ones. */
 kl_status kl_workload_index(const char *name, size_t *out);
 

@@ -96,6 +96,10 @@ static const char *const seeds[] = {
     "run -w reduce -b serial,openmp -p op=max,inputs=nan-middle,n=1000 -t f32 "
     "--reps 1 --no-ceiling",
     "run -w map,stream -b serial --param n=4096 --reps 2 --warmup 0",
+    /* Lessons (issue 35): explain, with and without results. */
+    "explain -w map -b serial,openmp",
+    "explain -w map -r openmp -n 4K --results out.json",
+    "run -w map -b serial -n 1K --reps 3 --explain --json out.json",
     /* histogram: patterns, the all-same byte, and a file's bytes. */
     "run -w histogram -b serial,openmp --inputs all-same -p value=255 -n 4K "
     "--reps 1",
@@ -202,6 +206,7 @@ static const char *const options[] = {
     "--work", "-qw", "-i", "--input", "--input=", "--rhs", "--solution",
     "--html", "report", "compare", "--threshold", "--alpha",
     "--db", "history", "--import", "--check", "--since", "--machine",
+    "explain", "--results", "--explain",
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 

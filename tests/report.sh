@@ -12,7 +12,10 @@
 #                    shows numbers;
 #   chromium         headless: the page's own check (every chart drawn
 #                    with marks and a size, no label outside its chart's
-#                    box, no script error) says ok in the DOM it dumps;
+#                    box, every bar's link opens a lesson, no script error)
+#                    says ok in the DOM it dumps;
+#   the lessons      each bar links to its rung's lesson, folded: map's
+#                    text, code and diff (issue 35);
 #                    a screenshot is not blank.
 # Exit 77 (skipped) without chromium or python3.
 kl=$1 tests=$2
@@ -55,7 +58,9 @@ python3 "$tests/check_report.py" "$dir/report.html" "$dir/ab.json" \
 for part in 'id="w-pipeline"' 'id="roofline"' 'id="growth"' \
   'id="timelines"' 'class="bar fail"' 'class="bar wrong"' 'peers:' \
   'the rung of another backend that does its work' \
-  'Save the Chrome trace'; do
+  'Save the Chrome trace' 'class="lesson-link"' '<details class="lesson"' \
+  'lesson: openmp (openmp)' '<pre class="code">' \
+  'kl__map_omp(const kl_args'; do
   grep -q "$part" "$dir/report.html" || fail "no $part on the page"
 done
 

@@ -21,6 +21,7 @@
 #include "ranks.h"
 #include "text.h"
 #include "tune.h"
+#include "explain.h"
 
 static const char usage_main[] =
     "usage: kladder <command> [options]\n"
@@ -48,6 +49,11 @@ static const char usage_main[] =
     "  tune [-w W] [-b B] [-o FILE] | tune --check [FILE]\n"
     "                the fastest rung and backend for each size, as the\n"
     "                library's entry points will run them (`kladder tune\n"
+    "                --help`)\n"
+    "  explain -w W [-b B] [-r RUNG] [--results FILE.json]\n"
+    "                the ladder of W as a lesson: each rung's technique, code,\n"
+    "                diff from the rung before and the model's prediction,\n"
+    "                with measurements from a results file (`kladder explain\n"
     "                --help`)\n"
     "  --help, -h    this text\n"
     "  --version     the version\n"
@@ -154,6 +160,8 @@ static const char usage_run[] =
     "      --full               where no size is given, each workload's full\n"
     "                           default (the seeds' sizes) instead of its\n"
     "                           quick one (past the caches, minutes in all)\n"
+    "      --explain            after the table, each ladder run as a lesson\n"
+    "                           with its measurements (`kladder explain`)\n"
     "  -q, --quiet              no progress lines on stderr\n"
     "  -v, --verbose            the wide table: a row per rung with every\n"
     "                           column (op, type, size, min, max, abs err)\n"
@@ -269,6 +277,7 @@ enum {
   OPT_HOST_DATA,
   OPT_SCALING,
   OPT_FULL,
+  OPT_EXPLAIN,
   OPT_RHS,
   OPT_SOLUTION,
   OPT_ENERGY,
@@ -309,6 +318,7 @@ static const struct option run_longs[] = {
     {"energy", no_argument, NULL, OPT_ENERGY},
     {"scaling", required_argument, NULL, OPT_SCALING},
     {"full", no_argument, NULL, OPT_FULL},
+    {"explain", no_argument, NULL, OPT_EXPLAIN},
     {"quiet", no_argument, NULL, 'q'},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
@@ -674,6 +684,7 @@ static const char *const output_flags[OUTPUTS] = {"--csv", "--json",
 typedef struct run_command {
   kl_options o;
   int verbose; /* -v: the wide table */
+  int explain; /* --explain: each ladder as a lesson after the table */
   list_text workloads, backends, rungs, params;
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
@@ -844,6 +855,9 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case OPT_FULL:
     c->o.full = 1;
+    break;
+  case OPT_EXPLAIN:
+    c->explain = 1;
     break;
   case 'v':
     c->verbose = 1;
@@ -1168,6 +1182,8 @@ static int run_parsed(run_command *c) {
     FILE *table = piped ? stderr : stdout;
     kl_status printed = c->verbose ? kl_report_print_wide(rep, table)
                                    : kl_report_print(rep, table);
+    if (c->explain && printed == KL_OK && explain_report(rep, table) > 1)
+      printed = KL_IO;
     if (fflush(table) != 0 && printed == KL_OK) printed = KL_IO;
     if (printed != KL_OK) code = fail(printed);
   }
@@ -1297,6 +1313,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "compare") == 0) return compare_main(argc - 1, argv + 1);
   if (strcmp(cmd, "tune") == 0) return tune_main(argc - 1, argv + 1);
   if (strcmp(cmd, "history") == 0) return history_main(argc - 1, argv + 1);
+  if (strcmp(cmd, "explain") == 0) return explain_main(argc - 1, argv + 1);
   return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report, compare, tune, history", shown(cmd, show));
+                   "report, compare, tune, history, explain",
+                   shown(cmd, show));
 }

@@ -42,6 +42,7 @@
 #include "history.h"
 #include "json-read.h"
 #include "kladder.h"
+#include "lesson.h"
 #include "text.h"
 
 #define FORMAT_PREFIX "kladder-results-"
@@ -542,13 +543,19 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
     const char *cls = failed ? "bar fail" : wrong ? "bar wrong"
                                   : vendor ? "bar vendor" : "bar";
     const double x = at(&a, r->rate);
+    /* The bar opens its lesson, below the table. */
+    fputs("<a class=\"lesson-link\" href=\"#lesson-", f);
+    html_escape(f, r->workload);
+    fputc('-', f);
+    html_escape(f, r->rung);
+    fputs("\">", f);
     fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%d\"><title>", cls, BAR_X0, y + 3,
             x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
     html_escape(f, r->rung);
     fputs(": ", f);
     html_escape(f, r->summary);
-    fputs("</title></rect>\n", f);
+    fputs(" (click: its lesson)</title></rect></a>\n", f);
     if (r->min > 0 && r->max > 0) {
       const double x0 = at(&a, r->rate * r->median / r->max);
       const double x1 = at(&a, r->rate * r->median / r->min);
@@ -621,6 +628,120 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     if (ran(r)) before = r;
   }
   fputs("</tbody></table>\n", f);
+}
+
+static void html_line(FILE *f, const lesson_line *ln, char op) {
+  if (!ln->path) {
+    fprintf(f, "%s      ...\n", op ? " " : "");
+    return;
+  }
+  char text[1024];
+  snprintf(text, sizeof text, "%.*s", ln->length, ln->text);
+  if (op) fprintf(f, "<span class=\"%s\">%c", op == '+' ? "add"
+                  : op == '-' ? "del" : "same", op);
+  fprintf(f, "%5d | ", ln->number);
+  html_escape(f, text);
+  fputs(op ? "</span>\n" : "\n", f);
+}
+
+/* The lessons of a workload's rungs (lesson.h), each once however many
+ * problems it ran, folded: its technique, its code and the diff from the
+ * rung before it of its backend, under the id its bars link to
+ * (lesson-WORKLOAD-RUNG). The lessons are this build's of kladder, not
+ * the results'. */
+static void ladder_lessons(report *rep, const char *workload) {
+  FILE *f = rep->f;
+  fprintf(f, "<div class=\"lessons\"><h3>lessons</h3><p class=\"what\">"
+          "Each rung's technique, its code and what changed from the rung "
+          "before it on its backend, as kladder %s that drew this page has "
+          "them; a bar above opens its rung's.</p>\n", KL_VERSION);
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->group < 0 || strcmp(r->workload, workload)) continue;
+    int seen = 0;
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = rep->rows[k].group >= 0 &&
+             !strcmp(rep->rows[k].workload, workload) &&
+             !strcmp(rep->rows[k].rung, r->rung);
+    if (seen) continue;
+    lesson les, prev;
+    char why[320], prev_name[64];
+    const int found = lesson_find(r->workload, r->rung, &les, why,
+                                  sizeof why) == 0;
+    fputs("<details class=\"lesson\" id=\"lesson-", f);
+    html_escape(f, r->workload);
+    fputc('-', f);
+    html_escape(f, r->rung);
+    fputs("\"><summary>lesson: ", f);
+    html_escape(f, r->rung);
+    fputs(" (", f);
+    html_escape(f, r->backend);
+    fputs(")</summary>\n", f);
+    if (!found) {
+      fputs("<p class=\"nolesson\">no lesson: ", f);
+      html_escape(f, why);
+      fputs("</p></details>\n", f);
+      continue;
+    }
+    if (les.from[0]) {
+      fputs("<p class=\"from\">From ", f);
+      html_escape(f, les.from);
+      fputs(".</p>\n", f);
+    }
+    fputs("<p>", f);
+    for (const char *t = les.text; *t; t++) {
+      if (t[0] == '\n' && t[1] == '\n') {
+        fputs("</p>\n<p>", f);
+        t++;
+      } else {
+        char one[2] = {*t, 0};
+        html_escape(f, one);
+      }
+    }
+    fputs("</p>\n", f);
+    if (les.line_count == 0) {
+      fputs("<p class=\"nolesson\">code not found: ", f);
+      html_escape(f, why);
+      fputs("</p>\n", f);
+    } else {
+      const char *path = NULL;
+      fputs("<pre class=\"code\">", f);
+      for (int k = 0; k < les.line_count; k++) {
+        if (les.lines[k].path &&
+            (!path || strcmp(path, les.lines[k].path) != 0)) {
+          path = les.lines[k].path;
+          fputs("<span class=\"file\">src/", f);
+          html_escape(f, path);
+          fputs("</span>\n", f);
+        }
+        html_line(f, &les.lines[k], 0);
+      }
+      fputs("</pre>\n", f);
+      if (lesson_previous(r->workload, r->rung, prev_name, sizeof prev_name) &&
+          lesson_find(r->workload, prev_name, &prev, why, sizeof why) == 0) {
+        diff_line *d = NULL;
+        int lines = 0, changed = 0;
+        if (prev.line_count > 0 &&
+            lesson_diff(&prev, &les, &d, &lines, &changed) == 0) {
+          fputs("<p class=\"what\">Changes from ", f);
+          html_escape(f, prev_name);
+          fprintf(f, ": %d lines</p>\n<pre class=\"diff\">", changed);
+          for (int k = 0; k < lines; k++) {
+            if (d[k].op == '@')
+              fprintf(f, "<span class=\"hunk\">@@ -%d +%d @@</span>\n",
+                      d[k].old_start, d[k].new_start);
+            else html_line(f, d[k].line, d[k].op);
+          }
+          fputs("</pre>\n", f);
+          free(d);
+        }
+        lesson_free(&prev);
+      }
+    }
+    lesson_free(&les);
+    fputs("</details>\n", f);
+  }
+  fputs("</div>\n", f);
 }
 
 /* The work a rung does, apart from its backend: its name without the
@@ -889,6 +1010,7 @@ static void ladders(report *rep, int groups) {
       named_peers(rep, rows, count);
       fputs("</div>\n", f);
     }
+    ladder_lessons(rep, r->workload);
     fputs("</section>\n", f);
   }
   free(rows);
@@ -1712,6 +1834,11 @@ static const char style[] =
     "figure.history svg{display:inline-block}"
     "figcaption{font-size:12.5px;color:#444}#selfcheck{color:#999;"
     "font-size:11px}"
+    "details.lesson{margin:2px 0;font-size:13px}details.lesson summary{"
+    "cursor:pointer;color:#345}pre.code,pre.diff{font-size:11.5px;"
+    "background:#f6f6f6;padding:6px;overflow-x:auto}.add{color:#0a5d1a}"
+    ".del{color:#a11}.hunk{color:#777}.file{color:#555;font-style:italic}"
+    ".nolesson{color:#a11}a.lesson-link{cursor:pointer}"
     "@media print{body{max-width:none;margin:0}.problem,figure{"
     "break-inside:avoid}a.save,#selfcheck{display:none}}";
 
@@ -1739,11 +1866,22 @@ static const char check_script[] =
     "    problems.push('chart '+i+': label \"'+ts[k].textContent+'\" "
     "outside its box');}\n"
     " }\n"
+    " var links=document.querySelectorAll('a.lesson-link');\n"
+    " for(var j=0;j<links.length;j++){var id=links[j].getAttribute('href')"
+    ".slice(1),d=document.getElementById(id);\n"
+    "  if(!d||d.tagName!=='DETAILS')problems.push('bar '+j+' opens no "
+    "lesson ('+id+')');}\n"
     " var out=document.getElementById('selfcheck');\n"
     " out.textContent=problems.length?'selfcheck: FAIL: '+problems.slice(0,"
     "10).join('; '):'selfcheck: ok: '+charts.length+' charts, '+texts+' "
     "labels';\n"
     "}\n"
+    "function openLesson(){var d=location.hash&&document.getElementById("
+    "location.hash.slice(1));if(d&&d.tagName==='DETAILS')d.open=true;}\n"
+    "window.addEventListener('hashchange',openLesson);openLesson();\n"
+    "document.addEventListener('click',function(e){var a=e.target.closest"
+    "&&e.target.closest('a.lesson-link');if(!a)return;var d=document."
+    "getElementById(a.getAttribute('href').slice(1));if(d)d.open=true;});\n"
     "if(document.readyState==='complete')check();else window.addEventListener"
     "('load',check);\n"
     "})();\n"

@@ -16,7 +16,14 @@
  *           serves, on the same context (measure.c), and otherwise its
  *           own job's figure stands;
  *   related percent = rate over ceiling (BOUND: bound() of the measured
- *           figure); a note where there is none, or one above 105%. */
+ *           figure); a note where there is none, or one above 105%;
+ *   impossible  a rate above IMPOSSIBLE_FACTOR times a hardware ceiling
+ *           (RUNG or BOUND, measured in the same run at the rung's size;
+ *           RUNG: the fastest it was measured there)
+ *           is no result: its timer did not cover its work (a launch timed
+ *           by the host clock without a synchronization, seed 000 §3.1.6).
+ *           Its check fails, saying so (a known-wrong rung's: caught). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -234,6 +241,37 @@ static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
  * below it. */
 #define ABOVE_CEILING_PERCENT 105.0
 
+/* The factor over a hardware ceiling measured in the same run beyond which
+ * a rate is impossible. A copy ceiling is not a bound on every rung: one
+ * that mostly reads passes it (no bus turnaround), and on a CPU the copy
+ * pays write-allocate for 3 bytes of every 2 the cost model counts, so a
+ * read-only rung may reach 1.5 times it. And a ceiling measured on a
+ * shared or oversubscribed host can come out several times low (PoCL's
+ * copy at a size whose work-items its runtime groups one by one: 4 times
+ * slower than at a size nearby, measured on the 2-core host). A timer
+ * that misses the work is off by far more: 50 to 10000 times on the
+ * host-clock rungs of map. The work must also take at least 20 us at the
+ * ceiling's rate, so that launch overheads do not set both rates, and the
+ * rung's median be of 3 timed runs or more (the ceiling beside it is
+ * timed as often): the median of one or two is one preemption away from
+ * a tenfold error. */
+#define IMPOSSIBLE_FACTOR 10.0
+
+static const char *const impossible_note =
+    "impossible: more than 10 times the ceiling measured in the same run, "
+    "so its timer did not cover its work (a launch timed without waiting "
+    "for it); not a result";
+
+/* Whether res's rate is beyond what the ceiling measured beside it
+ * allows. */
+static int impossible(const kl__job *jb, const kl_result *res) {
+  const kl_ceiling *c = &jb->w->ceiling;
+  return !jb->is_ceiling && res->ceiling > 0 && !c->own_size &&
+         (c->kind == KL_CEILING_RUNG || c->kind == KL_CEILING_BOUND) &&
+         res->reps >= 3 && res->merit > IMPOSSIBLE_FACTOR * res->ceiling &&
+         res->t_median * res->merit / res->ceiling >= 20e-6;
+}
+
 /* Why a result has no percent of ceiling, or one above
  * ABOVE_CEILING_PERCENT; NULL when it needs no word. */
 static const char *ceiling_note(const kl_report *rep, const kl__job *jb,
@@ -277,6 +315,50 @@ static const char *ceiling_note(const kl_report *rep, const kl__job *jb,
   return NULL;
 }
 
+/* The fastest a RUNG ceiling was measured in the run for result i: its
+ * ceiling job's own figure and every figure timed beside a rung it
+ * served. A busy host only slows a copy down, so the fastest of them is
+ * the one nearest the truth; BOUND and VENDOR ceilings: the result's own. */
+static double fastest_ceiling(const kl__jobs *jobs, const kl_report *rep,
+                              size_t i) {
+  const kl__job *ji = &jobs->items[i];
+  double best = rep->results[i].pub.ceiling;
+  if (ji->w->ceiling.kind != KL_CEILING_RUNG || ji->ceiling < 0) return best;
+  const kl_result *own = &rep->results[ji->ceiling].pub;
+  if (own->status == KL_OK && own->check == KL_CHECK_PASS && own->merit > best)
+    best = own->merit;
+  for (size_t j = 0; j < rep->count; j++) {
+    const kl_result *other = &rep->results[j].pub;
+    if (jobs->items[j].ceiling == ji->ceiling &&
+        jobs->items[j].w->ceiling.kind == KL_CEILING_RUNG &&
+        other->status == KL_OK && other->ceiling > best)
+      best = other->ceiling;
+  }
+  return best;
+}
+
+/* Each result whose rate is impossible (see IMPOSSIBLE_FACTOR) fails its
+ * check, saying so; a known-wrong rung's is its expected failure. */
+static void catch_impossible(const kl__jobs *jobs, kl_report *rep) {
+  for (size_t i = 0; i < rep->count; i++) {
+    kl_result *res = &rep->results[i].pub;
+    const kl__job *ji = &jobs->items[i];
+    if (res->status != KL_OK || res->check == KL_CHECK_FAIL ||
+        !impossible(ji, res))
+      continue;
+    const double best = fastest_ceiling(jobs, rep, i);
+    if (res->merit <= IMPOSSIBLE_FACTOR * best) continue;
+    const int wrong = (ji->r->flags & KL_RUNG_KNOWN_WRONG) != 0;
+    res->check = wrong ? KL_CHECK_CAUGHT : KL_CHECK_FAIL;
+    res->verdict.passed = 0;
+    res->ceiling_note = impossible_note;
+    snprintf(res->verdict.detail, sizeof res->verdict.detail,
+             "rate %.4g %s is %.1fx the fastest ceiling %.4g %s measured in "
+             "the same run: the timer did not cover the work",
+             res->merit, res->unit, res->merit / best, best, res->unit);
+  }
+}
+
 void kl__ceiling_relate(const kl__jobs *jobs, kl_report *rep) {
   for (size_t i = 0; i < rep->count; i++) {
     kl_result *res = &rep->results[i].pub;
@@ -312,4 +394,5 @@ void kl__ceiling_relate(const kl__jobs *jobs, kl_report *rep) {
       }
     }
   }
+  catch_impossible(jobs, rep);
 }

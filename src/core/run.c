@@ -800,6 +800,12 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl_status worst = KL_OK;
   run_jobs(&o, &jobs, rep, &worst);
   kl__ceiling_relate(&jobs, rep);
+  /* A rate the relation found impossible fails its check there. */
+  for (size_t i = 0; i < rep->count; i++)
+    if (rep->results[i].pub.status == KL_OK &&
+        rep->results[i].pub.check == KL_CHECK_FAIL &&
+        kl_exit_code(worst) < 1)
+      worst = KL_CHECK_FAILED;
   free(jobs.items);
   const kl_status wrote = kl__outputs_finish(
       &outs, worst == KL_OK || worst == KL_CHECK_FAILED, rep->notes,

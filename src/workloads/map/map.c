@@ -88,6 +88,10 @@ static const kl_rung rungs[] = {
     {.name = "cuda-thread", .backend = &kl__backend_gpu,
      .summary = "one element per thread, 256-thread blocks",
      .run = KL_GPU_FN(kl__map_gpu_thread)},
+    KL_RUNG("cuda-host-clock", gpu, "cuda-thread timed by the host clock "
+            "with no synchronization: the launch, not the work, kept to be "
+            "caught", .flags = KL_RUNG_KNOWN_WRONG,
+            .run_reps = KL_GPU_FN(kl__map_gpu_host_clock)),
     {.name = "cuda-grid-stride", .backend = &kl__backend_gpu,
      .summary = "grid-stride loop over a grid that fills the device once",
      .run = KL_GPU_FN(kl__map_gpu_grid_stride)},
@@ -102,6 +106,12 @@ static const kl_rung rungs[] = {
             .peer = "cuda-thread", .setup = KL_CL_FN(kl__map_cl_thread_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__map_cl_thread)),
+    KL_RUNG("opencl-host-clock", opencl, "opencl-thread timed by the host "
+            "clock with no clFinish: the enqueue, not the work, kept to be "
+            "caught", .flags = KL_RUNG_KNOWN_WRONG,
+            .setup = KL_CL_FN(kl__map_cl_thread_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run_reps = KL_CL_FN(kl__map_cl_host_clock)),
     KL_RUNG("opencl-vec4", opencl, "four elements per work-item, vload4 and "
             "vstore4", .peer = "cuda-vec4",
             .setup = KL_CL_FN(kl__map_cl_vec4_setup),

@@ -30,9 +30,11 @@ kl_status kl__map_acc(const kl_args *a);
 kl_status kl__map_gpu_thread(const kl_args *a);
 kl_status kl__map_gpu_grid_stride(const kl_args *a);
 kl_status kl__map_gpu_vec4(const kl_args *a);
+kl_status kl__map_gpu_host_clock(const kl_args *a, kl_reps *reps);
 /* The OpenCL rungs (map-cl.c, map.cl). */
 kl_status kl__map_cl_thread(const kl_args *a);
 kl_status kl__map_cl_vec4(const kl_args *a);
+kl_status kl__map_cl_host_clock(const kl_args *a, kl_reps *reps);
 kl_status kl__map_cl_thread_setup(kl_args *a);
 kl_status kl__map_cl_vec4_setup(kl_args *a);
 #ifdef __cplusplus
