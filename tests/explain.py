@@ -88,7 +88,7 @@ def main():
         backends += ",opencl"
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "map.json")
-        table = run([kl, "run", "-q", "-w", "map", "-b", backends, "-n", "4M", "--reps", "5", "--json", path, "--explain"])
+        table = run([kl, "run", "-q", "-w", "map", "-b", backends, "-n", "32M", "--reps", "5", "--json", path, "--explain"])
         doc = json.load(open(path))
         results = {r["rung"]: r for r in doc["results"] if r["workload"] == "map"}
         text = run([kl, "explain", "-w", "map", "--results", path])
