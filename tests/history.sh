@@ -108,6 +108,22 @@ done <"$dir/others"
 "$kl" history --db "$dir/docs.db" >"$dir/table" || fail "the history's table"
 awk 'length($0) > 80 { bad = 1 } END { exit bad }' "$dir/table" ||
   fail "a line of the table is wider than 80 columns"
+# A run under mpirun (results of 2 ranks or more) is a machine of its
+# own: "P ranks of HOST: ...", where such files are there.
+for f in $(cat "$dir/runs"); do
+  p=$(python3 -c 'import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+print(max([int(r.get("ranks") or 1) for r in rs] or [1]))' "$f")
+  [ "$p" -gt 1 ] || continue
+  "$kl" history --db "$dir/docs.db" --json >"$dir/all.json" || fail "--json"
+  python3 -c 'import json, sys
+pts = json.load(open(sys.argv[1]))["points"]
+assert any(x["machine"].startswith(sys.argv[2] + " ranks of ") for x in pts), \
+    sorted({x["machine"] for x in pts})' "$dir/all.json" "$p" ||
+    fail "a run of $p ranks not a machine of its own"
+  echo "import: a run of $p ranks is the machine \"$p ranks of ...\""
+  break
+done
 echo "import: $n results files from $results ($(wc -l <"$dir/others") other JSON files refused)"
 
 # ---- query: selection, --since, CSV and JSON -------------------------------

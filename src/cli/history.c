@@ -555,6 +555,25 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   const json_value *o = json_member(root, "options");
   char machine[160];
   machine_name(m, machine, sizeof machine);
+  /* A run under mpirun is P processes of the host at once: its results
+   * (every rank's work, the slowest rank's time) are a machine of their
+   * own, not points of the one-process series. */
+  const json_value *all = json_member(root, "results");
+  int ranks = 1;
+  for (size_t i = 0; all && i < all->count; i++) {
+    const double p = json_number(&all->items[i], "ranks", 1, NULL);
+    if (p > ranks && p < 1e6) ranks = (int)p;
+  }
+  if (ranks > 1) {
+    char one[sizeof machine];
+    memcpy(one, machine, sizeof one);
+    /* "P ranks of " is under 24 characters: the name fills the rest. */
+    const size_t w =
+        (size_t)snprintf(machine, sizeof machine, "%d ranks of ", ranks);
+    const size_t len = strnlen(one, sizeof machine - 1 - w);
+    memcpy(machine + w, one, len);
+    machine[w + len] = '\0';
+  }
   const json_value *interrupted = json_member(root, "interrupted");
   sqlite3_stmt *st = s->run;
   rc = bind_text(st, 1, l->digest);
