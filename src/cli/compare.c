@@ -864,32 +864,11 @@ static int write_table(FILE *f, const compare_result *c) {
 
 /* ---- CSV ----------------------------------------------------------------- */
 
-static void csv_text(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
-/* A number in its shortest form of 15 to 17 digits that reads back
- * exactly. */
-static void number_text(double v, char *dst, size_t size) {
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(dst, size, "%.*g", digits, v);
-    if (strtod(dst, NULL) == v) return;
-  }
-}
 
 static void csv_number(FILE *f, double v) {
   char text[40];
   if (!isfinite(v)) return;
-  number_text(v, text, sizeof text);
+  exact_number(v, text, sizeof text);
   fputs(text, f);
 }
 

@@ -991,26 +991,10 @@ static void print_table(FILE *f, const point *p, size_t n, const query *q,
   if (!last) fprintf(f, "no runs in the history match\n");
 }
 
-static void csv_text(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\n\r")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 /* The fewest of 15 to 17 digits that read back as v. */
 static void shortest(FILE *f, double v) {
   char b[40];
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(b, sizeof b, "%.*g", digits, v);
-    if (strtod(b, NULL) == v) break;
-  }
+  exact_number(v, b, sizeof b);
   fputs(b, f);
 }
 
@@ -1037,6 +1021,26 @@ static const char *const key_names[8] = {"workload", "rung", "backend",
                                          "type", "shape", "params", "op",
                                          "inputs"};
 
+/* A point's numbers in the order of the CSV's columns and the JSON's
+ * members: each with its name and whether it is there. */
+enum { NUMBERS = 6 };
+typedef struct number_field {
+  const char *name;
+  int has;
+  double value;
+} number_field;
+
+static void point_numbers(const point *r, number_field out[NUMBERS]) {
+  const number_field all[NUMBERS] = {
+      {"median_s", r->has_median, r->median},
+      {"min_s", r->has_median, r->min},
+      {"max_s", r->has_median, r->max},
+      {"rate", r->has_rate, r->rate},
+      {"ceiling", r->has_ceiling, r->ceiling},
+      {"percent_ceiling", r->has_percent, r->percent}};
+  memcpy(out, all, sizeof all);
+}
+
 static void print_csv(FILE *f, const point *p, size_t n, const query *q,
                       const char *from) {
   for (int k = 0; k < 8; k++) fprintf(f, "%s,", key_names[k]);
@@ -1055,18 +1059,12 @@ static void print_csv(FILE *f, const point *p, size_t n, const query *q,
       csv_text(f, text[k]);
       fputc(',', f);
     }
-    csv_number(f, r->has_median, r->median);
-    fputc(',', f);
-    csv_number(f, r->has_median, r->min);
-    fputc(',', f);
-    csv_number(f, r->has_median, r->max);
-    fputc(',', f);
-    csv_number(f, r->has_rate, r->rate);
-    fputc(',', f);
-    csv_number(f, r->has_ceiling, r->ceiling);
-    fputc(',', f);
-    csv_number(f, r->has_percent, r->percent);
-    fputc(',', f);
+    number_field num[NUMBERS];
+    point_numbers(r, num);
+    for (int k = 0; k < NUMBERS; k++) {
+      csv_number(f, num[k].has, num[k].value);
+      fputc(',', f);
+    }
     csv_text(f, r->verdict);
     fputc(',', f);
     csv_text(f, r->status);
@@ -1097,19 +1095,14 @@ static void print_json(FILE *f, const point *p, size_t n, const query *q,
       json_text(f, text[k]);
       fputs(", ", f);
     }
-    fputs("\"median_s\": ", f);
-    json_num(f, r->has_median, r->median);
-    fputs(", \"min_s\": ", f);
-    json_num(f, r->has_median, r->min);
-    fputs(", \"max_s\": ", f);
-    json_num(f, r->has_median, r->max);
-    fputs(", \"rate\": ", f);
-    json_num(f, r->has_rate, r->rate);
-    fputs(", \"ceiling\": ", f);
-    json_num(f, r->has_ceiling, r->ceiling);
-    fputs(", \"percent_ceiling\": ", f);
-    json_num(f, r->has_percent, r->percent);
-    fputs(", \"check\": ", f);
+    number_field num[NUMBERS];
+    point_numbers(r, num);
+    for (int k = 0; k < NUMBERS; k++) {
+      fprintf(f, "\"%s\": ", num[k].name);
+      json_num(f, num[k].has, num[k].value);
+      fputs(", ", f);
+    }
+    fputs("\"check\": ", f);
     json_text(f, r->verdict);
     fputs(", \"status\": ", f);
     json_text(f, r->status);

@@ -472,6 +472,26 @@ static void grid(FILE *f, const axis *ax, const axis *ay, int y_times) {
   }
 }
 
+/* A roofline's frame (log axes both ways, x from xlo to xhi, y from half
+ * ylo to twice yhi), opened in a <figure> of `cls` with its grid and the
+ * axes' labels: the compute roofline's and the energy roofline's. */
+enum { ROOF_W = 560, ROOF_H = 380, ROOF_X0 = 70, ROOF_X1 = 530, ROOF_Y0 = 330,
+       ROOF_Y1 = 30 };
+static void log_chart_open(report *rep, const char *cls, const char *title,
+                           double xlo, double xhi, double ylo, double yhi,
+                           const char *xlabel, const char *ylabel, axis *ax,
+                           axis *ay) {
+  FILE *f = rep->f;
+  *ax = make_axis(xlo, xhi, 1, ROOF_X0, ROOF_X1);
+  *ay = make_axis(ylo / 2, yhi * 2, 1, ROOF_Y0, ROOF_Y1);
+  ax->log = ay->log = 1;
+  fprintf(f, "<figure class=\"%s\">", cls);
+  svg_open(rep, ROOF_W, ROOF_H, title);
+  grid(f, ax, ay, 0);
+  text_at(f, (ROOF_X0 + ROOF_X1) / 2.0, ROOF_H - 12, "middle", "axis", xlabel);
+  text_at(f, ROOF_X0, ROOF_Y1 - 10, "start", "axis", ylabel);
+}
+
 /* A name cut to at most `max` characters, with an ellipsis. */
 static void clipped(const char *s, size_t max, char *dst, size_t size) {
   if (strlen(s) <= max) {
@@ -1079,16 +1099,11 @@ static void roofline_one(report *rep, int file, const char *device) {
     if (ridge > xhi) xhi = ridge;
     if (ridge < xlo) xlo = ridge;
   }
-  const int w = 560, h = 380, x0 = 70, x1 = 530, y0 = 330, y1 = 30;
-  axis ax = make_axis(xlo / 2, xhi * 2, 1, x0, x1);
-  axis ay = make_axis(ylo / 2, yhi * 2, 1, y0, y1);
-  ax.log = ay.log = 1;
-  fputs("<figure class=\"roofline\">", f);
-  svg_open(rep, w, h, "roofline");
-  grid(f, &ax, &ay, 0);
-  text_at(f, (x0 + x1) / 2.0, h - 12, "middle", "axis",
-          "arithmetic intensity, flop/byte (cost model)");
-  text_at(f, x0, y1 - 10, "start", "axis", "GFLOP/s attained");
+  const int x0 = ROOF_X0, x1 = ROOF_X1;
+  axis ax, ay;
+  log_chart_open(rep, "roofline", "roofline", xlo / 2, xhi * 2, ylo, yhi,
+                 "arithmetic intensity, flop/byte (cost model)",
+                 "GFLOP/s attained", &ax, &ay);
   if (bw > 0) {
     /* The bandwidth roof from the left edge to the ridge (or the right). */
     const double xa = ax.lo, xb = peak > 0 ? peak / bw : ax.hi;
@@ -1174,18 +1189,13 @@ static void energy_one(report *rep, int file, const char *device,
     points++;
   }
   if (!points) return;
-  const int w = 560, h = 380, x0 = 70, x1 = 530, y0 = 330, y1 = 30;
-  axis ax = make_axis(xlo / 1.5, xhi * 1.5, 1, x0, x1);
-  axis ay = make_axis(ylo / 2, yhi * 2, 1, y0, y1);
-  ax.log = ay.log = 1;
-  fputs("<figure class=\"roofline energy\">", f);
-  svg_open(rep, w, h, "energy roofline");
-  grid(f, &ax, &ay, 0);
-  text_at(f, (x0 + x1) / 2.0, h - 12, "middle", "axis",
-          "mean power over the energy window, W (board or package)");
   char label[64];
   snprintf(label, sizeof label, "%s attained", unit);
-  text_at(f, x0, y1 - 10, "start", "axis", label);
+  axis ax, ay;
+  log_chart_open(rep, "roofline energy", "energy roofline", xlo / 1.5,
+                 xhi * 1.5, ylo, yhi,
+                 "mean power over the energy window, W (board or package)",
+                 label, &ax, &ay);
   /* Rate = power x work per joule: the best rung's, across the chart. */
   const double per_watt = best->rate / best->energy_w;
   fprintf(f, "<polyline class=\"roof\" stroke-dasharray=\"6 4\" "

@@ -75,3 +75,23 @@ int write_file(const char *path, const char *text, size_t len, int shared) {
   free(temp);
   return ok ? 0 : -1;
 }
+
+void csv_text(FILE *f, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void exact_number(double v, char *dst, size_t size) {
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(dst, size, "%.*g", digits, v);
+    if (strtod(dst, NULL) == v) return;
+  }
+}

@@ -31,5 +31,11 @@ void html_escape(FILE *f, const char *s);
  * as mkstemp makes it, the owner's alone. 0, or -1 with errno saying why
  * (the temporary file removed). */
 int write_file(const char *path, const char *text, size_t len, int shared);
+/* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
+ * comma, a quote or a line break. */
+void csv_text(FILE *f, const char *s);
+/* v in its shortest form of 15 to 17 significant digits that reads back
+ * exactly (strtod). */
+void exact_number(double v, char *dst, size_t size);
 
 #endif
