@@ -882,6 +882,21 @@ static const char *palette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
 #define HIST_Y1 24
 #define HIST_MACHINES 3 /* named in the legend; more share its last colour */
 
+/* The history chart's machine of a run: its index among the first nm
+ * named, nm for any other. */
+static int machine_index(const char *const *machines, int nm,
+                         const char *machine) {
+  int k = 0;
+  while (k < nm && strcmp(machines[k], machine)) k++;
+  return k;
+}
+
+/* Run i of n, spaced evenly by date across the history chart. */
+static double run_x(size_t i, size_t n) {
+  return n == 1 ? (HIST_X0 + HIST_X1) / 2.0
+                : HIST_X0 + (HIST_X1 - HIST_X0) * (double)i / (double)(n - 1);
+}
+
 /* One rung's history: its median time in each run of the history, by
  * date, a line per machine. Nothing where the history has no run of it. */
 static void history_chart(report *rep, const row *r) {
@@ -934,12 +949,8 @@ static void history_chart(report *rep, const row *r) {
     const char *colour = palette[(m < nm ? m : HIST_MACHINES) % 10];
     int drawn = 0;
     for (size_t i = 0; i < n; i++) {
-      int k = 0;
-      while (k < nm && strcmp(machines[k], p[i].machine)) k++;
-      if (k != m) continue;
-      const double x = n == 1 ? (HIST_X0 + HIST_X1) / 2.0
-                              : HIST_X0 + (HIST_X1 - HIST_X0) *
-                                              (double)i / (double)(n - 1);
+      if (machine_index(machines, nm, p[i].machine) != m) continue;
+      const double x = run_x(i, n);
       if (!drawn)
         fprintf(f, "<polyline class=\"series\" stroke=\"%s\" points=\"",
                 colour);
@@ -948,12 +959,8 @@ static void history_chart(report *rep, const row *r) {
     }
     if (drawn) fputs("\"/>\n", f);
     for (size_t i = 0; i < n; i++) {
-      int k = 0;
-      while (k < nm && strcmp(machines[k], p[i].machine)) k++;
-      if (k != m) continue;
-      const double x = n == 1 ? (HIST_X0 + HIST_X1) / 2.0
-                              : HIST_X0 + (HIST_X1 - HIST_X0) *
-                                              (double)i / (double)(n - 1);
+      if (machine_index(machines, nm, p[i].machine) != m) continue;
+      const double x = run_x(i, n);
       time_text(p[i].median_s, tt, sizeof tt);
       fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
               "<title>", x, at(&ay, p[i].median_s), colour);
