@@ -90,6 +90,7 @@ void csv_text(FILE *f, const char *s) {
 }
 
 void exact_number(double v, char *dst, size_t size) {
+  if (!dst || size == 0) return;
   for (int digits = 15; digits <= 17; digits++) {
     snprintf(dst, size, "%.*g", digits, v);
     if (strtod(dst, NULL) == v) return;
