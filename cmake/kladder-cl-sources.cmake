@@ -3,10 +3,10 @@
 # The OpenCL C of the rungs (src/workloads/*/*.cl) and the backend's
 # prelude (src/backends/opencl.cl) as C strings: each file
 # NAME.cl becomes `const char kl__cl_source_NAME[]` (NAME's '-' as '_') in
-# OUT_C, declared in OUT_H. Each line is a string literal of its own, its
-# backslashes and quotes escaped. A file is rewritten only when its text
-# changes.
+# OUT_C, declared in OUT_H (kladder-embed.cmake's literals). A file is
+# rewritten only when its text changes.
 cmake_minimum_required(VERSION 3.21)
+include(${CMAKE_CURRENT_LIST_DIR}/kladder-embed.cmake)
 
 file(GLOB sources "${SOURCE_DIR}/src/backends/*.cl"
   "${SOURCE_DIR}/src/workloads/*/*.cl")
@@ -19,20 +19,9 @@ foreach(src IN LISTS sources)
   file(READ "${src}" text)
   string(APPEND c "\nconst char kl__cl_source_${stem}[] =\n")
   string(APPEND h "extern const char kl__cl_source_${stem}[];\n")
-  string(REPLACE "\\" "\\\\" text "${text}")
-  string(REPLACE "\"" "\\\"" text "${text}")
-  string(REPLACE "\n" "\\n\"\n    \"" text "${text}")
-  string(APPEND c "    \"${text}\";\n")
+  kl_embed_literal("${text}" literal)
+  string(APPEND c "    ${literal};\n")
 endforeach()
 string(APPEND h "#endif\n")
-foreach(pair "OUT_C;c" "OUT_H;h")
-  list(GET pair 0 var)
-  list(GET pair 1 text)
-  set(old "")
-  if(EXISTS "${${var}}")
-    file(READ "${${var}}" old)
-  endif()
-  if(NOT old STREQUAL "${${text}}")
-    file(WRITE "${${var}}" "${${text}}")
-  endif()
-endforeach()
+kl_embed_write("${OUT_C}" "${c}")
+kl_embed_write("${OUT_H}" "${h}")
