@@ -29,12 +29,11 @@ static kl_status exchange(const kl_args *a, int staged) {
   T *host = staged ? (T *)a->buffers[DIST_STAGE] : NULL;
   kl_message m[6];
   int count = 0;
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1));
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
       const int q = 2 * axis + side;
-      KL_KEEP(st, plane<T>(a, &b, dev + q * face, axis,
-                           side ? b.ext[axis] - 2 : 1, 1));
       const size_t bytes =
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
       T *send = (staged ? host : dev) + q * face;
@@ -51,21 +50,18 @@ static kl_status exchange(const kl_args *a, int staged) {
                              "cudaStreamSynchronize"));
   /* Made whatever happened above: the neighbours wait for these. */
   kl__exchange_wait(p, kl__exchange_start(p, m, count));
-  for (int axis = 0; axis < 3; axis++)
+  for (int axis = 0; staged && axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
       const int q = 2 * axis + side;
       const size_t bytes =
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
-      if (staged)
-        KL_KEEP(st, kl__gpu_status(
-                        cudaMemcpyAsync(dev + (6 + q) * face,
-                                        host + (6 + q) * face, bytes,
-                                        cudaMemcpyHostToDevice, s),
-                        "cudaMemcpyAsync (face to the device)"));
-      KL_KEEP(st, plane<T>(a, &b, dev + (6 + q) * face, axis,
-                           side ? b.ext[axis] - 1 : 0, 0));
+      KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(dev + (6 + q) * face,
+                                                 host + (6 + q) * face, bytes,
+                                                 cudaMemcpyHostToDevice, s),
+                                 "cudaMemcpyAsync (face to the device)"));
     }
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
   KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
                              "cudaStreamSynchronize"));
   kl__phase(a, 0, kl__now() - t0);

@@ -51,6 +51,26 @@ static kl_status plane(const kl_args *a, const box *b, T *face, int axis,
   return KL_OK;
 }
 
+/* Every face that has a neighbour, on the rung's stream: packed
+ * (to_face) from u's planes next to the layer into faces[q], q = 2 axis +
+ * side, each `face` elements apart; or unpacked from faces[6 + q] into
+ * u's layer. */
+template <typename T>
+static kl_status faces(const kl_args *a, const box *b, const int nbs[3][2],
+                       T *dev, int64_t face, int to_face) {
+  kl_status st = KL_OK;
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++) {
+      if (nbs[axis][side] < 0) continue;
+      const int q = 2 * axis + side;
+      const int64_t at = to_face ? (side ? b->ext[axis] - 2 : 1)
+                                 : (side ? b->ext[axis] - 1 : 0);
+      KL_KEEP(st, plane<T>(a, b, dev + (to_face ? q : 6 + q) * face, axis,
+                           at, to_face));
+    }
+  return st;
+}
+
 /* After the exchange: laplacian's cuda-zmarch-vector on the box (a plan
  * of its extents), waited for; its seconds to phase 1. */
 static inline kl_status kl__lapdist_gpu_stencil(const kl_args *a) {

@@ -29,11 +29,7 @@ static kl_status exchange(const kl_args *a, ncclComm_t comm) {
   const int64_t face = p->buffers[DIST_FACES].count / 12;
   T *dev = (T *)a->buffers[DIST_FACES];
   const ncclDataType_t type = kl__nccl_type(p->type);
-  for (int axis = 0; axis < 3; axis++)
-    for (int side = 0; side < 2; side++)
-      if (nbs[axis][side] >= 0)
-        KL_KEEP(st, plane<T>(a, &b, dev + (2 * axis + side) * face, axis,
-                             side ? b.ext[axis] - 2 : 1, 1));
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1));
   if (comm) {
     /* Made whatever happened above: the neighbours wait for these. A
      * group once started is ended, whatever failed inside it. */
@@ -58,11 +54,7 @@ static kl_status exchange(const kl_args *a, ncclComm_t comm) {
     }
     KL_KEEP(st, sent);
   }
-  for (int axis = 0; axis < 3; axis++)
-    for (int side = 0; side < 2; side++)
-      if (nbs[axis][side] >= 0)
-        KL_KEEP(st, plane<T>(a, &b, dev + (6 + 2 * axis + side) * face, axis,
-                             side ? b.ext[axis] - 1 : 0, 0));
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
   KL_KEEP(st, KL_GPU_STATUS(cudaStreamSynchronize(s)));
   kl__phase(a, 0, kl__now() - t0);
   return st;
