@@ -53,14 +53,7 @@ static __global__ void start_scalars_kernel(double *scalars) {
  * one before kept for the x update, as cuda-staged's host computes them;
  * or a breakdown, which sweep B and this iteration's beta skip. */
 static __global__ void alpha_kernel(double *scalars) {
-  const double pap = scalars[S_DOT];
-  if (!positive_finite(pap)) {
-    scalars[S_BAD] = pap;
-    scalars[S_DONE] = BROKE_DOWN;
-    return;
-  }
-  scalars[S_ALPHA_PREV] = scalars[S_ALPHA];
-  scalars[S_ALPHA] = scalars[S_RR] / pap;
+  set_alpha(scalars, scalars[S_DOT]);
 }
 
 /* After sweep B: the new r.r over the ranks (S_DOT_NEXT); beta = new r.r

@@ -330,14 +330,10 @@ finish_start_kernel(const double *partials, unsigned count, double *scalars,
   scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
 }
 
-/* After the SpMV: alpha = r.r / p.Ap, or a breakdown. */
-__attribute__((unused)) static __global__ void
-finish_pap_kernel(const double *partials, unsigned count, double *scalars) {
-  kl_gpu_wait_prior();
-  kl_gpu_start_next();
-  if (stopped(scalars)) return;
-  const double pap = total(partials, 0, count);
-  if (threadIdx.x != 0) return;
+/* alpha = r.r / p.Ap into the scalars, the one before kept for the x
+ * update; or a breakdown where p.Ap is not positive and finite. */
+static __device__ __forceinline__ void set_alpha(double *scalars,
+                                                 double pap) {
   if (!positive_finite(pap)) {
     scalars[S_BAD] = pap;
     scalars[S_DONE] = BROKE_DOWN;
@@ -345,6 +341,16 @@ finish_pap_kernel(const double *partials, unsigned count, double *scalars) {
   }
   scalars[S_ALPHA_PREV] = scalars[S_ALPHA];
   scalars[S_ALPHA] = scalars[S_RR] / pap;
+}
+
+/* After the SpMV: alpha = r.r / p.Ap, or a breakdown. */
+__attribute__((unused)) static __global__ void
+finish_pap_kernel(const double *partials, unsigned count, double *scalars) {
+  kl_gpu_wait_prior();
+  kl_gpu_start_next();
+  if (stopped(scalars)) return;
+  const double pap = total(partials, 0, count);
+  if (threadIdx.x == 0) set_alpha(scalars, pap);
 }
 
 /* After the update: beta, the count, and whether to go on. */
