@@ -8,7 +8,10 @@
  *     chain of ranks, in one group; its bandwidth is BYTES each way over
  *     the exchange's time: back to back on the stream (events), and each
  *     started together by a barrier and waited for (the host's clock, as
- *     a rung's phase counts it).
+ *     a rung's phase counts it); then so again with a pause before each:
+ *     a 1 GiB host-to-device copy (the harness restores laplacian's u so
+ *     between repetitions) or 100 ms idle, which tells a cost of the
+ *     exchange after such a pause from the rung's own.
  * Each figure the median of 50 timed runs after 10 of warm-up, timed with
  * events on the rank's stream, the slowest rank's (an MPI max). Every call
  * checked: an error names the call, file and line, and aborts the job.
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define FAIL_AT(what, text)                                                    \
   do {                                                                         \
@@ -44,6 +48,7 @@
   } while (0)
 
 enum { WARMUP = 10, TIMED = 50 };
+#define BIG ((size_t)1 << 30)
 
 static int by_value(const void *a, const void *b) {
   const float x = *(const float *)a, y = *(const float *)b;
@@ -52,6 +57,9 @@ static int by_value(const void *a, const void *b) {
 
 typedef struct probe {
   int rank, ranks;
+  int pause;      /* before each waited run: 0 none, 1 the copy, 2 idle */
+  void *big_host; /* the copy's source (pageable) and target, 1 GiB */
+  void *big_dev;
   ncclComm_t comm;
   cudaStream_t stream;
   cudaEvent_t start[TIMED], stop[TIMED];
@@ -90,6 +98,13 @@ static double waited_seconds(probe *pr, op_fn op, void *a, void *b,
                              size_t bytes) {
   double t[TIMED];
   for (int i = -WARMUP; i < TIMED; i++) {
+    if (pr->pause == 1) {
+      CUDA(cudaMemcpy(pr->big_dev, pr->big_host, BIG, cudaMemcpyHostToDevice));
+      CUDA(cudaDeviceSynchronize());
+    } else if (pr->pause == 2) {
+      const struct timespec idle = {0, 100000000};
+      nanosleep(&idle, NULL);
+    }
     MPI(MPI_Barrier(MPI_COMM_WORLD));
     const double t0 = MPI_Wtime();
     op(pr, a, b, bytes);
@@ -195,6 +210,20 @@ int main(int argc, char **argv) {
     printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way, each one "
            "started together and waited for (the host's clock)\n",
            face, w * 1e6, face / w * 1e-9);
+  pr.big_host = malloc(BIG);
+  if (!pr.big_host) FAIL_AT("malloc", "no 1 GiB of host memory");
+  memset(pr.big_host, 0, BIG);
+  CUDA(cudaMalloc(&pr.big_dev, BIG));
+  static const char *pauses[] = {"", "a 1 GiB host-to-device copy", "100 ms idle"};
+  for (pr.pause = 1; pr.pause <= 2; pr.pause++) {
+    const double p = waited_seconds(&pr, exchange, a, b, face);
+    if (pr.rank == 0)
+      printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way, each one "
+             "after %s, started together and waited for\n",
+             face, p * 1e6, face / p * 1e-9, pauses[pr.pause]);
+  }
+  CUDA(cudaFree(pr.big_dev));
+  free(pr.big_host);
   for (int i = 0; i < TIMED; i++) {
     CUDA(cudaEventDestroy(pr.start[i]));
     CUDA(cudaEventDestroy(pr.stop[i]));

@@ -26,7 +26,8 @@ echo "$out"
 # Every figure there and positive.
 n=$(echo "$out" | grep -c '^allreduce .* busbw  *[0-9]*\.[0-9][0-9] GB/s')
 [ "$n" = 4 ] || fail "want 4 all-reduce lines, got $n"
-echo "$out" | grep -q '^exchange .* [0-9]*\.[0-9][0-9] GB/s each way' ||
-  fail "no exchange line"
+# Back to back, waited for, and waited for after each of the two pauses.
+n=$(echo "$out" | grep -c '^exchange .* [0-9]*\.[0-9][0-9] GB/s each way')
+[ "$n" = 4 ] || fail "want 4 exchange lines, got $n"
 echo "$out" | grep -q ' 0\.00 GB/s' && fail "a bandwidth of zero"
 exit 0
