@@ -1,7 +1,8 @@
 /* gemm's OpenCL rungs (gemm.cl): 16 x 16 tiles of A and B in local
  * memory, cuda-shared-16's work, on a 2D range of 16 x 16 groups over C;
- * and register tiles (opencl-regtile), the tile sizes the program's -D
- * options. */
+ * register tiles (opencl-regtile), the tile sizes the program's -D
+ * options; and the same tiles with cuda-pipelined's steps
+ * (opencl-pipelined). */
 #include <stdio.h>
 
 #include "../../backends/opencl.h"
