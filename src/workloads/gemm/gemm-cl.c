@@ -1,7 +1,8 @@
 /* gemm's OpenCL rungs (gemm.cl): 16 x 16 tiles of A and B in local
  * memory, cuda-shared-16's work, on a 2D range of 16 x 16 groups over C;
- * and register tiles (opencl-regtile), the tile sizes the program's -D
- * options. */
+ * register tiles (opencl-regtile), the tile sizes the program's -D
+ * options; and the same tiles with cuda-pipelined's steps
+ * (opencl-pipelined). */
 #include <stdio.h>
 
 #include "../../backends/opencl.h"
@@ -106,4 +107,33 @@ kl_status kl__gemm_cl_regtile(const kl_args *a) {
   KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 2, NULL,
                                           global, local, 0, NULL, NULL));
   return KL_OK;
+}
+
+/* ---- opencl-pipelined --------------------------------------------------- */
+
+/* regtile's blocks (regtile_of: on a GPU 8 x 8 an item, here 2 x 2
+ * strips of 4, 128 x 128 a group, k 16 deep in float and 8 in double; on
+ * a CPU its direct shape, 4 x 4 an item, one strip). KL_EXACT when the
+ * plan's shape needs no bounds checks and each 4-group of A, B and C is
+ * 16-byte aligned (lda, ldb, ldc multiples of 4; buffers are aligned). */
+static int pipelined_exact(const kl_args *a, regtile t) {
+  const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
+  return s.m % t.bm == 0 && s.n % t.bn == 0 && s.k % t.bk == 0 &&
+         s.lda % 4 == 0 && s.ldb % 4 == 0 && s.ldc % 4 == 0;
+}
+
+kl_status kl__gemm_cl_pipelined_setup(kl_args *a) {
+  const regtile t = regtile_of(a);
+  char options[112];
+  snprintf(options, sizeof options, "-DBM=%d -DBN=%d -DBK=%d -DTM=%d "
+           "-DTN=%d%s%s", t.bm, t.bn, t.bk, t.tm, t.tn,
+           t.direct ? " -DKL_DIRECT" : "",
+           pipelined_exact(a, t) ? " -DKL_EXACT" : "");
+  return kl__cl_rung_kernel(a, kl__cl_source_gemm, 1, options,
+                            "gemm_pipelined", 0);
+}
+
+kl_status kl__gemm_cl_pipelined(const kl_args *a) {
+  /* The same range as regtile's: a group per block of C. */
+  return kl__gemm_cl_regtile(a);
 }

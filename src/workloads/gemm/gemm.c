@@ -515,6 +515,15 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__gemm_cl_regtile_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__gemm_cl_regtile)),
+    KL_RUNG("opencl-pipelined", opencl, "opencl-regtile's blocks with "
+            "cuda-pipelined's steps: 4-wide strips an item read from local "
+            "memory as float4, float4 global loads and no bounds checks "
+            "when the shape allows, two local stages filled from registers "
+            "(one barrier a k-step)",
+            .peer = "cuda-pipelined",
+            .setup = KL_CL_FN(kl__gemm_cl_pipelined_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__gemm_cl_pipelined)),
 };
 
 #define EXTENT (KL_PARAM_EXTENT)

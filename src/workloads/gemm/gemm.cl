@@ -138,3 +138,202 @@ gemm_regtile(const ulong m, const ulong n, const ulong k, const T alpha,
     }
   }
 }
+
+/* opencl-pipelined (gemm-cl.c): cuda-pipelined's steps on regtile's
+ * blocks (BM x BN of C per group of GX x GY items, BK deep, TM x TN per
+ * item; the same -D options, TM and TN multiples of 4).
+ * - Item (ti, tj) owns 4-wide strips: rows ti*4 + s*GX*4 + 0..3 and
+ *   columns tj*4 + s*GY*4 + 0..3 (for 8 x 8: ti*4..+3 and BM/2 + ti*4..+3),
+ *   so a k-step reads its operands from local memory as TM/4 + TN/4
+ *   4-wide loads (regtile: TM + TN scalar loads); a warp's A reads are
+ *   consecutive 16-byte words, its B reads one or two broadcasts.
+ * - B's tile is stored k-major (bt[kk][jj], as A's), a row padded by 4
+ *   words: the transposing stores hit 2 banks per word instead of 8 and
+ *   a row stays 16-byte aligned for the 4-wide loads.
+ * - Two stages of local tiles: the next tile's global loads go to
+ *   registers before the current tile's products (their latency hidden
+ *   behind them), then to the other stage; one barrier a k-step.
+ * - KL_EXACT (setup: m % BM, n % BN, k % BK zero, lda, ldb, ldc multiples
+ *   of 4, so every 4-group's address is 16-byte aligned in a buffer):
+ *   no bounds checks, A's and B's loads and C's loads and stores through
+ *   T4 pointers (vload4 may assume only T's alignment, and a compiler
+ *   then splits it), addresses as pointers stepped a tile at a time (no
+ *   64-bit multiplies in the loop; 32-bit offsets inside a tile).
+ *   Otherwise every load and store checked, scalar.
+ * KL_DIRECT (a CPU) reads the operands from global memory, as regtile. */
+#define KL_CAT_(x, y) x##y
+#define KL_CAT(x, y) KL_CAT_(x, y)
+#define T4 KL_CAT(T, 4)
+#define SM (TM / 4)
+#define SN (TN / 4)
+#define BNP (BN + 4)               /* bt's padded row */
+#define NA (BM * BK / 4 / THREADS) /* A's float4s per item per tile */
+#define NB (BK * BN / 4 / THREADS) /* B's */
+
+__kernel __attribute__((reqd_work_group_size(GX, GY, 1))) void
+gemm_pipelined(const ulong m, const ulong n, const ulong k, const T alpha,
+               __global const T *restrict a, const ulong lda,
+               __global const T *restrict b, const ulong ldb, const T beta,
+               __global T *restrict c, const ulong ldc) {
+  const int ti = get_local_id(0), tj = get_local_id(1);
+  const int tid = ti + tj * GX;
+  const size_t i0 = get_group_id(0) * BM, j0 = get_group_id(1) * BN;
+  T acc[TM][TN];
+#pragma unroll
+  for (int r = 0; r < TM; r++)
+#pragma unroll
+    for (int q = 0; q < TN; q++) acc[r][q] = 0;
+#ifdef KL_DIRECT
+  for (size_t kq = 0; kq < k; kq++) {
+    T ar[TM], br[TN];
+#pragma unroll
+    for (int r = 0; r < TM; r++) {
+      const size_t i = i0 + ti * 4 + (r / 4) * GX * 4 + r % 4;
+      ar[r] = i < m ? a[i + kq * lda] : 0;
+    }
+#pragma unroll
+    for (int q = 0; q < TN; q++) {
+      const size_t j = j0 + tj * 4 + (q / 4) * GY * 4 + q % 4;
+      br[q] = j < n ? b[kq + j * ldb] : 0;
+    }
+#pragma unroll
+    for (int r = 0; r < TM; r++)
+#pragma unroll
+      for (int q = 0; q < TN; q++) acc[r][q] += ar[r] * br[q];
+  }
+#else
+  /* Declared as T4 so that the compiler knows them 16-byte aligned (a
+   * vload4 of a T array may only assume T's alignment: scalar loads).
+   * at[s][kk][ii / 4] holds A(i0 + ii..+3, k0 + kk); bt[s][kk][jj / 4]
+   * B(k0 + kk, j0 + jj..+3). */
+  __local T4 at[2][BK][BM / 4];
+  __local T4 bt[2][BK][BNP / 4];
+  const size_t tiles = (k + BK - 1) / BK;
+  T4 ra[NA], rb[NB]; /* the next tile, in flight */
+#ifdef KL_EXACT
+  /* Each item's float4s of a tile: A's column kk, rows ii..ii+3
+   * (neighbouring items, neighbouring rows), B's column jj, k kq..kq+3. */
+  __global const T *pa[NA], *pb[NB];
+#pragma unroll
+  for (int r = 0; r < NA; r++) {
+    const int e = tid + r * THREADS;
+    pa[r] = a + i0 + (e % (BM / 4)) * 4 + (size_t)(e / (BM / 4)) * lda;
+  }
+#pragma unroll
+  for (int r = 0; r < NB; r++) {
+    const int e = tid + r * THREADS;
+    pb[r] = b + (e % (BK / 4)) * 4 + (j0 + e / (BK / 4)) * ldb;
+  }
+  const size_t a_step = BK * lda;
+#define LOAD_TILE(t)                                                      \
+  do {                                                                    \
+    for (int r = 0; r < NA; r++) {                                        \
+      ra[r] = *(__global const T4 *)pa[r];                                \
+      pa[r] += a_step;                                                    \
+    }                                                                     \
+    for (int r = 0; r < NB; r++) {                                        \
+      rb[r] = *(__global const T4 *)pb[r];                                \
+      pb[r] += BK;                                                        \
+    }                                                                     \
+  } while (0)
+#else
+  /* Edges: every element checked, scalar; same layout. */
+#define LOAD_TILE(t)                                                      \
+  do {                                                                    \
+    const size_t k0 = (t) * BK;                                           \
+    for (int r = 0; r < NA; r++) {                                        \
+      const int e = tid + r * THREADS;                                    \
+      const size_t i = i0 + (e % (BM / 4)) * 4, kq = k0 + e / (BM / 4);  \
+      T v[4];                                                             \
+      for (int l = 0; l < 4; l++)                                         \
+        v[l] = i + l < m && kq < k ? a[i + l + kq * lda] : 0;             \
+      ra[r] = (T4)(v[0], v[1], v[2], v[3]);                               \
+    }                                                                     \
+    for (int r = 0; r < NB; r++) {                                        \
+      const int e = tid + r * THREADS;                                    \
+      const size_t kq = k0 + (e % (BK / 4)) * 4, j = j0 + e / (BK / 4);  \
+      T v[4];                                                             \
+      for (int l = 0; l < 4; l++)                                         \
+        v[l] = kq + l < k && j < n ? b[kq + l + j * ldb] : 0;             \
+      rb[r] = (T4)(v[0], v[1], v[2], v[3]);                               \
+    }                                                                     \
+  } while (0)
+#endif
+#define STORE_TILE(s)                                                     \
+  do {                                                                    \
+    for (int r = 0; r < NA; r++) {                                        \
+      const int e = tid + r * THREADS;                                    \
+      at[s][e / (BM / 4)][e % (BM / 4)] = ra[r];                          \
+    }                                                                     \
+    for (int r = 0; r < NB; r++) {                                        \
+      const int e = tid + r * THREADS, kk = (e % (BK / 4)) * 4,           \
+                jj = e / (BK / 4);                                        \
+      ((__local T *)bt[s][kk])[jj] = rb[r].s0;                            \
+      ((__local T *)bt[s][kk + 1])[jj] = rb[r].s1;                        \
+      ((__local T *)bt[s][kk + 2])[jj] = rb[r].s2;                        \
+      ((__local T *)bt[s][kk + 3])[jj] = rb[r].s3;                        \
+    }                                                                     \
+  } while (0)
+  LOAD_TILE(0);
+  STORE_TILE(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (size_t t = 0; t < tiles; t++) {
+    const int s = t & 1;
+    /* The next tile's loads issued before this one's products; its
+     * stores into the other stage after them. The barrier ending the
+     * previous step keeps them from overwriting what an item still
+     * reads, so one barrier a step suffices. */
+    if (t + 1 < tiles) LOAD_TILE(t + 1);
+#pragma unroll
+    for (int kk = 0; kk < BK; kk++) {
+      T4 ar[SM], br[SN];
+#pragma unroll
+      for (int u = 0; u < SM; u++)
+        ar[u] = at[s][kk][ti + u * GX];
+#pragma unroll
+      for (int u = 0; u < SN; u++)
+        br[u] = bt[s][kk][tj + u * GY];
+#pragma unroll
+      for (int u = 0; u < SM; u++)
+#pragma unroll
+        for (int v = 0; v < SN; v++) {
+          const T av[4] = {ar[u].s0, ar[u].s1, ar[u].s2, ar[u].s3};
+          const T bv[4] = {br[v].s0, br[v].s1, br[v].s2, br[v].s3};
+#pragma unroll
+          for (int x = 0; x < 4; x++)
+#pragma unroll
+            for (int y = 0; y < 4; y++)
+              acc[u * 4 + x][v * 4 + y] += av[x] * bv[y];
+        }
+    }
+    if (t + 1 < tiles) STORE_TILE(s ^ 1);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+#undef LOAD_TILE
+#undef STORE_TILE
+#endif
+  /* C: item's column j, its 4-row strips. */
+#pragma unroll
+  for (int q = 0; q < TN; q++) {
+    const size_t j = j0 + tj * 4 + (q / 4) * GY * 4 + q % 4;
+#pragma unroll
+    for (int u = 0; u < SM; u++) {
+      const size_t i = i0 + ti * 4 + u * GX * 4;
+#if defined(KL_EXACT) && !defined(KL_DIRECT)
+      __global T *p = c + i + j * ldc;
+      T4 v = alpha * (T4)(acc[u * 4][q], acc[u * 4 + 1][q],
+                          acc[u * 4 + 2][q], acc[u * 4 + 3][q]);
+      if (beta != 0) v += beta * *(__global T4 *)p;
+      *(__global T4 *)p = v;
+#else
+#pragma unroll
+      for (int x = 0; x < 4; x++)
+        if (i + x < m && j < n) {
+          const size_t at_c = i + x + j * ldc;
+          c[at_c] = beta == 0 ? alpha * acc[u * 4 + x][q]
+                              : alpha * acc[u * 4 + x][q] + beta * c[at_c];
+        }
+#endif
+    }
+  }
+}

@@ -128,6 +128,8 @@ kl_status kl__gemm_cl_local(const kl_args *a);
 kl_status kl__gemm_cl_setup(kl_args *a);
 kl_status kl__gemm_cl_regtile(const kl_args *a);
 kl_status kl__gemm_cl_regtile_setup(kl_args *a);
+kl_status kl__gemm_cl_pipelined(const kl_args *a);
+kl_status kl__gemm_cl_pipelined_setup(kl_args *a);
 kl_status kl__gemm_gpu_shared8(const kl_args *a);
 kl_status kl__gemm_gpu_shared16(const kl_args *a);
 kl_status kl__gemm_gpu_shared32(const kl_args *a);
