@@ -30,8 +30,10 @@ static kl_status options_of(const kl_args *a, char *dst, size_t size) {
   /* The result's type checked too (a float sum's double needs fp64). */
   if (st == KL_OK) st = kl__cl_type_options(a, result, out, sizeof out);
   if (st != KL_OK) return st;
-  snprintf(dst, size, "%s -DA=%s -DOP=%d%s%s%s", in,
+  /* KL_VEC: the elements of T in 16 bytes, the GPU shape's loads. */
+  snprintf(dst, size, "%s -DA=%s -DOP=%d -DKL_VEC=%d%s%s%s", in,
            kl__cl_type_name(result), REDUCE_OP(p),
+           (int)(16 / kl_type_size(p->type)),
            p->type == KL_I32 ? " -DKL_INT" : "",
            result == KL_F64 && p->type != KL_F64 ? " -DKL_FP64" : "",
            kl__cl_stride_option(a));

@@ -35,6 +35,23 @@ static A group_combine(A mine, __local A *scratch) {
 #define CONVERT8_(t) convert_##t##8
 #define CONVERT8(t) CONVERT8_(t)
 
+#ifndef KL_CONTIGUOUS
+/* A vector of KL_VEC elements (16 bytes: double2, float4, int4), TV,
+ * combined into an accumulator lane by lane, in order. */
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define TV CAT(T, KL_VEC)
+static A combine_vector(A acc, const TV v) {
+  acc = COMBINE(acc, (A)v.s0);
+  acc = COMBINE(acc, (A)v.s1);
+#if KL_VEC == 4
+  acc = COMBINE(acc, (A)v.s2);
+  acc = COMBINE(acc, (A)v.s3);
+#endif
+  return acc;
+}
+#endif
+
 /* An item's elements combined: strided (a GPU), or its contiguous run
  * into eight accumulators at once (a CPU: eight independent chains that
  * the compiler can put in one vector; one chain would wait on each add). */
@@ -60,8 +77,24 @@ static A item_combine(__global const T *restrict x, const ulong n) {
 #endif
   for (; i < end; i++) acc = COMBINE(acc, (A)x[i]);
 #else
-  ITEMS(i, n)
-    acc = COMBINE(acc, (A)x[i]);
+  /* A GPU: 16-byte loads (KL_VEC elements of T, the buffer's start
+   * aligned), two of them in flight per item a step, a grid's stride
+   * apart, into two chains; then the last n % KL_VEC elements, one an
+   * item. One scalar chain kept few bytes in flight: 0.943x CUB at 256M
+   * f64 on the H100. */
+  const size_t g = get_global_size(0), vectors = n / KL_VEC;
+  __global const TV *xv = (__global const TV *)x;
+  A other = IDENTITY;
+  size_t i = get_global_id(0);
+  for (; i + g < vectors; i += 2 * g) {
+    const TV u = xv[i], w = xv[i + g];
+    acc = combine_vector(acc, u);
+    other = combine_vector(other, w);
+  }
+  if (i < vectors) acc = combine_vector(acc, xv[i]);
+  for (size_t t = vectors * KL_VEC + get_global_id(0); t < n; t += g)
+    acc = COMBINE(acc, (A)x[t]);
+  acc = COMBINE(acc, other);
 #endif
   return acc;
 }
