@@ -1,9 +1,14 @@
 /* What every program of the OpenCL backend starts with (opencl.c puts it
  * before each rung's source): doubles where the options ask for them
- * (-DKL_FP64), and the elements a work-item goes over. */
+ * (-DKL_FP64), token pasting, and the elements a work-item goes over. */
 #ifdef KL_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+
+/* Two tokens pasted after their expansion: KL_CAT(T, 4) is float4 where
+ * T is float (a program's vector types from its -DT option). */
+#define KL_CAT_(x, y) x##y
+#define KL_CAT(x, y) KL_CAT_(x, y)
 
 /* Item i's contiguous run of n elements shared over the whole range:
  * begin .. end - 1 (a CPU's shape, KL_CONTIGUOUS). */

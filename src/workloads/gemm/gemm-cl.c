@@ -113,7 +113,7 @@ kl_status kl__gemm_cl_regtile(const kl_args *a) {
 
 /* regtile's blocks (regtile_of: on a GPU 8 x 8 an item, here 2 x 2
  * strips of 4, 128 x 128 a group, k 16 deep in float and 8 in double; on
- * a CPU its direct shape, 4 x 4 an item, one strip). KL_EXACT when the
+ * a CPU regtile's own direct kernel). KL_EXACT when the
  * plan's shape needs no bounds checks and each 4-group of A, B and C is
  * 16-byte aligned (lda, ldb, ldc multiples of 4; buffers are aligned). */
 static int pipelined_exact(const kl_args *a, regtile t) {
@@ -122,12 +122,14 @@ static int pipelined_exact(const kl_args *a, regtile t) {
          s.lda % 4 == 0 && s.ldb % 4 == 0 && s.ldc % 4 == 0;
 }
 
+/* On a CPU the rung is regtile's direct kernel: the pipelined steps are
+ * a GPU's (local tiles, which PoCL's barriers keep from vectorizing). */
 kl_status kl__gemm_cl_pipelined_setup(kl_args *a) {
   const regtile t = regtile_of(a);
+  if (t.direct) return kl__gemm_cl_regtile_setup(a);
   char options[112];
   snprintf(options, sizeof options, "-DBM=%d -DBN=%d -DBK=%d -DTM=%d "
-           "-DTN=%d%s%s", t.bm, t.bn, t.bk, t.tm, t.tn,
-           t.direct ? " -DKL_DIRECT" : "",
+           "-DTN=%d%s", t.bm, t.bn, t.bk, t.tm, t.tn,
            pipelined_exact(a, t) ? " -DKL_EXACT" : "");
   return kl__cl_rung_kernel(a, kl__cl_source_gemm, 1, options,
                             "gemm_pipelined", 0);

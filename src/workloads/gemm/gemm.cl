@@ -160,9 +160,7 @@ gemm_regtile(const ulong m, const ulong n, const ulong k, const T alpha,
  *   then splits it), addresses as pointers stepped a tile at a time (no
  *   64-bit multiplies in the loop; 32-bit offsets inside a tile).
  *   Otherwise every load and store checked, scalar.
- * KL_DIRECT (a CPU) reads the operands from global memory, as regtile. */
-#define KL_CAT_(x, y) x##y
-#define KL_CAT(x, y) KL_CAT_(x, y)
+ * A GPU's kernel: on a CPU the rung builds gemm_regtile's direct shape. */
 #define T4 KL_CAT(T, 4)
 #define SM (TM / 4)
 #define SN (TN / 4)
@@ -183,25 +181,6 @@ gemm_pipelined(const ulong m, const ulong n, const ulong k, const T alpha,
   for (int r = 0; r < TM; r++)
 #pragma unroll
     for (int q = 0; q < TN; q++) acc[r][q] = 0;
-#ifdef KL_DIRECT
-  for (size_t kq = 0; kq < k; kq++) {
-    T ar[TM], br[TN];
-#pragma unroll
-    for (int r = 0; r < TM; r++) {
-      const size_t i = i0 + ti * 4 + (r / 4) * GX * 4 + r % 4;
-      ar[r] = i < m ? a[i + kq * lda] : 0;
-    }
-#pragma unroll
-    for (int q = 0; q < TN; q++) {
-      const size_t j = j0 + tj * 4 + (q / 4) * GY * 4 + q % 4;
-      br[q] = j < n ? b[kq + j * ldb] : 0;
-    }
-#pragma unroll
-    for (int r = 0; r < TM; r++)
-#pragma unroll
-      for (int q = 0; q < TN; q++) acc[r][q] += ar[r] * br[q];
-  }
-#else
   /* Declared as T4 so that the compiler knows them 16-byte aligned (a
    * vload4 of a T array may only assume T's alignment: scalar loads).
    * at[s][kk][ii / 4] holds A(i0 + ii..+3, k0 + kk); bt[s][kk][jj / 4]
@@ -311,7 +290,6 @@ gemm_pipelined(const ulong m, const ulong n, const ulong k, const T alpha,
   }
 #undef LOAD_TILE
 #undef STORE_TILE
-#endif
   /* C: item's column j, its 4-row strips. */
 #pragma unroll
   for (int q = 0; q < TN; q++) {
@@ -319,7 +297,7 @@ gemm_pipelined(const ulong m, const ulong n, const ulong k, const T alpha,
 #pragma unroll
     for (int u = 0; u < SM; u++) {
       const size_t i = i0 + ti * 4 + u * GX * 4;
-#if defined(KL_EXACT) && !defined(KL_DIRECT)
+#ifdef KL_EXACT
       __global T *p = c + i + j * ldc;
       T4 v = alpha * (T4)(acc[u * 4][q], acc[u * 4 + 1][q],
                           acc[u * 4 + 2][q], acc[u * 4 + 3][q]);

@@ -30,17 +30,13 @@ static A group_combine(A mine, __local A *scratch) {
   return scratch[0];
 }
 
-#define VEC8_(t) t##8
-#define VEC8(t) VEC8_(t)
-#define CONVERT8_(t) convert_##t##8
-#define CONVERT8(t) CONVERT8_(t)
+#define VEC8(t) KL_CAT(t, 8)
+#define CONVERT8(t) KL_CAT(convert_, VEC8(t))
 
 #ifndef KL_CONTIGUOUS
 /* A vector of KL_VEC elements (16 bytes: double2, float4, int4), TV,
  * combined into an accumulator lane by lane, in order. */
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define TV CAT(T, KL_VEC)
+#define TV KL_CAT(T, KL_VEC)
 static A combine_vector(A acc, const TV v) {
   acc = COMBINE(acc, (A)v.s0);
   acc = COMBINE(acc, (A)v.s1);
