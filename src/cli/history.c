@@ -1274,11 +1274,7 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
 /* ---- options ------------------------------------------------------------------ */
 
 static int bad(const char *fmt, const char *arg) {
-  char show[SHOWN_SIZE];
-  fputs("kladder: error: history: ", stderr);
-  fprintf(stderr, fmt, arg ? shown(arg, show) : "");
-  fputs(" (`kladder history --help`)\n", stderr);
-  return 2;
+  return usage_error_of("history", fmt, arg);
 }
 
 static int parse(query *q, int argc, char **argv) {

@@ -63,11 +63,7 @@ static const char usage_tune[] =
     "rung passed, 2 bad usage or a file that cannot be written.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
-  char show[SHOWN_SIZE];
-  fputs("kladder: error: tune: ", stderr);
-  fprintf(stderr, fmt, arg ? shown(arg, show) : "");
-  fputs(" (`kladder tune --help`)\n", stderr);
-  return 2;
+  return usage_error_of("tune", fmt, arg);
 }
 
 static void default_path(char *dst, size_t size) {
