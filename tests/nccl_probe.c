@@ -214,7 +214,8 @@ int main(int argc, char **argv) {
   if (!pr.big_host) FAIL_AT("malloc", "no 1 GiB of host memory");
   memset(pr.big_host, 0, BIG);
   CUDA(cudaMalloc(&pr.big_dev, BIG));
-  static const char *pauses[] = {"", "a 1 GiB host-to-device copy", "100 ms idle"};
+  static const char *pauses[] = {"", "a 1 GiB host-to-device copy",
+                                 "100 ms idle"};
   for (pr.pause = 1; pr.pause <= 2; pr.pause++) {
     const double p = waited_seconds(&pr, exchange, a, b, face);
     if (pr.rank == 0)

@@ -7,7 +7,8 @@
  * cuda-zmarch-vector on the box, queued behind them: no host wait
  * between the exchange and the stencil (waiting cost ~10-20 us of idle
  * GPU a run, 2% of 512^3 f64 on two H100s). The phases are timed by the
- * context's events 2 to 4 on the stream (the harness's are 0 and 1). The communicator is the context's
+ * context's events 2 to 4 on the stream (the harness's are 0 and 1).
+ * The communicator is the context's
  * (backends/ranks-nccl.cu), made by the setup, which stands aside where
  * two ranks share a GPU. NCCL's messages have no tags: a pair of ranks
  * shares at most one face (the grid of ranks is not periodic), so each
