@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpi-dist.sh KLADDER MPIEXEC: the distributed workloads (reduce-dist,
 # laplacian-dist, cg-dist) under mpirun on the host backends, and
-# cg-dist's GPU rungs where there is a CUDA device.
+# their GPU rungs where there is a CUDA device.
 #   1. 1 to 4 ranks, weak and strong scaling: every rung passes, the JSON
 #      says how many ranks, which scaling, and each rung's efficiency
 #      against rank 0 alone (from 2 ranks);
@@ -9,13 +9,15 @@
 #   3. bad input (a size the ranks cannot split, a copy-per-rank workload
 #      under strong scaling, an unknown scaling): exit 2, one message;
 #   4. an error on rank 1 inside a distributed rung: exit 3, its message;
-#   5. where there is a CUDA device: cg-dist's GPU rungs over 2 to 4 ranks
-#      sharing it pass (cuda-aware and cuda-nccl may stand aside).
+#   5. where there is a CUDA device: cg-dist's and laplacian-dist's GPU
+#      rungs over 2 to 4 ranks pass (cuda-aware may stand aside, and the
+#      NCCL rungs where ranks share a GPU).
 #   6. the trace over 2 ranks (laplacian-dist and cg-dist on OpenMP): a
 #      process per rank holding each timed run with its phases nested,
 #      checked by check_trace.py; the same in the trace the report's page
 #      carries (kladder report, from the JSON's rank_runs).
-#   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl) of reduce-dist,
+#   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl, laplacian-dist's
+#      cuda-nccl-overlap) of reduce-dist,
 #      laplacian-dist and cg-dist over 2 ranks:
 #      without a GPU (or a build without them) one message saying so,
 #      exit 2; with one, every result passes or stands aside saying why
@@ -112,6 +114,40 @@ for r in rs:
     done
     echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"
   done
+  # laplacian-dist's GPU rungs over 2 to 4 ranks on shapes whose boxes
+  # differ along every axis (the overlapped rung's interior and shell
+  # with neighbours on one side, both or none), both types; the NCCL rungs
+  # pass where each rank has a GPU, else stand aside.
+  for p in 2 3 4; do
+    for scaling in weak strong; do
+      for shape in 33:ny=17,nz=9 6:ny=40,nz=21; do
+        for type in f64 f32; do
+          ranks $p -w laplacian-dist -b cuda -n ${shape%%:*} \
+            -p ${shape#*:} -t $type \
+            --reps 2 --warmup 1 --scaling $scaling --no-ceiling \
+            --json "$dir/g.json"
+          what="laplacian-dist cuda, $p ranks, $scaling, $shape, $type"
+          [ "$code" = 0 ] || fail "$what: exit $code"
+          python3 -c '
+import json, sys
+p, gpus = int(sys.argv[2]), int(sys.argv[3])
+rs = json.load(open(sys.argv[1]))["results"]
+rungs = sorted(r["rung"] for r in rs)
+assert rungs in (["cuda-aware", "cuda-staged"],
+                 ["cuda-aware", "cuda-nccl", "cuda-nccl-overlap",
+                  "cuda-staged"]), rungs
+for r in rs:
+    aside = r["rung"] == "cuda-aware" or (r["rung"].startswith("cuda-nccl")
+                                          and p > gpus)
+    if aside and r["check"] == "ASIDE":
+        continue
+    assert r["check"] == "PASS" and r["ranks"] == p, r
+' "$dir/g.json" $p "${gpus:-0}" || fail "$what: the JSON"
+        done
+      done
+    done
+    echo "ok: laplacian-dist's GPU rungs, $p ranks, weak and strong"
+  done
 fi
 
 # bad P ARGS... -- WHAT PATTERN: exit 2 and one message matching it.
@@ -167,7 +203,7 @@ for p in ranks:
     assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
 ' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
 echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"
-for rung in cuda-staged cuda-aware cuda-nccl; do
+for rung in cuda-staged cuda-aware cuda-nccl cuda-nccl-overlap; do
   ranks 2 -w reduce-dist,laplacian-dist,cg-dist -r $rung -n 11 --reps 2 \
     --no-ceiling
   if [ "$code" = 2 ]; then

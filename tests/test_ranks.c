@@ -4,8 +4,10 @@
  * communicator's id), every rank's words on every rank (kl__ranks_gather:
  * each rank's GPU), in one piece and in several, with a rank that holds
  * no table of its own, and the first two ranks alike (kl__ranks_alike:
- * two ranks on one GPU). Every rank makes as many collectives. No GPU, no
- * MPI. */
+ * two ranks on one GPU). Every rank makes as many collectives. And the
+ * shell of a box (kl__box_around, an overlapped rung's last step): every
+ * point of the range outside its inner part in exactly one slab, none
+ * inside, no empty slab. No GPU, no MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
@@ -230,7 +232,62 @@ static void ranks_of(int count) {
   printf("%d ranks: %d collectives each\n", count, jobs[0].f.collectives);
 }
 
+/* A range of up to 5 points a side inside a 7^3 grid, each point's
+ * slabs counted. */
+enum { G = 7 };
+typedef struct cover {
+  int hits[G][G][G];
+  int empty;
+} cover;
+
+static void count_slab(void *ctx, const int64_t lo[3], const int64_t hi[3]) {
+  cover *c = (cover *)ctx;
+  if (hi[0] <= lo[0] || hi[1] <= lo[1] || hi[2] <= lo[2]) c->empty++;
+  for (int64_t k = lo[2]; k < hi[2]; k++)
+    for (int64_t j = lo[1]; j < hi[1]; j++)
+      for (int64_t i = lo[0]; i < hi[0]; i++) c->hits[k][j][i]++;
+}
+
+static int inside(int64_t v, int64_t lo, int64_t hi) {
+  return v >= lo && v < hi;
+}
+
+/* Every inner range of each axis, 0 or 1 point in from either end (the
+ * sides with a neighbour or without), and ranges of 1 to 5 points. */
+static void shells(void) {
+  int cases = 0;
+  for (int len = 1; len <= 5; len++)
+    for (int sides = 0; sides < 64; sides++) {
+      const int64_t lo[3] = {1, 1, 1}, hi[3] = {1 + len, 1 + (len + 1) % 5 + 1, 1 + len};
+      int64_t in_lo[3], in_hi[3];
+      for (int a = 0; a < 3; a++) {
+        in_lo[a] = lo[a] + (sides >> (2 * a) & 1);
+        in_hi[a] = hi[a] - (sides >> (2 * a + 1) & 1);
+      }
+      static cover c;
+      memset(&c, 0, sizeof c);
+      kl__box_around(lo, hi, in_lo, in_hi, count_slab, &c);
+      EXPECT(c.empty == 0);
+      int bad = 0;
+      for (int64_t k = 0; k < G; k++)
+        for (int64_t j = 0; j < G; j++)
+          for (int64_t i = 0; i < G; i++) {
+            const int in_range = inside(i, lo[0], hi[0]) &&
+                                 inside(j, lo[1], hi[1]) &&
+                                 inside(k, lo[2], hi[2]);
+            const int in_inner = inside(i, in_lo[0], in_hi[0]) &&
+                                 inside(j, in_lo[1], in_hi[1]) &&
+                                 inside(k, in_lo[2], in_hi[2]);
+            bad += c.hits[k][j][i] != (in_range && !in_inner);
+          }
+      EXPECT(bad == 0);
+      cases++;
+    }
+  printf("shells: %d ranges\n", cases);
+}
+
 int main(void) {
+  shells();
   /* One rank (the plan's ranks NULL): nothing moves, no collective. */
   kl_plan one;
   memset(&one, 0, sizeof one);

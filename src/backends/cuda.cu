@@ -96,10 +96,12 @@ static kl_status enter(kl_context *ctx) {
 }
 
 
-/* A context: its own streams and events, and what rungs keep in it. */
+/* A context: its own streams and events, its urgent stream, and what
+ * rungs keep in it. */
 typedef struct gpu_context {
   cudaEvent_t events[KL_MAX_EVENTS];
   int event_count;
+  cudaStream_t urgent; /* the device's highest stream priority */
   kl__gpu_keep kept[KL_GPU_KEEPS];
 } gpu_context;
 
@@ -108,6 +110,16 @@ typedef struct gpu_context {
 kl__gpu_keep *kl__gpu_kept(kl_context *ctx, int slot) {
   if (!ctx || !ctx->impl || slot < 0 || slot >= KL_GPU_KEEPS) return NULL;
   return &((gpu_context *)ctx->impl)->kept[slot];
+}
+
+cudaEvent_t kl__gpu_event(kl_context *ctx, int event) {
+  gpu_context *g = ctx ? (gpu_context *)ctx->impl : NULL;
+  return g && event >= 0 && event < g->event_count ? g->events[event] : NULL;
+}
+
+cudaStream_t kl__gpu_urgent(kl_context *ctx) {
+  gpu_context *g = ctx ? (gpu_context *)ctx->impl : NULL;
+  return g ? g->urgent : NULL;
 }
 
 static void close_context(kl_context *ctx) {
@@ -123,6 +135,7 @@ static void close_context(kl_context *ctx) {
   for (int i = 0; i < ctx->stream_count; i++)
     if (ctx->streams[i]) (void)cudaStreamDestroy((cudaStream_t)ctx->streams[i]);
   ctx->stream_count = 0;
+  if (g && g->urgent) (void)cudaStreamDestroy(g->urgent);
   if (g)
     for (int i = 0; i < g->event_count; i++) (void)cudaEventDestroy(g->events[i]);
   free(g);
@@ -144,6 +157,19 @@ static kl_status open_context(kl_context *ctx) {
                      cudaGetErrorString(err));
     }
     ctx->streams[ctx->stream_count++] = (void *)s;
+  }
+  /* The urgent stream: the highest priority the device has (the lowest
+   * number), so that the few blocks of a message's kernel are dispatched
+   * before those still waiting of a kernel that fills the device. */
+  int least = 0, greatest = 0;
+  cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithPriority(&g->urgent, cudaStreamNonBlocking,
+                                       greatest);
+  if (err != cudaSuccess) {
+    close_context(ctx);
+    return KL_FAIL(KL_DEVICE, "the urgent stream: %s",
+                   cudaGetErrorString(err));
   }
   for (int i = 0; i < KL_MAX_EVENTS; i++) {
     cudaError_t err = cudaEventCreate(&g->events[i]);
@@ -207,6 +233,7 @@ static kl_status fill_bytes(kl_context *ctx, kl_placement where, void *dst,
 static kl_status sync(kl_context *ctx) {
   for (int i = 0; i < ctx->stream_count; i++)
     KL_GPU_CHECK(cudaStreamSynchronize((cudaStream_t)ctx->streams[i]));
+  KL_GPU_CHECK(cudaStreamSynchronize(((gpu_context *)ctx->impl)->urgent));
   return KL_OK;
 }
 

@@ -77,6 +77,15 @@ typedef struct kl__gpu_keep {
 } kl__gpu_keep;
 kl__gpu_keep *kl__gpu_kept(kl_context *ctx, int slot);
 
+/* A GPU rung's context's event `event` (the backend's record() and
+ * elapsed() take its number; a rung that makes one stream wait for
+ * another needs the event itself), NULL past the last. And its urgent
+ * stream: made at the device's highest priority, for short work that must
+ * not queue behind a kernel filling the device (a halo's messages beside
+ * the interior's stencil); the context's sync waits for it too. */
+cudaEvent_t kl__gpu_event(kl_context *ctx, int event);
+cudaStream_t kl__gpu_urgent(kl_context *ctx);
+
 /* A step that returns a status: its failure is the caller's. */
 #define KL_TRY(call)                                                          \
   do {                                                                        \

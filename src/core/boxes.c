@@ -22,22 +22,49 @@ void kl__box_copy(const int64_t ext[3], size_t es, char *grid, char *packed,
     }
 }
 
+void kl__box_around(const int64_t lo[3], const int64_t hi[3],
+                    const int64_t in_lo[3], const int64_t in_hi[3],
+                    void (*fn)(void *ctx, const int64_t lo[3],
+                               const int64_t hi[3]),
+                    void *ctx) {
+  /* The inner range inside the outer one, empty at its low end where it
+   * has no point: then the low slab takes what is there. */
+  int64_t ilo[3], ihi[3];
+  for (int o = 0; o < 3; o++) {
+    ilo[o] = in_lo[o] < lo[o] ? lo[o] : in_lo[o] > hi[o] ? hi[o] : in_lo[o];
+    ihi[o] = in_hi[o] > hi[o] ? hi[o] : in_hi[o] < ilo[o] ? ilo[o] : in_hi[o];
+  }
+  for (int axis = 2; axis >= 0; axis--) {
+    int64_t slo[3], shi[3];
+    int empty = 0;
+    for (int o = 0; o < 3; o++) {
+      /* Axes after this one: their inner range; before: the whole. */
+      slo[o] = o > axis ? ilo[o] : lo[o];
+      shi[o] = o > axis ? ihi[o] : hi[o];
+      empty |= o != axis && shi[o] <= slo[o];
+    }
+    if (empty) continue;
+    if (ilo[axis] > lo[axis]) {
+      slo[axis] = lo[axis];
+      shi[axis] = ilo[axis];
+      fn(ctx, slo, shi);
+    }
+    if (hi[axis] > ihi[axis]) {
+      slo[axis] = ihi[axis];
+      shi[axis] = hi[axis];
+      fn(ctx, slo, shi);
+    }
+  }
+}
+
 void kl__box_shell(const int64_t lo[3], const int64_t hi[3],
                    void (*fn)(void *ctx, const int64_t lo[3],
                               const int64_t hi[3]),
                    void *ctx) {
-  for (int axis = 2; axis >= 0; axis--) {
-    int64_t slo[3], shi[3];
-    for (int o = 0; o < 3; o++) {
-      /* Axes after this one: their inner range; before: the whole. */
-      slo[o] = o > axis ? lo[o] + 1 : lo[o];
-      shi[o] = o > axis ? hi[o] - 1 : hi[o];
-    }
-    slo[axis] = lo[axis];
-    shi[axis] = hi[axis] < lo[axis] + 1 ? hi[axis] : lo[axis] + 1;
-    fn(ctx, slo, shi);
-    slo[axis] = hi[axis] - 1 > lo[axis] + 1 ? hi[axis] - 1 : lo[axis] + 1;
-    shi[axis] = hi[axis];
-    fn(ctx, slo, shi);
+  int64_t in_lo[3], in_hi[3];
+  for (int o = 0; o < 3; o++) {
+    in_lo[o] = lo[o] + 1;
+    in_hi[o] = hi[o] - 1;
   }
+  kl__box_around(lo, hi, in_lo, in_hi, fn, ctx);
 }

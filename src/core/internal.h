@@ -136,7 +136,8 @@ int kl__rank_at(const int dims[3], const int coord[3]); /* -1 outside */
  * in parallel where asked. And the shell of the range lo .. hi - 1, the
  * points not in lo + 1 .. hi - 2, as six slabs without overlap (two
  * planes across z, two across y between them, two across x), fn called
- * for each (an empty one too: fn skips it). */
+ * for each that holds a point (kl__box_around's inner part one point in
+ * from every side). */
 void kl__box_copy(const int64_t ext[3], size_t es, char *grid, char *packed,
                   const int64_t lo[3], const int64_t hi[3], int to_packed,
                   int parallel);
@@ -144,6 +145,15 @@ void kl__box_shell(const int64_t lo[3], const int64_t hi[3],
                    void (*fn)(void *ctx, const int64_t lo[3],
                               const int64_t hi[3]),
                    void *ctx);
+/* The points of the range lo .. hi - 1 outside its part in_lo .. in_hi
+ * - 1 (clipped to it), as up to six slabs without overlap in the same
+ * order, only those that hold a point: the shell of an overlapped rung
+ * whose layer arrives on some sides alone. */
+void kl__box_around(const int64_t lo[3], const int64_t hi[3],
+                    const int64_t in_lo[3], const int64_t in_hi[3],
+                    void (*fn)(void *ctx, const int64_t lo[3],
+                               const int64_t hi[3]),
+                    void *ctx);
 /* In place over the plan's ranks (a no-op for one). */
 void kl__allreduce(const kl_plan *p, void *values, int n, kl_type type,
                    kl_ranks_op op);

@@ -34,9 +34,12 @@ static coefficients<T> coefficients_of(const kl_plan *p) {
   return c;
 }
 
-/* The extents, as every kernel takes them. */
+/* The extents, as every kernel takes them, and the distance between
+ * rows (sy) and between planes (sz) in elements: nx and nx * ny on a grid
+ * of its own, the whole grid's on a box inside it (the z-marching
+ * kernels alone read them: zmarch_box). */
 typedef struct grid3 {
-  int64_t nx, ny, nz;
+  int64_t nx, ny, nz, sy, sz;
 } grid3;
 
 /* f's stores: plain, or streaming (kl_store_streaming, gpu.h). */
@@ -53,7 +56,8 @@ static unsigned grid_dim(int64_t count) {
 }
 
 static grid3 extents(const kl_args *a) {
-  grid3 g = {LAP_NX(a->plan), LAP_NY(a->plan), LAP_NZ(a->plan)};
+  const int64_t nx = LAP_NX(a->plan), ny = LAP_NY(a->plan);
+  grid3 g = {nx, ny, LAP_NZ(a->plan), nx, nx * ny};
   return g;
 }
 
@@ -303,7 +307,7 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_kernel(
     zsplit z) {
   const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x;
   if (i == 0 || i >= g.nx - 1) return;
-  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  const int64_t slice = g.sz, nx = g.sy; /* nx: the row's stride */
   int64_t k0, k1, row0, row_end;
   block_work(g, z, &k0, &k1, &row0, &row_end);
   for (int64_t row = row0; row < row_end; row += gridDim.y) {
@@ -352,7 +356,7 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmar
   const int V = (int)(sizeof(W) / sizeof(T));
   const int64_t i0 = ((int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x) * V;
   if (i0 >= g.nx) return;
-  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  const int64_t slice = g.sz, sy = g.sy, nx = g.nx;
   /* Whether all V points are interior in x: one vector store. */
   const bool whole = i0 > 0 && i0 + V < nx;
   int64_t k0, k1, row0, row_end;
@@ -360,14 +364,14 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmar
   for (int64_t row = row0; row < row_end; row += gridDim.y) {
     const int64_t j = row * ZMARCH_BY + threadIdx.y;
     if (j == 0 || j >= g.ny - 1) continue;
-    int64_t pos = i0 + nx * j + slice * k0;
+    int64_t pos = i0 + sy * j + slice * k0;
     W below = *(const W *)(u + pos - slice), centre = *(const W *)(u + pos),
       above = *(const W *)(u + pos + slice);
     for (int64_t k = k0; k < k1; k++, pos += slice) {
       W ahead = above;
       if (k + 1 < k1) ahead = *(const W *)(u + pos + 2 * slice);
-      const W south = *(const W *)(u + pos - nx);
-      const W north = *(const W *)(u + pos + nx);
+      const W south = *(const W *)(u + pos - sy);
+      const W north = *(const W *)(u + pos + sy);
       const T left = i0 > 0 ? u[pos - 1] : (T)0;
       const T right = i0 + V < nx ? u[pos + V] : (T)0;
       const T *b = (const T *)&below, *m = (const T *)&centre,
@@ -405,7 +409,7 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
   __shared__ T plane[ZMARCH_BY + 2][ZMARCH_BX + 2];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t i = (int64_t)blockIdx.x * ZMARCH_BX + tx;
-  const int64_t slice = g.nx * g.ny, nx = g.nx;
+  const int64_t slice = g.sz, nx = g.sy; /* nx: the row's stride */
   /* The halo point this thread loads along x and along y, as an offset
    * from its own position (0: none). */
   const int hx = tx == 0 ? -1 : tx == ZMARCH_BX - 1 ? 1 : 0;
@@ -485,17 +489,19 @@ static kl_status zmarch_resident(kl_args *a) {
   return KL_OK;
 }
 
+/* The interior of grid g, whose first point is f[0] and u[0], on stream
+ * s. */
 template <typename T>
-static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
+static kl_status zmarch_on(const kl_args *a, zmarch_kind kind, grid3 g, T *f,
+                           const T *u, cudaStream_t s) {
   const kl_plan *p = a->plan;
-  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
-  const grid3 g = extents(a);
-  T *f = (T *)a->buffers[LAP_F];
-  const T *u = (const T *)a->buffers[LAP_U];
+  if (g.nx < 3 || g.ny < 3 || g.nz < 3) return KL_OK;
   const int vector = (int)(sizeof(typename vec16<T>::type) / sizeof(T));
-  /* The vector loads need every row on a 16-byte boundary. */
+  /* The vector loads need every row on a 16-byte boundary, and a row's
+   * last vector inside it. */
   if (kind == ZMARCH_VECTOR &&
-      (g.nx % vector != 0 || (uintptr_t)u % 16 != 0 || (uintptr_t)f % 16 != 0))
+      (g.nx % vector != 0 || g.sy % vector != 0 || (uintptr_t)u % 16 != 0 ||
+       (uintptr_t)f % 16 != 0))
     kind = ZMARCH_L1;
   const int64_t width = ZMARCH_BX * (kind == ZMARCH_VECTOR ? vector : 1);
   const int64_t tiles_x = (g.nx + width - 1) / width;
@@ -505,6 +511,10 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
   zsplit z;
   z.tiles_y = (g.ny + ZMARCH_BY - 1) / ZMARCH_BY;
   z.sub_tiles = resident / tiles_x > 0 ? resident / tiles_x : 1;
+  /* No more rows than the grid has: past them a block has no work, and a
+   * box three rows high (a shell's slab) would launch mostly such
+   * blocks. */
+  if (z.sub_tiles > z.tiles_y) z.sub_tiles = z.tiles_y;
   if (z.sub_tiles < (z.tiles_y + GRID_YZ_MAX - 1) / GRID_YZ_MAX)
     z.sub_tiles = (z.tiles_y + GRID_YZ_MAX - 1) / GRID_YZ_MAX;
   const int64_t subs = (z.tiles_y + z.sub_tiles - 1) / z.sub_tiles;
@@ -517,10 +527,38 @@ static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
   dim3 block(ZMARCH_BX, ZMARCH_BY);
   const typename zmarch_kernels<T>::kernel zmarch_launch =
       zmarch_kernels_of<T>().of[kind];
-  zmarch_launch<<<grid, block, 0, (cudaStream_t)a->stream>>>(
-      f, u, g, coefficients_of<T>(p), z);
+  zmarch_launch<<<grid, block, 0, s>>>(f, u, g, coefficients_of<T>(p), z);
   KL_GPU_CHECK_LAUNCH(zmarch_launch);
   return KL_OK;
+}
+
+template <typename T>
+static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
+  if (!LAP_HAS_INTERIOR(a->plan)) return KL_OK;
+  return zmarch_on<T>(a, kind, extents(a), (T *)a->buffers[LAP_F],
+                      (const T *)a->buffers[LAP_U], (cudaStream_t)a->stream);
+}
+
+/* A box of the grid's interior as a grid of its own: its points and the
+ * layer around them, the whole grid's strides, f and u from the layer's
+ * first point. */
+template <typename T>
+static kl_status zmarch_box(const kl_args *a, const int64_t lo[3],
+                            const int64_t hi[3], cudaStream_t s) {
+  const grid3 whole = extents(a);
+  const int64_t n[3] = {whole.nx, whole.ny, whole.nz};
+  for (int d = 0; d < 3; d++) {
+    if (hi[d] <= lo[d]) return KL_OK; /* an empty box */
+    if (lo[d] < 1 || hi[d] > n[d] - 1)
+      return KL_FAIL(KL_USAGE, "laplacian: box %lld..%lld along axis %d "
+                     "leaves the interior 1..%lld", (long long)lo[d],
+                     (long long)hi[d] - 1, d, (long long)n[d] - 2);
+  }
+  const grid3 g = {hi[0] - lo[0] + 2, hi[1] - lo[1] + 2, hi[2] - lo[2] + 2,
+                   whole.sy, whole.sz};
+  const int64_t at = lo[0] - 1 + whole.sy * (lo[1] - 1) + whole.sz * (lo[2] - 1);
+  return zmarch_on<T>(a, ZMARCH_VECTOR, g, (T *)a->buffers[LAP_F] + at,
+                      (const T *)a->buffers[LAP_U] + at, s);
 }
 
 extern "C" kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a) {
@@ -538,6 +576,16 @@ extern "C" kl_status kl__laplacian_gpu_zmarch(const kl_args *a) {
 extern "C" kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
                     return zmarch<T>(a, ZMARCH_VECTOR));
+}
+
+/* The points lo .. hi - 1 alone (laplacian-dist's overlapped rung: the
+ * interior while the faces travel, then the shell), on `stream`. */
+extern "C" kl_status kl__laplacian_gpu_zmarch_box(const kl_args *a,
+                                                  const int64_t lo[3],
+                                                  const int64_t hi[3],
+                                                  void *stream) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return zmarch_box<T>(a, lo, hi, (cudaStream_t)stream));
 }
 
 /* Plane k's tile and halo in shared memory. */

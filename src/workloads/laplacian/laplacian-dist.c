@@ -464,6 +464,12 @@ static const kl_rung rungs[] = {
             .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
             .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl)),
+    KL_RUNG("cuda-nccl-overlap", gpu, "cuda-nccl's exchange on a stream of "
+            "the highest priority while the interior's stencil runs, then "
+            "the shell next to the faces; the phases overlap",
+            .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
+            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_overlap)),
 };
 
 static const kl_test_problem tests[] = {

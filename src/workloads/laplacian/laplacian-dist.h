@@ -56,6 +56,9 @@ kl_status kl__lapdist_gpu_aware_setup(kl_args *a);
  * stream; its setup makes the ranks' communicator. */
 kl_status kl__lapdist_gpu_nccl(const kl_args *a);
 kl_status kl__lapdist_gpu_nccl_setup(kl_args *a);
+/* cuda-nccl's exchange and shell on the context's urgent stream while
+ * the interior is computed (cuda-nccl's setup). */
+kl_status kl__lapdist_gpu_nccl_overlap(const kl_args *a);
 #ifdef __cplusplus
 }
 #endif

@@ -120,6 +120,11 @@ kl_status kl__laplacian_gpu_zmarch(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_shared(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a);
+/* cuda-zmarch-vector over the points lo .. hi - 1 of the plan's grid
+ * alone (each inside its interior, 1 .. n - 2), on a stream of the
+ * rung's context (laplacian-dist's cuda-nccl-overlap). */
+kl_status kl__laplacian_gpu_zmarch_box(const kl_args *a, const int64_t lo[3],
+                                       const int64_t hi[3], void *stream);
 #ifdef __cplusplus
 }
 #endif
