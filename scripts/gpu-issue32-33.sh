@@ -11,8 +11,9 @@
 #           laplacian-dist cuda-staged against laplacian cuda-zmarch-vector
 #           (the same kernel), reduce-dist cuda-best against reduce's
 #   mpi2    2 ranks sharing the GPU: the same, weak and strong; the faces'
-#           exchange phase against transfer's pinned copies; cg-dist's GPU
-#           rungs at 256^3 a rank (weak) and 256^3 in all (strong)
+#           d2h and h2d phases against transfer's pinned copies (GB/s and
+#           ratio, faces.txt); cg-dist's GPU rungs at 256^3 a rank
+#           (weak) and 256^3 in all (strong)
 #   gpus    where the machine has 2 GPUs or more, a rank per GPU (issue
 #           37): the distributed GPU rungs, NCCL's among them, weak and
 #           strong, stream's aggregate, NCCL's own figures (nccl_probe),
@@ -98,6 +99,51 @@ if part mpi2; then
         --scaling $s --reps 5
   done
   run transfer $k -w transfer -b cuda -n 2M --reps 20
+  # Issue 32: cuda-staged's faces through pinned memory at >= 0.8x the
+  # pinned copies' rate each way. The yardstick: transfer's
+  # cuda-pinned-one-stream (8 MiB in, then out, one direction at a time as
+  # the faces go; its rate is both ways' bytes over both copies' time).
+  # The faces: rank 0's d2h and h2d phases (medians of its timed runs),
+  # over 8 * 510 * 510 bytes each way: at 2 ranks and n = 512 (f64), weak
+  # or strong, rank 0 sends one face, its box's 510^2 interior points of a
+  # plane, and receives one of the same size. The phases are between
+  # events on the rung's stream; h2d's first event is on an idle stream,
+  # so it holds the host's issue of the copy (a few us of some 40).
+  python3 - "$out" <<'PY' 2>&1 | tee "$out/faces.txt" >&2
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+face = 8 * 510 * 510
+pinned = None
+try:
+    for r in json.load(open(os.path.join(out, "transfer.json")))["results"]:
+        if r["rung"] == "cuda-pinned-one-stream" and r.get("rate"):
+            pinned = r["rate"]
+except Exception as e:
+    print("faces: transfer.json unreadable:", e)
+for f in sorted(glob.glob(os.path.join(out, "mpi2-lap-*.json"))):
+    name = os.path.basename(f)[:-5]
+    try:
+        rs = json.load(open(f))["results"]
+    except Exception as e:
+        print(name, "unreadable:", e)
+        continue
+    for r in rs:
+        if r["rung"] != "cuda-staged" or r.get("ranks") != 2:
+            continue
+        runs = [u[4] for u in (r.get("rank_runs") or {}).get("runs", [])
+                if u[0] == 0]
+        ph = {k: statistics.median(u.get(k) or 0 for u in runs)
+              for k in ("d2h", "h2d")} if runs else (r.get("phases") or {})
+        if not ph.get("d2h") or not ph.get("h2d"):
+            print(name, "cuda-staged: no d2h or h2d phase:", r.get("status"))
+            continue
+        d2h, h2d = face / ph["d2h"] / 1e9, face / ph["h2d"] / 1e9
+        print("%s face d2h %.2f GB/s, h2d %.2f GB/s, pinned copy %s GB/s "
+              "each way, ratio %s (issue 32: >= 0.8)" % (
+                  name, d2h, h2d, "%.2f" % pinned if pinned else "-",
+                  "%.2f/%.2f" % (d2h / pinned, h2d / pinned) if pinned
+                  else "-"))
+PY
 fi
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if part gpus && [ "$gpus" -ge 2 ]; then

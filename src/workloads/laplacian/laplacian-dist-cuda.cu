@@ -13,23 +13,38 @@
  * the NCCL rung (laplacian-dist-gpu.h). */
 #include "laplacian-dist-gpu.h"
 
+/* The context's events that bound the exchange's device phases (the
+ * harness's are 0 and 1), all on the rung's stream: before the pack,
+ * after it (before the first copy to the host), after the last copy to
+ * the host, before the first copy back, after the last (before the
+ * unpack), after the unpack. cuda-aware records no copies' events.
+ * E_BACK is recorded on an idle stream (the host has just waited for the
+ * messages), so h2d holds the host's issue of the first copy back too (a
+ * few us): the rate the rung gets, a little under the copy engine's. */
+enum { E_PACK = 2, E_PACKED, E_STAGED, E_BACK, E_UNSTAGED, E_UNPACKED };
+
 /* The exchange: pack, (stage,) send and receive, (stage,) unpack; its
- * seconds to phase 0. */
+ * phases DIST_PH_PACK to DIST_PH_H2D (laplacian-dist.h). The device's
+ * phases are read after the stream's last wait, which every event
+ * precedes, so that no host wait is added; the messages are the host's
+ * wall time, as the whole exchange was. */
 template <typename T>
 static kl_status exchange(const kl_args *a, int staged) {
   const kl_plan *p = a->plan;
+  const kl_backend *be = a->ctx->backend;
   const box b = box_of(p);
   cudaStream_t s = (cudaStream_t)a->stream;
   int nbs[3][2];
   kl_status st = kl__lapdist_neighbours(p, nbs);
   if (st != KL_OK) return st; /* the plan's: the same on every rank */
-  const double t0 = kl__now();
   const int64_t face = p->buffers[DIST_FACES].count / 12;
   T *dev = (T *)a->buffers[DIST_FACES];
   T *host = staged ? (T *)a->buffers[DIST_STAGE] : NULL;
   kl_message m[6];
   int count = 0;
+  KL_KEEP(st, be->record(a->ctx, E_PACK, 0));
   KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1));
+  KL_KEEP(st, be->record(a->ctx, E_PACKED, 0));
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
@@ -46,10 +61,14 @@ static kl_status exchange(const kl_args *a, int staged) {
       const kl_message msg = {nbs[axis][side], axis, send, recv, bytes};
       m[count++] = msg;
     }
+  if (staged) KL_KEEP(st, be->record(a->ctx, E_STAGED, 0));
   KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
                              "cudaStreamSynchronize"));
   /* Made whatever happened above: the neighbours wait for these. */
+  const double t0 = kl__now();
   kl__exchange_wait(p, kl__exchange_start(p, m, count));
+  const double messages = kl__now() - t0;
+  if (staged) KL_KEEP(st, be->record(a->ctx, E_BACK, 0));
   for (int axis = 0; staged && axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
@@ -61,16 +80,31 @@ static kl_status exchange(const kl_args *a, int staged) {
                                                  cudaMemcpyHostToDevice, s),
                                  "cudaMemcpyAsync (face to the device)"));
     }
+  KL_KEEP(st, be->record(a->ctx, E_UNSTAGED, 0));
   KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
+  KL_KEEP(st, be->record(a->ctx, E_UNPACKED, 0));
   KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
                              "cudaStreamSynchronize"));
-  kl__phase(a, 0, kl__now() - t0);
+  kl__phase(a, DIST_PH_MESSAGES, messages);
+  /* A rank that failed may have left an event unrecorded (or one of an
+   * earlier run in it); its run is stopped, its phases not read. */
+  if (st != KL_OK) return st;
+  double pack = 0, unpack = 0, d2h = 0, h2d = 0;
+  KL_KEEP(st, be->elapsed(a->ctx, E_PACK, E_PACKED, &pack));
+  KL_KEEP(st, be->elapsed(a->ctx, E_UNSTAGED, E_UNPACKED, &unpack));
+  if (staged) {
+    KL_KEEP(st, be->elapsed(a->ctx, E_PACKED, E_STAGED, &d2h));
+    KL_KEEP(st, be->elapsed(a->ctx, E_BACK, E_UNSTAGED, &h2d));
+  }
+  kl__phase(a, DIST_PH_PACK, pack + unpack);
+  kl__phase(a, DIST_PH_D2H, d2h);
+  kl__phase(a, DIST_PH_H2D, h2d);
   return st;
 }
 
 template <typename T> static kl_status run(const kl_args *a, int staged) {
   const kl_status st = exchange<T>(a, staged);
-  return st != KL_OK ? st : kl__lapdist_gpu_stencil(a);
+  return st != KL_OK ? st : kl__lapdist_gpu_stencil(a, DIST_PH_STENCIL);
 }
 
 extern "C" kl_status kl__lapdist_gpu_staged(const kl_args *a) {

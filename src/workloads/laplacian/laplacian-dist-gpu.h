@@ -72,15 +72,16 @@ static kl_status faces(const kl_args *a, const box *b, const int nbs[3][2],
 }
 
 /* After the exchange: laplacian's cuda-zmarch-vector on the box (a plan
- * of its extents), waited for; its seconds to phase 1. */
-static inline kl_status kl__lapdist_gpu_stencil(const kl_args *a) {
+ * of its extents), waited for; its seconds to phase `phase`. */
+static inline kl_status kl__lapdist_gpu_stencil(const kl_args *a,
+                                                int phase) {
   const double t0 = kl__now();
   kl_plan local;
   kl_args la;
   kl__lapdist_local_args(a, &local, &la);
   kl_status st = kl__laplacian_gpu_zmarch_vector(&la);
   KL_KEEP(st, KL_GPU_STATUS(cudaStreamSynchronize((cudaStream_t)a->stream)));
-  kl__phase(a, 1, kl__now() - t0);
+  kl__phase(a, phase, kl__now() - t0);
   return st;
 }
 

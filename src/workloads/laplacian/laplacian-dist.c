@@ -350,6 +350,11 @@ void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la) {
 }
 
 static const char *const phases[] = {"exchange", "stencil", NULL};
+/* cuda-staged's exchange in its parts, so that the faces' copies through
+ * pinned memory read as rates of their own (issue 32); cuda-aware shares
+ * the code (its copies 0). In DIST_PH_* order. */
+static const char *const gpu_phases[] = {"pack", "d2h", "messages", "h2d",
+                                         "stencil", NULL};
 
 /* The exchange, then laplacian's kernel on the box. */
 static kl_status blocking(const kl_args *a, kl_status (*kernel)(const kl_args *),
@@ -448,13 +453,13 @@ static const kl_rung rungs[] = {
             .phases = phases, .run = overlap),
     KL_RUNG("cuda-staged", gpu, "the faces packed on the GPU and sent "
             "through pinned host memory, then laplacian's cuda-zmarch-vector "
-            "on the box", .phases = phases,
+            "on the box", .phases = gpu_phases,
             .scratch = KL_GPU_FN(kl__lapdist_gpu_staged_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_staged)),
     KL_RUNG("cuda-aware", gpu, "cuda-staged with the faces sent from the "
             "device (a CUDA-aware MPI); stands aside where MPI takes no "
-            "device memory", .phases = phases,
+            "device memory", .phases = gpu_phases,
             .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_aware_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_aware)),

@@ -15,6 +15,17 @@ enum { DIST_EXT = 3, DIST_ORIGIN = 6, DIST_GRID = 9 };
  * GPU rungs' faces are in device memory, and the staged rung's copies of
  * them in pinned host memory follow. */
 enum { DIST_FACES = 2, DIST_STAGE = 3 };
+/* cuda-staged's and cuda-aware's phases, positions in their rungs' list
+ * (laplacian-dist.c's gpu_phases): the pack and unpack kernels, the faces'
+ * copies to pinned host memory, the messages (the host's wall time), the
+ * copies back, the stencil. cuda-aware's copies are 0. */
+enum {
+  DIST_PH_PACK,
+  DIST_PH_D2H,
+  DIST_PH_MESSAGES,
+  DIST_PH_H2D,
+  DIST_PH_STENCIL
+};
 
 typedef struct box {
   int64_t ext[3], origin[3], grid[3];
