@@ -88,6 +88,28 @@ echo "ok: cg-dist's 7-point matrix and fixed mode"
 # Where the host has a GPU for each rank (issue 37's machines), cuda-nccl
 # must run and pass, not stand aside.
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# gpu_results JSON P RUNGS...: the run's results are RUNGS (sorted; the
+# NCCL rungs, cuda-nccl*, only where built) and each passed on P ranks,
+# but cuda-aware and, where the ranks outnumber the GPUs, the NCCL rungs,
+# which may stand aside.
+gpu_results() {
+  gr_json=$1 gr_ranks=$2
+  shift 2
+  python3 -c '
+import json, sys
+p, gpus, want = int(sys.argv[2]), int(sys.argv[3]), sorted(sys.argv[4:])
+rs = json.load(open(sys.argv[1]))["results"]
+rungs = sorted(r["rung"] for r in rs)
+assert rungs in (want, [w for w in want if not w.startswith("cuda-nccl")]), \
+    rungs
+for r in rs:
+    aside = r["rung"] == "cuda-aware" or (r["rung"].startswith("cuda-nccl")
+                                          and p > gpus)
+    if aside and r["check"] == "ASIDE":
+        continue
+    assert r["check"] == "PASS" and r["ranks"] == p, r
+' "$gr_json" "$gr_ranks" "${gpus:-0}" "$@"
+}
 if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
   for p in 2 3 4; do
     for scaling in weak strong; do
@@ -96,28 +118,15 @@ if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
           --scaling $scaling --no-ceiling --json "$dir/g.json"
         what="cg-dist cuda, $p ranks, $scaling, $params"
         [ "$code" = 0 ] || fail "$what: exit $code"
-        python3 -c '
-import json, sys
-p, gpus = int(sys.argv[2]), int(sys.argv[3])
-rs = json.load(open(sys.argv[1]))["results"]
-rungs = sorted(r["rung"] for r in rs)
-assert rungs in (["cuda-aware", "cuda-staged"],
-                 ["cuda-aware", "cuda-nccl", "cuda-staged"]), rungs
-for r in rs:
-    aside = r["rung"] == "cuda-aware" or (r["rung"] == "cuda-nccl" and
-                                          p > gpus)
-    if aside and r["check"] == "ASIDE":
-        continue
-    assert r["check"] == "PASS" and r["ranks"] == p, r
-' "$dir/g.json" $p "${gpus:-0}" || fail "$what: the JSON"
+        gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl ||
+          fail "$what: the JSON"
       done
     done
     echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"
   done
   # laplacian-dist's GPU rungs over 2 to 4 ranks on shapes whose boxes
   # differ along every axis (the overlapped rung's interior and shell
-  # with neighbours on one side, both or none), both types; the NCCL rungs
-  # pass where each rank has a GPU, else stand aside.
+  # with neighbours on one side, both or none), both types.
   for p in 2 3 4; do
     for scaling in weak strong; do
       for shape in 33:ny=17,nz=9 6:ny=40,nz=21; do
@@ -128,21 +137,8 @@ for r in rs:
             --json "$dir/g.json"
           what="laplacian-dist cuda, $p ranks, $scaling, $shape, $type"
           [ "$code" = 0 ] || fail "$what: exit $code"
-          python3 -c '
-import json, sys
-p, gpus = int(sys.argv[2]), int(sys.argv[3])
-rs = json.load(open(sys.argv[1]))["results"]
-rungs = sorted(r["rung"] for r in rs)
-assert rungs in (["cuda-aware", "cuda-staged"],
-                 ["cuda-aware", "cuda-nccl", "cuda-nccl-overlap",
-                  "cuda-staged"]), rungs
-for r in rs:
-    aside = r["rung"] == "cuda-aware" or (r["rung"].startswith("cuda-nccl")
-                                          and p > gpus)
-    if aside and r["check"] == "ASIDE":
-        continue
-    assert r["check"] == "PASS" and r["ranks"] == p, r
-' "$dir/g.json" $p "${gpus:-0}" || fail "$what: the JSON"
+          gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl \
+            cuda-nccl-overlap || fail "$what: the JSON"
         done
       done
     done
