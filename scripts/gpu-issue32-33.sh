@@ -192,8 +192,13 @@ if part opencl; then
     --reps 5
 fi
 # compute-sanitizer memcheck over the distributed workloads' GPU rungs:
-# one rank (test_rungs over their own problems) and two ranks sharing the
-# GPU (staged and CUDA-aware paths, NCCL's standing aside).
+# one rank (test_rungs over their own problems), two ranks sharing the
+# GPU (staged and CUDA-aware paths, NCCL's standing aside) and, where the
+# machine has two GPUs or more, a rank per GPU on an odd grid (the NCCL
+# rungs, laplacian's overlapped one among them). There NCCL's own
+# initialization asks cudaFuncGetAttributes of kernels it has no sm_90
+# image for (4 API errors a rank, 2026-11-26): --report-api-errors no, so
+# that the summary counts memory errors alone.
 if part sanitize; then
   step sanitize
   san="compute-sanitizer --tool memcheck --leak-check full --error-exitcode 99"
@@ -204,6 +209,13 @@ if part sanitize; then
   $mpi -np 2 $san ./build/kladder run -q -w cg-dist,laplacian-dist,reduce-dist \
     -b cuda -n 33 --reps 1 --warmup 0 --no-ceiling >"$out/sanitize-2.txt" 2>&1
   echo "   memcheck, two ranks: exit $?" >&2
+  if [ "$gpus" -ge 2 ]; then
+    $mpi -np "$gpus" $san --report-api-errors no ./build/kladder run -q \
+      -w cg-dist,laplacian-dist,reduce-dist -b cuda -n 33 \
+      --scaling strong --reps 1 --warmup 0 --no-ceiling \
+      >"$out/sanitize-gpus.txt" 2>&1
+    echo "   memcheck, a rank per GPU: exit $?" >&2
+  fi
   grep -h "ERROR SUMMARY\|passed, .* failed" "$out"/sanitize-*.txt >&2
 fi
 tar -C "$out" -czf "$dest/results.tgz" . 2>/dev/null
