@@ -20,6 +20,8 @@
 #           int32 sums and a NaN on one rank's part
 #   opencl  NVIDIA's OpenCL beside CUDA: stream, map, reduce f64 256M,
 #           histogram, laplacian 512^3
+#   sanitize  memcheck over the distributed GPU rungs: one rank, two
+#           sharing the GPU, and a rank per GPU where there are several
 # KL_ISSUE_ONLY=REGEX runs only the parts whose names match;
 # KL_ISSUE_SCALINGS (default "weak strong") the scalings of part mpi2;
 # KL_ISSUE_NO_HOST=1 leaves the OpenMP cg runs out; KL_ISSUE_TESTS the
