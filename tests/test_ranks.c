@@ -258,7 +258,9 @@ static void shells(void) {
   int cases = 0;
   for (int len = 1; len <= 5; len++)
     for (int sides = 0; sides < 64; sides++) {
-      const int64_t lo[3] = {1, 1, 1}, hi[3] = {1 + len, 1 + (len + 1) % 5 + 1, 1 + len};
+      /* y's length (1 to 5 points) unlike x's and z's. */
+      const int64_t lo[3] = {1, 1, 1},
+                    hi[3] = {1 + len, 2 + (len + 1) % 5, 1 + len};
       int64_t in_lo[3], in_hi[3];
       for (int a = 0; a < 3; a++) {
         in_lo[a] = lo[a] + (sides >> (2 * a) & 1);

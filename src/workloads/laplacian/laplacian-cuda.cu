@@ -556,7 +556,8 @@ static kl_status zmarch_box(const kl_args *a, const int64_t lo[3],
   }
   const grid3 g = {hi[0] - lo[0] + 2, hi[1] - lo[1] + 2, hi[2] - lo[2] + 2,
                    whole.sy, whole.sz};
-  const int64_t at = lo[0] - 1 + whole.sy * (lo[1] - 1) + whole.sz * (lo[2] - 1);
+  const int64_t at =
+      lo[0] - 1 + whole.sy * (lo[1] - 1) + whole.sz * (lo[2] - 1);
   return zmarch_on<T>(a, ZMARCH_VECTOR, g, (T *)a->buffers[LAP_F] + at,
                       (const T *)a->buffers[LAP_U] + at, s);
 }
