@@ -6,6 +6,14 @@
  * zeros and write nothing; beta = 0 reads no C. */
 #define TS 16
 
+/* C's element at `at` from its sum: alpha acc + beta C, no read of C
+ * where beta is 0 (C may hold NaN then, as BLAS allows). Every kernel's
+ * scalar store. */
+static void store_c(__global T *restrict c, size_t at, T alpha, T acc,
+                    T beta) {
+  c[at] = beta == 0 ? alpha * acc : alpha * acc + beta * c[at];
+}
+
 __kernel void gemm_local(const ulong m, const ulong n, const ulong k,
                          const T alpha, __global const T *restrict a,
                          const ulong lda, __global const T *restrict b,
@@ -23,10 +31,7 @@ __kernel void gemm_local(const ulong m, const ulong n, const ulong k,
     for (int kk = 0; kk < TS; kk++) acc += at[kk][li] * bt[lj][kk];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (i < m && j < n) {
-    const size_t at_c = i + j * ldc;
-    c[at_c] = beta == 0 ? alpha * acc : alpha * acc + beta * c[at_c];
-  }
+  if (i < m && j < n) store_c(c, i + j * ldc, alpha, acc, beta);
 }
 
 /* opencl-regtile (gemm-cl.c): register tiles. A group of GX x GY items
@@ -130,11 +135,7 @@ gemm_regtile(const ulong m, const ulong n, const ulong k, const T alpha,
 #pragma unroll
     for (int r = 0; r < TM; r++) {
       const size_t i = i0 + ti + r * GX;
-      if (i < m && j < n) {
-        const size_t at_c = i + j * ldc;
-        c[at_c] = beta == 0 ? alpha * acc[r][q]
-                            : alpha * acc[r][q] + beta * c[at_c];
-      }
+      if (i < m && j < n) store_c(c, i + j * ldc, alpha, acc[r][q], beta);
     }
   }
 }
@@ -306,11 +307,8 @@ gemm_pipelined(const ulong m, const ulong n, const ulong k, const T alpha,
 #else
 #pragma unroll
       for (int x = 0; x < 4; x++)
-        if (i + x < m && j < n) {
-          const size_t at_c = i + x + j * ldc;
-          c[at_c] = beta == 0 ? alpha * acc[u * 4 + x][q]
-                              : alpha * acc[u * 4 + x][q] + beta * c[at_c];
-        }
+        if (i + x < m && j < n)
+          store_c(c, i + x + j * ldc, alpha, acc[u * 4 + x][q], beta);
 #endif
     }
   }
