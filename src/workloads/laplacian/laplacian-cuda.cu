@@ -490,7 +490,7 @@ static kl_status zmarch_resident(kl_args *a) {
 }
 
 /* The interior of grid g, whose first point is f[0] and u[0], on stream
- * s. */
+ * s; nothing where g has none. */
 template <typename T>
 static kl_status zmarch_on(const kl_args *a, zmarch_kind kind, grid3 g, T *f,
                            const T *u, cudaStream_t s) {
@@ -534,7 +534,6 @@ static kl_status zmarch_on(const kl_args *a, zmarch_kind kind, grid3 g, T *f,
 
 template <typename T>
 static kl_status zmarch(const kl_args *a, zmarch_kind kind) {
-  if (!LAP_HAS_INTERIOR(a->plan)) return KL_OK;
   return zmarch_on<T>(a, kind, extents(a), (T *)a->buffers[LAP_F],
                       (const T *)a->buffers[LAP_U], (cudaStream_t)a->stream);
 }
