@@ -78,7 +78,8 @@ fi
 if part mpi1; then
   step mpi1
   run mpi1-cg-cuda $mpi -np 1 $kr -w cg-dist,cg -b cuda \
-    -r cuda-staged,cuda-aware,cuda-nccl,cuda-matrix-free -n 256 \
+    -r cuda-staged,cuda-aware,cuda-nccl,cuda-nccl-batched,cuda-matrix-free \
+    -n 256 \
     -p mode=fixed --reps 10
   [ -n "${KL_ISSUE_NO_HOST:-}" ] ||
     run mpi1-cg-omp $mpi -np 1 $kr -w cg-dist,cg -b openmp -n 96 --reps 5

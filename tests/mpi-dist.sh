@@ -118,8 +118,8 @@ if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
           --scaling $scaling --no-ceiling --json "$dir/g.json"
         what="cg-dist cuda, $p ranks, $scaling, $params"
         [ "$code" = 0 ] || fail "$what: exit $code"
-        gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl ||
-          fail "$what: the JSON"
+        gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl \
+          cuda-nccl-batched || fail "$what: the JSON"
       done
     done
     echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"
@@ -199,7 +199,8 @@ for p in ranks:
     assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
 ' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
 echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"
-for rung in cuda-staged cuda-aware cuda-nccl cuda-nccl-overlap; do
+for rung in cuda-staged cuda-aware cuda-nccl cuda-nccl-overlap \
+  cuda-nccl-batched; do
   ranks 2 -w reduce-dist,laplacian-dist,cg-dist -r $rung -n 11 --reps 2 \
     --no-ceiling
   if [ "$code" = 2 ]; then

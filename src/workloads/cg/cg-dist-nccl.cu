@@ -40,19 +40,25 @@ enum { T_EXCHANGE, T_PAP = 2, T_RR = 4, T_EVENTS = 6 };
 /* After the start: r.r and b.b over the ranks (S_DOT, S_DOT_NEXT) as the
  * scalars the first iteration reads: running, no alpha yet, beta 0 (the
  * first p is r). */
-static __global__ void start_scalars_kernel(double *scalars) {
-  scalars[S_DONE] = RUNNING;
-  scalars[S_RR] = scalars[S_DOT];
-  scalars[S_BB] = scalars[S_DOT_NEXT];
+static __global__ void start_scalars_kernel(double *scalars, stop_rule stop) {
+  const double rr = scalars[S_DOT], bb = scalars[S_DOT_NEXT];
+  scalars[S_RR] = rr;
+  scalars[S_BB] = bb;
+  scalars[S_K] = 0;
+  scalars[S_BAD] = 0;
   scalars[S_ALPHA] = 0;
   scalars[S_ALPHA_PREV] = 0;
   scalars[S_BETA] = 0;
+  /* cuda-nccl-batched's stop; cuda-nccl decides on the host, by the same
+   * rule on the same sums. */
+  scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
 }
 
 /* After sweep A: p.Ap over the ranks (S_DOT); alpha = r.r / p.Ap, the
  * one before kept for the x update, as cuda-staged's host computes them;
  * or a breakdown, which sweep B and this iteration's beta skip. */
 static __global__ void alpha_kernel(double *scalars) {
+  if (stopped(scalars)) return;
   set_alpha(scalars, scalars[S_DOT]);
 }
 
@@ -63,6 +69,20 @@ static __global__ void beta_kernel(double *scalars) {
   const double next = scalars[S_DOT_NEXT];
   scalars[S_BETA] = next / scalars[S_RR];
   scalars[S_RR] = next;
+}
+
+/* cuda-nccl-batched's: beta_kernel's work, the iteration counted, and
+ * the stop by cg's rule on the new r.r (every rank's the same: NCCL's
+ * sum), which every later launch of the batch reads and skips its work
+ * by. */
+static __global__ void rr_kernel(double *scalars, stop_rule stop) {
+  if (stopped(scalars)) return;
+  const double rr = scalars[S_DOT_NEXT];
+  const int64_t k = (int64_t)scalars[S_K] + 1;
+  scalars[S_BETA] = rr / scalars[S_RR];
+  scalars[S_RR] = rr;
+  scalars[S_K] = (double)k;
+  if (!go_on(stop, k, rr, scalars[S_BB])) scalars[S_DONE] = STOPPED;
 }
 
 /* ---- launches ------------------------------------------------------------ */
@@ -183,53 +203,73 @@ static void read_sums(const kl_args *a, const geometry *g, dist *s,
   s->allreduce_seconds += between(s, t, T_PAP);
 }
 
+/* The start, queued: x0's halo, the start sweep, r.r and b.b summed over
+ * the ranks, the device scalars set. */
+static void start(const kl_args *a, geometry *g, dist *s, ncclComm_t comm,
+                  const timing *t) {
+  g->layer = s->layered;
+  mf_grid_of(a, g, &g->blocks); /* the partials the sweeps write */
+  mf_vectors v = {VEC(a, CG_X), NULL,         VEC(a, CG_B),
+                  NULL,         VEC(a, CG_R), VEC(a, CG_P)};
+  exchange<MF_START>(a, g, s, comm, v, t);
+  KL_KEEP(s->st, launch_layered<MF_START>(a, g, v));
+  sum_all(a, g, s, comm, 2, S_DOT, t, T_PAP);
+  if (s->st == KL_OK) {
+    start_scalars_kernel<<<1, 1, 0, g->s>>>(SCALARS(a), g->stop);
+    s->st = LAUNCHED(start_scalars_kernel);
+  }
+}
+
+/* Iteration j, queued: it reads p_old from one of CG_P and CG_AP and
+ * writes the new p into the other, and adds to x every other iteration;
+ * after sweep B's sum, beta (cuda-nccl, whose host then stops) or beta
+ * and the stop (rr_kernel: cuda-nccl-batched, whose device stops). */
+static void iteration(const kl_args *a, const geometry *g, dist *s,
+                      ncclComm_t comm, int64_t j, int device_stop,
+                      const timing *t) {
+  const int odd = (int)(j % 2);
+  double *p_old = VEC(a, odd ? CG_AP : CG_P);
+  double *p_new = VEC(a, odd ? CG_P : CG_AP);
+  mf_vectors direction = {VEC(a, CG_R), p_old, NULL, NULL, NULL, p_new};
+  exchange<MF_DIRECTION>(a, g, s, comm, direction, t);
+  KL_KEEP(s->st, launch_layered<MF_DIRECTION>(a, g, direction));
+  sum_all(a, g, s, comm, 1, S_DOT, t, T_PAP);
+  if (s->st == KL_OK) {
+    alpha_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
+    s->st = LAUNCHED(alpha_kernel);
+  }
+  mf_vectors update = {p_new,        p_old,        NULL,
+                       VEC(a, CG_X), VEC(a, CG_R), NULL};
+  if (odd) KL_KEEP(s->st, launch_layered<MF_UPDATE>(a, g, update));
+  else KL_KEEP(s->st, launch_layered<MF_RESIDUAL>(a, g, update));
+  sum_all(a, g, s, comm, 1, S_DOT_NEXT, t, T_RR);
+  if (s->st != KL_OK) return;
+  if (device_stop) {
+    rr_kernel<<<1, 1, 0, g->s>>>(SCALARS(a), g->stop);
+    s->st = LAUNCHED(rr_kernel);
+  } else {
+    beta_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
+    s->st = LAUNCHED(beta_kernel);
+  }
+}
+
 /* cuda-staged's iterations (cg-dist-cuda.cu's solve_ranks), the sums and
- * scalars on the device: x0's halo and the start; then iteration j reads
- * p_old from one of CG_P and CG_AP and writes the new p into the other,
- * and adds to x every other iteration. Every rank reads the same sums
- * (NCCL's), so all stop together. */
+ * scalars on the device, one host wait an iteration for the two sums,
+ * by which the host stops. Every rank reads the same sums (NCCL's), so
+ * all stop together. */
 static kl_status solve_nccl(const kl_args *a, geometry *g, dist *s,
                             int64_t *iterations) {
   ncclComm_t comm = kl__nccl_comm(a); /* the entry found one */
   timing t;
   timing_make(s, &t);
-  g->layer = s->layered;
-  mf_grid_of(a, g, &g->blocks); /* the partials the sweeps write */
-  mf_vectors start = {VEC(a, CG_X), NULL,         VEC(a, CG_B),
-                      NULL,         VEC(a, CG_R), VEC(a, CG_P)};
-  exchange<MF_START>(a, g, s, comm, start, &t);
-  KL_KEEP(s->st, launch_layered<MF_START>(a, g, start));
-  sum_all(a, g, s, comm, 2, S_DOT, &t, T_PAP);
-  if (s->st == KL_OK) {
-    start_scalars_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
-    s->st = LAUNCHED(start_scalars_kernel);
-  }
+  start(a, g, s, comm, &t);
   double both[2] = {0, 0};
   read_sums(a, g, s, &t, both);
   double rr = both[0];
   const double bb = both[1];
   int64_t k = 0;
   while (go_on(g->stop, k, rr, bb)) {
-    const int odd = (int)(k % 2);
-    double *p_old = VEC(a, odd ? CG_AP : CG_P);
-    double *p_new = VEC(a, odd ? CG_P : CG_AP);
-    mf_vectors direction = {VEC(a, CG_R), p_old, NULL, NULL, NULL, p_new};
-    exchange<MF_DIRECTION>(a, g, s, comm, direction, &t);
-    KL_KEEP(s->st, launch_layered<MF_DIRECTION>(a, g, direction));
-    sum_all(a, g, s, comm, 1, S_DOT, &t, T_PAP);
-    if (s->st == KL_OK) {
-      alpha_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
-      s->st = LAUNCHED(alpha_kernel);
-    }
-    mf_vectors update = {p_new,        p_old,        NULL,
-                         VEC(a, CG_X), VEC(a, CG_R), NULL};
-    if (odd) KL_KEEP(s->st, launch_layered<MF_UPDATE>(a, g, update));
-    else KL_KEEP(s->st, launch_layered<MF_RESIDUAL>(a, g, update));
-    sum_all(a, g, s, comm, 1, S_DOT_NEXT, &t, T_RR);
-    if (s->st == KL_OK) {
-      beta_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
-      s->st = LAUNCHED(beta_kernel);
-    }
+    iteration(a, g, s, comm, k, 0, &t);
     double sums[2] = {0, 0};
     read_sums(a, g, s, &t, sums);
     s->allreduce_seconds += between(s, &t, T_RR);
@@ -250,6 +290,67 @@ static kl_status solve_nccl(const kl_args *a, geometry *g, dist *s,
   return s->st;
 }
 
+/* cuda-nccl-batched: the same iterations, BATCH of them queued at a time
+ * (fewer where maxit is near) with no host wait between; the device
+ * decides the stop by cg's rule on NCCL's sums (rr_kernel, alpha_kernel's
+ * breakdown) and every launch after it skips its work, as
+ * cuda-matrix-free's batches do (cg-gpu.h's device_solve). The host reads
+ * {done, k, bad} after each batch, its one wait, and every rank reads the
+ * same values, so all make the same batches and the same NCCL calls (the
+ * exchanges and allreduces of the iterations after the stop run on, on
+ * unchanged vectors). Each iteration of a batch has its events, read
+ * after the wait; made at each solve (some 100 events: ~0.1 ms of a
+ * solve of tens of ms). */
+static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
+                               int64_t *iterations) {
+  ncclComm_t comm = kl__nccl_comm(a); /* the entry found one */
+  timing t[BATCH + 1]; /* the start's, then a batch's iterations' */
+  for (int i = 0; i <= BATCH; i++) t[i].made = 0;
+  for (int i = 0; i <= BATCH && s->st == KL_OK; i++) timing_make(s, &t[i]);
+  start(a, g, s, comm, &t[0]);
+  double flag[3] = {RUNNING, 0, 0};
+  const int64_t maxit = g->stop.maxit;
+  for (int64_t launched = 0, seen = 0;;) {
+    const int count = maxit - seen < BATCH ? (int)(maxit - seen) : BATCH;
+    for (int j = 0; j < count; j++)
+      iteration(a, g, s, comm, launched + j, 1, &t[1 + j]);
+    /* The wait: read whatever failed, the values being every rank's. */
+    KL_KEEP(s->st, read_back(flag, SCALARS(a) + S_DONE, 3, g->s));
+    if (launched == 0) {
+      s->exchange_seconds += between(s, &t[0], T_EXCHANGE);
+      s->allreduce_seconds += between(s, &t[0], T_PAP);
+    }
+    for (int j = 0; j < count; j++) {
+      s->exchange_seconds += between(s, &t[1 + j], T_EXCHANGE);
+      s->allreduce_seconds += between(s, &t[1 + j], T_PAP) +
+                              between(s, &t[1 + j], T_RR);
+    }
+    launched += count;
+    const int64_t now = (int64_t)flag[1];
+    if (flag[0] != RUNNING) break;
+    /* A batch moves k on or ends the solve; this guards against a device
+     * that would not stop. */
+    if (now >= maxit || now == seen) {
+      KL_KEEP(s->st, KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-batched: the "
+                             "device's solve did not stop at %lld of maxit "
+                             "= %lld iterations", (long long)now,
+                             (long long)maxit));
+      break;
+    }
+    seen = now;
+  }
+  const int64_t k = (int64_t)flag[1];
+  if (flag[0] == BROKE_DOWN) KL_KEEP(s->st, kl__cg_not_spd(flag[2], k));
+  KL_KEEP(s->st, mf_settle(a, g, k));
+  if (s->st == KL_OK) {
+    info_kernel<<<1, 1, 0, g->s>>>(VEC(a, CG_INFO), SCALARS(a));
+    s->st = LAUNCHED(info_kernel);
+  }
+  for (int i = 0; i <= BATCH; i++) timing_free(s, &t[i]);
+  *iterations = k;
+  return s->st;
+}
+
 /* ---- the rung ------------------------------------------------------------ */
 
 extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
@@ -258,6 +359,13 @@ extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
   if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
     return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl: no NCCL communicator");
   return dist_run(a, 0, solve_nccl);
+}
+
+extern "C" kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a) {
+  if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
+    return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-batched: no NCCL "
+                   "communicator");
+  return dist_run(a, 0, solve_batched);
 }
 
 /* cuda-aware's scratch: the halo in device memory, none pinned. */

@@ -935,6 +935,13 @@ static const kl_rung rungs[] = {
             .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl)),
+    KL_RUNG("cuda-nccl-batched", gpu, "cuda-nccl's iterations queued 16 at "
+            "a time, the stop decided on the GPU: one host wait a batch, "
+            "not an iteration", .variant = CG_MATRIX_FREE,
+            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_batched)),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};
