@@ -110,13 +110,22 @@ for r in rs:
     assert r["check"] == "PASS" and r["ranks"] == p, r
 ' "$gr_json" "$gr_ranks" "${gpus:-0}" "$@"
 }
-if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
+# KL_DIST_GPU (a regex, default every one) picks the GPU part's workloads
+# on the GPU machine: cg-dist, laplacian-dist.
+gpu_part() { echo "$1" | grep -Eq "${KL_DIST_GPU:-.}"; }
+if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
+  gpu_part cg-dist; then
+  # 9 points: every tile of the matrix-free sweeps reads past its box;
+  # 70: tiles inside the box too (30 x 16 x 3 points a tile), which the
+  # layered sweeps read as the plain ones do.
   for p in 2 3 4; do
     for scaling in weak strong; do
-      for params in stencil=27 stencil=7 stencil=27,mode=fixed,maxit=7; do
-        ranks $p -w cg-dist -b cuda -n 9 -p $params --reps 2 --warmup 1 \
-          --scaling $scaling --no-ceiling --json "$dir/g.json"
-        what="cg-dist cuda, $p ranks, $scaling, $params"
+      for case in 9:stencil=27 9:stencil=7 9:stencil=27,mode=fixed,maxit=7 \
+        70:stencil=27; do
+        params=${case#*:}
+        ranks $p -w cg-dist -b cuda -n ${case%%:*} -p $params --reps 2 \
+          --warmup 1 --scaling $scaling --no-ceiling --json "$dir/g.json"
+        what="cg-dist cuda, $p ranks, $scaling, $case"
         [ "$code" = 0 ] || fail "$what: exit $code"
         gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl \
           cuda-nccl-batched || fail "$what: the JSON"
@@ -124,9 +133,12 @@ if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available'; then
     done
     echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"
   done
-  # laplacian-dist's GPU rungs over 2 to 4 ranks on shapes whose boxes
-  # differ along every axis (the overlapped rung's interior and shell
-  # with neighbours on one side, both or none), both types.
+fi
+# laplacian-dist's GPU rungs over 2 to 4 ranks on shapes whose boxes
+# differ along every axis (the overlapped rung's interior and shell with
+# neighbours on one side, both or none), both types.
+if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
+  gpu_part laplacian-dist; then
   for p in 2 3 4; do
     for scaling in weak strong; do
       for shape in 33:ny=17,nz=9 6:ny=40,nz=21; do
