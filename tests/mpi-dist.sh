@@ -116,8 +116,7 @@ gpu_part() { echo "$1" | grep -Eq "${KL_DIST_GPU:-.}"; }
 if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
   gpu_part cg-dist; then
   # 9 points: every tile of the matrix-free sweeps reads past its box;
-  # 70: tiles inside the box too (30 x 16 x 3 points a tile), which the
-  # layered sweeps read as the plain ones do.
+  # 70: tiles inside the box too (30 x 16 x 3 points a tile).
   for p in 2 3 4; do
     for scaling in weak strong; do
       for case in 9:stencil=27 9:stencil=7 9:stencil=27,mode=fixed,maxit=7 \
