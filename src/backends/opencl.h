@@ -41,6 +41,10 @@ typedef struct kl__cl_api {
   cl_int (*ReleaseCommandQueue)(cl_command_queue);
   cl_mem (*CreateBuffer)(cl_context, cl_mem_flags, size_t, void *, cl_int *);
   cl_int (*ReleaseMemObject)(cl_mem);
+  cl_int (*SetMemObjectDestructorCallback)(cl_mem,
+                                           void(CL_CALLBACK *)(cl_mem,
+                                                               void *),
+                                           void *);
   cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t,
                               size_t, void *, cl_uint, const cl_event *,
                               cl_event *);
@@ -102,6 +106,7 @@ typedef struct kl__cl_context {
   cl_context context;
   cl_command_queue queue;
   int fp64;                /* cl_khr_fp64 */
+  int host_backed;         /* a CPU device: large buffers in host memory */
   size_t max_alloc;        /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
   size_t max_group;        /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
   size_t local_bytes;      /* CL_DEVICE_LOCAL_MEM_SIZE */
