@@ -15,13 +15,18 @@ $k -w reduce -n 64M -t f64 $r --json "$out/reduce-f64.json" >/dev/null 2>&1
 $k -w reduce -n 64M -t f32 $r --json "$out/reduce-f32.json" >/dev/null 2>&1
 $k -w histogram -n 256M $r --json "$out/histogram.json" >/dev/null 2>&1
 $k -w laplacian -n 256 $r --json "$out/laplacian.json" >/dev/null 2>&1
+# cg at 64^3 (2-3 ms an iteration on 2 cores) is bound by PoCL's ~30 us a
+# command (ten an iteration, two of them waited for); 128^3 (fixed, 50
+# iterations) is bound by memory.
 $k -w cg -n 64 $r --json "$out/cg.json" >/dev/null 2>&1
+$k -w cg -n 128 -p mode=fixed,maxit=50 --reps 3 --json "$out/cg-128.json" \
+  >/dev/null 2>&1
 $k -w gemm -n 1024 --reps 3 --json "$out/gemm.json" >/dev/null 2>&1
 python3 - "$out" <<'PY'
 import glob, json, os, sys
-print("%-10s %-5s %-17s %11s %-22s %11s %6s" % (
-    "workload", "type", "opencl rung", "rate", "best openmp rung", "rate",
-    "ratio"))
+print("%-10s %-5s %-11s %-17s %11s %-22s %11s %6s" % (
+    "workload", "type", "shape", "opencl rung", "rate", "best openmp rung",
+    "rate", "ratio"))
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     rs = [r for r in json.load(open(f))["results"]
           if r.get("check") == "PASS" and not r.get("ceiling_only")]
@@ -40,8 +45,9 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
                     if o["rung"].split("-", 1)[-1] == r["rung"].split("-", 1)[-1]
                     and "-" in r["rung"]]
             best = twin[0] if twin else max(omp, key=lambda o: o["rate"])
-            print("%-10s %-5s %-17s %7.2f %-3s %-22s %7.2f %-3s %6.2f" % (
-                w, r["type"], r["rung"], r["rate"], r["unit"][:3],
+            print("%-10s %-5s %-11s %-17s %7.2f %-3s %-22s %7.2f %-3s %6.2f" % (
+                w, r["type"], str(r.get("shape", ""))[:11], r["rung"],
+                r["rate"], r["unit"][:3],
                 best["rung"], best["rate"], best["unit"][:3],
                 r["rate"] / best["rate"]))
 PY
