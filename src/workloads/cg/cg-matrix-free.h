@@ -79,7 +79,36 @@ typedef struct mf_grid {
 typedef struct mf_layer {
   int64_t n[3];
   const double *values;
+  /* The sides with a neighbour, whose layer holds its points: bit 2i for
+   * the low side along axis i, 2i + 1 the high one. Past any other side
+   * the layer is 0, as the plain sweep reads there. */
+  int open;
 } mf_layer;
+
+/* The tiles a launch of a sweep covers: every one (the plain sweep's, and
+ * a layered box too small to split); or a layered box's tiles split in
+ * two launches, the inner ones, which read no point past a side with a
+ * neighbour and so load as the plain sweep does, with its code alone, and
+ * the edge ones, which read the layer (mf_tile_on_edge). One kernel for
+ * both had the layer's loads in every tile's code: the layered sweep A
+ * took 1.75x the plain one's time for the same bytes (NOTES.md). */
+enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE };
+
+/* Whether a tile of a layered box of nx x ny x nz points reads a point
+ * past a side with a neighbour (`open`, mf_layer's): its lanes read x0 ..
+ * x0 + warp - 1 (x0 = tx (warp - 2) - 1), its rows y0 - 1 .. y0 + rows
+ * (y0 = ty rows, rows = the block's warps times MF_ROWS), its planes k0 -
+ * 1 .. k0 + MF_PLANES (k0 = tz MF_PLANES). In int, as the kernel's
+ * coordinates; the same test on the host (the launches' blocks) and in the
+ * kernel (which tiles a launch takes). */
+static __host__ __device__ __forceinline__ bool
+mf_tile_on_edge(int open, int x0, int y0, int k0, int nx, int ny, int nz,
+                int warp, int rows) {
+  return ((open & 1) && x0 < 0) || ((open & 2) && x0 + warp > nx) ||
+         ((open & 4) && y0 < 1) || ((open & 8) && y0 + rows + 1 > ny) ||
+         ((open & 16) && k0 < 1) ||
+         ((open & 32) && k0 + MF_PLANES + 1 > nz);
+}
 
 /* The vectors of one sweep: the stencil applies to q = src (+ beta src2,
  * MF_DIRECTION); the rest are the sweep's outputs and own-point inputs
@@ -197,7 +226,7 @@ mf_layer_value(const mf_layer &layer, int x, int y, int z) {
                                                    (int64_t)(z + 1))];
 }
 
-template <int MODE, int STENCIL, bool LAYERED>
+template <int MODE, int STENCIL, bool LAYERED, int TILES>
 static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials,
     mf_layer layer) {
@@ -231,6 +260,13 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     const int x = (int)(tile % g.tiles_x) * width - 1 + lane;
     const int y0 = ((int)(tile / g.tiles_x % g.tiles_y) * warps + warp) * MF_ROWS;
     const int k0 = (int)(tile / (g.tiles_x * g.tiles_y)) * MF_PLANES;
+    /* A split launch takes its own kind of tile (the same for all the
+     * block's lanes). */
+    if (TILES != MF_TILES_ALL &&
+        mf_tile_on_edge(layer.open, x - lane, y0 - warp * MF_ROWS, k0, n, ny,
+                        nz, warpSize, warps * MF_ROWS) !=
+            (TILES == MF_TILES_EDGE))
+      continue;
     const bool in_x = x >= 0 && x < n;
     const bool owns = in_x && lane > 0 && lane <= width;
     /* Point (x, y0, k0): the tile's first own point. */
@@ -262,7 +298,7 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
         if (in_z && in_x && y >= 0 && y < ny)
           rows[d] = mf_source<MODE>(
               v, first + row * (d - 1) + plane * (j - 1), beta);
-        else if (LAYERED)
+        else if (LAYERED && TILES != MF_TILES_INNER)
           rows[d] = mf_layer_value(layer, x, y, k);
       }
       double own[MF_ROWS], beside[MF_ROWS];
@@ -322,7 +358,32 @@ static inline mf_layer mf_layer_of(const geometry *g) {
   mf_layer l;
   for (int i = 0; i < 3; i++) l.n[i] = g->extent[i];
   l.values = g->layer;
+  l.open = 0;
+  for (int i = 0; i < 3; i++) {
+    if (g->start[i] > 0) l.open |= 1 << (2 * i);
+    if (g->start[i] + g->extent[i] < g->grid[i]) l.open |= 2 << (2 * i);
+  }
   return l;
+}
+
+/* The layered box's edge tiles (mf_tile_on_edge): the tiles less the
+ * inner ones, which are inner along every axis. */
+static inline int64_t mf_edge_tiles(const mf_grid &t, const mf_layer &layer,
+                                    int warp) {
+  const int rows = MF_BLOCK / warp * MF_ROWS;
+  const int64_t tiles_z = t.tiles / (t.tiles_x * t.tiles_y);
+  const int nx = (int)layer.n[0], ny = (int)layer.n[1], nz = (int)layer.n[2];
+  int64_t ix = 0, iy = 0, iz = 0; /* the inner tiles along each axis */
+  for (int i = 0; i < (int)t.tiles_x; i++)
+    ix += !mf_tile_on_edge(layer.open & 3, i * (warp - 2) - 1, 0, 0, nx, ny,
+                           nz, warp, rows);
+  for (int i = 0; i < (int)t.tiles_y; i++)
+    iy += !mf_tile_on_edge(layer.open & 12, 0, i * rows, 0, nx, ny, nz, warp,
+                           rows);
+  for (int i = 0; i < (int)tiles_z; i++)
+    iz += !mf_tile_on_edge(layer.open & 48, 0, 0, i * MF_PLANES, nx, ny, nz,
+                           warp, rows);
+  return t.tiles - ix * iy * iz;
 }
 
 /* Whether the plain sweeps cover the geometry's box: a cube that is the
@@ -335,10 +396,32 @@ static inline bool mf_plain(const geometry *g) {
   return true;
 }
 
-/* The stencil kernel of a mode for the geometry's stencil, plain or
- * layered, picked in a template: hipcc emits a kernel template's instance
- * only where a template takes its address (laplacian-cuda.cu); each
- * includer instantiates the sweeps it launches. */
+/* The stencil kernel of a mode for the geometry's stencil and the tiles
+ * it takes, plain or layered, picked in a template: hipcc emits a kernel
+ * template's instance only where a template takes its address
+ * (laplacian-cuda.cu); each includer instantiates the sweeps it launches.
+ * Its partials from `partials` on (one a block). */
+template <int MODE, bool LAYERED, int TILES>
+static kl_status launch_tiles(const kl_args *a, const geometry *g,
+                              const mf_grid &grid, unsigned blocks,
+                              double *partials, mf_vectors v) {
+  void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
+                        mf_layer) =
+      g->stencil == CG_STENCIL_27
+          ? stencil_kernel<MODE, CG_STENCIL_27, LAYERED, TILES>
+          : stencil_kernel<MODE, CG_STENCIL_7, LAYERED, TILES>;
+  /* The start follows the reset's copies, not a kernel. */
+  KL_GPU_LAUNCH(g->early && MODE != MF_START, stencil_sweep, blocks,
+                MF_BLOCK, g->s, grid, v, SCALARS(a), partials,
+                mf_layer_of(g));
+  return KL_OK;
+}
+
+/* A sweep: the plain one over every tile; a layered one as two launches,
+ * the inner tiles' and then the edge tiles', whose blocks (in proportion
+ * to their tiles, one at least) write their partials after the inner
+ * launch's, g->blocks in all; one launch where the box has tiles of one
+ * kind only. */
 template <int MODE, bool LAYERED>
 static kl_status launch_sweep(const kl_args *a, const geometry *g,
                               mf_vectors v) {
@@ -349,16 +432,26 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
                    (long long)g->extent[2]);
   unsigned blocks = 0;
   const mf_grid grid = mf_grid_of(a, g, &blocks);
-  void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
-                        mf_layer) =
-      g->stencil == CG_STENCIL_27
-          ? stencil_kernel<MODE, CG_STENCIL_27, LAYERED>
-          : stencil_kernel<MODE, CG_STENCIL_7, LAYERED>;
-  /* The start follows the reset's copies, not a kernel. */
-  KL_GPU_LAUNCH(g->early && MODE != MF_START, stencil_sweep, blocks,
-                MF_BLOCK, g->s, grid, v, SCALARS(a), PARTIALS(a),
-                mf_layer_of(g));
-  return KL_OK;
+  double *partials = PARTIALS(a);
+  if (!LAYERED)
+    return launch_tiles<MODE, false, MF_TILES_ALL>(a, g, grid, blocks,
+                                                   partials, v);
+  const int64_t edge = mf_edge_tiles(grid, mf_layer_of(g),
+                                     a->ctx->device.lanes);
+  if (edge == 0)
+    return launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, blocks,
+                                                    partials, v);
+  if (edge == grid.tiles)
+    return launch_tiles<MODE, true, MF_TILES_EDGE>(a, g, grid, blocks,
+                                                   partials, v);
+  /* Both kinds: two tiles or more, so two blocks or more. */
+  int64_t edge_blocks = (blocks * edge + grid.tiles - 1) / grid.tiles;
+  if (edge_blocks >= blocks) edge_blocks = blocks - 1;
+  const unsigned inner_blocks = blocks - (unsigned)edge_blocks;
+  KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, inner_blocks,
+                                                   partials, v)));
+  return launch_tiles<MODE, true, MF_TILES_EDGE>(
+      a, g, grid, (unsigned)edge_blocks, partials + inner_blocks, v);
 }
 
 /* A plain sweep (cg's grid), and a layered one (a rank's box). */
