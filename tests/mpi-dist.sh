@@ -127,7 +127,7 @@ if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
         what="cg-dist cuda, $p ranks, $scaling, $case"
         [ "$code" = 0 ] || fail "$what: exit $code"
         gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl \
-          cuda-nccl-batched || fail "$what: the JSON"
+          cuda-nccl-batched cuda-nccl-overlap || fail "$what: the JSON"
       done
     done
     echo "ok: cg-dist's GPU rungs, $p ranks, weak and strong"

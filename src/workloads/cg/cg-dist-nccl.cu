@@ -220,19 +220,48 @@ static void start(const kl_args *a, geometry *g, dist *s, ncclComm_t comm,
   }
 }
 
+/* cuda-nccl-overlap's: the context's urgent stream, which the exchange
+ * runs on, and the events by which it starts after the rung's stream's
+ * work so far (ready) and the edge tiles wait for it (halo). */
+typedef struct overlap {
+  cudaStream_t urgent;
+  cudaEvent_t ready, halo;
+} overlap;
+
 /* Iteration j, queued: it reads p_old from one of CG_P and CG_AP and
  * writes the new p into the other, and adds to x every other iteration;
  * after sweep B's sum, beta (cuda-nccl, whose host then stops) or beta
- * and the stop (rr_kernel: cuda-nccl-batched, whose device stops). */
+ * and the stop (rr_kernel: cuda-nccl-batched, whose device stops). With
+ * `o` (cuda-nccl-overlap), p's halo travels on the urgent stream while
+ * sweep A's inner tiles run, and its edge tiles wait for it; the exchange
+ * phase is then the time the rung's stream waited (between its inner and
+ * edge launches), not the exchange's own span. */
 static void iteration(const kl_args *a, const geometry *g, dist *s,
                       ncclComm_t comm, int64_t j, int device_stop,
-                      const timing *t) {
+                      const timing *t, const overlap *o) {
   const int odd = (int)(j % 2);
   double *p_old = VEC(a, odd ? CG_AP : CG_P);
   double *p_new = VEC(a, odd ? CG_P : CG_AP);
   mf_vectors direction = {VEC(a, CG_R), p_old, NULL, NULL, NULL, p_new};
-  exchange<MF_DIRECTION>(a, g, s, comm, direction, t);
-  KL_KEEP(s->st, launch_layered<MF_DIRECTION>(a, g, direction));
+  if (o) {
+    /* The pack reads r, p_old and beta, and the unpack rewrites the layer
+     * the last sweep B read: after all the rung's stream has queued. */
+    KL_KEEP(s->st, KL_GPU_STATUS(cudaEventRecord(o->ready, g->s)));
+    KL_KEEP(s->st, KL_GPU_STATUS(cudaStreamWaitEvent(o->urgent, o->ready, 0)));
+    geometry on_urgent = *g;
+    on_urgent.s = o->urgent;
+    const timing untimed = {{0}, 0};
+    exchange<MF_DIRECTION>(a, &on_urgent, s, comm, direction, &untimed);
+    KL_KEEP(s->st, KL_GPU_STATUS(cudaEventRecord(o->halo, o->urgent)));
+    const int timed = t->made == T_EVENTS;
+    const mf_after after = {o->halo, timed ? t->e[T_EXCHANGE] : NULL,
+                            timed ? t->e[T_EXCHANGE + 1] : NULL};
+    KL_KEEP(s->st, launch_layered_after<MF_DIRECTION>(a, g, direction,
+                                                      &after));
+  } else {
+    exchange<MF_DIRECTION>(a, g, s, comm, direction, t);
+    KL_KEEP(s->st, launch_layered<MF_DIRECTION>(a, g, direction));
+  }
   sum_all(a, g, s, comm, 1, S_DOT, t, T_PAP);
   if (s->st == KL_OK) {
     alpha_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
@@ -269,7 +298,7 @@ static kl_status solve_nccl(const kl_args *a, geometry *g, dist *s,
   const double bb = both[1];
   int64_t k = 0;
   while (go_on(g->stop, k, rr, bb)) {
-    iteration(a, g, s, comm, k, 0, &t);
+    iteration(a, g, s, comm, k, 0, &t, NULL);
     double sums[2] = {0, 0};
     read_sums(a, g, s, &t, sums);
     s->allreduce_seconds += between(s, &t, T_RR);
@@ -300,9 +329,10 @@ static kl_status solve_nccl(const kl_args *a, geometry *g, dist *s,
  * exchanges and allreduces of the iterations after the stop run on, on
  * unchanged vectors). Each iteration of a batch has its events, read
  * after the wait; made at each solve (some 100 events: ~0.1 ms of a
- * solve of tens of ms). */
-static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
-                               int64_t *iterations) {
+ * solve of tens of ms). With `o`, cuda-nccl-overlap's iterations. */
+static kl_status solve_batches(const kl_args *a, geometry *g, dist *s,
+                               int64_t *iterations, const overlap *o,
+                               const char *rung) {
   ncclComm_t comm = kl__nccl_comm(a); /* the entry found one */
   timing t[BATCH + 1]; /* the start's, then a batch's iterations' */
   for (int i = 0; i <= BATCH; i++) t[i].made = 0;
@@ -313,7 +343,7 @@ static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
   for (int64_t launched = 0, seen = 0;;) {
     const int count = maxit - seen < BATCH ? (int)(maxit - seen) : BATCH;
     for (int j = 0; j < count; j++)
-      iteration(a, g, s, comm, launched + j, 1, &t[1 + j]);
+      iteration(a, g, s, comm, launched + j, 1, &t[1 + j], o);
     /* The wait: read whatever failed, the values being every rank's. */
     KL_KEEP(s->st, read_back(flag, SCALARS(a) + S_DONE, 3, g->s));
     if (launched == 0) {
@@ -331,9 +361,9 @@ static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
     /* A batch moves k on or ends the solve; this guards against a device
      * that would not stop. */
     if (now >= maxit || now == seen) {
-      KL_KEEP(s->st, KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-batched: the "
-                             "device's solve did not stop at %lld of maxit "
-                             "= %lld iterations", (long long)now,
+      KL_KEEP(s->st, KL_FAIL(KL_DEVICE, "cg-dist %s: the device's solve "
+                             "did not stop at %lld of maxit = %lld "
+                             "iterations", rung, (long long)now,
                              (long long)maxit));
       break;
     }
@@ -351,6 +381,33 @@ static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
   return s->st;
 }
 
+static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
+                               int64_t *iterations) {
+  return solve_batches(a, g, s, iterations, NULL, "cuda-nccl-batched");
+}
+
+/* cuda-nccl-overlap: cuda-nccl-batched's iterations with p's halo on the
+ * context's urgent stream while sweep A's inner tiles run (iteration's
+ * `o`). Where its events cannot be made, the rank's failure stands and it
+ * runs the iterations unoverlapped: the same NCCL calls as its
+ * neighbours'. */
+static kl_status solve_overlapped(const kl_args *a, geometry *g, dist *s,
+                                  int64_t *iterations) {
+  overlap o = {kl__gpu_urgent(a->ctx), NULL, NULL};
+  kl_status made = KL_GPU_STATUS(
+      cudaEventCreateWithFlags(&o.ready, cudaEventDisableTiming));
+  if (made == KL_OK)
+    made = KL_GPU_STATUS(
+        cudaEventCreateWithFlags(&o.halo, cudaEventDisableTiming));
+  KL_KEEP(s->st, made);
+  const kl_status st = solve_batches(a, g, s, iterations,
+                                     made == KL_OK ? &o : NULL,
+                                     "cuda-nccl-overlap");
+  if (o.ready) KL_KEEP(s->st, KL_GPU_STATUS(cudaEventDestroy(o.ready)));
+  if (o.halo) KL_KEEP(s->st, KL_GPU_STATUS(cudaEventDestroy(o.halo)));
+  return st != KL_OK ? st : s->st;
+}
+
 /* ---- the rung ------------------------------------------------------------ */
 
 extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
@@ -359,6 +416,13 @@ extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
   if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
     return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl: no NCCL communicator");
   return dist_run(a, 0, solve_nccl);
+}
+
+extern "C" kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a) {
+  if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
+    return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-overlap: no NCCL "
+                   "communicator");
+  return dist_run(a, 0, solve_overlapped);
 }
 
 extern "C" kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a) {

@@ -942,6 +942,13 @@ static const kl_rung rungs[] = {
             .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_batched)),
+    KL_RUNG("cuda-nccl-overlap", gpu, "cuda-nccl-batched with p's halo "
+            "on the GPU's urgent stream while sweep A's inner tiles run; "
+            "the edge tiles wait for it", .variant = CG_MATRIX_FREE,
+            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
+            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_overlap)),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};

@@ -135,6 +135,7 @@ kl_status kl__cgdist_gpu_nccl_setup(kl_args *a);
 /* cuda-nccl's iterations in batches, the stop decided on the device
  * (cuda-nccl's scratch and setup). */
 kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a);
+kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a);
 #ifdef __cplusplus
 }
 #endif

@@ -404,16 +404,36 @@ static inline bool mf_plain(const geometry *g) {
 template <int MODE, bool LAYERED, int TILES>
 static kl_status launch_tiles(const kl_args *a, const geometry *g,
                               const mf_grid &grid, unsigned blocks,
-                              double *partials, mf_vectors v) {
+                              double *partials, mf_vectors v, int early) {
   void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
                         mf_layer) =
       g->stencil == CG_STENCIL_27
           ? stencil_kernel<MODE, CG_STENCIL_27, LAYERED, TILES>
           : stencil_kernel<MODE, CG_STENCIL_7, LAYERED, TILES>;
   /* The start follows the reset's copies, not a kernel. */
-  KL_GPU_LAUNCH(g->early && MODE != MF_START, stencil_sweep, blocks,
+  KL_GPU_LAUNCH(early && MODE != MF_START, stencil_sweep, blocks,
                 MF_BLOCK, g->s, grid, v, SCALARS(a), partials,
                 mf_layer_of(g));
+  return KL_OK;
+}
+
+/* Where a layered sweep's edge tiles wait for the layer (cg-dist's
+ * overlapped rung: the halo travels on another stream while the inner
+ * tiles run): `halo`, the event after which the layer is whole; around
+ * the wait, where given, `inner_done` and `waited` are recorded on the
+ * sweep's stream (their span: the exchange's time not hidden). */
+typedef struct mf_after {
+  cudaEvent_t halo, inner_done, waited;
+} mf_after;
+
+/* The rung's stream waits for the halo (after: NULL, nothing to wait
+ * for), the events around the wait recorded. */
+static inline kl_status mf_wait_halo(const geometry *g, const mf_after *after) {
+  if (!after) return KL_OK;
+  if (after->inner_done)
+    KL_TRY(KL_GPU_STATUS(cudaEventRecord(after->inner_done, g->s)));
+  KL_TRY(KL_GPU_STATUS(cudaStreamWaitEvent(g->s, after->halo, 0)));
+  if (after->waited) KL_TRY(KL_GPU_STATUS(cudaEventRecord(after->waited, g->s)));
   return KL_OK;
 }
 
@@ -421,10 +441,12 @@ static kl_status launch_tiles(const kl_args *a, const geometry *g,
  * the inner tiles' and then the edge tiles', whose blocks (in proportion
  * to their tiles, one at least) write their partials after the inner
  * launch's, g->blocks in all; one launch where the box has tiles of one
- * kind only. */
+ * kind only. The edge tiles' launch after `after`'s wait, where given,
+ * launched the usual way (the early launch is for a kernel after a
+ * kernel). */
 template <int MODE, bool LAYERED>
 static kl_status launch_sweep(const kl_args *a, const geometry *g,
-                              mf_vectors v) {
+                              mf_vectors v, const mf_after *after) {
   if (!LAYERED && !mf_plain(g))
     return KL_FAIL(KL_USAGE, "cg: the plain matrix-free sweeps cover a "
                    "whole cubic grid, not a box of %lld x %lld x %lld",
@@ -435,36 +457,50 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
   double *partials = PARTIALS(a);
   if (!LAYERED)
     return launch_tiles<MODE, false, MF_TILES_ALL>(a, g, grid, blocks,
-                                                   partials, v);
+                                                   partials, v, g->early);
   const int64_t edge = mf_edge_tiles(grid, mf_layer_of(g),
                                      a->ctx->device.lanes);
-  if (edge == 0)
-    return launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, blocks,
-                                                    partials, v);
-  if (edge == grid.tiles)
+  const int edge_early = g->early && !after;
+  if (edge == 0) {
+    KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, blocks,
+                                                     partials, v, g->early)));
+    return mf_wait_halo(g, after);
+  }
+  if (edge == grid.tiles) {
+    KL_TRY(mf_wait_halo(g, after));
     return launch_tiles<MODE, true, MF_TILES_EDGE>(a, g, grid, blocks,
-                                                   partials, v);
+                                                   partials, v, edge_early);
+  }
   /* Both kinds: two tiles or more, so two blocks or more. */
   int64_t edge_blocks = (blocks * edge + grid.tiles - 1) / grid.tiles;
   if (edge_blocks >= blocks) edge_blocks = blocks - 1;
   const unsigned inner_blocks = blocks - (unsigned)edge_blocks;
-  KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, inner_blocks,
-                                                   partials, v)));
+  KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
+      a, g, grid, inner_blocks, partials, v, g->early)));
+  KL_TRY(mf_wait_halo(g, after));
   return launch_tiles<MODE, true, MF_TILES_EDGE>(
-      a, g, grid, (unsigned)edge_blocks, partials + inner_blocks, v);
+      a, g, grid, (unsigned)edge_blocks, partials + inner_blocks, v,
+      edge_early);
 }
 
 /* A plain sweep (cg's grid), and a layered one (a rank's box). */
 template <int MODE>
 static kl_status launch_stencil(const kl_args *a, const geometry *g,
                                 mf_vectors v) {
-  return launch_sweep<MODE, false>(a, g, v);
+  return launch_sweep<MODE, false>(a, g, v, NULL);
 }
 
 template <int MODE>
 static kl_status launch_layered(const kl_args *a, const geometry *g,
                                 mf_vectors v) {
-  return launch_sweep<MODE, true>(a, g, v);
+  return launch_sweep<MODE, true>(a, g, v, NULL);
+}
+
+/* A layered sweep whose edge tiles wait for the halo (mf_after). */
+template <int MODE>
+static kl_status launch_layered_after(const kl_args *a, const geometry *g,
+                                      mf_vectors v, const mf_after *after) {
+  return launch_sweep<MODE, true>(a, g, v, after);
 }
 
 /* After k iterations: iteration k - 1, if even, left its step to x
