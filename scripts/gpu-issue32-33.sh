@@ -56,15 +56,7 @@ lim=${KL_ISSUE_LIMIT:-150}
 mpi="timeout $lim mpirun --bind-to none"
 k="timeout $lim ./build/kladder run -q"
 kr="./build/kladder run -q"
-part() { [[ $1 =~ $only ]]; }
-step() { echo "== $1 ($(date +%T))" >&2; }
-# run NAME COMMAND...: its table in NAME.txt, its results in NAME.json.
-run() {
-  local name=$1
-  shift
-  "$@" --json "$out/$name.json" >"$out/$name.txt" 2>&1
-  echo "   $name: exit $?" >&2
-}
+. "$(dirname "$0")/gpu-parts.sh"
 ./build/kladder list >"$out/list.txt" 2>&1
 grep -A2 '^  opencl' "$out/list.txt" >&2
 
@@ -221,7 +213,7 @@ if part sanitize; then
   fi
   grep -h "ERROR SUMMARY\|passed, .* failed" "$out"/sanitize-*.txt >&2
 fi
-tar -C "$out" -czf "$dest/results.tgz" . 2>/dev/null
+save
 # The short table: every result's rate, %ceil, efficiency where there.
 python3 - "$out" <<'PY' | tee "$dest/table.txt"
 import glob, json, os, sys
