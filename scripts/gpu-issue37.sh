@@ -17,7 +17,8 @@ set -uo pipefail
 dest=${OUT:-/tmp/kladder-out}
 out=$(mktemp -d)
 mkdir -p "$dest"
-only=${KL_ISSUE_ONLY:-.} # shellcheck disable=SC2034 # gpu-parts.sh reads it
+# shellcheck disable=SC2034 # gpu-parts.sh reads it
+only=${KL_ISSUE_ONLY:-.}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader |
   tee "$out/gpu.txt"
 echo "commit ${KLADDER_BUILD_COMMIT:-$(git log -1 --format=%h 2>/dev/null)}" |
