@@ -10,10 +10,11 @@
 #           (the same launches; issue 32 asks 0.97x or better at 256^3),
 #           laplacian-dist cuda-staged against laplacian cuda-zmarch-vector
 #           (the same kernel), reduce-dist cuda-best against reduce's
-#   mpi2    2 ranks sharing the GPU: the same, weak and strong; the faces'
-#           d2h and h2d phases against transfer's pinned copies (GB/s and
-#           ratio, faces.txt); cg-dist's GPU rungs at 256^3 a rank
-#           (weak) and 256^3 in all (strong)
+#   mpi2    2 ranks sharing the GPU (a GPU each on a machine with two or
+#           more): the same, weak and strong; the faces' d2h and h2d
+#           phases against transfer's pinned copies at 8 MiB and at the
+#           face's size (GB/s and ratio, faces.txt); cg-dist's GPU rungs
+#           at 256^3 a rank (weak) and 256^3 in all (strong)
 #   gpus    where the machine has 2 GPUs or more, a rank per GPU (issue
 #           37): the distributed GPU rungs, NCCL's among them, weak and
 #           strong, stream's aggregate, NCCL's own figures (nccl_probe),
@@ -56,15 +57,7 @@ lim=${KL_ISSUE_LIMIT:-150}
 mpi="timeout $lim mpirun --bind-to none"
 k="timeout $lim ./build/kladder run -q"
 kr="./build/kladder run -q"
-part() { [[ $1 =~ $only ]]; }
-step() { echo "== $1 ($(date +%T))" >&2; }
-# run NAME COMMAND...: its table in NAME.txt, its results in NAME.json.
-run() {
-  local name=$1
-  shift
-  "$@" --json "$out/$name.json" >"$out/$name.txt" 2>&1
-  echo "   $name: exit $?" >&2
-}
+. "$(dirname "$0")/gpu-parts.sh"
 ./build/kladder list >"$out/list.txt" 2>&1
 grep -A2 '^  opencl' "$out/list.txt" >&2
 
@@ -102,10 +95,14 @@ if part mpi2; then
         --scaling $s --reps 5
   done
   run transfer $k -w transfer -b cuda -n 2M --reps 20
+  # The same copies at the face's size: 8 * 510^2 bytes, 520200 floats.
+  run transfer-face $k -w transfer -b cuda -n 520200 --reps 50
   # Issue 32: cuda-staged's faces through pinned memory at >= 0.8x the
   # pinned copies' rate each way. The yardstick: transfer's
   # cuda-pinned-one-stream (8 MiB in, then out, one direction at a time as
-  # the faces go; its rate is both ways' bytes over both copies' time).
+  # the faces go; its rate is both ways' bytes over both copies' time),
+  # at 8 MiB and at the face's own size (transfer-face: a copy's fixed
+  # cost weighs the same there as in the face's).
   # The faces: rank 0's d2h and h2d phases (medians of its timed runs),
   # over 8 * 510 * 510 bytes each way: at 2 ranks and n = 512 (f64), weak
   # or strong, rank 0 sends one face, its box's 510^2 interior points of a
@@ -116,13 +113,14 @@ if part mpi2; then
 import glob, json, os, statistics, sys
 out = sys.argv[1]
 face = 8 * 510 * 510
-pinned = None
-try:
-    for r in json.load(open(os.path.join(out, "transfer.json")))["results"]:
-        if r["rung"] == "cuda-pinned-one-stream" and r.get("rate"):
-            pinned = r["rate"]
-except Exception as e:
-    print("faces: transfer.json unreadable:", e)
+pinned = {}
+for t in ("transfer", "transfer-face"):
+    try:
+        for r in json.load(open(os.path.join(out, t + ".json")))["results"]:
+            if r["rung"] == "cuda-pinned-one-stream" and r.get("rate"):
+                pinned[t] = r["rate"]
+    except Exception as e:
+        print("faces: %s.json unreadable:" % t, e)
 for f in sorted(glob.glob(os.path.join(out, "mpi2-lap-*.json"))):
     name = os.path.basename(f)[:-5]
     try:
@@ -141,11 +139,10 @@ for f in sorted(glob.glob(os.path.join(out, "mpi2-lap-*.json"))):
             print(name, "cuda-staged: no d2h or h2d phase:", r.get("status"))
             continue
         d2h, h2d = face / ph["d2h"] / 1e9, face / ph["h2d"] / 1e9
-        print("%s face d2h %.2f GB/s, h2d %.2f GB/s, pinned copy %s GB/s "
-              "each way, ratio %s (issue 32: >= 0.8)" % (
-                  name, d2h, h2d, "%.2f" % pinned if pinned else "-",
-                  "%.2f/%.2f" % (d2h / pinned, h2d / pinned) if pinned
-                  else "-"))
+        print("%s face d2h %.2f GB/s, h2d %.2f GB/s" % (name, d2h, h2d))
+        for t, rate in sorted(pinned.items()):
+            print("  against %s's pinned copy %.2f GB/s: %.2f/%.2f "
+                  "(issue 32: >= 0.8)" % (t, rate, d2h / rate, h2d / rate))
 PY
 fi
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -221,7 +218,7 @@ if part sanitize; then
   fi
   grep -h "ERROR SUMMARY\|passed, .* failed" "$out"/sanitize-*.txt >&2
 fi
-tar -C "$out" -czf "$dest/results.tgz" . 2>/dev/null
+save
 # The short table: every result's rate, %ceil, efficiency where there.
 python3 - "$out" <<'PY' | tee "$dest/table.txt"
 import glob, json, os, sys

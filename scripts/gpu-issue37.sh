@@ -17,6 +17,7 @@ set -uo pipefail
 dest=${OUT:-/tmp/kladder-out}
 out=$(mktemp -d)
 mkdir -p "$dest"
+# shellcheck disable=SC2034 # gpu-parts.sh reads it
 only=${KL_ISSUE_ONLY:-.}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader |
   tee "$out/gpu.txt"
@@ -30,19 +31,7 @@ gpus=$(nvidia-smi -L | grep -c '^GPU')
 lim=${KL_ISSUE_LIMIT:-300}
 mpi="timeout $lim mpirun --bind-to none"
 kr="./build/kladder run -q"
-part() { [[ $1 =~ $only ]]; }
-step() { echo "== $1 ($(date +%T))" >&2; }
-# run NAME COMMAND...: its table in NAME.txt, its results in NAME.json;
-# the tarball remade after each, so that a call cut short by the device's
-# limit still brings back every finished run.
-run() {
-  local name=$1
-  shift
-  "$@" --json "$out/$name.json" >"$out/$name.txt" 2>&1
-  echo "   $name: exit $?" >&2
-  save
-}
-save() { (cd "$out" && tar czf "$dest/results.tgz" .); }
+. "$(dirname "$0")/gpu-parts.sh"
 if part gates; then
   step gates
   t0=$(date +%s)

@@ -15,9 +15,9 @@ $k -w reduce -n 64M -t f64 $r --json "$out/reduce-f64.json" >/dev/null 2>&1
 $k -w reduce -n 64M -t f32 $r --json "$out/reduce-f32.json" >/dev/null 2>&1
 $k -w histogram -n 256M $r --json "$out/histogram.json" >/dev/null 2>&1
 $k -w laplacian -n 256 $r --json "$out/laplacian.json" >/dev/null 2>&1
-# cg at 64^3 (2-3 ms an iteration on 2 cores) is bound by PoCL's ~30 us a
-# command (ten an iteration, two of them waited for); 128^3 (fixed, 50
-# iterations) is bound by memory.
+# cg at 64^3 (2-3 ms an iteration on 2 cores) pays about 0.2 ms an
+# iteration for PoCL's commands (ten, two of them waited for; ~30 us a
+# round trip); at 128^3 (fixed, 50 iterations) that is under 1%.
 $k -w cg -n 64 $r --json "$out/cg.json" >/dev/null 2>&1
 $k -w cg -n 128 -p mode=fixed,maxit=50 --reps 3 --json "$out/cg-128.json" \
   >/dev/null 2>&1
