@@ -33,10 +33,11 @@ for dir in "$@"; do
     >"$dest/plain-$name.csv" 2>&1
   [ "$first" = 1 ] && echo "== $name plain: exit $?" >&2
   first=0
-  # Only the layered instances (template argument LAYERED, 1 or true).
+  # Only the layered instances: LAYERED (the third template argument) 1,
+  # or where the sweeps are split, TILES (the fourth) 1 or 2.
   timeout 200 mpirun --bind-to none -np 2 $ncu \
-    --kernel-name 'regex:stencil_kernel.*(1>|true>)' --launch-skip 30 \
-    --launch-count 8 $k run -q -w cg-dist -r cuda-nccl-batched -n "$n" \
+    --kernel-name 'regex:stencil_kernel.*(1>|2>|true>)' --launch-skip 30 \
+    --launch-count 12 $k run -q -w cg-dist -r cuda-nccl-batched -n "$n" \
     -p mode=fixed --reps 1 --warmup 1 --no-ceiling \
     >"$dest/layered-$name.csv" 2>&1
   echo "== $name layered: exit $?" >&2
@@ -44,6 +45,7 @@ done
 python3 - "$dest" <<'EOF' | tee "$dest/sweeps.txt"
 import csv, glob, io, os, statistics, sys
 modes = {"0": "start", "1": "A", "2": "residual", "3": "update"}
+tiles = {"0": "plain", "1": "inner", "2": "edge"}
 rows = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     kind, name = os.path.basename(f)[:-4].split("-", 1)
@@ -52,9 +54,14 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
         k = r.get("Kernel Name", "")
         if "stencil_kernel<" not in k:
             continue
-        mode = modes.get(k.split("<")[1].split(",")[0].strip("(int) "), "?")
+        args = [x.split(")")[-1].strip() for x in
+                k.split("<")[1].split(">")[0].split(",")]
+        mode = modes.get(args[0], "?")
+        shown = kind  # the run's: plain or layered
+        if len(args) == 4:  # split sweeps: plain, inner or edge tiles
+            shown = tiles.get(args[3], "?")
         v = float(r["Metric Value"].replace(",", ""))
-        rows.setdefault((name, kind, mode), {}).setdefault(
+        rows.setdefault((name, shown, mode), {}).setdefault(
             r["Metric Name"], []).append(v)
 print(f"{'module':14} {'sweep':9} {'kind':8} {'time us':>8} {'DRAM MB':>8} "
       f"{'regs':>5} {'warps %':>8}")

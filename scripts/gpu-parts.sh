@@ -1,6 +1,7 @@
-# Sourced by the GPU scripts made of parts (gpu-issue32-33.sh,
-# gpu-issue37.sh), which set $out (a folder for every result), $dest
-# (the device's $OUT) and $only (the parts to run, a regex).
+# shellcheck shell=bash disable=SC2154 # out, dest, only: the sourcer's
+# Sourced by the GPU scripts made of parts (gpu-issue32-33.sh), which set
+# $out (a folder for every result), $dest (the device's $OUT) and $only
+# (the parts to run, a regex).
 #   part NAME         whether part NAME runs
 #   step NAME         its start, timed, on stderr
 #   run NAME CMD...   CMD --json NAME.json, its table in NAME.txt, then

@@ -410,12 +410,17 @@ static kl_status solve_overlapped(const kl_args *a, geometry *g, dist *s,
 
 /* ---- the rung ------------------------------------------------------------ */
 
-extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
-  /* The setup made a communicator on every rank or on none, and none
-   * stops the rung on every rank before it runs. */
+/* An NCCL rung's run: the setup made a communicator on every rank or on
+ * none, and none stops the rung on every rank before it runs. */
+static kl_status nccl_run(const kl_args *a, const char *rung,
+                          dist_solve_fn solve) {
   if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
-    return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl: no NCCL communicator");
-  return dist_run(a, 0, solve_nccl);
+    return KL_FAIL(KL_DEVICE, "cg-dist %s: no NCCL communicator", rung);
+  return dist_run(a, 0, solve);
+}
+
+extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
+  return nccl_run(a, "cuda-nccl", solve_nccl);
 }
 
 extern "C" kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a) {
@@ -426,10 +431,7 @@ extern "C" kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a) {
 }
 
 extern "C" kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a) {
-  if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
-    return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-batched: no NCCL "
-                   "communicator");
-  return dist_run(a, 0, solve_batched);
+  return nccl_run(a, "cuda-nccl-batched", solve_batched);
 }
 
 /* cuda-aware's scratch: the halo in device memory, none pinned. */
