@@ -424,10 +424,7 @@ extern "C" kl_status kl__cgdist_gpu_nccl(const kl_args *a) {
 }
 
 extern "C" kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a) {
-  if (kl__rank_count(a->plan) > 1 && !kl__nccl_comm(a))
-    return KL_FAIL(KL_DEVICE, "cg-dist cuda-nccl-overlap: no NCCL "
-                   "communicator");
-  return dist_run(a, 0, solve_overlapped);
+  return nccl_run(a, "cuda-nccl-overlap", solve_overlapped);
 }
 
 extern "C" kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a) {

@@ -7,6 +7,9 @@
 #define KL_CG_MATRIX_FREE_H
 
 #include "cg-gpu.h"
+#include "cg-tiles.h"
+
+#include <limits.h>
 
 /* ---- the sweeps ------------------------------------------------------- */
 
@@ -83,6 +86,13 @@ typedef struct mf_layer {
    * the low side along axis i, 2i + 1 the high one. Past any other side
    * the layer is 0, as the plain sweep reads there. */
   int open;
+  /* The inner tiles (mf_tile_on_edge false): tiles lo[i] .. hi[i] - 1
+   * along axis i, a box of tiles; the edge tiles the shell around it
+   * (cg-tiles.h). Edge launches that scanned every tile for theirs took
+   * 55 us for 144 tiles (NOTES.md). */
+  int lo[3], hi[3];
+  /* The tiles of a split launch: the inner box's or the shell's. */
+  int64_t tiles;
 } mf_layer;
 
 /* The tiles a launch of a sweep covers: every one (the plain sweep's, and
@@ -98,10 +108,10 @@ enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE };
  * past a side with a neighbour (`open`, mf_layer's): its lanes read x0 ..
  * x0 + warp - 1 (x0 = tx (warp - 2) - 1), its rows y0 - 1 .. y0 + rows
  * (y0 = ty rows, rows = the block's warps times MF_ROWS), its planes k0 -
- * 1 .. k0 + MF_PLANES (k0 = tz MF_PLANES). In int, as the kernel's
- * coordinates; the same test on the host (the launches' blocks) and in the
- * kernel (which tiles a launch takes). */
-static __host__ __device__ __forceinline__ bool
+ * 1 .. k0 + MF_PLANES (k0 = tz MF_PLANES). Along each axis such tiles are
+ * the first and the last ones: the host finds the inner box of tiles
+ * (mf_layer_of). */
+static inline bool
 mf_tile_on_edge(int open, int x0, int y0, int k0, int nx, int ny, int nz,
                 int warp, int rows) {
   return ((open & 1) && x0 < 0) || ((open & 2) && x0 + warp > nx) ||
@@ -252,21 +262,26 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
   const int64_t row = n, plane = (int64_t)n * ny;
   enum { INPUTS = MODE == MF_UPDATE ? 3 : MODE == MF_DIRECTION ? 0 : 1 };
   double sum0 = 0, sum1 = 0;
-  for (int64_t b = blockIdx.x; b < g.tiles; b += gridDim.x) {
+  const int64_t tiles = TILES == MF_TILES_ALL ? g.tiles : layer.tiles;
+  for (int64_t b = blockIdx.x; b < tiles; b += gridDim.x) {
     /* Sweep B goes backwards: its first tiles are the ones A touched
      * last, still in L2. */
-    const int64_t tile =
-        MODE == MF_UPDATE || MODE == MF_RESIDUAL ? g.tiles - 1 - b : b;
-    const int x = (int)(tile % g.tiles_x) * width - 1 + lane;
-    const int y0 = ((int)(tile / g.tiles_x % g.tiles_y) * warps + warp) * MF_ROWS;
-    const int k0 = (int)(tile / (g.tiles_x * g.tiles_y)) * MF_PLANES;
-    /* A split launch takes its own kind of tile (the same for all the
-     * block's lanes). */
-    if (TILES != MF_TILES_ALL &&
-        mf_tile_on_edge(layer.open, x - lane, y0 - warp * MF_ROWS, k0, n, ny,
-                        nz, warpSize, warps * MF_ROWS) !=
-            (TILES == MF_TILES_EDGE))
-      continue;
+    const int64_t j =
+        MODE == MF_UPDATE || MODE == MF_RESIDUAL ? tiles - 1 - b : b;
+    int at[3]; /* the tile's coordinates in tiles */
+    if (TILES == MF_TILES_ALL) {
+      at[0] = (int)(j % g.tiles_x);
+      at[1] = (int)(j / g.tiles_x % g.tiles_y);
+      at[2] = (int)(j / (g.tiles_x * g.tiles_y));
+    } else if (TILES == MF_TILES_INNER) {
+      cg_inner_tile(layer.lo, layer.hi, (int)j, at);
+    } else {
+      cg_shell_tile(layer.lo, layer.hi, (int)g.tiles_x, (int)g.tiles_y,
+                    (int)j, at);
+    }
+    const int x = at[0] * width - 1 + lane;
+    const int y0 = (at[1] * warps + warp) * MF_ROWS;
+    const int k0 = at[2] * MF_PLANES;
     const bool in_x = x >= 0 && x < n;
     const bool owns = in_x && lane > 0 && lane <= width;
     /* Point (x, y0, k0): the tile's first own point. */
@@ -354,36 +369,49 @@ static inline mf_grid mf_grid_of(const kl_args *a, const geometry *g,
   return t;
 }
 
-static inline mf_layer mf_layer_of(const geometry *g) {
+/* The layered box's layer, its open sides and its inner box of tiles
+ * (lo = hi = 0 along every axis where it has none) for the context's
+ * device's warp. */
+static inline mf_layer mf_layer_of(const kl_args *a, const geometry *g,
+                                   const mf_grid &t) {
   mf_layer l;
   for (int i = 0; i < 3; i++) l.n[i] = g->extent[i];
   l.values = g->layer;
+  l.tiles = 0; /* a launch's own (launch_tiles) */
   l.open = 0;
   for (int i = 0; i < 3; i++) {
     if (g->start[i] > 0) l.open |= 1 << (2 * i);
     if (g->start[i] + g->extent[i] < g->grid[i]) l.open |= 2 << (2 * i);
   }
+  const int warp = a->ctx->device.lanes, rows = MF_BLOCK / warp * MF_ROWS;
+  const int nx = (int)l.n[0], ny = (int)l.n[1], nz = (int)l.n[2];
+  const int count[3] = {(int)t.tiles_x, (int)t.tiles_y,
+                        (int)(t.tiles / (t.tiles_x * t.tiles_y))};
+  bool none = false;
+  for (int i = 0; i < 3; i++) {
+    int first = -1, last = -1; /* the inner tiles along axis i */
+    for (int k = 0; k < count[i]; k++) {
+      const int at[3] = {i == 0 ? k * (warp - 2) - 1 : 0,
+                         i == 1 ? k * rows : 0, i == 2 ? k * MF_PLANES : 0};
+      if (mf_tile_on_edge(l.open & (3 << (2 * i)), at[0], at[1], at[2], nx,
+                          ny, nz, warp, rows))
+        continue;
+      if (first < 0) first = k;
+      last = k;
+    }
+    l.lo[i] = first < 0 ? 0 : first;
+    l.hi[i] = first < 0 ? 0 : last + 1;
+    none = none || first < 0;
+  }
+  if (none)
+    for (int i = 0; i < 3; i++) l.lo[i] = l.hi[i] = 0;
   return l;
 }
 
-/* The layered box's edge tiles (mf_tile_on_edge): the tiles less the
- * inner ones, which are inner along every axis. */
-static inline int64_t mf_edge_tiles(const mf_grid &t, const mf_layer &layer,
-                                    int warp) {
-  const int rows = MF_BLOCK / warp * MF_ROWS;
-  const int64_t tiles_z = t.tiles / (t.tiles_x * t.tiles_y);
-  const int nx = (int)layer.n[0], ny = (int)layer.n[1], nz = (int)layer.n[2];
-  int64_t ix = 0, iy = 0, iz = 0; /* the inner tiles along each axis */
-  for (int i = 0; i < (int)t.tiles_x; i++)
-    ix += !mf_tile_on_edge(layer.open & 3, i * (warp - 2) - 1, 0, 0, nx, ny,
-                           nz, warp, rows);
-  for (int i = 0; i < (int)t.tiles_y; i++)
-    iy += !mf_tile_on_edge(layer.open & 12, 0, i * rows, 0, nx, ny, nz, warp,
-                           rows);
-  for (int i = 0; i < (int)tiles_z; i++)
-    iz += !mf_tile_on_edge(layer.open & 48, 0, 0, i * MF_PLANES, nx, ny, nz,
-                           warp, rows);
-  return t.tiles - ix * iy * iz;
+/* The layered box's edge tiles: the tiles less the inner box's. */
+static inline int64_t mf_edge_tiles(const mf_grid &t, const mf_layer &l) {
+  return t.tiles - (int64_t)(l.hi[0] - l.lo[0]) * (l.hi[1] - l.lo[1]) *
+                       (l.hi[2] - l.lo[2]);
 }
 
 /* Whether the plain sweeps cover the geometry's box: a cube that is the
@@ -403,8 +431,11 @@ static inline bool mf_plain(const geometry *g) {
  * Its partials from `partials` on (one a block). */
 template <int MODE, bool LAYERED, int TILES>
 static kl_status launch_tiles(const kl_args *a, const geometry *g,
-                              const mf_grid &grid, unsigned blocks,
-                              double *partials, mf_vectors v, int early) {
+                              const mf_grid &grid, mf_layer layer,
+                              unsigned blocks, double *partials,
+                              mf_vectors v, int early) {
+  const int64_t edge = mf_edge_tiles(grid, layer);
+  layer.tiles = TILES == MF_TILES_EDGE ? edge : grid.tiles - edge;
   void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
                         mf_layer) =
       g->stencil == CG_STENCIL_27
@@ -412,8 +443,7 @@ static kl_status launch_tiles(const kl_args *a, const geometry *g,
           : stencil_kernel<MODE, CG_STENCIL_7, LAYERED, TILES>;
   /* The start follows the reset's copies, not a kernel. */
   KL_GPU_LAUNCH(early && MODE != MF_START, stencil_sweep, blocks,
-                MF_BLOCK, g->s, grid, v, SCALARS(a), partials,
-                mf_layer_of(g));
+                MF_BLOCK, g->s, grid, v, SCALARS(a), partials, layer);
   return KL_OK;
 }
 
@@ -455,31 +485,39 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
   unsigned blocks = 0;
   const mf_grid grid = mf_grid_of(a, g, &blocks);
   double *partials = PARTIALS(a);
-  if (!LAYERED)
-    return launch_tiles<MODE, false, MF_TILES_ALL>(a, g, grid, blocks,
+  if (!LAYERED) {
+    const mf_layer none = {};
+    return launch_tiles<MODE, false, MF_TILES_ALL>(a, g, grid, none, blocks,
                                                    partials, v, g->early);
-  const int64_t edge = mf_edge_tiles(grid, mf_layer_of(g),
-                                     a->ctx->device.lanes);
+  }
+  /* The split launches count tiles in int (2^31 tiles: 3 10^12 points). */
+  if (grid.tiles > INT_MAX)
+    return KL_FAIL(KL_USAGE, "cg: a box of %lld x %lld x %lld points has "
+                   "more tiles than the sweeps count",
+                   (long long)g->extent[0], (long long)g->extent[1],
+                   (long long)g->extent[2]);
+  const mf_layer layer = mf_layer_of(a, g, grid);
+  const int64_t edge = mf_edge_tiles(grid, layer);
   const int edge_early = g->early && !after;
   if (edge == 0) {
-    KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(a, g, grid, blocks,
-                                                     partials, v, g->early)));
+    KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
+        a, g, grid, layer, blocks, partials, v, g->early)));
     return mf_wait_halo(g, after);
   }
   if (edge == grid.tiles) {
     KL_TRY(mf_wait_halo(g, after));
-    return launch_tiles<MODE, true, MF_TILES_EDGE>(a, g, grid, blocks,
-                                                   partials, v, edge_early);
+    return launch_tiles<MODE, true, MF_TILES_EDGE>(
+        a, g, grid, layer, blocks, partials, v, edge_early);
   }
   /* Both kinds: two tiles or more, so two blocks or more. */
   int64_t edge_blocks = (blocks * edge + grid.tiles - 1) / grid.tiles;
   if (edge_blocks >= blocks) edge_blocks = blocks - 1;
   const unsigned inner_blocks = blocks - (unsigned)edge_blocks;
   KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
-      a, g, grid, inner_blocks, partials, v, g->early)));
+      a, g, grid, layer, inner_blocks, partials, v, g->early)));
   KL_TRY(mf_wait_halo(g, after));
   return launch_tiles<MODE, true, MF_TILES_EDGE>(
-      a, g, grid, (unsigned)edge_blocks, partials + inner_blocks, v,
+      a, g, grid, layer, (unsigned)edge_blocks, partials + inner_blocks, v,
       edge_early);
 }
 
