@@ -4,7 +4,8 @@
  * i loop contiguous). Groups of 32 x 4 (x 1) on a GPU, the runtime's
  * choice on a CPU. Then the tiled z-march (2.5D blocking): a group a tile
  * of (i, j), plane k's tile and halo in local memory; on a CPU the
- * z-march's row a work-item. */
+ * z-march's row a work-item. Last the vector z-march: 16 bytes an item
+ * along x, short chunks of planes. */
 #include <stdio.h>
 
 #include "../../backends/opencl.h"
@@ -108,6 +109,49 @@ kl_status kl__laplacian_cl_tiled(const kl_args *a) {
       ((size_t)n[0] + TILE_X - 1) / TILE_X * TILE_X,
       ((size_t)n[1] + TILE_Y - 1) / TILE_Y * TILE_Y,
       ((size_t)n[2] - 2 + TILE_PLANES - 1) / TILE_PLANES};
+  KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 3, NULL,
+                                          global, group, 0, NULL, NULL));
+  return KL_OK;
+}
+
+/* ---- opencl-zmarch-vector ------------------------------------------------ */
+
+/* cuda-zmarch-vector's shape: 16 bytes an item along x, 32 x 8 items a
+ * group, chunks of 4 planes (laplacian_zvector). Where a row does not hold
+ * whole vectors, opencl-zmarch's column; on a CPU its row. */
+#define ZVEC_X 32
+#define ZVEC_Y 8
+#define ZVEC_PLANES 4
+
+static int zvector_fits(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  const int64_t vec = p->type == KL_F32 ? 4 : 2;
+  return !kl__cl_on_cpu(a) && LAP_NX(p) % vec == 0;
+}
+
+kl_status kl__laplacian_cl_zvector_setup(kl_args *a) {
+  if (!zvector_fits(a)) return setup(a, "laplacian_zmarch");
+  char options[64];
+  snprintf(options, sizeof options, "-DZPLANES=%d", ZVEC_PLANES);
+  return kl__cl_rung_kernel(a, kl__cl_source_laplacian, 1, options,
+                            "laplacian_zvector", 0);
+}
+
+kl_status kl__laplacian_cl_zvector(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  if (!zvector_fits(a)) return run(a, 2);
+  cl_kernel k = a->state.pointer[0];
+  const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
+                         (cl_ulong)LAP_NZ(p)};
+  const kl_status st = set_args(a, k, n);
+  if (st != KL_OK) return st;
+  const size_t vectors = (size_t)n[0] / (p->type == KL_F32 ? 4 : 2);
+  const size_t group[3] = {ZVEC_X, ZVEC_Y, 1};
+  const size_t global[3] = {
+      (vectors + ZVEC_X - 1) / ZVEC_X * ZVEC_X,
+      ((size_t)n[1] + ZVEC_Y - 1) / ZVEC_Y * ZVEC_Y,
+      ((size_t)n[2] - 2 + ZVEC_PLANES - 1) / ZVEC_PLANES};
   KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 3, NULL,
                                           global, group, 0, NULL, NULL));
   return KL_OK;

@@ -255,6 +255,12 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__laplacian_cl_tiled_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__laplacian_cl_tiled)),
+    KL_RUNG("opencl-zmarch-vector", opencl, "opencl-zmarch over chunks of 4 "
+            "planes with 16-byte vectors along x (nx a multiple of 2 f64 or "
+            "4 f32; else as opencl-zmarch)", .peer = "cuda-zmarch-vector",
+            .setup = KL_CL_FN(kl__laplacian_cl_zvector_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run = KL_CL_FN(kl__laplacian_cl_zvector)),
 };
 
 /* The m sweep was 20 rungs until core v3: each of the four tiled rungs at

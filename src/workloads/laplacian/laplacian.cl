@@ -124,3 +124,67 @@ laplacian_tiled(__global const T *restrict u, __global T *restrict f,
   }
 }
 #endif
+
+/* opencl-zmarch-vector (cuda-zmarch-vector): VEC points an item along x,
+ * 16 bytes (a double2 or a float4) loaded and stored as one vector; a
+ * group a 32 x 8 tile of vectors marching along z over a chunk of at most
+ * ZPLANES interior planes (the range's third dimension: groups start in
+ * address order and live briefly, as a copy's do), planes k-1, k and k+1
+ * of its vector in registers, the load of k+2 issued before plane k is
+ * computed. The y neighbours come as vectors, the x neighbours at the
+ * vector's two ends as single elements, through the caches. Built only
+ * where a row holds whole vectors (nx a multiple of VEC, the launcher's
+ * test), so that every vector is aligned (a cl_mem's base is at least 128
+ * bytes). ZPLANES is this rung's program option. */
+#ifdef ZPLANES
+#ifdef KL_FP64
+typedef double2 TV;
+#define VEC 2
+#define VSTORE vstore2
+#define WEST(left, c) ((TV)((left), (c).s0))
+#define EAST(c, right) ((TV)((c).s1, (right)))
+#else
+typedef float4 TV;
+#define VEC 4
+#define VSTORE vstore4
+#define WEST(left, c) ((TV)((left), (c).s012))
+#define EAST(c, right) ((TV)((c).s123, (right)))
+#endif
+__kernel void laplacian_zvector(__global const T *restrict u,
+                                __global T *restrict f, const ulong nx,
+                                const ulong ny, const ulong nz, const T cx,
+                                const T cy, const T cz) {
+  const size_t v = get_global_id(0), j = get_global_id(1);
+  const size_t i0 = v * VEC;
+  if (i0 >= nx || j == 0 || j >= ny - 1) return;
+  const T cc = -2 * (cx + cy + cz);
+  const size_t k0 = 1 + get_global_id(2) * ZPLANES;
+  const size_t k1 = min(k0 + ZPLANES, (size_t)nz - 1);
+  /* Strides in vectors, and the element index of the vector's first. */
+  const size_t row = nx / VEC, slice = nx / VEC * ny;
+  __global const TV *uv = (__global const TV *)u;
+  __global TV *fv = (__global TV *)f;
+  size_t gv = v + row * j + slice * k0, g = gv * VEC;
+  TV below = uv[gv - slice], centre = uv[gv], above = uv[gv + slice];
+  for (size_t k = k0; k < k1; k++, gv += slice, g += slice * VEC) {
+    TV ahead = above;
+    if (k + 1 < k1) ahead = uv[gv + 2 * slice];
+    const TV south = uv[gv - row], north = uv[gv + row];
+    const T left = i0 > 0 ? u[g - 1] : 0;
+    const T right = i0 + VEC < nx ? u[g + VEC] : 0;
+    const TV o = cc * centre + cx * (WEST(left, centre) + EAST(centre, right)) +
+                 cy * (south + north) + cz * (below + above);
+    if (i0 > 0 && i0 + VEC < nx) {
+      fv[gv] = o;
+    } else { /* the row's first or last vector: its interior points */
+      T out[VEC];
+      VSTORE(o, 0, out);
+      for (int e = 0; e < VEC; e++)
+        if (i0 + e > 0 && i0 + e < nx - 1) f[g + e] = out[e];
+    }
+    below = centre;
+    centre = above;
+    above = ahead;
+  }
+}
+#endif

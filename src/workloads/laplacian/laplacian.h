@@ -102,6 +102,8 @@ kl_status kl__laplacian_cl_point_setup(kl_args *a);
 kl_status kl__laplacian_cl_zmarch_setup(kl_args *a);
 kl_status kl__laplacian_cl_tiled(const kl_args *a);
 kl_status kl__laplacian_cl_tiled_setup(kl_args *a);
+kl_status kl__laplacian_cl_zvector(const kl_args *a);
+kl_status kl__laplacian_cl_zvector_setup(kl_args *a);
 
 /* The CUDA ladder (laplacian-cuda.cu): the seed's kernel 1, then kernels
  * 2 (loop tiling in y) and 3 (the same, loads in ascending addresses),
