@@ -197,7 +197,10 @@ if part opencl; then
   run cl-histogram $k -w histogram -b cuda,opencl \
     -r cuda-cub,cuda-best,opencl-local --reps 20
   run cl-laplacian $k -w laplacian -b cuda,opencl \
-    -r cuda-zmarch-vector,opencl-point,opencl-zmarch -n 512 --reps 20
+    -r cuda-zmarch-vector,opencl-point,opencl-zmarch,opencl-zmarch-vector \
+    -n 512 --reps 20
+  run cl-laplacian-f32 $k -w laplacian -b cuda,opencl -t f32 \
+    -r cuda-zmarch-vector,opencl-point,opencl-zmarch-vector -n 512 --reps 20
   run cl-cg $k -w cg -b cuda,opencl -r cuda-resident,opencl -n 128 --reps 5
   run cl-gemm $k -w gemm -b cuda,opencl -r cuda-cublas,opencl-local -s 4096x4096x4096 \
     --reps 5
