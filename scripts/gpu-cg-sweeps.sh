@@ -27,16 +27,18 @@ for dir in "$@"; do
   name=$(basename "${dir:-build}")
   export KLADDER_MODULE_DIR=${dir:+$(cd "$dir" && pwd)}
   [ -n "$dir" ] || unset KLADDER_MODULE_DIR
-  [ "$first" = 1 ] && timeout 150 $ncu --kernel-name regex:stencil_kernel --launch-skip 30 \
-    --launch-count 4 $k run -q -w cg -r cuda-matrix-free -n "$n" \
-    -p mode=fixed --reps 1 --warmup 1 --no-ceiling \
-    >"$dest/plain-$name.csv" 2>&1
-  [ "$first" = 1 ] && echo "== $name plain: exit $?" >&2
+  if [ "$first" = 1 ]; then
+    timeout 150 $ncu --kernel-name regex:stencil_kernel --launch-skip 30 \
+      --launch-count 4 $k run -q -w cg -r cuda-matrix-free -n "$n" \
+      -p mode=fixed --reps 1 --warmup 1 --no-ceiling \
+      >"$dest/plain-$name.csv" 2>&1
+    echo "== $name plain: exit $?" >&2
+  fi
   first=0
   # Only the layered instances: LAYERED (the third template argument) 1,
-  # or where the sweeps are split, TILES (the fourth) 1 or 2.
+  # or where the sweeps are split, TILES (the fourth) 1, 2 or 3 (both).
   timeout 200 mpirun --bind-to none -np 2 $ncu \
-    --kernel-name 'regex:stencil_kernel.*(1>|2>|true>)' --launch-skip 30 \
+    --kernel-name 'regex:stencil_kernel.*(1>|2>|3>|true>)' --launch-skip 30 \
     --launch-count 12 $k run -q -w cg-dist -r cuda-nccl-batched -n "$n" \
     -p mode=fixed --reps 1 --warmup 1 --no-ceiling \
     >"$dest/layered-$name.csv" 2>&1
@@ -45,7 +47,7 @@ done
 python3 - "$dest" <<'EOF' | tee "$dest/sweeps.txt"
 import csv, glob, io, os, statistics, sys
 modes = {"0": "start", "1": "A", "2": "residual", "3": "update"}
-tiles = {"0": "plain", "1": "inner", "2": "edge"}
+tiles = {"0": "plain", "1": "inner", "2": "edge", "3": "both"}
 rows = {}
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.csv"))):
     kind, name = os.path.basename(f)[:-4].split("-", 1)
