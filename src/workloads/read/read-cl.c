@@ -1,6 +1,6 @@
 /* read's OpenCL rung: the XOR of a's words in two passes of work-group
  * trees (read.cl), in the device type's launch shape
- * (kl__cl_stride_shape). */
+ * (kl__cl_stride_shape), loading as reduce's opencl-tree does on a GPU. */
 #include <stdio.h>
 
 #include "../../backends/opencl.h"
@@ -10,9 +10,10 @@
 #define MOST_GROUPS 4096
 
 kl_status kl__read_cl_setup(kl_args *a) {
-  char options[64];
-  snprintf(options, sizeof options, "-DW=%s%s",
-           a->plan->type == KL_F32 ? "uint" : "ulong",
+  char options[96];
+  const int f32 = a->plan->type == KL_F32;
+  snprintf(options, sizeof options, "-DW=%s -DWV=%s -DVEC=%d%s",
+           f32 ? "uint" : "ulong", f32 ? "uint4" : "ulong2", f32 ? 4 : 2,
            kl__cl_stride_option(a));
   kl_status st = kl__cl_rung_kernel(a, kl__cl_source_read, 0, options,
                                     "read_partials", 0);
