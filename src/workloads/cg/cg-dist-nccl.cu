@@ -38,20 +38,11 @@ enum { T_EXCHANGE, T_PAP = 2, T_RR = 4, T_EVENTS = 6 };
 /* ---- the device's scalars ----------------------------------------------- */
 
 /* After the start: r.r and b.b over the ranks (S_DOT, S_DOT_NEXT) as the
- * scalars the first iteration reads: running, no alpha yet, beta 0 (the
- * first p is r). */
+ * scalars the first iteration reads (set_start). Its stop is the batched
+ * rungs'; cuda-nccl decides on the host, by the same rule on the same
+ * sums. */
 static __global__ void start_scalars_kernel(double *scalars, stop_rule stop) {
-  const double rr = scalars[S_DOT], bb = scalars[S_DOT_NEXT];
-  scalars[S_RR] = rr;
-  scalars[S_BB] = bb;
-  scalars[S_K] = 0;
-  scalars[S_BAD] = 0;
-  scalars[S_ALPHA] = 0;
-  scalars[S_ALPHA_PREV] = 0;
-  scalars[S_BETA] = 0;
-  /* cuda-nccl-batched's stop; cuda-nccl decides on the host, by the same
-   * rule on the same sums. */
-  scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
+  set_start(scalars, scalars[S_DOT], scalars[S_DOT_NEXT], stop);
 }
 
 /* After sweep A: p.Ap over the ranks (S_DOT); alpha = r.r / p.Ap, the
@@ -71,18 +62,13 @@ static __global__ void beta_kernel(double *scalars) {
   scalars[S_RR] = next;
 }
 
-/* cuda-nccl-batched's: beta_kernel's work, the iteration counted, and
- * the stop by cg's rule on the new r.r (every rank's the same: NCCL's
- * sum), which every later launch of the batch reads and skips its work
- * by. */
+/* cuda-nccl-batched's: beta, the iteration counted, and the stop by cg's
+ * rule on the new r.r (every rank's the same: NCCL's sum), as
+ * cuda-matrix-free's finish_rr_kernel sets them (set_rr); every later
+ * launch of the batch reads the stop and skips its work by it. */
 static __global__ void rr_kernel(double *scalars, stop_rule stop) {
   if (stopped(scalars)) return;
-  const double rr = scalars[S_DOT_NEXT];
-  const int64_t k = (int64_t)scalars[S_K] + 1;
-  scalars[S_BETA] = rr / scalars[S_RR];
-  scalars[S_RR] = rr;
-  scalars[S_K] = (double)k;
-  if (!go_on(stop, k, rr, scalars[S_BB])) scalars[S_DONE] = STOPPED;
+  set_rr(scalars, scalars[S_DOT_NEXT], stop);
 }
 
 /* ---- launches ------------------------------------------------------------ */

@@ -311,7 +311,21 @@ totals_kernel(const double *partials, unsigned count, int sums, double *out) {
 
 /* ---- the device scalars' final steps (one block each) ------------------- */
 
-/* After the start: r.r (partial 0), b.b (partial 1); whether to go on. */
+/* The start's scalars from r.r and b.b: no iteration, no alpha yet, beta
+ * 0 (the matrix-free rungs' first p is r); whether to go on. */
+static __device__ __forceinline__ void set_start(double *scalars, double rr,
+                                                 double bb, stop_rule stop) {
+  scalars[S_RR] = rr;
+  scalars[S_BB] = bb;
+  scalars[S_K] = 0;
+  scalars[S_BAD] = 0;
+  scalars[S_ALPHA] = 0;
+  scalars[S_ALPHA_PREV] = 0;
+  scalars[S_BETA] = 0;
+  scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
+}
+
+/* After the start: r.r (partial 0), b.b (partial 1), then set_start. */
 __attribute__((unused)) static __global__ void
 finish_start_kernel(const double *partials, unsigned count, double *scalars,
                     stop_rule stop) {
@@ -320,14 +334,7 @@ finish_start_kernel(const double *partials, unsigned count, double *scalars,
   const double rr = total(partials, 0, count);
   const double bb = total(partials, 1, count);
   if (threadIdx.x != 0) return;
-  scalars[S_RR] = rr;
-  scalars[S_BB] = bb;
-  scalars[S_K] = 0;
-  scalars[S_BAD] = 0;
-  scalars[S_ALPHA] = 0;
-  scalars[S_ALPHA_PREV] = 0;
-  scalars[S_BETA] = 0; /* the matrix-free rung's first p is r */
-  scalars[S_DONE] = go_on(stop, 0, rr, bb) ? RUNNING : STOPPED;
+  set_start(scalars, rr, bb, stop);
 }
 
 /* alpha = r.r / p.Ap into the scalars, the one before kept for the x
@@ -353,7 +360,18 @@ finish_pap_kernel(const double *partials, unsigned count, double *scalars) {
   if (threadIdx.x == 0) set_alpha(scalars, pap);
 }
 
-/* After the update: beta, the count, and whether to go on. */
+/* The new r.r after the update: beta, the count, and whether to go on
+ * (the device's stop). */
+static __device__ __forceinline__ void set_rr(double *scalars, double rr,
+                                              stop_rule stop) {
+  const int64_t k = (int64_t)scalars[S_K] + 1;
+  scalars[S_BETA] = rr / scalars[S_RR];
+  scalars[S_RR] = rr;
+  scalars[S_K] = (double)k;
+  if (!go_on(stop, k, rr, scalars[S_BB])) scalars[S_DONE] = STOPPED;
+}
+
+/* After the update: r.r from the sweep's partials, then set_rr. */
 __attribute__((unused)) static __global__ void
 finish_rr_kernel(const double *partials, unsigned count, double *scalars,
                  stop_rule stop) {
@@ -362,11 +380,7 @@ finish_rr_kernel(const double *partials, unsigned count, double *scalars,
   if (stopped(scalars)) return;
   const double rr = total(partials, 0, count);
   if (threadIdx.x != 0) return;
-  const int64_t k = (int64_t)scalars[S_K] + 1;
-  scalars[S_BETA] = rr / scalars[S_RR];
-  scalars[S_RR] = rr;
-  scalars[S_K] = (double)k;
-  if (!go_on(stop, k, rr, scalars[S_BB])) scalars[S_DONE] = STOPPED;
+  set_rr(scalars, rr, stop);
 }
 
 /* info = {k, |r| / |b|} from the device scalars. */

@@ -93,25 +93,34 @@ kl_status kl__laplacian_cl_tiled_setup(kl_args *a) {
                             "laplacian_tiled", 0);
 }
 
-kl_status kl__laplacian_cl_tiled(const kl_args *a) {
+/* A marching kernel's launch on a GPU (laplacian_tiled,
+ * laplacian_zvector): groups of bx x by items over `units` items along x
+ * (a point or a vector each) and the whole y, and over the interior's z a
+ * chunk of `planes` planes a group. */
+static kl_status launch_chunks(const kl_args *a, size_t units, size_t bx,
+                               size_t by, size_t planes) {
   const kl_plan *p = a->plan;
-  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
-  if (kl__cl_on_cpu(a)) return run(a, 2);
   cl_kernel k = a->state.pointer[0];
   const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
                          (cl_ulong)LAP_NZ(p)};
   const kl_status st = set_args(a, k, n);
   if (st != KL_OK) return st;
-  /* Tiles over the whole x and y (boundary points load their tile's
-   * halo), chunks of planes over the interior's z. */
-  const size_t group[3] = {TILE_X, TILE_Y, 1};
-  const size_t global[3] = {
-      ((size_t)n[0] + TILE_X - 1) / TILE_X * TILE_X,
-      ((size_t)n[1] + TILE_Y - 1) / TILE_Y * TILE_Y,
-      ((size_t)n[2] - 2 + TILE_PLANES - 1) / TILE_PLANES};
+  const size_t group[3] = {bx, by, 1};
+  const size_t global[3] = {(units + bx - 1) / bx * bx,
+                            ((size_t)n[1] + by - 1) / by * by,
+                            ((size_t)n[2] - 2 + planes - 1) / planes};
   KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 3, NULL,
                                           global, group, 0, NULL, NULL));
   return KL_OK;
+}
+
+kl_status kl__laplacian_cl_tiled(const kl_args *a) {
+  const kl_plan *p = a->plan;
+  if (!LAP_HAS_INTERIOR(p)) return KL_OK;
+  if (kl__cl_on_cpu(a)) return run(a, 2);
+  /* Tiles over the whole x and y (boundary points load their tile's
+   * halo), chunks of planes over the interior's z. */
+  return launch_chunks(a, (size_t)LAP_NX(p), TILE_X, TILE_Y, TILE_PLANES);
 }
 
 /* ---- opencl-zmarch-vector ------------------------------------------------ */
@@ -123,10 +132,13 @@ kl_status kl__laplacian_cl_tiled(const kl_args *a) {
 #define ZVEC_Y 8
 #define ZVEC_PLANES 4
 
+/* The elements of the plan's type in 16 bytes (laplacian_zvector's VEC). */
+static int64_t vector_width(const kl_plan *p) {
+  return p->type == KL_F32 ? 4 : 2;
+}
+
 static int zvector_fits(const kl_args *a) {
-  const kl_plan *p = a->plan;
-  const int64_t vec = p->type == KL_F32 ? 4 : 2;
-  return !kl__cl_on_cpu(a) && LAP_NX(p) % vec == 0;
+  return !kl__cl_on_cpu(a) && LAP_NX(a->plan) % vector_width(a->plan) == 0;
 }
 
 kl_status kl__laplacian_cl_zvector_setup(kl_args *a) {
@@ -141,18 +153,6 @@ kl_status kl__laplacian_cl_zvector(const kl_args *a) {
   const kl_plan *p = a->plan;
   if (!LAP_HAS_INTERIOR(p)) return KL_OK;
   if (!zvector_fits(a)) return run(a, 2);
-  cl_kernel k = a->state.pointer[0];
-  const cl_ulong n[3] = {(cl_ulong)LAP_NX(p), (cl_ulong)LAP_NY(p),
-                         (cl_ulong)LAP_NZ(p)};
-  const kl_status st = set_args(a, k, n);
-  if (st != KL_OK) return st;
-  const size_t vectors = (size_t)n[0] / (p->type == KL_F32 ? 4 : 2);
-  const size_t group[3] = {ZVEC_X, ZVEC_Y, 1};
-  const size_t global[3] = {
-      (vectors + ZVEC_X - 1) / ZVEC_X * ZVEC_X,
-      ((size_t)n[1] + ZVEC_Y - 1) / ZVEC_Y * ZVEC_Y,
-      ((size_t)n[2] - 2 + ZVEC_PLANES - 1) / ZVEC_PLANES};
-  KL_CL_CHECK(kl__cl.EnqueueNDRangeKernel(kl__cl_queue(a), k, 3, NULL,
-                                          global, group, 0, NULL, NULL));
-  return KL_OK;
+  return launch_chunks(a, (size_t)(LAP_NX(p) / vector_width(p)), ZVEC_X,
+                       ZVEC_Y, ZVEC_PLANES);
 }
