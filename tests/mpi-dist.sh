@@ -112,9 +112,12 @@ for r in rs:
 }
 # KL_DIST_GPU (a regex, default every one) picks the GPU part's workloads
 # on the GPU machine: cg-dist, laplacian-dist.
-gpu_part() { echo "$1" | grep -Eq "${KL_DIST_GPU:-.}"; }
-if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
-  gpu_part cg-dist; then
+gpu_part() {
+  [ "$cuda" = 1 ] && echo "$1" | grep -Eq "${KL_DIST_GPU:-.}"
+}
+cuda=0
+"$kladder" list 2>/dev/null | grep -q '^  cuda  *available' && cuda=1
+if gpu_part cg-dist; then
   # 9 points: every tile of the matrix-free sweeps reads past its box;
   # 70: tiles inside the box too (30 x 16 x 3 points a tile).
   for p in 2 3 4; do
@@ -136,8 +139,7 @@ fi
 # laplacian-dist's GPU rungs over 2 to 4 ranks on shapes whose boxes
 # differ along every axis (the overlapped rung's interior and shell with
 # neighbours on one side, both or none), both types.
-if "$kladder" list 2>/dev/null | grep -q '^  cuda  *available' &&
-  gpu_part laplacian-dist; then
+if gpu_part laplacian-dist; then
   for p in 2 3 4; do
     for scaling in weak strong; do
       for shape in 33:ny=17,nz=9 6:ny=40,nz=21; do
