@@ -132,8 +132,9 @@ kl_status kl__cgdist_gpu_aware_setup(kl_args *a);
 kl_status kl__cgdist_gpu_nccl(const kl_args *a);
 kl_status kl__cgdist_gpu_nccl_scratch(kl_plan *p);
 kl_status kl__cgdist_gpu_nccl_setup(kl_args *a);
-/* cuda-nccl's iterations in batches, the stop decided on the device
- * (cuda-nccl's scratch and setup). */
+/* cuda-nccl's iterations in batches, the stop decided on the device;
+ * and those with p's halo beside sweep A's inner tiles (both with
+ * cuda-nccl's scratch and setup). */
 kl_status kl__cgdist_gpu_nccl_batched(const kl_args *a);
 kl_status kl__cgdist_gpu_nccl_overlap(const kl_args *a);
 #ifdef __cplusplus
