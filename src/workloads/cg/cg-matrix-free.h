@@ -337,21 +337,13 @@ mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
   *sum1_ = sum1;
 }
 
-/* Sweep A's blocks an SM where one launch has both kinds of tile: the
- * edge path takes it to 80 registers (6 blocks), the inner tiles alone run
- * at 64 (8). */
-#ifndef MF_BOTH_A_BLOCKS
-#define MF_BOTH_A_BLOCKS 7
-#endif
-
 /* A sweep's launch: its tiles of one kind (TILES), or of both
  * (MF_TILES_BOTH: the first layer.edge_blocks blocks the edge tiles, so
- * that they run beside the inner ones rather than after them). */
+ * that they run beside the inner ones rather than after them). Sweep A
+ * of both kinds takes 80 registers (6 blocks an SM); held to 7 blocks
+ * (72, 36 bytes spilled) it ran no faster (NOTES.md, attempt 24). */
 template <int MODE, int STENCIL, bool LAYERED, int TILES>
-static __global__ __launch_bounds__(
-    MF_BLOCK, MODE == MF_DIRECTION && TILES == MF_TILES_BOTH ? MF_BOTH_A_BLOCKS
-                                                            : 0) void
-stencil_kernel(
+static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials,
     mf_layer layer) {
   /* The final sum after this sweep may be scheduled now: it waits. */
