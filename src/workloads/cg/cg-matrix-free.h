@@ -91,8 +91,10 @@ typedef struct mf_layer {
    * (cg-tiles.h). Edge launches that scanned every tile for theirs took
    * 55 us for 144 tiles (NOTES.md). */
   int lo[3], hi[3];
-  /* The tiles of a split launch: the inner box's or the shell's. */
-  int64_t tiles;
+  /* The inner box's tiles and the shell's; in a launch of both kinds
+   * (MF_TILES_BOTH), the blocks that take the shell's, the first ones. */
+  int64_t inner_tiles, edge_tiles;
+  int edge_blocks;
 } mf_layer;
 
 /* The tiles a launch of a sweep covers: every one (the plain sweep's, and
@@ -102,7 +104,7 @@ typedef struct mf_layer {
  * the edge ones, which read the layer (mf_tile_on_edge). One kernel for
  * both had the layer's loads in every tile's code: the layered sweep A
  * took 1.75x the plain one's time for the same bytes (NOTES.md). */
-enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE };
+enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE, MF_TILES_BOTH };
 
 /* Whether a tile of a layered box of nx x ny x nz points reads a point
  * past a side with a neighbour (`open`, mf_layer's): its lanes read x0 ..
@@ -236,16 +238,14 @@ mf_layer_value(const mf_layer &layer, int x, int y, int z) {
                                                    (int64_t)(z + 1))];
 }
 
+/* A block's tiles of one kind (TILES: every tile, the inner ones or the
+ * edge ones): from the block's place among the launch's blocks of that
+ * kind, striding by their count, its sums into *sum0 and *sum1. */
 template <int MODE, int STENCIL, bool LAYERED, int TILES>
-static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
-    mf_grid g, mf_vectors v, const double *scalars, double *partials,
-    mf_layer layer) {
-  /* The final sum after this sweep may be scheduled now: it waits. */
-  kl_gpu_start_next();
-  /* Reading the own-point inputs before the wait, behind the final sum
-   * before this sweep, was slower (NOTES.md, attempt 16). */
-  kl_gpu_wait_prior();
-  if (MODE != MF_START && stopped(scalars)) return;
+static __device__ __forceinline__ void
+mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
+         const mf_layer &layer, int64_t block, int64_t blocks,
+         int64_t tiles, double *sum0_, double *sum1_) {
   const double beta = MODE == MF_DIRECTION ? scalars[S_BETA] : 0;
   const double alpha =
       MODE == MF_UPDATE || MODE == MF_RESIDUAL ? scalars[S_ALPHA] : 0;
@@ -262,8 +262,7 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
   const int64_t row = n, plane = (int64_t)n * ny;
   enum { INPUTS = MODE == MF_UPDATE ? 3 : MODE == MF_DIRECTION ? 0 : 1 };
   double sum0 = 0, sum1 = 0;
-  const int64_t tiles = TILES == MF_TILES_ALL ? g.tiles : layer.tiles;
-  for (int64_t b = blockIdx.x; b < tiles; b += gridDim.x) {
+  for (int64_t b = block; b < tiles; b += blocks) {
     /* Sweep B goes backwards: its first tiles are the ones A touched
      * last, still in L2. */
     const int64_t j =
@@ -334,6 +333,43 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
       }
     }
   }
+  *sum0_ = sum0;
+  *sum1_ = sum1;
+}
+
+/* A sweep's launch: its tiles of one kind (TILES), or of both
+ * (MF_TILES_BOTH: the first layer.edge_blocks blocks the edge tiles, so
+ * that they run beside the inner ones rather than after them). Sweep A
+ * of both kinds takes 80 registers (6 blocks an SM); held to 7 blocks
+ * (72, 36 bytes spilled) it ran no faster (NOTES.md, attempt 24). */
+template <int MODE, int STENCIL, bool LAYERED, int TILES>
+static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
+    mf_grid g, mf_vectors v, const double *scalars, double *partials,
+    mf_layer layer) {
+  /* The final sum after this sweep may be scheduled now: it waits. */
+  kl_gpu_start_next();
+  /* Reading the own-point inputs before the wait, behind the final sum
+   * before this sweep, was slower (NOTES.md, attempt 16). */
+  kl_gpu_wait_prior();
+  if (MODE != MF_START && stopped(scalars)) return;
+  double sum0 = 0, sum1 = 0;
+  if (TILES == MF_TILES_BOTH) {
+    if ((int)blockIdx.x < layer.edge_blocks)
+      mf_tiles<MODE, STENCIL, true, MF_TILES_EDGE>(
+          g, v, scalars, layer, blockIdx.x, layer.edge_blocks,
+          layer.edge_tiles, &sum0, &sum1);
+    else
+      mf_tiles<MODE, STENCIL, true, MF_TILES_INNER>(
+          g, v, scalars, layer, blockIdx.x - layer.edge_blocks,
+          gridDim.x - layer.edge_blocks, layer.inner_tiles, &sum0, &sum1);
+  } else {
+    mf_tiles<MODE, STENCIL, LAYERED, TILES>(
+        g, v, scalars, layer, blockIdx.x, gridDim.x,
+        TILES == MF_TILES_ALL     ? g.tiles
+        : TILES == MF_TILES_INNER ? layer.inner_tiles
+                                  : layer.edge_tiles,
+        &sum0, &sum1);
+  }
   store_partial(sum0, PARTIAL(partials, 0));
   if (MODE == MF_START) store_partial(sum1, PARTIAL(partials, 1));
 }
@@ -377,7 +413,6 @@ static inline mf_layer mf_layer_of(const kl_args *a, const geometry *g,
   mf_layer l;
   for (int i = 0; i < 3; i++) l.n[i] = g->extent[i];
   l.values = g->layer;
-  l.tiles = 0; /* a launch's own (launch_tiles) */
   l.open = 0;
   for (int i = 0; i < 3; i++) {
     if (g->start[i] > 0) l.open |= 1 << (2 * i);
@@ -405,14 +440,13 @@ static inline mf_layer mf_layer_of(const kl_args *a, const geometry *g,
   }
   if (none)
     for (int i = 0; i < 3; i++) l.lo[i] = l.hi[i] = 0;
+  l.inner_tiles = (int64_t)(l.hi[0] - l.lo[0]) * (l.hi[1] - l.lo[1]) *
+                  (l.hi[2] - l.lo[2]);
+  l.edge_tiles = t.tiles - l.inner_tiles;
+  l.edge_blocks = 0; /* a launch's own (launch_sweep) */
   return l;
 }
 
-/* The layered box's edge tiles: the tiles less the inner box's. */
-static inline int64_t mf_edge_tiles(const mf_grid &t, const mf_layer &l) {
-  return t.tiles - (int64_t)(l.hi[0] - l.lo[0]) * (l.hi[1] - l.lo[1]) *
-                       (l.hi[2] - l.lo[2]);
-}
 
 /* Whether the plain sweeps cover the geometry's box: a cube that is the
  * whole grid. Any other box takes the layered ones. */
@@ -431,11 +465,9 @@ static inline bool mf_plain(const geometry *g) {
  * Its partials from `partials` on (one a block). */
 template <int MODE, bool LAYERED, int TILES>
 static kl_status launch_tiles(const kl_args *a, const geometry *g,
-                              const mf_grid &grid, mf_layer layer,
+                              const mf_grid &grid, const mf_layer &layer,
                               unsigned blocks, double *partials,
                               mf_vectors v, int early) {
-  const int64_t edge = mf_edge_tiles(grid, layer);
-  layer.tiles = TILES == MF_TILES_EDGE ? edge : grid.tiles - edge;
   void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
                         mf_layer) =
       g->stencil == CG_STENCIL_27
@@ -496,8 +528,8 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
                    "more tiles than the sweeps count",
                    (long long)g->extent[0], (long long)g->extent[1],
                    (long long)g->extent[2]);
-  const mf_layer layer = mf_layer_of(a, g, grid);
-  const int64_t edge = mf_edge_tiles(grid, layer);
+  mf_layer layer = mf_layer_of(a, g, grid);
+  const int64_t edge = layer.edge_tiles;
   const int edge_early = g->early && !after;
   if (edge == 0) {
     KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
@@ -509,10 +541,16 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
     return launch_tiles<MODE, true, MF_TILES_EDGE>(
         a, g, grid, layer, blocks, partials, v, edge_early);
   }
-  /* Both kinds: two tiles or more, so two blocks or more. */
+  /* Both kinds: two tiles or more, so two blocks or more. Nothing to
+   * wait for: one launch, the edge tiles' blocks first. */
   int64_t edge_blocks = (blocks * edge + grid.tiles - 1) / grid.tiles;
   if (edge_blocks >= blocks) edge_blocks = blocks - 1;
   const unsigned inner_blocks = blocks - (unsigned)edge_blocks;
+  if (!after) {
+    layer.edge_blocks = (int)edge_blocks;
+    return launch_tiles<MODE, true, MF_TILES_BOTH>(a, g, grid, layer, blocks,
+                                                   partials, v, g->early);
+  }
   KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
       a, g, grid, layer, inner_blocks, partials, v, g->early)));
   KL_TRY(mf_wait_halo(g, after));
