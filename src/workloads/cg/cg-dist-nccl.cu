@@ -207,11 +207,13 @@ static void start(const kl_args *a, geometry *g, dist *s, ncclComm_t comm,
 }
 
 /* cuda-nccl-overlap's: the context's urgent stream, which the exchange
- * runs on, and the events by which it starts after the rung's stream's
- * work so far (ready) and the edge tiles wait for it (halo). */
+ * and then sweep A's edge tiles run on, and the events by which it starts
+ * after the rung's stream's work so far (ready), the edge tiles' launch
+ * follows the halo (halo: where the box has edge tiles only, the rung's
+ * stream waits for it) and the rung's stream waits for them (edge). */
 typedef struct overlap {
   cudaStream_t urgent;
-  cudaEvent_t ready, halo;
+  cudaEvent_t ready, halo, edge;
 } overlap;
 
 /* Iteration j, queued: it reads p_old from one of CG_P and CG_AP and
@@ -219,9 +221,10 @@ typedef struct overlap {
  * after sweep B's sum, beta (cuda-nccl, whose host then stops) or beta
  * and the stop (rr_kernel: cuda-nccl-batched, whose device stops). With
  * `o` (cuda-nccl-overlap), p's halo travels on the urgent stream while
- * sweep A's inner tiles run, and its edge tiles wait for it; the exchange
- * phase is then the time the rung's stream waited (between its inner and
- * edge launches), not the exchange's own span. */
+ * sweep A's inner tiles run, and its edge tiles follow it there, beside
+ * the inner ones; the exchange phase is then the time the rung's stream
+ * waited after its inner launch (for the halo and the edge tiles), not
+ * the exchange's own span. */
 static void iteration(const kl_args *a, const geometry *g, dist *s,
                       ncclComm_t comm, int64_t j, int device_stop,
                       const timing *t, const overlap *o) {
@@ -241,7 +244,8 @@ static void iteration(const kl_args *a, const geometry *g, dist *s,
     KL_KEEP(s->st, KL_GPU_STATUS(cudaEventRecord(o->halo, o->urgent)));
     const int timed = t->made == T_EVENTS;
     const mf_after after = {o->halo, timed ? t->e[T_EXCHANGE] : NULL,
-                            timed ? t->e[T_EXCHANGE + 1] : NULL};
+                            timed ? t->e[T_EXCHANGE + 1] : NULL, o->urgent,
+                            o->edge};
     KL_KEEP(s->st, launch_layered_after<MF_DIRECTION>(a, g, direction,
                                                       &after));
   } else {
@@ -379,18 +383,22 @@ static kl_status solve_batched(const kl_args *a, geometry *g, dist *s,
  * neighbours'. */
 static kl_status solve_overlapped(const kl_args *a, geometry *g, dist *s,
                                   int64_t *iterations) {
-  overlap o = {kl__gpu_urgent(a->ctx), NULL, NULL};
+  overlap o = {kl__gpu_urgent(a->ctx), NULL, NULL, NULL};
   kl_status made = KL_GPU_STATUS(
       cudaEventCreateWithFlags(&o.ready, cudaEventDisableTiming));
   if (made == KL_OK)
     made = KL_GPU_STATUS(
         cudaEventCreateWithFlags(&o.halo, cudaEventDisableTiming));
+  if (made == KL_OK)
+    made = KL_GPU_STATUS(
+        cudaEventCreateWithFlags(&o.edge, cudaEventDisableTiming));
   KL_KEEP(s->st, made);
   const kl_status st = solve_batches(a, g, s, iterations,
                                      made == KL_OK ? &o : NULL,
                                      "cuda-nccl-overlap");
   if (o.ready) KL_KEEP(s->st, KL_GPU_STATUS(cudaEventDestroy(o.ready)));
   if (o.halo) KL_KEEP(s->st, KL_GPU_STATUS(cudaEventDestroy(o.halo)));
+  if (o.edge) KL_KEEP(s->st, KL_GPU_STATUS(cudaEventDestroy(o.edge)));
   return st != KL_OK ? st : s->st;
 }
 

@@ -483,20 +483,32 @@ static kl_status launch_tiles(const kl_args *a, const geometry *g,
  * overlapped rung: the halo travels on another stream while the inner
  * tiles run): `halo`, the event after which the layer is whole; around
  * the wait, where given, `inner_done` and `waited` are recorded on the
- * sweep's stream (their span: the exchange's time not hidden). */
+ * sweep's stream (their span: the exchange's time not hidden). With
+ * `edge_stream` (the stream the halo is on) and `edge_done`, the edge
+ * tiles' launch goes there, after the halo in that stream's order and
+ * beside the inner tiles' launch (the blocks it lacks), and the sweep's
+ * stream waits for `edge_done` instead: the span then holds the edge
+ * tiles' time not hidden as well. */
 typedef struct mf_after {
   cudaEvent_t halo, inner_done, waited;
+  cudaStream_t edge_stream;
+  cudaEvent_t edge_done;
 } mf_after;
 
-/* The rung's stream waits for the halo (after: NULL, nothing to wait
- * for), the events around the wait recorded. */
-static inline kl_status mf_wait_halo(const geometry *g, const mf_after *after) {
+/* The rung's stream waits for `done` (after: NULL, nothing to wait for),
+ * the events around the wait recorded. */
+static inline kl_status mf_wait_for(const geometry *g, const mf_after *after,
+                                    cudaEvent_t done) {
   if (!after) return KL_OK;
   if (after->inner_done)
     KL_TRY(KL_GPU_STATUS(cudaEventRecord(after->inner_done, g->s)));
-  KL_TRY(KL_GPU_STATUS(cudaStreamWaitEvent(g->s, after->halo, 0)));
+  KL_TRY(KL_GPU_STATUS(cudaStreamWaitEvent(g->s, done, 0)));
   if (after->waited) KL_TRY(KL_GPU_STATUS(cudaEventRecord(after->waited, g->s)));
   return KL_OK;
+}
+
+static inline kl_status mf_wait_halo(const geometry *g, const mf_after *after) {
+  return mf_wait_for(g, after, after ? after->halo : NULL);
 }
 
 /* A sweep: the plain one over every tile; a layered one as two launches,
@@ -553,6 +565,15 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
   }
   KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
       a, g, grid, layer, inner_blocks, partials, v, g->early)));
+  if (after->edge_stream) {
+    geometry on_edge = *g;
+    on_edge.s = after->edge_stream;
+    KL_TRY((launch_tiles<MODE, true, MF_TILES_EDGE>(
+        a, &on_edge, grid, layer, (unsigned)edge_blocks,
+        partials + inner_blocks, v, 0)));
+    KL_TRY(KL_GPU_STATUS(cudaEventRecord(after->edge_done, on_edge.s)));
+    return mf_wait_for(g, after, after->edge_done);
+  }
   KL_TRY(mf_wait_halo(g, after));
   return launch_tiles<MODE, true, MF_TILES_EDGE>(
       a, g, grid, layer, (unsigned)edge_blocks, partials + inner_blocks, v,
