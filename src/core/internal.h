@@ -167,9 +167,6 @@ void kl__allreduce_wait(const kl_plan *p, void *pending);
  * start returns NULL for one rank, which wait accepts. */
 void *kl__exchange_start(const kl_plan *p, const kl_message *m, int count);
 void kl__exchange_wait(const kl_plan *p, void *pending);
-/* How many of the plan's ranks share this rank's host (kl_ranks
- * .local_count); 1 for one rank, or where the kl_ranks does not say. */
-int kl__ranks_local_count(const kl_plan *p);
 /* Whether the plan's ranks take device memory in their messages (a
  * CUDA-aware MPI); 0 for one rank. */
 int kl__ranks_device_memory(const kl_plan *p);

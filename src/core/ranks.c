@@ -242,13 +242,6 @@ void kl__ranks_sum(const kl_ranks *r, double *values, int n) {
   for (int i = 0; i < n; i++) values[i] *= r->count;
 }
 
-int kl__ranks_local_count(const kl_plan *p) {
-  const kl_ranks *r = p->ranks;
-  return r && KL__RANKS_HAS(r, local_count) && r->local_count > 1
-             ? r->local_count
-             : 1;
-}
-
 int kl__ranks_device_memory(const kl_plan *p) {
   const kl_ranks *r = p->ranks;
   return r && KL__RANKS_HAS(r, device_memory) &&

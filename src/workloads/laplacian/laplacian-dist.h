@@ -15,10 +15,6 @@ enum { DIST_EXT = 3, DIST_ORIGIN = 6, DIST_GRID = 9 };
  * GPU rungs' faces are in device memory, and the staged rung's copies of
  * them in pinned host memory follow. */
 enum { DIST_FACES = 2, DIST_STAGE = 3 };
-/* The staged buffer's elements after its faces: room for cuda-staged's
- * gates' three 32-bit words (laplacian-dist-cuda.cu), at least 12 bytes
- * in either type. */
-enum { DIST_GATE_ELEMENTS = 4 };
 /* cuda-staged's and cuda-aware's phases, positions in their rungs' list
  * (laplacian-dist.c's gpu_phases): the pack and unpack kernels, the faces'
  * copies to pinned host memory, the messages (the host's wall time), the
