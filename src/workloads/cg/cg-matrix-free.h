@@ -511,13 +511,14 @@ static inline kl_status mf_wait_halo(const geometry *g, const mf_after *after) {
   return mf_wait_for(g, after, after ? after->halo : NULL);
 }
 
-/* A sweep: the plain one over every tile; a layered one as two launches,
- * the inner tiles' and then the edge tiles', whose blocks (in proportion
- * to their tiles, one at least) write their partials after the inner
- * launch's, g->blocks in all; one launch where the box has tiles of one
- * kind only. The edge tiles' launch after `after`'s wait, where given,
- * launched the usual way (the early launch is for a kernel after a
- * kernel). */
+/* A sweep: the plain one over every tile; a layered one as one launch of
+ * both kinds of tile, the edge tiles' blocks (in proportion to their
+ * tiles, one at least) first, g->blocks in all; one launch of the one
+ * kind where the box has tiles of one kind only. Where the edge tiles
+ * wait for a halo (`after`), two launches: the inner tiles', then the
+ * edge tiles', whose partials follow the inner launch's, after the halo
+ * on the rung's stream or on `after`'s edge stream, launched the usual
+ * way (the early launch is for a kernel after a kernel). */
 template <int MODE, bool LAYERED>
 static kl_status launch_sweep(const kl_args *a, const geometry *g,
                               mf_vectors v, const mf_after *after) {
