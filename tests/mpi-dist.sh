@@ -16,9 +16,9 @@
 #      process per rank holding each timed run with its phases nested,
 #      checked by check_trace.py; the same in the trace the report's page
 #      carries (kladder report, from the JSON's rank_runs).
-#   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl, laplacian-dist's
-#      cuda-nccl-overlap) of reduce-dist,
-#      laplacian-dist and cg-dist over 2 ranks:
+#   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl; laplacian-dist's
+#      cuda-mapped and cuda-nccl-overlap) of reduce-dist, laplacian-dist
+#      and cg-dist over 2 ranks:
 #      without a GPU (or a build without them) one message saying so,
 #      exit 2; with one, every result passes or stands aside saying why
 #      (cuda-nccl where the two ranks share a GPU).
@@ -150,8 +150,8 @@ if gpu_part laplacian-dist; then
             --json "$dir/g.json"
           what="laplacian-dist cuda, $p ranks, $scaling, $shape, $type"
           [ "$code" = 0 ] || fail "$what: exit $code"
-          gpu_results "$dir/g.json" $p cuda-staged cuda-aware cuda-nccl \
-            cuda-nccl-overlap || fail "$what: the JSON"
+          gpu_results "$dir/g.json" $p cuda-staged cuda-mapped cuda-aware \
+            cuda-nccl cuda-nccl-overlap || fail "$what: the JSON"
         done
       done
     done
@@ -212,7 +212,7 @@ for p in ranks:
     assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
 ' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
 echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"
-for rung in cuda-staged cuda-aware cuda-nccl cuda-nccl-overlap \
+for rung in cuda-staged cuda-mapped cuda-aware cuda-nccl cuda-nccl-overlap \
   cuda-nccl-batched; do
   ranks 2 -w reduce-dist,laplacian-dist,cg-dist -r $rung -n 11 --reps 2 \
     --no-ceiling

@@ -4,7 +4,10 @@
  * the box (a plan of its extents). cuda-staged copies each face through
  * pinned host memory on both sides of the message: what a rank must do
  * with an MPI that takes only host memory (Debian's Open MPI, the H100
- * machine's); cuda-aware hands MPI the device's faces and stands aside
+ * machine's); cuda-mapped packs them straight into pinned host memory
+ * (mapped into the device's address space) and unpacks them from there,
+ * the SMs driving the bus where cuda-staged's copy engine does, for the
+ * same MPI; cuda-aware hands MPI the device's faces and stands aside
  * where MPI does not take them (kl_ranks.device_memory).
  * Every rank makes its exchange even after a failure of its own (its
  * faces then whatever they hold), so that no neighbour waits forever;
@@ -23,13 +26,22 @@
  * few us): the rate the rung gets, a little under the copy engine's. */
 enum { E_PACK = 2, E_PACKED, E_STAGED, E_BACK, E_UNSTAGED, E_UNPACKED };
 
+/* Where a rung's faces go between the device and the messages: from
+ * device memory (cuda-aware), copied through pinned host memory
+ * (cuda-staged), or packed into and unpacked from pinned host memory by
+ * the kernels themselves (cuda-mapped: the faces buffer is there). */
+enum { PATH_DEVICE, PATH_STAGED, PATH_MAPPED };
+
 /* The exchange: pack, (stage,) send and receive, (stage,) unpack; its
  * phases DIST_PH_PACK to DIST_PH_H2D (laplacian-dist.h). The device's
  * phases are read after the stream's last wait, which every event
  * precedes, so that no host wait is added; the messages are the host's
- * wall time, as the whole exchange was. */
+ * wall time, as the whole exchange was. cuda-mapped's packing kernels
+ * move the faces over the bus: its d2h and h2d phases are their times,
+ * its pack phase 0. */
 template <typename T>
-static kl_status exchange(const kl_args *a, int staged) {
+static kl_status exchange(const kl_args *a, int path) {
+  const int staged = path == PATH_STAGED;
   const kl_plan *p = a->plan;
   const kl_backend *be = a->ctx->backend;
   const box b = box_of(p);
@@ -38,6 +50,8 @@ static kl_status exchange(const kl_args *a, int staged) {
   kl_status st = kl__lapdist_neighbours(p, nbs);
   if (st != KL_OK) return st; /* the plan's: the same on every rank */
   const int64_t face = p->buffers[DIST_FACES].count / 12;
+  /* The faces: in device memory, or cuda-mapped's in pinned host memory
+   * that the kernels reach through its mapping. */
   T *dev = (T *)a->buffers[DIST_FACES];
   T *host = staged ? (T *)a->buffers[DIST_STAGE] : NULL;
   kl_message m[6];
@@ -96,29 +110,49 @@ static kl_status exchange(const kl_args *a, int staged) {
     KL_KEEP(st, be->elapsed(a->ctx, E_PACKED, E_STAGED, &d2h));
     KL_KEEP(st, be->elapsed(a->ctx, E_BACK, E_UNSTAGED, &h2d));
   }
+  if (path == PATH_MAPPED) {
+    d2h = pack;
+    h2d = unpack;
+    pack = unpack = 0;
+  }
   kl__phase(a, DIST_PH_PACK, pack + unpack);
   kl__phase(a, DIST_PH_D2H, d2h);
   kl__phase(a, DIST_PH_H2D, h2d);
   return st;
 }
 
-template <typename T> static kl_status run(const kl_args *a, int staged) {
-  const kl_status st = exchange<T>(a, staged);
+template <typename T> static kl_status run(const kl_args *a, int path) {
+  const kl_status st = exchange<T>(a, path);
   return st != KL_OK ? st : kl__lapdist_gpu_stencil(a, DIST_PH_STENCIL);
 }
 
 extern "C" kl_status kl__lapdist_gpu_staged(const kl_args *a) {
-  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE, return run<T>(a, 1));
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return run<T>(a, PATH_STAGED));
+}
+
+extern "C" kl_status kl__lapdist_gpu_mapped(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return run<T>(a, PATH_MAPPED));
 }
 
 extern "C" kl_status kl__lapdist_gpu_aware(const kl_args *a) {
-  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE, return run<T>(a, 0));
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return run<T>(a, PATH_DEVICE));
 }
 
 /* The faces in device memory; the staged rung's pinned copies of them
  * besides. */
 extern "C" kl_status kl__lapdist_gpu_scratch(kl_plan *p) {
   p->buffers[DIST_FACES].placement = KL_MEM_DEVICE;
+  return KL_OK;
+}
+
+/* cuda-mapped's faces in pinned host memory, which the device's kernels
+ * read and write through its mapping (every pinned allocation of a
+ * unified address space has one). */
+extern "C" kl_status kl__lapdist_gpu_mapped_scratch(kl_plan *p) {
+  p->buffers[DIST_FACES].placement = KL_MEM_PINNED;
   return KL_OK;
 }
 

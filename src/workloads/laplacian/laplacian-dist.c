@@ -457,6 +457,13 @@ static const kl_rung rungs[] = {
             .scratch = KL_GPU_FN(kl__lapdist_gpu_staged_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_staged)),
+    KL_RUNG("cuda-mapped", gpu, "the faces packed by the GPU straight into "
+            "pinned host memory mapped into its address space, sent from "
+            "there and unpacked from there: no copies, the SMs drive the "
+            "bus", .phases = gpu_phases,
+            .scratch = KL_GPU_FN(kl__lapdist_gpu_mapped_scratch),
+            .setup = KL_GPU_FN(kl__lapdist_gpu_setup),
+            .run = KL_GPU_FN(kl__lapdist_gpu_mapped)),
     KL_RUNG("cuda-aware", gpu, "cuda-staged with the faces sent from the "
             "device (a CUDA-aware MPI); stands aside where MPI takes no "
             "device memory", .phases = gpu_phases,

@@ -53,13 +53,16 @@ int64_t kl__lapdist_face_points(const box *b, int axis);
  * on it as on a grid of their own. */
 void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la);
 /* The GPU rungs (laplacian-dist-cuda.cu): the faces packed on the device,
- * sent through pinned host memory (staged) or from the device where MPI
+ * sent through pinned host memory (staged; mapped: packed straight into
+ * it) or from the device where MPI
  * takes device memory (kl_ranks.device_memory), then laplacian's
  * cuda-zmarch-vector on the box; their scratch and setup. */
 kl_status kl__lapdist_gpu_staged(const kl_args *a);
+kl_status kl__lapdist_gpu_mapped(const kl_args *a);
 kl_status kl__lapdist_gpu_aware(const kl_args *a);
 kl_status kl__lapdist_gpu_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_staged_scratch(kl_plan *p);
+kl_status kl__lapdist_gpu_mapped_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_setup(kl_args *a);
 kl_status kl__lapdist_gpu_aware_setup(kl_args *a);
 /* The NCCL rung (laplacian-dist-nccl.cu): the faces packed on the device
