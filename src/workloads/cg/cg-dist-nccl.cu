@@ -207,10 +207,11 @@ static void start(const kl_args *a, geometry *g, dist *s, ncclComm_t comm,
 }
 
 /* cuda-nccl-overlap's: the context's urgent stream, which the exchange
- * and then sweep A's edge tiles run on, and the events by which it starts
- * after the rung's stream's work so far (ready), the edge tiles' launch
- * follows the halo (halo: where the box has edge tiles only, the rung's
- * stream waits for it) and the rung's stream waits for them (edge). */
+ * and then sweep A's edge tiles run on, and its events: ready (the rung's
+ * stream's work so far, which the exchange waits for), halo (the exchange
+ * done; where the box has tiles of one kind only, the rung's stream waits
+ * for it) and edge (the edge tiles done, which the rung's stream waits
+ * for). */
 typedef struct overlap {
   cudaStream_t urgent;
   cudaEvent_t ready, halo, edge;
