@@ -97,13 +97,13 @@ typedef struct mf_layer {
   int edge_blocks;
 } mf_layer;
 
-/* The tiles a launch of a sweep covers: every one (the plain sweep's, and
- * a layered box too small to split); or a layered box's tiles split in
- * two launches, the inner ones, which read no point past a side with a
- * neighbour and so load as the plain sweep does, with its code alone, and
- * the edge ones, which read the layer (mf_tile_on_edge). One kernel for
- * both had the layer's loads in every tile's code: the layered sweep A
- * took 1.75x the plain one's time for the same bytes (NOTES.md). */
+/* The tiles a launch of a sweep covers: every one (the plain sweep's); a
+ * layered box's inner ones, which read no point past a side with a
+ * neighbour and so load as the plain sweep does, with its code alone; its
+ * edge ones, which read the layer (mf_tile_on_edge); or both, each block
+ * running one kind's code. One code for every tile had the layer's loads
+ * in every tile's code: the layered sweep A took 1.75x the plain one's
+ * time for the same bytes (NOTES.md). */
 enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE, MF_TILES_BOTH };
 
 /* Whether a tile of a layered box of nx x ny x nz points reads a point
@@ -447,7 +447,6 @@ static inline mf_layer mf_layer_of(const kl_args *a, const geometry *g,
   return l;
 }
 
-
 /* Whether the plain sweeps cover the geometry's box: a cube that is the
  * whole grid. Any other box takes the layered ones. */
 static inline bool mf_plain(const geometry *g) {
@@ -543,7 +542,6 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
                    (long long)g->extent[2]);
   mf_layer layer = mf_layer_of(a, g, grid);
   const int64_t edge = layer.edge_tiles;
-  const int edge_early = g->early && !after;
   if (edge == 0) {
     KL_TRY((launch_tiles<MODE, true, MF_TILES_INNER>(
         a, g, grid, layer, blocks, partials, v, g->early)));
@@ -552,7 +550,7 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
   if (edge == grid.tiles) {
     KL_TRY(mf_wait_halo(g, after));
     return launch_tiles<MODE, true, MF_TILES_EDGE>(
-        a, g, grid, layer, blocks, partials, v, edge_early);
+        a, g, grid, layer, blocks, partials, v, g->early && !after);
   }
   /* Both kinds: two tiles or more, so two blocks or more. Nothing to
    * wait for: one launch, the edge tiles' blocks first. */
@@ -578,7 +576,7 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
   KL_TRY(mf_wait_halo(g, after));
   return launch_tiles<MODE, true, MF_TILES_EDGE>(
       a, g, grid, layer, (unsigned)edge_blocks, partials + inner_blocks, v,
-      edge_early);
+      0);
 }
 
 /* A plain sweep (cg's grid), and a layered one (a rank's box). */

@@ -54,9 +54,9 @@ int64_t kl__lapdist_face_points(const box *b, int axis);
 void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la);
 /* The GPU rungs (laplacian-dist-cuda.cu): the faces packed on the device,
  * sent through pinned host memory (staged; mapped: packed straight into
- * it) or from the device where MPI
- * takes device memory (kl_ranks.device_memory), then laplacian's
- * cuda-zmarch-vector on the box; their scratch and setup. */
+ * it) or from the device where MPI takes device memory
+ * (kl_ranks.device_memory), then laplacian's cuda-zmarch-vector on the
+ * box; their scratch and setup. */
 kl_status kl__lapdist_gpu_staged(const kl_args *a);
 kl_status kl__lapdist_gpu_mapped(const kl_args *a);
 kl_status kl__lapdist_gpu_aware(const kl_args *a);
