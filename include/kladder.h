@@ -386,6 +386,24 @@ typedef struct kl_ranks {
    * CUDA-aware MPI: the GPU rungs then send from the device); 0: the GPU
    * rungs stage their messages through pinned host memory. */
   int device_memory;
+  /* ---- optional, after the fields above (NULL, or a size that stops
+   * before them: the ranks share no memory, and the rungs that need it
+   * stand aside) ---- */
+  /* Collective: `bytes` of memory on every rank (the same on each) that
+   * the ranks on its host can all read and write (an MPI shared window).
+   * Returns a handle, and sets parts[r] for each of the count ranks to
+   * rank r's memory as this process addresses it, NULL where rank r is on
+   * another host (parts may be NULL: a rank that failed before it still
+   * makes the collective). A failure ends the job, as a failed collective
+   * does. */
+  void *(*share)(void *context, size_t bytes, void **parts);
+  /* Orders this rank's loads and stores of the shared memory against the
+   * other ranks': called after writing a part and before the message that
+   * says so, and after receiving such a message and before reading
+   * (MPI_Win_sync). */
+  void (*shared_sync)(void *context, void *handle);
+  /* Collective: the memory of a share given back. */
+  void (*unshare)(void *context, void *handle);
 } kl_ranks;
 
 /* How a distributed workload's size is read over ranks: weak, each

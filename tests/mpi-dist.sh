@@ -17,8 +17,8 @@
 #      checked by check_trace.py; the same in the trace the report's page
 #      carries (kladder report, from the JSON's rank_runs).
 #   7. the GPU rungs (cuda-staged, cuda-aware, cuda-nccl; laplacian-dist's
-#      cuda-mapped and cuda-nccl-overlap) of reduce-dist, laplacian-dist
-#      and cg-dist over 2 ranks:
+#      cuda-mapped, cuda-shared and cuda-nccl-overlap) of reduce-dist,
+#      laplacian-dist and cg-dist over 2 ranks:
 #      without a GPU (or a build without them) one message saying so,
 #      exit 2; with one, every result passes or stands aside saying why
 #      (cuda-nccl where the two ranks share a GPU).
@@ -40,7 +40,7 @@ import json, sys
 p, scaling = int(sys.argv[2]), sys.argv[3]
 rs = [r for r in json.load(open(sys.argv[1]))["results"]
       if r["workload"].endswith("-dist")]
-assert len(rs) == 10, "%d results" % len(rs)
+assert len(rs) == 11, "%d results" % len(rs)
 for r in rs:
     assert r["check"] == "PASS", r
     assert r["ranks"] == p, r["ranks"]
@@ -150,8 +150,8 @@ if gpu_part laplacian-dist; then
             --json "$dir/g.json"
           what="laplacian-dist cuda, $p ranks, $scaling, $shape, $type"
           [ "$code" = 0 ] || fail "$what: exit $code"
-          gpu_results "$dir/g.json" $p cuda-staged cuda-mapped cuda-aware \
-            cuda-nccl cuda-nccl-overlap || fail "$what: the JSON"
+          gpu_results "$dir/g.json" $p cuda-staged cuda-mapped cuda-shared \
+            cuda-aware cuda-nccl cuda-nccl-overlap || fail "$what: the JSON"
         done
       done
     done
@@ -209,11 +209,11 @@ for p in ranks:
     runs = [e for e in trace if e["pid"] == p and e.get("cat") == "run"]
     phases = [e for e in trace if e["pid"] == p and e.get("cat") not in
               (None, "run")]
-    assert len(runs) == 6 * 3 and phases, (len(runs), len(phases))
+    assert len(runs) == 7 * 3 and phases, (len(runs), len(phases))
 ' "$dir/trace.html" || fail "the report page's trace over 2 ranks"
 echo "ok: the trace over 2 ranks: a track per rank, runs and their phases"
-for rung in cuda-staged cuda-mapped cuda-aware cuda-nccl cuda-nccl-overlap \
-  cuda-nccl-batched; do
+for rung in cuda-staged cuda-mapped cuda-shared cuda-aware cuda-nccl \
+  cuda-nccl-overlap cuda-nccl-batched; do
   ranks 2 -w reduce-dist,laplacian-dist,cg-dist -r $rung -n 11 --reps 2 \
     --no-ceiling
   if [ "$code" = 2 ]; then

@@ -7,9 +7,11 @@
  * two ranks on one GPU). Every rank makes as many collectives. And the
  * shell of a box (kl__box_around, an overlapped rung's last step): every
  * point of the range outside its inner part in exactly one slab, none
- * inside, no empty slab. No GPU, no MPI. */
+ * inside, no empty slab. Memory the ranks share (kl__ranks_share) asked
+ * of a kl_ranks that has it and of one that has not. No GPU, no MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,8 +290,70 @@ static void shells(void) {
   printf("shells: %d ranges\n", cases);
 }
 
+/* Memory the ranks share (kl__ranks_share and its pair), through a fake
+ * whose parts are rows of one table: called where the kl_ranks has all
+ * three functions and its size reaches them, never otherwise (the parts
+ * then NULL, the handle NULL, nothing to give back). */
+static char table[3][64];
+static int made[3]; /* share, shared_sync, unshare calls */
+
+static void *fake_share(void *context, size_t bytes, void **parts) {
+  (void)context;
+  made[0]++;
+  for (int r = 0; r < 3 && bytes <= sizeof table[r]; r++)
+    parts[r] = r == 1 ? NULL : table[r]; /* rank 1 on another host */
+  return table;
+}
+static void fake_sync(void *context, void *handle) {
+  (void)context;
+  made[1] += handle == table;
+}
+static void fake_unshare(void *context, void *handle) {
+  (void)context;
+  made[2] += handle == table;
+}
+
+static void sharing(void) {
+  kl_ranks r;
+  memset(&r, 0, sizeof r);
+  r.size = sizeof r;
+  r.count = 3;
+  kl_plan p;
+  memset(&p, 0, sizeof p);
+  p.ranks = &r;
+  void *parts[3] = {table, table, table};
+  /* No share: nothing shared, the parts NULL. */
+  EXPECT(!kl__ranks_shares(&p));
+  EXPECT(kl__ranks_share(&p, 64, parts) == NULL);
+  EXPECT(!parts[0] && !parts[1] && !parts[2]);
+  /* Shared, rank 1 elsewhere. */
+  r.share = fake_share;
+  r.shared_sync = fake_sync;
+  r.unshare = fake_unshare;
+  EXPECT(kl__ranks_shares(&p));
+  void *h = kl__ranks_share(&p, 64, parts);
+  EXPECT(h == table && parts[0] == table[0] && !parts[1] &&
+         parts[2] == table[2]);
+  kl__ranks_shared_sync(&p, h);
+  kl__ranks_unshare(&p, h);
+  EXPECT(made[0] == 1 && made[1] == 1 && made[2] == 1);
+  /* A kl_ranks of a caller built before the three (its size stops before
+   * them): never called. */
+  r.size = offsetof(kl_ranks, share);
+  EXPECT(!kl__ranks_shares(&p));
+  EXPECT(kl__ranks_share(&p, 64, parts) == NULL && !parts[0] && !parts[2]);
+  kl__ranks_shared_sync(&p, table);
+  kl__ranks_unshare(&p, table);
+  /* One rank (the plan's ranks NULL): nothing. */
+  p.ranks = NULL;
+  EXPECT(kl__ranks_share(&p, 64, parts) == NULL && !parts[0]);
+  EXPECT(made[0] == 1 && made[1] == 1 && made[2] == 1);
+  printf("shared memory: made where the ranks have it, else not\n");
+}
+
 int main(void) {
   shells();
+  sharing();
   /* One rank (the plan's ranks NULL): nothing moves, no collective. */
   kl_plan one;
   memset(&one, 0, sizeof one);

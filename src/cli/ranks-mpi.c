@@ -172,6 +172,67 @@ static int agree(void *context, int code, char *message, size_t size) {
   return code;
 }
 
+/* Memory the ranks of a host share: a window of MPI_Win_allocate_shared
+ * over the ranks of each host (MPI_COMM_TYPE_SHARED), every rank's part
+ * found by MPI_Win_shared_query, in a passive epoch from the start
+ * (MPI_Win_lock_all) so that MPI_Win_sync may order loads and stores. */
+typedef struct shared {
+  MPI_Comm host;
+  MPI_Win win;
+} shared;
+
+static void *shared_alloc(void *context, size_t bytes, void **parts) {
+  (void)context;
+  shared *h = malloc(sizeof *h);
+  int *all = malloc(sizeof *all * 2 * (size_t)world.count);
+  if (!h || !all || bytes > (size_t)LLONG_MAX) {
+    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
+            world.rank);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    return NULL;
+  }
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
+                      MPI_INFO_NULL, &h->host);
+  void *mine = NULL;
+  MPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL, h->host, &mine,
+                          &h->win);
+  MPI_Win_lock_all(MPI_MODE_NOCHECK, h->win);
+  /* Each world rank's rank on this host (MPI_UNDEFINED elsewhere). */
+  MPI_Group world_group, host_group;
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  MPI_Comm_group(h->host, &host_group);
+  for (int r = 0; r < world.count; r++) all[r] = r;
+  MPI_Group_translate_ranks(world_group, world.count, all, host_group,
+                            all + world.count);
+  MPI_Group_free(&world_group);
+  MPI_Group_free(&host_group);
+  for (int r = 0; parts && r < world.count; r++) {
+    parts[r] = NULL;
+    if (all[world.count + r] == MPI_UNDEFINED) continue;
+    MPI_Aint size = 0;
+    int unit = 0;
+    void *base = NULL;
+    MPI_Win_shared_query(h->win, all[world.count + r], &size, &unit, &base);
+    parts[r] = base;
+  }
+  free(all);
+  return h;
+}
+
+static void shared_fence(void *context, void *handle) {
+  (void)context;
+  MPI_Win_sync(((shared *)handle)->win);
+}
+
+static void shared_free(void *context, void *handle) {
+  (void)context;
+  shared *h = handle;
+  MPI_Win_unlock_all(h->win);
+  MPI_Win_free(&h->win);
+  MPI_Comm_free(&h->host);
+  free(h);
+}
+
 /* Whether MPI takes device memory in its messages: Open MPI built with
  * CUDA says so at compile time and confirms at run time; any other, no.
  * KLADDER_MPI_DEVICE_MEMORY=0 makes the GPU rungs stage even so. */
@@ -235,6 +296,9 @@ const kl_ranks *cli_ranks_begin(int *refused) {
   world.allreduce_start = allreduce_start;
   world.allreduce_wait = allreduce_wait;
   world.device_memory = device_memory();
+  world.share = shared_alloc;
+  world.shared_sync = shared_fence;
+  world.unshare = shared_free;
   /* The ranks on this host share its memory. */
   MPI_Comm local;
   int here = 1;

@@ -170,6 +170,22 @@ void kl__exchange_wait(const kl_plan *p, void *pending);
 /* Whether the plan's ranks take device memory in their messages (a
  * CUDA-aware MPI); 0 for one rank. */
 int kl__ranks_device_memory(const kl_plan *p);
+/* Memory the plan's ranks share (kl_ranks.share), collective: a handle,
+ * and in parts[r] (kl__rank_count entries) rank r's `bytes` as this
+ * process addresses it, NULL where rank r is on another host. NULL, and
+ * every part NULL, where the ranks share none (one rank, or a kl_ranks
+ * without share; the same on every rank). shared_sync orders this rank's
+ * loads and stores of it against the others' (after writing, before the
+ * message that says so; after the message, before reading); unshare,
+ * collective, gives it back (NULL accepted). */
+int kl__ranks_shares(const kl_plan *p);
+/* Every rank's status made one (collective; st itself for one rank): the
+ * lowest failing rank's, its message naming it, on every rank. A rung's
+ * setup that makes collectives agrees before it keeps what they made. */
+kl_status kl__ranks_agreed(const kl_plan *p, kl_status st);
+void *kl__ranks_share(const kl_plan *p, size_t bytes, void **parts);
+void kl__ranks_shared_sync(const kl_plan *p, void *handle);
+void kl__ranks_unshare(const kl_plan *p, void *handle);
 /* Rank 0's `size` bytes on every rank, in place; and every rank's
  * `words` 64-bit words (1 to 512) in rank order, all[r * words + w],
  * where `all` holds count x words (NULL where the caller could not

@@ -247,3 +247,31 @@ int kl__ranks_device_memory(const kl_plan *p) {
   return r && KL__RANKS_HAS(r, device_memory) &&
          r->device_memory;
 }
+
+/* Shared memory, where the kl_ranks has all three of its functions. */
+int kl__ranks_shares(const kl_plan *p) {
+  const kl_ranks *r = p->ranks;
+  return r && KL__RANKS_HAS(r, unshare) && r->share && r->shared_sync &&
+         r->unshare;
+}
+
+kl_status kl__ranks_agreed(const kl_plan *p, kl_status st) {
+  return kl__ranks_agree(p->ranks, st);
+}
+
+void *kl__ranks_share(const kl_plan *p, size_t bytes, void **parts) {
+  const int count = kl__rank_count(p);
+  for (int i = 0; parts && i < count; i++) parts[i] = NULL;
+  if (!kl__ranks_shares(p)) return NULL;
+  return p->ranks->share(p->ranks->context, bytes, parts);
+}
+
+void kl__ranks_shared_sync(const kl_plan *p, void *handle) {
+  if (handle && kl__ranks_shares(p))
+    p->ranks->shared_sync(p->ranks->context, handle);
+}
+
+void kl__ranks_unshare(const kl_plan *p, void *handle) {
+  if (handle && kl__ranks_shares(p))
+    p->ranks->unshare(p->ranks->context, handle);
+}

@@ -34,6 +34,9 @@
 #define cudaFree hipFree
 #define cudaFreeHost hipHostFree
 #define cudaMallocHost hipHostMalloc
+#define cudaHostRegister hipHostRegister
+#define cudaHostRegisterDefault hipHostRegisterDefault
+#define cudaHostUnregister hipHostUnregister
 #define cudaMemcpyDefault hipMemcpyDefault
 #define cudaStreamDestroy hipStreamDestroy
 #define cudaGetDeviceCount hipGetDeviceCount

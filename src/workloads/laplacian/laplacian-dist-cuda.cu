@@ -14,6 +14,8 @@
  * the failure is returned after, and the harness stops the rung on all.
  * The packing kernel and the stencil after the exchange are shared with
  * the NCCL rung (laplacian-dist-gpu.h). */
+#include <unistd.h> /* sysconf */
+
 #include "laplacian-dist-gpu.h"
 
 /* The context's events that bound the exchange's device phases (the
@@ -28,9 +30,11 @@ enum { E_PACK = 2, E_PACKED, E_STAGED, E_BACK, E_UNSTAGED, E_UNPACKED };
 
 /* Where a rung's faces go between the device and the messages: from
  * device memory (cuda-aware), copied through pinned host memory
- * (cuda-staged), or packed into and unpacked from pinned host memory by
- * the kernels themselves (cuda-mapped: the faces buffer is there). */
-enum { PATH_DEVICE, PATH_STAGED, PATH_MAPPED };
+ * (cuda-staged), packed into and unpacked from pinned host memory by the
+ * kernels themselves (cuda-mapped: the faces buffer is there), or copied
+ * straight into the neighbour's part of the memory the ranks share and
+ * from this rank's (cuda-shared: the messages only notes). */
+enum { PATH_DEVICE, PATH_STAGED, PATH_MAPPED, PATH_SHARED };
 
 /* The exchange: pack, (stage,) send and receive, (stage,) unpack; its
  * phases DIST_PH_PACK to DIST_PH_H2D (laplacian-dist.h). The device's
@@ -42,6 +46,12 @@ enum { PATH_DEVICE, PATH_STAGED, PATH_MAPPED };
 template <typename T>
 static kl_status exchange(const kl_args *a, int path) {
   const int staged = path == PATH_STAGED;
+  /* cuda-shared's faces in the memory the ranks share (NULL at one rank,
+   * which has no neighbour). */
+  lapdist_shared *sh = path == PATH_SHARED
+                           ? (lapdist_shared *)a->state.pointer[DIST_SHARED]
+                           : NULL;
+  const int copies = staged || path == PATH_SHARED;
   const kl_plan *p = a->plan;
   const kl_backend *be = a->ctx->backend;
   const box b = box_of(p);
@@ -67,7 +77,10 @@ static kl_status exchange(const kl_args *a, int path) {
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
       T *send = (staged ? host : dev) + q * face;
       T *recv = (staged ? host : dev) + (6 + q) * face;
-      if (staged)
+      /* cuda-shared's lands in the neighbour's set, as its face from the
+       * other side. */
+      if (sh) send = (T *)lapdist_slot(sh, sh->theirs[axis][side], axis, !side);
+      if (copies)
         KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(send, dev + q * face,
                                                    bytes,
                                                    cudaMemcpyDeviceToHost, s),
@@ -75,25 +88,30 @@ static kl_status exchange(const kl_args *a, int path) {
       const kl_message msg = {nbs[axis][side], axis, send, recv, bytes};
       m[count++] = msg;
     }
-  if (staged) KL_KEEP(st, be->record(a->ctx, E_STAGED, 0));
+  if (copies) KL_KEEP(st, be->record(a->ctx, E_STAGED, 0));
   KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
                              "cudaStreamSynchronize"));
   /* Made whatever happened above: the neighbours wait for these. */
   const double t0 = kl__now();
-  kl__exchange_wait(p, kl__exchange_start(p, m, count));
+  if (sh) KL_KEEP(st, kl__lapdist_notes(a, nbs));
+  else if (path != PATH_SHARED)
+    kl__exchange_wait(p, kl__exchange_start(p, m, count));
   const double messages = kl__now() - t0;
-  if (staged) KL_KEEP(st, be->record(a->ctx, E_BACK, 0));
-  for (int axis = 0; staged && axis < 3; axis++)
+  if (copies) KL_KEEP(st, be->record(a->ctx, E_BACK, 0));
+  for (int axis = 0; copies && axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
       if (nbs[axis][side] < 0) continue;
       const int q = 2 * axis + side;
       const size_t bytes =
           sizeof(T) * (size_t)kl__lapdist_face_points(&b, axis);
-      KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(dev + (6 + q) * face,
-                                                 host + (6 + q) * face, bytes,
+      const T *from = sh ? (const T *)lapdist_slot(sh, sh->mine, axis, side)
+                         : host + (6 + q) * face;
+      KL_KEEP(st, kl__gpu_status(cudaMemcpyAsync(dev + (6 + q) * face, from,
+                                                 bytes,
                                                  cudaMemcpyHostToDevice, s),
                                  "cudaMemcpyAsync (face to the device)"));
     }
+  if (sh) sh->parity ^= 1;
   KL_KEEP(st, be->record(a->ctx, E_UNSTAGED, 0));
   KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
   KL_KEEP(st, be->record(a->ctx, E_UNPACKED, 0));
@@ -106,7 +124,7 @@ static kl_status exchange(const kl_args *a, int path) {
   double pack = 0, unpack = 0, d2h = 0, h2d = 0;
   KL_KEEP(st, be->elapsed(a->ctx, E_PACK, E_PACKED, &pack));
   KL_KEEP(st, be->elapsed(a->ctx, E_UNSTAGED, E_UNPACKED, &unpack));
-  if (staged) {
+  if (copies) {
     KL_KEEP(st, be->elapsed(a->ctx, E_PACKED, E_STAGED, &d2h));
     KL_KEEP(st, be->elapsed(a->ctx, E_BACK, E_UNSTAGED, &h2d));
   }
@@ -134,6 +152,11 @@ extern "C" kl_status kl__lapdist_gpu_staged(const kl_args *a) {
 extern "C" kl_status kl__lapdist_gpu_mapped(const kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
                     return run<T>(a, PATH_MAPPED));
+}
+
+extern "C" kl_status kl__lapdist_gpu_shared(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return run<T>(a, PATH_SHARED));
 }
 
 extern "C" kl_status kl__lapdist_gpu_aware(const kl_args *a) {
@@ -181,4 +204,48 @@ extern "C" kl_status kl__lapdist_gpu_aware_setup(kl_args *a) {
                      "takes no device memory (not CUDA-aware); "
                      "cuda-staged sends through pinned host memory");
   return kl__lapdist_gpu_setup(a);
+}
+
+/* cuda-shared's parts of the shared memory: this rank's and each
+ * neighbour's, those the copies reach. */
+static void shared_parts(const lapdist_shared *s, char *parts[7]) {
+  parts[0] = s->mine;
+  for (int q = 0; q < 6; q++) parts[1 + q] = s->theirs[q / 2][q % 2];
+}
+
+/* cuda-shared: laplacian's setup, the shared faces (kl__lapdist_share,
+ * each part on a page of its own), and each part this rank's copies
+ * reach registered with the device (pinned for its copy engine), agreed
+ * over the ranks. */
+extern "C" kl_status kl__lapdist_gpu_shared_setup(kl_args *a) {
+  const long page = sysconf(_SC_PAGESIZE);
+  kl_status st = kl__lapdist_share(a, kl__lapdist_gpu_setup(a),
+                                   page > 0 ? (size_t)page : 4096);
+  lapdist_shared *s = (lapdist_shared *)a->state.pointer[DIST_SHARED];
+  if (st != KL_OK || !s) return st; /* agreed; or one rank */
+  char *parts[7];
+  shared_parts(s, parts);
+  for (int i = 0; i < 7 && st == KL_OK; i++) {
+    if (!parts[i]) continue;
+    st = kl__gpu_status(cudaHostRegister(parts[i], s->bytes,
+                                         cudaHostRegisterDefault),
+                        "cudaHostRegister (the faces the ranks share)");
+    if (st == KL_OK) s->pinned |= 1u << i;
+  }
+  st = kl__ranks_agreed(a->plan, st);
+  if (st != KL_OK) kl__lapdist_gpu_shared_teardown(a);
+  return st;
+}
+
+extern "C" void kl__lapdist_gpu_shared_teardown(kl_args *a) {
+  lapdist_shared *s = (lapdist_shared *)a->state.pointer[DIST_SHARED];
+  if (!s) return;
+  char *parts[7];
+  shared_parts(s, parts);
+  for (int i = 0; i < 7; i++)
+    if (s->pinned >> i & 1)
+      (void)kl__gpu_status(cudaHostUnregister(parts[i]),
+                           "cudaHostUnregister (the faces the ranks share)");
+  s->pinned = 0;
+  kl__lapdist_unshare(a); /* collective: every rank tears down */
 }

@@ -39,7 +39,9 @@
  * Cost model: laplacian's over the box (each rank's), summed over the
  * ranks by the harness; the faces moved are not counted. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "laplacian-dist.h"
@@ -335,6 +337,105 @@ static void exchange_finish(const kl_args *a, const box *b,
                    side ? b->ext[axis] - 1 : 0, 0, parallel);
 }
 
+/* ---- the faces through shared memory ------------------------------------ */
+
+static char *aligned(void *part, size_t align) {
+  return (char *)(((uintptr_t)part + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+kl_status kl__lapdist_share(kl_args *a, kl_status st, size_t align) {
+  const kl_plan *p = a->plan;
+  a->state.pointer[DIST_SHARED] = NULL;
+  const int count = kl__rank_count(p), rank = kl__rank(p);
+  if (count < 2) return st;
+  if (!kl__ranks_shares(p))
+    return kl__ranks_agreed(
+        p, st != KL_OK ? st
+                       : kl__usage(KL_UNAVAILABLE, "laplacian-dist: these "
+                                   "ranks share no memory (their kl_ranks "
+                                   "has no share)"));
+  int nbs[3][2];
+  if (st == KL_OK) st = kl__lapdist_neighbours(p, nbs);
+  /* A face's room the same on every rank (the largest face of any box:
+   * under strong scaling the boxes differ), so that a neighbour finds a
+   * set's faces where this rank puts them. */
+  uint64_t room = (uint64_t)(p->buffers[DIST_FACES].count / 12) *
+                  kl_type_size(p->type);
+  kl__allreduce(p, &room, 1, KL_U64, KL_RANKS_MAX);
+  const size_t face_bytes = ((size_t)room + 63) & ~(size_t)63;
+  const size_t bytes = (12 * face_bytes + align - 1) & ~(align - 1);
+  void **parts = calloc((size_t)count, sizeof *parts);
+  lapdist_shared *s = calloc(1, sizeof *s);
+  if (st == KL_OK && (!parts || !s))
+    st = kl__usage(KL_NO_MEMORY, "laplacian-dist: out of host memory");
+  /* Made whatever failed: every rank makes it. */
+  void *handle = kl__ranks_share(p, bytes + align, parts);
+  for (int axis = 0; st == KL_OK && axis < 3; axis++)
+    for (int side = 0; st == KL_OK && side < 2; side++) {
+      const int nb = nbs[axis][side];
+      if (nb >= 0 && !parts[nb])
+        st = kl__usage(KL_UNAVAILABLE, "laplacian-dist: rank %d's neighbour "
+                       "along %s, rank %d, is on another host; the ranks "
+                       "share memory on one host only", rank, axes[axis],
+                       nb);
+    }
+  if (st == KL_OK && !parts[rank])
+    st = KL_FAIL(KL_DEVICE, "laplacian-dist: rank %d found no memory of "
+                 "its own in what the ranks share", rank);
+  st = kl__ranks_agreed(p, st);
+  if (st != KL_OK) {
+    kl__ranks_unshare(p, handle);
+    free(parts);
+    free(s);
+    return st;
+  }
+  s->handle = handle;
+  s->mine = aligned(parts[rank], align);
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++) {
+      const int nb = nbs[axis][side];
+      s->theirs[axis][side] = nb >= 0 ? aligned(parts[nb], align) : NULL;
+    }
+  s->face_bytes = face_bytes;
+  s->bytes = bytes;
+  free(parts);
+  a->state.pointer[DIST_SHARED] = s;
+  return KL_OK;
+}
+
+void kl__lapdist_unshare(kl_args *a) {
+  lapdist_shared *s = a->state.pointer[DIST_SHARED];
+  if (!s) return;
+  kl__ranks_unshare(a->plan, s->handle);
+  free(s);
+  a->state.pointer[DIST_SHARED] = NULL;
+}
+
+kl_status kl__lapdist_notes(const kl_args *a, const int nbs[3][2]) {
+  const kl_plan *p = a->plan;
+  lapdist_shared *s = a->state.pointer[DIST_SHARED];
+  char sent[6], got[6];
+  kl_message m[6];
+  int count = 0;
+  kl__ranks_shared_sync(p, s->handle);
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side < 2; side++) {
+      const int q = 2 * axis + side;
+      if (nbs[axis][side] < 0) continue;
+      sent[q] = (char)s->parity;
+      got[q] = (char)-1;
+      m[count++] = (kl_message){nbs[axis][side], axis, &sent[q], &got[q], 1};
+    }
+  kl__exchange_wait(p, kl__exchange_start(p, m, count));
+  kl__ranks_shared_sync(p, s->handle);
+  for (int i = 0; i < count; i++)
+    if (*(const char *)m[i].recv != (char)s->parity)
+      return KL_FAIL(KL_DEVICE, "laplacian-dist: rank %d's note from rank "
+                     "%d is of another run (the ranks are out of step)",
+                     kl__rank(p), m[i].peer);
+  return KL_OK;
+}
+
 /* ---- the rungs ---------------------------------------------------------- */
 
 void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la) {
@@ -440,6 +541,49 @@ static kl_status overlap(const kl_args *a) {
   return KL_OK;
 }
 
+/* Each face packed straight into the neighbour's set of the memory the
+ * ranks share, a note to each neighbour and theirs awaited, the faces
+ * unpacked from this rank's set: one copy of each face (the messages'
+ * path copies it into MPI's memory and out again, or across processes),
+ * then laplacian's openmp-streaming. */
+static kl_status shared(const kl_args *a) {
+  lapdist_shared *s = a->state.pointer[DIST_SHARED];
+  const box b = box_of(a->plan);
+  int nbs[3][2];
+  kl_status st = kl__lapdist_neighbours(a->plan, nbs);
+  if (st != KL_OK) return st;
+  const size_t es = kl_type_size(a->plan->type);
+  char *u = a->buffers[LAP_U];
+  const double t0 = kl__now();
+  if (s) {
+    for (int axis = 0; axis < 3; axis++)
+      for (int side = 0; side < 2; side++)
+        if (nbs[axis][side] >= 0)
+          plane_copy(&b, es, u,
+                     lapdist_slot(s, s->theirs[axis][side], axis, !side),
+                     axis, side ? b.ext[axis] - 2 : 1, 1, 1);
+    st = kl__lapdist_notes(a, nbs);
+    for (int axis = 0; axis < 3; axis++)
+      for (int side = 0; side < 2; side++)
+        if (nbs[axis][side] >= 0)
+          plane_copy(&b, es, u, lapdist_slot(s, s->mine, axis, side), axis,
+                     side ? b.ext[axis] - 1 : 0, 0, 1);
+    s->parity ^= 1;
+  }
+  const double t1 = kl__now();
+  kl__phase(a, 0, t1 - t0);
+  kl_plan local;
+  kl_args la;
+  kl__lapdist_local_args(a, &local, &la);
+  if (st == KL_OK) st = kl__laplacian_omp_streaming(&la);
+  kl__phase(a, 1, kl__now() - t1);
+  return st;
+}
+
+static kl_status shared_setup(kl_args *a) {
+  return kl__lapdist_share(a, KL_OK, 64);
+}
+
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
 static const kl_rung rungs[] = {
@@ -451,6 +595,12 @@ static const kl_rung rungs[] = {
     KL_RUNG("openmp-overlap", openmp, "the points two or more from the layer "
             "computed while the faces travel, then the shell next to it",
             .phases = phases, .run = overlap),
+    KL_RUNG("openmp-shared", openmp, "each face packed straight into the "
+            "neighbour's part of memory the ranks of a host share (an MPI "
+            "shared window) and a one-byte note sent, then openmp's "
+            "stencil; stands aside where a neighbour is on another host",
+            .phases = phases, .setup = shared_setup,
+            .teardown = kl__lapdist_unshare, .run = shared),
     KL_RUNG("cuda-staged", gpu, "the faces packed on the GPU and sent "
             "through pinned host memory, then laplacian's cuda-zmarch-vector "
             "on the box", .phases = gpu_phases,
@@ -464,6 +614,15 @@ static const kl_rung rungs[] = {
             .scratch = KL_GPU_FN(kl__lapdist_gpu_mapped_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_mapped)),
+    KL_RUNG("cuda-shared", gpu, "the faces packed on the GPU and copied "
+            "by its copy engine straight into the neighbour's part of pinned "
+            "memory the ranks share (an MPI shared window), a one-byte note "
+            "sent, then copied in from this rank's part: the CPU touches no "
+            "face", .phases = gpu_phases,
+            .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .setup = KL_GPU_FN(kl__lapdist_gpu_shared_setup),
+            .teardown = KL_GPU_FN(kl__lapdist_gpu_shared_teardown),
+            .run = KL_GPU_FN(kl__lapdist_gpu_shared)),
     KL_RUNG("cuda-aware", gpu, "cuda-staged with the faces sent from the "
             "device (a CUDA-aware MPI); stands aside where MPI takes no "
             "device memory", .phases = gpu_phases,

@@ -27,6 +27,35 @@ enum {
   DIST_PH_STENCIL
 };
 
+/* The faces through memory the ranks of a host share (openmp-shared,
+ * cuda-shared; kl__ranks_share): each rank's part holds two sets of six
+ * receive faces, one per parity of the run; a neighbour writes its face
+ * straight into this rank's set (packing it there on a host, copying it
+ * there on a GPU) and then says so in a one-byte note. A rank writes the
+ * set of the run's parity while its neighbours may still read the other
+ * set, and cannot get two runs ahead: each run waits for the neighbours'
+ * notes. In the rung's state.pointer[DIST_SHARED] (laplacian's z-marching
+ * setup keeps integers 0 to 2); NULL at one rank, where nothing moves. */
+enum { DIST_SHARED = 3 };
+typedef struct lapdist_shared {
+  void *handle;          /* kl__ranks_share's */
+  char *mine;            /* this rank's two sets, aligned as asked */
+  char *theirs[3][2];    /* the neighbour's on each side; NULL where none */
+  size_t face_bytes;     /* a face's room, a multiple of 64 */
+  size_t bytes;          /* the two sets, a multiple of the alignment */
+  int parity;            /* the set this run writes and reads */
+  unsigned pinned;       /* cuda-shared: the parts registered (bit 0 mine,
+                            1 + 2 axis + side a neighbour's) */
+} lapdist_shared;
+
+/* Where the face from side `side` of `axis` lands in a part (this rank's,
+ * or the neighbour's with the neighbour's side) in this run's set. */
+static inline char *lapdist_slot(const lapdist_shared *s, char *part,
+                                 int axis, int side) {
+  return part + (size_t)s->parity * 6 * s->face_bytes +
+         (size_t)(2 * axis + side) * s->face_bytes;
+}
+
 typedef struct box {
   int64_t ext[3], origin[3], grid[3];
 } box;
@@ -65,6 +94,22 @@ kl_status kl__lapdist_gpu_staged_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_mapped_scratch(kl_plan *p);
 kl_status kl__lapdist_gpu_setup(kl_args *a);
 kl_status kl__lapdist_gpu_aware_setup(kl_args *a);
+/* The shared faces (above): made on every rank in a rung's setup after
+ * st, this rank's status so far, with each part aligned to `align` bytes
+ * (a power of two; a page where a device registers it), the setup's
+ * status agreed over the ranks (nothing kept where any failed); given
+ * back in its teardown. The notes: this run's faces written into the
+ * neighbours' sets, a note to each and each one's awaited; KL_DEVICE
+ * where a neighbour's note is of another run (out of step). */
+kl_status kl__lapdist_share(kl_args *a, kl_status st, size_t align);
+void kl__lapdist_unshare(kl_args *a);
+kl_status kl__lapdist_notes(const kl_args *a, const int nbs[3][2]);
+/* cuda-shared (laplacian-dist-cuda.cu): the faces packed on the device
+ * and copied by the copy engine straight into the neighbours' sets (each
+ * part registered with the device), then from this rank's set. */
+kl_status kl__lapdist_gpu_shared(const kl_args *a);
+kl_status kl__lapdist_gpu_shared_setup(kl_args *a);
+void kl__lapdist_gpu_shared_teardown(kl_args *a);
 /* The NCCL rung (laplacian-dist-nccl.cu): the faces packed on the device
  * and exchanged by ncclSend and ncclRecv in one group on the rung's
  * stream; its setup makes the ranks' communicator. */
