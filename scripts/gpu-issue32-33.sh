@@ -101,9 +101,11 @@ if part mpi2; then
   run transfer $k -w transfer -b cuda -n 2M --reps 20
   # The same copies at the face's size: 8 * 510^2 bytes, 520200 floats.
   run transfer-face $k -w transfer -b cuda -n 520200 --reps 50
-  # Issue 32: cuda-staged's and cuda-mapped's faces through pinned memory
-  # at >= 0.8x the pinned copies' rate each way (cuda-mapped's d2h and h2d
-  # are its packing kernels, which cross the bus). The yardstick: transfer's
+  # Issue 32: the faces of cuda-staged, cuda-mapped and cuda-shared
+  # through pinned memory at >= 0.8x the pinned copies' rate each way
+  # (cuda-mapped's d2h and h2d are its packing kernels, which cross the
+  # bus; cuda-shared's the copies into and out of the memory the ranks
+  # share). The yardstick: transfer's
   # cuda-pinned-one-stream (8 MiB in, then out, one direction at a time as
   # the faces go; its rate is both ways' bytes over both copies' time),
   # at 8 MiB and at the face's own size (transfer-face: a copy's fixed
@@ -134,7 +136,8 @@ for f in sorted(glob.glob(os.path.join(out, "mpi2-lap-*.json"))):
         print(name, "unreadable:", e)
         continue
     for r in rs:
-        if r["rung"] not in ("cuda-staged", "cuda-mapped") or \
+        if r["rung"] not in ("cuda-staged", "cuda-mapped",
+                             "cuda-shared") or \
                 r.get("ranks") != 2:
             continue
         runs = [u[4] for u in (r.get("rank_runs") or {}).get("runs", [])
