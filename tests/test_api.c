@@ -661,7 +661,8 @@ static void test_parse_sizes(void) {
  * cache is not compared with a copy in DRAM: on the serial backend,
  * within 150% of a copy of its own size, where a ceiling measured at
  * stream's default would put it far above); lists of parameters, their
- * cross product; what is refused. */
+ * cross product; what is refused. And a ceiling past its own default
+ * grown to the rung's bytes. */
 static void test_sweep(void) {
   test_parse_sizes();
   kl_options o;
@@ -694,6 +695,30 @@ static void test_sweep(void) {
   for (int k = 0; k < 3; k++)
     EXPECT(ceiling_n[k] * 24 >= want[k] * 8 &&
            ceiling_n[k] * 24 < want[k] * 8 + 24 * 16);
+  kl_report_free(rep);
+
+  /* Past the ceiling's own default (read's quick size on a host, 2^24
+   * elements): the read grows to the rung's bytes, not a shorter read
+   * than the reduction it serves (issue 31: a reduction at 256M showed
+   * 103% of a read at 64M). */
+  kl_options_init(&o);
+  o.workloads = "reduce";
+  o.backends = "serial";
+  o.rungs = "serial";
+  o.n = (1 << 24) + (1 << 20);
+  o.type = KL_F64;
+  o.reps = 2;
+  o.warmup = 1;
+  rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && rep);
+  int reads = 0;
+  for (size_t i = 0; rep && i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    if (!r || strcmp(r->workload, "read") != 0) continue;
+    reads++;
+    EXPECT(r->n == o.n);
+  }
+  EXPECT(reads == 1);
   kl_report_free(rep);
 
   /* Lists of parameters: the cross product with the sizes, the sizes

@@ -7,10 +7,13 @@
  *           VENDOR the workload's own vendor rung on the same problem
  *           (a host library serves every host backend);
  *   size    the ceiling runs over as many bytes as the rung's problem
- *           (its buffers before the rung's scratch), up to its own default
- *           size fitted to memory, so that a rung working in a cache is
- *           compared with a copy working there too; own_size: at its
- *           default. One ceiling job per device and size, planned once;
+ *           (its buffers before the rung's scratch), so that a rung
+ *           working in a cache is compared with a copy working there too,
+ *           and one past its default with a copy as long (the fixed costs
+ *           of a launch and its tail weigh alike); where that does not
+ *           fit the memory a default may use, at its own default fitted to
+ *           memory; own_size: at its default. One ceiling job per device
+ *           and size, planned once;
  *           a selected job that runs that rung on that problem is it;
  *   where   a RUNG or BOUND ceiling is timed right after each rung it
  *           serves, on the same context (measure.c), and otherwise its
@@ -23,6 +26,7 @@
  *           is no result: its timer did not cover its work (a launch timed
  *           by the host clock without a synchronization, seed 000 §3.1.6).
  *           Its check fails, saying so (a known-wrong rung's: caught). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +69,13 @@ int kl__same_problem(const kl_workload *w, const kl__instance *a,
 
 /* ---- size ------------------------------------------------------------------
  * The smallest size of the ceiling's workload whose problem holds
- * `bytes`, at most its fitted default (c->in.n, planned already with
- * `top_bytes`). A copy's plan grows in proportion to n, so the proportion
+ * `bytes`. Below its fitted default (c->in.n, planned already with
+ * `top_bytes`): a copy's plan grows in proportion to n, so the proportion
  * predicts the size and one plan confirms it; a plan that does not hold as
- * predicted is found by bisection. Each plan is the job's own (the ceiling
- * rung's), so the one confirmed is the one the job runs. */
+ * predicted is found by bisection. Above it: the proportion's size where
+ * its plan holds the bytes and fits the memory a default may use, else
+ * the default. Each plan is the job's own (the ceiling rung's), so the
+ * one confirmed is the one the job runs. */
 static int holds(kl__planner *pl, kl__job *c, int host, int64_t n,
                  double bytes) {
   double held = 0;
@@ -84,8 +90,19 @@ static int holds(kl__planner *pl, kl__job *c, int host, int64_t n,
 static kl_status size_for_bytes(kl__planner *pl, kl__job *c, int host,
                                 double top_bytes, double bytes) {
   const int64_t top = c->in.n;
-  if (top_bytes <= bytes) return KL_OK; /* the default, as planned */
-  int64_t guess = (int64_t)((double)top * (bytes / top_bytes));
+  if (top_bytes <= 0 || top_bytes == bytes) return KL_OK;
+  double want = (double)top * (bytes / top_bytes);
+  if (top_bytes < bytes) {
+    /* Past the default: as long a copy, where memory takes it. */
+    const kl__placed placed = {c->r, c->device};
+    const int64_t grown = want < 0x1p62 ? (int64_t)ceil(want) : 0;
+    if (grown > top && kl__fits_as_default(pl, c->w, &c->in, grown, &placed) &&
+        holds(pl, c, host, grown, bytes))
+      return KL_OK;
+    (void)holds(pl, c, host, top, 0); /* the default's plan, kept */
+    return KL_OK;
+  }
+  int64_t guess = (int64_t)want;
   if ((double)guess * top_bytes < (double)top * bytes) guess++;
   if (guess < 1) guess = 1;
   if (guess > top) guess = top;

@@ -228,6 +228,10 @@ kl_status kl__fit_chunks(kl__planner *pl, const kl_workload *w,
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                kl__instance *in, const kl__placed *rungs,
                                size_t count, char *note, size_t note_size);
+/* Whether the rung's plan at size n fits the memory a default size may
+ * use (a ceiling grown past its default to a rung's bytes); in->n kept. */
+int kl__fits_as_default(kl__planner *pl, const kl_workload *w,
+                        kl__instance *in, int64_t n, const kl__placed *rung);
 
 /* The bytes of a plan's buffers, the memory a run of it works over. */
 kl_status kl__plan_bytes(const kl_plan *p, double *bytes);

@@ -275,6 +275,17 @@ kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
   return KL_OK;
 }
 
+int kl__fits_as_default(kl__planner *pl, const kl_workload *w,
+                        kl__instance *in, int64_t n, const kl__placed *rung) {
+  budget bud;
+  budget_init(&bud, rung, 1, 0);
+  const char *limit = "host";
+  const int64_t kept = in->n;
+  const int fits = fits_at(pl, w, in, n, rung, 1, &bud, &limit);
+  in->n = kept;
+  return fits;
+}
+
 /* Whether the plans fit with chunks of at most `size` main-size elements;
  * in->n stays the input file's size. */
 static int fits_chunked(kl__planner *pl, const kl_workload *w,
