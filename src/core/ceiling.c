@@ -93,10 +93,18 @@ static kl_status size_for_bytes(kl__planner *pl, kl__job *c, int host,
   if (top_bytes <= 0 || top_bytes == bytes) return KL_OK;
   double want = (double)top * (bytes / top_bytes);
   if (top_bytes < bytes) {
-    /* Past the default: as long a copy, where memory takes it. */
+    /* Past the default: as long a copy, where memory takes it. The
+     * proportion leaves out the plan's fixed bytes (a result), so the
+     * size steps up, by doubling steps, until its plan holds them. */
     const kl__placed placed = {c->r, c->device};
-    const int64_t grown = want < 0x1p62 ? (int64_t)ceil(want) : 0;
-    if (grown > top && kl__fits_as_default(pl, c->w, &c->in, grown, &placed) &&
+    int64_t grown = want < 0x1p61 ? (int64_t)ceil(want) : 0;
+    int held = grown > top && holds(pl, c, host, grown, bytes);
+    for (int64_t step = 1; grown > top && !held && step < grown; step *= 2) {
+      grown += step;
+      held = holds(pl, c, host, grown, bytes);
+    }
+    c->in.n = top;
+    if (held && kl__fits_as_default(pl, c->w, &c->in, grown, &placed) &&
         holds(pl, c, host, grown, bytes))
       return KL_OK;
     (void)holds(pl, c, host, top, 0); /* the default's plan, kept */
