@@ -6,6 +6,9 @@
 #   2. SIGTERM: the same with exit 143.
 #   3. Two signals during one long repetition: exit at once (130), the
 #      results files absent and no temporary file left.
+#   4. SIGINT during `kladder tune`'s second workload: exit 130, the wisdom
+#      file holds the first workload's lines alone, whole (tune --check
+#      takes it), no temporary file left.
 # Each run is the serial backend's gemm or map at sizes where a repetition
 # takes a fraction of a second (1) or seconds (3).
 kladder=$1
@@ -106,3 +109,26 @@ code=$?
   fail "twice: results files were left"
 no_temporaries twice
 echo "ok: a second SIGINT quits at once, exit 130, nothing left"
+
+# kladder tune: map (f32, its one type) finishes, then SIGINT while
+# reduce's first type runs (8M at 1000 repetitions: two seconds a rung).
+"$kladder" tune -w map,reduce -b serial -n 1K,8M --reps 1000 \
+  -o "$dir/wisdom.txt" >"$dir/tune.txt" 2>"$dir/tune.err" &
+pid=$!
+wait_for "^tune: reduce" "$dir/tune.err" "tune: reduce did not start"
+sleep 0.3
+kill -INT $pid
+wait $pid
+code=$?
+[ "$code" = 130 ] || fail "tune: exit $code, not 130"
+grep -q "^pick map f32 0 serial " "$dir/wisdom.txt" ||
+  fail "tune: map's finished lines not written"
+if grep -q "reduce" "$dir/wisdom.txt"; then
+  fail "tune: the unfinished workload written"
+fi
+"$kladder" tune --check "$dir/wisdom.txt" >"$dir/check.txt" ||
+  fail "tune: the file written is not whole ($(cat "$dir/check.txt"))"
+grep -q "tune: interrupted; .* holds the" "$dir/tune.err" ||
+  fail "tune: no message"
+no_temporaries tune
+echo "ok: tune interrupted, exit 130, the finished workload's wisdom written"

@@ -7,13 +7,16 @@
  * timed for it a second time, with the copies of the inputs there and of
  * the outputs back in each repetition (kl_options.host_data). pick serves
  * a call on a context, whose data may be on the device already: the
- * rungs' runs alone. `kladder tune --check [FILE]`: whether a file
- * applies to this build and these devices. */
+ * rungs' runs alone. The file is rewritten whole after each workload
+ * and type, so that an interrupted tune (SIGINT, SIGTERM: exit 128 + the
+ * signal's number) keeps what finished. `kladder tune --check [FILE]`:
+ * whether a file applies to this build and these devices. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, setenv, mkdir */
 #include "tune.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,8 @@ static const char usage_tune[] =
     "memory) a GPU's times count the copies of the inputs to it and of the\n"
     "outputs back (run --host-data, a second run on those backends); within\n"
     "one (pick lines, where the data may be on the device) they do not.\n"
+    "The file is rewritten after each workload and type: an interrupted\n"
+    "tune (Ctrl-C, SIGTERM) keeps what finished.\n"
     "\n"
     "  -w, --workload W[,W...]  only these (default: every one with entry\n"
     "                           points)\n"
@@ -60,7 +65,8 @@ static const char usage_tune[] =
     "  -h, --help               this text\n"
     "\n"
     "exit codes: 0 written (or applies), 1 does not apply (--check) or no\n"
-    "rung passed, 2 bad usage or a file that cannot be written.\n";
+    "rung passed, 2 bad usage or a file that cannot be written, 3 a device\n"
+    "or runtime error, 128 + the signal's number interrupted.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
   return usage_error_of("tune", fmt, arg);
@@ -163,6 +169,32 @@ static int write_kind(FILE *f, const char *kind, const kl_result *const *at,
   return lines;
 }
 
+/* SIGINT and SIGTERM: the first stops the sweep after the repetition in
+ * progress (kl_options.stop), the workloads and types that finished
+ * stay written; a second exits at once, the file as last written whole. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig) {
+  if (stop_signal) _exit(128 + sig);
+  stop_signal = sig;
+  static const char said[] = "\nkladder: tune: stopping after the current "
+                             "repetition; what finished stays written "
+                             "(again to quit at once)\n";
+  ssize_t wrote = write(STDERR_FILENO, said, sizeof said - 1);
+  (void)wrote;
+}
+
+/* The file so far, whole (write_file: a temporary renamed over it). */
+static int save(FILE *f, const char *path, char *const *text,
+                const size_t *len) {
+  if (fflush(f) != 0) return -1;
+  make_parents(path);
+  if (write_file(path, *text, *len, 0) == 0) return 0;
+  fprintf(stderr, "kladder: error: tune: cannot write %s: %s\n", path,
+          strerror(errno));
+  return -1;
+}
+
 static int check_file(const char *path) {
   char def[4096];
   if (!path) {
@@ -247,6 +279,12 @@ int tune_main(int argc, char **argv) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f) return usage_error("out of memory%s", NULL);
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
   const kl_build_info *build = kl_build();
   fprintf(f, "kladder-wisdom 1\nbuild %s %s\n", build->version,
           build->commit[0] ? build->commit : "-");
@@ -271,7 +309,8 @@ int tune_main(int argc, char **argv) {
   join(backend_list, sizeof backend_list, used, nb);
   join(off_host_list, sizeof off_host_list, off_host, n_off);
   int lines = 0, code = 0;
-  for (size_t w = 0; w < kl_workload_count() && code == 0; w++) {
+  for (size_t w = 0; w < kl_workload_count() && code == 0 && !stop_signal;
+       w++) {
     kl_workload_info wi = {.size = sizeof wi};
     kl_workload_describe(w, &wi);
     if (!kl_selects(workloads, wi.name)) continue;
@@ -290,7 +329,7 @@ int tune_main(int argc, char **argv) {
       code = usage_error("%s", kl_last_error());
       break;
     }
-    for (int t = 0; t < KL_TYPE_COUNT && code == 0; t++) {
+    for (int t = 0; t < KL_TYPE_COUNT && code == 0 && !stop_signal; t++) {
       if (!(library & KL_TYPE_BIT(t))) continue;
       kl_options o;
       kl_options_init(&o);
@@ -302,6 +341,7 @@ int tune_main(int argc, char **argv) {
       o.warmup = 1;
       o.skip_ceiling = 1;
       o.max_seconds = 2;
+      o.stop = &stop_signal;
       const char *type = kl_type_name((kl_type)t);
       if (!quiet)
         fprintf(stderr, "tune: %s %s over %s on %s\n", wi.name, type, sweep,
@@ -326,6 +366,12 @@ int tune_main(int argc, char **argv) {
         ran_copied = copied && (st == KL_OK || st == KL_CHECK_FAILED);
       }
       const kl_result *at[MAX_POINTS];
+      if (stop_signal) { /* this type unfinished: not written */
+        kl_report_free(rep);
+        kl_report_free(copied);
+        break;
+      }
+      const int before = lines;
       if (ran || ran_copied) {
         for (size_t i = 0; i < count; i++)
           at[i] = faster(ran ? fastest(rep, sizes[i], on_host, n_on) : NULL,
@@ -345,26 +391,32 @@ int tune_main(int argc, char **argv) {
                 kl_last_error());
         code = st == KL_USAGE ? 2 : 3;
       }
+      if (code == 0 && lines > before && save(f, path, &text, &len) != 0)
+        code = 2;
       kl_report_free(rep);
       kl_report_free(copied);
     }
   }
   fclose(f);
+  if (stop_signal) {
+    if (lines > 0)
+      fprintf(stderr, "tune: interrupted; %s holds the %d lines of what "
+              "finished\n", path, lines);
+    else
+      fprintf(stderr, "tune: interrupted before a workload finished; "
+              "nothing written\n");
+    free(text);
+    return 128 + stop_signal;
+  }
   if (code == 0 && lines == 0) {
     fprintf(stderr, "kladder: error: tune: no rung passed: nothing to "
             "write\n");
     code = 1;
   }
   if (code == 0) {
-    make_parents(path);
-    if (write_file(path, text, len, 0) != 0) {
-      fprintf(stderr, "kladder: error: tune: cannot write %s: %s\n", path,
-              strerror(errno));
-      code = 2;
-    } else {
-      printf("%s", text);
-      fprintf(stderr, "tune: wrote %s (%d lines)\n", path, lines);
-    }
+    /* Written after the last workload already. */
+    printf("%s", text);
+    fprintf(stderr, "tune: wrote %s (%d lines)\n", path, lines);
   }
   free(text);
   return code;
