@@ -1033,12 +1033,7 @@ static void on_signal(int sig) {
 
 static void catch_signals(kl_output *out[OUTPUTS]) {
   for (int i = 0; i < OUTPUTS; i++) temporary[i] = kl_output_temp(out[i]);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  (void)sigaction(SIGINT, &sa, NULL);
-  (void)sigaction(SIGTERM, &sa, NULL);
+  catch_stop_signals(on_signal);
 }
 
 static void discard_outputs(kl_output *out[OUTPUTS]) {

@@ -3,6 +3,7 @@
 #include "text.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,4 +104,13 @@ void exact_number(double v, char *dst, size_t size) {
     snprintf(dst, size, "%.*g", digits, v);
     if (strtod(dst, NULL) == v) return;
   }
+}
+
+void catch_stop_signals(void (*fn)(int)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = fn;
+  sigemptyset(&sa.sa_mask);
+  (void)sigaction(SIGINT, &sa, NULL);
+  (void)sigaction(SIGTERM, &sa, NULL);
 }

@@ -1,5 +1,6 @@
 /* Text the command's files share: arguments shown in one-line messages,
- * text escaped for HTML, and a file written whole. */
+ * text escaped for HTML, and a file written whole; and the catching of
+ * the signals that stop a command. */
 #ifndef KL_CLI_TEXT_H
 #define KL_CLI_TEXT_H
 
@@ -41,5 +42,8 @@ void csv_text(FILE *f, const char *s);
 /* v in its shortest form of 15 to 17 significant digits that reads back
  * exactly (strtod). */
 void exact_number(double v, char *dst, size_t size);
+/* fn the handler of SIGINT and SIGTERM, the signals that stop a run or a
+ * tune after the repetition in progress. */
+void catch_stop_signals(void (*fn)(int));
 
 #endif

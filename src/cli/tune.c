@@ -279,12 +279,7 @@ int tune_main(int argc, char **argv) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f) return usage_error("out of memory%s", NULL);
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  (void)sigaction(SIGINT, &sa, NULL);
-  (void)sigaction(SIGTERM, &sa, NULL);
+  catch_stop_signals(on_signal);
   const kl_build_info *build = kl_build();
   fprintf(f, "kladder-wisdom 1\nbuild %s %s\n", build->version,
           build->commit[0] ? build->commit : "-");
