@@ -710,10 +710,13 @@ const kl_build_info *kl_build(void);
  * measured it on this machine with this build. Read once per process
  * from KLADDER_WISDOM's path ("none": no wisdom), else
  * $XDG_CACHE_HOME/kladder/wisdom or $HOME/.cache/kladder/wisdom; a file of
- * another build or device is ignored whole. Without wisdom an entry point
- * runs its backend's library rung, on the preferred backend where no
- * context is given. kl_wisdom_note: one line saying which file was read
- * and how many picks it gave, or why none applies. kl_dispatch: the
+ * another build or device is ignored whole. Where no file is read (none
+ * there, or one ignored) the built-in wisdom serves: tune's file of an
+ * H100 machine and its host, the defaults of any machine. With
+ * KLADDER_WISDOM=none an entry point runs its backend's library rung, on
+ * the preferred backend where no context is given. kl_wisdom_note: one
+ * line saying which file was read and how many picks it gave, or why none
+ * applies and that the built-in wisdom serves. kl_dispatch: the
  * backend and rung an entry point would run for workload, type and n on
  * ctx (NULL: no context), library-owned names; KL_UNAVAILABLE where none
  * serves. Both thread-safe. */

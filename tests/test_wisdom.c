@@ -4,7 +4,9 @@
  * these devices: histogram on serial below 64 KiB and on openmp from
  * there, reduce's picks within each backend; kl_histogram on 35 KB counts
  * right), other-build, other-device, malformed (each ignored whole, with
- * its note, and dispatch as without wisdom), none (KLADDER_WISDOM=none). */
+ * its note, and dispatch as the built-in wisdom has it), builtin (no file
+ * at the path: the built-in wisdom, every line of it a rung this build
+ * has), none (KLADDER_WISDOM=none: each backend's library rung). */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkstemp */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +58,20 @@ int main(int argc, char **argv) {
           "pick reduce f64 0 openmp openmp-clause\n", f);
   }
   fclose(f);
+  if (strcmp(mode, "builtin") == 0) unlink(path);
   setenv("KLADDER_WISDOM", strcmp(mode, "none") == 0 ? "none" : path, 1);
   const char *note = kl_wisdom_note();
   printf("%s: %s\n", mode, note);
   const int good = strcmp(mode, "good") == 0;
+  const int none = strcmp(mode, "none") == 0;
   if (good) EXPECT(strstr(note, ": 5 picks") != NULL);
-  else if (strcmp(mode, "none") == 0) EXPECT(strstr(note, "no wisdom") != NULL);
-  else EXPECT(strstr(note, "ignored") != NULL);
+  else if (none) EXPECT(strstr(note, "no wisdom") != NULL);
+  else {
+    EXPECT(strstr(note, "the built-in wisdom serves") != NULL);
+    EXPECT(strstr(note, "skipped") == NULL);
+    EXPECT(strstr(note, strcmp(mode, "builtin") == 0 ? "no wisdom file at"
+                                                      : "ignored") != NULL);
+  }
   if (strcmp(mode, "other-build") == 0) EXPECT(strstr(note, "another build") != NULL);
   if (strcmp(mode, "other-device") == 0) EXPECT(strstr(note, "Another CPU") != NULL);
   if (strcmp(mode, "malformed") == 0) EXPECT(strstr(note, "line 2") != NULL);
@@ -72,12 +81,24 @@ int main(int argc, char **argv) {
   /* Without wisdom: the library rung of the preferred backend, or of the
    * context's. */
   const char *lib_b = NULL, *lib_r = NULL;
-  if (!good) {
+  if (none) {
     EXPECT(kl_dispatch(NULL, "histogram", KL_U8, 35000, &lib_b, &lib_r) ==
            KL_OK);
     EXPECT(lib_b && strcmp(lib_b, "serial") != 0);
     EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
                       "openmp-blocks"));
+  } else if (!good) {
+    /* The built-in wisdom (the H100 machine's): histogram on serial below
+     * 256 KiB, openmp-blocks from there; within openmp, interleaved from 4
+     * KiB and blocks from 32 KiB; reduce f64 on serial below 32K. */
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 35000, "serial", "serial"));
+    EXPECT(dispatched(NULL, "histogram", KL_U8, 1000000, "openmp",
+                      "openmp-blocks"));
+    EXPECT(dispatched(omp, "histogram", KL_U8, 10000, "openmp",
+                      "openmp-interleaved"));
+    EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
+                      "openmp-blocks"));
+    EXPECT(dispatched(NULL, "reduce", KL_F64, 10, "serial", "serial"));
   } else {
     EXPECT(dispatched(NULL, "histogram", KL_U8, 1, "serial", "serial"));
     EXPECT(dispatched(NULL, "histogram", KL_U8, 35000, "serial", "serial"));

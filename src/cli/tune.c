@@ -205,9 +205,13 @@ static int check_file(const char *path) {
   setenv("KLADDER_WISDOM", path, 1);
   const char *note = kl_wisdom_note();
   printf("%s\n", note);
-  /* "wisdom PATH: N picks" applies; every other note says why not. */
+  /* "wisdom PATH: N picks" applies; every other note says why not (and
+   * that the built-in wisdom serves instead). */
   const char *tail = strrchr(note, ':');
-  return tail && strstr(tail, " picks") && !strstr(note, "ignored") ? 0 : 1;
+  return !strncmp(note, "wisdom ", 7) && tail && strstr(tail, " picks") &&
+                 !strstr(note, "ignored") && !strstr(note, "built-in")
+             ? 0
+             : 1;
 }
 
 int tune_main(int argc, char **argv) {

@@ -73,6 +73,8 @@ const kl_device *kl__device_at(const kl_backend *b, int index);
  * (only NULL) or within `only`; NULL where the wisdom has none. */
 const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
                                const kl_backend *only);
+/* The built-in wisdom, a wisdom file's text (wisdom-builtin.c). */
+extern const char kl__wisdom_builtin[];
 
 /* The process's default context of device 0 of backend b: opened on first
  * use, shared by every thread (each call locks it), closed at exit. */

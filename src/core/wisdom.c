@@ -15,7 +15,11 @@
  * $HOME/.cache/kladder/wisdom. A file written by another build, or naming
  * a device this process does not have (another name at that index), is
  * ignored whole, and kl_wisdom_note says why: picks measured elsewhere
- * would pick wrong. */
+ * would pick wrong. Where no file is read (none at the path, or one
+ * ignored), the built-in wisdom serves (wisdom-builtin.c: tune's file of
+ * the H100 machine), its build and device lines not checked, its lines
+ * of rungs this build lacks skipped; KLADDER_WISDOM=none turns every
+ * wisdom off (each backend's library rung). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,9 +55,12 @@ static void wisdom_path(char *dst, size_t size) {
   else dst[0] = '\0';
 }
 
-/* One line; 0, or -1 with the note set. */
+/* One line; 0, or -1 with the note set. The built-in wisdom's build and
+ * device lines are not checked, and its lines of a rung this build lacks
+ * are counted in *skipped. */
 static int take_line(char *line, int number, const char *path, int *seen_head,
-                     pick **picks, size_t *count, size_t *cap) {
+                     int builtin, int *skipped, pick **picks, size_t *count,
+                     size_t *cap) {
   char *nl = strchr(line, '\n');
   if (nl) *nl = '\0';
   if (!line[0] || line[0] == '#') return 0;
@@ -69,6 +76,8 @@ static int take_line(char *line, int number, const char *path, int *seen_head,
     *seen_head = 1;
     return 0;
   }
+  if (builtin && (strcmp(word, "build") == 0 || strcmp(word, "device") == 0))
+    return 0;
   if (strcmp(word, "build") == 0) {
     char version[64] = "", commit[96] = "";
     if (sscanf(line, "build %63s %95s", version, commit) < 1 ||
@@ -111,13 +120,18 @@ static int take_line(char *line, int number, const char *path, int *seen_head,
       goto bad;
     pick p = {word[0] == 'b', NULL, KL_F64, min_n, NULL};
     size_t wi;
-    if (kl_workload_index(wl, &wi) != KL_OK) goto bad;
-    p.w = kl_workload_at(wi);
+    if (kl_workload_index(wl, &wi) == KL_OK) {
+      p.w = kl_workload_at(wi);
+      for (size_t r = 0; r < p.w->rung_count && !p.rung; r++)
+        if (strcmp(p.w->rungs[r].name, rung) == 0 &&
+            strcmp(p.w->rungs[r].backend->name, bk) == 0)
+          p.rung = &p.w->rungs[r];
+    }
     if (kl_type_parse(type, &p.type) != KL_OK) goto bad;
-    for (size_t r = 0; r < p.w->rung_count && !p.rung; r++)
-      if (strcmp(p.w->rungs[r].name, rung) == 0 &&
-          strcmp(p.w->rungs[r].backend->name, bk) == 0)
-        p.rung = &p.w->rungs[r];
+    if (!p.rung && builtin) {
+      (*skipped)++;
+      return 0;
+    }
     if (!p.rung) goto bad;
     if (*count == *cap) {
       *cap = *cap ? 2 * *cap : 16;
@@ -134,6 +148,35 @@ bad:
   return -1;
 }
 
+/* The built-in wisdom's picks, after `why` (no file, or one ignored) in
+ * the note. */
+static void builtin_load(const char *why) {
+  char line[512];
+  int number = 0, head = 0, skipped = 0, bad = 0;
+  pick *picks = NULL;
+  size_t count = 0, cap = 0;
+  for (const char *at = kl__wisdom_builtin; *at && !bad;) {
+    const size_t len = strcspn(at, "\n");
+    snprintf(line, sizeof line, "%.*s", (int)len, at);
+    at += len + (at[len] == '\n');
+    bad = take_line(line, ++number, "(built in)", &head, 1, &skipped, &picks,
+                    &count, &cap) != 0;
+  }
+  if (bad) { /* a test's failure (wisdom-builtin), never a user's */
+    free(picks);
+    return;
+  }
+  wisdom.picks = picks;
+  wisdom.count = count;
+  char skips[64] = "";
+  if (skipped)
+    snprintf(skips, sizeof skips, ", %d of rungs this build lacks skipped",
+             skipped);
+  snprintf(wisdom.note, sizeof wisdom.note, "%.380s; the built-in wisdom "
+           "serves (kladder tune on an H100 machine, %zu picks%s)", why,
+           count, skips);
+}
+
 static void wisdom_load(void) {
   char path[1024];
   wisdom_path(path, sizeof path);
@@ -144,9 +187,10 @@ static void wisdom_load(void) {
   }
   FILE *f = fopen(path, "r");
   if (!f) {
-    snprintf(wisdom.note, sizeof wisdom.note, "no wisdom file at %s "
-             "(`kladder tune` writes one): the library runs each backend's "
-             "library rung", path);
+    char why[sizeof wisdom.note];
+    snprintf(why, sizeof why, "no wisdom file at %.300s (`kladder tune` "
+             "writes this machine's)", path);
+    builtin_load(why);
     return;
   }
   char line[512];
@@ -154,13 +198,17 @@ static void wisdom_load(void) {
   pick *picks = NULL;
   size_t count = 0, cap = 0;
   while (!bad && fgets(line, sizeof line, f))
-    bad = take_line(line, ++number, path, &head, &picks, &count, &cap) != 0;
+    bad = take_line(line, ++number, path, &head, 0, NULL, &picks, &count,
+                    &cap) != 0;
   fclose(f);
   if (!bad && !head)
     snprintf(wisdom.note, sizeof wisdom.note, "wisdom %s: empty; ignored",
              path), bad = 1;
   if (bad) {
     free(picks);
+    char why[sizeof wisdom.note];
+    snprintf(why, sizeof why, "%s", wisdom.note);
+    builtin_load(why);
     return;
   }
   wisdom.picks = picks;
