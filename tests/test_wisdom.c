@@ -26,6 +26,42 @@ static int dispatched(kl_context *ctx, const char *w, kl_type t, int64_t n,
   return !strcmp(b, backend) && !strcmp(r, rung);
 }
 
+/* What dispatch gives: on the openmp context (on_omp) or none. */
+typedef struct expected {
+  int on_omp;
+  const char *workload;
+  kl_type type;
+  int64_t n;
+  const char *backend, *rung;
+} expected;
+
+/* The file `good` writes (main): histogram on serial below 64 KiB and
+ * openmp-blocks from there; within openmp, interleaved below 1M. */
+static const expected file_picks[] = {
+    {0, "histogram", KL_U8, 1, "serial", "serial"},
+    {0, "histogram", KL_U8, 35000, "serial", "serial"},
+    {0, "histogram", KL_U8, 65535, "serial", "serial"},
+    {0, "histogram", KL_U8, 65536, "openmp", "openmp-blocks"},
+    {1, "histogram", KL_U8, 35000, "openmp", "openmp-interleaved"},
+    {1, "histogram", KL_U8, 2000000, "openmp", "openmp-blocks"},
+    {1, "reduce", KL_F64, 10, "openmp", "openmp-clause"}};
+
+/* The built-in wisdom (the H100 machine's): histogram on serial below 256
+ * KiB, openmp-blocks from there; within openmp, interleaved from 4 KiB
+ * and blocks from 32 KiB; reduce f64 on serial below 32K. */
+static const expected builtin_picks[] = {
+    {0, "histogram", KL_U8, 35000, "serial", "serial"},
+    {0, "histogram", KL_U8, 1000000, "openmp", "openmp-blocks"},
+    {1, "histogram", KL_U8, 10000, "openmp", "openmp-interleaved"},
+    {1, "histogram", KL_U8, 35000, "openmp", "openmp-blocks"},
+    {0, "reduce", KL_F64, 10, "serial", "serial"}};
+
+static void expect_picks(kl_context *omp, const expected *e, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    EXPECT(dispatched(e[i].on_omp ? omp : NULL, e[i].workload, e[i].type,
+                      e[i].n, e[i].backend, e[i].rung));
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "good";
   kl_device_info serial = {.size = sizeof serial};
@@ -88,28 +124,10 @@ int main(int argc, char **argv) {
     EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
                       "openmp-blocks"));
   } else if (!good) {
-    /* The built-in wisdom (the H100 machine's): histogram on serial below
-     * 256 KiB, openmp-blocks from there; within openmp, interleaved from 4
-     * KiB and blocks from 32 KiB; reduce f64 on serial below 32K. */
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 35000, "serial", "serial"));
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 1000000, "openmp",
-                      "openmp-blocks"));
-    EXPECT(dispatched(omp, "histogram", KL_U8, 10000, "openmp",
-                      "openmp-interleaved"));
-    EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
-                      "openmp-blocks"));
-    EXPECT(dispatched(NULL, "reduce", KL_F64, 10, "serial", "serial"));
+    expect_picks(omp, builtin_picks,
+                 sizeof builtin_picks / sizeof *builtin_picks);
   } else {
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 1, "serial", "serial"));
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 35000, "serial", "serial"));
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 65535, "serial", "serial"));
-    EXPECT(dispatched(NULL, "histogram", KL_U8, 65536, "openmp",
-                      "openmp-blocks"));
-    EXPECT(dispatched(omp, "histogram", KL_U8, 35000, "openmp",
-                      "openmp-interleaved"));
-    EXPECT(dispatched(omp, "histogram", KL_U8, 2000000, "openmp",
-                      "openmp-blocks"));
-    EXPECT(dispatched(omp, "reduce", KL_F64, 10, "openmp", "openmp-clause"));
+    expect_picks(omp, file_picks, sizeof file_picks / sizeof *file_picks);
     /* A type the wisdom does not cover: the library rung. */
     EXPECT(kl_dispatch(NULL, "reduce", KL_F32, 10, &lib_b, &lib_r) == KL_OK);
   }
