@@ -14,6 +14,10 @@
 #   planes    laplacian cuda-zmarch-vector over -p planes=2..8, 512^3 and
 #             1024^3, both types, against the copy
 #   tune      kladder tune over the GPU and host backends
+#   tune-gpu  kladder tune up to the GPU's sizes (1K to 256M, x8) on
+#             serial, openmp and cuda, for src/core/wisdom-builtin.c
+#             (tune keeps the workloads that finished when the limit,
+#             KL_TUNE_GPU_LIMIT, 400 s by default, stops it)
 # KL_ISSUE31_ONLY=REGEX runs only the parts whose names match.
 set -uo pipefail
 out=${OUT:-/tmp/kladder-out}
@@ -88,6 +92,15 @@ if part tune; then
   timeout "${KL_TUNE_LIMIT:-150}" ./build/kladder tune -q -o "$out/wisdom" \
     >"$out/tune.txt" 2>&1
   echo "tune: exit $? after $(( $(date +%s) - t0 )) s" >>"$out/tune.txt"
+fi
+if part tune-gpu; then
+  step tune-gpu
+  t0=$(date +%s)
+  timeout "${KL_TUNE_GPU_LIMIT:-400}" ./build/kladder tune \
+    -w reduce,histogram,map -b serial,openmp,cuda -n 1K..256M:x8 \
+    -o "$out/wisdom-gpu" >"$out/tune-gpu.txt" 2>&1
+  echo "tune-gpu: exit $? after $(( $(date +%s) - t0 )) s" \
+    >>"$out/tune-gpu.txt"
 fi
 
 # The short table: each result's rung, size, median and rate, the
