@@ -12,6 +12,8 @@
 #   5. where there is a CUDA device: cg-dist's and laplacian-dist's GPU
 #      rungs over 2 to 4 ranks pass (cuda-aware may stand aside, and the
 #      NCCL rungs where ranks share a GPU).
+#   5b. a neighbour on another host (KLADDER_INJECT_HOSTS=2): openmp-shared
+#      stands aside on every rank, saying why, over 2 and 4 ranks;
 #   6. the trace over 2 ranks (laplacian-dist and cg-dist on OpenMP): a
 #      process per rank holding each timed run with its phases nested,
 #      checked by check_trace.py; the same in the trace the report's page
@@ -188,6 +190,24 @@ KLADDER_INJECT_RANK=1 KLADDER_INJECT_ERROR=openmp-overlap \
 grep -q "^kladder: error: laplacian-dist openmp-overlap: rank 1: " \
   "$dir/out.txt" || fail "rank 1's message not printed by rank 0"
 echo "ok: an error on rank 1 in a distributed rung: exit 3, its message"
+
+# A neighbour on another host (the test hook KLADDER_INJECT_HOSTS=2: rank r
+# on pretend host r % 2): openmp-shared stands aside on every rank, saying
+# why, the shared memory given back by all (no rank left waiting), and the
+# rung after it runs.
+for p in 2 4; do
+  KLADDER_INJECT_HOSTS=2 ranks $p -w laplacian-dist \
+    -r openmp-shared,openmp -n 9 --reps 2 --no-ceiling --json "$dir/h.json"
+  [ "$code" = 0 ] || fail "openmp-shared across pretend hosts, $p ranks: exit $code"
+  grep -q "is on another host; the ranks share memory on one host only" \
+    "$dir/out.txt" || fail "openmp-shared across pretend hosts: no reason"
+  python3 -c '
+import json, sys
+rs = {r["rung"]: r["check"] for r in json.load(open(sys.argv[1]))["results"]}
+assert rs == {"openmp-shared": "ASIDE", "openmp": "PASS"}, rs
+' "$dir/h.json" || fail "openmp-shared across pretend hosts, $p ranks: the JSON"
+done
+echo "ok: a neighbour on another host: openmp-shared stands aside, saying why"
 
 ranks 2 -w laplacian-dist,cg-dist -b openmp -n 9 --reps 3 --warmup 1 \
   --no-ceiling -q --trace "$dir/trace.json" --csv "$dir/trace.csv" \

@@ -175,7 +175,16 @@ static int agree(void *context, int code, char *message, size_t size) {
 /* Memory the ranks of a host share: a window of MPI_Win_allocate_shared
  * over the ranks of each host (MPI_COMM_TYPE_SHARED), every rank's part
  * found by MPI_Win_shared_query, in a passive epoch from the start
- * (MPI_Win_lock_all) so that MPI_Win_sync may order loads and stores. */
+ * (MPI_Win_lock_all) so that MPI_Win_sync may order loads and stores.
+ * The test hook KLADDER_INJECT_HOSTS=K has the ranks pretend to be on K
+ * hosts (rank r on host r % K), so that a rung whose neighbour is "on
+ * another host" can be shown standing aside on one machine. */
+static int pretend_hosts(void) {
+  const char *v = getenv("KLADDER_INJECT_HOSTS");
+  const int k = v ? atoi(v) : 0;
+  return k > 1 ? k : 0;
+}
+
 typedef struct shared {
   MPI_Comm host;
   MPI_Win win;
@@ -191,8 +200,12 @@ static void *shared_alloc(void *context, size_t bytes, void **parts) {
     MPI_Abort(MPI_COMM_WORLD, 3);
     return NULL;
   }
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
-                      MPI_INFO_NULL, &h->host);
+  const int hosts = pretend_hosts();
+  if (hosts)
+    MPI_Comm_split(MPI_COMM_WORLD, world.rank % hosts, world.rank, &h->host);
+  else
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world.rank,
+                        MPI_INFO_NULL, &h->host);
   void *mine = NULL;
   MPI_Win_allocate_shared((MPI_Aint)bytes, 1, MPI_INFO_NULL, h->host, &mine,
                           &h->win);
