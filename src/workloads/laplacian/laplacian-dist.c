@@ -284,17 +284,21 @@ int64_t kl__lapdist_face_points(const box *b, int axis) {
   return n;
 }
 
-/* Between plane `at` across `axis` of the box (its interior points) and a
- * packed face, x fastest (the GPU rungs' plane_kernel lays it out the
- * same): to_face packs, else unpacks. */
-static void plane_copy(const box *b, size_t es, char *grid, char *face,
-                       int axis, int64_t at, int to_face, int parallel) {
+/* The face on `side` of `axis` between u and a packed face, x fastest
+ * (the GPU rungs' plane_kernel lays it out the same): to_face packs the
+ * box's plane next to the layer, else unpacks into the layer's plane
+ * (their interior points). */
+static void face_copy(const kl_args *a, const box *b, int axis, int side,
+                      char *face, int to_face, int parallel) {
+  const int64_t at = to_face ? (side ? b->ext[axis] - 2 : 1)
+                             : (side ? b->ext[axis] - 1 : 0);
   int64_t lo[3], hi[3];
   for (int o = 0; o < 3; o++) {
     lo[o] = o == axis ? at : 1;
     hi[o] = o == axis ? at + 1 : b->ext[o] - 1;
   }
-  kl__box_copy(b->ext, es, grid, face, lo, hi, to_face, parallel);
+  kl__box_copy(b->ext, kl_type_size(a->plan->type), a->buffers[LAP_U], face,
+               lo, hi, to_face, parallel);
 }
 
 /* Pack the faces that have a neighbour and start sending them, the
@@ -313,8 +317,7 @@ static void *exchange_start(const kl_args *a, const box *b,
       if (nb < 0) continue;
       char *send = faces + (size_t)((2 * axis + side) * face) * es;
       char *recv = faces + (size_t)((6 + 2 * axis + side) * face) * es;
-      plane_copy(b, es, a->buffers[LAP_U], send, axis,
-                 side ? b->ext[axis] - 2 : 1, 1, parallel);
+      face_copy(a, b, axis, side, send, 1, parallel);
       m[count++] = (kl_message){nb, axis, send, recv,
                                 (size_t)kl__lapdist_face_points(b, axis) * es};
     }
@@ -332,9 +335,9 @@ static void exchange_finish(const kl_args *a, const box *b,
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++)
       if (nbs[axis][side] >= 0)
-        plane_copy(b, es, a->buffers[LAP_U],
-                   faces + (size_t)((6 + 2 * axis + side) * face) * es, axis,
-                   side ? b->ext[axis] - 1 : 0, 0, parallel);
+        face_copy(a, b, axis, side,
+                  faces + (size_t)((6 + 2 * axis + side) * face) * es, 0,
+                  parallel);
 }
 
 /* ---- the faces through shared memory ------------------------------------ */
@@ -552,22 +555,20 @@ static kl_status shared(const kl_args *a) {
   int nbs[3][2];
   kl_status st = kl__lapdist_neighbours(a->plan, nbs);
   if (st != KL_OK) return st;
-  const size_t es = kl_type_size(a->plan->type);
-  char *u = a->buffers[LAP_U];
   const double t0 = kl__now();
   if (s) {
     for (int axis = 0; axis < 3; axis++)
       for (int side = 0; side < 2; side++)
         if (nbs[axis][side] >= 0)
-          plane_copy(&b, es, u,
-                     lapdist_slot(s, s->theirs[axis][side], axis, !side),
-                     axis, side ? b.ext[axis] - 2 : 1, 1, 1);
+          face_copy(a, &b, axis, side,
+                    lapdist_slot(s, s->theirs[axis][side], axis, !side), 1,
+                    1);
     st = kl__lapdist_notes(a, nbs);
     for (int axis = 0; axis < 3; axis++)
       for (int side = 0; side < 2; side++)
         if (nbs[axis][side] >= 0)
-          plane_copy(&b, es, u, lapdist_slot(s, s->mine, axis, side), axis,
-                     side ? b.ext[axis] - 1 : 0, 0, 1);
+          face_copy(a, &b, axis, side, lapdist_slot(s, s->mine, axis, side),
+                    0, 1);
     s->parity ^= 1;
   }
   const double t1 = kl__now();
