@@ -94,8 +94,7 @@ static kl_status exchange(const kl_args *a, int path) {
   /* Made whatever happened above: the neighbours wait for these. */
   const double t0 = kl__now();
   if (sh) KL_KEEP(st, kl__lapdist_notes(a, nbs));
-  else if (path != PATH_SHARED)
-    kl__exchange_wait(p, kl__exchange_start(p, m, count));
+  else kl__exchange_wait(p, kl__exchange_start(p, m, count));
   const double messages = kl__now() - t0;
   if (copies) KL_KEEP(st, be->record(a->ctx, E_BACK, 0));
   for (int axis = 0; copies && axis < 3; axis++)
