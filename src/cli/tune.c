@@ -209,7 +209,7 @@ static int check_file(const char *path) {
    * that the built-in wisdom serves instead). */
   const char *tail = strrchr(note, ':');
   return !strncmp(note, "wisdom ", 7) && tail && strstr(tail, " picks") &&
-                 !strstr(note, "ignored") && !strstr(note, "built-in")
+                 !strstr(note, "ignored")
              ? 0
              : 1;
 }

@@ -103,9 +103,8 @@ static kl_status size_for_bytes(kl__planner *pl, kl__job *c, int host,
       grown += step;
       held = holds(pl, c, host, grown, bytes);
     }
-    c->in.n = top;
-    if (held && kl__fits_as_default(pl, c->w, &c->in, grown, &placed) &&
-        holds(pl, c, host, grown, bytes))
+    /* The plan that held is the job's; the budget's check plans apart. */
+    if (held && kl__fits_as_default(pl, c->w, &c->in, grown, &placed))
       return KL_OK;
     (void)holds(pl, c, host, top, 0); /* the default's plan, kept */
     return KL_OK;
