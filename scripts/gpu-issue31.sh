@@ -10,6 +10,9 @@
 #   integrate the library rung against CUB, 1K to 1G points (x8)
 #   gemm      the best rungs against cuBLAS: square 1024 to 16384, both
 #             types; m or n 256 with k 4096; k 256
+#   gemm-tiles the DMMA rung's tile configurations (KLADDER_DMMA=0..3,
+#             KL_DMMA_CONFIGS) at the gemm part's shapes, cuBLAS beside
+#             each; the pipelined rung on the small squares (split grids)
 #   laplacian f32 and f64 at 512^3 against the copy
 #   planes    laplacian cuda-zmarch-vector over -p planes=2..8, 512^3 and
 #             1024^3, both types, against the copy
@@ -66,6 +69,22 @@ if part gemm; then
         --json "$out/gemm-$s-$t.json" >"$out/gemm-$s-$t.txt" 2>&1
     done
   done
+fi
+if part gemm-tiles; then
+  step gemm-tiles
+  for c in ${KL_DMMA_CONFIGS:-0 1 2 3}; do
+    KLADDER_DMMA=$c $k -w gemm -b cuda -r cuda-dmma,cuda-cublas -t f64 \
+      -n 1024,2048,4096,8192 --reps 7 --warmup 2 \
+      --json "$out/tiles-$c-square.json" >"$out/tiles-$c-square.txt" 2>&1
+    for s in 256x16384x4096 16384x256x4096 8192x8192x256; do
+      KLADDER_DMMA=$c $k -w gemm -b cuda -r cuda-dmma,cuda-cublas -t f64 \
+        -s $s --reps 7 --warmup 2 \
+        --json "$out/tiles-$c-$s.json" >"$out/tiles-$c-$s.txt" 2>&1
+    done
+  done
+  $k -w gemm -b cuda -r cuda-pipelined,cuda-cublas -t f32 -n 512,1024,2048 \
+    --reps 10 --warmup 2 --json "$out/tiles-f32-small.json" \
+    >"$out/tiles-f32-small.txt" 2>&1
 fi
 if part laplacian; then
   step laplacian

@@ -331,6 +331,16 @@ static __global__ void __launch_bounds__(
     kl__gemm_tile_origin(tile_offset + blockIdx.x, tiles_m, tiles_n, BM, BN,
                          &m0, &n0);
   }
+  /* A tile cut by the end of m or n moves back to end there, recomputing
+   * rows or columns of the tile before it, which it does not store: its
+   * copies are then all inside the matrices and take the fast path, where
+   * bounds-checked copies made each such tile slower than the rest and the
+   * last wave as slow as they were (1000^3: 0.64x cuBLAS). A's pairs must
+   * stay 16-byte aligned for VEC 2, so an odd m keeps its edge tiles. */
+  const int64_t m_own = m0, n_own = n0; /* what this tile stores */
+  if (m0 + BM > s.m && s.m >= BM && (VEC == 1 || s.m % 2 == 0))
+    m0 = s.m - BM;
+  if (n0 + BN > s.n && s.n >= BN) n0 = s.n - BN;
   const bool inside_mn = m0 + BM <= s.m && n0 + BN <= s.n;
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -440,7 +450,7 @@ static __global__ void __launch_bounds__(
       for (int r = 0; r < 4; r++) {
         const int64_t row = m0 + wm + i * 16 + 2 * g + r / 2;
         const int64_t col = n0 + wn + j * 8 + 2 * t + r % 2;
-        if (row < s.m && col < s.n) {
+        if (row >= m_own && row < s.m && col >= n_own && col < s.n) {
           double *cij = c + col * s.ldc + row;
           if (SPLIT)
             atomicAdd(cij, s.alpha * acc[i][j][r]);
@@ -541,23 +551,17 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   double *C = (double *)a->buffers[GEMM_C];
   cudaStream_t stream = (cudaStream_t)a->stream;
   const int64_t sms = a->ctx->device.compute_units;
-  /* The tile is a tuning choice (NOTES.md, "DMMA rung"): KLADDER_DMMA
-   * picks one of the other configurations measured there. */
+  /* The tile is a tuning choice (NOTES.md, "DMMA rung"): 64 x 64 x 16
+   * tiles of four warps (32 x 32 each), 4 stages, three blocks an SM, at
+   * every shape: 0.91-0.97x cuBLAS from 2048^3 to 8192^3 where 128 x 128
+   * tiles, one block an SM, measured 0.83-0.92x. KLADDER_DMMA picks one of
+   * the others measured there. */
   const char *v = getenv("KLADDER_DMMA");
   switch (v ? atoi(v) : 0) {
-  case 1: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
+  case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream, sms);
   case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream, sms);
-  case 3: return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream, sms);
+  case 3: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
   default: break;
   }
-  /* 128 x 128 x 16 tiles, 8 warps of 64 x 32, 4 stages, one block per SM:
-   * 0.91-0.92x cuBLAS at 8192. Problems with fewer such tiles than SMs
-   * (1000^3 has 64) take smaller tiles, two or three blocks per SM, so
-   * that every SM has work. */
-  const int64_t rows = (s.m + 127) / 128, cols = (s.n + 127) / 128;
-  if (rows * cols >= sms)
-    return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream, sms);
-  if (2 * rows * cols >= sms)
-    return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
   return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream, sms);
 }
