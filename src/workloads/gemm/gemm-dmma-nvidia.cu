@@ -440,23 +440,41 @@ static __global__ void __launch_bounds__(
   wait_copies<0>();
 
   /* The lane's C values: rows 2g (acc 0, 1) and 2g + 1 (acc 2, 3), columns
-   * 2t (acc 0, 2) and 2t + 1 (acc 1, 3). BLAS semantics: with beta = 0, C
-   * is not read. */
+   * 2t (acc 0, 2) and 2t + 1 (acc 1, 3). A column's two rows are
+   * neighbours in C: one 16-byte store where C allows it, so a warp's
+   * store fills whole 128-byte lines. BLAS semantics: with beta = 0, C is
+   * not read. */
+  const bool c_pairs = !SPLIT && s.ldc % 2 == 0 &&
+                       ((uintptr_t)c & 15) == 0 && (m0 & 1) == 0;
 #pragma unroll
   for (int i = 0; i < cfg::TILES_M; i++)
 #pragma unroll
     for (int j = 0; j < cfg::TILES_N; j++)
 #pragma unroll
-      for (int r = 0; r < 4; r++) {
-        const int64_t row = m0 + wm + i * 16 + 2 * g + r / 2;
-        const int64_t col = n0 + wn + j * 8 + 2 * t + r % 2;
-        if (row >= m_own && row < s.m && col >= n_own && col < s.n) {
-          double *cij = c + col * s.ldc + row;
+      for (int e = 0; e < 2; e++) {
+        const int64_t row = m0 + wm + i * 16 + 2 * g;
+        const int64_t col = n0 + wn + j * 8 + 2 * t + e;
+        if (col < n_own || col >= s.n) continue;
+        double *p = c + col * s.ldc + row;
+        const double v[2] = {s.alpha * acc[i][j][e],
+                             s.alpha * acc[i][j][2 + e]};
+        if (c_pairs && row >= m_own && row + 1 < s.m) {
+          double2 out = make_double2(v[0], v[1]);
+          if (s.beta != 0) {
+            const double2 old = *(const double2 *)p;
+            out.x = v[0] + s.beta * old.x;
+            out.y = v[1] + s.beta * old.y;
+          }
+          *(double2 *)p = out;
+          continue;
+        }
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          if (row + h < m_own || row + h >= s.m) continue;
           if (SPLIT)
-            atomicAdd(cij, s.alpha * acc[i][j][r]);
+            atomicAdd(p + h, v[h]);
           else
-            *cij = s.beta == 0 ? s.alpha * acc[i][j][r]
-                               : s.alpha * acc[i][j][r] + s.beta * *cij;
+            p[h] = s.beta == 0 ? v[h] : v[h] + s.beta * p[h];
         }
       }
 }
