@@ -41,7 +41,9 @@
 #            multiple of the chunk, a chunk larger than the array, chunks
 #            of one element), every rung; under racecheck up to 5000;
 #   gemm-SHAPE  test_gemm cuda at 1x1x1, 7x5x3, 67x45x33 (the shape that
-#            showed the DMMA rung's overread) and 129x257x65, each with
+#            showed the DMMA rung's overread), 129x257x65 and 132x70x40
+#            (m a multiple of 4 and n past a tile: the edge tiles move
+#            back inside the matrices in both fast rungs), each with
 #            test_gemm's four variants (leading dimensions equal to the
 #            rows, larger and odd, larger and even; beta 0, 0.75, -1 and 1),
 #            every rung, both types; under memcheck, initcheck and synccheck
@@ -101,7 +103,7 @@ declare -A group=(
   [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
 )
-shapes=(1x1x1 7x5x3 67x45x33 129x257x65 1541x1415x133)
+shapes=(1x1x1 7x5x3 67x45x33 129x257x65 132x70x40 1541x1415x133)
 for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
 
 # The groups under each tool, the slowest kinds first: the pool then ends
@@ -109,9 +111,9 @@ for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
 groups_of() {
   case $1 in
   racecheck) echo cg-race pipeline-race split-f64 split-f32 gemm-129x257x65 \
-    histogram laplacian gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+    histogram laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
   *) echo cg pipeline gemm-1541x1415x133 gemm-129x257x65 histogram laplacian \
-    rungs gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+    gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
   esac
 }
 
