@@ -4,8 +4,13 @@
  * wisdom.c). It is `kladder tune`'s file as measured on the H100 machine
  * (one NVIDIA H100 80GB HBM3, a 16-core Xeon host; the default sweep, each
  * workload from its smallest size to a quarter of its host default) at
- * da53a34 on 2026-11-26, docs/results/2026-11-26-issue31/wisdom-h100, its
- * build line left out: the defaults of any build and machine, which
+ * da53a34 on 2026-11-26, docs/results/2026-11-26-issue31/wisdom-h100;
+ * for map, reduce and histogram above its last size (16M elements) the
+ * lines of a sweep up to the GPU's sizes on the same machine (serial,
+ * openmp and cuda, 1K to 256M in steps of 8) at 7d2429d on 2026-11-27,
+ * docs/results/2026-11-27-day/wisdom-gpu, where its rung differs: with
+ * the copies counted the host stays fastest to 256M, and cuda-best stays
+ * the GPU's pick for reduce and histogram. The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
  * wisdom-builtin wants none skipped). */
@@ -31,9 +36,13 @@ const char kl__wisdom_builtin[] =
     "best reduce f32 0 serial serial\n"
     "best reduce f32 32768 openmp openmp-partials\n"
     "best reduce f32 2097152 openmp openmp-clause\n"
+    "best reduce f32 33554432 openmp openmp-partials\n"
+    "best reduce f32 268435456 openmp openmp-clause\n"
     "pick reduce f32 0 serial serial\n"
     "pick reduce f32 0 openmp openmp-partials\n"
     "pick reduce f32 2097152 openmp openmp-clause\n"
+    "pick reduce f32 33554432 openmp openmp-partials\n"
+    "pick reduce f32 268435456 openmp openmp-clause\n"
     "pick reduce f32 0 cuda cuda-cub\n"
     "pick reduce f32 8 cuda cuda-best\n"
     "pick reduce f32 64 cuda cuda-cub\n"
@@ -54,19 +63,27 @@ const char kl__wisdom_builtin[] =
     "best reduce i32 0 serial serial\n"
     "best reduce i32 32768 openmp openmp-partials\n"
     "best reduce i32 2097152 openmp openmp-clause\n"
+    "best reduce i32 33554432 openmp openmp-partials\n"
+    "best reduce i32 268435456 openmp openmp-clause\n"
     "pick reduce i32 0 serial serial\n"
     "pick reduce i32 0 openmp openmp-clause\n"
     "pick reduce i32 8 openmp openmp-partials\n"
     "pick reduce i32 2097152 openmp openmp-clause\n"
+    "pick reduce i32 33554432 openmp openmp-partials\n"
+    "pick reduce i32 268435456 openmp openmp-clause\n"
     "pick reduce i32 0 cuda cuda-best\n"
     "pick reduce i32 8 cuda cuda-cub\n"
     "pick reduce i32 64 cuda cuda-best\n"
     "best histogram u8 0 serial serial\n"
     "best histogram u8 262144 openmp openmp-blocks\n"
+    "best histogram u8 33554432 openmp openmp-interleaved\n"
+    "best histogram u8 268435456 openmp openmp-blocks\n"
     "pick histogram u8 0 serial serial\n"
     "pick histogram u8 0 openmp openmp-atomic\n"
     "pick histogram u8 4096 openmp openmp-interleaved\n"
     "pick histogram u8 32768 openmp openmp-blocks\n"
+    "pick histogram u8 33554432 openmp openmp-interleaved\n"
+    "pick histogram u8 268435456 openmp openmp-blocks\n"
     "pick histogram u8 0 cuda cuda-shared\n"
     "pick histogram u8 8 cuda cuda-four-per-thread\n"
     "pick histogram u8 64 cuda cuda-global-atomic\n"
