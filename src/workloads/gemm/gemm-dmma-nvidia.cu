@@ -377,9 +377,6 @@ static __global__ void __launch_bounds__(
   wait_copies<STAGES - 1>();
   __syncthreads();
 
-  /* Fragments are loaded one k-step ahead of the mma that use them, the
-   * first step of a slice during the last step of the one before, so no
-   * mma waits for shared memory. */
   /* Fragments are loaded a k-step ahead of the mma that use them: the next
    * step's A into a second buffer at the start of a step, and each B
    * fragment into its own registers as soon as the mma of this step that
