@@ -551,6 +551,23 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
 #define F64_MINB (KL_GPU_ASYNC_COPIES ? 1 : 2)
 #define F64_LEAD (KL_GPU_ASYNC_COPIES ? 2 : 0)
 
+/* float with TN columns a thread (128 x 16 TN tiles), at the widest copy
+ * A's and B's alignment allows. */
+template <int TN>
+static kl_status launch_float(const kl_args *a, const kl__gemm_shape *s) {
+  switch (copy_width(a, s, sizeof(float))) {
+  case 4:
+    return launch<float, 8, TN, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(a,
+                                                                           s);
+  case 2:
+    return launch<float, 8, TN, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(a,
+                                                                           s);
+  default:
+    return launch<float, 8, TN, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(a,
+                                                                           s);
+  }
+}
+
 extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
   if (a->plan->type == KL_F32) {
@@ -560,28 +577,7 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
     const char *v = getenv("KLADDER_PIPELINED"); /* 0 wide, 1 narrow */
     const int narrow =
         v && *v ? atoi(v) == 1 : wide < a->ctx->device.compute_units;
-    if (narrow) switch (copy_width(a, &s, sizeof(float))) {
-    case 4:
-      return launch<float, 8, 4, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(
-          a, &s);
-    case 2:
-      return launch<float, 8, 4, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(
-          a, &s);
-    default:
-      return launch<float, 8, 4, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(
-          a, &s);
-    }
-    switch (copy_width(a, &s, sizeof(float))) {
-    case 4:
-      return launch<float, 8, 8, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(
-          a, &s);
-    case 2:
-      return launch<float, 8, 8, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(
-          a, &s);
-    default:
-      return launch<float, 8, 8, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(
-          a, &s);
-    }
+    return narrow ? launch_float<4>(a, &s) : launch_float<8>(a, &s);
   }
   if (a->plan->type == KL_F64) {
     /* 128 x 64 tiles, 8 x 4 per thread. */
