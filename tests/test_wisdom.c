@@ -2,7 +2,8 @@
  * points KLADDER_WISDOM at it before the first library call, and checks
  * what the entry points then run. MODE: good (a file of this build and
  * these devices: histogram on serial below 64 KiB and on openmp from
- * there, reduce's picks within each backend; kl_histogram on 35 KB counts
+ * there, the rung within it by openmp's picks, reduce's picks within each
+ * backend; kl_histogram on 35 KB counts
  * right), other-build, other-device, malformed (each ignored whole, with
  * its note, and dispatch as the built-in wisdom has it), builtin (no file
  * at the path: the built-in wisdom, every line of it a rung this build
@@ -36,12 +37,16 @@ typedef struct expected {
 } expected;
 
 /* The file `good` writes (main): histogram on serial below 64 KiB and
- * openmp-blocks from there; within openmp, interleaved below 1M. */
+ * openmp-blocks from there; within openmp, interleaved below 1M. The best
+ * line chooses the backend, that backend's pick the rung: with no context
+ * openmp's interleaved from 64 KiB, blocks from 1M; serial has no pick
+ * lines and keeps the best line's rung. */
 static const expected file_picks[] = {
     {0, "histogram", KL_U8, 1, "serial", "serial"},
     {0, "histogram", KL_U8, 35000, "serial", "serial"},
     {0, "histogram", KL_U8, 65535, "serial", "serial"},
-    {0, "histogram", KL_U8, 65536, "openmp", "openmp-blocks"},
+    {0, "histogram", KL_U8, 65536, "openmp", "openmp-interleaved"},
+    {0, "histogram", KL_U8, 2000000, "openmp", "openmp-blocks"},
     {1, "histogram", KL_U8, 35000, "openmp", "openmp-interleaved"},
     {1, "histogram", KL_U8, 2000000, "openmp", "openmp-blocks"},
     {1, "reduce", KL_F64, 10, "openmp", "openmp-clause"}};

@@ -222,12 +222,10 @@ const char *kl_wisdom_note(void) {
   return wisdom.note;
 }
 
-/* The pick for w at type t and size n, on backend `only` (NULL: any
- * available one): the pick of the largest MIN_N not above n; NULL where
- * the wisdom has none. */
-const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
+/* The line for w at type t and size n: within backend `only`, or across
+ * the available ones (NULL): the one of the largest MIN_N not above n. */
+static const pick *wisdom_line(const kl_workload *w, kl_type t, int64_t n,
                                const kl_backend *only) {
-  call_once(&wisdom_once, wisdom_load);
   const pick *best = NULL;
   for (size_t i = 0; i < wisdom.count; i++) {
     const pick *p = &wisdom.picks[i];
@@ -238,5 +236,22 @@ const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
       continue;
     if (!best || p->min_n > best->min_n) best = p;
   }
-  return best ? best->rung : NULL;
+  return best;
+}
+
+/* The rung for w at type t and size n, on backend `only` (NULL: any
+ * available one); NULL where the wisdom has none. Across the backends the
+ * best line chooses the backend and that backend's own pick for the size
+ * the rung: the best lines time a GPU's rungs with the copies of the
+ * caller's data, which weigh the same for each of its rungs and can hide
+ * which is fastest (at 2048^3 f64 the copies take 20 times the product);
+ * the pick lines time them on device data. A backend without pick lines
+ * keeps the best line's rung. */
+const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
+                               const kl_backend *only) {
+  call_once(&wisdom_once, wisdom_load);
+  const pick *p = wisdom_line(w, t, n, only);
+  if (!p || only) return p ? p->rung : NULL;
+  const pick *within = wisdom_line(w, t, n, p->rung->backend);
+  return within ? within->rung : p->rung;
 }
