@@ -10,7 +10,11 @@
  * openmp and cuda, 1K to 256M in steps of 8) at 7d2429d on 2026-11-27,
  * docs/results/2026-11-27-day/wisdom-gpu, where its rung differs: with
  * the copies counted the host stays fastest to 256M, and cuda-best stays
- * the GPU's pick for reduce and histogram. The build line left out: the defaults of any build and machine, which
+ * the GPU's pick for reduce and histogram; for gemm from 256 on, a sweep
+ * of the OpenMP and CUDA rungs at 256, 512, 1024 and 2048 at ebe3dc3
+ * (docs/results/2026-11-27-day/wisdom-gemm-h100): the GPU from 1024 with
+ * the copies, cuda-dmma (f64) and cuda-pipelined (f32) at 1024, cuBLAS
+ * at 512 and 2048 on the device. The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
  * wisdom-builtin wants none skipped). */
@@ -146,10 +150,12 @@ const char kl__wisdom_builtin[] =
     "best gemm f32 0 serial serial-naive\n"
     "best gemm f32 8 openmp openblas\n"
     "best gemm f32 128 openmp openmp-blocked\n"
+    "best gemm f32 1024 cuda cuda-pipelined\n"
     "pick gemm f32 0 serial serial-naive\n"
     "pick gemm f32 8 serial serial-loop-order\n"
     "pick gemm f32 0 openmp openblas\n"
     "pick gemm f32 128 openmp openmp-blocked\n"
+    "pick gemm f32 2048 openmp openblas\n"
     "pick gemm f32 0 cuda cuda-shared-8\n"
     "pick gemm f32 2 cuda cuda-shared-16\n"
     "pick gemm f32 4 cuda cuda-shared-8\n"
@@ -157,15 +163,24 @@ const char kl__wisdom_builtin[] =
     "pick gemm f32 16 cuda cuda-shared-8\n"
     "pick gemm f32 128 cuda cuda-naive\n"
     "pick gemm f32 256 cuda cuda-shared-16\n"
+    "pick gemm f32 512 cuda cuda-cublas\n"
+    "pick gemm f32 1024 cuda cuda-pipelined\n"
+    "pick gemm f32 2048 cuda cuda-cublas\n"
     "best gemm f64 0 serial serial-naive\n"
     "best gemm f64 8 openmp openblas\n"
     "best gemm f64 128 openmp openmp-blocked\n"
+    "best gemm f64 1024 cuda cuda-cublas\n"
+    "best gemm f64 2048 cuda cuda-pipelined\n"
     "pick gemm f64 0 serial serial-naive\n"
     "pick gemm f64 8 serial serial-loop-order\n"
     "pick gemm f64 0 openmp openblas\n"
     "pick gemm f64 128 openmp openmp-blocked\n"
+    "pick gemm f64 1024 openmp openblas\n"
+    "pick gemm f64 2048 openmp openmp-blocked\n"
     "pick gemm f64 0 cuda cuda-shared-8\n"
     "pick gemm f64 2 cuda cuda-naive\n"
     "pick gemm f64 4 cuda cuda-shared-8\n"
     "pick gemm f64 16 cuda cuda-shared-16\n"
-    "pick gemm f64 256 cuda cuda-cublas\n";
+    "pick gemm f64 512 cuda cuda-cublas\n"
+    "pick gemm f64 1024 cuda cuda-dmma\n"
+    "pick gemm f64 2048 cuda cuda-cublas\n";
