@@ -144,6 +144,15 @@ kl_cli_test(no-files-after-device-error 3 "injected runtime error"
 kl_cli_test(old-file-kept-after-device-error 3 "injected runtime error"
   --env KLADDER_INJECT_ERROR=openmp --keeps out.json
   run -w map -b serial,openmp -n 1000 --reps 1 --no-ceiling --json out.json)
+# Each result names the rung the library's entry point runs for its
+# problem on its backend (kl_dispatch; the tests run without wisdom, so the
+# backend's library rung), and null for a workload without entry points.
+kl_cli_test(json-dispatched 0 "^reduce +openmp-clause .*PASS"
+  --file out.json "\"rung\": \"openmp-clause\".*\"dispatched\": \"openmp-partials\""
+  run -w reduce -b openmp -r openmp-clause -n 1000 --reps 2 --json out.json)
+kl_cli_test(json-dispatched-none 0 "^stream +serial-copy .*PASS"
+  --file out.json "\"dispatched\": null"
+  run -w stream -b serial -r serial-copy -n 1000 --reps 2 --json out.json)
 kl_cli_test(files-after-failed-check 1 "^map +openmp .*FAIL"
   --env KLADDER_INJECT_WRONG=openmp --file out.csv "^map,openmp,openmp,.*,FAIL,"
   run -w map -b serial,openmp -n 1000 --reps 1 --no-ceiling --csv out.csv)

@@ -67,6 +67,9 @@ typedef struct row {
   double energy_w, energy_pj;
   int has_energy;
   const char *energy_per;
+  /* The rung the library's entry point runs for this problem on this
+   * backend (kl_dispatch), "" where the file does not say. */
+  const char *dispatched;
   int group; /* its problem's index in the groups */
   int series_sizes; /* the sizes its series ran at (count_series) */
 } row;
@@ -141,6 +144,7 @@ static void read_row(row *r, const json_value *v, int file, int index) {
   r->energy_pj = json_number(v, "energy_pj", 0, &pj);
   r->has_energy = watts && pj && r->energy_w > 0 && r->energy_pj > 0;
   r->energy_per = str(v, "energy_per");
+  r->dispatched = str(v, "dispatched");
   r->group = -1;
 }
 
@@ -1385,7 +1389,111 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
     html_escape(f, s->rung);
     fputs("</title></polyline>\n", f);
   }
+  /* A ring on the point of the rung the library dispatches at each size. */
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->ceiling_only || !ran(r) || !same_chart(r, c) ||
+        r->series_sizes < 2 || r->n <= 0 || strcmp(r->rung, r->dispatched))
+      continue;
+    const double y = rate ? r->rate : r->median;
+    if (y <= 0) continue;
+    fprintf(f, "<circle class=\"dispatched\" cx=\"%.1f\" cy=\"%.1f\" "
+            "r=\"5\"><title>the library runs ", at(&ax, r->n), at(&ay, y));
+    html_escape(f, r->rung);
+    fprintf(f, " at n = %.0f</title></circle>\n", r->n);
+  }
   fputs("</svg>\n", f);
+}
+
+/* A row of c's chart at size n on `backend`: the rung named `rung`;
+ * with rung NULL, the vendor rung (vendor 1) or the one of the least
+ * median (vendor 0). NULL where there is none. */
+static const row *chart_row(const report *rep, const row *c, double n,
+                            const char *backend, const char *rung,
+                            int vendor) {
+  const row *best = NULL;
+  for (size_t i = 0; i < rep->count; i++) {
+    const row *r = &rep->rows[i];
+    if (r->ceiling_only || !ran(r) || !same_chart(r, c) || r->n != n ||
+        strcmp(r->backend, backend))
+      continue;
+    if (rung ? !strcmp(r->rung, rung)
+             : vendor ? has_flag(r, "vendor") != 0
+                      : !best || r->median < best->median)
+      best = r;
+    if (rung || vendor) {
+      if (best) return best;
+    }
+  }
+  return best;
+}
+
+/* Under a growth chart whose rows say what the library dispatches: a row
+ * per size and backend with the fastest rung measured, the vendor rung's
+ * time, and the dispatched rung's time and how far it is from the
+ * fastest (1x: the library picked the fastest measured). */
+static void dispatch_table(report *rep, const row *c) {
+  FILE *f = rep->f;
+  int any = 0;
+  for (size_t i = 0; i < rep->count && !any; i++) {
+    const row *r = &rep->rows[i];
+    any = !r->ceiling_only && ran(r) && same_chart(r, c) &&
+          r->series_sizes >= 2 && r->dispatched[0];
+  }
+  if (!any) return;
+  fputs("<table class=\"rungs dispatch\"><caption>what the library runs "
+        "(kl_dispatch on a context of each backend) against the fastest "
+        "rung measured</caption><thead><tr><th>n</th><th>backend</th>"
+        "<th>fastest</th><th>median</th><th>vendor</th><th>dispatched</th>"
+        "<th>median</th><th>fastest / dispatched</th></tr></thead><tbody>\n",
+        f);
+  double last = -1;
+  for (;;) {
+    double n = -1;
+    for (size_t i = 0; i < rep->count; i++) {
+      const row *r = &rep->rows[i];
+      if (!r->ceiling_only && ran(r) && same_chart(r, c) && r->n > last &&
+          r->dispatched[0] && (n < 0 || r->n < n))
+        n = r->n;
+    }
+    if (n < 0) break;
+    /* Each backend at this size once, in file order. */
+    for (size_t i = 0; i < rep->count; i++) {
+      const row *r = &rep->rows[i];
+      if (r->ceiling_only || !ran(r) || !same_chart(r, c) || r->n != n ||
+          !r->dispatched[0])
+        continue;
+      int seen = 0;
+      for (size_t k = 0; k < i && !seen; k++) {
+        const row *q = &rep->rows[k];
+        seen = !q->ceiling_only && ran(q) && same_chart(q, c) && q->n == n &&
+               q->dispatched[0] && !strcmp(q->backend, r->backend);
+      }
+      if (seen) continue;
+      const row *fast = chart_row(rep, c, n, r->backend, NULL, 0);
+      const row *vend = chart_row(rep, c, n, r->backend, NULL, 1);
+      const row *disp = chart_row(rep, c, n, r->backend, r->dispatched, 0);
+      fprintf(f, "<tr><td class=\"n\">%.0f</td><td>", n);
+      html_escape(f, r->backend);
+      fputs("</td><td>", f);
+      html_escape(f, fast->rung);
+      fputs("</td>", f);
+      cell_field(f, fast, "median_s", F_TIME, NULL);
+      if (vend) cell_field(f, vend, "median_s", F_TIME, NULL);
+      else fputs("<td class=\"n\">-</td>", f);
+      fputs("<td>", f);
+      html_escape(f, r->dispatched);
+      if (!disp) fputs(" <span class=\"tag\">not run</span>", f);
+      fputs("</td>", f);
+      if (disp) cell_field(f, disp, "median_s", F_TIME, NULL);
+      else fputs("<td class=\"n\">-</td>", f);
+      cell_computed(f, disp != NULL, disp ? fast->median / disp->median : 0,
+                    F_TIMES);
+      fputs("</tr>\n", f);
+    }
+    last = n;
+  }
+  fputs("</tbody></table>\n", f);
 }
 
 static void growth(report *rep) {
@@ -1407,7 +1515,10 @@ static void growth(report *rep) {
             "Where a rung ran at several sizes: its median time and its rate "
             "against the size, each rung a line (vendor rungs dashed), with "
             "the shortest time measured on the device as the floor a launch "
-            "cannot go under.</p>\n", f);
+            "cannot go under. A ring marks the rung the library's entry "
+            "point runs at each size (its wisdom's pick, else the backend's "
+            "library rung), and the table under the chart sets it beside "
+            "the fastest rung measured and the vendor's.</p>\n", f);
       open = 1;
     }
     double floor = 0;
@@ -1448,6 +1559,7 @@ static void growth(report *rep) {
       series++;
     }
     fputs(".</figcaption></figure>\n", f);
+    dispatch_table(rep, c);
   }
   if (open) fputs("</section>\n", f);
 }
@@ -1846,7 +1958,9 @@ static const char style[] =
     "stroke-width:2}.roof{stroke:#e6550d;stroke-width:2;fill:none}"
     ".point{fill:#4a7ab5;fill-opacity:.75}.point.vendor{fill:#8c6bb1}"
     ".series{fill:none;stroke-width:1.8}.series.vendor{stroke-dasharray:"
-    "5 3}.floor{stroke:#999;stroke-dasharray:2 3}.event{stroke:none}"
+    "5 3}.floor{stroke:#999;stroke-dasharray:2 3}"
+    "circle.dispatched{fill:none;stroke:#000;stroke-width:1.5}"
+    ".event{stroke:none}"
     "figure{margin:8px 0 16px}figure.growth svg{display:inline-block}"
     "figure.history svg{display:inline-block}"
     "figcaption{font-size:12.5px;color:#444}#selfcheck{color:#999;"

@@ -264,6 +264,17 @@ GET(get_counts) {
 }
 GET(get_summary) { (void)rep; text(v, res->pub.summary); }
 GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
+/* The rung the library's entry point on a context of this rung's backend
+ * runs for this problem's type and size (the wisdom's pick, else the
+ * backend's library rung); absent for a workload without entry points or
+ * a backend without a rung for it. */
+GET(get_dispatched) {
+  (void)rep;
+  const kl_rung *d =
+      res->r ? kl__dispatched(res->w, res->pub.type, res->pub.n, res->r->backend)
+             : NULL;
+  text(v, d ? d->name : NULL);
+}
 /* The rung of another backend doing this one's work, where it names one. */
 GET(get_peer) {
   (void)rep;
@@ -486,6 +497,7 @@ const kl__field kl__fields[] = {
     {"workload_summary", NULL, R, NULL, KL__TEXT, NULL, get_workload_summary},
     {"step", "step", R, NULL, KL__NUMBER, "%.0f", get_step},
     {"peer", NULL, R, NULL, KL__TEXT, NULL, get_peer},
+    {"dispatched", NULL, R, NULL, KL__TEXT, NULL, get_dispatched},
     {"ceiling_only", NULL, R, NULL, KL__NUMBER, NULL, get_ceiling_only},
     {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace},
     {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",

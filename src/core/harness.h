@@ -70,9 +70,16 @@ const kl_device *kl__device_at(const kl_backend *b, int index);
 
 /* ---- wisdom.c: which rung the entry points run, by size -------------------
  * The pick for w at type t and size n: across the available backends
- * (only NULL) or within `only`; NULL where the wisdom has none. */
+ * (only NULL: the best line's backend, and its own pick line's rung where
+ * it has one) or within `only`; NULL where the wisdom has none. */
 const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
                                const kl_backend *only);
+/* The rung an entry point runs for w at type t and size n on backend `on`
+ * (NULL: with no context): the wisdom's pick for the size (wisdom.c),
+ * else the library rung of `on` or of the preferred available backend;
+ * NULL where none serves. library.c; kl_dispatch says it by name. */
+const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
+                              const kl_backend *on);
 /* The built-in wisdom, a wisdom file's text (wisdom-builtin.c). */
 extern const char kl__wisdom_builtin[];
 

@@ -31,24 +31,27 @@ static const kl_backend *preferred_backend(const kl_workload *w, kl_type t) {
   return best;
 }
 
-/* The rung an entry point runs for w at type t and size n: the wisdom's
- * pick for the size (wisdom.c: `kladder tune`), across the backends or
- * within the context's; else the library rung of the context's backend
- * or of the preferred one. */
+const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
+                              const kl_backend *on) {
+  const kl_rung *r = kl__wisdom_rung(w, t, n, on);
+  if (r) return r;
+  const kl_backend *b = on ? on : preferred_backend(w, t);
+  return b ? library_rung(w, b, t) : NULL;
+}
+
+/* The rung an entry point runs for w at type t and size n (kl__dispatched),
+ * or why there is none. */
 static kl_status choose(const kl_workload *w, kl_type t, int64_t n,
                         const kl_context *ctx, const kl_rung **out) {
-  const kl_rung *r = kl__wisdom_rung(w, t, n, ctx ? ctx->backend : NULL);
-  const kl_backend *b = r ? r->backend
-                      : ctx ? ctx->backend : preferred_backend(w, t);
+  const kl_backend *on = ctx ? ctx->backend : NULL;
+  *out = kl__dispatched(w, t, n, on);
+  if (*out) return KL_OK;
+  const kl_backend *b = on ? on : preferred_backend(w, t);
   if (!b)
     return kl__usage(KL_UNAVAILABLE, "%s: no backend here has a library rung "
                      "for %s", w->name, kl_type_name(t));
-  if (!r) r = library_rung(w, b, t);
-  if (!r)
-    return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
-                     "for %s", w->name, b->name, kl_type_name(t));
-  *out = r;
-  return KL_OK;
+  return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
+                   "for %s", w->name, b->name, kl_type_name(t));
 }
 
 /* One run of rung r on the caller's buffers, in an entered context. */
