@@ -17,6 +17,10 @@
 #   planes    laplacian cuda-zmarch-vector over -p planes=2..8, 512^3 and
 #             1024^3, both types, against the copy
 #   tune      kladder tune over the GPU and host backends
+#   dispatch  reduce (f64, f32, i32) and histogram from 1K to 1G on the
+#             CUDA rungs with CUB, sum only: the rung the library
+#             dispatches at each size beside the fastest and the vendor
+#             (dispatch.md, and the report's rings, report.html)
 #   tune-gpu  kladder tune up to the GPU's sizes (1K to 256M, x8) on
 #             serial, openmp and cuda, for src/core/wisdom-builtin.c
 #             (tune keeps the workloads that finished when the limit,
@@ -104,6 +108,43 @@ if part planes; then
         --json "$out/planes-$t-$n.json" >"$out/planes-$t-$n.txt" 2>&1
     done
   done
+fi
+if part dispatch; then
+  step dispatch
+  for t in f64 f32 i32; do
+    $k -w reduce -b cuda -t $t -n 1K..1G:x4 --reps 20 --warmup 3 \
+      --no-ceiling --json "$out/dispatch-reduce-$t.json" \
+      >"$out/dispatch-reduce-$t.txt" 2>&1
+  done
+  $k -w histogram -b cuda -n 1K..1G:x4 --reps 10 --warmup 2 --no-ceiling \
+    --json "$out/dispatch-histogram.json" >"$out/dispatch-histogram.txt" 2>&1
+  ./build/kladder report "$out"/dispatch-*.json -o "$out/report.html" ||
+    echo "dispatch: the report failed" >&2
+  # The table: per size, the fastest rung, the vendor's, the dispatched
+  # rung and the fastest's median over the dispatched one's.
+  python3 - "$out" >"$out/dispatch.md" <<'PY'
+import glob, json, os, sys
+print("| workload | type | n | backend | fastest | µs | vendor µs | dispatched | µs | fastest/dispatched |")
+print("| --- | --- | ---: | --- | --- | ---: | ---: | --- | ---: | ---: |")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "dispatch-*.json"))):
+    rs = [r for r in json.load(open(f))["results"]
+          if r.get("median_s") and not r.get("ceiling_only")]
+    for key in sorted({(r["workload"], r["type"], r["n"], r["backend"])
+                       for r in rs}):
+        at = [r for r in rs
+              if (r["workload"], r["type"], r["n"], r["backend"]) == key]
+        fast = min(at, key=lambda r: r["median_s"])
+        ven = [r for r in at if "vendor" in (r.get("flags") or "")]
+        d = [r for r in at if r["rung"] == at[0].get("dispatched")]
+        print("| %s | %s | %d | %s | %s | %.2f | %s | %s | %s | %s |" % (
+            key[0], key[1], key[2], key[3], fast["rung"],
+            fast["median_s"] * 1e6,
+            "%.2f" % (ven[0]["median_s"] * 1e6) if ven else "-",
+            at[0].get("dispatched") or "-",
+            "%.2f" % (d[0]["median_s"] * 1e6) if d else "not run",
+            "%.3f" % (fast["median_s"] / d[0]["median_s"]) if d else "-"))
+PY
+  cat "$out/dispatch.md" >&2
 fi
 if part tune; then
   step tune
