@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/harness.h"
 #include "expect.h"
 #include "kladder-histogram.h"
 
@@ -96,7 +97,10 @@ int main(int argc, char **argv) {
           "best histogram u8 65536 openmp openmp-blocks\n"
           "pick histogram u8 0 openmp openmp-interleaved\n"
           "pick histogram u8 1000000 openmp openmp-blocks\n"
-          "pick reduce f64 0 openmp openmp-clause\n", f);
+          "pick reduce f64 0 openmp openmp-clause\n"
+          "# gemm on serial: the naive loop below 100, loop order from there\n"
+          "pick gemm f64 0 serial serial-naive\n"
+          "pick gemm f64 100 serial serial-loop-order\n", f);
   }
   fclose(f);
   if (strcmp(mode, "builtin") == 0) unlink(path);
@@ -105,7 +109,7 @@ int main(int argc, char **argv) {
   printf("%s: %s\n", mode, note);
   const int good = strcmp(mode, "good") == 0;
   const int none = strcmp(mode, "none") == 0;
-  if (good) EXPECT(strstr(note, ": 5 picks") != NULL);
+  if (good) EXPECT(strstr(note, ": 7 picks") != NULL);
   else if (none) EXPECT(strstr(note, "no wisdom") != NULL);
   else {
     EXPECT(strstr(note, "the built-in wisdom serves") != NULL);
@@ -133,6 +137,29 @@ int main(int argc, char **argv) {
                  sizeof builtin_picks / sizeof *builtin_picks);
   } else {
     expect_picks(omp, file_picks, sizeof file_picks / sizeof *file_picks);
+    /* gemm dispatches by the side of the square of its flops, as tune's
+     * sweep of squares measured it: 1000 x 10 x 1000 is a 215-cube (loop
+     * order), where n = 10 alone would take the naive loop. */
+    const kl_workload *gw = kl_workload_find("gemm");
+    const kl_backend *sb = kl_backend_find("serial");
+    EXPECT(gw && sb);
+    if (gw && sb) {
+      double value[KL_MAX_PARAMS] = {0};
+      value[kl_param_index(gw, "m")] = 1000;
+      value[kl_param_index(gw, "k")] = 1000;
+      EXPECT(kl__wisdom_size(gw, 10, value) == 215);
+      const kl_rung *big = kl__dispatched(gw, KL_F64,
+                                          kl__wisdom_size(gw, 10, value), sb);
+      EXPECT(big && strcmp(big->name, "serial-loop-order") == 0);
+      value[kl_param_index(gw, "m")] = 10;
+      value[kl_param_index(gw, "k")] = 10;
+      const kl_rung *small = kl__dispatched(gw, KL_F64,
+                                            kl__wisdom_size(gw, 10, value), sb);
+      EXPECT(small && strcmp(small->name, "serial-naive") == 0);
+      /* m and k not given: the main size. */
+      double none[KL_MAX_PARAMS] = {0};
+      EXPECT(kl__wisdom_size(gw, 300, none) == 300);
+    }
     /* A type the wisdom does not cover: the library rung. */
     EXPECT(kl_dispatch(NULL, "reduce", KL_F32, 10, &lib_b, &lib_r) == KL_OK);
   }

@@ -271,7 +271,10 @@ GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
 GET(get_dispatched) {
   (void)rep;
   const kl_rung *d =
-      res->r ? kl__dispatched(res->w, res->pub.type, res->pub.n, res->r->backend)
+      res->r ? kl__dispatched(res->w, res->pub.type,
+                              kl__wisdom_size(res->w, res->pub.n,
+                                              res->plan.value),
+                              res->r->backend)
              : NULL;
   text(v, d ? d->name : NULL);
 }

@@ -80,6 +80,9 @@ const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
  * NULL where none serves. library.c; kl_dispatch says it by name. */
 const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
                               const kl_backend *on);
+/* The size w's wisdom knows a problem of main size n and parameter values
+ * `value` by (kl_workload.wisdom_size; n without one). */
+int64_t kl__wisdom_size(const kl_workload *w, int64_t n, const double *value);
 /* The built-in wisdom, a wisdom file's text (wisdom-builtin.c). */
 extern const char kl__wisdom_builtin[];
 

@@ -31,6 +31,11 @@ static const kl_backend *preferred_backend(const kl_workload *w, kl_type t) {
   return best;
 }
 
+int64_t kl__wisdom_size(const kl_workload *w, int64_t n,
+                        const double *value) {
+  return w->wisdom_size ? w->wisdom_size(n, value) : n;
+}
+
 const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
                               const kl_backend *on) {
   const kl_rung *r = kl__wisdom_rung(w, t, n, on);
@@ -92,7 +97,7 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   if (st != KL_OK) return st;
   in.caller_inputs = 1;
   const kl_rung *r = NULL;
-  st = choose(w, in.type, in.n, ctx, &r);
+  st = choose(w, in.type, kl__wisdom_size(w, in.n, in.value), ctx, &r);
   if (st != KL_OK) return st;
   const kl_backend *b = r->backend;
   /* The caller gives every size a default could come from. */

@@ -554,6 +554,13 @@ typedef struct kl_workload {
    * failure after), so that none waits forever; the cost is the rank's
    * own work (the harness sums the ranks'). 0: each rank runs a copy. */
   int distributed;
+  /* The size the wisdom (`kladder tune`'s sweep, the entry points'
+   * dispatch) knows a problem by, from its main size and its parameters'
+   * values (kl_plan.value's order; 0 where not given): gemm's sweep is of
+   * squares, so a call's size is the side of the square of its flops
+   * (cbrt(m n k)), and a 16384 x 256 x 4096 product dispatches as the
+   * 2580-cube it costs, not as n = 256. NULL: the main size. */
+  int64_t (*wisdom_size)(int64_t n, const double *value);
 } kl_workload;
 
 const kl_workload *kl_workload_at(size_t i);

@@ -570,6 +570,14 @@ static const kl_test_problem tests[] = {
     {NULL, 0}};
 static const kl_test_problem big_tests[] = {{NULL, 0}};
 
+/* The wisdom's size of an m x n x k product: the side of the square of
+ * its flops, as `kladder tune` sweeps squares; m or k not given: n. */
+static int64_t wisdom_size(int64_t n, const double *value) {
+  const double m = value[GEMM_P_M] >= 1 ? value[GEMM_P_M] : (double)n;
+  const double k = value[GEMM_P_K] >= 1 ? value[GEMM_P_K] : (double)n;
+  return (int64_t)llround(cbrt(m * (double)n * k));
+}
+
 const kl_workload kl__workload_gemm = {
     .name = "gemm",
     .summary = "C = alpha A B + beta C, column-major, any shape",
@@ -594,6 +602,7 @@ const kl_workload kl__workload_gemm = {
     .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
+    .wisdom_size = wisdom_size,
 };
 
 kl_status kl_gemm(kl_context *ctx, kl_type type, int64_t m, int64_t n,
