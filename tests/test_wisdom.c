@@ -160,6 +160,18 @@ int main(int argc, char **argv) {
       double none[KL_MAX_PARAMS] = {0};
       EXPECT(kl__wisdom_size(gw, 300, none) == 300);
     }
+    /* laplacian's grid as the cube of as many points: 100 x 100 x 1 has
+     * 10^4, a 22-cube; a workload without a mapping keeps its size. */
+    const kl_workload *lw = kl_workload_find("laplacian");
+    EXPECT(lw != NULL);
+    if (lw) {
+      double value[KL_MAX_PARAMS] = {0};
+      value[kl_param_index(lw, "ny")] = 100;
+      value[kl_param_index(lw, "nz")] = 1;
+      EXPECT(kl__wisdom_size(lw, 100, value) == 22);
+    }
+    double any[KL_MAX_PARAMS] = {0};
+    EXPECT(kl__wisdom_size(kl_workload_find("reduce"), 12345, any) == 12345);
     /* A type the wisdom does not cover: the library rung. */
     EXPECT(kl_dispatch(NULL, "reduce", KL_F32, 10, &lib_b, &lib_r) == KL_OK);
   }

@@ -559,7 +559,8 @@ typedef struct kl_workload {
    * values (kl_plan.value's order; 0 where not given): gemm's sweep is of
    * squares, so a call's size is the side of the square of its flops
    * (cbrt(m n k)), and a 16384 x 256 x 4096 product dispatches as the
-   * 2580-cube it costs, not as n = 256. NULL: the main size. */
+   * 2580-cube it costs, not as n = 256; laplacian's grid as the cube of
+   * as many points. NULL: the main size. */
   int64_t (*wisdom_size)(int64_t n, const double *value);
 } kl_workload;
 

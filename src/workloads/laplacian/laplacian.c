@@ -368,6 +368,14 @@ static const kl_test_problem tests[] = {
  * memory; the CUDA rungs' big test comes with them. */
 static const kl_test_problem big_tests[] = {{NULL, 0}};
 
+/* The wisdom's size of an nx x ny x nz grid: the side of the cube of as
+ * many points, as `kladder tune` sweeps cubes; ny or nz not given: nx. */
+static int64_t wisdom_size(int64_t nx, const double *value) {
+  const double ny = value[LAP_P_NY] >= 1 ? value[LAP_P_NY] : (double)nx;
+  const double nz = value[LAP_P_NZ] >= 1 ? value[LAP_P_NZ] : (double)nx;
+  return (int64_t)llround(cbrt((double)nx * ny * nz));
+}
+
 const kl_workload kl__workload_laplacian = {
     .name = "laplacian",
     .summary = "f = del^2 u, the 7-point stencil on an nx x ny x nz grid",
@@ -391,6 +399,7 @@ const kl_workload kl__workload_laplacian = {
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
     .retired = retired,
+    .wisdom_size = wisdom_size,
 };
 
 kl_status kl_laplacian(kl_context *ctx, kl_type type, int64_t nx,
