@@ -170,6 +170,18 @@ int main(int argc, char **argv) {
       value[kl_param_index(lw, "nz")] = 1;
       EXPECT(kl__wisdom_size(lw, 100, value) == 22);
     }
+    /* cg: a matrix (stencil none, the third choice: kl_cg's CSR) of n
+     * rows counts as the grid of as many, 64^3 rows a 64-grid; the
+     * stencil's own n is already the grid's side. */
+    const kl_workload *cw = kl_workload_find("cg");
+    EXPECT(cw != NULL);
+    if (cw) {
+      double value[KL_MAX_PARAMS] = {0};
+      value[kl_param_index(cw, "stencil")] = 2;
+      EXPECT(kl__wisdom_size(cw, 64 * 64 * 64, value) == 64);
+      value[kl_param_index(cw, "stencil")] = 0;
+      EXPECT(kl__wisdom_size(cw, 64, value) == 64);
+    }
     double any[KL_MAX_PARAMS] = {0};
     EXPECT(kl__wisdom_size(kl_workload_find("reduce"), 12345, any) == 12345);
     /* A type the wisdom does not cover: the library rung. */

@@ -560,7 +560,8 @@ typedef struct kl_workload {
    * squares, so a call's size is the side of the square of its flops
    * (cbrt(m n k)), and a 16384 x 256 x 4096 product dispatches as the
    * 2580-cube it costs, not as n = 256; laplacian's grid as the cube of
-   * as many points. NULL: the main size. */
+   * as many points; cg's matrix of n rows as the grid of as many. NULL:
+   * the main size. */
   int64_t (*wisdom_size)(int64_t n, const double *value);
 } kl_workload;
 

@@ -572,6 +572,15 @@ static const kl_input_hooks input = {
     .files = files,
 };
 
+/* The wisdom's size: tune sweeps the grid's side n (n^3 rows); a matrix
+ * (stencil none: a file's, or every kl_cg call's CSR) has n rows, which
+ * count as the grid of as many, cbrt(n). */
+static int64_t wisdom_size(int64_t n, const double *value) {
+  return (int)value[CG_P_STENCIL] == CG_STENCIL_NONE
+             ? (int64_t)llround(cbrt((double)n))
+             : n;
+}
+
 const kl_workload kl__workload_cg = {
     .name = "cg",
     .summary = "conjugate gradient on a 3D Poisson matrix (27- or 7-point) "
@@ -598,6 +607,7 @@ const kl_workload kl__workload_cg = {
     .big_tests = big_tests,
     .rungs = rungs,
     .rung_count = sizeof rungs / sizeof *rungs,
+    .wisdom_size = wisdom_size,
 };
 
 /* ---- the library entry ---------------------------------------------------- */
