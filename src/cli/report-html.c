@@ -1417,12 +1417,12 @@ static const row *chart_row(const report *rep, const row *c, double n,
     if (r->ceiling_only || !ran(r) || !same_chart(r, c) || r->n != n ||
         strcmp(r->backend, backend))
       continue;
-    if (rung ? !strcmp(r->rung, rung)
-             : vendor ? has_flag(r, "vendor") != 0
-                      : !best || r->median < best->median)
+    if (rung) {
+      if (!strcmp(r->rung, rung)) return r;
+    } else if (vendor) {
+      if (has_flag(r, "vendor")) return r;
+    } else if (!best || r->median < best->median) {
       best = r;
-    if (rung || vendor) {
-      if (best) return best;
     }
   }
   return best;
