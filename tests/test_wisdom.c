@@ -62,6 +62,19 @@ static const expected builtin_picks[] = {
     {1, "histogram", KL_U8, 35000, "openmp", "openmp-blocks"},
     {0, "reduce", KL_F64, 10, "serial", "serial"}};
 
+/* The size the wisdom knows a problem of `workload` by: main size n, the
+ * parameter a (b: NULL for none) given as va (vb), the others not; -1
+ * where there is no such workload. */
+static int64_t wisdom_size_of(const char *workload, int64_t n, const char *a,
+                              double va, const char *b, double vb) {
+  const kl_workload *w = kl_workload_find(workload);
+  if (!w) return -1;
+  double value[KL_MAX_PARAMS] = {0};
+  value[kl_param_index(w, a)] = va;
+  if (b) value[kl_param_index(w, b)] = vb;
+  return kl__wisdom_size(w, n, value);
+}
+
 static void expect_picks(kl_context *omp, const expected *e, size_t count) {
   for (size_t i = 0; i < count; i++)
     EXPECT(dispatched(e[i].on_omp ? omp : NULL, e[i].workload, e[i].type,
@@ -139,51 +152,30 @@ int main(int argc, char **argv) {
     expect_picks(omp, file_picks, sizeof file_picks / sizeof *file_picks);
     /* gemm dispatches by the side of the square of its flops, as tune's
      * sweep of squares measured it: 1000 x 10 x 1000 is a 215-cube (loop
-     * order), where n = 10 alone would take the naive loop. */
+     * order), where n = 10 alone would take the naive loop; m and k not
+     * given: the main size. */
     const kl_workload *gw = kl_workload_find("gemm");
     const kl_backend *sb = kl_backend_find("serial");
     EXPECT(gw && sb);
+    const int64_t big = wisdom_size_of("gemm", 10, "m", 1000, "k", 1000);
+    const int64_t small = wisdom_size_of("gemm", 10, "m", 10, "k", 10);
+    EXPECT(big == 215);
+    EXPECT(wisdom_size_of("gemm", 300, "m", 0, "k", 0) == 300);
     if (gw && sb) {
-      double value[KL_MAX_PARAMS] = {0};
-      value[kl_param_index(gw, "m")] = 1000;
-      value[kl_param_index(gw, "k")] = 1000;
-      EXPECT(kl__wisdom_size(gw, 10, value) == 215);
-      const kl_rung *big = kl__dispatched(gw, KL_F64,
-                                          kl__wisdom_size(gw, 10, value), sb);
-      EXPECT(big && strcmp(big->name, "serial-loop-order") == 0);
-      value[kl_param_index(gw, "m")] = 10;
-      value[kl_param_index(gw, "k")] = 10;
-      const kl_rung *small = kl__dispatched(gw, KL_F64,
-                                            kl__wisdom_size(gw, 10, value), sb);
-      EXPECT(small && strcmp(small->name, "serial-naive") == 0);
-      /* m and k not given: the main size. */
-      double none[KL_MAX_PARAMS] = {0};
-      EXPECT(kl__wisdom_size(gw, 300, none) == 300);
+      const kl_rung *r = kl__dispatched(gw, KL_F64, big, sb);
+      EXPECT(r && strcmp(r->name, "serial-loop-order") == 0);
+      r = kl__dispatched(gw, KL_F64, small, sb);
+      EXPECT(r && strcmp(r->name, "serial-naive") == 0);
     }
     /* laplacian's grid as the cube of as many points: 100 x 100 x 1 has
-     * 10^4, a 22-cube; a workload without a mapping keeps its size. */
-    const kl_workload *lw = kl_workload_find("laplacian");
-    EXPECT(lw != NULL);
-    if (lw) {
-      double value[KL_MAX_PARAMS] = {0};
-      value[kl_param_index(lw, "ny")] = 100;
-      value[kl_param_index(lw, "nz")] = 1;
-      EXPECT(kl__wisdom_size(lw, 100, value) == 22);
-    }
-    /* cg: a matrix (stencil none, the third choice: kl_cg's CSR) of n
-     * rows counts as the grid of as many, 64^3 rows a 64-grid; the
-     * stencil's own n is already the grid's side. */
-    const kl_workload *cw = kl_workload_find("cg");
-    EXPECT(cw != NULL);
-    if (cw) {
-      double value[KL_MAX_PARAMS] = {0};
-      value[kl_param_index(cw, "stencil")] = 2;
-      EXPECT(kl__wisdom_size(cw, 64 * 64 * 64, value) == 64);
-      value[kl_param_index(cw, "stencil")] = 0;
-      EXPECT(kl__wisdom_size(cw, 64, value) == 64);
-    }
-    double any[KL_MAX_PARAMS] = {0};
-    EXPECT(kl__wisdom_size(kl_workload_find("reduce"), 12345, any) == 12345);
+     * 10^4, a 22-cube. cg: a matrix (stencil none, the third choice:
+     * kl_cg's CSR) of n rows counts as the grid of as many, 64^3 rows a
+     * 64-grid; the stencil's own n is already the grid's side. A workload
+     * without a mapping keeps its size. */
+    EXPECT(wisdom_size_of("laplacian", 100, "ny", 100, "nz", 1) == 22);
+    EXPECT(wisdom_size_of("cg", 64 * 64 * 64, "stencil", 2, NULL, 0) == 64);
+    EXPECT(wisdom_size_of("cg", 64, "stencil", 0, NULL, 0) == 64);
+    EXPECT(wisdom_size_of("reduce", 12345, "op", 0, NULL, 0) == 12345);
     /* A type the wisdom does not cover: the library rung. */
     EXPECT(kl_dispatch(NULL, "reduce", KL_F32, 10, &lib_b, &lib_r) == KL_OK);
   }
