@@ -8,7 +8,10 @@
  * shell of a box (kl__box_around, an overlapped rung's last step): every
  * point of the range outside its inner part in exactly one slab, none
  * inside, no empty slab. Memory the ranks share (kl__ranks_share) asked
- * of a kl_ranks that has it and of one that has not. No GPU, no MPI. */
+ * of a kl_ranks that has it and of one that has not. The grid of ranks
+ * (kl__rank_grid): the fewest points exchanged by the busiest rank, z
+ * cuts first among equals, and a grid too small refused. No GPU, no
+ * MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stddef.h>
@@ -351,7 +354,47 @@ static void sharing(void) {
   printf("shared memory: made where the ranks have it, else not\n");
 }
 
+/* The grid of count ranks over ext, per_rank or shared, is want. */
+static int grid_is(int count, int64_t x, int64_t y, int64_t z, int per_rank,
+                   int w0, int w1, int w2) {
+  const int64_t ext[3] = {x, y, z};
+  int d[3] = {0, 0, 0};
+  if (kl__rank_grid(count, ext, per_rank, d) != KL_OK) return 0;
+  if (d[0] == w0 && d[1] == w1 && d[2] == w2) return 1;
+  printf("  %d ranks over %lldx%lldx%lld%s: %dx%dx%d\n", count, (long long)x,
+         (long long)y, (long long)z, per_rank ? " each" : "", d[0], d[1],
+         d[2]);
+  return 0;
+}
+
+static void rank_grids(void) {
+  /* Weak scaling (a box of ext each): slabs along z, two faces a rank at
+   * most, where 2 x 2 x 2 would give three and 1 x 2 x 2 as many. */
+  EXPECT(grid_is(1, 510, 510, 510, 1, 1, 1, 1));
+  EXPECT(grid_is(2, 510, 510, 510, 1, 1, 1, 2));
+  EXPECT(grid_is(4, 510, 510, 510, 1, 1, 1, 4));
+  EXPECT(grid_is(8, 254, 254, 254, 1, 1, 1, 8));
+  EXPECT(grid_is(7, 9, 9, 9, 1, 1, 1, 7));
+  /* A box long in z: its z faces are the smallest; short in z: the y
+   * faces are (x, z planes) and the ranks go along y. */
+  EXPECT(grid_is(4, 64, 64, 8, 1, 1, 4, 1));
+  /* Strong (the grid shared): the least exchanged by the largest box. */
+  EXPECT(grid_is(4, 1022, 1022, 1022, 0, 1, 2, 2));
+  EXPECT(grid_is(8, 1022, 1022, 1022, 0, 2, 2, 2));
+  EXPECT(grid_is(2, 1022, 1022, 1022, 0, 1, 1, 2));
+  EXPECT(grid_is(3, 31, 15, 7, 0, 3, 1, 1));
+  EXPECT(grid_is(4, 4, 38, 19, 0, 1, 2, 2));
+  /* Every rank a plane along each axis, or refused with a reason. */
+  int d[3];
+  const int64_t thin[3] = {3, 3, 1};
+  EXPECT(kl__rank_grid(2, thin, 0, d) == KL_OK && d[2] == 1);
+  EXPECT(kl__rank_grid(16, thin, 0, d) == KL_USAGE &&
+         strstr(kl_last_error(), "cannot split"));
+  printf("rank grids: slabs when weak, the least exchange when strong\n");
+}
+
 int main(void) {
+  rank_grids();
   shells();
   sharing();
   /* One rank (the plan's ranks NULL): nothing moves, no collective. */

@@ -119,12 +119,14 @@ int kl__rank_count(const kl_plan *p);
  * the first n % count ranks have one more. */
 void kl__share(int64_t n, int rank, int count, int64_t *start, int64_t *len);
 /* A grid of count ranks, dims[0] * dims[1] * dims[2] = count: the
- * factoring whose largest box has the least surface (the halo a rank
- * sends), for a whole grid of ext shared (strong scaling: every rank at
- * least one plane along each axis, else KL_USAGE saying so), and among
- * equals (every one, for boxes of ext points each: per_rank, weak
- * scaling) the most even (least dims[0] + dims[1] + dims[2]: HPCG's
- * factoring; a prime count gives slabs), then fewer ranks along x. And
+ * factoring whose busiest rank exchanges the fewest points (its faces:
+ * two along an axis of three ranks or more, one along an axis of two),
+ * for a whole grid of ext shared (strong scaling: every rank at least
+ * one plane along each axis, else KL_USAGE saying so) or boxes of ext
+ * points each (per_rank, weak scaling: slabs, two faces a rank at most,
+ * where HPCG's even factoring gives 2 x 2 x 2 ranks three); among equals
+ * the fewest ranks along x, then y, so that faces are z planes (one
+ * contiguous run) before y planes (rows) before x planes (points). And
  * rank r's place in it, x fastest. */
 kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
                         int dims[3]);

@@ -77,20 +77,23 @@ void kl__share(int64_t n, int rank, int count, int64_t *start, int64_t *len) {
   *start = base * rank + (rank < more ? rank : more);
 }
 
-/* The largest box's surface: per_rank, each box is ext; else the whole
- * grid ext is shared, the first ext % d ranks along an axis one plane
- * more. */
-static double surface(const int d[3], const int64_t ext[3], int per_rank) {
-  double l[3];
+/* The points the busiest rank exchanges: along each split axis its two
+ * faces (one where the axis has two ranks) of the largest box, per_rank
+ * each box ext, else the whole grid ext shared, the first ext % d ranks
+ * along an axis one plane more. */
+static double exchanged(const int d[3], const int64_t ext[3], int per_rank) {
+  double l[3], points = 0;
   for (int a = 0; a < 3; a++)
     l[a] = per_rank ? (double)ext[a] : (double)((ext[a] + d[a] - 1) / d[a]);
-  return 2 * (l[0] * l[1] + l[1] * l[2] + l[0] * l[2]);
+  for (int a = 0; a < 3; a++)
+    if (d[a] > 1)
+      points += (d[a] > 2 ? 2 : 1) * l[(a + 1) % 3] * l[(a + 2) % 3];
+  return points;
 }
 
 kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
                         int dims[3]) {
   double best = -1;
-  int best_sum = 0;
   for (int a = 1; a <= count; a++) {
     if (count % a) continue;
     for (int b = 1; b <= count / a; b++) {
@@ -99,11 +102,12 @@ kl_status kl__rank_grid(int count, const int64_t ext[3], int per_rank,
       /* Each rank at least one plane of points along every axis. */
       if (!per_rank && (d[0] > ext[0] || d[1] > ext[1] || d[2] > ext[2]))
         continue;
-      const double area = surface(d, ext, per_rank);
-      const int sum = d[0] + d[1] + d[2];
-      if (best < 0 || area < best || (area == best && sum < best_sum)) {
-        best = area;
-        best_sum = sum;
+      /* Among equals the first: the fewest ranks along x, then along y
+       * (a, then b, ascending), so that the faces are planes of z, then
+       * of y: rows of whole x lines, not single points. */
+      const double points = exchanged(d, ext, per_rank);
+      if (best < 0 || points < best) {
+        best = points;
         memcpy(dims, d, sizeof d);
       }
     }

@@ -1,7 +1,7 @@
 /* cg-dist: cg's solve of the 3D Poisson system (27-point or 7-point, the
  * seed's matrix) split over the ranks of a run (kl_ranks), HPCG's way:
- * the grid over a px x py x pz rank grid whose largest box has the least
- * surface (kl__rank_grid), each rank the rows of its box; before each
+ * the grid over a px x py x pz rank grid whose busiest rank exchanges the
+ * fewest points (kl__rank_grid; weak scaling: slabs along z), each rank the rows of its box; before each
  * product, p's values on the box's faces (and, for 27 points, its edges
  * and corners: up to 26 neighbours) sent to the neighbours that read
  * them, into a one-point layer around each rank's box; each dot a local

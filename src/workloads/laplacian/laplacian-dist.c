@@ -5,10 +5,10 @@
  * laplacian on the same grid, the exchange a no-op.
  *
  * The split: the grid's interior points, (nx-2) x (ny-2) x (nz-2), over a
- * px x py x pz grid of ranks whose cuts are the least area
- * (kl__rank_grid). Weak scaling (the default): every rank's box with its
- * layer is nx x ny x nz, as laplacian's grid (the whole grid px (nx-2) + 2
- * along x); strong: the whole grid is nx x ny x nz, its interior shared
+ * px x py x pz grid of ranks whose busiest rank exchanges the fewest
+ * points (kl__rank_grid: slabs along z under weak scaling). Weak scaling
+ * (the default): every rank's box with its layer is nx x ny x nz, as
+ * laplacian's grid (the whole grid px (nx-2) + 2 along x); strong: the whole grid is nx x ny x nz, its interior shared
  * in order along each axis (kl__share). A rank's layer is the grid's
  * boundary where its box touches it, else its neighbours' points.
  * The layout: each rank's u and f are its box with the layer, x fastest,
