@@ -67,7 +67,7 @@ static kl_status exchange(const kl_args *a, int path) {
   kl_message m[6];
   int count = 0;
   KL_KEEP(st, be->record(a->ctx, E_PACK, 0));
-  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1));
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1, 0));
   KL_KEEP(st, be->record(a->ctx, E_PACKED, 0));
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
@@ -112,7 +112,7 @@ static kl_status exchange(const kl_args *a, int path) {
     }
   if (sh) sh->parity ^= 1;
   KL_KEEP(st, be->record(a->ctx, E_UNSTAGED, 0));
-  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0, 0));
   KL_KEEP(st, be->record(a->ctx, E_UNPACKED, 0));
   KL_KEEP(st, kl__gpu_status(cudaStreamSynchronize(s),
                              "cudaStreamSynchronize"));

@@ -13,24 +13,26 @@
 #define PACK_BLOCK 256
 
 /* Between plane `at` across `axis` of the box (its interior points) and
- * a packed face, x fastest, as the host rungs' plane_copy lays it out. */
+ * a packed face, x fastest, as the host rungs' plane_copy lays it out:
+ * thread x of the grid a point along the face's first axis (x, or y for
+ * a face across x), block row y a line of the second, strided by the
+ * grid's rows; no division a point. */
 template <typename T>
 static __global__ void plane_kernel(T *grid, T *face, int64_t nx, int64_t ny,
                                     int64_t nz, int axis, int64_t at,
                                     int to_face) {
   const int64_t rows = axis == 0 ? ny - 2 : nx - 2;
   const int64_t cols = axis == 2 ? ny - 2 : nz - 2;
-  const int64_t total = rows * cols;
-  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t r = t % rows, c = t / rows;
+  const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  for (int64_t c = blockIdx.y; c < cols; c += gridDim.y) {
     int64_t i, j, k;
     if (axis == 0) i = at, j = r + 1, k = c + 1;
     else if (axis == 1) i = r + 1, j = at, k = c + 1;
     else i = r + 1, j = c + 1, k = at;
     const int64_t g = i + nx * (j + ny * k);
-    if (to_face) face[t] = grid[g];
-    else grid[g] = face[t];
+    if (to_face) face[r + rows * c] = grid[g];
+    else grid[g] = face[r + rows * c];
   }
 }
 
@@ -39,29 +41,52 @@ static __global__ void plane_kernel(T *grid, T *face, int64_t nx, int64_t ny,
 template <typename T>
 static kl_status plane(const kl_args *a, const box *b, T *face, int axis,
                        int64_t at, int to_face) {
-  const int64_t points = kl__lapdist_face_points(b, axis);
-  if (points < 1) return KL_OK;
-  int64_t blocks = (points + PACK_BLOCK - 1) / PACK_BLOCK;
-  if (blocks > KL_GPU_MAX_BLOCKS) blocks = KL_GPU_MAX_BLOCKS;
-  plane_kernel<T><<<(unsigned)blocks, PACK_BLOCK, 0,
-                    (cudaStream_t)a->stream>>>(
+  if (kl__lapdist_face_points(b, axis) < 1) return KL_OK;
+  const int64_t rows = axis == 0 ? b->ext[1] - 2 : b->ext[0] - 2;
+  const int64_t cols = axis == 2 ? b->ext[1] - 2 : b->ext[2] - 2;
+  const dim3 grid((unsigned)((rows + PACK_BLOCK - 1) / PACK_BLOCK),
+                  (unsigned)(cols < 65535 ? cols : 65535));
+  plane_kernel<T><<<grid, PACK_BLOCK, 0, (cudaStream_t)a->stream>>>(
       (T *)a->buffers[LAP_U], face, b->ext[0], b->ext[1], b->ext[2], axis,
       at, to_face);
   KL_GPU_CHECK_LAUNCH(plane_kernel<T>);
   return KL_OK;
 }
 
+/* Whether the faces across z go from and into u itself, unpacked: a z
+ * plane's rows 1 to ny - 2, whole x lines (one run of memory), where the
+ * box has no neighbour along x. The lines' ends are then the grid's
+ * boundary on both ranks of the pair (the same x range, the same
+ * values), so that receiving them changes nothing there. Both ranks of a
+ * z pair share their place along x: they agree. The device-to-device
+ * rungs (NCCL's) take it; the staged ones pack every face into slots of
+ * the packed size. */
+static inline int kl__lapdist_z_in_place(const int nbs[3][2]) {
+  return nbs[0][0] < 0 && nbs[0][1] < 0;
+}
+
+/* An in-place face's points and its first point in u: the box's plane
+ * next to the layer (to send) or the layer's (to receive) on `side`. */
+static inline int64_t kl__lapdist_z_run(const box *b) {
+  return b->ext[0] * (b->ext[1] - 2);
+}
+static inline int64_t kl__lapdist_z_start(const box *b, int side, int send) {
+  const int64_t k = send ? (side ? b->ext[2] - 2 : 1)
+                         : (side ? b->ext[2] - 1 : 0);
+  return b->ext[0] * (1 + b->ext[1] * k);
+}
+
 /* Every face that has a neighbour, on the rung's stream: packed
  * (to_face) from u's planes next to the layer into faces[q], q = 2 axis +
  * side, each `face` elements apart; or unpacked from faces[6 + q] into
- * u's layer. */
+ * u's layer. Where z_in_place, the faces across z are left alone. */
 template <typename T>
 static kl_status faces(const kl_args *a, const box *b, const int nbs[3][2],
-                       T *dev, int64_t face, int to_face) {
+                       T *dev, int64_t face, int to_face, int z_in_place) {
   kl_status st = KL_OK;
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++) {
-      if (nbs[axis][side] < 0) continue;
+      if (nbs[axis][side] < 0 || (axis == 2 && z_in_place)) continue;
       const int q = 2 * axis + side;
       const int64_t at = to_face ? (side ? b->ext[axis] - 2 : 1)
                                  : (side ? b->ext[axis] - 1 : 0);

@@ -1,7 +1,10 @@
 /* laplacian-dist's NCCL rung (laplacian-dist.c has the split, the layout
  * and the check): the box's faces packed on the device as cuda-staged
- * packs them (laplacian-dist-gpu.h), sent and received by ncclSend and
- * ncclRecv in one group on the rung's stream, device to device with no
+ * packs them (laplacian-dist-gpu.h), but for the faces across z where
+ * the box has no neighbour along x, sent from u's plane and received
+ * into its layer as they lie (kl__lapdist_z_in_place: no kernel, no
+ * extra pass over memory); sent and received by ncclSend and ncclRecv in
+ * one group on the rung's stream, device to device with no
  * host staging and no wait between the packing and the messages, and
  * unpacked into u's layer on the same stream; then laplacian's
  * cuda-zmarch-vector on the box, queued behind them: no host wait
@@ -45,7 +48,9 @@ static kl_status exchange(const kl_args *a, ncclComm_t comm) {
   const int64_t face = p->buffers[DIST_FACES].count / 12;
   T *dev = (T *)a->buffers[DIST_FACES];
   const ncclDataType_t type = kl__nccl_type(p->type);
-  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1));
+  const int z_in_place = kl__lapdist_z_in_place(nbs);
+  T *u = (T *)a->buffers[LAP_U];
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 1, z_in_place));
   if (comm) {
     /* Made whatever happened above: the neighbours wait for these. A
      * group once started is ended, whatever failed inside it. */
@@ -56,13 +61,19 @@ static kl_status exchange(const kl_args *a, ncclComm_t comm) {
         const int nb = nbs[axis][side];
         /* A neighbour's face is as large as this rank's: the box shares
          * its extents across the axis. */
-        const size_t points = (size_t)kl__lapdist_face_points(&b, axis);
+        size_t points = (size_t)kl__lapdist_face_points(&b, axis);
         if (nb < 0 || points < 1) continue;
         const int q = 2 * axis + side;
-        KL_KEEP(sent, KL_NCCL_STATUS(ncclSend(dev + q * face, points, type,
-                                              nb, comm, s)));
-        KL_KEEP(sent, KL_NCCL_STATUS(ncclRecv(dev + (6 + q) * face, points,
-                                              type, nb, comm, s)));
+        T *send = dev + q * face, *recv = dev + (6 + q) * face;
+        if (axis == 2 && z_in_place) {
+          points = (size_t)kl__lapdist_z_run(&b);
+          send = u + kl__lapdist_z_start(&b, side, 1);
+          recv = u + kl__lapdist_z_start(&b, side, 0);
+        }
+        KL_KEEP(sent, KL_NCCL_STATUS(ncclSend(send, points, type, nb, comm,
+                                              s)));
+        KL_KEEP(sent, KL_NCCL_STATUS(ncclRecv(recv, points, type, nb, comm,
+                                              s)));
       }
     if (started == KL_OK) {
       const kl_status ended = KL_NCCL_STATUS(ncclGroupEnd());
@@ -70,7 +81,7 @@ static kl_status exchange(const kl_args *a, ncclComm_t comm) {
     }
     KL_KEEP(st, sent);
   }
-  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0));
+  KL_KEEP(st, faces<T>(a, &b, nbs, dev, face, 0, z_in_place));
   KL_KEEP(st, mark(a, E_EXCHANGED, s));
   return st;
 }
