@@ -90,3 +90,24 @@ if [ "$(nproc)" -gt 1 ]; then
     fail "unbound: a note"
   echo "ok: a rank bound to fewer CPUs than its share: one note"
 fi
+
+# The ranks of a host share its CPUs: without OMP_NUM_THREADS each rank's
+# OpenMP threads are its share (the CPUs over the ranks, at least one, no
+# more than it is bound to), said once by rank 0; with it, its count.
+share=$(( $(nproc) / 2 ))
+[ "$share" -ge 1 ] || share=1
+env -u OMP_NUM_THREADS timeout 120 "$mpiexec" -n 2 --bind-to none "$kladder" \
+  run -w reduce -b openmp -n 1000 --reps 2 -q --json "$dir/t.json" \
+  >"$dir/out.txt" 2>&1 || fail "threads shared: exit $?"
+n=$(grep -c "^kladder: note: 2 ranks share this host's" "$dir/out.txt")
+[ "$n" = 1 ] || fail "threads shared: $n notes, not 1"
+grep -q "\"omp_threads\": $share," "$dir/t.json" ||
+  fail "threads shared: omp_threads not $share"
+OMP_NUM_THREADS=3 timeout 120 "$mpiexec" -n 2 --bind-to none "$kladder" \
+  run -w reduce -b openmp -n 1000 --reps 2 -q --json "$dir/t.json" \
+  >"$dir/out.txt" 2>&1 || fail "OMP_NUM_THREADS=3: exit $?"
+! grep -q "kladder: note: 2 ranks share" "$dir/out.txt" ||
+  fail "OMP_NUM_THREADS=3: a note"
+grep -q '"omp_threads": 3,' "$dir/t.json" ||
+  fail "OMP_NUM_THREADS=3: omp_threads not 3"
+echo "ok: ranks of a host share its CPUs among their OpenMP threads"

@@ -11,6 +11,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h> /* sysconf */
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 /* Whether an MPI launcher started this process (Open MPI, PMIx, MPICH's
  * Hydra): MPI is not started otherwise, so that the command without
@@ -289,6 +292,32 @@ static void note_binding(int ranks_here) {
           mine, online, share);
 }
 
+/* The ranks of a host share its CPUs: where OMP_NUM_THREADS is not set,
+ * each rank's OpenMP threads (its host rungs', its checks' and
+ * references', OpenBLAS's) are its share, no more than the CPUs it is
+ * bound to; every rank's default of all the host's CPUs made four ranks
+ * on 64 cores run 256 spinning threads, and a check's host solve of a
+ * 33^3 grid ran past a minute. Said once, by rank 0. */
+static void share_threads(int ranks_here) {
+#if defined(_OPENMP)
+  cpu_set_t set;
+  const long online = sysconf(_SC_NPROCESSORS_ONLN);
+  if (ranks_here < 2 || online < 2 || getenv("OMP_NUM_THREADS")) return;
+  long share = online / ranks_here;
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < share)
+    share = CPU_COUNT(&set);
+  if (share < 1) share = 1;
+  omp_set_num_threads((int)share);
+  if (world.rank == 0)
+    fprintf(stderr,
+            "kladder: note: %d ranks share this host's %ld CPUs: OpenMP "
+            "threads a rank %ld (OMP_NUM_THREADS sets another count)\n",
+            ranks_here, online, share);
+#else
+  (void)ranks_here;
+#endif
+}
+
 const kl_ranks *cli_ranks_begin(int *refused) {
   *refused = 0;
   if (!launched()) return NULL;
@@ -324,6 +353,7 @@ const kl_ranks *cli_ranks_begin(int *refused) {
   }
   world.local_count = here;
   if (world.rank == 0) note_binding(here);
+  share_threads(here);
   const unsigned long long free_bytes = available();
   if (!getenv("KLADDER_MEMORY_LIMIT") && free_bytes > 0 && here > 1) {
     char text[32];
