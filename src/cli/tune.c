@@ -7,7 +7,8 @@
  * timed for it a second time, with the copies of the inputs there and of
  * the outputs back in each repetition (kl_options.host_data). pick serves
  * a call on a context, whose data may be on the device already: the
- * rungs' runs alone. The file is rewritten whole after each workload
+ * rungs' runs alone, the backend's library rung kept unless another is
+ * faster than its every run (tune_pick). The file is rewritten whole after each workload
  * and type, so that an interrupted tune (SIGINT, SIGTERM: exit 128 + the
  * signal's number) keeps what finished. `kladder tune --check [FILE]`:
  * whether a file applies to this build and these devices. */
@@ -44,7 +45,9 @@ static const char usage_tune[] =
     "passed do. Across the backends (best lines, for a call on data in host\n"
     "memory) a GPU's times count the copies of the inputs to it and of the\n"
     "outputs back (run --host-data, a second run on those backends); within\n"
-    "one (pick lines, where the data may be on the device) they do not.\n"
+    "one (pick lines, where the data may be on the device) they do not,\n"
+    "and the backend's library rung stays unless another's median is below\n"
+    "its fastest run (the noise of a few runs picks no rung).\n"
     "The file is rewritten after each workload and type: an interrupted\n"
     "tune (Ctrl-C, SIGTERM) keeps what finished.\n"
     "\n"
@@ -115,6 +118,12 @@ static void default_sizes(size_t w, char *dst, size_t size) {
              dst[0] ? "," : "", n);
 }
 
+/* Whether r is a passing timed result at size n. */
+static int counts(const kl_result *r, int64_t n) {
+  return r->n == n && r->status == KL_OK && r->check == KL_CHECK_PASS &&
+         !(r->flags & (KL_RUNG_KNOWN_WRONG | KL_RUNG_CEILING)) && r->reps >= 1;
+}
+
 /* The fastest passing result at size n of the report (NULL: none), of
  * one of the `count` backends listed. */
 static const kl_result *fastest(const kl_report *rep, int64_t n,
@@ -122,9 +131,7 @@ static const kl_result *fastest(const kl_report *rep, int64_t n,
   const kl_result *best = NULL;
   for (size_t i = 0; i < kl_report_count(rep); i++) {
     const kl_result *r = kl_report_result(rep, i);
-    if (r->n != n || r->status != KL_OK || r->check != KL_CHECK_PASS ||
-        (r->flags & (KL_RUNG_KNOWN_WRONG | KL_RUNG_CEILING)) || r->reps < 1)
-      continue;
+    if (!counts(r, n)) continue;
     int listed = 0;
     for (int b = 0; b < count && !listed; b++)
       listed = !strcmp(r->backend, backends[b]);
@@ -132,6 +139,31 @@ static const kl_result *fastest(const kl_report *rep, int64_t n,
     if (!best || r->t_median < best->t_median) best = r;
   }
   return best;
+}
+
+/* The passing result at size n of the rung named (NULL: none). */
+static const kl_result *result_of(const kl_report *rep, int64_t n,
+                                  const char *rung) {
+  for (size_t i = 0; rung && i < kl_report_count(rep); i++) {
+    const kl_result *r = kl_report_result(rep, i);
+    if (counts(r, n) && !strcmp(r->rung, rung)) return r;
+  }
+  return NULL;
+}
+
+/* The library rung of workload w for type t on the backend named: the
+ * first of its rungs there marked for t, as the entry points take it
+ * (NULL: none). */
+static const char *library_rung(size_t w, int t, const char *backend) {
+  kl_workload_info wi = {.size = sizeof wi};
+  if (kl_workload_describe(w, &wi) != KL_OK) return NULL;
+  for (int r = 0; r < wi.rung_count; r++) {
+    kl_rung_info ri = {.size = sizeof ri};
+    if (kl_rung_describe(w, r, &ri) == KL_OK && ri.built &&
+        (ri.library & KL_TYPE_BIT(t)) && !strcmp(ri.backend, backend))
+      return ri.name;
+  }
+  return NULL;
 }
 
 /* The count names, comma-separated, as -b takes them. */
@@ -380,8 +412,10 @@ int tune_main(int argc, char **argv) {
         lines += write_kind(f, "best", at, sizes, (int)count, wi.name, type);
       }
       for (int b = 0; b < nb && ran; b++) {
+        const char *library_name = library_rung(w, t, used[b]);
         for (size_t i = 0; i < count; i++)
-          at[i] = fastest(rep, sizes[i], &used[b], 1);
+          at[i] = tune_pick(fastest(rep, sizes[i], &used[b], 1),
+                            result_of(rep, sizes[i], library_name));
         lines += write_kind(f, "pick", at, sizes, (int)count, wi.name, type);
       }
       /* st is the last run's: the first's where it failed (no second ran). */
