@@ -14,7 +14,16 @@
  * of the OpenMP and CUDA rungs at 256, 512, 1024 and 2048 at ebe3dc3
  * (docs/results/2026-11-27-day/wisdom-gemm-h100): the GPU from 1024 with
  * the copies, cuda-dmma (f64) and cuda-pipelined (f32) at 1024, cuBLAS
- * at 512 and 2048 on the device. The build line left out: the defaults of any build and machine, which
+ * at 512 and 2048 on the device; for the CUDA picks of reduce (f32, f64,
+ * i32) and histogram from 1K on, the dispatch sweep of every CUDA rung
+ * at 1K to 1G in steps of 4, 20 runs each (23 and 12 for histogram), at
+ * 6df345e on 2026-11-27 (docs/results/2026-11-27-sixth.md), by tune's
+ * rule (tune_pick): cuda-best unless a rung's median is below its
+ * fastest run, which leaves cuda-best everywhere but f64 at 1G
+ * (cuda-grid-stride, 0.7% faster) and histogram below 64K (cuda-shared,
+ * cuda-fat-interleaved); the sweep of 2026-11-26 (five runs) had given
+ * 2M-16M f64 to cuda-tree, 20% slower than cuda-best at 1M and 4M here.
+ * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
  * wisdom-builtin wants none skipped). */
@@ -50,9 +59,7 @@ const char kl__wisdom_builtin[] =
     "pick reduce f32 0 cuda cuda-cub\n"
     "pick reduce f32 8 cuda cuda-best\n"
     "pick reduce f32 64 cuda cuda-cub\n"
-    "pick reduce f32 4096 cuda cuda-best\n"
-    "pick reduce f32 32768 cuda cuda-single-pass-fence\n"
-    "pick reduce f32 262144 cuda cuda-best\n"
+    "pick reduce f32 1024 cuda cuda-best\n"
     "best reduce f64 0 serial serial\n"
     "best reduce f64 32768 openmp openmp-partials\n"
     "pick reduce f64 0 serial serial\n"
@@ -60,10 +67,7 @@ const char kl__wisdom_builtin[] =
     "pick reduce f64 0 cuda cuda-best\n"
     "pick reduce f64 64 cuda cuda-cub\n"
     "pick reduce f64 512 cuda cuda-best\n"
-    "pick reduce f64 4096 cuda cuda-single-pass-fence\n"
-    "pick reduce f64 262144 cuda cuda-best\n"
-    "pick reduce f64 2097152 cuda cuda-tree\n"
-    "pick reduce f64 16777216 cuda cuda-best\n"
+    "pick reduce f64 1073741824 cuda cuda-grid-stride\n"
     "best reduce i32 0 serial serial\n"
     "best reduce i32 32768 openmp openmp-partials\n"
     "best reduce i32 2097152 openmp openmp-clause\n"
@@ -93,9 +97,7 @@ const char kl__wisdom_builtin[] =
     "pick histogram u8 64 cuda cuda-global-atomic\n"
     "pick histogram u8 512 cuda cuda-fat-interleaved\n"
     "pick histogram u8 4096 cuda cuda-shared\n"
-    "pick histogram u8 262144 cuda cuda-best\n"
-    "pick histogram u8 2097152 cuda cuda-vec16\n"
-    "pick histogram u8 16777216 cuda cuda-best\n"
+    "pick histogram u8 65536 cuda cuda-best\n"
     "best laplacian f32 0 openmp openmp-streaming\n"
     "best laplacian f32 4 serial serial\n"
     "best laplacian f32 16 openmp openmp-blocked\n"
