@@ -11,7 +11,11 @@
  *     a rung's phase counts it); then so again with a pause before each:
  *     a 1 GiB host-to-device copy (the harness restores laplacian's u so
  *     between repetitions) or 100 ms idle, which tells a cost of the
- *     exchange after such a pause from the rung's own.
+ *     exchange after such a pause from the rung's own;
+ *   - the exchange against the all-reduce's bus bandwidth at the face's
+ *     size (issue 37 asks 0.7 or more): a face's bandwidth, and a GPU's,
+ *     the busiest rank's faces (two where there are three ranks or more)
+ *     over the exchange's time, as nccl-tests' bus bandwidth is a GPU's.
  * Each figure the median of 50 timed runs after 10 of warm-up, timed with
  * events on the rank's stream, the slowest rank's (an MPI max). Every call
  * checked: an error names the call, file and line, and aborts the job.
@@ -192,9 +196,11 @@ int main(int argc, char **argv) {
            "(median of %d after %d warm-up, slowest rank)\n",
            pr.ranks, NCCL_VERSION_CODE, TIMED, WARMUP);
   const size_t sizes[] = {face, (size_t)8 << 20, (size_t)64 << 20, most};
+  double bus_at_face = 0; /* the all-reduce's bus bandwidth at the face's size */
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     const double t = median_seconds(&pr, all_reduce, a, b, sizes[s]);
     const double algbw = sizes[s] / t;
+    if (s == 0) bus_at_face = algbw * 2.0 * (pr.ranks - 1) / pr.ranks;
     if (pr.rank == 0)
       printf("allreduce %10zu bytes %9.2f us  algbw %7.2f GB/s  busbw "
              "%7.2f GB/s\n",
@@ -205,6 +211,15 @@ int main(int argc, char **argv) {
   if (pr.rank == 0)
     printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way per face\n",
            face, t * 1e6, face / t * 1e-9);
+  /* Issue 37's figure against the all-reduce of the same size: a face's
+   * bandwidth, and a GPU's (the busiest rank's faces, two in a chain of
+   * three or more, over the same time), as the bus bandwidth is a GPU's. */
+  const int faces = pr.ranks > 2 ? 2 : 1;
+  if (pr.rank == 0 && bus_at_face > 0)
+    printf("exchange against the all-reduce at %zu bytes: a face %.2fx, "
+           "a GPU's %d face%s %.2fx its bus bandwidth\n",
+           face, face / t / bus_at_face, faces, faces > 1 ? "s" : "",
+           faces * face / t / bus_at_face);
   const double w = waited_seconds(&pr, exchange, a, b, face);
   if (pr.rank == 0)
     printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way, each one "

@@ -29,5 +29,8 @@ n=$(echo "$out" | grep -c '^allreduce .* busbw  *[0-9]*\.[0-9][0-9] GB/s')
 # Back to back, waited for, and waited for after each of the two pauses.
 n=$(echo "$out" | grep -c '^exchange .* [0-9]*\.[0-9][0-9] GB/s each way')
 [ "$n" = 4 ] || fail "want 4 exchange lines, got $n"
+# The exchange against the all-reduce of the face's size (issue 37).
+echo "$out" | grep -q '^exchange against the all-reduce at [0-9]* bytes: a face [0-9]*\.[0-9][0-9]x, a GPU.s 1 face [0-9]*\.[0-9][0-9]x' ||
+  fail "no exchange-to-all-reduce line"
 echo "$out" | grep -q ' 0\.00 GB/s' && fail "a bandwidth of zero"
 exit 0
