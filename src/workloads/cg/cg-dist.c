@@ -1,12 +1,12 @@
 /* cg-dist: cg's solve of the 3D Poisson system (27-point or 7-point, the
  * seed's matrix) split over the ranks of a run (kl_ranks), HPCG's way:
  * the grid over a px x py x pz rank grid whose busiest rank exchanges the
- * fewest points (kl__rank_grid; weak scaling: slabs along z), each rank the rows of its box; before each
- * product, p's values on the box's faces (and, for 27 points, its edges
- * and corners: up to 26 neighbours) sent to the neighbours that read
- * them, into a one-point layer around each rank's box; each dot a local
- * sum, then an allreduce. One rank (a run without mpirun) is cg's solve of
- * the same grid, no message sent.
+ * fewest points (kl__rank_grid; weak scaling: slabs along z), each rank
+ * the rows of its box; before each product, p's values on the box's
+ * faces (and, for 27 points, its edges and corners: up to 26 neighbours)
+ * sent to the neighbours that read them, into a one-point layer around
+ * each rank's box; each dot a local sum, then an allreduce. One rank (a
+ * run without mpirun) is cg's solve of the same grid, no message sent.
  *
  * The split: weak scaling (the default), an n^3 box per rank, the grid
  * (px n) x (py n) x (pz n); strong, an n^3 grid, each axis shared in order
