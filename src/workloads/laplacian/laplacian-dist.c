@@ -8,8 +8,9 @@
  * px x py x pz grid of ranks whose busiest rank exchanges the fewest
  * points (kl__rank_grid: slabs along z under weak scaling). Weak scaling
  * (the default): every rank's box with its layer is nx x ny x nz, as
- * laplacian's grid (the whole grid px (nx-2) + 2 along x); strong: the whole grid is nx x ny x nz, its interior shared
- * in order along each axis (kl__share). A rank's layer is the grid's
+ * laplacian's grid (the whole grid px (nx-2) + 2 along x); strong: the
+ * whole grid is nx x ny x nz, its interior shared in order along each
+ * axis (kl__share). A rank's layer is the grid's
  * boundary where its box touches it, else its neighbours' points.
  * The layout: each rank's u and f are its box with the layer, x fastest,
  * as laplacian's grid: laplacian's kernels run on it unchanged (a plan of
