@@ -196,7 +196,7 @@ int main(int argc, char **argv) {
            "(median of %d after %d warm-up, slowest rank)\n",
            pr.ranks, NCCL_VERSION_CODE, TIMED, WARMUP);
   const size_t sizes[] = {face, (size_t)8 << 20, (size_t)64 << 20, most};
-  double bus_at_face = 0; /* the all-reduce's bus bandwidth at the face's size */
+  double bus_at_face = 0; /* the all-reduce's bus bandwidth, face-sized */
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     const double t = median_seconds(&pr, all_reduce, a, b, sizes[s]);
     const double algbw = sizes[s] / t;

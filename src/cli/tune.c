@@ -10,8 +10,9 @@
  * rungs' runs alone, the backend's library rung kept unless another is
  * faster than its every run (tune_pick). The file is rewritten whole
  * after each workload and type, so that an interrupted tune (SIGINT,
- * SIGTERM: exit 128 + the signal's number) keeps what finished. `kladder tune --check [FILE]`:
- * whether a file applies to this build and these devices. */
+ * SIGTERM: exit 128 + the signal's number) keeps what finished.
+ * `kladder tune --check [FILE]`: whether a file applies to this build
+ * and these devices. */
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, setenv, mkdir */
 #include "tune.h"
 
