@@ -53,29 +53,6 @@ static kl_status plane(const kl_args *a, const box *b, T *face, int axis,
   return KL_OK;
 }
 
-/* Whether the faces across z go from and into u itself, unpacked: a z
- * plane's rows 1 to ny - 2, whole x lines (one run of memory), where the
- * box has no neighbour along x. The lines' ends are then the grid's
- * boundary on both ranks of the pair (the same x range, the same
- * values), so that receiving them changes nothing there. Both ranks of a
- * z pair share their place along x: they agree. The device-to-device
- * rungs (NCCL's) take it; the staged ones pack every face into slots of
- * the packed size. */
-static inline int kl__lapdist_z_in_place(const int nbs[3][2]) {
-  return nbs[0][0] < 0 && nbs[0][1] < 0;
-}
-
-/* An in-place face's points and its first point in u: the box's plane
- * next to the layer (to send) or the layer's (to receive) on `side`. */
-static inline int64_t kl__lapdist_z_run(const box *b) {
-  return b->ext[0] * (b->ext[1] - 2);
-}
-static inline int64_t kl__lapdist_z_start(const box *b, int side, int send) {
-  const int64_t k = send ? (side ? b->ext[2] - 2 : 1)
-                         : (side ? b->ext[2] - 1 : 0);
-  return b->ext[0] * (1 + b->ext[1] * k);
-}
-
 /* Every face that has a neighbour, on the rung's stream: packed
  * (to_face) from u's planes next to the layer into faces[q], q = 2 axis +
  * side, each `face` elements apart; or unpacked from faces[6 + q] into

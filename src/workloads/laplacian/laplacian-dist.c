@@ -303,13 +303,15 @@ static void face_copy(const kl_args *a, const box *b, int axis, int side,
 }
 
 /* Pack the faces that have a neighbour and start sending them, the
- * neighbours' coming into the receive planes; NULL where nothing moves. */
+ * neighbours' coming into the receive planes (a z face from and into u
+ * as it lies, kl__lapdist_z_in_place); NULL where nothing moves. */
 static void *exchange_start(const kl_args *a, const box *b,
                             const int nbs[3][2], int parallel) {
   const kl_plan *p = a->plan;
   const size_t es = kl_type_size(p->type);
   const int64_t face = p->buffers[DIST_FACES].count / 12;
-  char *faces = a->buffers[DIST_FACES];
+  char *faces = a->buffers[DIST_FACES], *u = a->buffers[LAP_U];
+  const int z_in_place = kl__lapdist_z_in_place(nbs);
   kl_message m[6];
   int count = 0;
   for (int axis = 0; axis < 3; axis++)
@@ -318,14 +320,21 @@ static void *exchange_start(const kl_args *a, const box *b,
       if (nb < 0) continue;
       char *send = faces + (size_t)((2 * axis + side) * face) * es;
       char *recv = faces + (size_t)((6 + 2 * axis + side) * face) * es;
-      face_copy(a, b, axis, side, send, 1, parallel);
-      m[count++] = (kl_message){nb, axis, send, recv,
-                                (size_t)kl__lapdist_face_points(b, axis) * es};
+      size_t bytes = (size_t)kl__lapdist_face_points(b, axis) * es;
+      if (axis == 2 && z_in_place) {
+        send = u + (size_t)kl__lapdist_z_start(b, side, 1) * es;
+        recv = u + (size_t)kl__lapdist_z_start(b, side, 0) * es;
+        bytes = (size_t)kl__lapdist_z_run(b) * es;
+      } else {
+        face_copy(a, b, axis, side, send, 1, parallel);
+      }
+      m[count++] = (kl_message){nb, axis, send, recv, bytes};
     }
   return kl__exchange_start(p, m, count);
 }
 
-/* Wait for the faces and unpack them into u's layer. */
+/* Wait for the faces and unpack them into u's layer (those in place are
+ * there). */
 static void exchange_finish(const kl_args *a, const box *b,
                             const int nbs[3][2], void *pending, int parallel) {
   const kl_plan *p = a->plan;
@@ -333,9 +342,10 @@ static void exchange_finish(const kl_args *a, const box *b,
   const size_t es = kl_type_size(p->type);
   const int64_t face = p->buffers[DIST_FACES].count / 12;
   char *faces = a->buffers[DIST_FACES];
+  const int z_in_place = kl__lapdist_z_in_place(nbs);
   for (int axis = 0; axis < 3; axis++)
     for (int side = 0; side < 2; side++)
-      if (nbs[axis][side] >= 0)
+      if (nbs[axis][side] >= 0 && !(axis == 2 && z_in_place))
         face_copy(a, b, axis, side,
                   faces + (size_t)((6 + 2 * axis + side) * face) * es, 0,
                   parallel);

@@ -70,6 +70,31 @@ static inline box box_of(const kl_plan *p) {
   return b;
 }
 
+/* Whether the faces across z go from and into u itself, unpacked: a z
+ * plane's rows 1 to ny - 2, whole x lines (one run of memory), where the
+ * box has no neighbour along x (the grid of ranks then splits y and z
+ * alone: slabs along z under weak scaling). The lines' ends are then the
+ * grid's boundary on both ranks of the pair (the same x range, the same
+ * values), so that receiving them changes nothing there. Both ranks of a
+ * z pair share their place along x: they agree. The rungs that message
+ * from memory they address take it (the host's MPI messages, NCCL's);
+ * the staged, mapped and shared ones pack every face into slots of the
+ * packed size. */
+static inline int kl__lapdist_z_in_place(const int nbs[3][2]) {
+  return nbs[0][0] < 0 && nbs[0][1] < 0;
+}
+
+/* An in-place face's points, and its first point in u: the box's plane
+ * next to the layer (to send) or the layer's (to receive) on `side`. */
+static inline int64_t kl__lapdist_z_run(const box *b) {
+  return b->ext[0] * (b->ext[1] - 2);
+}
+static inline int64_t kl__lapdist_z_start(const box *b, int side, int send) {
+  const int64_t k = send ? (side ? b->ext[2] - 2 : 1)
+                         : (side ? b->ext[2] - 1 : 0);
+  return b->ext[0] * (1 + b->ext[1] * k);
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
