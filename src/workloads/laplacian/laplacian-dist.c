@@ -641,9 +641,10 @@ static const kl_rung rungs[] = {
             .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_aware_setup),
             .run = KL_GPU_FN(kl__lapdist_gpu_aware)),
-    KL_RUNG("cuda-nccl", gpu, "the faces packed on the GPU and exchanged by "
-            "ncclSend and ncclRecv in one group on the stream, then "
-            "cuda-zmarch-vector; stands aside where two ranks share a GPU",
+    KL_RUNG("cuda-nccl", gpu, "the faces packed on the GPU (a z face as it "
+            "lies in u) and exchanged by ncclSend and ncclRecv in one group "
+            "on the stream, then cuda-zmarch-vector; stands aside where two "
+            "ranks share a GPU",
             .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
             .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl)),

@@ -136,8 +136,9 @@ kl_status kl__lapdist_gpu_shared(const kl_args *a);
 kl_status kl__lapdist_gpu_shared_setup(kl_args *a);
 void kl__lapdist_gpu_shared_teardown(kl_args *a);
 /* The NCCL rung (laplacian-dist-nccl.cu): the faces packed on the device
- * and exchanged by ncclSend and ncclRecv in one group on the rung's
- * stream; its setup makes the ranks' communicator. */
+ * (a z face in place, kl__lapdist_z_in_place) and exchanged by ncclSend
+ * and ncclRecv in one group on the rung's stream; its setup makes the
+ * ranks' communicator. */
 kl_status kl__lapdist_gpu_nccl(const kl_args *a);
 kl_status kl__lapdist_gpu_nccl_setup(kl_args *a);
 /* cuda-nccl's exchange and shell on the context's urgent stream while
