@@ -654,6 +654,72 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
   fputs("</tbody></table>\n", f);
 }
 
+/* A result over several ranks: its file gives the ranks (more than one),
+ * the scaling, rank 0's time alone and the efficiency. */
+static int scaled(const row *r) {
+  int has = 0;
+  json_number(r->v, "efficiency", 0, &has);
+  return has && ran(r) && json_number(r->v, "ranks", 1, NULL) > 1;
+}
+
+/* Where the problem ran over several ranks (a distributed workload): each
+ * rung's efficiency against rank 0 alone and its phases as shares of its
+ * run, the table of a scaling study. Phases that run at once (an
+ * overlapped rung's) add up to more than the run. */
+static void scaling_table(report *rep, const row **rows, size_t count) {
+  FILE *f = rep->f;
+  enum { MAX_PHASE_COLUMNS = 8 };
+  const char *names[MAX_PHASE_COLUMNS];
+  int phases = 0, any = 0;
+  for (size_t i = 0; i < count; i++) {
+    if (!scaled(rows[i])) continue;
+    any = 1;
+    const json_value *ph = json_member(rows[i]->v, "phases");
+    for (size_t k = 0; ph && ph->kind == JSON_OBJECT && k < ph->count; k++) {
+      int seen = 0;
+      for (int q = 0; q < phases && !seen; q++)
+        seen = !strcmp(names[q], ph->keys[k]);
+      if (!seen && phases < MAX_PHASE_COLUMNS) names[phases++] = ph->keys[k];
+    }
+  }
+  if (!any) return;
+  fputs("<table class=\"rungs scaling\"><caption>over several ranks: each "
+        "rung's time against rank 0 alone on its own part (weak) or on the "
+        "whole problem (strong), and its phases as shares of its run "
+        "(phases that overlap add up to more)</caption><thead><tr>"
+        "<th>rung</th><th>ranks</th><th>scaling</th><th>median</th>"
+        "<th>rank 0 alone</th><th>efficiency</th>", f);
+  for (int q = 0; q < phases; q++) {
+    fputs("<th>", f);
+    html_escape(f, names[q]);
+    fputs("</th>", f);
+  }
+  fputs("</tr></thead><tbody>\n", f);
+  for (size_t i = 0; i < count; i++) {
+    const row *r = rows[i];
+    if (!scaled(r)) continue;
+    fputs("<tr><td>", f);
+    html_escape(f, r->rung);
+    fputs("</td>", f);
+    fprintf(f, "<td class=\"n\">%.0f</td><td>",
+            json_number(r->v, "ranks", 1, NULL));
+    html_escape(f, str(r->v, "scaling"));
+    fputs("</td>", f);
+    cell_field(f, r, "median_s", F_TIME, NULL);
+    cell_field(f, r, "one_rank_seconds", F_TIME, NULL);
+    cell_field(f, r, "efficiency", F_NUM, NULL);
+    const json_value *ph = json_member(r->v, "phases");
+    for (int q = 0; q < phases; q++) {
+      const json_value *v = json_member(ph, names[q]);
+      const int present = v && v->kind == JSON_NUMBER;
+      cell_computed(f, present, present ? 100 * v->number / r->median : 0,
+                    F_PCT);
+    }
+    fputs("</tr>\n", f);
+  }
+  fputs("</tbody></table>\n", f);
+}
+
 static void html_line(FILE *f, const lesson_line *ln, char op) {
   if (!ln->path) {
     fprintf(f, "%s      ...\n", op ? " " : "");
@@ -1037,6 +1103,7 @@ static void ladders(report *rep, int groups) {
       ladder_chart(rep, rows, count);
       if (rep->db) history_charts(rep, rows, count);
       ladder_table(rep, rows, count);
+      scaling_table(rep, rows, count);
       peers_table(rep, rows, count);
       named_peers(rep, rows, count);
       fputs("</div>\n", f);
