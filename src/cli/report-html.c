@@ -654,6 +654,15 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
   fputs("</tbody></table>\n", f);
 }
 
+/* A table head's cells, one a name, escaped. */
+static void head_cells(FILE *f, const char *const *names, int count) {
+  for (int i = 0; i < count; i++) {
+    fputs("<th>", f);
+    html_escape(f, names[i]);
+    fputs("</th>", f);
+  }
+}
+
 /* A result over several ranks: its file gives the ranks (more than one),
  * the scaling, rank 0's time alone and the efficiency. */
 static int scaled(const row *r) {
@@ -689,11 +698,7 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
         "(phases that overlap add up to more)</caption><thead><tr>"
         "<th>rung</th><th>ranks</th><th>scaling</th><th>median</th>"
         "<th>rank 0 alone</th><th>efficiency</th>", f);
-  for (int q = 0; q < phases; q++) {
-    fputs("<th>", f);
-    html_escape(f, names[q]);
-    fputs("</th>", f);
-  }
+  head_cells(f, names, phases);
   fputs("</tr></thead><tbody>\n", f);
   for (size_t i = 0; i < count; i++) {
     const row *r = rows[i];
@@ -870,11 +875,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
   fputs("<table class=\"peers\"><caption>peers: the same work on each "
         "backend, its rate</caption><thead><tr>"
         "<th>work</th>", f);
-  for (int b = 0; b < nb; b++) {
-    fputs("<th>", f);
-    html_escape(f, backends[b]);
-    fputs("</th>", f);
-  }
+  head_cells(f, backends, nb);
   fputs("</tr></thead><tbody>\n", f);
   for (size_t i = 0; i < count; i++) {
     const char *work = work_of(rows[i]);
