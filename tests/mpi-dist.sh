@@ -3,8 +3,8 @@
 # laplacian-dist, cg-dist) under mpirun on the host backends, and
 # their GPU rungs where there is a CUDA device.
 #   1. 1 to 4 ranks, weak and strong scaling: every rung passes, the JSON
-#      says how many ranks, which scaling, and each rung's efficiency
-#      against rank 0 alone (from 2 ranks);
+#      says how many ranks, which scaling, the grid of ranks, and each
+#      rung's efficiency against rank 0 alone (from 2 ranks);
 #   2. exact integer sums and a NaN on one rank's part over 3 ranks;
 #   3. bad input (a size the ranks cannot split, a copy-per-rank workload
 #      under strong scaling, an unknown scaling): exit 2, one message;
@@ -58,6 +58,15 @@ for r in rs:
         for u in runs:
             assert 0 <= u[2] <= u[3], u
             assert list(u[4]) == list(r["phases"]), (u, r["phases"])
+        # The grid of ranks of a 3D split (kl__rank_grid): slabs along z
+        # when weak; 1 x 2 x 2 for 4 ranks over 11^3 when strong; none for
+        # reduce-dist.
+        want = None
+        if r["workload"] != "reduce-dist":
+            want = "1x1x%d" % p
+            if scaling == "strong" and p == 4:
+                want = "1x2x2"
+        assert r["rank_grid"] == want, (r["workload"], r["rank_grid"], want)
     else:
         assert "efficiency" not in r or r["efficiency"] is None, r
         assert r["rank_runs"] is None, r["rank_runs"]

@@ -696,7 +696,8 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
         "rung's time against rank 0 alone on its own part (weak) or on the "
         "whole problem (strong), and its phases as shares of its run "
         "(phases that overlap add up to more)</caption><thead><tr>"
-        "<th>rung</th><th>ranks</th><th>scaling</th><th>median</th>"
+        "<th>rung</th><th>ranks</th><th>grid</th><th>scaling</th>"
+        "<th>median</th>"
         "<th>rank 0 alone</th><th>efficiency</th>", f);
   head_cells(f, names, phases);
   fputs("</tr></thead><tbody>\n", f);
@@ -706,8 +707,11 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
     fputs("<tr><td>", f);
     html_escape(f, r->rung);
     fputs("</td>", f);
+    const char *grid = str(r->v, "rank_grid");
     fprintf(f, "<td class=\"n\">%.0f</td><td>",
             json_number(r->v, "ranks", 1, NULL));
+    html_escape(f, grid[0] ? grid : "-");
+    fputs("</td><td>", f);
     html_escape(f, str(r->v, "scaling"));
     fputs("</td>", f);
     cell_field(f, r, "median_s", F_TIME, NULL);

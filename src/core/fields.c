@@ -403,6 +403,12 @@ GET(get_efficiency) {
   (void)rep;
   number(v, res->pub.efficiency > 0, res->pub.efficiency);
 }
+GET(get_rank_grid) {
+  (void)rep;
+  const int *d = res->plan.rank_grid;
+  snprintf(v->buffer, sizeof v->buffer, "%dx%dx%d", d[0], d[1], d[2]);
+  text(v, res->pub.ranks > 1 && d[0] > 0 ? v->buffer : NULL);
+}
 GET(get_scaling) {
   (void)rep;
   text(v, res->w->distributed && res->pub.ranks > 1
@@ -509,6 +515,7 @@ const kl__field kl__fields[] = {
      get_unverifiable},
     {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},
     {"scaling", "scaling", R, NULL, KL__TEXT, NULL, get_scaling},
+    {"rank_grid", NULL, R, NULL, KL__TEXT, NULL, get_rank_grid},
     {"one_rank_seconds", "one_rank_seconds", R, NULL, KL__NUMBER, "%.9g",
      get_one_rank_seconds},
     {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",

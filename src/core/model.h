@@ -194,6 +194,10 @@ typedef struct kl_plan {
    * kl__exchange_start). Other workloads find NULL and 0. */
   const kl_ranks *ranks;
   int strong;
+  /* The grid of ranks plan() split the problem over (px, py, pz:
+   * kl__rank_grid), where it made one over several ranks; else zeros.
+   * Results name it (rank_grid). */
+  int rank_grid[3];
 } kl_plan;
 
 /* ---- backends and contexts ---------------------------------------------

@@ -248,7 +248,10 @@ static void print_ranks(const kl_report *rep, FILE *f) {
       continue;
     char t[32], alone[32];
     format_time(r->t_median, t, sizeof t);
-    fprintf(f, "%s %s: %d ranks %s", r->workload, r->rung, r->ranks, t);
+    fprintf(f, "%s %s: %d ranks", r->workload, r->rung, r->ranks);
+    const int *d = res->plan.rank_grid;
+    if (d[0] > 0) fprintf(f, " (%d x %d x %d)", d[0], d[1], d[2]);
+    fprintf(f, " %s", t);
     if (r->efficiency > 0) {
       format_time(r->one_rank_seconds, alone, sizeof alone);
       fprintf(f, ", rank 0 alone %s%s: efficiency %.2f", alone,

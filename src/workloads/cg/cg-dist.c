@@ -64,6 +64,7 @@ static kl_status plan(kl_plan *p) {
   int dims[3], coord[3];
   kl_status st = dist_grid(p, dims);
   if (st != KL_OK) return st;
+  if (ranks > 1) memcpy(p->rank_grid, dims, sizeof dims);
   kl__rank_coords(kl__rank(p), dims, coord);
   double ext_points = 1, grid_points = 1;
   for (int a = 0; a < 3; a++) {

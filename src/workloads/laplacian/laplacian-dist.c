@@ -76,6 +76,7 @@ static kl_status plan(kl_plan *p) {
   int dims[3], coord[3];
   kl_status st = grid_of(p, dims);
   if (st != KL_OK) return st;
+  if (ranks > 1) memcpy(p->rank_grid, dims, sizeof dims);
   kl__rank_coords(kl__rank(p), dims, coord);
   int64_t in[3];
   interior_of(p, in);
