@@ -28,8 +28,9 @@ extern "C" {
  * files); 5: distributed workloads (kl_workload.distributed, kl_plan's
  * ranks and scaling, kl_args.phase_seconds for run() rungs); 6:
  * kl_backend.compile_seconds (a context's programs' build time); 7:
- * kl_backend.bus_id (the device's PCI bus id: its energy counter). */
-#define KL_MODEL_VERSION 7
+ * kl_backend.bus_id (the device's PCI bus id: its energy counter); 8:
+ * kl_plan.rank_grid (the grid of ranks a distributed plan split over). */
+#define KL_MODEL_VERSION 8
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
