@@ -274,22 +274,33 @@ static unsigned long long available(void) {
   return kb * 1024;
 }
 
+/* This host's CPUs: those online, those this process may run on (all
+ * online where its affinity is unknown), and a rank's share of them. */
+typedef struct host_cpus {
+  long online, mine, share;
+} host_cpus;
+
+static host_cpus cpus_of(int ranks_here) {
+  host_cpus c = {sysconf(_SC_NPROCESSORS_ONLN), 0, 0};
+  cpu_set_t set;
+  c.mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                       : c.online;
+  c.share = c.online / ranks_here;
+  return c;
+}
+
 /* Open MPI binds each rank to one core where it starts two or fewer (to a
  * socket beyond): an OpenMP rung of such a rank runs its threads on that
  * core. Said once, by rank 0, where its CPUs are fewer than its share of
  * the host's. */
-static void note_binding(int ranks_here) {
-  cpu_set_t set;
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (online < 2 || sched_getaffinity(0, sizeof set, &set) != 0) return;
-  const long mine = CPU_COUNT(&set), share = online / ranks_here;
-  if (mine >= share) return;
+static void note_binding(host_cpus c) {
+  if (c.online < 2 || c.mine >= c.share) return;
   fprintf(stderr,
           "kladder: note: the launcher bound rank 0 to %ld of this host's "
           "%ld CPUs, which its host backends' threads share; `mpirun "
           "--bind-to none` (or --map-by slot:PE=%ld) gives each rank its "
           "share\n",
-          mine, online, share);
+          c.mine, c.online, c.share);
 }
 
 /* The ranks of a host share its CPUs: where OMP_NUM_THREADS is not set,
@@ -298,23 +309,20 @@ static void note_binding(int ranks_here) {
  * bound to; every rank's default of all the host's CPUs made four ranks
  * on 64 cores run 256 spinning threads, and a check's host solve of a
  * 33^3 grid ran past a minute. Said once, by rank 0. */
-static void share_threads(int ranks_here) {
+static void share_threads(int ranks_here, host_cpus c) {
 #if defined(_OPENMP)
-  cpu_set_t set;
-  const long online = sysconf(_SC_NPROCESSORS_ONLN);
-  if (ranks_here < 2 || online < 2 || getenv("OMP_NUM_THREADS")) return;
-  long share = online / ranks_here;
-  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) < share)
-    share = CPU_COUNT(&set);
+  if (ranks_here < 2 || c.online < 2 || getenv("OMP_NUM_THREADS")) return;
+  long share = c.mine < c.share ? c.mine : c.share;
   if (share < 1) share = 1;
   omp_set_num_threads((int)share);
   if (world.rank == 0)
     fprintf(stderr,
             "kladder: note: %d ranks share this host's %ld CPUs: OpenMP "
             "threads a rank %ld (OMP_NUM_THREADS sets another count)\n",
-            ranks_here, online, share);
+            ranks_here, c.online, share);
 #else
   (void)ranks_here;
+  (void)c;
 #endif
 }
 
@@ -352,8 +360,9 @@ const kl_ranks *cli_ranks_begin(int *refused) {
     MPI_Comm_free(&local);
   }
   world.local_count = here;
-  if (world.rank == 0) note_binding(here);
-  share_threads(here);
+  const host_cpus cpus = cpus_of(here);
+  if (world.rank == 0) note_binding(cpus);
+  share_threads(here, cpus);
   const unsigned long long free_bytes = available();
   if (!getenv("KLADDER_MEMORY_LIMIT") && free_bytes > 0 && here > 1) {
     char text[32];
