@@ -20,8 +20,6 @@ enum { KL_OP_SUM, KL_OP_MIN, KL_OP_MAX };
 #define KL_MAX_BLOCK 1024
 #define KL_MAX_WARPS (KL_MAX_BLOCK / 32)
 
-#define KL_FULL_MASK 0xffffffffu
-
 /* Integers have no NaN: constant false, so their min and max stay one
  * instruction. */
 static __host__ __device__ __forceinline__ bool kl_is_nan(int) { return false; }

@@ -315,6 +315,10 @@ static inline cudaError_t kl__gpu_allow_shared(K kernel, size_t bytes) {
 #endif
 }
 
+/* The mask of every lane for the *_sync shuffles (the HIP header drops
+ * it: its shuffles take none). */
+#define KL_FULL_MASK 0xffffffffu
+
 /* Blocks for n work items of per_block each, at most KL_GPU_MAX_BLOCKS:
  * HIP refuses grids of more than 2^32 work-items, so a grid stays within
  * 2^21 blocks of up to 1024 threads. Kernels that take one item per thread

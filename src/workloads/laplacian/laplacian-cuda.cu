@@ -344,10 +344,14 @@ static __device__ __forceinline__ float4 pack(const float *o) {
  * and 62 (f32), room for 4 (NOTES.md). */
 #define VECTOR_MIN_BLOCKS 5
 
-/* V points per thread along x, loaded and stored as one 16-byte vector;
- * the x neighbours at either end of the vector come as single elements
- * through L1. The launcher runs it only where every row starts on a
- * 16-byte boundary (nx a multiple of V, u and f aligned). */
+/* V points per thread along x, loaded and stored as one 16-byte vector.
+ * The x neighbours at either end of the vector are the next lanes' end
+ * elements, passed by shuffles; a lane at the tile's or the warp's edge
+ * loads its own through L1. Every lane of a warp takes the same path to
+ * the shuffles (lanes off the grid load and store nothing, `live`), since
+ * a warp of 64 lanes holds two rows whose j may differ. The launcher runs
+ * it only where every row starts on a 16-byte boundary (nx a multiple of
+ * V, u and f aligned). */
 template <typename T>
 __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmarch_vector_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
@@ -355,28 +359,41 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmar
   typedef typename vec16<T>::type W;
   const int V = (int)(sizeof(W) / sizeof(T));
   const int64_t i0 = ((int64_t)blockIdx.x * ZMARCH_BX + threadIdx.x) * V;
-  if (i0 >= g.nx) return;
   const int64_t slice = g.sz, sy = g.sy, nx = g.nx;
+  const int lane = (int)((threadIdx.y * ZMARCH_BX + threadIdx.x) % warpSize);
+  /* Whether lane - 1 and lane + 1 hold this row's x neighbours. */
+  const bool from_left = threadIdx.x > 0 && lane > 0;
+  const bool from_right = threadIdx.x < ZMARCH_BX - 1 && lane < warpSize - 1;
   /* Whether all V points are interior in x: one vector store. */
   const bool whole = i0 > 0 && i0 + V < nx;
   int64_t k0, k1, row0, row_end;
   block_work(g, z, &k0, &k1, &row0, &row_end);
   for (int64_t row = row0; row < row_end; row += gridDim.y) {
     const int64_t j = row * ZMARCH_BY + threadIdx.y;
-    if (j == 0 || j >= g.ny - 1) continue;
+    const bool live = i0 < nx && j > 0 && j < g.ny - 1;
     int64_t pos = i0 + sy * j + slice * k0;
-    W below = *(const W *)(u + pos - slice), centre = *(const W *)(u + pos),
+    W below = {}, centre = {}, above = {};
+    if (live) {
+      below = *(const W *)(u + pos - slice);
+      centre = *(const W *)(u + pos);
       above = *(const W *)(u + pos + slice);
+    }
     for (int64_t k = k0; k < k1; k++, pos += slice) {
-      W ahead = above;
-      if (k + 1 < k1) ahead = *(const W *)(u + pos + 2 * slice);
-      const W south = *(const W *)(u + pos - sy);
-      const W north = *(const W *)(u + pos + sy);
-      const T left = i0 > 0 ? u[pos - 1] : (T)0;
-      const T right = i0 + V < nx ? u[pos + V] : (T)0;
+      W ahead = above, south = {}, north = {};
+      if (live) {
+        if (k + 1 < k1) ahead = *(const W *)(u + pos + 2 * slice);
+        south = *(const W *)(u + pos - sy);
+        north = *(const W *)(u + pos + sy);
+      }
       const T *b = (const T *)&below, *m = (const T *)&centre,
               *a = (const T *)&above, *s = (const T *)&south,
               *n = (const T *)&north;
+      const T passed_left = __shfl_up_sync(KL_FULL_MASK, m[V - 1], 1);
+      const T passed_right = __shfl_down_sync(KL_FULL_MASK, m[0], 1);
+      if (!live) continue;
+      const T left = from_left ? passed_left : i0 > 0 ? u[pos - 1] : (T)0;
+      const T right = from_right ? passed_right
+                      : i0 + V < nx ? u[pos + V] : (T)0;
       T o[V];
 #pragma unroll
       for (int e = 0; e < V; e++)
