@@ -23,6 +23,10 @@
  * (cuda-grid-stride, 0.7% faster) and histogram below 64K (cuda-shared,
  * cuda-fat-interleaved); the sweep of 2026-11-26 (five runs) had given
  * 2M-16M f64 to cuda-tree, 20% slower than cuda-best at 1M and 4M here.
+ * A second dispatch sweep at 1c78276 (docs/results/2026-11-27-seventh.md)
+ * moved the cells where both sweeps found another rung faster than
+ * cuda-best: reduce f64 at 4K and i32 at 16K to cuda-single-pass-fence,
+ * histogram from 64K to 1M to cuda-shared (cuda-best from 1M).
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
@@ -67,6 +71,8 @@ const char kl__wisdom_builtin[] =
     "pick reduce f64 0 cuda cuda-best\n"
     "pick reduce f64 64 cuda cuda-cub\n"
     "pick reduce f64 512 cuda cuda-best\n"
+    "pick reduce f64 4096 cuda cuda-single-pass-fence\n"
+    "pick reduce f64 16384 cuda cuda-best\n"
     "pick reduce f64 1073741824 cuda cuda-grid-stride\n"
     "best reduce i32 0 serial serial\n"
     "best reduce i32 32768 openmp openmp-partials\n"
@@ -82,6 +88,8 @@ const char kl__wisdom_builtin[] =
     "pick reduce i32 0 cuda cuda-best\n"
     "pick reduce i32 8 cuda cuda-cub\n"
     "pick reduce i32 64 cuda cuda-best\n"
+    "pick reduce i32 16384 cuda cuda-single-pass-fence\n"
+    "pick reduce i32 65536 cuda cuda-best\n"
     "best histogram u8 0 serial serial\n"
     "best histogram u8 262144 openmp openmp-blocks\n"
     "best histogram u8 33554432 openmp openmp-interleaved\n"
@@ -97,7 +105,7 @@ const char kl__wisdom_builtin[] =
     "pick histogram u8 64 cuda cuda-global-atomic\n"
     "pick histogram u8 512 cuda cuda-fat-interleaved\n"
     "pick histogram u8 4096 cuda cuda-shared\n"
-    "pick histogram u8 65536 cuda cuda-best\n"
+    "pick histogram u8 1048576 cuda cuda-best\n"
     "best laplacian f32 0 openmp openmp-streaming\n"
     "best laplacian f32 4 serial serial\n"
     "best laplacian f32 16 openmp openmp-blocked\n"
