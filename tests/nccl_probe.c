@@ -200,12 +200,12 @@ int main(int argc, char **argv) {
   for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
     const double t = median_seconds(&pr, all_reduce, a, b, sizes[s]);
     const double algbw = sizes[s] / t;
-    if (s == 0) bus_at_face = algbw * 2.0 * (pr.ranks - 1) / pr.ranks;
+    const double busbw = algbw * 2.0 * (pr.ranks - 1) / pr.ranks;
+    if (s == 0) bus_at_face = busbw;
     if (pr.rank == 0)
       printf("allreduce %10zu bytes %9.2f us  algbw %7.2f GB/s  busbw "
              "%7.2f GB/s\n",
-             sizes[s], t * 1e6, algbw * 1e-9,
-             algbw * 2.0 * (pr.ranks - 1) / pr.ranks * 1e-9);
+             sizes[s], t * 1e6, algbw * 1e-9, busbw * 1e-9);
   }
   const double t = median_seconds(&pr, exchange, a, b, face);
   if (pr.rank == 0)
