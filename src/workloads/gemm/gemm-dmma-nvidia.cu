@@ -116,30 +116,50 @@ struct dmma_config {
  * slice cost some hundred instructions on the path to the mma. */
 typedef struct copy_sources {
   const double *a, *b;     /* this thread's first chunk of the slice */
-  int64_t a_pass, b_pass;  /* between its chunks within a slice */
+  int64_t b_pass;          /* between B's chunks within a slice */
   int64_t a_slice, b_slice; /* from one slice to the next */
+  int a_dst, b_dst; /* this thread's first chunk in a stage (doubles) */
 } copy_sources;
+
+/* A thread's share of a slice of A: the A_THREADS_A_COLUMN threads of
+ * one k-column of the slice take its pairs p, p + that count, ... so that
+ * a thread's copies lie at fixed distances from its first, in memory (one
+ * column of A) and in the stage (the swizzle moves bits 1-2 of a chunk,
+ * and the distances are multiples of 8 chunks): one address each, with
+ * offsets the compiler folds into the copies. Eight or more threads a
+ * column make each copy instruction of a warp whole 128-byte lines. */
+template <int BM, int BK, int THREADS>
+struct a_share {
+  enum { THREADS_A_COLUMN = THREADS / BK, PAIRS = BM / 2 / (THREADS / BK) };
+};
 
 template <int BM, int BN, int BK, int THREADS>
 static __device__ __forceinline__ copy_sources copy_sources_of(
     const double *a, const double *b, const kl__gemm_shape &s, int64_t m0,
     int64_t n0) {
+  typedef a_share<BM, BK, THREADS> share;
+  static_assert(THREADS % BK == 0 && share::THREADS_A_COLUMN % 8 == 0 &&
+                    (BM / 2) % share::THREADS_A_COLUMN == 0,
+                "a slice of A: whole 128-byte lines a copy instruction, "
+                "distances of 8 chunks or more");
   copy_sources c;
-  const int a_row = threadIdx.x / (BM / 2), a_pair = threadIdx.x % (BM / 2);
+  const int a_col = threadIdx.x / share::THREADS_A_COLUMN;
+  const int a_pair = threadIdx.x % share::THREADS_A_COLUMN;
   const int b_col = threadIdx.x / (BK / 2), b_pair = threadIdx.x % (BK / 2);
-  c.a = a + a_row * s.lda + m0 + 2 * a_pair;
+  c.a = a + a_col * s.lda + m0 + 2 * a_pair;
   c.b = b + (n0 + b_col) * s.ldb + 2 * b_pair;
-  c.a_pass = (int64_t)(THREADS / (BM / 2)) * s.lda;
   c.b_pass = (int64_t)(THREADS / (BK / 2)) * s.ldb;
   c.a_slice = (int64_t)BK * s.lda;
   c.b_slice = BK;
+  c.a_dst = a_col * BM + 2 * a_chunk(a_col, a_pair);
+  c.b_dst = b_col * BK + 2 * b_chunk(b_col, b_pair);
   return c;
 }
 
-/* A slice wholly inside the matrices: no bounds. A: consecutive threads
- * take consecutive pairs of one column of A, whole 128-byte lines; B
- * likewise down its columns. A pair is one 16-byte copy, or two 8-byte
- * ones where odd leading dimensions leave it unaligned. */
+/* A slice wholly inside the matrices: no bounds. A: a_share above; B:
+ * consecutive threads take consecutive pairs down one column of B, whole
+ * 128-byte lines. A pair is one 16-byte copy, or two 8-byte ones where
+ * odd leading dimensions leave it unaligned. */
 template <int VEC>
 static __device__ __forceinline__ void copy_pair(double *dst,
                                                  const double *src) {
@@ -155,22 +175,18 @@ template <int BM, int BN, int BK, int THREADS, int VEC>
 static __device__ __forceinline__ void load_slice_inside(
     double *a_s, double *b_s, const double *a_src, const double *b_src,
     const copy_sources &c) {
-  const int a_rows = THREADS / (BM / 2);
-  const int a_row = threadIdx.x / (BM / 2), a_pair = threadIdx.x % (BM / 2);
+  typedef a_share<BM, BK, THREADS> share;
 #pragma unroll
-  for (int r = 0; r < BK / a_rows; r++) {
-    const int row = a_row + r * a_rows;
-    copy_pair<VEC>(a_s + row * BM + 2 * a_chunk(row, a_pair),
-                   a_src + r * c.a_pass);
-  }
+  for (int r = 0; r < share::PAIRS; r++)
+    copy_pair<VEC>(a_s + c.a_dst + 2 * r * share::THREADS_A_COLUMN,
+                   a_src + 2 * r * share::THREADS_A_COLUMN);
+  /* B's columns q * b_cols apart keep the first one's swizzle (b_cols is
+   * even), so a thread's copies are its first plus fixed distances. */
   const int b_cols = THREADS / (BK / 2);
-  const int b_col = threadIdx.x / (BK / 2), b_pair = threadIdx.x % (BK / 2);
+  static_assert(b_cols % 2 == 0, "B: an even count of columns a pass");
 #pragma unroll
-  for (int q = 0; q < BN / b_cols; q++) {
-    const int col = b_col + q * b_cols;
-    copy_pair<VEC>(b_s + col * BK + 2 * b_chunk(col, b_pair),
-                   b_src + q * c.b_pass);
-  }
+  for (int q = 0; q < BN / b_cols; q++)
+    copy_pair<VEC>(b_s + c.b_dst + q * b_cols * BK, b_src + q * c.b_pass);
 }
 
 /* A copy cut by the edge of a matrix: the `valid` doubles inside it come
@@ -397,7 +413,6 @@ static __global__ void __launch_bounds__(
       const int cur = st % 2;
       const bool last = st == cfg::STEPS - 1;
       int from = stage, kk = (st + 1) * 8;
-      bool load = true;
       if (last) {
         /* Slice + 1 has landed once at most STAGES - 2 copy groups are in
          * flight. */
@@ -405,18 +420,18 @@ static __global__ void __launch_bounds__(
         __syncthreads();
         from = (slice + 1) % STAGES;
         kk = 0;
-        load = slice + 1 < slices;
+        /* After the last slice this loads a stage no copy is in flight
+         * to, values no mma uses: cheaper than a predicate on each load. */
       }
       const double *as = a_s + from * cfg::A_STAGE;
       const double *bs = b_s + from * cfg::B_STAGE;
-      if (load) load_a<BM, BK, cfg::TILES_M, cfg::TILES_N>(a_frag[1 - cur], as, o, kk);
+      load_a<BM, BK, cfg::TILES_M, cfg::TILES_N>(a_frag[1 - cur], as, o, kk);
 #pragma unroll
       for (int j = 0; j < cfg::TILES_N; j++) {
 #pragma unroll
         for (int i = 0; i < cfg::TILES_M; i++)
           mma_tile(acc[i][j], a_frag[cur][i], b_frag[j]);
-        if (load)
-          b_frag[j] = b_fragment<BM, BK, cfg::TILES_M, cfg::TILES_N>(bs, o, kk, j);
+        b_frag[j] = b_fragment<BM, BK, cfg::TILES_M, cfg::TILES_N>(bs, o, kk, j);
       }
       if (last) {
         const int next = slice + STAGES;
