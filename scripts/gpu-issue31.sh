@@ -10,7 +10,7 @@
 #   integrate the library rung against CUB, 1K to 1G points (x8)
 #   gemm      the best rungs against cuBLAS: square 1024 to 16384, both
 #             types; m or n 256 with k 4096; k 256
-#   gemm-tiles the DMMA rung's tile configurations (KLADDER_DMMA=0..3,
+#   gemm-tiles the DMMA rung's tile configurations (KLADDER_DMMA=0..4, 0 the rule,
 #             KL_DMMA_CONFIGS) at the gemm part's shapes, cuBLAS beside
 #             each; the pipelined rung on the small squares (split grids)
 #   laplacian f32 and f64 at 512^3 against the copy
@@ -76,7 +76,7 @@ if part gemm; then
 fi
 if part gemm-tiles; then
   step gemm-tiles
-  for c in ${KL_DMMA_CONFIGS:-0 1 2 3}; do
+  for c in ${KL_DMMA_CONFIGS:-0 1 2 3 4}; do
     KLADDER_DMMA=$c $k -w gemm -b cuda -r cuda-dmma,cuda-cublas -t f64 \
       -n 1024,2048,4096,8192 --reps 7 --warmup 2 \
       --json "$out/tiles-$c-square.json" >"$out/tiles-$c-square.txt" 2>&1

@@ -26,9 +26,12 @@ static const gemm_case shapes[] = {{1, 1, 1},      {7, 5, 3},
                                    {129, 257, 65}, {520, 520, 520},
                                    /* GPU only: more 128 x 128 tiles than
                                     * an H100 has SMs, with a tail that the
-                                    * fast rungs split along k. */
-                                   {1541, 1415, 1000}};
-#define GPU_ONLY_SHAPES 1
+                                    * fast rungs split along k; then over
+                                    * one and a half waves of them with k
+                                    * past 512 (the DMMA rung's 128 x 128
+                                    * tiles), a part slice at k's end. */
+                                   {1541, 1415, 1000}, {2052, 1931, 600}};
+#define GPU_ONLY_SHAPES 2
 
 /* alpha, beta and the extra rows of lda, ldb, ldc. */
 typedef struct variant {
