@@ -54,6 +54,11 @@
 #            rungs thousands of times slower, the rungs that split
 #            (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
 #            dimensions and beta 0.5, both types;
+#   gemm-wide, gemm-wide-1541x1415x133, split-wide-f64, split-wide-f32
+#            the same with the fast rungs' large tiles forced
+#            (KLADDER_DMMA=1: 128x128; KLADDER_PIPELINED=2: 256x128), which
+#            they take on their own only at sizes too slow under the tools:
+#            edge tiles, moved-back tiles and split tails of those tiles;
 #   cli      the command line of the issue that found the overread.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
@@ -105,15 +110,26 @@ declare -A group=(
 )
 shapes=(1x1x1 7x5x3 67x45x33 129x257x65 132x70x40 1541x1415x133)
 for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
+# The groups that force the fast rungs' large tiles, and their environment.
+wide_tiles="KLADDER_DMMA=1 KLADDER_PIPELINED=2"
+group[gemm-wide]="$t/test_gemm cuda 129x257x65 132x70x40"
+group[gemm-wide-1541x1415x133]="$t/test_gemm cuda 1541x1415x133"
+group[split-wide-f64]=${group[split-f64]}
+group[split-wide-f32]=${group[split-f32]}
+declare -A group_env=([gemm-wide]=$wide_tiles
+  [gemm-wide-1541x1415x133]=$wide_tiles [split-wide-f64]=$wide_tiles
+  [split-wide-f32]=$wide_tiles)
 
 # The groups under each tool, the slowest kinds first: the pool then ends
 # on short shards.
 groups_of() {
   case $1 in
-  racecheck) echo cg-race pipeline-race split-f64 split-f32 gemm-129x257x65 \
-    histogram laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
-  *) echo cg pipeline gemm-1541x1415x133 gemm-129x257x65 histogram laplacian \
-    gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+  racecheck) echo cg-race pipeline-race split-f64 split-f32 split-wide-f64 \
+    split-wide-f32 gemm-129x257x65 gemm-wide histogram laplacian gemm-132x70x40 \
+    gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+  *) echo cg pipeline gemm-1541x1415x133 gemm-wide-1541x1415x133 \
+    gemm-129x257x65 gemm-wide histogram laplacian gemm-132x70x40 rungs \
+    gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
   esac
 }
 
@@ -149,16 +165,17 @@ gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
 log_of() { echo "$logs/$1-$2-${3//\//of}.log"; }
 run_shard() { # tool group shard gpu limit
   local tool=$1 g=$2 s=$3 log extra=() cmd=${group[$2]}
+  local envs=(${group_env[$2]:-})
   log=$(log_of "$1" "$2" "$3")
   [ "$tool" = memcheck ] && extra=(--leak-check full)
   # --shard goes right after the program's name.
   [ "$s" != - ] && cmd="${cmd%% *} --shard $s ${cmd#* }"
   local started=$(date +%s)
   # shellcheck disable=SC2086
-  OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive CUDA_VISIBLE_DEVICES=$4 \
-    timeout "$5" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
+  env "${envs[@]}" OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive \
+    CUDA_VISIBLE_DEVICES=$4 timeout "$5" "$sanitizer" --tool "$tool" "${extra[@]}" --error-exitcode 99 \
     --print-limit 50 $cmd >"$log" 2>&1
-  echo "=== exit $? after $(( $(date +%s) - started )) s: $cmd" >>"$log"
+  echo "=== exit $? after $(( $(date +%s) - started )) s: ${envs[*]} $cmd" >>"$log"
 }
 
 started=$(date +%s)

@@ -27,10 +27,11 @@ static const gemm_case shapes[] = {{1, 1, 1},      {7, 5, 3},
                                    /* GPU only: more 128 x 128 tiles than
                                     * an H100 has SMs, with a tail that the
                                     * fast rungs split along k; then over
-                                    * one and a half waves of them with k
-                                    * past 512 (the DMMA rung's 128 x 128
-                                    * tiles), a part slice at k's end. */
-                                   {1541, 1415, 1000}, {2052, 1931, 600}};
+                                    * one and a half waves of 128 x 128
+                                    * and of 256 x 128 tiles with k past
+                                    * 512 (the fast rungs' large tiles),
+                                    * a part slice at k's end. */
+                                   {1541, 1415, 1000}, {2052, 2820, 600}};
 #define GPU_ONLY_SHAPES 2
 
 /* alpha, beta and the extra rows of lda, ldb, ldc. */

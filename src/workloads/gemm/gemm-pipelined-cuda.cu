@@ -551,33 +551,42 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
 #define F64_MINB (KL_GPU_ASYNC_COPIES ? 1 : 2)
 #define F64_LEAD (KL_GPU_ASYNC_COPIES ? 2 : 0)
 
-/* float with TN columns a thread (128 x 16 TN tiles), at the widest copy
+/* float with TM x TN a thread (16 TM x 16 TN tiles), at the widest copy
  * A's and B's alignment allows. */
-template <int TN>
+template <int TM, int TN>
 static kl_status launch_float(const kl_args *a, const kl__gemm_shape *s) {
   switch (copy_width(a, s, sizeof(float))) {
   case 4:
-    return launch<float, 8, TN, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(a,
-                                                                           s);
+    return launch<float, TM, TN, F32_BK, F32_STAGES, 4, F32_MINB, F32_LEAD>(
+        a, s);
   case 2:
-    return launch<float, 8, TN, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(a,
-                                                                           s);
+    return launch<float, TM, TN, F32_BK, F32_STAGES, 2, F32_MINB, F32_LEAD>(
+        a, s);
   default:
-    return launch<float, 8, TN, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(a,
-                                                                           s);
+    return launch<float, TM, TN, F32_BK, F32_STAGES, 1, F32_MINB, F32_LEAD>(
+        a, s);
   }
 }
 
 extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
   const kl__gemm_shape s = kl__gemm_shape_of(a->plan);
   if (a->plan->type == KL_F32) {
-    /* 128 x 128 tiles, 8 x 8 per thread; 128 x 64 (8 x 4) where the
-     * problem has fewer 128 x 128 tiles than the GPU has SMs. */
+    /* 256 x 128 tiles, 16 x 8 per thread (cuBLAS's SGEMM tile on the
+     * H100), where there are at least one and a half waves of them (one
+     * block an SM): a third fewer shared loads a FMA than 8 x 8, 1-2%
+     * faster from 4096^3 and 3-8% at k = 256 (NOTES.md, f32 attempt 3);
+     * else 128 x 128 tiles, 8 x 8; 128 x 64 (8 x 4) where the problem has
+     * fewer 128 x 128 tiles than the GPU has SMs. KLADDER_PIPELINED
+     * forces one: 0 128 x 128, 1 128 x 64, 2 256 x 128. */
+    const int64_t sms = a->ctx->device.compute_units;
+    const int64_t tall = ((s.m + 255) / 256) * ((s.n + 127) / 128);
     const int64_t wide = ((s.m + 127) / 128) * ((s.n + 127) / 128);
-    const char *v = getenv("KLADDER_PIPELINED"); /* 0 wide, 1 narrow */
-    const int narrow =
-        v && *v ? atoi(v) == 1 : wide < a->ctx->device.compute_units;
-    return narrow ? launch_float<4>(a, &s) : launch_float<8>(a, &s);
+    const char *v = getenv("KLADDER_PIPELINED");
+    int pick = v && *v ? atoi(v) : -1;
+    if (pick < 0 || pick > 2)
+      pick = 2 * tall >= 3 * sms ? 2 : wide >= sms ? 0 : 1;
+    if (pick == 2) return launch_float<16, 8>(a, &s);
+    return pick == 1 ? launch_float<8, 4>(a, &s) : launch_float<8, 8>(a, &s);
   }
   if (a->plan->type == KL_F64) {
     /* 128 x 64 tiles, 8 x 4 per thread. */
