@@ -27,6 +27,13 @@
  * moved the cells where both sweeps found another rung faster than
  * cuda-best: reduce f64 at 4K and i32 at 16K to cuda-single-pass-fence,
  * histogram from 64K to 1M to cuda-shared (cuda-best from 1M).
+ * gemm from 256 on, again after the DMMA rung's tile rule (2026-11-27,
+ * eighth session, de6595c's code; docs/results/2026-11-27-eighth/
+ * wisdom-gemm-h100, the same sweep as above, and wisdom-gemm-cuda-h100,
+ * CUDA alone at 1024-4096): f64 on the device cuda-dmma from 256 but
+ * cuBLAS at 1536 (0.95-0.97x there), where cuBLAS had kept 512 and from
+ * 2048; f32 unchanged; the best lines (with the copies, the backend's
+ * choice) as that sweep wrote them.
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
@@ -161,6 +168,7 @@ const char kl__wisdom_builtin[] =
     "best gemm f32 8 openmp openblas\n"
     "best gemm f32 128 openmp openmp-blocked\n"
     "best gemm f32 1024 cuda cuda-pipelined\n"
+    "best gemm f32 2048 cuda cuda-cublas\n"
     "pick gemm f32 0 serial serial-naive\n"
     "pick gemm f32 8 serial serial-loop-order\n"
     "pick gemm f32 0 openmp openblas\n"
@@ -179,8 +187,8 @@ const char kl__wisdom_builtin[] =
     "best gemm f64 0 serial serial-naive\n"
     "best gemm f64 8 openmp openblas\n"
     "best gemm f64 128 openmp openmp-blocked\n"
-    "best gemm f64 1024 cuda cuda-cublas\n"
-    "best gemm f64 2048 cuda cuda-pipelined\n"
+    "best gemm f64 1024 cuda cuda-dmma\n"
+    "best gemm f64 2048 cuda cuda-padded\n"
     "pick gemm f64 0 serial serial-naive\n"
     "pick gemm f64 8 serial serial-loop-order\n"
     "pick gemm f64 0 openmp openblas\n"
@@ -191,6 +199,6 @@ const char kl__wisdom_builtin[] =
     "pick gemm f64 2 cuda cuda-naive\n"
     "pick gemm f64 4 cuda cuda-shared-8\n"
     "pick gemm f64 16 cuda cuda-shared-16\n"
-    "pick gemm f64 512 cuda cuda-cublas\n"
-    "pick gemm f64 1024 cuda cuda-dmma\n"
-    "pick gemm f64 2048 cuda cuda-cublas\n";
+    "pick gemm f64 256 cuda cuda-dmma\n"
+    "pick gemm f64 1536 cuda cuda-cublas\n"
+    "pick gemm f64 2048 cuda cuda-dmma\n";
