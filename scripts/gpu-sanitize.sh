@@ -54,11 +54,15 @@
 #            rungs thousands of times slower, the rungs that split
 #            (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
 #            dimensions and beta 0.5, both types;
-#   gemm-wide, gemm-wide-1541x1415x133, split-wide-f64, split-wide-f32
+#   gemm-wide, gemm-wide-1541x1415x133, split-wide-f64, split-wide-f32,
+#   edge-wide-f64, edge-wide-f32
 #            the same with the fast rungs' large tiles forced
 #            (KLADDER_DMMA=1: 128x128; KLADDER_PIPELINED=2: 256x128), which
 #            they take on their own only at sizes too slow under the tools:
 #            edge tiles, moved-back tiles and split tails of those tiles;
+#            under racecheck the two rungs alone (split-wide-*, and
+#            edge-wide-* at 132x70x40 with odd leading dimensions), not
+#            test_gemm's every rung again;
 #   cli      the command line of the issue that found the overread.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
@@ -116,17 +120,21 @@ group[gemm-wide]="$t/test_gemm cuda 129x257x65 132x70x40"
 group[gemm-wide-1541x1415x133]="$t/test_gemm cuda 1541x1415x133"
 group[split-wide-f64]=${group[split-f64]}
 group[split-wide-f32]=${group[split-f32]}
+group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
+group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 declare -A group_env=([gemm-wide]=$wide_tiles
   [gemm-wide-1541x1415x133]=$wide_tiles [split-wide-f64]=$wide_tiles
-  [split-wide-f32]=$wide_tiles)
+  [split-wide-f32]=$wide_tiles [edge-wide-f64]=$wide_tiles
+  [edge-wide-f32]=$wide_tiles)
 
 # The groups under each tool, the slowest kinds first: the pool then ends
 # on short shards.
 groups_of() {
   case $1 in
   racecheck) echo cg-race pipeline-race split-f64 split-f32 split-wide-f64 \
-    split-wide-f32 gemm-129x257x65 gemm-wide histogram laplacian gemm-132x70x40 \
-    gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+    split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 histogram \
+    laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 \
+    gemm-1x1x1 cli ;;
   *) echo cg pipeline gemm-1541x1415x133 gemm-wide-1541x1415x133 \
     gemm-129x257x65 gemm-wide histogram laplacian gemm-132x70x40 rungs \
     gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
