@@ -54,15 +54,19 @@
 #            rungs thousands of times slower, the rungs that split
 #            (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
 #            dimensions and beta 0.5, both types;
-#   gemm-wide, gemm-wide-1541x1415x133, split-wide-f64, split-wide-f32,
-#   edge-wide-f64, edge-wide-f32
+#   gemm-wide, split-wide-*, edge-wide-*
 #            the same with the fast rungs' large tiles forced
 #            (KLADDER_DMMA=1: 128x128; KLADDER_PIPELINED=2: 256x128), which
 #            they take on their own only at sizes too slow under the tools:
-#            edge tiles, moved-back tiles and split tails of those tiles;
-#            under racecheck the two rungs alone (split-wide-*, and
-#            edge-wide-* at 132x70x40 with odd leading dimensions), not
-#            test_gemm's every rung again;
+#            test_gemm at 129x257x65 and 132x70x40 (gemm-wide: edge and
+#            moved-back tiles, every rung and variant) under memcheck,
+#            initcheck and synccheck; the split tails of those tiles by the
+#            two rungs alone at 1541x1415x133 (float's 256x128 tiles:
+#            2052x2180x133), odd leading dimensions (split-wide-f64, -f32)
+#            and, but under racecheck, 1540x1415x133 (2052x2180x133) with A
+#            and C exactly m rows apart and B's columns 134 (136) long
+#            (16-byte copies up to the buffers' ends: split-wide-vec2-*); under
+#            racecheck edge-wide-* at 132x70x40, the two rungs alone;
 #   cli      the command line of the issue that found the overread.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
@@ -117,15 +121,17 @@ for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
 # The groups that force the fast rungs' large tiles, and their environment.
 wide_tiles="KLADDER_DMMA=1 KLADDER_PIPELINED=2"
 group[gemm-wide]="$t/test_gemm cuda 129x257x65 132x70x40"
-group[gemm-wide-1541x1415x133]="$t/test_gemm cuda 1541x1415x133"
 group[split-wide-f64]=${group[split-f64]}
-group[split-wide-f32]=${group[split-f32]}
+group[split-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2055,135,2054 --beta 0.5"
+group[split-wide-vec2-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1540x1415x133 --ld 1540,134,1540 --beta 0.5"
+group[split-wide-vec2-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2052,136,2052 --beta 0.5"
 group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
-declare -A group_env=([gemm-wide]=$wide_tiles
-  [gemm-wide-1541x1415x133]=$wide_tiles [split-wide-f64]=$wide_tiles
-  [split-wide-f32]=$wide_tiles [edge-wide-f64]=$wide_tiles
-  [edge-wide-f32]=$wide_tiles)
+declare -A group_env=()
+for g in gemm-wide split-wide-f64 split-wide-f32 split-wide-vec2-f64 \
+  split-wide-vec2-f32 edge-wide-f64 edge-wide-f32; do
+  group_env[$g]=$wide_tiles
+done
 
 # The groups under each tool, the slowest kinds first: the pool then ends
 # on short shards.
@@ -135,9 +141,10 @@ groups_of() {
     split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 histogram \
     laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli ;;
-  *) echo cg pipeline gemm-1541x1415x133 gemm-wide-1541x1415x133 \
-    gemm-129x257x65 gemm-wide histogram laplacian gemm-132x70x40 rungs \
-    gemm-67x45x33 rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+  *) echo cg pipeline gemm-1541x1415x133 split-wide-f64 split-wide-vec2-f64 \
+    split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
+    laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
+    gemm-1x1x1 cli ;;
   esac
 }
 
