@@ -586,16 +586,16 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
    * where there are at least one and a half waves of them and k has at
    * least 32 slices to spread the prologue and the C stores over: half
    * the L2 bytes a flop of 64 x 64 tiles, so more clock under the power
-   * cap (H100: 1.00-1.10x cuBLAS from 2048^3 to 16384^3). Otherwise
+   * cap (H100: 1.01-1.12x cuBLAS from 2048^3 to 16384^3). Otherwise
    * 64 x 64 x 16 tiles of four warps (32 x 32), three blocks an SM, whose
    * blocks overlap one another's prologue and stores: small grids and
    * thin k (1024^3: 1.06x where 128 x 128 gives 0.70x). KLADDER_DMMA
    * forces one: 1 128 x 128, 2 128 x 64, 3 64 x 128, 4 64 x 64. */
-  const int64_t wide_tiles = ((s.m + 127) / 128) * ((s.n + 127) / 128);
   const char *v = getenv("KLADDER_DMMA");
   int pick = v ? atoi(v) : 0;
   if (pick < 1 || pick > 4)
-    pick = 2 * wide_tiles >= 3 * sms && s.k >= 512 ? 1 : 4;
+    pick = kl__gemm_large_tiles_pay(kl__gemm_tiles(&s, 128, 128), sms) &&
+                   s.k >= 512 ? 1 : 4;
   switch (pick) {
   case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream, sms);
   case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream, sms);

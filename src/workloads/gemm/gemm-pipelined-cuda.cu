@@ -579,12 +579,14 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
      * fewer 128 x 128 tiles than the GPU has SMs. KLADDER_PIPELINED
      * forces one: 0 128 x 128, 1 128 x 64, 2 256 x 128. */
     const int64_t sms = a->ctx->device.compute_units;
-    const int64_t tall = ((s.m + 255) / 256) * ((s.n + 127) / 128);
-    const int64_t wide = ((s.m + 127) / 128) * ((s.n + 127) / 128);
     const char *v = getenv("KLADDER_PIPELINED");
     int pick = v && *v ? atoi(v) : -1;
-    if (pick < 0 || pick > 2)
-      pick = 2 * tall >= 3 * sms ? 2 : wide >= sms ? 0 : 1;
+    if (pick < 0 || pick > 2) {
+      if (kl__gemm_large_tiles_pay(kl__gemm_tiles(&s, 256, 128), sms))
+        pick = 2;
+      else
+        pick = kl__gemm_tiles(&s, 128, 128) >= sms ? 0 : 1;
+    }
     if (pick == 2) return launch_float<16, 8>(a, &s);
     return pick == 1 ? launch_float<8, 4>(a, &s) : launch_float<8, 8>(a, &s);
   }

@@ -48,6 +48,20 @@ static inline kl__gemm_shape kl__gemm_shape_of(const kl_plan *p) {
   return s;
 }
 
+/* The bm x bn tiles that cover C. */
+static inline int64_t kl__gemm_tiles(const kl__gemm_shape *s, int bm, int bn) {
+  return ((s->m + bm - 1) / bm) * ((s->n + bn - 1) / bn);
+}
+
+/* Whether a fast GPU rung takes its large tiles (one block an SM): where
+ * there are at least one and a half waves of them on the device's SMs.
+ * Below that the smaller tiles, several blocks an SM, keep every SM busy
+ * and overlap one another's starts and stores (NOTES.md: DMMA attempt 22,
+ * f32-3). */
+static inline int kl__gemm_large_tiles_pay(int64_t tiles, int64_t sms) {
+  return 2 * tiles >= 3 * sms;
+}
+
 /* Tiles past the last whole wave of a GPU kernel run as a wave of a few
  * blocks while the other SMs idle: at 8192^3 with 128 x 128 tiles, 4096
  * tiles on 132 SMs leave 4 for a 32nd wave, 3% of the time. Those tiles
