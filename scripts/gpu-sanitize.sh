@@ -67,6 +67,11 @@
 #            and C exactly m rows apart and B's columns 134 (136) long
 #            (16-byte copies up to the buffers' ends: split-wide-vec2-*); under
 #            racecheck edge-wide-* at 132x70x40, the two rungs alone;
+#   persist-f64, persist-odd-f64
+#            the DMMA rung's persistent blocks (short k, more 64x64 tiles
+#            than a wave: 399 at 1344x1215x72 on an H100's 132 SMs, three
+#            blocks taking a second tile), exact 16-byte-aligned and odd
+#            leading dimensions;
 #   cli      the command line of the issue that found the overread.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
@@ -125,6 +130,8 @@ group[split-wide-f64]=${group[split-f64]}
 group[split-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2055,135,2054 --beta 0.5"
 group[split-wide-vec2-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1540x1415x133 --ld 1540,134,1540 --beta 0.5"
 group[split-wide-vec2-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2052,136,2052 --beta 0.5"
+group[persist-f64]="$kl -w gemm -r cuda-dmma -s 1344x1215x72 --ld 1344,72,1344 --beta 0.5"
+group[persist-odd-f64]="$kl -w gemm -r cuda-dmma -s 1343x1215x72 --ld 1345,73,1344 --beta 0.5"
 group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 declare -A group_env=()
@@ -138,10 +145,12 @@ done
 groups_of() {
   case $1 in
   racecheck) echo cg-race pipeline-race split-f64 split-f32 split-wide-f64 \
-    split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 histogram \
+    split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 persist-f64 \
+    persist-odd-f64 histogram \
     laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli ;;
   *) echo cg pipeline gemm-1541x1415x133 split-wide-f64 split-wide-vec2-f64 \
+    persist-f64 persist-odd-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli ;;

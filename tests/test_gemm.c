@@ -31,8 +31,13 @@ static const gemm_case shapes[] = {{1, 1, 1},      {7, 5, 3},
                                     * and of 256 x 128 tiles with k past
                                     * 512 (the fast rungs' large tiles),
                                     * a part slice at k's end. */
-                                   {1541, 1415, 1000}, {2052, 2820, 600}};
-#define GPU_ONLY_SHAPES 2
+                                   {1541, 1415, 1000}, {2052, 2820, 600},
+                                   /* GPU only: short k and over two waves
+                                    * of 64 x 64 tiles (the DMMA rung's
+                                    * persistent blocks, two or three tiles
+                                    * each), a split tail, a part slice. */
+                                   {2000, 1800, 200}};
+#define GPU_ONLY_SHAPES 3
 
 /* alpha, beta and the extra rows of lda, ldb, ldc. */
 typedef struct variant {

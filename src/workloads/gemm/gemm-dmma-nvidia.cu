@@ -317,47 +317,67 @@ static __device__ __forceinline__ void multiply(
     for (int j = 0; j < TILES_N; j++) mma_tile(acc[i][j], a[i], b[j]);
 }
 
+/* Where tile t of a tiles_m x tiles_n grid lies. A tile cut by the end of
+ * m or n moves back to end there, recomputing rows or columns of the tile
+ * before it, which it does not store: its copies are then all inside the
+ * matrices and take the fast path, where bounds-checked copies made each
+ * such tile slower than the rest and the last wave as slow as they were
+ * (1000^3: 0.64x cuBLAS). A's pairs must stay 16-byte aligned for VEC 2,
+ * so an odd m keeps its edge tiles. */
+typedef struct tile_place {
+  int64_t m0, n0;       /* the tile computed */
+  int64_t m_own, n_own; /* where the part this tile stores begins */
+  bool inside;          /* every copy inside the matrices */
+} tile_place;
+
+template <int BM, int BN, int VEC>
+static __device__ __forceinline__ tile_place place_tile(
+    const kl__gemm_shape &s, int64_t t, int64_t tiles_m, int64_t tiles_n) {
+  tile_place p;
+  kl__gemm_tile_origin(t, tiles_m, tiles_n, BM, BN, &p.m0, &p.n0);
+  p.m_own = p.m0, p.n_own = p.n0;
+  if (p.m0 + BM > s.m && s.m >= BM && (VEC == 1 || s.m % 2 == 0))
+    p.m0 = s.m - BM;
+  if (p.n0 + BN > s.n && s.n >= BN) p.n0 = s.n - BN;
+  p.inside = p.m0 + BM <= s.m && p.n0 + BN <= s.n;
+  return p;
+}
+
 /* SPLIT: the block computes a k-range of its tile, split_k long, and adds
  * alpha times it into C with atomics (C was scaled by beta first): tile
- * tile_offset + b % split_tiles, range b / split_tiles, for block b. */
+ * tile_offset + b % split_tiles, range b / split_tiles, for block b.
+ * PERSIST (not with SPLIT): block b computes tiles tile_offset + b,
+ * + gridDim.x, ... below tile_end, and its copy stream runs on from one
+ * tile into the next: the refills of a tile's last STAGES slices bring
+ * the next tile's first STAGES, so that they land while this tile's last
+ * mma and its C stores run (where k is short, each tile's wait for its
+ * first slices was a large share of its time: NOTES.md, attempt 23).
+ * Needs at least STAGES slices. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
-          int MIN_BLOCKS, bool SPLIT>
+          int MIN_BLOCKS, bool SPLIT, bool PERSIST>
 static __global__ void __launch_bounds__(
     dmma_config<BM, BN, BK, WM, WN, STAGES>::THREADS, MIN_BLOCKS)
     dmma_kernel(kl__gemm_shape s, const double *__restrict__ a,
                 const double *__restrict__ b, double *__restrict__ c,
                 int64_t tiles_m, int64_t tiles_n, int64_t tile_offset,
-                int64_t split_tiles, int64_t split_k) {
+                int64_t split_tiles, int64_t split_k, int64_t tile_end) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
+  static_assert(!(SPLIT && PERSIST), "a split block computes one range");
   extern __shared__ __align__(16) double shared[];
   double *a_s = shared;
   double *b_s = shared + STAGES * cfg::A_STAGE;
 
-  int64_t m0, n0;
+  int64_t tile = tile_offset + blockIdx.x;
   if (SPLIT) {
     /* The block's k-range as a problem of its own: A and B start at k_lo
      * and k shrinks to the range (a multiple of BK but the last). */
     const int64_t k_lo = (int64_t)(blockIdx.x / split_tiles) * split_k;
-    kl__gemm_tile_origin(tile_offset + blockIdx.x % split_tiles, tiles_m,
-                         tiles_n, BM, BN, &m0, &n0);
+    tile = tile_offset + blockIdx.x % split_tiles;
     a += k_lo * s.lda;
     b += k_lo;
     s.k = s.k - k_lo < split_k ? s.k - k_lo : split_k;
-  } else {
-    kl__gemm_tile_origin(tile_offset + blockIdx.x, tiles_m, tiles_n, BM, BN,
-                         &m0, &n0);
   }
-  /* A tile cut by the end of m or n moves back to end there, recomputing
-   * rows or columns of the tile before it, which it does not store: its
-   * copies are then all inside the matrices and take the fast path, where
-   * bounds-checked copies made each such tile slower than the rest and the
-   * last wave as slow as they were (1000^3: 0.64x cuBLAS). A's pairs must
-   * stay 16-byte aligned for VEC 2, so an odd m keeps its edge tiles. */
-  const int64_t m_own = m0, n_own = n0; /* what this tile stores */
-  if (m0 + BM > s.m && s.m >= BM && (VEC == 1 || s.m % 2 == 0))
-    m0 = s.m - BM;
-  if (n0 + BN > s.n && s.n >= BN) n0 = s.n - BN;
-  const bool inside_mn = m0 + BM <= s.m && n0 + BN <= s.n;
+  tile_place p = place_tile<BM, BN, VEC>(s, tile, tiles_m, tiles_n);
 
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane / 4, t = lane % 4;
@@ -373,19 +393,18 @@ static __global__ void __launch_bounds__(
 
   const int slices = (int)((s.k + BK - 1) / BK);
   const int full_slices = (int)(s.k / BK);
-  const copy_sources src = copy_sources_of<BM, BN, BK, cfg::THREADS>(
-      a, b, s, m0, n0);
-  const bool fast = inside_mn;
+  copy_sources src = copy_sources_of<BM, BN, BK, cfg::THREADS>(a, b, s, p.m0,
+                                                               p.n0);
 #pragma unroll
   for (int st = 0; st < STAGES; st++) {
-    if (fast && st < full_slices)
+    if (p.inside && st < full_slices)
       load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
           a_s + st * cfg::A_STAGE, b_s + st * cfg::B_STAGE,
           src.a + st * src.a_slice, src.b + st * src.b_slice, src);
     else if (st < slices)
       load_slice<BM, BN, BK, cfg::THREADS, VEC>(
-          a_s + st * cfg::A_STAGE, b_s + st * cfg::B_STAGE, a, b, s, m0, n0,
-          (int64_t)st * BK);
+          a_s + st * cfg::A_STAGE, b_s + st * cfg::B_STAGE, a, b, s, p.m0,
+          p.n0, (int64_t)st * BK);
     commit_copies(); /* empty groups keep the count uniform */
   }
   const double *a_next = src.a + STAGES * src.a_slice;
@@ -405,91 +424,150 @@ static __global__ void __launch_bounds__(
   double2 a_frag[2][cfg::TILES_M][2], b_frag[cfg::TILES_N];
   load_a<BM, BK, cfg::TILES_M, cfg::TILES_N>(a_frag[0], a_s, o, 0);
   load_b<BM, BK, cfg::TILES_M, cfg::TILES_N>(b_frag, b_s, o, 0);
-  for (int slice = 0; slice < slices; slice++) {
-    const int stage = slice % STAGES;
+  /* The stage of the slice being multiplied: slice % STAGES for one tile,
+   * running on across a persistent block's tiles. */
+  int stage = 0;
+  for (;;) {
+    /* PERSIST: the next tile's first chunks in A and B, set when its
+     * first slice is copied (an edge tile takes the bounds-checked
+     * copies, its place worked out again there). */
+    const int64_t next_tile = tile + gridDim.x;
+    const bool more = PERSIST && next_tile < tile_end;
+    const double *next_a = a, *next_b = b;
+    bool next_inside = false;
+    for (int slice = 0; slice < slices; slice++) {
+      if (!PERSIST) stage = slice % STAGES;
 #pragma unroll
-    for (int st = 0; st < cfg::STEPS; st++) {
-      /* STEPS is even (BK a multiple of 16), so step parity is global. */
-      const int cur = st % 2;
-      const bool last = st == cfg::STEPS - 1;
-      int from = stage, kk = (st + 1) * 8;
-      if (last) {
-        /* Slice + 1 has landed once at most STAGES - 2 copy groups are in
-         * flight. */
-        wait_copies<STAGES - 2>();
-        __syncthreads();
-        from = (slice + 1) % STAGES;
-        kk = 0;
-        /* After the last slice this loads a stage no copy is in flight
-         * to, values no mma uses: cheaper than a predicate on each load. */
-      }
-      const double *as = a_s + from * cfg::A_STAGE;
-      const double *bs = b_s + from * cfg::B_STAGE;
-      load_a<BM, BK, cfg::TILES_M, cfg::TILES_N>(a_frag[1 - cur], as, o, kk);
+      for (int st = 0; st < cfg::STEPS; st++) {
+        /* STEPS is even (BK a multiple of 16), so step parity is global. */
+        const int cur = st % 2;
+        const bool last = st == cfg::STEPS - 1;
+        const int following = stage == STAGES - 1 ? 0 : stage + 1;
+        int from = stage, kk = (st + 1) * 8;
+        if (last) {
+          /* Slice + 1 has landed once at most STAGES - 2 copy groups are
+           * in flight. */
+          wait_copies<STAGES - 2>();
+          __syncthreads();
+          from = following;
+          kk = 0;
+          /* After the last slice this loads the next tile's first slice,
+           * or a stage no copy is in flight to, values no mma uses:
+           * cheaper than a predicate on each load. */
+        }
+        const double *as = a_s + from * cfg::A_STAGE;
+        const double *bs = b_s + from * cfg::B_STAGE;
+        load_a<BM, BK, cfg::TILES_M, cfg::TILES_N>(a_frag[1 - cur], as, o,
+                                                   kk);
 #pragma unroll
-      for (int j = 0; j < cfg::TILES_N; j++) {
+        for (int j = 0; j < cfg::TILES_N; j++) {
 #pragma unroll
-        for (int i = 0; i < cfg::TILES_M; i++)
-          mma_tile(acc[i][j], a_frag[cur][i], b_frag[j]);
-        b_frag[j] = b_fragment<BM, BK, cfg::TILES_M, cfg::TILES_N>(bs, o, kk, j);
-      }
-      if (last) {
-        const int next = slice + STAGES;
-        if (fast && next < full_slices)
-          load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
-              a_s + stage * cfg::A_STAGE, b_s + stage * cfg::B_STAGE, a_next,
-              b_next, src);
-        else if (next < slices)
-          load_slice<BM, BN, BK, cfg::THREADS, VEC>(
-              a_s + stage * cfg::A_STAGE, b_s + stage * cfg::B_STAGE, a, b, s,
-              m0, n0, (int64_t)next * BK);
-        commit_copies();
-        a_next += src.a_slice;
-        b_next += src.b_slice;
+          for (int i = 0; i < cfg::TILES_M; i++)
+            mma_tile(acc[i][j], a_frag[cur][i], b_frag[j]);
+          b_frag[j] =
+              b_fragment<BM, BK, cfg::TILES_M, cfg::TILES_N>(bs, o, kk, j);
+        }
+        if (last) {
+          const int next = slice + STAGES;
+          double *a_fill = a_s + stage * cfg::A_STAGE;
+          double *b_fill = b_s + stage * cfg::B_STAGE;
+          if (p.inside && next < full_slices)
+            load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
+                a_fill, b_fill, a_next, b_next, src);
+          else if (next < slices)
+            load_slice<BM, BN, BK, cfg::THREADS, VEC>(
+                a_fill, b_fill, a, b, s, p.m0, p.n0, (int64_t)next * BK);
+          else if (more) {
+            const int j = next - slices; /* the next tile's slice */
+            if (j == 0) {
+              const tile_place q =
+                  place_tile<BM, BN, VEC>(s, next_tile, tiles_m, tiles_n);
+              const copy_sources n =
+                  copy_sources_of<BM, BN, BK, cfg::THREADS>(a, b, s, q.m0,
+                                                            q.n0);
+              next_a = n.a, next_b = n.b, next_inside = q.inside;
+            }
+            if (next_inside && j < full_slices) {
+              load_slice_inside<BM, BN, BK, cfg::THREADS, VEC>(
+                  a_fill, b_fill, next_a + j * src.a_slice,
+                  next_b + j * src.b_slice, src);
+            } else if (j < slices) {
+              const tile_place q =
+                  place_tile<BM, BN, VEC>(s, next_tile, tiles_m, tiles_n);
+              load_slice<BM, BN, BK, cfg::THREADS, VEC>(
+                  a_fill, b_fill, a, b, s, q.m0, q.n0, (int64_t)j * BK);
+            }
+          }
+          commit_copies();
+          a_next += src.a_slice;
+          b_next += src.b_slice;
+        }
+        if (PERSIST && last) stage = following;
       }
     }
+
+    /* The lane's C values: rows 2g (acc 0, 1) and 2g + 1 (acc 2, 3),
+     * columns 2t (acc 0, 2) and 2t + 1 (acc 1, 3). A column's two rows are
+     * neighbours in C: one 16-byte store where C allows it, so a warp's
+     * store fills whole 128-byte lines. BLAS semantics: with beta = 0, C
+     * is not read. */
+    const bool c_pairs = !SPLIT && s.ldc % 2 == 0 &&
+                         ((uintptr_t)c & 15) == 0 && (p.m0 & 1) == 0;
+#pragma unroll
+    for (int i = 0; i < cfg::TILES_M; i++)
+#pragma unroll
+      for (int j = 0; j < cfg::TILES_N; j++)
+#pragma unroll
+        for (int e = 0; e < 2; e++) {
+          const int64_t row = p.m0 + wm + i * 16 + 2 * g;
+          const int64_t col = p.n0 + wn + j * 8 + 2 * t + e;
+          if (col < p.n_own || col >= s.n) continue;
+          double *q = c + col * s.ldc + row;
+          const double v[2] = {s.alpha * acc[i][j][e],
+                               s.alpha * acc[i][j][2 + e]};
+          if (c_pairs && row >= p.m_own && row + 1 < s.m) {
+            double2 out = make_double2(v[0], v[1]);
+            if (s.beta != 0) {
+              const double2 old = *(const double2 *)q;
+              out.x = v[0] + s.beta * old.x;
+              out.y = v[1] + s.beta * old.y;
+            }
+            *(double2 *)q = out;
+            continue;
+          }
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            if (row + h < p.m_own || row + h >= s.m) continue;
+            if (SPLIT)
+              atomicAdd(q + h, v[h]);
+            else
+              q[h] = s.beta == 0 ? v[h] : v[h] + s.beta * q[h];
+          }
+        }
+    if (!more) break;
+
+    /* The next tile: its first STAGES slices are in flight or landed, its
+     * first fragments loaded by the last step above. */
+    tile = next_tile;
+    p = place_tile<BM, BN, VEC>(s, tile, tiles_m, tiles_n);
+    src.a = next_a, src.b = next_b;
+    a_next = next_a + STAGES * src.a_slice;
+    b_next = next_b + STAGES * src.b_slice;
+#pragma unroll
+    for (int i = 0; i < cfg::TILES_M; i++)
+#pragma unroll
+      for (int j = 0; j < cfg::TILES_N; j++)
+#pragma unroll
+        for (int r = 0; r < 4; r++) acc[i][j][r] = 0;
   }
   wait_copies<0>();
-
-  /* The lane's C values: rows 2g (acc 0, 1) and 2g + 1 (acc 2, 3), columns
-   * 2t (acc 0, 2) and 2t + 1 (acc 1, 3). A column's two rows are
-   * neighbours in C: one 16-byte store where C allows it, so a warp's
-   * store fills whole 128-byte lines. BLAS semantics: with beta = 0, C is
-   * not read. */
-  const bool c_pairs = !SPLIT && s.ldc % 2 == 0 &&
-                       ((uintptr_t)c & 15) == 0 && (m0 & 1) == 0;
-#pragma unroll
-  for (int i = 0; i < cfg::TILES_M; i++)
-#pragma unroll
-    for (int j = 0; j < cfg::TILES_N; j++)
-#pragma unroll
-      for (int e = 0; e < 2; e++) {
-        const int64_t row = m0 + wm + i * 16 + 2 * g;
-        const int64_t col = n0 + wn + j * 8 + 2 * t + e;
-        if (col < n_own || col >= s.n) continue;
-        double *p = c + col * s.ldc + row;
-        const double v[2] = {s.alpha * acc[i][j][e],
-                             s.alpha * acc[i][j][2 + e]};
-        if (c_pairs && row >= m_own && row + 1 < s.m) {
-          double2 out = make_double2(v[0], v[1]);
-          if (s.beta != 0) {
-            const double2 old = *(const double2 *)p;
-            out.x = v[0] + s.beta * old.x;
-            out.y = v[1] + s.beta * old.y;
-          }
-          *(double2 *)p = out;
-          continue;
-        }
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-          if (row + h < m_own || row + h >= s.m) continue;
-          if (SPLIT)
-            atomicAdd(p + h, v[h]);
-          else
-            p[h] = s.beta == 0 ? v[h] : v[h] + s.beta * p[h];
-        }
-      }
 }
+
+/* The most slices for which the whole tiles run persistent: where a tile
+ * is this short, its first slices' wait is a large share of its time.
+ * Below the 32 slices (k 512) from which the 128x128 tiles take over,
+ * whose persistent form spills (255 registers). */
+#define PERSIST_SLICES 31
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS>
@@ -499,19 +577,21 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
-  void (*whole_tiles)(kl__gemm_shape, const double *, const double *,
-                      double *, int64_t, int64_t, int64_t, int64_t, int64_t) =
-      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false>;
-  void (*k_ranges)(kl__gemm_shape, const double *, const double *, double *,
-                   int64_t, int64_t, int64_t, int64_t, int64_t) =
-      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, true>;
+  typedef void (*kernel)(kl__gemm_shape, const double *, const double *,
+                         double *, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t);
+  const kernel whole_tiles =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, false>;
+  const kernel k_ranges =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, true, false>;
+  const kernel persistent =
+      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, true>;
   /* Beyond 48 KB of shared memory a kernel must opt in. */
-  KL_GPU_CHECK(cudaFuncSetAttribute(whole_tiles,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    cfg::SHARED_BYTES));
-  KL_GPU_CHECK(cudaFuncSetAttribute(k_ranges,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    cfg::SHARED_BYTES));
+  const kernel all[3] = {whole_tiles, k_ranges, persistent};
+  for (int i = 0; i < 3; i++)
+    KL_GPU_CHECK(cudaFuncSetAttribute(
+        all[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
+        cfg::SHARED_BYTES));
   int per_sm = 0;
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &per_sm, whole_tiles, cfg::THREADS, cfg::SHARED_BYTES));
@@ -528,8 +608,22 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
     const int64_t splits = (s.k + split_k - 1) / split_k;
     k_ranges<<<(unsigned)(split_tiles * splits), cfg::THREADS,
                cfg::SHARED_BYTES, stream>>>(s, a, b, c, tiles_m, tiles_n,
-                                            whole, split_tiles, split_k);
+                                            whole, split_tiles, split_k, 0);
     KL_GPU_CHECK_LAUNCH(dmma_kernel);
+  }
+  /* Short k (at most PERSIST_SLICES slices, at least STAGES) and more
+   * than a wave of tiles: a wave of persistent blocks, each tile's first
+   * slices copied under the last mma of the one before
+   * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). */
+  const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
+  const char *v = getenv("KLADDER_DMMA_PERSIST");
+  const int persist = slices >= STAGES && whole > slots &&
+                      (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
+  if (persist) {
+    persistent<<<(unsigned)slots, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
+        s, a, b, c, tiles_m, tiles_n, 0, 0, 0, whole);
+    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+    return KL_OK;
   }
   /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
   for (int64_t offset = 0; offset < whole; offset += KL_GPU_MAX_BLOCKS) {
@@ -537,7 +631,7 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
     const unsigned blocks =
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
     whole_tiles<<<blocks, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
-        s, a, b, c, tiles_m, tiles_n, offset, 0, 0);
+        s, a, b, c, tiles_m, tiles_n, offset, 0, 0, 0);
     KL_GPU_CHECK_LAUNCH(dmma_kernel);
   }
   return KL_OK;
