@@ -36,7 +36,7 @@ static const gemm_case shapes[] = {{1, 1, 1},      {7, 5, 3},
                                     * of 64 x 64 tiles (the DMMA rung's
                                     * persistent blocks, two or three tiles
                                     * each), a split tail, a part slice. */
-                                   {2000, 1800, 200}};
+                                   {2000, 1800, 180}};
 #define GPU_ONLY_SHAPES 3
 
 /* alpha, beta and the extra rows of lda, ldb, ldc. */

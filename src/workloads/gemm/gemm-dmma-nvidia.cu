@@ -442,7 +442,8 @@ static __global__ void __launch_bounds__(
         /* STEPS is even (BK a multiple of 16), so step parity is global. */
         const int cur = st % 2;
         const bool last = st == cfg::STEPS - 1;
-        const int following = stage == STAGES - 1 ? 0 : stage + 1;
+        const int following = PERSIST ? (stage == STAGES - 1 ? 0 : stage + 1)
+                                      : (slice + 1) % STAGES;
         int from = stage, kk = (st + 1) * 8;
         if (last) {
           /* Slice + 1 has landed once at most STAGES - 2 copy groups are
@@ -564,10 +565,13 @@ static __global__ void __launch_bounds__(
 }
 
 /* The most slices for which the whole tiles run persistent: where a tile
- * is this short, its first slices' wait is a large share of its time.
- * Below the 32 slices (k 512) from which the 128x128 tiles take over,
- * whose persistent form spills (255 registers). */
-#define PERSIST_SLICES 31
+ * is this short, its first slices' wait is a large share of its time
+ * (H100, 64 x 64 tiles: k 128, 8 slices, 0.77 -> 0.91x cuBLAS at 8192^2;
+ * k 256, 16 slices, no gain: NOTES.md, attempt 23). Only tiles of at most
+ * 64 x 64 have the persistent form: larger ones spill in it (255
+ * registers), and the rule gives them no short k. */
+#define PERSIST_SLICES 12
+#define PERSIST_TILE (64 * 64)
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS>
@@ -584,12 +588,14 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
       dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, false>;
   const kernel k_ranges =
       dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, true, false>;
-  const kernel persistent =
-      dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, true>;
+  kernel persistent = NULL;
+  if constexpr (BM * BN <= PERSIST_TILE)
+    persistent =
+        dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, true>;
   /* Beyond 48 KB of shared memory a kernel must opt in. */
   const kernel all[3] = {whole_tiles, k_ranges, persistent};
   for (int i = 0; i < 3; i++)
-    KL_GPU_CHECK(cudaFuncSetAttribute(
+    if (all[i]) KL_GPU_CHECK(cudaFuncSetAttribute(
         all[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
         cfg::SHARED_BYTES));
   int per_sm = 0;
@@ -617,7 +623,7 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
    * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). */
   const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
   const char *v = getenv("KLADDER_DMMA_PERSIST");
-  const int persist = slices >= STAGES && whole > slots &&
+  const int persist = persistent && slices >= STAGES && whole > slots &&
                       (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
   if (persist) {
     persistent<<<(unsigned)slots, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
