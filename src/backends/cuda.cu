@@ -96,13 +96,22 @@ static kl_status enter(kl_context *ctx) {
 }
 
 
-/* A context: its own streams and events, its urgent stream, and what
- * rungs keep in it. */
+/* A context: its own streams and events, its urgent stream, what rungs
+ * keep in it, and the kernels' fits (a run's rungs use a few dozen
+ * kernel and size pairs; past the table's end a fit is found each
+ * call). */
+#define KL_GPU_FITS 128
 typedef struct gpu_context {
   cudaEvent_t events[KL_MAX_EVENTS];
   int event_count;
   cudaStream_t urgent; /* the device's highest stream priority */
   kl__gpu_keep kept[KL_GPU_KEEPS];
+  struct {             /* kl__gpu_fit's answers */
+    const void *kernel;
+    int threads, per_sm;
+    size_t bytes;
+  } fits[KL_GPU_FITS];
+  int fit_count;
 } gpu_context;
 
 /* A GPU rung's context is this backend's (in a module build its
@@ -120,6 +129,28 @@ cudaEvent_t kl__gpu_event(kl_context *ctx, int event) {
 cudaStream_t kl__gpu_urgent(kl_context *ctx) {
   gpu_context *g = ctx ? (gpu_context *)ctx->impl : NULL;
   return g ? g->urgent : NULL;
+}
+
+kl_status kl__gpu_fit(kl_context *ctx, const void *kernel, int threads,
+                      size_t bytes, int *per_sm) {
+  gpu_context *g = ctx ? (gpu_context *)ctx->impl : NULL;
+  for (int i = 0; g && i < g->fit_count; i++)
+    if (g->fits[i].kernel == kernel && g->fits[i].threads == threads &&
+        g->fits[i].bytes == bytes) {
+      *per_sm = g->fits[i].per_sm;
+      return KL_OK;
+    }
+  KL_GPU_CHECK(kl__gpu_allow_shared(kernel, bytes));
+  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      per_sm, kernel, threads, bytes));
+  if (g && g->fit_count < KL_GPU_FITS) {
+    g->fits[g->fit_count].kernel = kernel;
+    g->fits[g->fit_count].threads = threads;
+    g->fits[g->fit_count].bytes = bytes;
+    g->fits[g->fit_count].per_sm = *per_sm;
+    g->fit_count++;
+  }
+  return KL_OK;
 }
 
 static void close_context(kl_context *ctx) {

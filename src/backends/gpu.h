@@ -315,6 +315,15 @@ static inline cudaError_t kl__gpu_allow_shared(K kernel, size_t bytes) {
 #endif
 }
 
+/* A kernel readied for launches of `threads` threads and `bytes` of
+ * dynamic shared memory on ctx's device (kl__gpu_allow_shared), and how
+ * many of its blocks fit an SM (0: none). Found once a context and kept:
+ * the three runtime calls cost microseconds a call, which a small
+ * kernel's time counts (the GPU waits for the launch). ctx NULL: found
+ * each time. */
+kl_status kl__gpu_fit(kl_context *ctx, const void *kernel, int threads,
+                      size_t bytes, int *per_sm);
+
 /* The mask of every lane for the *_sync shuffles (the HIP header drops
  * it: its shuffles take none). */
 #define KL_FULL_MASK 0xffffffffu

@@ -575,9 +575,9 @@ static __global__ void __launch_bounds__(
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS>
-static kl_status launch(const kl__gemm_shape &s, const double *a,
-                        const double *b, double *c, cudaStream_t stream,
-                        int64_t sms) {
+static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
+                        const double *a, const double *b, double *c,
+                        cudaStream_t stream, int64_t sms) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
@@ -592,15 +592,11 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
   if constexpr (BM * BN <= PERSIST_TILE)
     persistent =
         dmma_kernel<BM, BN, BK, WM, WN, STAGES, VEC, MIN_BLOCKS, false, true>;
-  /* Beyond 48 KB of shared memory a kernel must opt in. */
-  const kernel all[3] = {whole_tiles, k_ranges, persistent};
-  for (int i = 0; i < 3; i++)
-    if (all[i]) KL_GPU_CHECK(cudaFuncSetAttribute(
-        all[i], cudaFuncAttributeMaxDynamicSharedMemorySize,
-        cfg::SHARED_BYTES));
-  int per_sm = 0;
-  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, whole_tiles, cfg::THREADS, cfg::SHARED_BYTES));
+  /* Beyond 48 KB of shared memory a kernel must opt in (kl__gpu_fit, once
+   * a context). */
+  int per_sm = 0, unused = 0;
+  KL_TRY(kl__gpu_fit(ctx, (const void *)whole_tiles, cfg::THREADS,
+                     cfg::SHARED_BYTES, &per_sm));
   int64_t split_tiles, split_k;
   kl__gemm_tail_split(tiles, (int64_t)per_sm * sms, s.k, BK, &split_tiles,
                       &split_k);
@@ -612,6 +608,8 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
             s.m, s.n, s.beta, c, s.ldc, whole, tiles_m, tiles_n);
     KL_GPU_CHECK_LAUNCH(kl__gemm_scale_tiles);
     const int64_t splits = (s.k + split_k - 1) / split_k;
+    KL_TRY(kl__gpu_fit(ctx, (const void *)k_ranges, cfg::THREADS,
+                       cfg::SHARED_BYTES, &unused));
     k_ranges<<<(unsigned)(split_tiles * splits), cfg::THREADS,
                cfg::SHARED_BYTES, stream>>>(s, a, b, c, tiles_m, tiles_n,
                                             whole, split_tiles, split_k, 0);
@@ -626,6 +624,8 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
   const int persist = persistent && slices >= STAGES && whole > slots &&
                       (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
   if (persist) {
+    KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
+                       cfg::SHARED_BYTES, &unused));
     persistent<<<(unsigned)slots, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
         s, a, b, c, tiles_m, tiles_n, 0, 0, 0, whole);
     KL_GPU_CHECK_LAUNCH(dmma_kernel);
@@ -646,15 +646,15 @@ static kl_status launch(const kl__gemm_shape &s, const double *a,
 /* 16-byte copies need 16-byte aligned sources: even leading dimensions
  * and aligned bases. Otherwise 8-byte copies, twice as many. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
-static kl_status dispatch(const kl__gemm_shape &s, const double *a,
-                          const double *b, double *c, cudaStream_t stream,
-                          int64_t sms) {
+static kl_status dispatch(kl_context *ctx, const kl__gemm_shape &s,
+                          const double *a, const double *b, double *c,
+                          cudaStream_t stream, int64_t sms) {
   const int aligned = s.lda % 2 == 0 && s.ldb % 2 == 0 &&
                       (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   return aligned ? launch<BM, BN, BK, WM, WN, STAGES, 2, MIN_BLOCKS>(
-                       s, a, b, c, stream, sms)
+                       ctx, s, a, b, c, stream, sms)
                  : launch<BM, BN, BK, WM, WN, STAGES, 1, MIN_BLOCKS>(
-                       s, a, b, c, stream, sms);
+                       ctx, s, a, b, c, stream, sms);
 }
 
 static int device_has_dmma(void) {
@@ -680,7 +680,8 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   const double *B = (const double *)a->buffers[GEMM_B];
   double *C = (double *)a->buffers[GEMM_C];
   cudaStream_t stream = (cudaStream_t)a->stream;
-  const int64_t sms = a->ctx->device.compute_units;
+  kl_context *ctx = a->ctx;
+  const int64_t sms = ctx->device.compute_units;
   /* The tile is a tuning choice (NOTES.md, "DMMA rung", attempt 22):
    * 128 x 128 x 16 tiles of eight warps (64 x 32 each), one block an SM,
    * where there are at least one and a half waves of them and k has at
@@ -697,9 +698,13 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
     pick = kl__gemm_large_tiles_pay(kl__gemm_tiles(&s, 128, 128), sms) &&
                    s.k >= 512 ? 1 : 4;
   switch (pick) {
-  case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(s, A, B, C, stream, sms);
-  case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(s, A, B, C, stream, sms);
-  case 3: return dispatch<64, 128, 16, 32, 64, 4, 2>(s, A, B, C, stream, sms);
-  default: return dispatch<64, 64, 16, 32, 32, 4, 3>(s, A, B, C, stream, sms);
+  case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(ctx, s, A, B, C,
+                        stream, sms);
+  case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(ctx, s, A, B, C,
+                        stream, sms);
+  case 3: return dispatch<64, 128, 16, 32, 64, 4, 2>(ctx, s, A, B, C,
+                        stream, sms);
+  default: return dispatch<64, 64, 16, 32, 32, 4, 3>(ctx, s, A, B, C,
+                        stream, sms);
   }
 }

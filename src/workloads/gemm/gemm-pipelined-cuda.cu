@@ -483,8 +483,6 @@ template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
 static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   constexpr int BM = BM_OF(TM), BN = BN_OF(TN);
   const size_t smem = shared_bytes<T, TM, TN, BK, STAGES>();
-  KL_GPU_CHECK(kl__gpu_allow_shared(
-      pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>, smem));
   const T *A = (const T *)a->buffers[GEMM_A];
   const T *B = (const T *)a->buffers[GEMM_B];
   T *C = (T *)a->buffers[GEMM_C];
@@ -495,17 +493,23 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   const int64_t tiles_n = (s->n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
   cudaStream_t stream = (cudaStream_t)a->stream;
-  int per_sm = 0;
-  KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &per_sm, pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>,
-      THREADS, smem));
+  /* The kernels' shared-memory opt-in and fit, once a context. */
+  int per_sm = 0, unused = 0;
+  KL_TRY(kl__gpu_fit(
+      a->ctx,
+      (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
+                                     false>,
+      THREADS, smem, &per_sm));
   int64_t split_tiles, split_k;
   kl__gemm_tail_split(tiles, (int64_t)per_sm * a->ctx->device.compute_units,
                       s->k, BK, &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
-    KL_GPU_CHECK(kl__gpu_allow_shared(
-        pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>, smem));
+    KL_TRY(kl__gpu_fit(
+        a->ctx,
+        (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
+                                       true>,
+        THREADS, smem, &unused));
     /* The split tiles are the last ones: scale them, then sum into them. */
     kl__gemm_scale_tiles<T, BM, BN>
         <<<(unsigned)split_tiles, THREADS, 0, stream>>>(
