@@ -108,7 +108,7 @@ typedef struct gpu_context {
   kl__gpu_keep kept[KL_GPU_KEEPS];
   struct {             /* kl__gpu_fit's answers */
     const void *kernel;
-    int threads, per_sm;
+    int threads, per_sm, max_carveout;
     size_t bytes;
   } fits[KL_GPU_FITS];
   int fit_count;
@@ -132,21 +132,29 @@ cudaStream_t kl__gpu_urgent(kl_context *ctx) {
 }
 
 kl_status kl__gpu_fit(kl_context *ctx, const void *kernel, int threads,
-                      size_t bytes, int *per_sm) {
+                      size_t bytes, int max_carveout, int *per_sm) {
   gpu_context *g = ctx ? (gpu_context *)ctx->impl : NULL;
   for (int i = 0; g && i < g->fit_count; i++)
     if (g->fits[i].kernel == kernel && g->fits[i].threads == threads &&
-        g->fits[i].bytes == bytes) {
+        g->fits[i].bytes == bytes && g->fits[i].max_carveout == max_carveout) {
       *per_sm = g->fits[i].per_sm;
       return KL_OK;
     }
-  KL_GPU_CHECK(kl__gpu_allow_shared(kernel, bytes));
+#if !defined(KL_HAVE_HIP) /* HIP has no opt-in: a block has its 64 KB */
+  KL_GPU_CHECK(cudaFuncSetAttribute(
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+  if (max_carveout)
+    KL_GPU_CHECK(cudaFuncSetAttribute(
+        kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+        (int)cudaSharedmemCarveoutMaxShared));
+#endif
   KL_GPU_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       per_sm, kernel, threads, bytes));
   if (g && g->fit_count < KL_GPU_FITS) {
     g->fits[g->fit_count].kernel = kernel;
     g->fits[g->fit_count].threads = threads;
     g->fits[g->fit_count].bytes = bytes;
+    g->fits[g->fit_count].max_carveout = max_carveout;
     g->fits[g->fit_count].per_sm = *per_sm;
     g->fit_count++;
   }

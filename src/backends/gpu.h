@@ -296,33 +296,16 @@ static inline cudaError_t kl__gpu_record(cudaEvent_t event, cudaStream_t on,
   return err;
 }
 
-/* A kernel may use `bytes` of dynamic shared memory (above 48 KB it must
- * ask), with the carveout that gives shared memory the most of each SM.
- * HIP has no such opt-in: a block has its 64 KB. */
-template <typename K>
-static inline cudaError_t kl__gpu_allow_shared(K kernel, size_t bytes) {
-#if defined(KL_HAVE_HIP)
-  (void)kernel, (void)bytes;
-  return cudaSuccess;
-#else
-  cudaError_t err = cudaFuncSetAttribute(
-      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-  if (err == cudaSuccess)
-    err = cudaFuncSetAttribute(kernel,
-                               cudaFuncAttributePreferredSharedMemoryCarveout,
-                               (int)cudaSharedmemCarveoutMaxShared);
-  return err;
-#endif
-}
-
 /* A kernel readied for launches of `threads` threads and `bytes` of
- * dynamic shared memory on ctx's device (kl__gpu_allow_shared), and how
- * many of its blocks fit an SM (0: none). Found once a context and kept:
- * the three runtime calls cost microseconds a call, which a small
+ * dynamic shared memory on ctx's device (above 48 KB it must opt in),
+ * with the carveout that gives shared memory the most of each SM where
+ * `max_carveout` (otherwise the driver's choice; HIP has neither),
+ * and how many of its blocks fit an SM (0: none). Found once a context
+ * and kept: the runtime calls cost microseconds a call, which a small
  * kernel's time counts (the GPU waits for the launch). ctx NULL: found
  * each time. */
 kl_status kl__gpu_fit(kl_context *ctx, const void *kernel, int threads,
-                      size_t bytes, int *per_sm);
+                      size_t bytes, int max_carveout, int *per_sm);
 
 /* The mask of every lane for the *_sync shuffles (the HIP header drops
  * it: its shuffles take none). */

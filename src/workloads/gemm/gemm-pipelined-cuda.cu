@@ -499,7 +499,7 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
       a->ctx,
       (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
                                      false>,
-      THREADS, smem, &per_sm));
+      THREADS, smem, 1, &per_sm));
   int64_t split_tiles, split_k;
   kl__gemm_tail_split(tiles, (int64_t)per_sm * a->ctx->device.compute_units,
                       s->k, BK, &split_tiles, &split_k);
@@ -509,7 +509,7 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
         a->ctx,
         (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
                                        true>,
-        THREADS, smem, &unused));
+        THREADS, smem, 1, &unused));
     /* The split tiles are the last ones: scale them, then sum into them. */
     kl__gemm_scale_tiles<T, BM, BN>
         <<<(unsigned)split_tiles, THREADS, 0, stream>>>(
