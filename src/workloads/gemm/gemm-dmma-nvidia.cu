@@ -317,6 +317,18 @@ static __device__ __forceinline__ void multiply(
     for (int j = 0; j < TILES_N; j++) mma_tile(acc[i][j], a[i], b[j]);
 }
 
+/* The warp's accumulators, zeroed for a new tile. */
+template <int TILES_M, int TILES_N>
+static __device__ __forceinline__ void zero_tile(
+    double (&acc)[TILES_M][TILES_N][4]) {
+#pragma unroll
+  for (int i = 0; i < TILES_M; i++)
+#pragma unroll
+    for (int j = 0; j < TILES_N; j++)
+#pragma unroll
+      for (int r = 0; r < 4; r++) acc[i][j][r] = 0;
+}
+
 /* Where tile t of a tiles_m x tiles_n grid lies. A tile cut by the end of
  * m or n moves back to end there, recomputing rows or columns of the tile
  * before it, which it does not store: its copies are then all inside the
@@ -384,12 +396,7 @@ static __global__ void __launch_bounds__(
   const int wm = (warp % cfg::WARPS_M) * WM, wn = (warp / cfg::WARPS_M) * WN;
 
   double acc[cfg::TILES_M][cfg::TILES_N][4];
-#pragma unroll
-  for (int i = 0; i < cfg::TILES_M; i++)
-#pragma unroll
-    for (int j = 0; j < cfg::TILES_N; j++)
-#pragma unroll
-      for (int r = 0; r < 4; r++) acc[i][j][r] = 0;
+  zero_tile<cfg::TILES_M, cfg::TILES_N>(acc);
 
   const int slices = (int)((s.k + BK - 1) / BK);
   const int full_slices = (int)(s.k / BK);
@@ -554,12 +561,7 @@ static __global__ void __launch_bounds__(
     src.a = next_a, src.b = next_b;
     a_next = next_a + STAGES * src.a_slice;
     b_next = next_b + STAGES * src.b_slice;
-#pragma unroll
-    for (int i = 0; i < cfg::TILES_M; i++)
-#pragma unroll
-      for (int j = 0; j < cfg::TILES_N; j++)
-#pragma unroll
-        for (int r = 0; r < 4; r++) acc[i][j][r] = 0;
+    zero_tile<cfg::TILES_M, cfg::TILES_N>(acc);
   }
   wait_copies<0>();
 }
