@@ -244,16 +244,19 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
 /* kernel<<<blocks, threads, 0, on>>>(...), checked, launched early
  * when `early` is nonzero. kernel is a name or a function pointer (a
  * template instance with several arguments needs the pointer); `on`:
- * the stream. */
+ * the stream. KL_GPU_LAUNCH_SHARED: with `shared` bytes of dynamic
+ * shared memory. */
 #if defined(KL_HAVE_HIP)
-#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)                \
+#define KL_GPU_LAUNCH_SHARED(early, kernel, blocks, threads, shared, on,   \
+                             ...)                                             \
   do {                                                                        \
     (void)(early);                                                            \
-    kernel<<<blocks, threads, 0, on>>>(__VA_ARGS__);                          \
+    kernel<<<blocks, threads, shared, on>>>(__VA_ARGS__);                     \
     KL_GPU_CHECK_LAUNCH(kernel);                                              \
   } while (0)
 #else
-#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)                \
+#define KL_GPU_LAUNCH_SHARED(early, kernel, blocks, threads, shared, on,   \
+                             ...)                                             \
   do {                                                                        \
     cudaLaunchAttribute kl_early_;                                            \
     kl_early_.id = cudaLaunchAttributeProgrammaticStreamSerialization;        \
@@ -261,6 +264,7 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
     cudaLaunchConfig_t kl_config_ = {};                                       \
     kl_config_.gridDim = dim3(blocks);                                        \
     kl_config_.blockDim = dim3(threads);                                      \
+    kl_config_.dynamicSmemBytes = (shared);                                   \
     kl_config_.stream = (on);                                                 \
     kl_config_.attrs = &kl_early_;                                            \
     kl_config_.numAttrs = (early) ? 1 : 0;                                    \
@@ -271,6 +275,8 @@ static __device__ __forceinline__ void kl_gpu_start_next(void) {
                      cudaGetErrorString(kl_err_));                            \
   } while (0)
 #endif
+#define KL_GPU_LAUNCH(early, kernel, blocks, threads, on, ...)                \
+  KL_GPU_LAUNCH_SHARED(early, kernel, blocks, threads, 0, on, __VA_ARGS__)
 
 /* Record an event for timing. While `on` is being captured into a graph,
  * CUDA records it as a graph node that records it at every launch

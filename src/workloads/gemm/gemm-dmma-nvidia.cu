@@ -380,6 +380,9 @@ static __global__ void __launch_bounds__(
   double *b_s = shared + STAGES * cfg::A_STAGE;
 
   int64_t tile = tile_offset + blockIdx.x;
+  /* A split tail's blocks let the persistent kernel after them start in
+   * the slots they leave (it reads nothing they write). */
+  if (SPLIT) kl_gpu_start_next();
   if (SPLIT) {
     /* The block's k-range as a problem of its own: A and B start at k_lo
      * and k shrinks to the range (a multiple of BK but the last). */
@@ -564,6 +567,10 @@ static __global__ void __launch_bounds__(
     zero_tile<cfg::TILES_M, cfg::TILES_N>(acc);
   }
   wait_copies<0>();
+  /* Launched early beside a split tail (launch()): it ends after that
+   * kernel, so that the work after the product on the stream finds all of
+   * C written. */
+  if (PERSIST) kl_gpu_wait_prior();
 }
 
 /* The most slices for which the whole tiles run persistent: where a tile
@@ -630,9 +637,12 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
   if (persist) {
     KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
                        cfg::SHARED_BYTES, 0, &unused));
-    persistent<<<(unsigned)slots, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
-        s, a, b, c, tiles_m, tiles_n, 0, 0, 0, whole);
-    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+    /* After a split tail, launched early: its blocks take the slots the
+     * tail's leave, and as the tail's blocks end (NOTES.md, attempt 25). */
+    KL_GPU_LAUNCH_SHARED(split_tiles != 0, persistent, (unsigned)slots,
+                         cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
+                         tiles_m, tiles_n, (int64_t)0, (int64_t)0,
+                         (int64_t)0, whole);
     return KL_OK;
   }
   /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
