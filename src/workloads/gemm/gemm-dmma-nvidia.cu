@@ -380,7 +380,7 @@ static __global__ void __launch_bounds__(
   double *b_s = shared + STAGES * cfg::A_STAGE;
 
   int64_t tile = tile_offset + blockIdx.x;
-  /* A split tail's blocks let the persistent kernel after them start in
+  /* A split tail's blocks let the whole tiles' kernel after them start in
    * the slots they leave (it reads nothing they write). */
   if (SPLIT) kl_gpu_start_next();
   if (SPLIT) {
@@ -567,10 +567,10 @@ static __global__ void __launch_bounds__(
     zero_tile<cfg::TILES_M, cfg::TILES_N>(acc);
   }
   wait_copies<0>();
-  /* Launched early beside a split tail (launch()): it ends after that
-   * kernel, so that the work after the product on the stream finds all of
-   * C written. */
-  if (PERSIST) kl_gpu_wait_prior();
+  /* Whole tiles launched early beside a split tail (launch()) end after
+   * it, so that the work after the product on the stream finds all of C
+   * written (launched the usual way, this returns at once). */
+  if (!SPLIT) kl_gpu_wait_prior();
 }
 
 /* The most slices for which the whole tiles run persistent: where a tile
@@ -638,7 +638,8 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
     KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
                        cfg::SHARED_BYTES, 0, &unused));
     /* After a split tail, launched early: its blocks take the slots the
-     * tail's leave, and as the tail's blocks end (NOTES.md, attempt 25). */
+     * tail's leave, and those the tail's blocks free as they end (NOTES.md,
+     * attempt 25). */
     KL_GPU_LAUNCH_SHARED(split_tiles != 0, persistent, (unsigned)slots,
                          cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
                          tiles_m, tiles_n, (int64_t)0, (int64_t)0,
@@ -650,9 +651,11 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
     const int64_t left = whole - offset;
     const unsigned blocks =
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
-    whole_tiles<<<blocks, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
-        s, a, b, c, tiles_m, tiles_n, offset, 0, 0, 0);
-    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+    /* The first launch after a split tail early, as the persistent one. */
+    KL_GPU_LAUNCH_SHARED(split_tiles != 0 && offset == 0, whole_tiles, blocks,
+                         cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
+                         tiles_m, tiles_n, offset, (int64_t)0, (int64_t)0,
+                         (int64_t)0);
   }
   return KL_OK;
 }
