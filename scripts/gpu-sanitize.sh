@@ -47,11 +47,11 @@
 #            test_gemm's four variants (leading dimensions equal to the
 #            rows, larger and odd, larger and even; beta 0, 0.75, -1 and 1),
 #            every rung, both types; under memcheck, initcheck and synccheck
-#            also 1541x1415x133 (more 128x128 tiles than SMs, k long
-#            enough: the last tiles are split along k and summed by
-#            atomics);
+#            also 1541x1415x133 (more tiles than a wave: the pipelined
+#            rung splits its last tiles along k and sums them by atomics,
+#            the DMMA rung runs persistent blocks);
 #   split    under racecheck, whose shared-memory tracking makes the tiled
-#            rungs thousands of times slower, the rungs that split
+#            rungs thousands of times slower, the two fast rungs
 #            (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
 #            dimensions and beta 0.5, both types;
 #   gemm-wide, split-wide-*, edge-wide-*
@@ -71,10 +71,12 @@
 #            the DMMA rung's persistent blocks (short k, more 64x64 tiles
 #            than a wave: 399 at 1344x1215x72 on an H100's 132 SMs, three
 #            blocks taking a second tile), exact 16-byte-aligned and odd
-#            leading dimensions; persist-split-f64 at 1855x1856x136: 841
-#            tiles, a split tail of 49 launched first and the persistent
-#            blocks launched early beside it (programmatic dependent
-#            launch);
+#            leading dimensions;
+#   split-early-f64
+#            the DMMA rung's split tail with its whole tiles launched
+#            early beside it (programmatic dependent launch): 1541x1415x232,
+#            575 64x64 tiles, the last 179 split in two k-ranges, odd
+#            leading dimensions;
 #   cli      the command line of the issue that found the overread.
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
@@ -135,7 +137,7 @@ group[split-wide-vec2-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1540x1415
 group[split-wide-vec2-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2052,136,2052 --beta 0.5"
 group[persist-f64]="$kl -w gemm -r cuda-dmma -s 1344x1215x72 --ld 1344,72,1344 --beta 0.5"
 group[persist-odd-f64]="$kl -w gemm -r cuda-dmma -s 1343x1215x72 --ld 1345,73,1344 --beta 0.5"
-group[persist-split-f64]="$kl -w gemm -r cuda-dmma -s 1855x1856x136 --ld 1856,136,1856 --beta 0.5"
+group[split-early-f64]="$kl -w gemm -r cuda-dmma -s 1541x1415x232 --ld 1543,235,1542 --beta 0.5"
 group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 declare -A group_env=()
@@ -150,11 +152,11 @@ groups_of() {
   case $1 in
   racecheck) echo cg-race pipeline-race split-f64 split-f32 split-wide-f64 \
     split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 persist-f64 \
-    persist-odd-f64 persist-split-f64 histogram \
+    persist-odd-f64 split-early-f64 histogram \
     laplacian gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli ;;
   *) echo cg pipeline gemm-1541x1415x133 split-wide-f64 split-wide-vec2-f64 \
-    persist-f64 persist-odd-f64 persist-split-f64 \
+    persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli ;;

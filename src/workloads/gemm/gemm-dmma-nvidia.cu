@@ -608,9 +608,27 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
   int per_sm = 0, unused = 0;
   KL_TRY(kl__gpu_fit(ctx, (const void *)whole_tiles, cfg::THREADS,
                      cfg::SHARED_BYTES, 0, &per_sm));
+  /* Short k (at most PERSIST_SLICES slices, at least STAGES) and more
+   * than a wave of tiles: a wave of persistent blocks over every tile,
+   * each tile's first slices copied under the last mma of the one before
+   * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). The
+   * tiles past the last whole wave go to the first blocks, one more each,
+   * at the SMs' lighter load: not split, which cost more than it gained
+   * here (4096^2 x 128 on the H100: 119 -> 108 us; NOTES.md, attempt 26). */
+  const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
+  const char *v = getenv("KLADDER_DMMA_PERSIST");
+  const int persist = persistent && slices >= STAGES && tiles > slots &&
+                      (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
+  if (persist) {
+    KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
+                       cfg::SHARED_BYTES, 0, &unused));
+    persistent<<<(unsigned)slots, cfg::THREADS, cfg::SHARED_BYTES, stream>>>(
+        s, a, b, c, tiles_m, tiles_n, 0, 0, 0, tiles);
+    KL_GPU_CHECK_LAUNCH(dmma_kernel);
+    return KL_OK;
+  }
   int64_t split_tiles, split_k;
-  kl__gemm_tail_split(tiles, (int64_t)per_sm * sms, s.k, BK, &split_tiles,
-                      &split_k);
+  kl__gemm_tail_split(tiles, slots, s.k, BK, &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
     /* The split tiles are the last ones: scale them, then sum into them. */
@@ -626,32 +644,14 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
                                             whole, split_tiles, split_k, 0);
     KL_GPU_CHECK_LAUNCH(dmma_kernel);
   }
-  /* Short k (at most PERSIST_SLICES slices, at least STAGES) and more
-   * than a wave of tiles: a wave of persistent blocks, each tile's first
-   * slices copied under the last mma of the one before
-   * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). */
-  const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
-  const char *v = getenv("KLADDER_DMMA_PERSIST");
-  const int persist = persistent && slices >= STAGES && whole > slots &&
-                      (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
-  if (persist) {
-    KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
-                       cfg::SHARED_BYTES, 0, &unused));
-    /* After a split tail, launched early: its blocks take the slots the
-     * tail's leave, and those the tail's blocks free as they end (NOTES.md,
-     * attempt 25). */
-    KL_GPU_LAUNCH_SHARED(split_tiles != 0, persistent, (unsigned)slots,
-                         cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
-                         tiles_m, tiles_n, (int64_t)0, (int64_t)0,
-                         (int64_t)0, whole);
-    return KL_OK;
-  }
   /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
   for (int64_t offset = 0; offset < whole; offset += KL_GPU_MAX_BLOCKS) {
     const int64_t left = whole - offset;
     const unsigned blocks =
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
-    /* The first launch after a split tail early, as the persistent one. */
+    /* The first launch after a split tail early: its blocks take the slots
+     * the tail's leave, then those the tail's blocks free as they end
+     * (NOTES.md, attempt 25). */
     KL_GPU_LAUNCH_SHARED(split_tiles != 0 && offset == 0, whole_tiles, blocks,
                          cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
                          tiles_m, tiles_n, offset, (int64_t)0, (int64_t)0,
