@@ -576,11 +576,12 @@ static __global__ void __launch_bounds__(
 /* The most slices for which the tiles run persistent: where a tile is
  * this short, its first slices' wait is a large share of its time (H100,
  * 64 x 64 tiles, against one block a tile: k 128, 8 slices, 0.77 -> 0.91x
- * cuBLAS at 8192^2; k 256, 16 slices, 0.95 -> 0.98x at 4096^2 and 0.98 ->
- * 1.1x at 2000x1800: NOTES.md, attempts 23 and 26). Only tiles of at most
+ * cuBLAS at 8192^2; k 256 0.95 -> 0.98x at 4096^2 and 0.98 -> 1.1x at
+ * 2000x1800; k 384-448 2-3% less time at 4096^2, 10% at 2000x1800, 0.8%
+ * more at 8192^2: NOTES.md, attempts 23, 26 and 27). Only tiles of at most
  * 64 x 64 have the persistent form: larger ones spill in it (255
- * registers), and the rule gives them no short k. */
-#define PERSIST_SLICES 16
+ * registers), and the rule gives them no k of 512 or more. */
+#define PERSIST_SLICES 28
 #define PERSIST_TILE (64 * 64)
 
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
