@@ -35,9 +35,12 @@ static const gemm_case shapes[] = {{1, 1, 1},      {7, 5, 3},
                                    /* GPU only: short k and over two waves
                                     * of 64 x 64 tiles (the DMMA rung's
                                     * persistent blocks, two or three tiles
-                                    * each), a split tail, a part slice. */
-                                   {2000, 1800, 180}};
-#define GPU_ONLY_SHAPES 3
+                                    * each, the tail among them), a part
+                                    * slice; then just over a wave at its
+                                    * longest persistent k (441 tiles, 25
+                                    * slices, the last a part). */
+                                   {2000, 1800, 180}, {1300, 1290, 392}};
+#define GPU_ONLY_SHAPES 4
 
 /* alpha, beta and the extra rows of lda, ldb, ldc. */
 typedef struct variant {
