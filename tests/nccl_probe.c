@@ -2,7 +2,8 @@
  * per GPU under mpirun, the yardstick of the distributed rungs' exchange
  * phases (issue 37):
  *   - ncclAllReduce (f64 sum) bus bandwidth at 2 MiB to 256 MiB, as
- *     nccl-tests defines it: bytes / time * 2 (P - 1) / P;
+ *     nccl-tests defines it: bytes / time * 2 (P - 1) / P; and the time of
+ *     one double's (cg-dist's dot products), back to back and waited for;
  *   - a face exchange as laplacian-dist's cuda-nccl rung makes it: each
  *     rank an ncclSend and an ncclRecv of BYTES with each neighbour of a
  *     chain of ranks, in one group; its bandwidth is BYTES each way over
@@ -207,6 +208,15 @@ int main(int argc, char **argv) {
              "%7.2f GB/s\n",
              sizes[s], t * 1e6, algbw * 1e-9, busbw * 1e-9);
   }
+  /* One double: the latency that cg-dist's NCCL rungs pay twice an
+   * iteration (its two dot products), back to back on the stream and as
+   * a rung's phase times it. */
+  const double one = median_seconds(&pr, all_reduce, a, b, 8);
+  const double one_waited = waited_seconds(&pr, all_reduce, a, b, 8);
+  if (pr.rank == 0)
+    printf("allreduce %10d bytes %9.2f us back to back, %.2f us started "
+           "together and waited for (the host's clock)\n",
+           8, one * 1e6, one_waited * 1e6);
   const double t = median_seconds(&pr, exchange, a, b, face);
   if (pr.rank == 0)
     printf("exchange  %10zu bytes %9.2f us  %7.2f GB/s each way per face\n",

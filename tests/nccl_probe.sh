@@ -26,6 +26,9 @@ echo "$out"
 # Every figure there and positive.
 n=$(echo "$out" | grep -c '^allreduce .* busbw  *[0-9]*\.[0-9][0-9] GB/s')
 [ "$n" = 4 ] || fail "want 4 all-reduce lines, got $n"
+# One double's all-reduce, back to back and waited for.
+echo "$out" | grep -q '^allreduce  *8 bytes  *[0-9]*\.[0-9][0-9] us back to back, [0-9]*\.[0-9][0-9] us started together' ||
+  fail "no one-double all-reduce line"
 # Back to back, waited for, and waited for after each of the two pauses.
 n=$(echo "$out" | grep -c '^exchange .* [0-9]*\.[0-9][0-9] GB/s each way')
 [ "$n" = 4 ] || fail "want 4 exchange lines, got $n"
