@@ -7,8 +7,8 @@
 # (issue 31's gemm shapes, each fast rung against cuBLAS in the same run,
 # KL_GEMM_ROUNDS times, default 2: the ratio table) or `shortk` (ncu's
 # time, tensor pipe, stalls and DRAM bytes of cuda-dmma's kernels and
-# cuBLAS's at the short-k shapes still short of 0.9x). Logs under $OUT; a
-# short summary last.
+# cuBLAS's at the short-k shapes 4096x4096x128 and 2000x1800x180). Logs
+# under $OUT; a short summary last.
 set -uo pipefail
 out=${OUT:-/tmp/kladder-out}
 mkdir -p "$out"

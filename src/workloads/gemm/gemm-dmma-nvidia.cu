@@ -380,10 +380,10 @@ static __global__ void __launch_bounds__(
   double *b_s = shared + STAGES * cfg::A_STAGE;
 
   int64_t tile = tile_offset + blockIdx.x;
-  /* A split tail's blocks let the whole tiles' kernel after them start in
-   * the slots they leave (it reads nothing they write). */
-  if (SPLIT) kl_gpu_start_next();
   if (SPLIT) {
+    /* A split tail's blocks let the whole tiles' kernel after them start
+     * in the slots they leave (it reads nothing they write). */
+    kl_gpu_start_next();
     /* The block's k-range as a problem of its own: A and B start at k_lo
      * and k shrinks to the range (a multiple of BK but the last). */
     const int64_t k_lo = (int64_t)(blockIdx.x / split_tiles) * split_k;
@@ -569,8 +569,9 @@ static __global__ void __launch_bounds__(
   wait_copies<0>();
   /* Whole tiles launched early beside a split tail (launch()) end after
    * it, so that the work after the product on the stream finds all of C
-   * written (launched the usual way, this returns at once). */
-  if (!SPLIT) kl_gpu_wait_prior();
+   * written (launched the usual way, this returns at once; the persistent
+   * blocks never follow a split tail). */
+  if (!SPLIT && !PERSIST) kl_gpu_wait_prior();
 }
 
 /* The most slices for which the tiles run persistent: where a tile is
