@@ -4,7 +4,7 @@
 # wrote (check_trace.py). Skipped (77) without python3.
 kladder=$1 checker=$2
 shift 2
-command -v python3 >/dev/null 2>&1 || exit 77
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3 here"; exit 77; }
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 "$kladder" run "$@" -q --trace "$dir/trace.json" --csv "$dir/out.csv" \
