@@ -5,8 +5,17 @@
 #define KL_TESTS_EXPECT_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "kladder.h"
+
+/* A mkdtemp or mkstemp template named NAME-XXXXXX in the temporary folder
+ * ($TMPDIR, else /tmp), written into buf: the suite runs every test with
+ * its own TMPDIR and checks that it is left empty. */
+static inline void temp_template(char *buf, size_t size, const char *name) {
+  const char *dir = getenv("TMPDIR");
+  snprintf(buf, size, "%s/%s-XXXXXX", dir && *dir ? dir : "/tmp", name);
+}
 
 static int failures, passes;
 

@@ -19,15 +19,17 @@
 #include "workloads/cg/cg.h"
 
 static const char *data_dir;
-static char temp_dir[] = "/tmp/kladder-cg-mm-XXXXXX";
+static char temp_dir[512];
 
 /* The files are named as they are in the folder, which main makes the
  * working directory: messages quote a name whole only up to KL_CLIP_BYTES. */
 static const char *data(const char *name) { return name; }
 
-static const char *temp(const char *name) {
-  static char path[1024];
-  snprintf(path, sizeof path, "%s/%s", temp_dir, name);
+/* A file's path in the test's temporary folder, written into the caller's
+ * buffer: two names held at once are two strings. */
+enum { TEMP_PATH = 1024 };
+static const char *temp(char path[TEMP_PATH], const char *name) {
+  snprintf(path, TEMP_PATH, "%s/%s", temp_dir, name);
   return path;
 }
 
@@ -246,7 +248,8 @@ static void test_edges(void) {
   };
 #undef SYM
 #undef GEN
-  const char *path = temp("edge.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "edge.mtx");
   for (size_t k = 0; k < sizeof edge / sizeof *edge; k++) {
     EXPECT(write_text(path, edge[k].text));
     kl_cg_matrix_info info;
@@ -277,7 +280,8 @@ static void test_values(void) {
       "5.", ".5", "1E5", "1e+5", "000123.4500", "0.30000000000000004",
       "8.98846567431158e307", "2.5e-1"};
   enum { N = sizeof text / sizeof *text };
-  const char *path = temp("values.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "values.mtx");
   FILE *f = fopen(path, "wb");
   EXPECT(f != NULL);
   if (!f) return;
@@ -302,7 +306,8 @@ static void test_values(void) {
 
 /* Lines longer than the reader's block: a comment is taken, data is not. */
 static void test_long_lines(void) {
-  const char *path = temp("long.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "long.mtx");
   const size_t long_bytes = (size_t)5 << 20;
   for (int comment = 1; comment >= 0; comment--) {
     FILE *f = fopen(path, "wb");
@@ -367,7 +372,8 @@ static void test_generated(void) {
     for (int j = 0; j < N; j++)
       if (has[i * N + j]) list[nnz++] = (elem){i, j, dense[i * N + j]};
   for (int general = 0; general <= 1; general++) {
-    const char *path = temp(general ? "generated-general.mtx"
+    char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, general ? "generated-general.mtx"
                                     : "generated-symmetric.mtx");
     /* The entries to write, shuffled. */
     int64_t count = 0;
@@ -425,7 +431,8 @@ static void patch(const char *path, long at, const char *bytes) {
  * inode, even where the content changed under it; a new time reads it
  * again, and a refusal is cached as a result is. */
 static void test_cache(void) {
-  const char *path = temp("cache.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "cache.mtx");
   char *text = read_text(data("small.mtx"));
   EXPECT(text && write_text(path, text));
   const char *diagonal = text ? strstr(text, "5 5 5.5\n") : NULL;
@@ -462,7 +469,8 @@ static void test_cache(void) {
   set_mtime(path, &later);
   EXPECT(kl__cg_mm_scan(path, &again) == KL_OK && again.nnz == 17);
   /* A copy put in its place, size and time kept: another inode. */
-  const char *copy = temp("cache-copy.mtx");
+  char copy_buf[TEMP_PATH];
+  const char *copy = temp(copy_buf, "cache-copy.mtx");
   EXPECT(write_text(copy, text));
   patch(copy, at, "-55");
   set_mtime(copy, &later);
@@ -476,7 +484,8 @@ static void test_cache(void) {
 /* load after a change: another size, the same size at another time, the
  * counts of another file, content that no longer passes. */
 static void test_changed(void) {
-  const char *path = temp("changed.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "changed.mtx");
   char *small_text = read_text(data("small.mtx")),
        *general_text = read_text(data("general.mtx"));
   EXPECT(small_text && general_text);
@@ -544,7 +553,8 @@ static void test_changed(void) {
 
 /* The values a good file holds, bit for bit. */
 static void expect_vector(const char *text, const double *want, int64_t rows) {
-  const char *path = temp("v.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "v.mtx");
   EXPECT(write_text(path, text));
   double got[8];
   memset(got, 0xFF, sizeof got);
@@ -610,7 +620,8 @@ static void test_vectors(void) {
       {ARRAY "3 1\n1\n2\n3\n4\n", "data after the last of the 3 values",
        "line 6:"},
   };
-  const char *path = temp("bad.mtx");
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "bad.mtx");
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     EXPECT(write_text(path, bad[k].text));
     const kl_status st = kl__cg_mm_vector_scan(path, RHS, 3);
@@ -696,6 +707,7 @@ int main(int argc, char **argv) {
     printf("cannot enter %s\n", data_dir);
     return 1;
   }
+  temp_template(temp_dir, sizeof temp_dir, "kladder-cg-mm");
   if (!mkdtemp(temp_dir)) {
     printf("no temporary directory\n");
     return 1;
@@ -714,7 +726,8 @@ int main(int argc, char **argv) {
   test_cache();
   test_changed();
   test_vectors();
-  rmdir(temp_dir);
+  /* Every test removed what it wrote: the folder is empty. */
+  EXPECT(rmdir(temp_dir) == 0);
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

@@ -63,7 +63,7 @@ static int writer(void *arg) {
 }
 
 static int make_fake_rapl(void) {
-  snprintf(root, sizeof root, "/tmp/kl-energy-XXXXXX");
+  temp_template(root, sizeof root, "kl-energy");
   if (!mkdtemp(root)) return 0;
   char path[300];
   snprintf(path, sizeof path, "%s/intel-rapl:0", root);

@@ -180,7 +180,8 @@ int main(void) {
   EXPECT(histogram && histogram->input && histogram->input->help &&
          histogram->input->load_chunk);
   if (!histogram) return 1;
-  char dir[] = "/tmp/kladder-input-XXXXXX", path[512];
+  char dir[400], path[512];
+  temp_template(dir, sizeof dir, "kladder-input");
   if (!mkdtemp(dir)) {
     printf("no temporary directory\n");
     return 1;

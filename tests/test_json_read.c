@@ -98,7 +98,8 @@ int main(void) {
          strstr(err, "/no/such/file.json: cannot read: No such file") && !doc);
   EXPECT(json_read("/tmp", &doc, err, sizeof err) != 0 &&
          strstr(err, "/tmp: a directory") && !doc);
-  char path[] = "/tmp/kl-json-XXXXXX";
+  char path[512];
+  temp_template(path, sizeof path, "kl-json");
   int fd = mkstemp(path);
   EXPECT(fd >= 0);
   if (fd >= 0) {

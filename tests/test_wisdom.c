@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
     return 77;
   }
   EXPECT(kl_device_describe("serial", 0, &serial) == KL_OK);
-  char path[] = "/tmp/kl-wisdom-XXXXXX";
+  char path[512];
+  temp_template(path, sizeof path, "kl-wisdom");
   const int fd = mkstemp(path);
   FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
   EXPECT(f != NULL);
