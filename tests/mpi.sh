@@ -92,17 +92,29 @@ if [ "$(nproc)" -gt 1 ]; then
 fi
 
 # The ranks of a host share its CPUs: without OMP_NUM_THREADS each rank's
-# OpenMP threads are its share (the CPUs over the ranks, at least one, no
-# more than it is bound to), said once by rank 0; with it, its count.
-share=$(( $(nproc) / 2 ))
-[ "$share" -ge 1 ] || share=1
-env -u OMP_NUM_THREADS timeout 120 "$mpiexec" -n 2 --bind-to none "$kladder" \
+# OpenMP threads are its share (the host's CPUs, as its cgroup gives them,
+# over the ranks, at least one, no more than the rank may run on), said
+# once by rank 0; with it, its count. The rank runs unbound, on the CPUs
+# this shell may run on (nproc, without the OpenMP variables, which nproc
+# obeys); the host's CPUs the note names are at least those and at most
+# those online.
+mine=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
+online=$(getconf _NPROCESSORS_ONLN)
+env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT timeout 120 "$mpiexec" -n 2 \
+  --bind-to none "$kladder" \
   run -w reduce -b openmp -n 1000 --reps 2 -q --json "$dir/t.json" \
   >"$dir/out.txt" 2>&1 || fail "threads shared: exit $?"
 n=$(grep -c "^kladder: note: 2 ranks share this host's" "$dir/out.txt")
 [ "$n" = 1 ] || fail "threads shared: $n notes, not 1"
+host=$(sed -n "s/^kladder: note: 2 ranks share this host's \([0-9]*\) CPUs.*/\1/p" \
+  "$dir/out.txt")
+[ -n "$host" ] && [ "$host" -ge "$mine" ] && [ "$host" -le "$online" ] ||
+  fail "threads shared: the host's CPUs '$host' not from $mine to $online"
+share=$((host / 2))
+[ "$share" -le "$mine" ] || share=$mine
+[ "$share" -ge 1 ] || share=1
 grep -q "\"omp_threads\": $share," "$dir/t.json" ||
-  fail "threads shared: omp_threads not $share"
+  fail "threads shared: omp_threads not $share ($host CPUs, $mine here)"
 OMP_NUM_THREADS=3 timeout 120 "$mpiexec" -n 2 --bind-to none "$kladder" \
   run -w reduce -b openmp -n 1000 --reps 2 -q --json "$dir/t.json" \
   >"$dir/out.txt" 2>&1 || fail "OMP_NUM_THREADS=3: exit $?"

@@ -274,14 +274,69 @@ static unsigned long long available(void) {
   return kb * 1024;
 }
 
-/* This host's CPUs: those online, those this process may run on (all
- * online where its affinity is unknown), and a rank's share of them. */
+/* The CPUs of a cpuset list ("0-3,8,10-11"); 0 where it does not parse. */
+static long cpu_list_count(const char *text) {
+  long count = 0;
+  const char *p = text;
+  while (*p && *p != '\n') {
+    char *end;
+    const long first = strtol(p, &end, 10);
+    if (end == p || first < 0) return 0;
+    long last = first;
+    p = end;
+    if (*p == '-') {
+      last = strtol(p + 1, &end, 10);
+      if (end == p + 1 || last < first) return 0;
+      p = end;
+    }
+    count += last - first + 1;
+    if (*p == ',') p++;
+    else if (*p && *p != '\n') return 0;
+  }
+  return count;
+}
+
+/* The CPUs of this process's cgroup cpuset (a container's share of the
+ * machine, which the launcher's binding does not change): cgroup v2's
+ * cpuset.cpus.effective, or v1's cpuset.effective_cpus; 0 where neither
+ * can be read. */
+static long cgroup_cpus(void) {
+  FILE *f = fopen("/proc/self/cgroup", "r");
+  if (!f) return 0;
+  char line[512], path[768] = "";
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\n")] = '\0';
+    const char *v1 = strstr(line, ":cpuset:");
+    if (v1) {
+      snprintf(path, sizeof path, "/sys/fs/cgroup/cpuset%s/cpuset.effective_cpus",
+               v1 + 8);
+      break;
+    }
+    if (strncmp(line, "0::", 3) == 0)
+      snprintf(path, sizeof path, "/sys/fs/cgroup%s/cpuset.cpus.effective",
+               line + 3);
+  }
+  fclose(f);
+  if (!path[0]) return 0;
+  f = fopen(path, "r");
+  if (!f) return 0;
+  char text[4096];
+  const long count = fgets(text, sizeof text, f) ? cpu_list_count(text) : 0;
+  fclose(f);
+  return count;
+}
+
+/* This host's CPUs as the job has them (those online, no more than the
+ * cgroup's cpuset), those this process may run on (all of them where its
+ * affinity is unknown), and a rank's share of them. */
 typedef struct host_cpus {
   long online, mine, share;
 } host_cpus;
 
 static host_cpus cpus_of(int ranks_here) {
   host_cpus c = {sysconf(_SC_NPROCESSORS_ONLN), 0, 0};
+  const long in_cgroup = cgroup_cpus();
+  if (in_cgroup > 0 && in_cgroup < c.online) c.online = in_cgroup;
   cpu_set_t set;
   c.mine = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
                                                        : c.online;
