@@ -56,6 +56,21 @@ name=${module##*/}
 [ -f "$(dirname "$library")/$name" ] ||
   fail "$name is not beside ${library##*/}"
 
+# A run that names only host backends loads no GPU module (the loader's
+# own record of what it opens, LD_DEBUG=files) and peaks under 30 MiB
+# resident with a million doubles (8 MB) to sum.
+serial_run="$kladder run -w reduce -n 1M -b serial -q"
+LD_DEBUG=files LD_DEBUG_OUTPUT=$tmp/ld $serial_run >"$tmp/run" 2>&1 ||
+  { cat "$tmp/run"; fail "the serial run: exit $?"; }
+! grep -q "file=.*$name" "$tmp"/ld* ||
+  fail "a run with -b serial loaded $name"
+echo "ok: a run with -b serial does not load $name"
+if [ "$limit_kib" != 0 ]; then
+  limit_kib=30720
+  peak "a serial reduce of 1M doubles" $serial_run # peak sets name
+  name=${module##*/}
+fi
+
 # gpu_line: the GPU backend's line of `kladder list`.
 gpu_line() {
   "$kladder" list >"$tmp/list" 2>&1 || { cat "$tmp/list" >&2; fail "kladder list: exit $?"; }

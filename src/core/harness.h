@@ -333,7 +333,9 @@ void kl__result_describe(kl__result *res, const kl_plan *p);
 /* Record a status and kl_last_error() in a result; returns st. */
 kl_status kl__result_status(kl__result *res, kl_status st);
 void kl__result_free(kl__result *res);
-/* A report with no results yet, for the options given. */
+/* A report with no results yet, for the options given; its machine is
+ * the host's until the caller describes the backends it runs
+ * (kl__machine_describe). */
 kl_status kl__report_new(const kl_options *o, size_t capacity,
                          kl_report **out);
 

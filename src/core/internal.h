@@ -207,8 +207,12 @@ int kl__ranks_alike(const uint64_t *all, int count, int words, int pair[2]);
 void kl__phase(const kl_args *a, int k, double seconds);
 
 /* ---- machine ----------------------------------------------------------- */
-/* The CPU, its threads, the GPU and driver where there is one, the host. */
-void kl__machine_describe(kl_machine *m);
+/* The CPU, its threads, the host, and the GPU and driver of the first
+ * device backend among `backends` (count of them) that is here: only the
+ * backends a run uses are asked, so that a run on host backends loads no
+ * GPU module. */
+void kl__machine_describe(kl_machine *m, const kl_backend *const *backends,
+                          size_t count);
 /* The same without the GPU: asks no backend whether it is here (a host
  * context opens without loading the GPU module). */
 void kl__host_describe(kl_machine *m);

@@ -120,10 +120,11 @@ void kl__host_describe(kl_machine *m) {
   m->host[sizeof m->host - 1] = '\0';
 }
 
-void kl__machine_describe(kl_machine *m) {
+void kl__machine_describe(kl_machine *m, const kl_backend *const *backends,
+                          size_t count) {
   kl__host_describe(m);
-  for (size_t i = 0; i < kl_backend_count(); i++) {
-    const kl_backend *b = kl_backend_at(i);
+  for (size_t i = 0; i < count; i++) {
+    const kl_backend *b = backends[i];
     char info[256];
     if (kl_backend_host_memory(b) ||
         !kl_backend_available(b, info, sizeof info))

@@ -38,7 +38,7 @@ kl_status kl__report_new(const kl_options *o, size_t capacity,
   struct tm utc;
   if (now != (time_t)-1 && kl__utc(now, &utc))
     strftime(rep->started, sizeof rep->started, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  kl__machine_describe(&rep->machine);
+  kl__host_describe(&rep->machine);
   *out = rep;
   return KL_OK;
 }

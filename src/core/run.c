@@ -336,8 +336,17 @@ static kl_status check_rung_name(const char *name, void *ctx) {
                    KL_CLIP(name), valid);
 }
 
-static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
-  if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
+/* Whether rung r runs in this run: built, on a backend among the run's
+ * devices (asked first, so that a backend the run does not use is never
+ * probed: a run on host backends loads no GPU module), there, selected
+ * and of type t. */
+static int rung_selected(const kl_options *o, const devices *devs,
+                         const kl_rung *r, kl_type t) {
+  int used = 0;
+  for (size_t d = 0; d < devs->count && !used; d++)
+    used = devs->items[d].backend == r->backend;
+  if (!used || !rung_built(r) || !kl_backend_available(r->backend, NULL, 0))
+    return 0;
   if (!kl__selects(o->rungs, r->name)) return 0;
   return r->types == 0 || (r->types & KL_TYPE_BIT(t));
 }
@@ -404,7 +413,7 @@ static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
   size_t count = 0;
   for (size_t j = 0; j < w->rung_count; j++) {
     const kl_rung *r = &w->rungs[j];
-    if (!rung_selected(o, r, in.type)) continue;
+    if (!rung_selected(o, devs, r, in.type)) continue;
     for (size_t d = 0; d < devs->count && count < MAX_PLACED; d++)
       if (devs->items[d].backend == r->backend)
         chosen[count++] = (kl__placed){r, devs->items[d].index};
@@ -765,6 +774,9 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   kl_report *rep = NULL;
   st = kl__report_new(&o, 0, &rep);
   if (st != KL_OK) return st;
+  const kl_backend *used[MAX_DEVICES];
+  for (size_t i = 0; i < devs.count; i++) used[i] = devs.items[i].backend;
+  kl__machine_describe(&rep->machine, used, devs.count);
   kl__append(rep->notes, sizeof rep->notes, "%s", devs.note);
   kl__planner pl = {0};
   kl__jobs jobs = {0};
@@ -850,6 +862,7 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   kl_report *rep = NULL;
   st = kl__report_new(&o, 1, &rep);
   if (st != KL_OK) return st;
+  kl__machine_describe(&rep->machine, &r->backend, 1);
   kl__result *res = &rep->results[rep->count++];
   kl__result_init(res, w, r, ctx ? ctx->device.index : 0, NULL);
   kl__job job;
