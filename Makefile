@@ -13,6 +13,10 @@ PREFIX ?= /usr/local
 OPTIONAL ?=
 DEPS_FLAGS = $(if $(filter-out 0 no,$(OPTIONAL)),--optional)
 
+# make's "Entering directory" lines are noise around what the user came
+# for (CMake's build runs make again inside build/).
+MAKEFLAGS += --no-print-directory
+
 .PHONY: all deps configure build run test install uninstall clean
 
 all: build
