@@ -34,6 +34,7 @@ static kl_status describe(int i, kl_device *d) {
   d->max_threads_per_unit = prop.maxThreadsPerMultiProcessor;
   d->lanes = prop.warpSize;
   d->l2_bytes = prop.l2CacheSize;
+  d->cache_bytes = prop.l2CacheSize;
   return KL_OK;
 }
 

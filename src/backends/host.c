@@ -50,6 +50,7 @@ void kl__host_device(kl_device *d) {
   d->max_threads_per_unit = 1;
   d->lanes = 1;
   d->l2_bytes = kl__host_l2_bytes();
+  d->cache_bytes = kl__host_cache_bytes();
 }
 
 kl_status kl__host_open(kl_context *ctx) {
@@ -131,6 +132,14 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
                            double *seconds) {
   const host_context *h = ctx->impl;
   return kl__clock_elapsed(h->marks, from, to, seconds);
+}
+
+int64_t kl__host_cache_bytes(void) {
+  long bytes = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+  return bytes > 0 ? bytes : kl__host_l2_bytes();
 }
 
 int64_t kl__host_l2_bytes(void) {

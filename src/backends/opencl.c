@@ -259,6 +259,7 @@ static kl_status describe(int device, kl_device *out) {
    * (CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE): a rung asks its own. */
   out->lanes = 1;
   out->l2_bytes = (int64_t)cache;
+  out->cache_bytes = (int64_t)cache;
   return KL_OK;
 }
 

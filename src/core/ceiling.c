@@ -148,6 +148,7 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   c.is_ceiling = 1;
   c.ceiling_only = 1;
   c.ceiling = -1;
+  c.quick_size = s->quick_size;
   const kl__placed placed = {cr, s->device};
   kl_status st = kl__instance_from_options(&defaults, of, 0, NULL, &c.in, 1,
                                            rep->notes, sizeof rep->notes);

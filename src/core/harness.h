@@ -112,6 +112,9 @@ typedef struct kl__instance {
   const char *files[KL_MAX_FILES];
   /* Defaults are the quick ones (kl_options.full 0). */
   int quick;
+  /* The quick default of host backends grown past their cache
+   * (kl_param.cache_multiple; sizing.c); 0: the workload's own. */
+  int64_t host_quick;
   /* A distributed workload over several ranks: the run's (kl_plan.ranks,
    * .strong); NULL and 0 otherwise, and for the one-rank measurement. */
   const kl_ranks *ranks;
@@ -311,6 +314,9 @@ typedef struct kl__result {
   kl_rank_run *rank_runs; /* [pub.rank_run_count]; owned */
   int ceiling_only;      /* run only as a ceiling, not selected */
   char energy_why[192];  /* why an energy window asked for has none */
+  /* The bound its runs were fitted to: kl_options.max_seconds, or a quick
+   * run's (run.c); 0: none. */
+  double max_seconds;
 } kl__result;
 
 struct kl_report {
@@ -352,6 +358,10 @@ typedef struct kl__job {
   double problem_bytes; /* the plan's own buffers, before the scratch */
   int is_ceiling;
   int ceiling_only; /* made only to be a ceiling: not in the selection */
+  /* Sized by a quick default (no size given, kl_options.full 0): its runs
+   * are bounded by the quick run's time (run.c); a ceiling job, by the
+   * job it serves. */
+  int quick_size;
   ptrdiff_t ceiling; /* the job whose rung is this one's ceiling, -1 none */
   /* The run's named files to write, where this job's workload writes one
    * (named.c); NULL: none. */

@@ -246,6 +246,8 @@ kl_status kl__host_alloc(void **ptr, size_t bytes);
 void kl__host_release(void *ptr);
 /* A core's L2 in bytes, from sysconf; 1 MiB where it does not say. */
 int64_t kl__host_l2_bytes(void);
+/* The host's last-level cache: its L3, else its L2. */
+int64_t kl__host_cache_bytes(void);
 /* The host's free and total memory (its one device: `device` is 0). */
 kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes);
 /* The host as a device: its CPU, memory, hardware threads, L2. */

@@ -29,8 +29,10 @@ extern "C" {
  * ranks and scaling, kl_args.phase_seconds for run() rungs); 6:
  * kl_backend.compile_seconds (a context's programs' build time); 7:
  * kl_backend.bus_id (the device's PCI bus id: its energy counter); 8:
- * kl_plan.rank_grid (the grid of ranks a distributed plan split over). */
-#define KL_MODEL_VERSION 8
+ * kl_plan.rank_grid (the grid of ranks a distributed plan split over); 9:
+ * kl_device.cache_bytes and kl_param.cache_multiple (quick sizes past the
+ * last-level cache). */
+#define KL_MODEL_VERSION 9
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -93,6 +95,13 @@ typedef struct kl_param {
    * memory (offload: 2, data that never fits at once), shrunk to fit the
    * host as any default; 0: default_value alone. */
   double device_multiple;
+  /* KL_PARAM_MAIN_SIZE of a memory-bound workload: where nonzero, a quick
+   * default (no size given, kl_options.full 0) grows, doubling, until the
+   * plan's buffers hold this many times the last-level cache of the
+   * devices its rungs run on (kl_device.cache_bytes), no further than the
+   * full default: the rate measured is memory's, never a cache's, on any
+   * machine. */
+  double cache_multiple;
 } kl_param;
 
 /* A parameter's value as text ("sum", "1.5", "1024"). */
@@ -221,6 +230,9 @@ typedef struct kl_device {
   int max_threads_per_unit;
   int lanes;               /* threads of a warp (wavefront); 1 on a host */
   int64_t l2_bytes;        /* 0 where unknown */
+  /* The last-level cache: a GPU's L2, a CPU's L3 (its L2 where it has no
+   * L3); 0 where unknown. */
+  int64_t cache_bytes;
 } kl_device;
 
 /* The core's part of a context (its lock); backends leave it alone. */

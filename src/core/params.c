@@ -588,7 +588,9 @@ int64_t kl__default_size(const kl_workload *w, int host_backend, int quick) {
 int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
                           int host_backend) {
   /* Host backends take their smaller default where no size was given. */
-  const int64_t host = kl__default_size(w, 1, in->quick);
+  const int64_t host = in->quick && in->host_quick > 0
+                           ? in->host_quick
+                           : kl__default_size(w, 1, in->quick);
   return !in->n_given && host_backend && host < in->n ? host : in->n;
 }
 

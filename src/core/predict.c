@@ -10,8 +10,11 @@
 /* A rung's scratch may size itself by its device; a prediction made
  * without one (the device may not be here) sizes it by this one. The cost
  * models read the problem, not the scratch. */
-static const kl_device nominal = {0, "nominal", (size_t)1 << 34, 64, 1024,
-                                  32, 0};
+static const kl_device nominal = {.name = "nominal",
+                                  .memory_bytes = (size_t)1 << 34,
+                                  .compute_units = 64,
+                                  .max_threads_per_unit = 1024,
+                                  .lanes = 32};
 
 static void ceiling_text(const kl_workload *w, const kl_rung *r, char *dst,
                          size_t size) {

@@ -380,15 +380,34 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_builds(rep, f);
   print_peers(rep, f);
   print_energy(rep, f);
+  /* Runs cut to a bound: each rung where the bound is --max-time's; the
+   * quick run's, one line for all. */
+  int quick_cut = 0;
+  double quick_bound = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
-    if (r->status == KL_OK && (r->reps < rep->options.reps ||
-                               r->warmup_runs < rep->options.warmup))
+    const double bound = rep->results[i].max_seconds > 0
+                             ? rep->results[i].max_seconds
+                             : rep->options.max_seconds;
+    const int cut = r->status == KL_OK && (r->reps < rep->options.reps ||
+                                           r->warmup_runs < rep->options.warmup);
+    if (cut && bound < rep->options.max_seconds) {
+      quick_cut++;
+      quick_bound = bound;
+    } else if (cut) {
       fprintf(f, "%s %s: %d timed run%s after %d warm-up instead of %d after "
               "%d, to stay within %g s (--max-time)\n", r->workload,
               r->rung, r->reps, r->reps == 1 ? "" : "s", r->warmup_runs,
-              rep->options.reps, rep->options.warmup,
-              rep->options.max_seconds);
+              rep->options.reps, rep->options.warmup, bound);
+    }
+  }
+  if (quick_cut)
+    fprintf(f, "%d rung%s ran fewer than %d timed runs, to stay within %g s "
+            "each at the quick sizes (-n, --full or a lower --max-time for "
+            "others)\n", quick_cut, quick_cut == 1 ? "" : "s",
+            rep->options.reps, quick_bound);
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl_result *r = &rep->results[i].pub;
     if (r->status == KL_UNAVAILABLE)
       fprintf(f, "%s %s: stands aside: %s\n", r->workload, r->rung, r->error);
     else if (r->status != KL_OK)

@@ -439,6 +439,7 @@ static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
     jb.device = chosen[j].device;
     jb.in = in;
     jb.in.n = kl__instance_size(w, &in, host);
+    jb.quick_size = in.quick && !in.n_given;
     jb.in.n_given = 1;
     jb.ceiling = -1;
     st = kl__plan_get(pl, w, jb.r, &jb.in, host, kl__device_at(b, jb.device),
@@ -594,6 +595,21 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
   return KL_OK;
 }
 
+/* A rung at a quick default size (no size given, kl_options.full 0) runs
+ * for at most this many seconds, warm-up and repetitions together
+ * (kl_options.max_seconds lowers it, never raises it): the default suite
+ * on every backend of a machine takes a couple of minutes, its slowest
+ * rungs (a naive one copying every iteration, contended atomics) timed
+ * fewer times rather than the whole suite waiting on them. */
+#define QUICK_MAX_SECONDS 2.0
+
+static double max_seconds_of(const kl_options *o, const kl__job *jb) {
+  if (!jb->quick_size) return o->max_seconds;
+  return o->max_seconds > 0 && o->max_seconds < QUICK_MAX_SECONDS
+             ? o->max_seconds
+             : QUICK_MAX_SECONDS;
+}
+
 /* Over several ranks: the rung on rank 0 alone first, the others waiting
  * (weak scaling: the same share; strong: the whole problem), and its
  * median time, on every rank; 0 where it could not run there (a whole
@@ -617,7 +633,7 @@ static double one_rank(const kl_options *o, const kl__job *jb,
     kl__result *res = calloc(1, sizeof *res);
     if (!res) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK)
-      st = kl__measure(&alone, ctx, o->reps, o->warmup, o->max_seconds,
+      st = kl__measure(&alone, ctx, o->reps, o->warmup, max_seconds_of(o, jb),
                        o->host_data, NULL, NULL, o->stop, NULL, res);
     if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
     else if (st == KL_OK)
@@ -671,8 +687,9 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     if (st == KL_OK && kl__ranks_count(o->ranks) > 1 && !jb->ceiling_only)
       alone = one_rank(o, jb, ctx);
     if (st == KL_OK) {
-      st = kl__measure(jb, ctx, o->reps, o->warmup, o->max_seconds,
+      st = kl__measure(jb, ctx, o->reps, o->warmup, max_seconds_of(o, jb),
                        o->host_data, o->ranks, c, o->stop, energy, res);
+      res->max_seconds = max_seconds_of(o, jb);
       if (res->energy_why[0])
         kl__append(rep->notes, sizeof rep->notes, "no energy for %s %s: %s. ",
                    jb->w->name, jb->r->name, res->energy_why);

@@ -245,13 +245,73 @@ static int64_t device_default(kl__planner *pl, const kl_workload *w,
   return hi;
 }
 
+/* The plan's bytes at main size n (on host backends where `host`): every
+ * buffer, scratch included; 0 where it cannot be planned. */
+static double plan_bytes_at(kl__planner *pl, const kl_workload *w,
+                            kl__instance *in, int64_t n, int host) {
+  kl_plan p;
+  double bytes = 0;
+  if (host) in->host_quick = n;
+  else in->n = n;
+  if (kl__plan_get(pl, w, NULL, in, host, NULL, &p, NULL) != KL_OK ||
+      kl__plan_bytes(&p, &bytes) != KL_OK)
+    return 0;
+  return bytes;
+}
+
+/* A quick default past the caches (kl_param.cache_multiple): the least
+ * size from `start` to `cap` (by bisection, rounded up to the main size's
+ * step) whose plan holds that many times the largest last-level cache of
+ * the rungs' devices on that side (host backends where `host`, the others
+ * where not); `start` where it holds already, where none is on that side
+ * or where the workload asks for none; `cap` where not even that holds. */
+static int64_t past_caches(kl__planner *pl, const kl_workload *w,
+                           kl__instance *in, const kl__placed *rungs,
+                           size_t count, int host, int64_t start,
+                           int64_t cap) {
+  const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  const double multiple = main >= 0 ? w->params[main].cache_multiple : 0;
+  if (multiple <= 0 || !in->quick) return start;
+  double cache = 0;
+  for (size_t j = 0; j < count; j++) {
+    const kl_backend *b = rungs[j].r->backend;
+    if (kl_backend_host_memory(b) != host) continue;
+    const kl_device *d = kl__device_at(b, rungs[j].device);
+    if (d && (double)d->cache_bytes > cache) cache = (double)d->cache_bytes;
+  }
+  if (cache <= 0) return start;
+  const int64_t step = w->params[main].step > 0 ? w->params[main].step : 1;
+  const int64_t kept_n = in->n, kept_host = in->host_quick;
+  const double want = multiple * cache;
+  int64_t n = start;
+  if (start < cap && plan_bytes_at(pl, w, in, start, host) < want) {
+    int64_t lo = start, hi = cap; /* lo falls short; hi holds, or is cap */
+    while (hi - lo > 1) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (plan_bytes_at(pl, w, in, mid, host) < want) lo = mid;
+      else hi = mid;
+    }
+    n = hi + (hi % step ? step - hi % step : 0);
+    if (n > cap) n = cap;
+  }
+  in->n = kept_n;
+  in->host_quick = kept_host;
+  return n;
+}
+
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                kl__instance *in, const kl__placed *rungs,
                                size_t count, char *note, size_t note_size) {
   if (in->n_given) return KL_OK;
-  const int64_t wanted =
+  const int64_t full = kl__default_size(w, 0, 0);
+  int64_t wanted =
       device_default(pl, w, in, rungs, count,
                      kl__default_size(w, 0, in->quick));
+  wanted = past_caches(pl, w, in, rungs, count, 0, wanted, full);
+  in->n = wanted;
+  if (in->quick)
+    in->host_quick = past_caches(pl, w, in, rungs, count, 1,
+                                 kl__default_size(w, 1, 1), full);
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
