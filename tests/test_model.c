@@ -668,6 +668,52 @@ static long plans_of_run(const char *rungs, const char *backends) {
   return made;
 }
 
+/* Quick sizes past the caches: for each workload whose main size asks for
+ * it (kl_param.cache_multiple), the quick size sizing picks for a serial
+ * rung is at least its constant quick host default, and its plan holds
+ * that many times the host's last-level cache, or it is the workload's
+ * full default, or memory made it smaller (a note says so). */
+static void test_quick_past_caches(void) {
+  const kl_backend *serial = kl_backend_find("serial");
+  int checked = 0;
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    const int main_size = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+    if (main_size < 0 || w->params[main_size].cache_multiple <= 0) continue;
+    const kl_param *p = &w->params[main_size];
+    const kl_rung *r = NULL;
+    for (size_t j = 0; j < w->rung_count && !r; j++)
+      if (w->rungs[j].backend == serial) r = &w->rungs[j];
+    EXPECT(r != NULL);
+    if (!r) continue;
+    kl_options o;
+    kl_options_init(&o);
+    char note[512] = "";
+    kl__instance in;
+    kl_plan plan;
+    double bytes = 0;
+    const kl__placed placed = {r, 0};
+    kl_status st = kl__instance_from_options(&o, w, 0, NULL, &in, 1, note,
+                                             sizeof note);
+    if (st == KL_OK)
+      st = kl__fit_default_size(NULL, w, &in, &placed, 1, 1, note,
+                                sizeof note);
+    const int64_t n = kl__instance_size(w, &in, 1);
+    if (st == KL_OK) st = kl__plan_make(w, r, &in, 1, NULL, &plan, NULL);
+    if (st == KL_OK) st = kl__plan_bytes(&plan, &bytes);
+    const double want = p->cache_multiple * (double)kl__host_cache_bytes();
+    printf("%s quick on the host: n = %lld, %.0f MB in its plan, %.0f MB "
+           "wanted%s%s\n", w->name, (long long)n, bytes / 1e6, want / 1e6,
+           note[0] ? ": " : "", note);
+    EXPECT(st == KL_OK);
+    EXPECT(n >= (int64_t)p->quick_host_default);
+    EXPECT(bytes >= want || n == (int64_t)p->default_value ||
+           strstr(note, "to fit in"));
+    checked++;
+  }
+  EXPECT(checked >= 5);
+}
+
 static void test_plan_counts(void) {
   const long one = plans_of_run("openmp-partials", "openmp");
   EXPECT(one >= 1 && one <= 3);
@@ -761,6 +807,7 @@ int main(void) {
   test_required_parts();
   test_library_rungs();
   test_plan_counts();
+  test_quick_past_caches();
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

@@ -153,7 +153,7 @@ static kl_status ceiling_for(kl__planner *pl, const kl_options *o,
   kl_status st = kl__instance_from_options(&defaults, of, 0, NULL, &c.in, 1,
                                            rep->notes, sizeof rep->notes);
   if (st == KL_OK)
-    st = kl__fit_default_size(pl, of, &c.in, &placed, 1, rep->notes,
+    st = kl__fit_default_size(pl, of, &c.in, &placed, 1, 0, rep->notes,
                               sizeof rep->notes);
   double top_bytes = 0;
   if (st == KL_OK) {

@@ -239,10 +239,14 @@ kl_status kl__fit_chunks(kl__planner *pl, const kl_workload *w,
                          kl__instance *in, const kl__placed *rungs,
                          size_t count, char *note, size_t note_size);
 /* Shrink in->n from the workload's default until the plans of every rung
- * listed fit their devices, with a note when it shrank. */
+ * listed fit their devices, with a note when it shrank. `caches`: a quick
+ * default first grows past the devices' last-level caches
+ * (kl_param.cache_multiple); a ceiling's does not, since it grows to the
+ * bytes of the rung it serves. */
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                kl__instance *in, const kl__placed *rungs,
-                               size_t count, char *note, size_t note_size);
+                               size_t count, int caches, char *note,
+                               size_t note_size);
 /* Whether the rung's plan at size n fits the memory a default size may
  * use (a ceiling grown past its default to a rung's bytes); in->n kept. */
 int kl__fits_as_default(kl__planner *pl, const kl_workload *w,

@@ -420,7 +420,7 @@ static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
   }
   if (count == 0) return KL_OK;
   count = stand_aside(pl, w, &in, chosen, count, rep);
-  st = kl__fit_default_size(pl, w, &in, chosen, count, rep->notes,
+  st = kl__fit_default_size(pl, w, &in, chosen, count, 1, rep->notes,
                             sizeof rep->notes);
   if (st == KL_OK)
     st = kl__fit_chunks(pl, w, &in, chosen, count, rep->notes,

@@ -301,17 +301,23 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
 
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                kl__instance *in, const kl__placed *rungs,
-                               size_t count, char *note, size_t note_size) {
+                               size_t count, int caches, char *note,
+                               size_t note_size) {
   if (in->n_given) return KL_OK;
   const int64_t full = kl__default_size(w, 0, 0);
   int64_t wanted =
       device_default(pl, w, in, rungs, count,
                      kl__default_size(w, 0, in->quick));
-  wanted = past_caches(pl, w, in, rungs, count, 0, wanted, full);
+  if (caches) wanted = past_caches(pl, w, in, rungs, count, 0, wanted, full);
   in->n = wanted;
-  if (in->quick)
+  if (caches && in->quick) {
+    in->n = full; /* host backends' sizes run up to n: none, here */
     in->host_quick = past_caches(pl, w, in, rungs, count, 1,
                                  kl__default_size(w, 1, 1), full);
+    /* A host's cache larger than the devices': the instance holds it. */
+    if (in->host_quick > wanted) wanted = in->host_quick;
+    in->n = wanted;
+  }
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
