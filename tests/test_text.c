@@ -1,8 +1,10 @@
 /* The command's text in columns (src/cli/text.h): machine_cut keeps what
  * tells two machines apart at the widths the command cuts them to (the
  * history's machine column, the report's history labels), and cut_text
- * stays within its width. */
+ * and wrap_text (list's lines) stay within their widths. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "expect.h"
@@ -84,6 +86,26 @@ int main(void) {
   cut_text("\xc3\xa9t\xc3\xa9 long", 3, out, sizeof out); /* "été long" */
   EXPECT(strcmp(out, "\xc3\xa9t~") == 0);
 
+  /* Wrapped: every line within the width, the words all there. */
+  char *text = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&text, &size);
+  EXPECT(f != NULL);
+  if (f) {
+    wrap_text(f, "    serial-copy   serial  one loop over every element of "
+              "the three arrays, then a second pass, a-very-long-word-that-"
+              "fills-more-than-one-line-by-itself-and-more end", 40, 10);
+    fclose(f);
+    int lines = 0, words = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+      lines++;
+      EXPECT(text_columns(line) <= 40);
+      if (lines > 1) EXPECT(strncmp(line, "          ", 10) == 0);
+      words += strstr(line, "end") != NULL;
+    }
+    EXPECT(lines >= 4 && words == 1);
+    free(text);
+  }
   printf("%d passed, %d failed\n", passes, failures);
   return failures != 0;
 }

@@ -147,6 +147,35 @@ void cut_text(const char *s, int width, char *dst, size_t size) {
   snprintf(dst, size, "%.*s~", (int)bytes_of(s, width - 1), s);
 }
 
+void wrap_text(FILE *f, const char *text, int width, int indent) {
+  if (indent > width / 2) indent = width / 2;
+  const char *p = text;
+  int first = 1;
+  while (*p) {
+    const int lead = first ? 0 : indent;
+    const int room = width - lead;
+    const size_t len = strlen(p);
+    size_t take = len;
+    if (columns_of(p, len) > room) {
+      take = bytes_of(p, room);
+      /* The last space within the room breaks the line there (one after
+       * the indent of a later line, so that each line moves on); a word
+       * longer than the room is broken where the room ends. */
+      const size_t text = strspn(p, " ");
+      size_t space = take;
+      while (space > text && p[space] != ' ') space--;
+      if (space > text) take = space;
+    }
+    size_t end = take;
+    while (end > 0 && p[end - 1] == ' ') end--;
+    fprintf(f, "%*s%.*s\n", lead, "", (int)end, p);
+    p += take;
+    while (*p == ' ') p++;
+    first = 0;
+  }
+  if (first) fputc('\n', f);
+}
+
 /* ---- machines' and devices' names ------------------------------------------ */
 
 /* w[0..n) less a trademark's mark at its end: "Xeon(R)" is "Xeon". */

@@ -1,7 +1,7 @@
 /* Text the command's files share: arguments shown in one-line messages,
- * text escaped for HTML, a file written whole, text cut to a width and
- * machines' names in short; and the catching of the signals that stop a
- * command. */
+ * text escaped for HTML, a file written whole, text cut or wrapped to a
+ * width and machines' names in short; and the catching of the signals
+ * that stop a command. */
 #ifndef KL_CLI_TEXT_H
 #define KL_CLI_TEXT_H
 
@@ -47,6 +47,11 @@ void exact_number(double v, char *dst, size_t size);
 int text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */
 void cut_text(const char *s, int width, char *dst, size_t size);
+/* text on f in lines of at most width columns, broken at spaces (a word
+ * longer than a line where the line ends), the lines after the first
+ * indented by indent; the first keeps its spaces, so that its columns
+ * stay where they were. */
+void wrap_text(FILE *f, const char *text, int width, int indent);
 /* A machine's or a device's name in its short form, the part that tells
  * machines apart first: a GPU's model before the host and its CPU, the
  * makers' words, trademarks' marks and the clock left out. "vm: Intel(R)
