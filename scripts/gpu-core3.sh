@@ -82,7 +82,7 @@ done
 
 if [ "$gpus" -ge 2 ]; then
   echo "== two devices: contexts on cuda:0 and cuda:1 in one run"
-  ./build/kladder list | grep -E "^ +cuda:"
+  ./build/kladder list --all | grep -E "^ +cuda:"
   ./build/kladder run -q -b cuda:0,cuda:1 -w stream,reduce -r cuda-memcpy,cuda-best \
     -n 64M --reps 5 --csv "$out/two-devices.csv" >"$out/two-devices.txt" 2>&1
   echo "exit $?"

@@ -3,7 +3,7 @@
 #           [--outputs] [--match RE] [--not RE] [--in-tmpdir]
 #           [--leaves-nothing] [--keeps FILE] [--file FILE RE]
 #           [--if-exists PATH] [--json-stdout EXPR] [--write FILE TEXT]
-#           ARGS...
+#           [--lines N] ARGS...
 # Runs KLADDER ARGS and passes when it exits with CODE and its output
 # (stdout and stderr) matches the extended regular expression PATTERN.
 # --needs/--lacks B: skip (exit 77) unless backend B is / is not available.
@@ -24,12 +24,13 @@
 # --write FILE TEXT: FILE holds TEXT (printf's %s of it; '' for an empty
 # file) before the run (implies --in-tmpdir; --leaves-nothing does not
 # count it).
+# --lines N: the output has at most N lines.
 # An argument '' (two quotes) in ARGS is an empty one, which CMake's
 # add_test cannot pass.
 code=$1 pattern=$2 kladder=$3
 shift 3
 outputs= matches= nots= tmpdir= leaves_nothing= keeps= json_expr=
-file= file_re= write_file= write_text=
+file= file_re= write_file= write_text= max_lines=
 nl='
 '
 while :; do
@@ -50,6 +51,7 @@ while :; do
   --write)
     tmpdir=1 write_file=$2 write_text=$3; shift 3
     [ "$write_text" != "''" ] || write_text= ;;
+  --lines) max_lines=$2; shift 2 ;;
   --if-exists)
     if [ ! -e "$2" ]; then echo "SKIP: no $2 here"; exit 77; fi
     shift 2 ;;
@@ -134,6 +136,10 @@ check() { # check must|mustnot RE: whether the output matches RE
   fi
 }
 check must "$pattern"
+lines=$(($(wc -l <"$log")))
+if [ -n "$max_lines" ] && [ "$lines" -gt "$max_lines" ]; then
+  failed="the output has $lines lines, more than $max_lines"
+fi
 # One regular expression a line, unexpanded.
 set -f
 saved_ifs=$IFS IFS=$nl

@@ -11,6 +11,8 @@
 #   check     a history with a planted 20% slowdown at one commit: flagged
 #             at that commit once it holds two runs, never before, and the
 #             unchanged rung beside it never;
+#   machines  two runs that differ in their GPU alone (an H100 and an
+#             H200 machine): the table's machine cells differ;
 #   query     selection, --since, --csv and --json agree with the history;
 #   killed    an import of 80 runs killed at four moments: all or none;
 #   bad input not SQLite, another schema, a newer schema, locked past the
@@ -125,6 +127,25 @@ assert any(x["machine"].startswith(sys.argv[2] + " ranks of ") for x in pts), \
   break
 done
 echo "import: $n results files from $results ($(wc -l <"$dir/others") other JSON files refused)"
+
+# ---- machines: the table tells apart machines that differ in the GPU -------
+py gpus "$dir/gpu" "NVIDIA H100 80GB HBM3 (cc 9.0, 132 SMs, 79.2 GiB)" \
+  "NVIDIA H200 (cc 9.0, 132 SMs, 139.8 GiB)"
+"$kl" history --db "$dir/gpus.db" --import "$dir/gpu-0.json" \
+  "$dir/gpu-1.json" >/dev/null || fail "import of the two GPUs' runs"
+"$kl" history --db "$dir/gpus.db" >"$dir/gpus" || fail "the two GPUs' table"
+python3 - "$dir/gpus" <<'PY' || { cat "$dir/gpus"; fail "the two GPUs' machine cells"; }
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head = next(l for l in lines if "machine" in l and "commit" in l)
+at = head.index("machine")
+# The machine's cell: its 18 columns from its heading on.
+cells = [l[at:at + 18].strip() for l in lines if l.startswith("  2026-")]
+assert len(cells) == 2, cells
+assert cells[0] != cells[1], "both machines read %r" % cells[0]
+assert all(len(l) <= 80 for l in lines), "a line wider than 80 columns"
+print("machines: %r and %r" % tuple(cells))
+PY
 
 # ---- query: selection, --since, CSV and JSON -------------------------------
 py planted "$dir" 25 21

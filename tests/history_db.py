@@ -138,6 +138,32 @@ def main():
                              "build_type": "Release"},
                    "results": results}
             json.dump(doc, open("%s/run-%03d.json" % (path, i), "w"))
+    elif cmd == "gpus":
+        # One results file per GPU named after path, the same run on the
+        # same host and CPU: only the GPU's name differs.
+        for i, gpu in enumerate(sys.argv[3:]):
+            doc = {"format": "kladder-results-2",
+                   "started": "2026-11-20T0%d:00:00Z" % i,
+                   "command_line": "kladder run -w map -b cuda",
+                   "kladder": "0.2.0", "interrupted": False,
+                   "machine": {"cpu": "Intel(R) Xeon(R) Platinum 8480+",
+                               "cpu_threads": 224, "omp_threads": 224,
+                               "gpu": gpu, "driver": "CUDA driver 12.8",
+                               "host": "vm"},
+                   "options": {"seed": 1, "reps": 5, "warmup": 1},
+                   "build": {"version": "0.2.0", "commit": "c001",
+                             "build_type": "Release"},
+                   "results": [{
+                       "workload": "map", "rung": "cuda-vector",
+                       "backend": "cuda", "flags": "", "op": "",
+                       "inputs": "", "type": "f32", "n": 1000000,
+                       "shape": "1000000", "params": "", "median_s": 1e-5,
+                       "min_s": 1e-5, "max_s": 1e-5, "times_s": [1e-5] * 5,
+                       "unit": "GB/s", "rate": 800.0, "ceiling": 3000.0,
+                       "percent_ceiling": 26.7, "check": "PASS",
+                       "status": "success", "step": 2, "timed_runs": 5,
+                       "device_name": gpu.split(" (")[0]}]}
+            json.dump(doc, open("%s-%d.json" % (path, i), "w"))
     elif cmd == "variants":
         out, n = sys.argv[3], int(sys.argv[4])
         doc = json.load(open(path))

@@ -11,8 +11,10 @@
 #    program that sums four doubles on a serial context, loading no GPU
 #    library;
 #  - with the module hidden (KLADDER_MODULE_DIR an empty folder), and with
-#    a module that dlopen refuses, a serial run passes and `kladder list`
-#    says the GPU backend is not here and why, in one line;
+#    a module that dlopen refuses, a serial run passes, `kladder list`
+#    says the GPU backend is not here because of the module, in one line
+#    (cut to 100 columns), and `kladder list --all` and a run on the GPU
+#    backend say why in full;
 #  - with the module where the build put it, beside libkladder.so, it
 #    loads (whether a device answers or not).
 set -eu
@@ -78,18 +80,26 @@ gpu_line() {
   printf '%s\n' "$line"
 }
 # hidden WHAT PATTERN: with KLADDER_MODULE_DIR set, the GPU backend is not
-# here for the reason PATTERN, and a serial run passes.
+# here for the reason PATTERN, and a serial run passes. list's line names
+# the module (the reason may be cut there); --all gives the reason whole,
+# wrapped (its lines joined here).
 hidden() {
   line=$(gpu_line)
-  printf '%s\n' "$line" | grep -Eq "^  (cuda|hip) +not here .*module .*$name not loaded: .*$2" ||
+  printf '%s\n' "$line" | grep -Eq "^  (cuda|hip) +not here +module " ||
     { printf '%s\n' "$line"; fail "$1: the GPU backend's line does not say why"; }
+  "$kladder" list --all >"$tmp/all" 2>&1 || fail "$1: kladder list --all: exit $?"
+  awk '/^  (cuda|hip) / { on = 1; printf "%s", $0; next }
+       on && /^   / { sub(/^ +/, " "); printf "%s", $0; next }
+       on { exit }' "$tmp/all" |
+    grep -Eq "^  (cuda|hip) +not here .*module .*$name not loaded: .*$2" ||
+    { cat "$tmp/all"; fail "$1: kladder list --all does not say why"; }
   "$kladder" run -w map -b serial -n 1000 --reps 1 >"$tmp/run" 2>&1 ||
     { cat "$tmp/run"; fail "$1: the serial run: exit $?"; }
   grep -Eq "map +serial .*PASS" "$tmp/run" || { cat "$tmp/run"; fail "$1: the serial run did not pass"; }
   code=0
   backend=$(printf '%s\n' "$line" | awk '{print $1}')
   "$kladder" run -w map -b "$backend" -n 1000 >"$tmp/gpu" 2>&1 || code=$?
-  [ $code = 2 ] && grep -q "not available here: module" "$tmp/gpu" ||
+  [ $code = 2 ] && grep -Eq "not available here: module .*$name not loaded: .*$2" "$tmp/gpu" ||
     { cat "$tmp/gpu"; fail "$1: a run on the GPU backend: exit $code, not 2 with the reason"; }
   echo "ok: $1: $(printf '%s\n' "$line" | sed 's/^  *//')"
 }

@@ -930,12 +930,6 @@ static void sig3(double v, char *dst, size_t size) {
   else snprintf(dst, size, "%.*f", a >= 100 ? 0 : a >= 10 ? 1 : 2, v);
 }
 
-/* s cut to width characters, the last one '~' where it was cut. */
-static void cut(const char *s, int width, char *dst, size_t size) {
-  if ((int)strlen(s) <= width) snprintf(dst, size, "%s", s);
-  else snprintf(dst, size, "%.*s~", width - 1, s);
-}
-
 /* The series' heading: workload, rung, backend, type, size, the rate's
  * unit, then the parameters (which name op and inputs where they apply). */
 static void series_heading(FILE *f, const point *p) {
@@ -944,7 +938,7 @@ static void series_heading(FILE *f, const point *p) {
            p->key[1], p->key[2], p->key[3], p->key[4],
            *p->unit ? ", rate in " : "", p->unit, *p->key[5] ? ", " : "",
            p->key[5]);
-  cut(line, 80, shown_line, sizeof shown_line);
+  cut_text(line, 80, shown_line, sizeof shown_line);
   fprintf(f, "%s\n", shown_line);
 }
 
@@ -955,7 +949,7 @@ static void commit_text(const char *commit, char *dst, size_t size) {
   if (len > 6 && strcmp(commit + len - 6, "-dirty") == 0)
     snprintf(dst, size, "%.12s+", commit);
   else
-    cut(commit, 13, dst, size);
+    cut_text(commit, 13, dst, size);
 }
 
 static void print_table(FILE *f, const point *p, size_t n, const query *q,
@@ -974,10 +968,10 @@ static void print_table(FILE *f, const point *p, size_t n, const query *q,
     snprintf(date, sizeof date, "%.10s %.5s", p[i].started,
              strlen(p[i].started) > 11 ? p[i].started + 11 : "");
     commit_text(p[i].commit, commit, sizeof commit);
-    cut(p[i].machine, 18, machine, sizeof machine);
+    machine_cut(p[i].machine, 18, machine, sizeof machine);
     const int ok = strcmp(p[i].status, "success") == 0 && p[i].has_median;
     if (ok) time_text(p[i].median, t, sizeof t);
-    else cut(p[i].status, 9, t, sizeof t);
+    else cut_text(p[i].status, 9, t, sizeof t);
     if (ok && p[i].has_rate) sig3(p[i].rate, rate, sizeof rate);
     else snprintf(rate, sizeof rate, "-");
     /* A run whose check failed says so where its share would be. */
@@ -1239,13 +1233,19 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
                 fd.base_runs);
       } else {
         series_heading(f, c);
-        char where[160], line[400];
-        snprintf(where, sizeof where, "%s (%s)", c->machine,
+        /* The machine in the room the line leaves it, cut where it must
+         * be so as to keep what tells it from the others. */
+        char head[160], tail[64], machine[160], line[400];
+        snprintf(head, sizeof head, "  slower from commit %s (%.10s) on ",
+                 c->commit, c->started);
+        snprintf(tail, sizeof tail, " (%s)",
                  *c->build_type ? c->build_type : "no build type");
-        snprintf(line, sizeof line, "  slower from commit %s (%.10s) on %s",
-                 c->commit, c->started, where);
+        const int room = 80 - text_columns(head) - text_columns(tail);
+        if (room >= 12) machine_cut(c->machine, room, machine, sizeof machine);
+        else snprintf(machine, sizeof machine, "%s", c->machine);
+        snprintf(line, sizeof line, "%s%s%s", head, machine, tail);
         char shown_line[96];
-        cut(line, 80, shown_line, sizeof shown_line);
+        cut_text(line, 80, shown_line, sizeof shown_line);
         fprintf(f, "%s\n    %s -> %s (%+.1f%%): the latest %zu runs against "
                 "the %zu before\n", shown_line, b, r,
                 100 * (fd.recent / fd.base - 1), fd.runs, fd.base_runs);

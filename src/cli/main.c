@@ -32,10 +32,11 @@ static const char usage_main[] =
     "\n"
     "commands:\n"
     "  list [-w W[,W...]] [--all] [--json]\n"
-    "                workloads, their rungs, and the backends available here;\n"
-    "                with -w, those workloads' parameters and defaults; with\n"
-    "                --json, the same as one JSON document, for programs\n"
-    "                (`kladder list --help`)\n"
+    "                the backends here and every workload with its rungs on\n"
+    "                each, in one screen; with -w, those workloads in full\n"
+    "                (parameters, defaults, rungs); --all, everything in\n"
+    "                full; --json, all of it as one JSON document, for\n"
+    "                programs (`kladder list --help`)\n"
     "  run           run ladders (see `kladder run --help`)\n"
     "  report FILE.json [...] -o REPORT.html\n"
     "                an HTML report of results files (`kladder report --help`)\n"
@@ -69,14 +70,24 @@ static const char usage_main[] =
 static const char usage_list[] =
     "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
     "\n"
-    "The backends with their devices, and every workload with its ladder:\n"
-    "its rungs in order, naive first, those of backends not here left out.\n"
+    "In one screen of 100 columns: a line a backend (its devices, or why it\n"
+    "is not here), then a line a workload: its summary and how many rungs\n"
+    "its ladder has on each backend, \"(N)\" for N that cannot run here.\n"
+    "What is longer than its line is cut, marked '~'.\n"
     "\n"
-    "  -w, --workload W[,W...]  only these workloads (names, globs, !name),\n"
-    "                           with their parameters, defaults and ranges\n"
-    "  -a, --all                the rungs of backends not here too\n"
+    "  -w, --workload W[,W...]  these workloads (names, globs, !name) in\n"
+    "                           full: their parameters, defaults and\n"
+    "                           ranges, check, and rungs in ladder order,\n"
+    "                           naive first (those of backends not here\n"
+    "                           left out)\n"
+    "  -a, --all                everything in full: each backend with its\n"
+    "                           devices, each workload with every rung,\n"
+    "                           those of backends not here too (with -w:\n"
+    "                           those workloads' every rung)\n"
     "      --json               everything, every rung, as one JSON document\n"
-    "  -h, --help               this text\n";
+    "  -h, --help               this text\n"
+    "\n"
+    "The text in full is wrapped to 100 columns, its later lines indented.\n";
 
 static const char usage_run[] =
     "usage: kladder run [options]\n"
@@ -478,14 +489,49 @@ static int list_add(list_text *l, const char *items) {
 
 
 /* ---- list ------------------------------------------------------------------
- * Everything here comes through the public API: the info structs. */
+ * Everything here comes through the public API: the info structs. Every
+ * line is at most LIST_WIDTH columns: the brief list (no -w, no --all)
+ * cuts what is longer with '~', a line a backend and a line a workload,
+ * one screen; the long listings wrap it. */
+#define LIST_WIDTH 100
+
+/* printf's text, wrapped to LIST_WIDTH, the lines after the first
+ * indented by `indent`. */
+PRINTF_LIKE(2, 3)
+static void list_line(int indent, const char *fmt, ...) {
+  char small[512], *text = small;
+  va_list ap;
+  va_start(ap, fmt);
+  const int len = vsnprintf(small, sizeof small, fmt, ap);
+  va_end(ap);
+  if (len < 0) return;
+  if ((size_t)len >= sizeof small && (text = malloc((size_t)len + 1))) {
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+  }
+  wrap_text(stdout, text ? text : small, LIST_WIDTH, indent);
+  if (text != small) free(text);
+}
+
+/* printf's text after dst's, within its size. */
+PRINTF_LIKE(3, 4)
+static void append(char *dst, size_t size, const char *fmt, ...) {
+  const size_t used = strlen(dst);
+  if (used + 1 >= size) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst + used, size - used, fmt, ap);
+  va_end(ap);
+}
 
 static void print_types(const kl_workload_info *w) {
-  printf("    types:");
+  char line[256] = "    types:";
   for (int t = 0; t < KL_TYPE_COUNT; t++)
-    if (w->types & KL_TYPE_BIT(t)) printf(" %s", kl_type_name((kl_type)t));
-  printf(" (default %s), rate in %s\n", kl_type_name(w->default_type),
-         w->unit);
+    if (w->types & KL_TYPE_BIT(t))
+      append(line, sizeof line, " %s", kl_type_name((kl_type)t));
+  list_line(6, "%s (default %s), rate in %s", line,
+            kl_type_name(w->default_type), w->unit);
 }
 
 /* A parameter's number as the library writes it: an integer where whole,
@@ -498,36 +544,38 @@ static void number_text(double v, char *dst, size_t size) {
 }
 
 static void print_params(size_t wi, const kl_workload_info *w) {
-  if (w->input_help) printf("    input: -i, --input FILE %s\n", w->input_help);
+  if (w->input_help)
+    list_line(6, "    input: -i, --input FILE %s", w->input_help);
   for (int k = 0; k < w->file_count && k < KL_MAX_FILES; k++)
-    printf("    file:  --%s FILE (%s) %s\n", w->file_names[k],
-           w->file_writes[k] ? "written" : "read", w->file_help[k]);
+    list_line(11, "    file:  --%s FILE (%s) %s", w->file_names[k],
+              w->file_writes[k] ? "written" : "read", w->file_help[k]);
   printf("    parameters (-p NAME=VALUE):\n");
   for (int i = 0; i < w->param_count; i++) {
     kl_param_info p = {.size = sizeof p};
     if (kl_param_describe(wi, i, &p) != KL_OK) continue;
-    char value[64], lo[32], hi[32];
+    char value[64], lo[32], hi[32], line[1024] = "";
     if (p.default_text) snprintf(value, sizeof value, "%s", p.default_text);
     else if (p.choices)
       snprintf(value, sizeof value, "%s",
                p.default_choice ? p.default_choice : "?");
     else number_text(p.default_value, value, sizeof value);
-    printf("      %-8s %s; default %s", p.name, p.help, value);
+    append(line, sizeof line, "      %-8s %s; default %s", p.name, p.help,
+           value);
     if (p.host_default > 0) {
       number_text(p.host_default, lo, sizeof lo);
-      printf(" (%s on host backends)", lo);
+      append(line, sizeof line, " (%s on host backends)", lo);
     }
     if (p.choices) {
-      printf("; one of");
+      append(line, sizeof line, "; one of");
       for (size_t k = 0; p.choices[k]; k++)
-        printf("%s %s", k ? "," : "", p.choices[k]);
+        append(line, sizeof line, "%s %s", k ? "," : "", p.choices[k]);
     } else {
       number_text(p.min, lo, sizeof lo);
       number_text(p.max, hi, sizeof hi);
-      printf("; from %s to %s", lo, hi);
+      append(line, sizeof line, "; from %s to %s", lo, hi);
     }
-    printf("%s%s\n", p.main_size ? " (-n)" : "",
-           p.tuning ? " (a tuning: the rungs that read it say so)" : "");
+    list_line(15, "%s%s%s", line, p.main_size ? " (-n)" : "",
+              p.tuning ? " (a tuning: the rungs that read it say so)" : "");
   }
 }
 
@@ -542,14 +590,16 @@ static void print_rungs(size_t wi, const kl_workload_info *w, int all) {
       hidden++;
       continue;
     }
-    printf("    %-24s %-7s %-9s %s%s%s%s%s", r.name, r.backend,
-           r.available ? "ready" : (r.built ? "not here" : "not built"),
-           r.summary, (r.flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
-           (r.flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
-           (r.flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "",
-           r.library ? " [library]" : "");
-    if (r.tunings[0]) printf(" [tuning: -p %s=]", r.tunings);
-    putchar('\n');
+    char tuning[96] = "";
+    if (r.tunings[0])
+      snprintf(tuning, sizeof tuning, " [tuning: -p %s=]", r.tunings);
+    /* The summary's later lines under its first. */
+    list_line(47, "    %-24s %-7s %-9s %s%s%s%s%s%s", r.name, r.backend,
+              r.available ? "ready" : (r.built ? "not here" : "not built"),
+              r.summary, (r.flags & KL_RUNG_CEILING) ? " [ceiling]" : "",
+              (r.flags & KL_RUNG_VENDOR) ? " [vendor]" : "",
+              (r.flags & KL_RUNG_KNOWN_WRONG) ? " [known-wrong]" : "",
+              r.library ? " [library]" : "", tuning);
   }
   if (hidden)
     printf("    (and %d rung%s of backends not here: `kladder list --all`)\n",
@@ -560,21 +610,22 @@ static void print_devices(const kl_backend_info *b) {
   for (int d = 0; d < b->device_count; d++) {
     kl_device_info i = {.size = sizeof i};
     if (kl_device_describe(b->name, d, &i) != KL_OK) continue;
-    printf("           %-10s %s, %.1f GiB, %d %s\n", i.id, i.name,
-           (double)i.memory_bytes / (1u << 30), i.compute_units,
-           b->host_memory ? "hardware threads" : "compute units");
+    list_line(22, "           %-10s %s, %.1f GiB, %d %s", i.id, i.name,
+              (double)i.memory_bytes / (1u << 30), i.compute_units,
+              b->host_memory ? "hardware threads" : "compute units");
   }
 }
 
-/* Every workload in brief, or those of -w with their parameters. */
-static void list_text_out(const char *only, int all) {
+/* Every workload in full: the backends and their devices first; or those
+ * of -w with their parameters. */
+static void list_long(const char *only, int all) {
   if (!only) {
     printf("backends (-b NAME, or NAME:INDEX for one of its devices):\n");
     for (size_t i = 0; i < kl_backend_count(); i++) {
       kl_backend_info b = {.size = sizeof b};
       if (kl_backend_describe(i, &b) != KL_OK) continue;
-      printf("  %-8s %-13s %s: %s\n", b.name,
-             b.available ? "available" : "not here", b.summary, b.detail);
+      list_line(25, "  %-8s %-13s %s: %s", b.name,
+                b.available ? "available" : "not here", b.summary, b.detail);
       print_devices(&b);
     }
     printf("\nworkloads (rungs in ladder order, naive first; `kladder list "
@@ -584,16 +635,174 @@ static void list_text_out(const char *only, int all) {
     kl_workload_info w = {.size = sizeof w};
     if (kl_workload_describe(i, &w) != KL_OK) continue;
     if (!kl_selects(only, w.name)) continue;
-    printf("  %s: %s\n", w.name, w.summary);
+    list_line(4, "  %s: %s", w.name, w.summary);
     print_types(&w);
     if (only) print_params(i, &w);
-    printf("    check: %s\n    from: %s\n", w.check, w.source);
+    list_line(11, "    check: %s", w.check);
+    list_line(10, "    from: %s", w.source);
     if (w.distributed)
       printf("    distributed: under mpirun one problem split over the "
              "ranks (--scaling);\n    without, one rank, and only where "
              "named (-w)\n");
     print_rungs(i, &w, all);
   }
+}
+
+
+/* A device backend's devices in one line's text: those alike (name,
+ * memory, units) one after the other as one, "cuda:0-7 H100 80GB HBM3,
+ * 79.2 GiB, 132 compute units", each name in short (machine_words). Each
+ * device is described once. */
+static void devices_text(const kl_backend_info *b, char *dst, size_t size) {
+  kl_device_info first = {.size = sizeof first};
+  int from = -1;
+  dst[0] = '\0';
+  for (int d = 0; d <= b->device_count; d++) {
+    kl_device_info i = {.size = sizeof i};
+    const int ok = d < b->device_count &&
+                   kl_device_describe(b->name, d, &i) == KL_OK;
+    if (from >= 0 && ok && !strcmp(i.name, first.name) &&
+        i.memory_bytes == first.memory_bytes &&
+        i.compute_units == first.compute_units)
+      continue;
+    if (from >= 0) { /* the devices from..d-1 are alike */
+      char name[sizeof first.name], ids[64], units[48] = "";
+      machine_words(first.name, name, sizeof name);
+      if (d - 1 > from) snprintf(ids, sizeof ids, "%s:%d-%d", b->name, from, d - 1);
+      else snprintf(ids, sizeof ids, "%s", first.id);
+      if (first.compute_units > 0)
+        snprintf(units, sizeof units, ", %d %s", first.compute_units,
+                 b->host_memory ? "hardware threads" : "compute units");
+      append(dst, size, "%s%s %s, %.1f GiB%s", dst[0] ? "; " : "", ids, name,
+             (double)first.memory_bytes / (1u << 30), units);
+    }
+    from = ok ? d : -1;
+    if (ok) first = i;
+  }
+}
+
+/* s in at most width columns, cut where it must be after a word where
+ * one ends in the cut's last third ("copy and triad over three~"), else
+ * where the width ends; '~' marks the cut. */
+static void cut_words(const char *s, int width, char *dst, size_t size) {
+  cut_text(s, width, dst, size);
+  const size_t len = strlen(dst);
+  if (len == 0 || dst[len - 1] != '~' || !strcmp(dst, s)) return;
+  size_t end = len - 1;
+  while (end > 0 && dst[end] != ' ') end--;
+  if (dst[end] != ' ' || text_columns(dst) - (int)end > width / 3) return;
+  while (end > 0 && strchr(" ,;:(", dst[end - 1])) end--;
+  if (end == 0) return;
+  dst[end] = '~';
+  dst[end + 1] = '\0';
+}
+
+/* A line cut to LIST_WIDTH, '~' where it was cut. */
+static void brief_line(const char *text) {
+  char shown_line[LIST_WIDTH * 4 + 8];
+  cut_words(text, LIST_WIDTH, shown_line, sizeof shown_line);
+  printf("%s\n", shown_line);
+}
+
+/* A rung count of the brief list: "-" for none, "N" where all can run
+ * here, "(N)" where none can, "R+(U)" where R of R + U can. */
+static void count_text(int ready, int total, char *dst, size_t size) {
+  if (total == 0) snprintf(dst, size, "-");
+  else if (ready == total) snprintf(dst, size, "%d", total);
+  else if (ready == 0) snprintf(dst, size, "(%d)", total);
+  else snprintf(dst, size, "%d+(%d)", ready, total - ready);
+}
+
+/* The brief list, one screen: a line a backend (its devices, or why it is
+ * not here), then a line a workload: its summary and how many rungs it
+ * has on each backend. */
+static void list_brief(void) {
+  const size_t nb = kl_backend_count(), nw = kl_workload_count();
+  char line[LIST_WIDTH * 8];
+  const char **names = calloc(nb ? nb : 1, sizeof *names);
+  int *counts = calloc((nw ? nw : 1) * (nb ? nb : 1) * 2, sizeof *counts);
+  int *widths = calloc(nb ? nb : 1, sizeof *widths);
+  if (!names || !counts || !widths) {
+    free(names);
+    free(counts);
+    free(widths);
+    list_long(NULL, 0);
+    return;
+  }
+  printf("backends (-b NAME, or NAME:INDEX for one of its devices):\n");
+  for (size_t k = 0; k < nb; k++) {
+    kl_backend_info b = {.size = sizeof b};
+    if (kl_backend_describe(k, &b) != KL_OK) continue;
+    names[k] = b.name;
+    char devices[LIST_WIDTH * 4];
+    if (b.available && !b.host_memory) devices_text(&b, devices, sizeof devices);
+    else snprintf(devices, sizeof devices, "%s%s%s",
+                  b.available ? b.summary : "", b.available ? ": " : "",
+                  b.detail);
+    snprintf(line, sizeof line, "  %-8s %-10s %s", b.name,
+             b.available ? "available" : "not here", devices);
+    brief_line(line);
+  }
+  /* Each workload's rungs on each backend: ready and all. */
+  int name_width = 8;
+  for (size_t i = 0; i < nw; i++) {
+    kl_workload_info w = {.size = sizeof w};
+    if (kl_workload_describe(i, &w) != KL_OK) continue;
+    if ((int)strlen(w.name) > name_width) name_width = (int)strlen(w.name);
+    for (int j = 0; j < w.rung_count; j++) {
+      kl_rung_info r = {.size = sizeof r};
+      if (kl_rung_describe(i, j, &r) != KL_OK) continue;
+      for (size_t k = 0; k < nb; k++)
+        if (names[k] && !strcmp(names[k], r.backend)) {
+          counts[(i * nb + k) * 2] += r.available;
+          counts[(i * nb + k) * 2 + 1]++;
+        }
+    }
+  }
+  int rest = 0, unready = 0;
+  for (size_t k = 0; k < nb; k++) {
+    widths[k] = names[k] ? (int)strlen(names[k]) : 1;
+    for (size_t i = 0; i < nw; i++) {
+      char cell[32];
+      const int *c = &counts[(i * nb + k) * 2];
+      count_text(c[0], c[1], cell, sizeof cell);
+      if ((int)strlen(cell) > widths[k]) widths[k] = (int)strlen(cell);
+      unready |= c[0] < c[1];
+    }
+    rest += 1 + widths[k];
+  }
+  /* The summary takes what the name and the counts leave. */
+  int summary_width = LIST_WIDTH - 4 - name_width - rest;
+  if (summary_width < 12) summary_width = 12;
+  printf("\nworkloads (-w W) and their rungs on each backend%s:\n",
+         unready ? "; (N): N rungs that cannot run here" : "");
+  snprintf(line, sizeof line, "  %-*s  %-*s", name_width, "workload",
+           summary_width, "summary");
+  for (size_t k = 0; k < nb; k++)
+    append(line, sizeof line, " %*s", widths[k], names[k] ? names[k] : "?");
+  brief_line(line);
+  for (size_t i = 0; i < nw; i++) {
+    kl_workload_info w = {.size = sizeof w};
+    if (kl_workload_describe(i, &w) != KL_OK) continue;
+    char summary[LIST_WIDTH * 4 + 8];
+    cut_words(w.summary, summary_width, summary, sizeof summary);
+    /* Padded by columns, not bytes. */
+    snprintf(line, sizeof line, "  %-*s  %s%*s", name_width, w.name, summary,
+             summary_width - text_columns(summary), "");
+    for (size_t k = 0; k < nb; k++) {
+      char cell[32];
+      const int *c = &counts[(i * nb + k) * 2];
+      count_text(c[0], c[1], cell, sizeof cell);
+      append(line, sizeof line, " %*s", widths[k], cell);
+    }
+    brief_line(line);
+  }
+  printf("\n");
+  brief_line("`kladder list -w W`: W's parameters and rungs; `kladder list "
+             "--all`: every workload and rung");
+  free(names);
+  free(counts);
+  free(widths);
 }
 
 /* Every name of a -w list must be a workload. */
@@ -661,7 +870,8 @@ static int list(int argc, char **argv) {
   if (code == 0) {
     kl_status st = KL_OK;
     if (json) st = kl_list_write_json(stdout, only.text);
-    else list_text_out(only.text, all);
+    else if (!only.text && !all) list_brief();
+    else list_long(only.text, all);
     if (st != KL_OK) code = fail(st);
     if (code == 0 && fflush(stdout) != 0) {
       fprintf(stderr, "kladder: error: writing the list: %s\n",

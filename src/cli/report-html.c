@@ -1056,7 +1056,7 @@ static void history_chart(report *rep, const row *r) {
   }
   for (int m = 0; m < nm; m++) {
     char label[40];
-    clipped(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
+    machine_cut(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
     fprintf(f, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
             4 + 118 * m, HIST_H - 8, palette[m % 10]);
     html_escape(f, label);

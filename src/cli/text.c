@@ -114,3 +114,188 @@ void catch_stop_signals(void (*fn)(int)) {
   (void)sigaction(SIGINT, &sa, NULL);
   (void)sigaction(SIGTERM, &sa, NULL);
 }
+
+/* ---- text in columns ------------------------------------------------------- */
+
+/* The columns s[0..len) takes: one a character, UTF-8's continuation
+ * bytes taking none. */
+static int columns_of(const char *s, size_t len) {
+  int cols = 0;
+  for (size_t i = 0; i < len; i++)
+    cols += ((unsigned char)s[i] & 0xC0) != 0x80;
+  return cols;
+}
+
+/* The bytes of s's first `cols` characters. */
+static size_t bytes_of(const char *s, int cols) {
+  size_t i = 0;
+  for (int c = 0; s[i]; i++) {
+    if (((unsigned char)s[i] & 0xC0) != 0x80 && c++ == cols) break;
+  }
+  return i;
+}
+
+int text_columns(const char *s) { return columns_of(s, strlen(s)); }
+
+void cut_text(const char *s, int width, char *dst, size_t size) {
+  if (!dst || size == 0) return;
+  if (width < 1) width = 1;
+  if (text_columns(s) <= width) {
+    snprintf(dst, size, "%s", s);
+    return;
+  }
+  snprintf(dst, size, "%.*s~", (int)bytes_of(s, width - 1), s);
+}
+
+void wrap_text(FILE *f, const char *text, int width, int indent) {
+  if (indent > width / 2) indent = width / 2;
+  const char *p = text;
+  int first = 1;
+  while (*p) {
+    const int lead = first ? 0 : indent;
+    const int room = width - lead;
+    const size_t len = strlen(p);
+    size_t take = len;
+    if (columns_of(p, len) > room) {
+      take = bytes_of(p, room);
+      /* The last space within the room breaks the line there (one after
+       * the indent of a later line, so that each line moves on); a word
+       * longer than the room is broken where the room ends. */
+      const size_t text = strspn(p, " ");
+      size_t space = take;
+      while (space > text && p[space] != ' ') space--;
+      if (space > text) take = space;
+    }
+    size_t end = take;
+    while (end > 0 && p[end - 1] == ' ') end--;
+    fprintf(f, "%*s%.*s\n", lead, "", (int)end, p);
+    p += take;
+    while (*p == ' ') p++;
+    first = 0;
+  }
+  if (first) fputc('\n', f);
+}
+
+/* ---- machines' and devices' names ------------------------------------------ */
+
+/* w[0..n) less a trademark's mark at its end: "Xeon(R)" is "Xeon". */
+static size_t unmarked(const char *w, size_t n) {
+  static const char *const marks[] = {"(R)", "(TM)", "(r)", "(tm)"};
+  for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+    const size_t m = strlen(marks[i]);
+    if (n >= m && memcmp(w + n - m, marks[i], m) == 0) return n - m;
+  }
+  return n;
+}
+
+static int word_is(const char *w, size_t n, const char *const *words,
+                   size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (n == strlen(words[i]) && memcmp(w, words[i], n) == 0) return 1;
+  return 0;
+}
+
+/* A maker's name, or a word every CPU's name says. */
+static int common_word(const char *w, size_t n) {
+  static const char *const words[] = {"NVIDIA", "AMD", "Intel", "CPU",
+                                      "Processor", "Corporation"};
+  return word_is(w, n, words, sizeof words / sizeof *words);
+}
+
+/* s[0..len) appended to dst (*used bytes of size used) as it is. */
+static void append_span(const char *s, size_t len, char *dst, size_t size,
+                        size_t *used) {
+  const size_t n = len < size - 1 - *used ? len : size - 1 - *used;
+  memcpy(dst + *used, s, n);
+  *used += n;
+  dst[*used] = '\0';
+}
+
+/* The model in a CPU's or GPU's name s[0..len), appended to dst: its words
+ * less the clock, those that name its maker or say what every such name
+ * says, and those that carry a trademark's mark ("Intel(R) Xeon(R)
+ * Platinum 8480+ CPU @ 2.10GHz" is "Platinum 8480+", "NVIDIA H200"
+ * "H200"). Where that leaves nothing, the marked words without their
+ * marks too ("Intel(R) Xeon(R) Processor" is "Xeon"); where that does,
+ * every word but the clock, unmarked. */
+static void model_words(const char *s, size_t len, char *dst, size_t size,
+                        size_t *used) {
+  const size_t start = *used;
+  for (int pass = 0; pass < 3 && *used == start; pass++) {
+    for (size_t i = 0; i < len;) {
+      while (i < len && s[i] == ' ') i++;
+      const size_t w = i;
+      while (i < len && s[i] != ' ') i++;
+      size_t n = i - w;
+      if (n == 0) break;
+      if (s[w] == '@') { /* the clock: "@ 2.10GHz" or "@2.10GHz" */
+        while (n == 1 && i < len && s[i] == ' ') i++;
+        while (n == 1 && i < len && s[i] != ' ') i++;
+        continue;
+      }
+      const size_t bare = unmarked(s + w, n);
+      if ((pass == 0 && bare < n) || (pass < 2 && common_word(s + w, bare)))
+        continue;
+      n = bare;
+      if (n == 0 || *used + n + 2 > size) continue;
+      if (*used > start) dst[(*used)++] = ' ';
+      memcpy(dst + *used, s + w, n);
+      *used += n;
+    }
+  }
+  dst[*used] = '\0';
+  if (*used == start) append_span(s, len, dst, size, used);
+}
+
+void machine_words(const char *name, char *dst, size_t size) {
+  if (!dst || size == 0) return;
+  size_t used = 0;
+  dst[0] = '\0';
+  const char *s = name ? name : "";
+  /* "P ranks of ": a run under mpirun, a machine of its own; "P ranks, "
+   * in front. */
+  const size_t digits = strspn(s, "0123456789");
+  if (digits > 0 && strncmp(s + digits, " ranks of ", 10) == 0) {
+    append_span(s, digits, dst, size, &used);
+    append_span(" ranks, ", 8, dst, size, &used);
+    s += digits + 10;
+  }
+  /* "HOST: CPU / GPU" (the history's), "CPU | GPU", or one device's. */
+  const char *slash = strstr(s, " / ");
+  const char *bar = strstr(s, " | ");
+  const char *sep = slash && (!bar || slash < bar) ? slash : bar;
+  const size_t head = sep ? (size_t)(sep - s) : strlen(s);
+  if (sep && sep[3]) {
+    model_words(sep + 3, strlen(sep + 3), dst, size, &used);
+    append_span(" / ", 3, dst, size, &used);
+  }
+  /* A host's name is one word before ": ". */
+  const char *colon = memchr(s, ':', head);
+  const char *cpu = s;
+  if (colon && colon + 1 < s + head && colon[1] == ' ' &&
+      !memchr(s, ' ', (size_t)(colon - s))) {
+    append_span(s, (size_t)(colon - s) + 2, dst, size, &used);
+    cpu = colon + 2;
+  }
+  model_words(cpu, head - (size_t)(cpu - s), dst, size, &used);
+}
+
+void machine_cut(const char *name, int width, char *dst, size_t size) {
+  if (!dst || size == 0) return;
+  if (width < 1) width = 1;
+  if (text_columns(name) <= width) {
+    snprintf(dst, size, "%s", name);
+    return;
+  }
+  char words[512];
+  machine_words(name, words, sizeof words);
+  if (text_columns(words) <= width) {
+    snprintf(dst, size, "%s", words);
+    return;
+  }
+  /* Cut, less the separator the cut ends on: "H100 80GB HBM3~", not
+   * "H100 80GB HBM3 / ~". */
+  size_t end = bytes_of(words, width - 1);
+  while (end > 0 && strchr(" /|:,", words[end - 1])) end--;
+  snprintf(dst, size, "%.*s~", (int)end, words);
+}

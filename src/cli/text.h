@@ -1,6 +1,7 @@
 /* Text the command's files share: arguments shown in one-line messages,
- * text escaped for HTML, and a file written whole; and the catching of
- * the signals that stop a command. */
+ * text escaped for HTML, a file written whole, text cut or wrapped to a
+ * width and machines' names in short; and the catching of the signals
+ * that stop a command. */
 #ifndef KL_CLI_TEXT_H
 #define KL_CLI_TEXT_H
 
@@ -42,6 +43,27 @@ void csv_text(FILE *f, const char *s);
 /* v in its shortest form of 15 to 17 significant digits that reads back
  * exactly (strtod). */
 void exact_number(double v, char *dst, size_t size);
+/* The columns s takes in a terminal: one a character (UTF-8). */
+int text_columns(const char *s);
+/* s in at most width columns: as it is, or cut and its last column '~'. */
+void cut_text(const char *s, int width, char *dst, size_t size);
+/* text on f in lines of at most width columns, broken at spaces (a word
+ * longer than a line where the line ends), the lines after the first
+ * indented by indent; the first keeps its spaces, so that its columns
+ * stay where they were. */
+void wrap_text(FILE *f, const char *text, int width, int indent);
+/* A machine's or a device's name in its short form, the part that tells
+ * machines apart first: a GPU's model before the host and its CPU, the
+ * makers' words, trademarks' marks and the clock left out. "vm: Intel(R)
+ * Xeon(R) Platinum 8480+ / NVIDIA H100 80GB HBM3" (the history's "HOST:
+ * CPU / GPU"; " | " too) is "H100 80GB HBM3 / vm: Platinum 8480+",
+ * "NVIDIA H200" "H200"; "P ranks of " is "P ranks, " in front. */
+void machine_words(const char *name, char *dst, size_t size);
+/* name in at most width columns: as it is where it fits, else its short
+ * form (machine_words), cut with '~' where that is still too long, so
+ * that a cut keeps what differs between two machines rather than the
+ * prefix they share. */
+void machine_cut(const char *name, int width, char *dst, size_t size);
 /* fn the handler of SIGINT and SIGTERM, the signals that stop a run or a
  * tune after the repetition in progress. */
 void catch_stop_signals(void (*fn)(int));

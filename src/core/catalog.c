@@ -29,6 +29,18 @@ kl_status kl_backend_describe(size_t i, kl_backend_info *out) {
   return kl__done(backend_describe(i, out));
 }
 
+/* Device `index` of b as described once per process (kl__device_at: the
+ * first to ask describes it), or described now where that has none (an
+ * index past its table, or a describe that failed, for its status). */
+static kl_status device_of(const kl_backend *b, int index, kl_device *out) {
+  const kl_device *d = kl__device_at(b, index);
+  if (d) {
+    *out = *d;
+    return KL_OK;
+  }
+  return kl__device_describe(b, index, out);
+}
+
 static kl_status device_describe(const char *backend, int index,
                                  kl_device_info *out) {
   if (!backend) return kl__usage(KL_USAGE, "kl_device_describe: no backend");
@@ -39,7 +51,7 @@ static kl_status device_describe(const char *backend, int index,
                                        "negative", index)
                            : kl__device_parse(text, &ref);
   kl_device d;
-  if (st == KL_OK) st = kl__device_describe(ref.backend, ref.index, &d);
+  if (st == KL_OK) st = device_of(ref.backend, ref.index, &d);
   if (st != KL_OK) return st;
   kl_device_info full;
   kl__device_info(ref.backend, &d, &full);
@@ -286,7 +298,7 @@ static void json_backend(kl__json *j, const kl_backend *b) {
   for (int d = 0; d < kl_backend_devices(b); d++) {
     kl_device dev;
     kl_device_info i;
-    if (kl__device_describe(b, d, &dev) != KL_OK) continue;
+    if (device_of(b, d, &dev) != KL_OK) continue;
     kl__device_info(b, &dev, &i);
     kl__json_open(j, NULL, '{', 0);
     kl__json_string(j, "id", i.id);
