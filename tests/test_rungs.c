@@ -34,6 +34,9 @@
  * iterations. --shard K/N: only every N-th case from the K-th (0-based),
  * so that N processes run the cases between them (the sanitizer's long
  * jobs, side by side).
+ * Where an LD_PRELOAD library defines kl_launch_log_case (the sanitizer
+ * gate's launch log, tests/tools/launch_log.c), each case is named to it
+ * before it runs: "WORKLOAD RUNG TYPE PARAMS n=N".
  * A test problem whose parameters set the operation or the input pattern
  * itself runs with those alone (histogram: all-same on bins 0 and 255).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
@@ -45,6 +48,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "tools/launch_log_case.h"
 
 static int smallest_type(const kl_workload *w) {
   int best = -1;
@@ -319,8 +323,14 @@ int main(int argc, char **argv) {
               printf("%-9s %-23s %-4s %-22s n=%lld\n", wl->name, rung->name,
                      kl_type_name(pb.type), pb.params ? pb.params : "-",
                      (long long)pb.n);
-            else
+            else {
+              char text[768];
+              snprintf(text, sizeof text, "%s %s %s %s n=%lld", wl->name,
+                       rung->name, kl_type_name(pb.type),
+                       pb.params ? pb.params : "-", (long long)pb.n);
+              launch_log_case(text);
               run_case(wl, rung, &pb, &t);
+            }
           }
         }
       }
