@@ -50,18 +50,20 @@
 #   laplacian  its own grids (1x1x1 to 257x129x65, rows a multiple of the
 #            vector width among them, the tiled rungs' m), every rung, both
 #            types;
-#   cg-tol   cg's and cg-dist's own problems up to 10^3 in their own modes
-#            (both stencils, tolerance and fixed), every rung: the
-#            tolerance mode's stops (cuda-pipelined's true residual in
-#            place of its recurrences', the device-scalar rungs' batches
-#            ending past convergence); under racecheck (cg-tol-race) up to
-#            3^3, which converge in a few iterations;
-#   cg-fixed their problems from 12^3 to 64^3 in fixed mode for 3 or 4
-#            iterations (test_rungs --fixed-iterations 3: each problem's
+#   cg-tol   cg's and cg-dist's own problems up to 3^3, in tolerance
+#            mode, both stencils, every rung: the tolerance mode's stops
+#            (cuda-pipelined's true residual in place of its recurrences',
+#            the device-scalar rungs' batches ending past convergence), in
+#            a few iterations (10^3's tens of iterations run the same
+#            kernels: left to cg-fixed's fixed mode);
+#   cg-fixed their problems from 12^3 to 64^3 in fixed mode for 4 or 5
+#            iterations (test_rungs --fixed-iterations 4: each problem's
 #            parity of its own count kept; checked against a reference
 #            solve of as many iterations): the same kernels run at every
 #            iteration, and 64^3 (262144 rows) has more than two blocks of
-#            rows an SM for the kernels of a thread a row. Under racecheck
+#            rows an SM for the kernels of a thread a row (an even count:
+#            cuda-matrix-free's last step on x after the loop there too),
+#            264 tiles for the matrix-free sweeps. Under racecheck
 #            cuSPARSE's own kernels are left unchecked
 #            (--kernel-name-exclude): racecheck reports write-write hazards
 #            in its csrmv_v3, which is not our code to mend; the cusparse
@@ -80,7 +82,11 @@
 #            every rung, both types; under memcheck, initcheck and synccheck
 #            also 1541x1415x133 (more tiles than a wave: the pipelined
 #            rung splits its last tiles along k and sums them by atomics,
-#            the DMMA rung runs persistent blocks);
+#            the DMMA rung runs persistent blocks), and 1x1x1, which
+#            racecheck leaves to 7x5x3: at both every tiled kernel runs one
+#            part tile in m, n and k, each thread filling its slot of the
+#            shared tile (zero past the edge) and reading the tile after
+#            the barrier, the same shared accesses, other values;
 #   split    under racecheck, whose shared-memory tracking makes the tiled
 #            rungs thousands of times slower, the two fast rungs
 #            (cuda-dmma, cuda-pipelined) at 1541x1415x133 with odd leading
@@ -108,7 +114,18 @@
 #            early beside it (programmatic dependent launch): 1541x1415x232,
 #            575 64x64 tiles, the last 179 split in two k-ranges, odd
 #            leading dimensions;
-#   cli      the command line of the issue that found the overread.
+#   cli      the command line of the issue that found the overread (its
+#            shared accesses are gemm-67x45x33's: not under racecheck);
+#   gemm-big cuda-cublas at 4097x4097x65: inputs of more than 2^24
+#            elements, made on the GPU (gemm-curand.cu), and more than
+#            2^30 multiply-adds, whose check takes cuBLAS's reference, on
+#            the magnitudes too (gemm-cublas.cu's absolute): the two
+#            kernels no smaller problem launches;
+#   gemm-grid-race-f64, -f32
+#            under racecheck, where the gemm shapes above stop at
+#            129x257x65, every rung at 2049x2177x3: more tiles than two an
+#            SM for every tile size (306 of 128x128), m and n one past a
+#            128 tile, k inside the first slice (little work a tile).
 # Every buffer is allocated at exactly the size its problem needs: the
 # harness asks cudaMalloc for count * element size bytes (a matrix for
 # ld * (cols - 1) + rows elements), and compute-sanitizer checks accesses
@@ -181,14 +198,16 @@ declare -A group=(
   [rungs-large]="$t/test_rungs $rungs_mix cuda 1000 100003"
   [histogram]="$t/test_rungs --random-only --workloads histogram cuda"
   [laplacian]="$t/test_rungs --random-only --workloads laplacian cuda"
-  [cg-tol]="$t/test_rungs --workloads cg --max-n 10 cuda"
-  [cg-tol-race]="$t/test_rungs --workloads cg --max-n 3 cuda"
-  [cg-fixed]="$t/test_rungs --workloads cg --min-n 11 --fixed-iterations 3 cuda"
+  [cg-tol]="$t/test_rungs --workloads cg --max-n 3 cuda"
+  [cg-fixed]="$t/test_rungs --workloads cg --min-n 11 --fixed-iterations 4 cuda"
   [pipeline]="$t/test_rungs $pipes --max-n 100003 cuda"
   [pipeline-race]="$t/test_rungs $pipes --max-n 5000 cuda"
   [split-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [split-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 1541x1415x133 --ld 1543,135,1542 --beta 0.5"
   [cli]="$kl -w gemm -s 67x45x33 --ld 70,50,69 --beta 0.5"
+  [gemm-big]="$kl -w gemm -r cuda-cublas -s 4097x4097x65 --ld 4099,67,4098 --beta 0.5"
+  [gemm-grid-race-f64]="$kl -w gemm -s 2049x2177x3 --ld 2051,5,2050 --beta 0.5"
+  [gemm-grid-race-f32]="$kl -t f32 -w gemm -s 2049x2177x3 --ld 2051,5,2050 --beta 0.5"
 )
 shapes=(1x1x1 7x5x3 67x45x33 129x257x65 132x70x40 1541x1415x133)
 for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
@@ -213,15 +232,16 @@ done
 # The groups under each tool (the planner orders the shards by time).
 groups_of() {
   case $1 in
-  racecheck) echo cg-tol-race cg-fixed pipeline-race split-f64 split-f32 \
+  racecheck) echo cg-tol cg-fixed pipeline-race split-f64 split-f32 \
     split-wide-f64 split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 \
     persist-f64 persist-odd-f64 split-early-f64 histogram laplacian \
-    gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-1x1x1 cli ;;
+    gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-big \
+    gemm-grid-race-f64 gemm-grid-race-f32 ;;
   *) echo cg-tol cg-fixed pipeline gemm-1541x1415x133 split-wide-f64 \
     split-wide-vec2-f64 persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
-    gemm-1x1x1 cli ;;
+    gemm-1x1x1 cli gemm-big ;;
   esac
 }
 
@@ -693,7 +713,7 @@ awk -F'\t' -v tools="${tools[*]}" -v kernels="$kernels" \
       }
       printf "%s\n", (insts[i] in unregistered_inst) ? "\tnot in the module" : "" > kernels
     }
-    print "coverage " (partial ? 0 : np)
+    print "coverage " (partial ? 0 : np + 0)
   }' "$logs/kernel-rules.txt" "$logs/registered.launch" "${launch_files[@]}" \
   >"$coverage" 2>&1
 echo "== kernels: launches, most blocks of a launch, a part block (y/n), under each tool" |
