@@ -517,8 +517,8 @@ echo "wall $wall $workers $deadline" >"$logs/wall.txt"
 summary=$out/sanitize-summary.txt
 {
   cat "$out/sanitize-env.txt" 2>/dev/null
-  planned=$(sed -nE 's/^critical path: ([0-9]+) s planned.*/\1/p' "$logs/plan-table.txt" 2>/dev/null)
-  echo "${#plan[@]} shards, $workers at a time, $wall s wall (${planned:-?} s planned), deadline $deadline s"
+  critical=$(sed -nE 's/^critical path: ([0-9]+) s planned.*/\1/p' "$logs/plan-table.txt" 2>/dev/null)
+  echo "${#plan[@]} shards, $workers at a time, $wall s wall (${critical:-?} s planned), deadline $deadline s"
 } >"$summary"
 printf '%-10s %-20s %7s %8s %7s %6s  %s\n' tool group shards findings slowest total checks |
   tee -a "$summary"
