@@ -16,8 +16,9 @@
 #                                                  unpacked sanitize-logs.tar.gz
 #
 # Planning. scripts/gpu-sanitize-times.txt holds each group's seconds under
-# each tool (the work of its cases, measured on one H200 shared by 16
-# processes) and what a process costs under each tool to start and end. A
+# each tool (the work of its cases on one H200 shared by 16 processes: the
+# file says where its figures come from) and what a process costs under
+# each tool to start and end. A
 # group is cut into shards (test_rungs and test_gemm --shard K/N) of about
 # KL_SANITIZE_SHARD_SECONDS each (default: a third of the total work a
 # worker, at least 30 s and at most a third of the deadline), a command
