@@ -140,8 +140,10 @@
 # name each case to it; a command's one problem comes from its -s). The
 # preload goes in through `sh -c 'LD_PRELOAD=...; exec PROGRAM'` inside
 # compute-sanitizer, ahead of whatever LD_PRELOAD the tool gives its
-# target, so that neither replaces the other; a shard whose log lacks the
-# shim's first line fails the check. The unit is the __global__ function
+# target, so that neither replaces the other; `kladder list` runs so under
+# memcheck before the shards, and the gate stops there where the log does
+# not load, and a shard whose log lacks the shim's first line fails the
+# check. The unit is the __global__ function
 # (its template instantiations, which differ in element type, operator or
 # tile constants, share its code; each instantiation's launches are
 # listed in sanitize-kernels.txt). `kladder list`, which loads
@@ -449,6 +451,19 @@ if [ "$mode" = run ]; then
     >/dev/null 2>&1
   grep -q '^R' "$logs/registered.launch" 2>/dev/null ||
     echo "no kernels registered under the shim: the coverage check will fail"
+  # The same under the tool, the way every shard starts, before the
+  # deadline's clock: a preload the tool drops would fail the whole check
+  # at the end.
+  # shellcheck disable=SC2016 # $0 and LD_PRELOAD are sh's
+  KL_LAUNCH_LOG=$logs/preflight.launch "$sanitizer" --tool memcheck \
+    --target-processes all sh -c \
+    'LD_PRELOAD="$0${LD_PRELOAD:+:$LD_PRELOAD}" exec "$@"' "$shim" \
+    "$build/kladder" list >"$logs/preflight.log" 2>&1
+  if ! grep -q '^R' "$logs/preflight.launch" 2>/dev/null; then
+    echo "the launch log did not load under compute-sanitizer (LD_PRELOAD):"
+    tail -5 "$logs/preflight.log"
+    exit 1
+  fi
 
   gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
   [ "$gpus" -ge 1 ] || gpus=1
