@@ -550,11 +550,18 @@ measured=$out/sanitize-times.txt
   done
 } >"$measured"
 started_shards=0 unlogged=0
-for entry in "${plan[@]}"; do
-  read -r _ tool g _ <<<"$entry"
-  key="$tool $g"
-  [ -n "${seen[$key]+x}" ] && continue
-  seen[$key]=1
+# The groups by tool, each tool's in the plan's order (longest first).
+keys=()
+for tool in "${tools[@]}"; do
+  for entry in "${plan[@]}"; do
+    read -r _ t2 g _ <<<"$entry"
+    if [ "$t2" != "$tool" ] || [ -n "${seen[$tool $g]+x}" ]; then continue; fi
+    seen[$tool $g]=1
+    keys+=("$tool $g")
+  done
+done
+for key in "${keys[@]}"; do
+  read -r tool g <<<"$key"
   done_=0 total=0 findings=0 slowest=0 sum=0 passed=0 bad=0
   for e in "${plan[@]}"; do
     read -r _ t2 g2 s2 <<<"$e"
