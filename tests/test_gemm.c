@@ -7,7 +7,9 @@
  * kl_gemm entry point is then checked here against a plain loop.
  * --shard K/N: only every N-th case from the K-th (0-based), the entry
  * point in shard 0 only (the sanitizer's jobs, side by side). --list:
- * only count the cases (the backend need not be here).
+ * only count the cases (the backend need not be here). Each case is named
+ * to the sanitizer gate's launch log where it is preloaded
+ * (tools/launch_log_case.h): "gemm RUNG TYPE MxNxK PARAMS".
  * Exit 0 when all pass, 1 on any failure, 77 when the backend is absent. */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "core/harness.h"
 #include "kladder-gemm.h"
+#include "tools/launch_log_case.h"
 
 typedef struct gemm_case {
   int64_t m, n, k;
@@ -94,6 +97,7 @@ static int check_entry_point(const char *backend) {
   }
   /* kl_gemm on host arrays against a plain triple loop in double. */
   const int64_t m = 37, n = 29, k = 41, lda = 40, ldb = 43, ldc = 38;
+  launch_log_case("gemm kl_gemm f64 37x29x41");
   double *a = malloc(sizeof *a * (size_t)(lda * k));
   double *b = malloc(sizeof *b * (size_t)(ldb * n));
   double *c = malloc(sizeof *c * (size_t)(ldc * n));
@@ -225,6 +229,11 @@ int main(int argc, char **argv) {
           kl_problem pb = {.size = sizeof pb, .n = c->n, .type = (kl_type)t,
                            .params = params,
                            .seed = 100u * s + 10u * v + (uint64_t)t};
+          char text[384];
+          snprintf(text, sizeof text, "gemm %s %s %lldx%lldx%lld %s",
+                   rung->name, kl_type_name((kl_type)t), (long long)c->m,
+                   (long long)c->n, (long long)c->k, params);
+          launch_log_case(text);
           kl_report *rep = NULL;
           kl_status st = kl__run_one(NULL, w, rung, &pb, 1, 0, &rep);
           const kl__result *res = rep ? &rep->results[0] : NULL;

@@ -1,6 +1,6 @@
 /* test_rungs [--quick] [--random-only] [--pairs] [--big] [--workloads W,W...]
- *            [--no-vendor] [--max-n N] [--shard K/N] [--list]
- *            BACKEND [SIZE...]:
+ *            [--no-vendor] [--min-n N] [--max-n N] [--fixed-iterations N]
+ *            [--shard K/N] [--list] BACKEND [SIZE...]:
  * every
  * rung of every workload on BACKEND, on each workload's own test problems
  * (its awkward sizes and shapes; with --big, those whose indices pass
@@ -20,11 +20,23 @@
  * --list: print the cases, run none (the backend need not be here).
  * --workloads: only those, each with the workloads of its folder (reduce:
  * reduce-dist too; the sanitizer runs leave gemm to test_gemm).
- * --no-vendor: not the vendor rungs (racecheck reports cuSPARSE's own
- * kernel, which is not ours to mend). --max-n: only the test problems
- * whose main size is at most N (racecheck's slowdown). --shard K/N: only
- * every N-th case from the K-th (0-based), so that N processes run the
- * cases between them (the sanitizer's long jobs, side by side).
+ * --no-vendor: not the vendor rungs. --min-n, --max-n: only the test
+ * problems whose main size is at least, at most N (the sanitizer's
+ * slowdown). --fixed-iterations N: a workload that iterates to a
+ * tolerance or a fixed count (a `mode` parameter with the choice `fixed`
+ * and an iteration count `maxit`: cg, cg-dist) runs every test problem in
+ * fixed mode for N iterations; a problem that sets a fixed count of its
+ * own keeps it where it is smaller, and otherwise takes N or N + 1,
+ * whichever has its count's parity (cg-matrix-free's last step depends on
+ * it). The same kernels run at every iteration, so that a few cover them
+ * under the sanitizers, where each costs seconds; the workload's check of
+ * fixed mode compares the answer with a reference solve of as many
+ * iterations. --shard K/N: only every N-th case from the K-th (0-based),
+ * so that N processes run the cases between them (the sanitizer's long
+ * jobs, side by side).
+ * Where an LD_PRELOAD library defines kl_launch_log_case (the sanitizer
+ * gate's launch log, tests/tools/launch_log.c), each case is named to it
+ * before it runs: "WORKLOAD RUNG TYPE PARAMS n=N".
  * A test problem whose parameters set the operation or the input pattern
  * itself runs with those alone (histogram: all-same on bins 0 and 255).
  * A combination that the workload's plan refuses as KL_UNAVAILABLE (reduce:
@@ -36,6 +48,7 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "tools/launch_log_case.h"
 
 static int smallest_type(const kl_workload *w) {
   int best = -1;
@@ -86,6 +99,49 @@ static int sets(const char *params, const char *name) {
   return 0;
 }
 
+/* Whether w iterates in a fixed mode (--fixed-iterations): a choice
+ * parameter `mode` with the choice `fixed`, and `maxit`. */
+static int has_fixed_mode(const kl_workload *w) {
+  int mode = 0, maxit = 0;
+  for (int i = 0; i < w->param_count; i++) {
+    const kl_param *p = &w->params[i];
+    if (strcmp(p->name, "maxit") == 0) maxit = 1;
+    if (strcmp(p->name, "mode") == 0 && p->kind == KL_PARAM_CHOICE)
+      for (int c = 0; p->choices && p->choices[c]; c++)
+        if (strcmp(p->choices[c], "fixed") == 0) mode = 1;
+  }
+  return mode && maxit;
+}
+
+/* The -p text of a test problem run in fixed mode for about `iterations`
+ * (--fixed-iterations): its own items but mode, maxit and tol, then
+ * mode=fixed,maxit=K. */
+static void fixed_params(const char *given, long iterations, char *out,
+                         size_t size) {
+  long own = 0;
+  int own_fixed = 0;
+  size_t used = 0;
+  out[0] = '\0';
+  for (const char *p = given; p && *p;) {
+    const char *end = strchr(p, ',');
+    const size_t len = end ? (size_t)(end - p) : strlen(p);
+    if (strncmp(p, "mode=", 5) == 0)
+      own_fixed = len == 10 && strncmp(p + 5, "fixed", 5) == 0;
+    else if (strncmp(p, "maxit=", 6) == 0)
+      own = strtol(p + 6, NULL, 10);
+    else if (strncmp(p, "tol=", 4) != 0 && used + len + 2 < size) {
+      used += (size_t)snprintf(out + used, size - used, "%s%.*s",
+                               used ? "," : "", (int)len, p);
+    }
+    p = end ? end + 1 : NULL;
+  }
+  long k = iterations;
+  if (own_fixed && own > 0)
+    k = own <= iterations ? own : iterations + (own - iterations) % 2;
+  snprintf(out + used, size - used, "%smode=fixed,maxit=%ld", used ? "," : "",
+           k);
+}
+
 typedef struct tally {
   int ran, failed, too_large, not_applicable;
 } tally;
@@ -134,7 +190,8 @@ static void run_case(const kl_workload *wl, const kl_rung *rung,
 
 int main(int argc, char **argv) {
   int quick = 0, random_only = 0, pairs = 0, list = 0, big = 0, no_vendor = 0;
-  int64_t max_n = 0;
+  int64_t min_n = 0, max_n = 0;
+  long fixed_iterations = 0;
   long shard = 0, shards = 1;
   const char *only = NULL;
   for (; argc > 1 && argv[1][0] == '-' && argv[1][1] == '-'; argc--, argv++) {
@@ -144,9 +201,21 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[1], "--list") == 0) list = 1;
     else if (strcmp(argv[1], "--big") == 0) big = 1;
     else if (strcmp(argv[1], "--no-vendor") == 0) no_vendor = 1;
-    else if (strcmp(argv[1], "--max-n") == 0 && argc > 2) {
-      if (kl_parse_size(argv[2], &max_n) != KL_OK) {
-        fprintf(stderr, "bad --max-n %s: %s\n", argv[2], kl_last_error());
+    else if ((strcmp(argv[1], "--max-n") == 0 ||
+              strcmp(argv[1], "--min-n") == 0) && argc > 2) {
+      int64_t *bound = argv[1][3] == 'a' ? &max_n : &min_n;
+      if (kl_parse_size(argv[2], bound) != KL_OK) {
+        fprintf(stderr, "bad %s %s: %s\n", argv[1], argv[2], kl_last_error());
+        return 2;
+      }
+      argc--, argv++;
+    }
+    else if (strcmp(argv[1], "--fixed-iterations") == 0 && argc > 2) {
+      char *end = NULL;
+      fixed_iterations = strtol(argv[2], &end, 10);
+      if (!end || *end || fixed_iterations < 1 || fixed_iterations > 1000000) {
+        fprintf(stderr, "bad --fixed-iterations %s: a count from 1 to "
+                "1000000\n", argv[2]);
         return 2;
       }
       argc--, argv++;
@@ -168,8 +237,9 @@ int main(int argc, char **argv) {
   }
   if (argc < 2) {
     fprintf(stderr, "usage: test_rungs [--quick] [--random-only] [--pairs] "
-            "[--big] [--workloads W,W...] [--no-vendor] [--max-n N] "
-            "[--shard K/N] [--list] BACKEND [SIZE...]\n");
+            "[--big] [--workloads W,W...] [--no-vendor] [--min-n N] "
+            "[--max-n N] [--fixed-iterations N] [--shard K/N] [--list] "
+            "BACKEND [SIZE...]\n");
     return 2;
   }
   const kl_backend *b = kl_backend_find(argv[1]);
@@ -200,12 +270,19 @@ int main(int argc, char **argv) {
     for (const kl_test_problem *tp = problems; tp && (tp->params || tp->n);
          tp++) {
       if (max_n > 0 && tp->n > max_n) continue;
+      if (tp->n < min_n) continue;
+      char fixed[256];
+      const char *own = tp->params;
+      if (fixed_iterations && has_fixed_mode(wl)) {
+        fixed_params(tp->params, fixed_iterations, fixed, sizeof fixed);
+        own = fixed;
+      }
       const kl_param *op, *inputs;
       int ops = choices_of(wl, KL_PARAM_OP, !quick, &op);
       int patterns =
           choices_of(wl, KL_PARAM_INPUTS, !quick && !random_only, &inputs);
-      if (op && sets(tp->params, op->name)) ops = 1, op = NULL;
-      if (inputs && sets(tp->params, inputs->name)) patterns = 1, inputs = NULL;
+      if (op && sets(own, op->name)) ops = 1, op = NULL;
+      if (inputs && sets(own, inputs->name)) patterns = 1, inputs = NULL;
       for (size_t r = 0; r < wl->rung_count; r++) {
         const kl_rung *rung = &wl->rungs[r];
         if (rung->backend != b || (!rung->run && !rung->run_reps)) continue;
@@ -227,10 +304,9 @@ int main(int argc, char **argv) {
           for (int in = 0; in < patterns; in++) {
             char params[512];
             snprintf(params, sizeof params, "%s%s%s%s%s%s",
-                     tp->params ? tp->params : "",
-                     tp->params && op ? "," : "", op ? op->name : "",
+                     own ? own : "", own && op ? "," : "", op ? op->name : "",
                      op ? "=" : "", op ? op->choices[o] : "",
-                     (tp->params || op) && inputs ? "," : "");
+                     (own || op) && inputs ? "," : "");
             if (inputs)
               snprintf(params + strlen(params), sizeof params - strlen(params),
                        "%s=%s", inputs->name, inputs->choices[in]);
@@ -247,8 +323,14 @@ int main(int argc, char **argv) {
               printf("%-9s %-23s %-4s %-22s n=%lld\n", wl->name, rung->name,
                      kl_type_name(pb.type), pb.params ? pb.params : "-",
                      (long long)pb.n);
-            else
+            else {
+              char text[768];
+              snprintf(text, sizeof text, "%s %s %s %s n=%lld", wl->name,
+                       rung->name, kl_type_name(pb.type),
+                       pb.params ? pb.params : "-", (long long)pb.n);
+              launch_log_case(text);
               run_case(wl, rung, &pb, &t);
+            }
           }
         }
       }
