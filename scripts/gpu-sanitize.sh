@@ -196,6 +196,7 @@ tools=(racecheck memcheck initcheck synccheck)
 # ---- the groups ----------------------------------------------------------------
 t="$build/tests"
 kl="$build/kladder run -q -b cuda --reps 1 --warmup 0"
+bytes_file=${TMPDIR:-/tmp}/kladder-sanitize-bytes-$$.bin
 rungs_mix="--random-only --pairs --workloads stream,read,map,reduce,integrate"
 pipes="--workloads pipeline,offload,transfer"
 declare -A group=(
@@ -213,6 +214,18 @@ declare -A group=(
   [gemm-big]="$kl -w gemm -r cuda-cublas -s 4097x4097x65 --ld 4099,67,4098 --beta 0.5"
   [gemm-grid-race-f64]="$kl -w gemm -s 2049x2177x3 --ld 2051,5,2050 --beta 0.5"
   [gemm-grid-race-f32]="$kl -t f32 -w gemm -s 2049x2177x3 --ld 2051,5,2050 --beta 0.5"
+  # Grids of two blocks an SM and more with a part block, for kernels the
+  # groups above launch only on smaller grids: map's vector kernel past a
+  # million elements, laplacian's vector z-march (rows a multiple of the
+  # vector width, ny odd), cg's matrix-free rung past a thousand blocks of
+  # rows, two iterations.
+  [map-large]="$t/test_rungs --random-only --workloads map cuda 2000003"
+  [laplacian-vector-f64]="$kl -w laplacian -r cuda-zmarch-vector -s 512x255x34"
+  [laplacian-vector-f32]="$kl -t f32 -w laplacian -r cuda-zmarch-vector -s 512x255x34"
+  [cg-free]="$kl -w cg -r cuda-matrix-free -n 65 -p mode=fixed,maxit=2"
+  # The CUB histogram's counts added over chunks (add_counts): an input
+  # file in chunks, the device's memory capped below the file's size.
+  [histogram-chunks]="$kl -w histogram -r cuda-cub -i $bytes_file"
 )
 shapes=(1x1x1 7x5x3 67x45x33 129x257x65 132x70x40 1541x1415x133)
 for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
@@ -229,6 +242,7 @@ group[split-early-f64]="$kl -w gemm -r cuda-dmma -s 1541x1415x232 --ld 1543,235,
 group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
 declare -A group_env=()
+group_env[histogram-chunks]="KLADDER_MEMORY_LIMIT=48M"
 for g in gemm-wide split-wide-f64 split-wide-f32 split-wide-vec2-f64 \
   split-wide-vec2-f32 edge-wide-f64 edge-wide-f32; do
   group_env[$g]=$wide_tiles
@@ -241,12 +255,14 @@ groups_of() {
     split-wide-f64 split-wide-f32 gemm-129x257x65 edge-wide-f64 edge-wide-f32 \
     persist-f64 persist-odd-f64 split-early-f64 histogram laplacian \
     gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-big \
-    gemm-grid-race-f64 gemm-grid-race-f32 ;;
+    gemm-grid-race-f64 gemm-grid-race-f32 map-large laplacian-vector-f64 \
+    laplacian-vector-f32 cg-free histogram-chunks ;;
   *) echo cg-tol cg-fixed pipeline gemm-1541x1415x133 split-wide-f64 \
     split-wide-vec2-f64 persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
-    gemm-1x1x1 cli gemm-big ;;
+    gemm-1x1x1 cli gemm-big gemm-grid-race-f64 gemm-grid-race-f32 map-large \
+    laplacian-vector-f64 laplacian-vector-f32 cg-free histogram-chunks ;;
   esac
 }
 
@@ -309,6 +325,10 @@ if [ "$mode" = run ]; then
     echo "commit ${KL_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}"
   } | tee "$out/sanitize-env.txt"
   cp "$out/sanitize-env.txt" "$logs/env.txt"
+  # histogram-chunks' input: 100000003 bytes, over twice the memory that
+  # group's cap leaves.
+  head -c 100000003 /dev/urandom >"$bytes_file"
+  trap 'rm -f "$bytes_file"' EXIT
   # -lineinfo: findings name the source line.
   if [ ! -x "$build/tests/test_rungs" ] || [ ! -f "$shim" ]; then
     if ! { cmake -S . -B "$build" -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo &&
