@@ -61,8 +61,8 @@ kl_cli_test(compare-listed 0 "^  compare BASE\\.json NEW\\.json$" --help)
 # the U test against a reference of its own (compare_stats.py).
 add_test(NAME cli-compare-files COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/compare.sh
   ${KL} ${CMP})
-add_test(NAME cli-compare-stats COMMAND sh -c
-  "command -v python3 >/dev/null 2>&1 || exit 77; exec python3 \"$0\" \"$1\""
+add_test(NAME cli-compare-stats COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/need.sh python3 -- python3
   ${CMAKE_CURRENT_SOURCE_DIR}/compare_stats.py ${KL})
 set_tests_properties(cli-compare-files cli-compare-stats PROPERTIES
   SKIP_RETURN_CODE 77)

@@ -15,7 +15,7 @@ echo "$out" | grep -q "FACE_BYTES must be a multiple of 8" ||
   fail "face of 12 bytes: no message: $out"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ "${gpus:-0}" -lt 2 ]; then
-  echo "nccl_probe: fewer than 2 GPUs here: skipped"
+  echo "SKIP: fewer than 2 GPUs here"
   exit 77
 fi
 out=$(NCCL_NVLS_ENABLE=0 timeout 240 "$mpiexec" --bind-to none -np 2 \

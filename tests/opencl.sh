@@ -13,7 +13,7 @@
 #      the table's line saying so.
 kladder=$1
 "$kladder" list | grep -q '^  opencl *available' || {
-  echo "no OpenCL device here: skipped"
+  echo "SKIP: no OpenCL device here"
   exit 77
 }
 dir=$(mktemp -d) || exit 1
