@@ -96,8 +96,8 @@ typedef struct kl_param {
    * host as any default; 0: default_value alone. */
   double device_multiple;
   /* KL_PARAM_MAIN_SIZE of a memory-bound workload: where nonzero, a quick
-   * default (no size given, kl_options.full 0) grows, doubling, until the
-   * plan's buffers hold this many times the last-level cache of the
+   * default (no size given, kl_options.full 0) grows to the least size
+   * whose plan's buffers hold this many times the last-level cache of the
    * devices its rungs run on (kl_device.cache_bytes), no further than the
    * full default: the rate measured is memory's, never a cache's, on any
    * machine. */

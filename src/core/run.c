@@ -336,17 +336,8 @@ static kl_status check_rung_name(const char *name, void *ctx) {
                    KL_CLIP(name), valid);
 }
 
-/* Whether rung r runs in this run: built, on a backend among the run's
- * devices (asked first, so that a backend the run does not use is never
- * probed: a run on host backends loads no GPU module), there, selected
- * and of type t. */
-static int rung_selected(const kl_options *o, const devices *devs,
-                         const kl_rung *r, kl_type t) {
-  int used = 0;
-  for (size_t d = 0; d < devs->count && !used; d++)
-    used = devs->items[d].backend == r->backend;
-  if (!used || !rung_built(r) || !kl_backend_available(r->backend, NULL, 0))
-    return 0;
+static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
+  if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
   if (!kl__selects(o->rungs, r->name)) return 0;
   return r->types == 0 || (r->types & KL_TYPE_BIT(t));
 }
@@ -413,10 +404,15 @@ static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
   size_t count = 0;
   for (size_t j = 0; j < w->rung_count; j++) {
     const kl_rung *r = &w->rungs[j];
-    if (!rung_selected(o, devs, r, in.type)) continue;
+    /* Placed on the run's devices of its backend first: only a rung
+     * placed somewhere asks whether its backend is here, so that a
+     * backend the run does not use is never probed (a run on host
+     * backends loads no GPU module). */
+    const size_t placed = count;
     for (size_t d = 0; d < devs->count && count < MAX_PLACED; d++)
       if (devs->items[d].backend == r->backend)
         chosen[count++] = (kl__placed){r, devs->items[d].index};
+    if (count > placed && !rung_selected(o, r, in.type)) count = placed;
   }
   if (count == 0) return KL_OK;
   count = stand_aside(pl, w, &in, chosen, count, rep);
@@ -687,9 +683,10 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
     if (st == KL_OK && kl__ranks_count(o->ranks) > 1 && !jb->ceiling_only)
       alone = one_rank(o, jb, ctx);
     if (st == KL_OK) {
-      st = kl__measure(jb, ctx, o->reps, o->warmup, max_seconds_of(o, jb),
-                       o->host_data, o->ranks, c, o->stop, energy, res);
-      res->max_seconds = max_seconds_of(o, jb);
+      const double bound = max_seconds_of(o, jb);
+      st = kl__measure(jb, ctx, o->reps, o->warmup, bound, o->host_data,
+                       o->ranks, c, o->stop, energy, res);
+      res->max_seconds = bound; /* after kl__measure, which fills res */
       if (res->energy_why[0])
         kl__append(rep->notes, sizeof rep->notes, "no energy for %s %s: %s. ",
                    jb->w->name, jb->r->name, res->energy_why);

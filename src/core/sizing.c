@@ -308,16 +308,16 @@ kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
   int64_t wanted =
       device_default(pl, w, in, rungs, count,
                      kl__default_size(w, 0, in->quick));
-  if (caches) wanted = past_caches(pl, w, in, rungs, count, 0, wanted, full);
-  in->n = wanted;
   if (caches && in->quick) {
-    in->n = full; /* host backends' sizes run up to n: none, here */
+    wanted = past_caches(pl, w, in, rungs, count, 0, wanted, full);
+    /* Host backends' sizes are capped by n: uncapped while they are
+     * sized, and a host's cache larger than the devices' raises n. */
+    in->n = full;
     in->host_quick = past_caches(pl, w, in, rungs, count, 1,
                                  kl__default_size(w, 1, 1), full);
-    /* A host's cache larger than the devices': the instance holds it. */
     if (in->host_quick > wanted) wanted = in->host_quick;
-    in->n = wanted;
   }
+  in->n = wanted;
   if (count > MAX_SIZED_RUNGS)
     return KL_FAIL(KL_USAGE, "%s: more than %d rungs to size for", w->name,
                    MAX_SIZED_RUNGS);
