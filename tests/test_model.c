@@ -721,6 +721,46 @@ static void test_plan_counts(void) {
   EXPECT(two >= 2 && two <= 2 + 2 * 2);
 }
 
+/* The host's large blocks while a run is open (host.c): a released one
+ * comes back for a request it holds (at most half again its size), a small
+ * one is never kept, a request that none serves frees kept ones until the
+ * memory held is under the most the live blocks held, and the last close
+ * frees the rest; with no run open, nothing is kept. A sanitizer build
+ * keeps nothing at all. */
+static void test_host_pool(void) {
+  const size_t mib = (size_t)1 << 20;
+  void *a = NULL, *b = NULL, *c = NULL;
+  EXPECT(kl__host_pool_bytes() == 0);
+  EXPECT(kl__host_alloc(&a, 4 * mib) == KL_OK && a);
+  kl__host_release(a);
+  EXPECT(kl__host_pool_bytes() == 0);
+  kl__host_pool_open();
+  kl__host_pool_open(); /* opens nest */
+  kl__host_pool_close();
+  EXPECT(kl__host_alloc(&a, 8 * mib) == KL_OK && a);
+  memset(a, 1, 8 * mib);
+  kl__host_release(a);
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT(kl__host_pool_bytes() == 0);
+#else
+  EXPECT(kl__host_pool_bytes() == 8 * mib);
+  EXPECT(kl__host_alloc(&b, 6 * mib) == KL_OK && b == a);
+  EXPECT(kl__host_pool_bytes() == 0);
+  kl__host_release(b);
+  EXPECT(kl__host_alloc(&c, mib) == KL_OK && c != a); /* small: apart */
+  kl__host_release(c);
+  EXPECT(kl__host_pool_bytes() == 8 * mib);
+  /* 2 MiB: the kept 8 is more than half again; 8 + 2 is past the 8 the
+   * live blocks held at most, so the 8 goes. */
+  EXPECT(kl__host_alloc(&c, 2 * mib) == KL_OK && c);
+  EXPECT(kl__host_pool_bytes() == 0);
+  kl__host_release(c);
+  EXPECT(kl__host_pool_bytes() == 2 * mib);
+#endif
+  kl__host_pool_close();
+  EXPECT(kl__host_pool_bytes() == 0);
+}
+
 int main(void) {
   const kl_backend *serial = kl_backend_find("serial");
   rungs[0] = (kl_rung){.name = "harness-loop", .backend = serial,
@@ -808,6 +848,7 @@ int main(void) {
   test_library_rungs();
   test_plan_counts();
   test_quick_past_caches();
+  test_host_pool();
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }

@@ -4,11 +4,133 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "../core/internal.h"
 
 #define HUGE_PAGE ((size_t)2 << 20)
+
+/* ---- large blocks, kept for reuse while a run is open -------------------
+ * A run prepares the same buffers rung after rung (a problem's inputs,
+ * outputs and its ceiling's), each a GiB or more at the default sizes.
+ * Freed and asked for again, every one came back from the kernel as fresh
+ * pages, faulted in and zeroed: half of a rung's time on a virtual machine
+ * whose page faults are slow. While a run is open (kl__host_pool_open), a
+ * released block of 2 MiB or more is kept, and a request gets the smallest
+ * kept block that holds it and is at most half again its size, its pages
+ * already mapped; its contents are stale, which no caller reads (inputs
+ * are made, outputs and scratch poisoned). The kept blocks never raise
+ * the memory the run holds past the most its live blocks ever held (or
+ * the live ones and the request, where that is more): a request that no
+ * kept block serves frees kept blocks, the largest first, until it fits
+ * under that mark. The last close frees them all. The table is the
+ * process's, under a lock: any thread may allocate. A sanitizer build
+ * keeps nothing, so that a use after release is still caught and every
+ * block is exactly its size. */
+#define POOL_SLOTS 64
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_KEEPS 0
+#else
+#define POOL_KEEPS 1
+#endif
+typedef struct large_block {
+  void *p;
+  size_t bytes; /* as allocated, which a reuse may exceed */
+  int kept;     /* released, waiting for a request it holds */
+} large_block;
+static large_block blocks[POOL_SLOTS];
+static int pool_opens;
+static size_t live_bytes, kept_bytes, live_most;
+static mtx_t pool_lock;
+static once_flag pool_once = ONCE_FLAG_INIT;
+static int pool_lock_ok;
+
+static void pool_init(void) {
+  pool_lock_ok = mtx_init(&pool_lock, mtx_plain) == thrd_success;
+}
+
+/* Under the lock: kept block i freed. */
+static void pool_drop(int i) {
+  free(blocks[i].p);
+  kept_bytes -= blocks[i].bytes;
+  blocks[i] = (large_block){NULL, 0, 0};
+}
+
+void kl__host_pool_open(void) {
+  call_once(&pool_once, pool_init);
+  if (!pool_lock_ok) return;
+  mtx_lock(&pool_lock);
+  if (pool_opens++ == 0) live_most = live_bytes; /* the run's own mark */
+  mtx_unlock(&pool_lock);
+}
+
+void kl__host_pool_close(void) {
+  call_once(&pool_once, pool_init);
+  if (!pool_lock_ok) return;
+  mtx_lock(&pool_lock);
+  if (pool_opens > 0 && --pool_opens == 0) {
+    for (int i = 0; i < POOL_SLOTS; i++)
+      if (blocks[i].p && blocks[i].kept) pool_drop(i);
+  }
+  mtx_unlock(&pool_lock);
+}
+
+size_t kl__host_pool_bytes(void) {
+  call_once(&pool_once, pool_init);
+  if (!pool_lock_ok) return 0;
+  mtx_lock(&pool_lock);
+  const size_t kept = kept_bytes;
+  mtx_unlock(&pool_lock);
+  return kept;
+}
+
+/* A kept block that holds `bytes` taken back, or NULL with kept blocks
+ * freed, the largest first, until a new block of `bytes` fits under the
+ * mark. */
+static void *pool_take(size_t bytes) {
+  mtx_lock(&pool_lock);
+  int best = -1;
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (blocks[i].p && blocks[i].kept && blocks[i].bytes >= bytes &&
+        blocks[i].bytes - bytes <= bytes / 2 &&
+        (best < 0 || blocks[i].bytes < blocks[best].bytes))
+      best = i;
+  void *p = NULL;
+  if (best >= 0) {
+    blocks[best].kept = 0;
+    kept_bytes -= blocks[best].bytes;
+    live_bytes += blocks[best].bytes;
+    p = blocks[best].p;
+  } else {
+    const size_t mark = live_most > live_bytes + bytes ? live_most
+                                                        : live_bytes + bytes;
+    while (kept_bytes > 0 && kept_bytes + live_bytes + bytes > mark) {
+      int largest = -1;
+      for (int i = 0; i < POOL_SLOTS; i++)
+        if (blocks[i].p && blocks[i].kept &&
+            (largest < 0 || blocks[i].bytes > blocks[largest].bytes))
+          largest = i;
+      pool_drop(largest);
+    }
+  }
+  mtx_unlock(&pool_lock);
+  return p;
+}
+
+/* A new large block entered in the table (untracked where it is full:
+ * then it is freed on release, never kept). */
+static void pool_track(void *p, size_t bytes) {
+  mtx_lock(&pool_lock);
+  for (int i = 0; i < POOL_SLOTS; i++)
+    if (!blocks[i].p) {
+      blocks[i] = (large_block){p, bytes, 0};
+      live_bytes += bytes;
+      if (live_bytes > live_most) live_most = live_bytes;
+      break;
+    }
+  mtx_unlock(&pool_lock);
+}
 
 kl_status kl__host_alloc(void **ptr, size_t bytes) {
   /* Cache-line alignment for vector loads; large buffers on 2 MiB
@@ -21,18 +143,45 @@ kl_status kl__host_alloc(void **ptr, size_t bytes) {
    * instead of in slack that no one owns. Only the whole huge pages inside
    * the buffer are advised, since the tail is not ours. */
   size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : 64;
-  void *p = NULL;
+  call_once(&pool_once, pool_init);
+  const int large = align == HUGE_PAGE && pool_lock_ok;
+  void *p = large ? pool_take(bytes) : NULL;
+  if (p) {
+    *ptr = p;
+    return KL_OK;
+  }
   if (posix_memalign(&p, align, bytes ? bytes : 1) != 0)
     return KL_FAIL(KL_NO_MEMORY, "posix_memalign(%zu bytes) failed", bytes);
 #ifdef MADV_HUGEPAGE
   if (align == HUGE_PAGE)
     (void)madvise(p, bytes / HUGE_PAGE * HUGE_PAGE, MADV_HUGEPAGE);
 #endif
+  if (large) pool_track(p, bytes);
   *ptr = p;
   return KL_OK;
 }
 
-void kl__host_release(void *ptr) { free(ptr); }
+void kl__host_release(void *ptr) {
+  if (!ptr) return;
+  call_once(&pool_once, pool_init);
+  if (pool_lock_ok) {
+    mtx_lock(&pool_lock);
+    for (int i = 0; i < POOL_SLOTS; i++)
+      if (blocks[i].p == ptr && !blocks[i].kept) {
+        live_bytes -= blocks[i].bytes;
+        if (pool_opens > 0 && POOL_KEEPS) {
+          blocks[i].kept = 1;
+          kept_bytes += blocks[i].bytes;
+          ptr = NULL;
+        } else {
+          blocks[i] = (large_block){NULL, 0, 0};
+        }
+        break;
+      }
+    mtx_unlock(&pool_lock);
+  }
+  free(ptr);
+}
 
 /* A host context: the clock readings of its events. */
 typedef struct host_context {

@@ -391,6 +391,10 @@ GET(get_warmup_runs) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->pub.warmup_runs);
 }
+GET(get_checked_timed) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK, res->checked_timed);
+}
 GET(get_ranks) {
   (void)rep;
   number(v, 1, res->pub.ranks);
@@ -511,6 +515,8 @@ const kl__field kl__fields[] = {
     {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace},
     {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",
      get_warmup_runs},
+    {"checked_timed", "checked_timed", R, NULL, KL__NUMBER, "%.0f",
+     get_checked_timed},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
     {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},

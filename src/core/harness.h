@@ -321,6 +321,9 @@ typedef struct kl__result {
   /* The bound its runs were fitted to: kl_options.max_seconds, or a quick
    * run's (run.c); 0: none. */
   double max_seconds;
+  /* 1: its one timed run was the checked run, which alone took longer
+   * than max_seconds (measure.c). */
+  int checked_timed;
 } kl__result;
 
 struct kl_report {

@@ -244,6 +244,13 @@ double kl__trace_overlap(const kl_trace_event *e, int count, int lost);
 /* ---- the host backends share one memory model -------------------------- */
 kl_status kl__host_alloc(void **ptr, size_t bytes);
 void kl__host_release(void *ptr);
+/* While a run is open, released blocks of 2 MiB or more are kept for a
+ * request of their exact size (host.c says why); opens nest, the last
+ * close frees the kept ones. kl__host_pool_bytes: the bytes kept, which
+ * the host's available memory counts. */
+void kl__host_pool_open(void);
+void kl__host_pool_close(void);
+size_t kl__host_pool_bytes(void);
 /* A core's L2 in bytes, from sysconf; 1 MiB where it does not say. */
 int64_t kl__host_l2_bytes(void);
 /* The host's last-level cache: its L3, else its L2. */

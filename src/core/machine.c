@@ -79,7 +79,8 @@ size_t kl__host_memory_available(void) {
     long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page > 0) avail = (size_t)pages * (size_t)page;
   }
-  return avail;
+  /* Blocks a run keeps for reuse are its own to give back. */
+  return avail + kl__host_pool_bytes();
 }
 
 kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes) {

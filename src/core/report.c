@@ -382,7 +382,7 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_energy(rep, f);
   /* Runs cut to a bound: each rung where the bound is --max-time's; the
    * quick run's, one line for all. */
-  int quick_cut = 0;
+  int quick_cut = 0, quick_checked = 0;
   double quick_bound = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
@@ -391,9 +391,14 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
                              : rep->options.max_seconds;
     const int cut = r->status == KL_OK && (r->reps < rep->options.reps ||
                                            r->warmup_runs < rep->options.warmup);
+    const int checked = cut && rep->results[i].checked_timed;
     if (cut && bound < rep->options.max_seconds) {
       quick_cut++;
+      quick_checked += checked;
       quick_bound = bound;
+    } else if (checked) {
+      fprintf(f, "%s %s: timed once, by its checked run, which alone took "
+              "longer than %g s (--max-time)\n", r->workload, r->rung, bound);
     } else if (cut) {
       fprintf(f, "%s %s: %d timed run%s after %d warm-up instead of %d after "
               "%d, to stay within %g s (--max-time)\n", r->workload,
@@ -401,11 +406,16 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
               rep->options.reps, rep->options.warmup, bound);
     }
   }
-  if (quick_cut)
+  if (quick_cut) {
+    char checked[160] = "";
+    if (quick_checked)
+      snprintf(checked, sizeof checked, "; %d timed once, by the checked "
+               "run, which alone took longer", quick_checked);
     fprintf(f, "%d rung%s ran fewer than %d timed runs, to stay within %g s "
-            "each at the quick sizes (-n, --full or a lower --max-time for "
+            "each at the quick sizes%s (-n, --full or a lower --max-time for "
             "others)\n", quick_cut, quick_cut == 1 ? "" : "s",
-            rep->options.reps, quick_bound);
+            rep->options.reps, quick_bound, checked);
+  }
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
     if (r->status == KL_UNAVAILABLE)

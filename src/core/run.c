@@ -824,7 +824,9 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   trim_notes(rep);
   if (rep->notes[0]) progress(&o, "note: %s", rep->notes);
   kl_status worst = KL_OK;
+  kl__host_pool_open();
   run_jobs(&o, &jobs, rep, &worst);
+  kl__host_pool_close();
   kl__ceiling_relate(&jobs, rep);
   /* A rate the relation found impossible fails its check there. */
   for (size_t i = 0; i < rep->count; i++)

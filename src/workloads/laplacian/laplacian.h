@@ -15,6 +15,8 @@
 #ifndef KL_LAPLACIAN_H
 #define KL_LAPLACIAN_H
 
+#include <math.h>
+
 #include "../../core/internal.h"
 
 /* The plan's buffers: u (in) and f (inout: interior written, boundary
@@ -80,8 +82,19 @@ typedef struct kl__lap_rule {
   double gamma, tiny;
 } kl__lap_rule;
 void kl__laplacian_rule(const kl_plan *p, kl__lap_rule *k);
-void kl__laplacian_reference(const kl__lap_rule *k, const long double u[7],
-                             long double *want, double *tol);
+/* A point's reference from its 7 values (centre, then the x, y and z
+ * neighbours), and its tolerance: inline, in the checkers' loops. */
+static inline void kl__laplacian_reference(const kl__lap_rule *k,
+                                           const long double u[7],
+                                           long double *want, double *tol) {
+  *want = k->cc * u[0] + k->cx * (u[1] + u[2]) + k->cy * (u[3] + u[4]) +
+          k->cz * (u[5] + u[6]);
+  const long double m = fabsl(k->cc * u[0]) +
+                        k->cx * (fabsl(u[1]) + fabsl(u[2])) +
+                        k->cy * (fabsl(u[3]) + fabsl(u[4])) +
+                        k->cz * (fabsl(u[5]) + fabsl(u[6]));
+  *tol = (double)(m * (k->gamma + 0x1p-58L)) + k->tiny;
+}
 /* What laplacian-dist shares besides: the parameters (it takes those
  * before m), the spacings' checks and the coefficients into the plan's
  * constants (KL_USAGE saying why for a spacing that gives none), the
