@@ -17,7 +17,7 @@ DEPS_FLAGS = $(if $(filter-out 0 no,$(OPTIONAL)),--optional)
 # for (CMake's build runs make again inside build/).
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build run test install uninstall clean
+.PHONY: all deps configure build run test performance install uninstall clean
 
 all: build
 
@@ -50,9 +50,15 @@ run: configure
 
 # The CTest suite but the tests labelled big (each workload's problems
 # past 2^31 elements: minutes and gigabytes each on a small machine; the
-# GPU scripts run them); `make test BIG=1` runs those too.
+# GPU entry point, scripts/gpu.sh test, runs them); `make test BIG=1`
+# runs those too.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(if $(BIG),,-LE big)
+
+# docs/performance.md and README's summary, made again from results/.
+performance:
+	cmake --build $(BUILD) -j $(JOBS) --target kladder-cli
+	scripts/performance.sh $(BUILD)/kladder
 
 # make install PREFIX=/opt/kladder (default /usr/local); DESTDIR works too.
 install: build

@@ -29,6 +29,7 @@
  * significant digits, as the table of `kladder run` shows them. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, fileno, realpath */
 #include "report-html.h"
+#include "report-md.h"
 
 #include <errno.h>
 #include <math.h>
@@ -48,6 +49,7 @@
 #define FORMAT_PREFIX "kladder-results-"
 #define FORMAT_KNOWN 2 /* the newest version of the results format read */
 #define MAX_FILES 16
+#define MAX_PAGE_FILES 512
 #define MAX_TIMELINES 40
 /* Timeline marks on a page at most (about 150 bytes each): with the saved
  * trace's bound, a page stays under 2 MB whatever ran. */
@@ -2307,6 +2309,8 @@ int report_write_db(const char *out, const char *const *inputs, int count,
 static const char usage_report[] =
     "usage: kladder report RESULTS.json [MORE.json ...] [--db FILE] -o "
     "REPORT.html\n"
+    "       kladder report --markdown [--machines M,...] [--backends B,...]\n"
+    "                      RESULTS.json [...] -o PAGE.md\n"
     "\n"
     "One self-contained HTML page from results files (kladder run --json):\n"
     "each workload's ladders (a bar per rung, its ceiling, the spread of its\n"
@@ -2320,12 +2324,25 @@ static const char usage_report[] =
     "                      results history FILE (`kladder history --help`)\n"
     "  -h, --help          this text\n"
     "\n"
+    "--markdown: the performance page instead (docs/performance.md is made\n"
+    "so): a file's machine is the folder it lies in (results/h100/reduce.json:\n"
+    "h100), a column; each problem (workload, type, operation) a table whose\n"
+    "rows are backends; a cell the fastest rung that passed its check there,\n"
+    "its rate, its share of the ceiling and its speed over the vendor rung.\n"
+    "  --machines M,...    the columns and their order; one with no file reads\n"
+    "                      \"not measured\"; a file of another is refused\n"
+    "  --backends B,...    rows every table has (\"not measured\" where no run)\n"
+    "\n"
     "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
     "written (one line naming it; nothing is written).\n";
 
 int report_main(int argc, char **argv) {
-  const char *out = NULL, *db_path = NULL;
-  const char *inputs[MAX_FILES];
+  const char *out = NULL, *db_path = NULL, *machines = NULL,
+             *backends = NULL;
+  int markdown = 0;
+  /* The HTML page takes MAX_FILES; the performance page, a machine's
+   * file per workload for every machine. */
+  const char *inputs[MAX_PAGE_FILES];
   int count = 0, only_files = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -2351,6 +2368,16 @@ int report_main(int argc, char **argv) {
         return 2;
       }
       db_path = argv[++i];
+    } else if (!only_files && !strcmp(a, "--markdown")) {
+      markdown = 1;
+    } else if (!only_files &&
+               (!strcmp(a, "--machines") || !strcmp(a, "--backends"))) {
+      if (i + 1 >= argc || !*argv[i + 1]) {
+        fprintf(stderr, "kladder: error: option '%s' needs a list of names\n",
+                a);
+        return 2;
+      }
+      *(a[2] == 'm' ? &machines : &backends) = argv[++i];
     } else if (!only_files && !strncmp(a, "--db=", 5) && a[5]) {
       db_path = a + 5;
     } else if (!only_files && !strncmp(a, "--output=", 9)) {
@@ -2362,9 +2389,9 @@ int report_main(int argc, char **argv) {
               "report --help`)\n", a);
       return 2;
     } else {
-      if (count == MAX_FILES) {
+      if (count == MAX_PAGE_FILES) {
         fprintf(stderr, "kladder: error: report: at most %d results files\n",
-                MAX_FILES);
+                MAX_PAGE_FILES);
         return 2;
       }
       inputs[count++] = a;
@@ -2381,6 +2408,22 @@ int report_main(int argc, char **argv) {
     return 2;
   }
   char err[1024];
+  if ((machines || backends) && !markdown) {
+    fprintf(stderr, "kladder: error: report: --machines and --backends go "
+            "with --markdown\n");
+    return 2;
+  }
+  if (markdown) {
+    if (db_path) {
+      fprintf(stderr, "kladder: error: report: --db goes with the HTML "
+              "report, not --markdown\n");
+      return 2;
+    }
+    const int rc = report_markdown(out, inputs, count, machines, backends,
+                                   err, sizeof err);
+    if (rc) fprintf(stderr, "kladder: error: %s\n", err);
+    return rc;
+  }
   history_db *db = NULL;
   if (db_path && history_open(db_path, 0, &db, err, sizeof err)) {
     fputs("kladder: error: ", stderr);

@@ -1,0 +1,369 @@
+/* `kladder report --markdown`: the performance page of a set of results
+ * files (kladder run --json), in Markdown.
+ *
+ * A machine is the folder a file lies in (results/h100/reduce.json is
+ * machine h100), a column of every table; --machines NAME,... sets the
+ * columns and their order, a named machine with no file among them
+ * reading "not measured" throughout. Each problem (workload, type and
+ * operation) is a table whose rows are the backends (a distributed run's
+ * are "BACKEND, R ranks"), those of the files and those --backends names;
+ * a cell is the fastest rung that passed its check on that backend and
+ * machine: its rate, its share of the ceiling measured in the same run,
+ * and its speed over the vendor rung of the same backend where the run
+ * has one. The machines' table says each one's device, host, kladder
+ * version and the date its runs started. The page depends on nothing but
+ * the files and the options: the same files make the same page. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json-read.h"
+#include "report-md.h"
+
+#define MAX_MACHINES 16
+#define MAX_ROWS 32
+#define MAX_PROBLEMS 128
+#define NAME 96
+
+typedef struct machine {
+  char name[NAME];
+  char device[160], host[160], version[32], first[16], last[16];
+  int files;
+} machine;
+
+/* One problem's table: its rows and, per row and machine, the best
+ * result so far (NULL: none). */
+typedef struct problem {
+  char workload[NAME], type[16], op[32];
+  int rows;
+  char row[MAX_ROWS][NAME];
+  const json_value *best[MAX_ROWS][MAX_MACHINES];
+  const json_value *vendor[MAX_ROWS][MAX_MACHINES];
+} problem;
+
+typedef struct page {
+  machine m[MAX_MACHINES];
+  int machines, fixed; /* fixed: --machines named them all */
+  problem *p;
+  int problems;
+  char extra_rows[MAX_ROWS][NAME];
+  int extras;
+} page;
+
+static int fail(char *err, size_t errlen, const char *fmt, const char *a,
+                const char *b) {
+  snprintf(err, errlen, fmt, a, b);
+  return 2;
+}
+
+/* The folder a path lies in, its last component ("." where none). */
+static void folder_of(const char *path, char *dst, size_t size) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) {
+    snprintf(dst, size, ".");
+    return;
+  }
+  const char *start = slash;
+  while (start > path && start[-1] != '/') start--;
+  snprintf(dst, size, "%.*s", (int)(slash - start), start);
+}
+
+static int machine_index(page *pg, const char *name, int add) {
+  for (int i = 0; i < pg->machines; i++)
+    if (!strcmp(pg->m[i].name, name)) return i;
+  if (!add || pg->machines == MAX_MACHINES) return -1;
+  machine *m = &pg->m[pg->machines];
+  memset(m, 0, sizeof *m);
+  snprintf(m->name, sizeof m->name, "%.*s", NAME - 1, name);
+  return pg->machines++;
+}
+
+static int row_index(problem *p, const char *row) {
+  for (int i = 0; i < p->rows; i++)
+    if (!strcmp(p->row[i], row)) return i;
+  if (p->rows == MAX_ROWS) return -1;
+  snprintf(p->row[p->rows], NAME, "%s", row);
+  return p->rows++;
+}
+
+static problem *problem_of(page *pg, const char *w, const char *type,
+                           const char *op) {
+  for (int i = 0; i < pg->problems; i++)
+    if (!strcmp(pg->p[i].workload, w) && !strcmp(pg->p[i].type, type) &&
+        !strcmp(pg->p[i].op, op))
+      return &pg->p[i];
+  if (pg->problems == MAX_PROBLEMS) return NULL;
+  problem *p = &pg->p[pg->problems++];
+  memset(p, 0, sizeof *p);
+  snprintf(p->workload, sizeof p->workload, "%s", w);
+  snprintf(p->type, sizeof p->type, "%s", type);
+  snprintf(p->op, sizeof p->op, "%s", op);
+  for (int i = 0; i < pg->extras; i++) row_index(p, pg->extra_rows[i]);
+  return p;
+}
+
+static int has_flag(const char *flags, const char *flag) {
+  const size_t n = strlen(flag);
+  for (const char *s = flags; (s = strstr(s, flag)) != NULL; s += n)
+    if ((s == flags || s[-1] == ',') && (s[n] == '\0' || s[n] == ','))
+      return 1;
+  return 0;
+}
+
+/* One file's results into the page, under machine mi. */
+static void take_results(page *pg, int mi, const json_value *root) {
+  const json_value *results = json_member(root, "results");
+  for (size_t i = 0; results && i < results->count; i++) {
+    const json_value *r = json_item(results, i);
+    const json_value *only = json_member(r, "ceiling_only");
+    if (only && only->kind == JSON_TRUE) continue;
+    if (strcmp(json_string(r, "status", ""), "success") ||
+        strcmp(json_string(r, "check", ""), "PASS"))
+      continue;
+    int have = 0;
+    const double rate = json_number(r, "rate", 0, &have);
+    if (!have || !(rate > 0)) continue;
+    problem *p = problem_of(pg, json_string(r, "workload", "?"),
+                            json_string(r, "type", ""),
+                            json_string(r, "op", ""));
+    if (!p) continue;
+    char row[NAME];
+    const int ranks = (int)json_number(r, "ranks", 1, NULL);
+    if (ranks > 1)
+      snprintf(row, sizeof row, "%s, %d ranks",
+               json_string(r, "backend", "?"), ranks);
+    else
+      snprintf(row, sizeof row, "%s", json_string(r, "backend", "?"));
+    const int k = row_index(p, row);
+    if (k < 0) continue;
+    const json_value **best = &p->best[k][mi];
+    if (!*best || rate > json_number(*best, "rate", 0, NULL)) *best = r;
+    if (has_flag(json_string(r, "flags", ""), "vendor")) {
+      const json_value **v = &p->vendor[k][mi];
+      if (!*v || rate > json_number(*v, "rate", 0, NULL)) *v = r;
+    }
+  }
+}
+
+static void take_machine(machine *m, const json_value *root) {
+  const json_value *mach = json_member(root, "machine");
+  const char *gpu = json_string(mach, "gpu", NULL);
+  const char *started = json_string(root, "started", "");
+  char date[16];
+  snprintf(date, sizeof date, "%.10s", started);
+  if (!m->files || strcmp(date, m->last) > 0) {
+    snprintf(m->device, sizeof m->device, "%s", gpu ? gpu : "no GPU");
+    snprintf(m->host, sizeof m->host, "%s, %d threads",
+             json_string(mach, "cpu", "unknown CPU"),
+             (int)json_number(mach, "cpu_threads", 0, NULL));
+    snprintf(m->version, sizeof m->version, "%s",
+             json_string(root, "kladder", "?"));
+    snprintf(m->last, sizeof m->last, "%s", date);
+  }
+  if (!m->files || strcmp(date, m->first) < 0)
+    snprintf(m->first, sizeof m->first, "%s", date);
+  m->files++;
+}
+
+/* A rate in three significant figures, in the unit's next thousand up
+ * where it reaches it (GB/s to TB/s, GFLOP/s to TFLOP/s). */
+static void rate_text(double rate, const char *unit, char *dst, size_t size) {
+  char u[32];
+  snprintf(u, sizeof u, "%s", unit);
+  if (rate >= 1000 && u[0] == 'G') {
+    rate /= 1000;
+    u[0] = 'T';
+  }
+  if (rate >= 100) snprintf(dst, size, "%.0f %s", rate, u);
+  else if (rate >= 10) snprintf(dst, size, "%.1f %s", rate, u);
+  else snprintf(dst, size, "%.3g %s", rate, u);
+}
+
+static void cell(FILE *f, const json_value *best, const json_value *vendor) {
+  if (!best) {
+    fputs(" not measured |", f);
+    return;
+  }
+  char rate[64];
+  rate_text(json_number(best, "rate", 0, NULL), json_string(best, "unit", ""),
+            rate, sizeof rate);
+  fprintf(f, " %s: %s", json_string(best, "rung", "?"), rate);
+  int have = 0;
+  const double pc = json_number(best, "percent_ceiling", 0, &have);
+  if (have) fprintf(f, ", %.0f%% of ceiling", pc);
+  if (vendor && vendor != best)
+    fprintf(f, ", %.2fx %s", json_number(best, "rate", 0, NULL) /
+                                 json_number(vendor, "rate", 1, NULL),
+            json_string(vendor, "rung", "?"));
+  else if (vendor)
+    fputs(" (vendor)", f);
+  fputs(" |", f);
+}
+
+/* The machines' column heads, each with its kladder version and the date
+ * its runs started, and the rule under them. */
+static void header(FILE *f, const page *pg) {
+  for (int m = 0; m < pg->machines; m++) {
+    const machine *x = &pg->m[m];
+    if (x->files) fprintf(f, " %s (%s, %s) |", x->name, x->version, x->last);
+    else fprintf(f, " %s |", x->name);
+  }
+  fputs("\n| --- |", f);
+  for (int m = 0; m < pg->machines; m++) fputs(" --- |", f);
+  fputc('\n', f);
+}
+
+static int by_workload(const void *a, const void *b) {
+  const problem *x = a, *y = b;
+  int c = strcmp(x->workload, y->workload);
+  if (!c) c = strcmp(x->type, y->type);
+  return c ? c : strcmp(x->op, y->op);
+}
+
+static void write_page(FILE *f, page *pg) {
+  fputs("# Performance\n\n", f);
+  fputs("<!-- Made by `kladder report --markdown` from results files (`make "
+        "performance`): edit those, not this page. -->\n\n", f);
+  fputs("Each cell is the fastest rung that passed its check on that backend "
+        "and machine: its median\nrate, its share of the ceiling measured in "
+        "the same run, and its speed over the vendor\nlibrary's rung of the "
+        "same backend where the run has one (`kladder run` at its default\n"
+        "sizes). \"not measured\": no run of that backend on that machine is "
+        "kept.\n\n", f);
+  fputs("## Machines\n\n| machine | device | host | kladder | run |\n"
+        "| --- | --- | --- | --- | --- |\n", f);
+  for (int i = 0; i < pg->machines; i++) {
+    const machine *m = &pg->m[i];
+    if (!m->files) {
+      fprintf(f, "| %s | not measured | | | |\n", m->name);
+      continue;
+    }
+    fprintf(f, "| %s | %s | %s | %s | %s", m->name, m->device, m->host,
+            m->version, m->first);
+    if (strcmp(m->first, m->last)) fprintf(f, " to %s", m->last);
+    fputs(" |\n", f);
+  }
+  qsort(pg->p, (size_t)pg->problems, sizeof *pg->p, by_workload);
+  /* The summary: each problem's fastest rung on any backend, a row. */
+  fputs("\n## Summary\n\n<!-- summary -->\n| problem |", f);
+  header(f, pg);
+  for (int i = 0; i < pg->problems; i++) {
+    const problem *p = &pg->p[i];
+    fprintf(f, "| %s", p->workload);
+    if (p->type[0]) fprintf(f, ", %s", p->type);
+    if (p->op[0]) fprintf(f, ", %s", p->op);
+    fputs(" |", f);
+    for (int m = 0; m < pg->machines; m++) {
+      int best = -1;
+      for (int k = 0; k < p->rows; k++)
+        if (p->best[k][m] &&
+            (best < 0 || json_number(p->best[k][m], "rate", 0, NULL) >
+                             json_number(p->best[best][m], "rate", 0, NULL)))
+          best = k;
+      cell(f, best < 0 ? NULL : p->best[best][m],
+           best < 0 ? NULL : p->vendor[best][m]);
+    }
+    fputc('\n', f);
+  }
+  fputs("<!-- end summary -->\n", f);
+  for (int i = 0; i < pg->problems; i++) {
+    problem *p = &pg->p[i];
+    fprintf(f, "\n## %s", p->workload);
+    if (p->type[0]) fprintf(f, ", %s", p->type);
+    if (p->op[0]) fprintf(f, ", %s", p->op);
+    fputs("\n\n| backend |", f);
+    header(f, pg);
+    for (int k = 0; k < p->rows; k++) {
+      fprintf(f, "| %s |", p->row[k]);
+      for (int m = 0; m < pg->machines; m++)
+        cell(f, p->best[k][m], p->vendor[k][m]);
+      fputc('\n', f);
+    }
+  }
+}
+
+/* A comma-separated list into names (each at most NAME - 1). */
+static int split_names(const char *list, char (*names)[NAME], int max,
+                       int *count) {
+  *count = 0;
+  for (const char *s = list; *s;) {
+    const char *end = strchr(s, ',');
+    const size_t n = end ? (size_t)(end - s) : strlen(s);
+    if (n == 0 || n >= NAME || *count == max) return -1;
+    snprintf(names[(*count)++], NAME, "%.*s", (int)n, s);
+    s += n + (end ? 1 : 0);
+    if (end && !*s) return -1;
+  }
+  return 0;
+}
+
+int report_markdown(const char *out, const char *const *inputs, int count,
+                    const char *machines, const char *backends, char *err,
+                    size_t errlen) {
+  page *pg = calloc(1, sizeof *pg);
+  if (pg) pg->p = calloc(MAX_PROBLEMS, sizeof *pg->p);
+  if (!pg || !pg->p) {
+    if (pg) free(pg->p);
+    free(pg);
+    return fail(err, errlen, "out of memory%s%s", "", "");
+  }
+  int rc = 0;
+  char names[MAX_MACHINES][NAME];
+  int n = 0;
+  if (machines && split_names(machines, names, MAX_MACHINES, &n))
+    rc = fail(err, errlen, "--machines '%s': names separated by commas, at "
+              "most 16%s", machines, "");
+  for (int i = 0; i < n && !rc; i++) machine_index(pg, names[i], 1);
+  pg->fixed = machines != NULL;
+  if (!rc && backends &&
+      split_names(backends, pg->extra_rows, MAX_ROWS, &pg->extras))
+    rc = fail(err, errlen, "--backends '%s': names separated by commas%s",
+              backends, "");
+  for (int i = 0; i < count && !rc; i++)
+    if (!strcmp(out, inputs[i]))
+      rc = fail(err, errlen, "-o %s would overwrite the results file it "
+                "reads%s", out, "");
+  json_doc **docs = calloc((size_t)count, sizeof *docs);
+  if (!rc && !docs) rc = fail(err, errlen, "out of memory%s%s", "", "");
+  for (int i = 0; i < count && !rc; i++) {
+    if (json_read(inputs[i], &docs[i], err, errlen)) {
+      rc = 2;
+      break;
+    }
+    const json_value *root = json_root(docs[i]);
+    if (strncmp(json_string(root, "format", ""), "kladder-results-", 16)) {
+      rc = fail(err, errlen, "%s: not a results file of `kladder run "
+                "--json`%s", inputs[i], "");
+      break;
+    }
+    char folder[NAME];
+    folder_of(inputs[i], folder, sizeof folder);
+    const int mi = machine_index(pg, folder, !pg->fixed);
+    if (mi < 0) {
+      rc = fail(err, errlen, "%s: machine '%s' is not among --machines",
+                inputs[i], folder);
+      break;
+    }
+    take_machine(&pg->m[mi], root);
+    take_results(pg, mi, root);
+  }
+  if (!rc) {
+    FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+    if (!f) {
+      rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+    } else {
+      write_page(f, pg);
+      if (fflush(f) || ferror(f))
+        rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+      if (f != stdout && fclose(f) && !rc)
+        rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+    }
+  }
+  for (int i = 0; docs && i < count; i++)
+    if (docs[i]) json_free(docs[i]);
+  free(docs);
+  free(pg->p);
+  free(pg);
+  return rc;
+}
