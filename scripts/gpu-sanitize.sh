@@ -117,7 +117,7 @@
 #            early beside it (programmatic dependent launch): 1541x1415x232,
 #            575 64x64 tiles, the last 179 split in two k-ranges, odd
 #            leading dimensions;
-#   cli      the command line of the issue that found the overread (its
+#   cli      the command line that found the DMMA rung's overread (its
 #            shared accesses are gemm-67x45x33's: not under racecheck);
 #   gemm-big cuda-cublas at 4097x4097x65: inputs of more than 2^24
 #            elements, made on the GPU (gemm-curand.cu), and more than
