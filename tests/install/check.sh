@@ -66,6 +66,21 @@ libdir=$(dirname "$pcdir")
 for f in bin/kladder include/kladder.h include/kladder-version.h; do
   [ -f "$prefix/$f" ] || fail "$f not installed"
 done
+# The man page: installed where man looks, and read without a warning
+# where man and groff are here.
+page=$(find "$prefix" -path '*/man1/kladder.1')
+[ -n "$page" ] || fail "no man1/kladder.1 under the prefix"
+grep -q '^\.TH KLADDER 1 ' "$page" || fail "kladder.1 is not a man page"
+if command -v groff >/dev/null 2>&1; then
+  warned=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+  [ -z "$warned" ] || fail "groff warns on kladder.1: $warned"
+fi
+if command -v man >/dev/null 2>&1; then
+  MANPAGER=cat MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q "^SYNOPSIS" ||
+    fail "man -l kladder.1 shows no SYNOPSIS"
+  MANPATH="$(dirname "$(dirname "$page")")" MANPAGER=cat man kladder \
+    2>/dev/null | grep -q "kladder run" || fail "man kladder does not find it"
+fi
 for f in libkladder.a libkladder.so "libkladder.so.${version%.*}" \
   "libkladder.so.$version" cmake/kladder/kladderConfig.cmake \
   cmake/kladder/kladderConfigVersion.cmake cmake/kladder/kladderTargets.cmake; do
