@@ -45,7 +45,7 @@ static __host__ __device__ __forceinline__ bool kl_is_nan(double x) {
  * predicate and one select: a chain (isnan(a) ? a : isnan(b) ? b : ...)
  * compiled to branches and made best_kernel's f64 instances spill at their
  * 32 registers, and && instead of & to predicated selects and extra moves.
- * Now one more compare than a plain min (see reduce/NOTES.md); integer
+ * Now one more compare than a plain min (reduce's LESSONS.md); integer
  * instances compile to the same code as a plain min. */
 template <int OP, typename A>
 static __host__ __device__ __forceinline__ A kl_combine(A a, A b) {

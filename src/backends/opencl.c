@@ -112,7 +112,7 @@ static int load_api(void *lib) {
 }
 
 /* Whether NVIDIA's OpenCL driver is on the machine though no platform of
- * it is listed (its ICD file missing: README says what to do). */
+ * it is listed (its ICD file missing: docs/backends.md says what to do). */
 static int nvidia_unlisted(void) {
   for (int i = 0; i < loader.count; i++)
     if (strstr(loader.devices[i].platform_name, "NVIDIA")) return 0;
@@ -174,14 +174,14 @@ static void load_once(void) {
     snprintf(loader.info, sizeof loader.info, "no OpenCL device: %u "
              "platform%s listed%s", np, np == 1 ? "" : "s",
              nvidia_unlisted() ? "; NVIDIA's driver is here but not "
-                                 "registered (OCL_ICD_VENDORS: README)"
+                                 "registered (OCL_ICD_VENDORS: docs/backends.md)"
                                : "");
   else
     snprintf(loader.info, sizeof loader.info, "%d device%s: %s (%s)%s",
              loader.count, loader.count == 1 ? "" : "s",
              loader.devices[0].name, loader.devices[0].platform_name,
              nvidia_unlisted() ? "; NVIDIA's driver is here but not "
-                                 "registered (OCL_ICD_VENDORS: README)"
+                                 "registered (OCL_ICD_VENDORS: docs/backends.md)"
                                : "");
 }
 
@@ -365,7 +365,7 @@ static void close_context(kl_context *ctx) {
  * huge pages where the kernel hands them out only when asked, as the
  * serial and OpenMP rungs' buffers are. PoCL's own allocation had 4 KiB
  * pages, and its laplacian rungs ran 0.6-0.7x OpenMP's at 256^3 against
- * 0.9-0.95x on huge pages (laplacian's NOTES.md). */
+ * 0.9-0.95x on huge pages (laplacian's LESSONS.md). */
 #define HOST_BACKED_BYTES ((size_t)2 << 20)
 
 /* The buffer's host memory, freed when OpenCL destroys the buffer. */

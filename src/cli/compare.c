@@ -1,4 +1,4 @@
-/* `kladder compare BASE.json NEW.json` (compare.h; README, "Compare").
+/* `kladder compare BASE.json NEW.json` (compare.h; docs/compare.md).
  *
  * Each result of NEW is matched with the result of BASE of the same
  * workload, rung, backend, type, size and parameters (the params text, op
@@ -247,8 +247,8 @@ static int has_flag(const char *flags, const char *flag) {
   return 0;
 }
 
-/* The checks kladder run does not count as failures (README,
- * "Verification"): a known-wrong rung caught or not, and UNVERIFIABLE. */
+/* The checks kladder run does not count as failures
+ * (docs/verification.md): a known-wrong rung caught or not, and UNVERIFIABLE. */
 static side_state state_of(const row *r) {
   if (strcmp(r->check, "ASIDE") == 0) return SIDE_ASIDE;
   if (strcmp(r->status, "success") != 0) return SIDE_FAILED;

@@ -1,4 +1,4 @@
-/* `kladder compare BASE.json NEW.json` (issue 30): the results of two runs
+/* `kladder compare BASE.json NEW.json`: the results of two runs
  * matched by workload, rung, backend, type, size and parameters, each pair
  * with its time ratio, its ratio of shares of the ceiling, a two-sided
  * Mann-Whitney U test over the timed runs and a verdict. Table, CSV, JSON

@@ -1,4 +1,4 @@
-/* The results history in SQLite (history.h; README, "History").
+/* The results history in SQLite (history.h; docs/history.md).
  *
  * The database: PRAGMA application_id KL_APP_ID marks it kladder's, PRAGMA
  * user_version its schema (SCHEMA_VERSION); an older one is migrated
@@ -56,7 +56,7 @@ static const char usage_history[] =
     "  --csv, --json        the runs as CSV or JSON (kladder-history-1)\n"
     "  --check              the regression check: each rung's latest runs\n"
     "                       against the runs before them on the same machine\n"
-    "                       and build type (README, \"History\"); exit 1 where\n"
+    "                       and build type (docs/history.md); exit 1 where\n"
     "                       one is slower\n"
     "  --threshold X        the smallest slowdown --check flags, a fraction\n"
     "                       (default 0.05: 5%)\n"
@@ -1107,7 +1107,7 @@ static void print_json(FILE *f, const point *p, size_t n, const query *q,
 
 /* ---- the regression check ------------------------------------------------ */
 
-/* The method (README, "History"): a step test on the latest runs. A
+/* The method (docs/history.md): a step test on the latest runs. A
  * series is one rung on one problem, one machine and one build type, its
  * runs that succeeded and completed, by date: x_1 .. x_m, each run's
  * median time. For each candidate start j of a recent segment x_j .. x_m

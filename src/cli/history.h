@@ -1,4 +1,4 @@
-/* The results history (README, "History"): every run kept in an SQLite
+/* The results history (docs/history.md): every run kept in an SQLite
  * database, the command's alone (the library never opens one).
  *   kladder run ... --db FILE       the run appended when it completes
  *   kladder history --db FILE ...   a rung's time, rate and share of its

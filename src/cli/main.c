@@ -96,7 +96,7 @@ static const char usage_run[] =
     "\n"
     "  -w, --workload W[,W...]  workloads to run (see `kladder list`)\n"
     "  -b, --backend B[,B...]   backends to run on: serial, openmp, cuda, hip,\n"
-    "                           openacc; NAME:INDEX for one device of it\n"
+    "                           openacc, opencl; NAME:INDEX for one device of it\n"
     "                           (cuda:1; NAME alone is its device 0)\n"
     "  -r, --rung R[,R...]      rungs to run, by name\n"
     "  -p, --param NAME=VALUE[,NAME=VALUE...]\n"

@@ -180,7 +180,10 @@ static void rate_text(double rate, const char *unit, char *dst, size_t size) {
   else snprintf(dst, size, "%.3g %s", rate, u);
 }
 
-static void cell(FILE *f, const json_value *best, const json_value *vendor) {
+/* A cell: the rung and its rate; in full (not brief) its share of the
+ * ceiling and its speed over the vendor rung too. */
+static void cell(FILE *f, const json_value *best, const json_value *vendor,
+                 int brief) {
   if (!best) {
     fputs(" not measured |", f);
     return;
@@ -189,6 +192,10 @@ static void cell(FILE *f, const json_value *best, const json_value *vendor) {
   rate_text(json_number(best, "rate", 0, NULL), json_string(best, "unit", ""),
             rate, sizeof rate);
   fprintf(f, " %s: %s", json_string(best, "rung", "?"), rate);
+  if (brief) {
+    fputs(" |", f);
+    return;
+  }
   int have = 0;
   const double pc = json_number(best, "percent_ceiling", 0, &have);
   if (have) fprintf(f, ", %.0f%% of ceiling", pc);
@@ -245,7 +252,8 @@ static void write_page(FILE *f, page *pg) {
     fputs(" |\n", f);
   }
   qsort(pg->p, (size_t)pg->problems, sizeof *pg->p, by_workload);
-  /* The summary: each problem's fastest rung on any backend, a row. */
+  /* The summary: each problem's fastest rung on any backend and its rate,
+   * a row (brief: README quotes it). */
   fputs("\n## Summary\n\n<!-- summary -->\n| problem |", f);
   header(f, pg);
   for (int i = 0; i < pg->problems; i++) {
@@ -262,7 +270,7 @@ static void write_page(FILE *f, page *pg) {
                              json_number(p->best[best][m], "rate", 0, NULL)))
           best = k;
       cell(f, best < 0 ? NULL : p->best[best][m],
-           best < 0 ? NULL : p->vendor[best][m]);
+           best < 0 ? NULL : p->vendor[best][m], 1);
     }
     fputc('\n', f);
   }
@@ -277,7 +285,7 @@ static void write_page(FILE *f, page *pg) {
     for (int k = 0; k < p->rows; k++) {
       fprintf(f, "| %s |", p->row[k]);
       for (int m = 0; m < pg->machines; m++)
-        cell(f, p->best[k][m], p->vendor[k][m]);
+        cell(f, p->best[k][m], p->vendor[k][m], 0);
       fputc('\n', f);
     }
   }

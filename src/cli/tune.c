@@ -1,4 +1,4 @@
-/* `kladder tune` (issue 31): for each workload with library entry points,
+/* `kladder tune`: for each workload with library entry points,
  * each of its types, the rungs of every backend here timed over a sweep
  * of sizes; the fastest at each size, across the backends (best) and
  * within each (pick), written as the wisdom file the entry points read

@@ -1,7 +1,7 @@
 /* kladder's model: what a workload and a backend are written against.
  * Not installed: a program that links kladder sees include/kladder.h
  * only, so that the model can change without breaking it. docs/design.md
- * draws the picture; README's "Adding a workload" names the minimal set.
+ * draws the picture; docs/contributing.md names the minimal set.
  *
  *   workload  parameters, plan(), init(), check(), cost(), rungs: required;
  *             a ceiling, tests, input files, device-side inputs, counts:

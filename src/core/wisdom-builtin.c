@@ -1,39 +1,22 @@
-/* The built-in wisdom (issue 31): what the library's entry points run,
- * by size, where no wisdom file of this machine is read (none at its
- * path, or one ignored: of another build or device, or malformed; see
- * wisdom.c). It is `kladder tune`'s file as measured on the H100 machine
- * (one NVIDIA H100 80GB HBM3, a 16-core Xeon host; the default sweep, each
- * workload from its smallest size to a quarter of its host default) at
- * da53a34 on 2026-11-26, docs/results/2026-11-26-issue31/wisdom-h100;
- * for map, reduce and histogram above its last size (16M elements) the
- * lines of a sweep up to the GPU's sizes on the same machine (serial,
- * openmp and cuda, 1K to 256M in steps of 8) at 7d2429d on 2026-11-27,
- * docs/results/2026-11-27-day/wisdom-gpu, where its rung differs: with
- * the copies counted the host stays fastest to 256M, and cuda-best stays
- * the GPU's pick for reduce and histogram; for gemm from 256 on, a sweep
- * of the OpenMP and CUDA rungs at 256, 512, 1024 and 2048 at ebe3dc3
- * (docs/results/2026-11-27-day/wisdom-gemm-h100): the GPU from 1024 with
- * the copies, cuda-dmma (f64) and cuda-pipelined (f32) at 1024, cuBLAS
- * at 512 and 2048 on the device; for the CUDA picks of reduce (f32, f64,
- * i32) and histogram from 1K on, the dispatch sweep of every CUDA rung
- * at 1K to 1G in steps of 4, 20 runs each (23 and 12 for histogram), at
- * 6df345e on 2026-11-27 (docs/results/2026-11-27-sixth.md), by tune's
- * rule (tune_pick): cuda-best unless a rung's median is below its
- * fastest run, which leaves cuda-best everywhere but f64 at 1G
- * (cuda-grid-stride, 0.7% faster) and histogram below 64K (cuda-shared,
- * cuda-fat-interleaved); the sweep of 2026-11-26 (five runs) had given
- * 2M-16M f64 to cuda-tree, 20% slower than cuda-best at 1M and 4M here.
- * A second dispatch sweep at 1c78276 (docs/results/2026-11-27-seventh.md)
- * moved the cells where both sweeps found another rung faster than
- * cuda-best: reduce f64 at 4K and i32 at 16K to cuda-single-pass-fence,
- * histogram from 64K to 1M to cuda-shared (cuda-best from 1M).
- * gemm from 256 on, again after the DMMA rung's tile rule (2026-11-27,
- * eighth session, de6595c's code; docs/results/2026-11-27-eighth/
- * wisdom-gemm-h100, the same sweep as above, and wisdom-gemm-cuda-h100,
- * CUDA alone at 1024-4096): f64 on the device cuda-dmma from 256 but
- * cuBLAS at 1536 (0.95-0.97x there), where cuBLAS had kept 512 and from
- * 2048; f32 unchanged; the best lines (with the copies, the backend's
- * choice) as that sweep wrote them.
+/* The built-in wisdom: what the library's entry points run, by size,
+ * where no wisdom file of this machine is read (none at its path, or one
+ * ignored: of another build or device, or malformed; see wisdom.c). It is
+ * `kladder tune`'s file as measured on one NVIDIA H100 80GB HBM3 with a
+ * 16-core Xeon host: the default sweep (each workload from its smallest
+ * size to a quarter of its host default), extended for map, reduce and
+ * histogram by a sweep of serial, openmp and cuda from 1K to 256M in
+ * steps of 8 (with the copies counted the host stays fastest to 256M),
+ * for gemm by a sweep of the OpenMP and CUDA rungs from 256 to 4096, and
+ * for the CUDA picks of reduce and histogram by a dispatch sweep of every
+ * CUDA rung from 1K to 1G in steps of 4, 20 runs each. Each cell takes
+ * tune's rule (tune_pick): cuda-best unless another rung's median is
+ * below cuda-best's fastest run, which leaves cuda-best everywhere but
+ * reduce f64 at 4K and i32 at 16K (cuda-single-pass-fence, faster in two
+ * sweeps), f64 at 1G (cuda-grid-stride) and histogram below 1M
+ * (cuda-shared, cuda-fat-interleaved). gemm on the device picks
+ * cuda-dmma for f64 from 256 (cuBLAS at 1536) and cuda-pipelined or
+ * cuBLAS for f32; the best lines (with the copies, the backend's choice)
+ * are as the sweep wrote them.
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test

@@ -1,4 +1,4 @@
-/* Wisdom (issue 31): which rung, on which backend, the library's entry
+/* Wisdom: which rung, on which backend, the library's entry
  * points run for a problem of a size, as `kladder tune` measured it here.
  * A text file, read once per process:
  *
@@ -17,7 +17,7 @@
  * ignored whole, and kl_wisdom_note says why: picks measured elsewhere
  * would pick wrong. Where no file is read (none at the path, or one
  * ignored), the built-in wisdom serves (wisdom-builtin.c: tune's file of
- * the H100 machine), its build and device lines not checked, its lines
+ * an H100 machine), its build and device lines not checked, its lines
  * of rungs this build lacks skipped; KLADDER_WISDOM=none turns every
  * wisdom off (each backend's library rung). */
 #include <stdio.h>

@@ -21,7 +21,7 @@
  * p.Ap's and r.r's), where one rank's solve waits once a batch of 16.
  * cuda-staged copies the regions it sends and receives through pinned
  * host memory of its plan (an MPI that takes only host memory: Debian's
- * Open MPI, the H100 machine's), a copy per run of adjacent regions;
+ * Open MPI, for one), a copy per run of adjacent regions;
  * cuda-aware hands MPI the device's regions and stands aside where MPI
  * does not take them (kl_ranks.device_memory).
  * Every rank makes its messages and sums even after a failure of its own

@@ -984,8 +984,7 @@ const kl_workload kl__workload_cg_dist = {
     .tolerance = "cg's bounds on the true residual over the whole grid; "
                  "iterations within 2 + k/10 of a reference solve over the "
                  "same ranks",
-    .source = "seed 003; issue 32 (HPCG's decomposition, halos and "
-              "allreduce)",
+    .source = "seed 003; HPCG's decomposition, halos and allreduce",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
     .types = F64,

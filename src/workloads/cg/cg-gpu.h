@@ -5,8 +5,8 @@
  * The ladder (seed 003 on the GPU): from the seed's first OpenACC step,
  * every array crossing PCIe around every kernel, to a matrix-free solve
  * whose iteration moves 8 vectors and no matrix. Every rung owns its
- * repetition loop and runs the whole solve on a->stream; NOTES.md ("CUDA
- * rungs") has each rung's bytes per iteration and its prediction.
+ * repetition loop and runs the whole solve on a->stream; each rung's bytes
+ * per iteration are cg.c's cost model (docs/workloads/cg.md).
  *
  *   copied          the seed's kernels (a thread per row, waxpby, dot), the
  *                   data in a host mirror between calls, as OpenACC's copy
@@ -166,8 +166,8 @@ static __device__ double total(const double *partials, int which,
   /* Sixteen loads of a thread in flight at once, enough for CG_MAX_BLOCKS
    * partials on FINAL_BLOCK threads (the matrix-free sweeps leave 6097
    * at 201^3, the CSR kernels a block per resident slot); a loop that
-   * waited for each load in turn took 6.5 us a sum (NOTES.md, matrix-free
-   * attempt 9). */
+   * waited for each load in turn took 6.5 us a sum on the H100
+   * (LESSONS.md). */
   for (unsigned base = 0; base < count; base += 16 * blockDim.x) {
 #pragma unroll
     for (unsigned u = 0; u < 16; u++) {
@@ -230,7 +230,7 @@ static __device__ __forceinline__ int group_lane(int group) {
 /* 2048 (16 KB a block): eight blocks an SM fit, and a 27-point block's
  * 6912 nonzeros stream in four chunks; at 201^3 on the H100 this ran at
  * 89% of the byte bound against 67% with 4096 (seven blocks, two chunks)
- * and 80% with 512 (NOTES.md). */
+ * and 80% with 512 (LESSONS.md). */
 #ifndef STREAM_CHUNK /* -D for tuning */
 #define STREAM_CHUNK 2048
 #endif

@@ -23,7 +23,7 @@
  *
  * The blocks take the tiles in address order, one tile a block (a stride
  * only where the tiles outnumber CG_MAX_BLOCKS), so that the GPU sweeps
- * memory in order as a copy does (laplacian NOTES, attempt 6). Before
+ * memory in order as a copy does (laplacian's LESSONS.md). Before
  * any store a lane loads its own points' other inputs (x and r, or b) for
  * the whole tile: loads after a store to a vector that might alias them
  * would wait for each plane in turn.
@@ -33,7 +33,7 @@
  * three rows' x-sums. The 7-point: 6 q_i - the four in the plane - the
  * centres of the planes above and below. Points outside the grid count as
  * zero: exactly the truncated rows of the CSR matrix. The shape was tuned
- * on the H100 (NOTES.md, matrix-free attempts).
+ * on the H100 (LESSONS.md, "what did not work").
  *
  * The sweeps and the final sums are launched early (KL_GPU_LAUNCH): a
  * sum's one block is scheduled during its sweep's last wave and waits
@@ -65,7 +65,7 @@ enum { MF_START, MF_DIRECTION, MF_RESIDUAL, MF_UPDATE };
  * values it has, where beta_j is at least this; below it, it reads p_(j-1)
  * from its buffer. The recovered p_(j-1) carries an error of about
  * u |r_j| / beta_j, at most 1 / sqrt(beta_j) = 4 times that of a stored
- * p (|p_(j-1)| >= |r_(j-1)| = |r_j| / sqrt(beta_j)); NOTES.md. */
+ * p (|p_(j-1)| >= |r_(j-1)| = |r_j| / sqrt(beta_j)). */
 #define MF_RECOVER_BETA 0.0625
 
 /* The box's tiles; n its extent along x (the plain sweeps': along every
@@ -89,7 +89,7 @@ typedef struct mf_layer {
   /* The inner tiles (mf_tile_on_edge false): tiles lo[i] .. hi[i] - 1
    * along axis i, a box of tiles; the edge tiles the shell around it
    * (cg-tiles.h). Edge launches that scanned every tile for theirs took
-   * 55 us for 144 tiles (NOTES.md). */
+   * 55 us for 144 tiles (LESSONS.md, cg-dist cuda-nccl-overlap). */
   int lo[3], hi[3];
   /* The inner box's tiles and the shell's; in a launch of both kinds
    * (MF_TILES_BOTH), the blocks that take the shell's, the first ones. */
@@ -103,7 +103,7 @@ typedef struct mf_layer {
  * edge ones, which read the layer (mf_tile_on_edge); or both, each block
  * running one kind's code. One code for every tile had the layer's loads
  * in every tile's code: the layered sweep A took 1.75x the plain one's
- * time for the same bytes (NOTES.md). */
+ * time for the same bytes (LESSONS.md, "what did not work"). */
 enum { MF_TILES_ALL, MF_TILES_INNER, MF_TILES_EDGE, MF_TILES_BOTH };
 
 /* Whether a tile of a layered box of nx x ny x nz points reads a point
@@ -341,7 +341,7 @@ mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
  * (MF_TILES_BOTH: the first layer.edge_blocks blocks the edge tiles, so
  * that they run beside the inner ones rather than after them). Sweep A
  * of both kinds takes 80 registers (6 blocks an SM); held to 7 blocks
- * (72, 36 bytes spilled) it ran no faster (NOTES.md, attempt 24). */
+ * (72, 36 bytes spilled) it ran no faster (LESSONS.md). */
 template <int MODE, int STENCIL, bool LAYERED, int TILES>
 static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials,
@@ -349,7 +349,7 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
   /* The final sum after this sweep may be scheduled now: it waits. */
   kl_gpu_start_next();
   /* Reading the own-point inputs before the wait, behind the final sum
-   * before this sweep, was slower (NOTES.md, attempt 16). */
+   * before this sweep, was slower (LESSONS.md, early launches). */
   kl_gpu_wait_prior();
   if (MODE != MF_START && stopped(scalars)) return;
   double sum0 = 0, sum1 = 0;

@@ -13,8 +13,8 @@
  *    tiles, 8 deep (mma.m16n8k8).
  * Fragment ownership (PTX ISA, mma .f64): lane = 4 g + t. A: element
  * (g + 8h, t + 4j) in register 2j + h; B: (t + 4j, g) in register j;
- * C: (g + 8h, 2t + e) in register 2h + e. NOTES.md ("DMMA rung") has the
- * measurements behind each choice. */
+ * C: (g + 8h, 2t + e) in register 2h + e. LESSONS.md (cuda-dmma, and "What
+ * did not work") has the measurements behind each choice. */
 #include "../../backends/gpu.h"
 #include "gemm.h"
 
@@ -215,7 +215,7 @@ static __device__ __forceinline__ void copy_edge(double *dst,
  * slices at the edges (or with leading dimensions too odd for 16-byte
  * copies). Not inlined: it runs only for edge tiles, and inlined into the
  * k-loop it changed the scheduling of the interior path, whose speed is
- * the rung's (8192^3: 0.90x cuBLAS inlined, 0.92x not; NOTES.md). */
+ * the rung's (8192^3 on the H100: 0.90x cuBLAS inlined, 0.92x not). */
 template <int BM, int BN, int BK, int THREADS, int VEC>
 static __device__ __noinline__ void load_slice(
     double *a_s, double *b_s, const double *a, const double *b,
@@ -363,7 +363,8 @@ static __device__ __forceinline__ tile_place place_tile(
  * tile into the next: the refills of a tile's last STAGES slices bring
  * the next tile's first STAGES, so that they land while this tile's last
  * mma and its C stores run (where k is short, each tile's wait for its
- * first slices was a large share of its time: NOTES.md, attempt 23).
+ * first slices was a large share of its time: LESSONS.md, "What did not
+ * work").
  * Needs at least STAGES slices. */
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS, bool SPLIT, bool PERSIST>
@@ -579,7 +580,7 @@ static __global__ void __launch_bounds__(
  * 64 x 64 tiles, against one block a tile: k 128, 8 slices, 0.77 -> 0.91x
  * cuBLAS at 8192^2; k 256 0.95 -> 0.98x at 4096^2 and 0.98 -> 1.1x at
  * 2000x1800; k 384-448 2-3% less time at 4096^2, 10% at 2000x1800, 0.8%
- * more at 8192^2: NOTES.md, attempts 23, 26 and 27). Only tiles of at most
+ * more at 8192^2: LESSONS.md, "What did not work"). Only tiles of at most
  * 64 x 64 have the persistent form: larger ones spill in it (255
  * registers), and the rule gives them no k of 512 or more. */
 #define PERSIST_SLICES 28
@@ -617,7 +618,7 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
    * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). The
    * tiles past the last whole wave go to the first blocks, one more each,
    * at the SMs' lighter load: not split, which cost more than it gained
-   * here (4096^2 x 128 on the H100: 119 -> 108 us; NOTES.md, attempt 26). */
+   * here (4096^2 x 128 on the H100: 119 -> 108 us; LESSONS.md). */
   const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
   const char *v = getenv("KLADDER_DMMA_PERSIST");
   const int persist = persistent && slices >= STAGES && tiles > slots &&
@@ -654,7 +655,7 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
         (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
     /* The first launch after a split tail early: its blocks take the slots
      * the tail's leave, then those the tail's blocks free as they end
-     * (NOTES.md, attempt 25). */
+     * (LESSONS.md, "What did not work"). */
     KL_GPU_LAUNCH_SHARED(split_tiles != 0 && offset == 0, whole_tiles, blocks,
                          cfg::THREADS, cfg::SHARED_BYTES, stream, s, a, b, c,
                          tiles_m, tiles_n, offset, (int64_t)0, (int64_t)0,
@@ -702,7 +703,7 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   cudaStream_t stream = (cudaStream_t)a->stream;
   kl_context *ctx = a->ctx;
   const int64_t sms = ctx->device.compute_units;
-  /* The tile is a tuning choice (NOTES.md, "DMMA rung", attempt 22):
+  /* The tile is a tuning choice (LESSONS.md, "What did not work"):
    * 128 x 128 x 16 tiles of eight warps (64 x 32 each), one block an SM,
    * where there are at least one and a half waves of them and k has at
    * least 32 slices to spread the prologue and the C stores over: half

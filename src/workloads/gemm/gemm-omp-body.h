@@ -28,7 +28,7 @@ static void GEMM_NAME(kernel)(int64_t kc, const T *restrict a,
   for (int64_t p = 0; p < kc; p++) {
     /* The packed streams come from L2 (A's sliver is 96 KiB, B's 32 KiB
      * in double): asking PF_STEPS steps ahead, one request per line,
-     * beat leaving them to the hardware prefetchers (NOTES.md). */
+     * beat leaving them to the hardware prefetchers (LESSONS.md). */
     for (int l = 0; l < MV; l++)
       PREFETCH_AT(a, (PF_STEPS * MR + l * VL) * sizeof(T), 0);
     PREFETCH_AT(b, PF_STEPS * NR * sizeof(T), 0);

@@ -44,7 +44,7 @@
  * compiler keeps it in registers (the assembly shows no spills). The build
  * compiles this file with -ffp-contract=fast (CMakeLists.txt): ISO C mode
  * turns contraction off, and then every multiply-add is two instructions
- * (0.74x the fused rate on Zen 4, NOTES.md). */
+ * (0.74x the fused rate on Zen 4; LESSONS.md). */
 typedef double vf64 __attribute__((vector_size(VBYTES)));
 typedef float vf32 __attribute__((vector_size(VBYTES)));
 #define HAVE_VECTORS 1
@@ -66,7 +66,7 @@ typedef float vf32 __attribute__((vector_size(VBYTES)));
 
 /* ---- blocking --------------------------------------------------------------
  * Zen 4 per core: 32 KiB L1d, 1 MiB L2; 32 MiB L3 shared. Measured on the
- * 2-core machine at 2048 (NOTES.md): a deep k slice pays most, since each
+ * 2-core machine at 2048 (LESSONS.md): a deep k slice pays most, since each
  * slice is a pass over C and a barrier; KC = 512 makes the KC x NR sliver
  * of B that a sweep over an MC block reuses 32 KiB (double) or 16 KiB
  * (float), so it lives between L1 and L2, and the MC x KC block of A is

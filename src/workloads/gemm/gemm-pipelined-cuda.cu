@@ -16,7 +16,11 @@
  *     floats / 2 doubles: that many steps of k for one column of the
  *     micro-tile), and the padding makes the row stride an odd number of
  *     16-byte chunks, so the rows read together fall in distinct banks.
- * NOTES.md ("Pipelined SIMT rung") has the arithmetic of the tile choice. */
+ * The arithmetic of the tile choice: per k step a float thread loads 8 + 8
+ * values (four 16-byte loads) for 64 FMAs, and with the lane pairing a
+ * 16-byte shared load takes two passes, so the four schedulers keep the
+ * shared pipe half busy (double, 8 x 4: 12 values for 32 DFMAs, three
+ * quarters busy). */
 #include <stdint.h>
 
 #include "../../backends/gpu.h"
@@ -213,7 +217,8 @@ extern __shared__ __align__(16) unsigned char pipelined_shared[];
  * with its first fragment loads exposed); 1 to VEC, the barrier LEAD steps
  * before the end of the tile, the next tile's first fragments loaded after
  * it, under the last LEAD steps of math, and the refill after the math
- * (NOTES.md, "Pipelined SIMT rung"). */
+ * (LESSONS.md, "What did not work": ptxas hoists the FFMAs above the
+ * barrier, so LEAD 1, 2 and 4 compile alike). */
 /* SPLIT: the block computes a k-range of its tile, split_k elements long,
  * and adds alpha times it into C with atomics (C was scaled by beta
  * first); blocks tile_offset + b % split_tiles, split b / split_tiles. */
@@ -539,7 +544,7 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
 
 /* The tuning of each type: k step, buffers, blocks per SM the registers
  * are capped for, and LEAD (see the kernel); measured on the H100 and H200
- * at 8192, NOTES.md. float: BK 16, 6 buffers of 18 KB, one block per SM,
+ * at 8192 (LESSONS.md). float: BK 16, 6 buffers of 18 KB, one block per SM,
  * so up to 255 registers (it takes 168): BK 32 with 4 buffers was 1%
  * slower, BK 8 2%; at two blocks the cap of 128 left no room to schedule
  * loads ahead. double: BK 16, 4 buffers of 25.6 KB, one block per SM (170
@@ -578,7 +583,7 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
     /* 256 x 128 tiles, 16 x 8 per thread (cuBLAS's SGEMM tile on the
      * H100), where there are at least one and a half waves of them (one
      * block an SM): a third fewer shared loads a FMA than 8 x 8, 1-2%
-     * faster from 4096^3 and 3-8% at k = 256 (NOTES.md, f32 attempt 3);
+     * faster from 4096^3 and 3-8% at k = 256 (LESSONS.md);
      * else 128 x 128 tiles, 8 x 8; 128 x 64 (8 x 4) where the problem has
      * fewer 128 x 128 tiles than the GPU has SMs. KLADDER_PIPELINED
      * forces one: 0 128 x 128, 1 128 x 64, 2 256 x 128. */

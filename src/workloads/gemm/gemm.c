@@ -1,5 +1,6 @@
 /* gemm: the workload (shape, inputs, check, cost), the serial rungs and the
- * ladder. The verification rule is derived in NOTES.md ("The check"). */
+ * ladder. The verification rule is derived in docs/workloads/gemm.md ("The
+ * check"). */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>

@@ -56,8 +56,8 @@ static inline int64_t kl__gemm_tiles(const kl__gemm_shape *s, int bm, int bn) {
 /* Whether a fast GPU rung takes its large tiles (one block an SM): where
  * there are at least one and a half waves of them on the device's SMs.
  * Below that the smaller tiles, several blocks an SM, keep every SM busy
- * and overlap one another's starts and stores (NOTES.md: DMMA attempt 22,
- * f32-3). */
+ * and overlap one another's starts and stores (LESSONS.md, "What did not
+ * work"). */
 static inline int kl__gemm_large_tiles_pay(int64_t tiles, int64_t sms) {
   return 2 * tiles >= 3 * sms;
 }

@@ -81,7 +81,7 @@ kl_status kl__histogram_cl_vector_setup(kl_args *a) {
                             "histogram_vector", 0);
 }
 
-/* 2048 resident items a compute unit on a GPU (an H100's SM): groups of
+/* 2048 resident items a compute unit on a GPU (an NVIDIA SM): groups of
  * 1024 (or the kernel's most), as many as are resident at once, each
  * striding over the vectors; a CPU's shape is kl__cl_stride_shape's. */
 kl_status kl__histogram_cl_vector(const kl_args *a) {

@@ -4,7 +4,7 @@
  * shared memory. The Programming Guide shows the technique for histograms
  * too large for one block; 256 bins fit one block many times over, so here
  * it is a teaching rung: what a remote shared atomic costs against a local
- * one (NOTES.md). Built in CUDA builds only. */
+ * one (LESSONS.md). Built in CUDA builds only. */
 #include <cooperative_groups.h>
 #include "histogram-gpu.h"
 

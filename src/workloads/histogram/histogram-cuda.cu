@@ -4,7 +4,7 @@
  * sub-histogram. Every kernel is a template over the count type C:
  * unsigned int below 2^32 bytes, unsigned long long from 2^32 on
  * (histogram.h). Shared-memory counters are 32-bit; a block never counts
- * more than 2^31 bytes (block_limit), so they cannot wrap. NOTES.md has
+ * more than 2^31 bytes (block_limit), so they cannot wrap. LESSONS.md has
  * the measurements behind each choice. */
 #include "histogram-gpu.h"
 

@@ -3,8 +3,8 @@
  * same points, x_i = (i + 0.5) h computed in double and rounded once to the
  * evaluation type T, evaluates f in T, sums in double and multiplies the sum
  * by h once at the end. One output: the integral, a double.
- * Cost model (NOTES.md): per point two transcendental calls and 7 flops;
- * 8 bytes per run, the result. */
+ * Cost model (docs/workloads/integrate.md): per point two transcendental
+ * calls and 7 flops; 8 bytes per run, the result. */
 #ifndef KL_INTEGRATE_H
 #define KL_INTEGRATE_H
 

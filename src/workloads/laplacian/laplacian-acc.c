@@ -7,7 +7,7 @@
  * a gang's vector lanes: consecutive lanes read consecutive points.
  * (Collapsing all three loops costs two 64-bit divisions per point to
  * recover i, j, k from one index: 736 GB/s on the H100 against 2481 for
- * CUDA's one thread per point; NOTES.md.) */
+ * CUDA's one thread per point; LESSONS.md.) */
 kl_status kl__laplacian_acc(const kl_args *a) {
   const kl_plan *p = a->plan;
   const int64_t nx = LAP_NX(p), ny = LAP_NY(p), nz = LAP_NZ(p);
@@ -29,7 +29,7 @@ kl_status kl__laplacian_acc(const kl_args *a) {
  * points over the gang's 128 vector lanes, so that the rows and planes a
  * gang reads again are still in its SM's cache.
  * GCC 12's tile clause, which says the same, wrote boundary points on the
- * H100 where a tile ran past the grid's end (NOTES.md). */
+ * H100 where a tile ran past the grid's end (LESSONS.md). */
 #define TX 128
 #define TY 4
 #define TZ 2

@@ -76,10 +76,10 @@ kl_status kl__laplacian_cl_zmarch(const kl_args *a) { return run(a, 2); }
 /* ---- opencl-tiled ------------------------------------------------------- */
 
 /* The tile and the planes a group marches over: cuda-zmarch-shared's
- * 32 x 8 and short chunks (NOTES.md: 4 to 8 planes) on a GPU. On a CPU
+ * 32 x 8 and short chunks (4 to 8 planes, LESSONS.md) on a GPU. On a CPU
  * the rung is opencl-zmarch's row a work-item: PoCL runs the tiled
  * kernel's items as loops cut at each barrier, 12-19x slower than that
- * at 192^3 whatever the tile and chunk (NOTES.md). */
+ * at 192^3 whatever the tile and chunk (LESSONS.md). */
 #define TILE_X 32
 #define TILE_Y 8
 #define TILE_PLANES 8

@@ -267,7 +267,7 @@ extern "C" kl_status kl__laplacian_gpu_streaming(const kl_args *a) {
  * the load of plane k + 2 before it computes plane k. The x and y
  * neighbours come from plane k as the block holds it: through L1
  * (zmarch_kernel, zmarch_vector_kernel) or staged in shared memory
- * (zmarch_shared_kernel). The chunks are short (NOTES.md: 4 to 8 planes):
+ * (zmarch_shared_kernel). The chunks are short (4 to 8 planes, LESSONS.md):
  * blocks start in address order (x, then y, then the chunk) and live
  * briefly, so that the GPU as a whole reads u and writes f nearly in
  * address order, as a copy does; long marches scatter the resident blocks
@@ -280,7 +280,7 @@ extern "C" kl_status kl__laplacian_gpu_streaming(const kl_args *a) {
  * within a subdomain, then the subdomains: the blocks that start together
  * cover one subdomain's tiles of a chunk, and the next chunk of the same
  * tiles follows about one resident grid later, while the planes they share
- * (the chunks' ends, the tiles' y halos) are still in L2 (NOTES.md). */
+ * (the chunks' ends, the tiles' y halos) are still in L2 (LESSONS.md). */
 typedef struct zsplit {
   int64_t planes, chunks, sub_tiles, tiles_y;
 } zsplit;
@@ -341,7 +341,7 @@ static __device__ __forceinline__ float4 pack(const float *o) {
 
 /* The vector kernel asks for 5 blocks (1280 threads) an SM: ptxas then
  * fits it in 48 registers without spilling; unbounded it takes 56 (f64)
- * and 62 (f32), room for 4 (NOTES.md). */
+ * and 62 (f32), room for 4. */
 #define VECTOR_MIN_BLOCKS 5
 
 /* V points per thread along x, loaded and stored as one 16-byte vector.
@@ -472,7 +472,7 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
 }
 
 /* The z-marching kernels: one block per tile and chunk, in address order;
- * the planes per chunk as measured best for each kernel (NOTES.md), where
+ * the planes per chunk as measured best for each kernel (LESSONS.md), where
  * -p planes= does not give them. */
 typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED, ZMARCH_KINDS } zmarch_kind;
 static const int zmarch_planes[ZMARCH_KINDS] = {8, 4, 16};

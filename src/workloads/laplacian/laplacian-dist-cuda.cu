@@ -3,8 +3,8 @@
  * unpacked into u's layer there; then laplacian's cuda-zmarch-vector on
  * the box (a plan of its extents). cuda-staged copies each face through
  * pinned host memory on both sides of the message: what a rank must do
- * with an MPI that takes only host memory (Debian's Open MPI, the H100
- * machine's); cuda-mapped packs them straight into pinned host memory
+ * with an MPI that takes only host memory (Debian's Open MPI, for one);
+ * cuda-mapped packs them straight into pinned host memory
  * (mapped into the device's address space) and unpacks them from there,
  * the SMs driving the bus where cuda-staged's copy engine does, for the
  * same MPI; cuda-aware hands MPI the device's faces and stands aside

@@ -24,7 +24,7 @@
  * which no run changes), so a repetition changes nothing. Restoring it
  * (1 GiB from the host at 512^3 f64, ~160 ms) left the GPUs idle before
  * each timed run, and an exchange after such a pause took ~200 us
- * against 34 us back to back (nccl_probe's pause lines, two H100s).
+ * against 34 us back to back (two H100s, an exchange timed after a pause).
  * The check: every point of the box against laplacian's rule, its
  * reference from the true u (the patterns, wherever the point's
  * neighbours lie); every layer point of f bit for bit as it was; every
@@ -467,7 +467,7 @@ void kl__lapdist_local_args(const kl_args *a, kl_plan *local, kl_args *la) {
 
 static const char *const phases[] = {"exchange", "stencil", NULL};
 /* cuda-staged's exchange in its parts, so that the faces' copies through
- * pinned memory read as rates of their own (issue 32); cuda-aware shares
+ * pinned memory read as rates of their own; cuda-aware shares
  * the code (its copies 0). In DIST_PH_* order. */
 static const char *const gpu_phases[] = {"pack", "d2h", "messages", "h2d",
                                          "stencil", NULL};
@@ -673,8 +673,8 @@ const kl_workload kl__workload_laplacian_dist = {
     .tolerance = "laplacian's rule at every point of each rank's box, from "
                  "the true u; the layer of f untouched; the layer of u the "
                  "neighbours' values",
-    .source = "seed 002; issue 32 (HPCG's decomposition and halos, NCCL's "
-              "point-to-point)",
+    .source = "seed 002; HPCG's decomposition and halos, NCCL's "
+              "point-to-point",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
     .types = FLOATS,

@@ -314,22 +314,22 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
     [LAP_P_HZ] = {.name = "hz", .kind = KL_PARAM_REAL,
                   .help = "grid spacing along z; finite, nonzero",
                   .default_value = 1, .min = -DBL_MAX, .max = DBL_MAX},
-    /* 4, the best measured on the H100 for the tiled rungs
-     * (docs/results/2026-11-23-issue12.md, % of the copy): kernel 3,
-     * bounded and streaming peak at m = 4 at 512^3, 256^3 and 257x129x65,
-     * f64 and f32, and kernel 2 does in f32 at 512^3 and f64 at 256^3.
+    /* 4, the best measured on the H100 for the tiled rungs (% of the
+     * copy): kernel 3, bounded and streaming peak at m = 4 at 512^3, 256^3
+     * and 257x129x65, f64 and f32, and kernel 2 does in f32 at 512^3 and
+     * f64 at 256^3.
      * Kernel 2 alone differs: 2 in f64 at 512^3 (91% against 83% at 4),
      * 8 in f32 at 256^3 (86% against 85%). 4 serves the ladder's best
      * tiled rungs: m = 2 would give kernel 2 its 7.5 points in f64 at
      * 512^3 and cost the other three 1-5 points there, and every kernel
-     * 2-13 points in f32 (NOTES.md). */
+     * 2-13 points in f32. */
     [LAP_P_M] = {.name = "m", .kind = KL_PARAM_INT, .flags = KL_PARAM_TUNING,
                  .help = "points per thread along y of the tiled kernels (1, "
                          "2, 4, 8 or 16)",
                  .default_value = 4, .min = 1, .max = 16},
     /* 0: each z-marching kernel's chunk as measured best on the H100
-     * (NOTES.md, attempt 7): 8 planes for cuda-zmarch, 4 for the vector
-     * kernel, 16 for the shared-memory one. */
+     * (LESSONS.md, "What did not work"): 8 planes for cuda-zmarch, 4 for
+     * the vector kernel, 16 for the shared-memory one. */
     [LAP_P_PLANES] = {.name = "planes", .kind = KL_PARAM_INT,
                       .flags = KL_PARAM_TUNING,
                       .help = "planes per chunk of the z-marching GPU "

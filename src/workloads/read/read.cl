@@ -32,7 +32,7 @@ __kernel void read_partials(__global const W *restrict a, const ulong n,
    * flight per item a step, a grid's stride apart, the buffer's start
    * aligned), then the last n % VEC words one an item. One 8-byte load a
    * step read 2715 GB/s on the H100 where opencl-tree summed at 3030:
-   * reduce's 111.6% of this ceiling (2026-11-27). */
+   * reduce's 111.6% of this ceiling. */
   const size_t g = get_global_size(0), vectors = n / VEC;
   __global const WV *av = (__global const WV *)a;
   WV x0 = (WV)(0), x1 = (WV)(0);

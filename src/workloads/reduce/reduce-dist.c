@@ -169,8 +169,8 @@ const kl_workload kl__workload_reduce_dist = {
     .summary = "reduce's sum, min or max of one array split over the ranks",
     .tolerance = "reduce's rule over the whole array; a float sum's bound "
                  "adds 2 P u sum|x| for the reference summed over P ranks",
-    .source = "seed 000 section 3.3, seed 004; issue 32 (MPI_Allreduce, "
-              "ncclAllReduce)",
+    .source = "seed 000 section 3.3, seed 004; MPI_Allreduce, "
+              "ncclAllReduce",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
     .types = EVERY_TYPE,

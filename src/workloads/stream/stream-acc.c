@@ -7,7 +7,7 @@
  * GCC's default, gangs of one 32-lane vector, allows at most 32 gangs,
  * 1024 threads, on an SM, half of what it holds: its copy reached 2164
  * GB/s on the H100 against CUDA's 2705; gangs of 256 lanes 2312, of 1024
- * lanes 2376-2516 (NOTES.md in map). */
+ * lanes 2376-2516 (LESSONS.md). */
 kl_status kl__stream_acc_copy(const kl_args *a) {
   const int64_t n = a->plan->n;
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
