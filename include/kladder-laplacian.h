@@ -23,7 +23,7 @@ extern "C" {
  * with an extent below 3 writes nothing. u and f are host memory, or the
  * context's device memory when data_on_device is nonzero. The result is
  * within (gamma_12(u) + 2^-58) M of the exact stencil of u, M the sum of
- * the seven terms' |coefficient x u| (README, laplacian). KL_USAGE for an
+ * the seven terms' |coefficient x u| (docs/workloads/laplacian.md). KL_USAGE for an
  * extent below 1, a spacing zero, non-finite or whose 1/h^2 the type
  * cannot hold, or a NULL u or f; KL_TOO_LARGE for a
  * grid beyond memory. */

@@ -10,8 +10,8 @@
 # those not here and what each adds. Installed only when asked for:
 #   sh scripts/deps.sh --optional     (make deps OPTIONAL=1)
 # installs the optional Debian packages that are absent; nvcc is named
-# only (CUDA comes from non-free or NVIDIA's repository: README,
-# Installing).
+# only (CUDA comes from non-free or NVIDIA's repository:
+# docs/install.md).
 # Exit: 0 when everything required is here (installed now or before); 2
 # when something required (or, with --optional, asked for) is missing and
 # was not installed.
@@ -88,7 +88,7 @@ check() {
     absent_pkgs="$absent_pkgs chromium"
   fi
   if ! have nvcc && ! [ -x "$root"/usr/local/cuda/bin/nvcc ]; then
-    absent="$absent, nvcc (the CUDA backend: README, Installing)"
+    absent="$absent, nvcc (the CUDA backend: docs/install.md)"
   fi
   absent=${absent#, }
   absent_pkgs=${absent_pkgs# }

@@ -1,11 +1,11 @@
 #!/bin/sh
-# history.sh KLADDER TESTS_DIR RESULTS_DIR: the results history (README,
-# "History"), what kladder wrote read back by Python's own sqlite3
+# history.sh KLADDER TESTS_DIR RESULTS_DIR: the results history
+# (docs/history.md), what kladder wrote read back by Python's own sqlite3
 # (history_db.py):
 #   appends   4 processes at once, 50 `kladder run --db` each: every run
 #             there and whole, integrity_check ok;
 #   import    every kladder results file (JSON) under RESULTS_DIR
-#             (docs/results, found at test time) imported in one command,
+#             (results/, found at test time) imported in one command,
 #             a second import adds nothing, the other JSON files there
 #             (Chrome traces) refused, exit 2;
 #   check     a history with a planted 20% slowdown at one commit: flagged
@@ -80,7 +80,7 @@ echo "appends: 4 x 50 runs in $(($(date +%s) - start)) s"
   grep -q '^history: 0 of 1 results files added.*(1 already there)' \
     "$dir/out" || { cat "$dir/out"; fail "a run's own file imported again"; }
 
-# ---- import of docs/results --------------------------------------------------
+# ---- import of results/ ----------------------------------------------------------
 find "$results" -name '*.json' | sort >"$dir/all"
 [ -s "$dir/all" ] || fail "no JSON file under $results"
 : >"$dir/runs" && : >"$dir/others"

@@ -428,9 +428,8 @@ static const char *library_rung(const kl_workload *w, const kl_backend *b,
 
 /* The library's rung of each workload, backend and type: the rung that
  * kl_reduce, kl_gemm and the other entry points run there, the fastest
- * hand-written rung measured on the H100 (scripts/gpu-library-rungs.sh;
- * docs/results/2026-11-23-core-v2.md, 2026-11-21-gemm.md,
- * src/workloads/reduce/NOTES.md). One line per choice: a change of choice
+ * hand-written rung measured on the H100 (each workload's LESSONS.md says
+ * why it is the one). One line per choice: a change of choice
  * is a change of one line. Every workload, backend and offered type not
  * listed has no library rung (stream has none anywhere). "cuda" is the GPU
  * backend, whatever its name in this build (hip). */
@@ -470,7 +469,7 @@ static const struct {
     {"laplacian", "openacc", F32 | F64, "openacc"},
     {"cg", "openacc", F64, "openacc-tuned"},
     /* PoCL, 16M f64: 31.1 GB/s against opencl-tree's 30.5 (reduce's
-     * NOTES.md); the H100 through NVIDIA's OpenCL is to come. */
+     * LESSONS.md). */
     {"reduce", "opencl", I32 | F32 | F64, "opencl-one-pass"},
 };
 #define LIBRARY_COUNT (sizeof library / sizeof *library)
