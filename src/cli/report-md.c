@@ -180,22 +180,22 @@ static void rate_text(double rate, const char *unit, char *dst, size_t size) {
   else snprintf(dst, size, "%.3g %s", rate, u);
 }
 
-/* A cell: the rung and its rate; in full (not brief) its share of the
- * ceiling and its speed over the vendor rung too. */
+/* A cell: the rung, its rate, its share of the ceiling and its speed
+ * over the vendor rung; brief, the rate alone ("-": not measured). */
 static void cell(FILE *f, const json_value *best, const json_value *vendor,
                  int brief) {
   if (!best) {
-    fputs(" not measured |", f);
+    fputs(brief ? " - |" : " not measured |", f);
     return;
   }
   char rate[64];
   rate_text(json_number(best, "rate", 0, NULL), json_string(best, "unit", ""),
             rate, sizeof rate);
-  fprintf(f, " %s: %s", json_string(best, "rung", "?"), rate);
   if (brief) {
-    fputs(" |", f);
+    fprintf(f, " %s |", rate);
     return;
   }
+  fprintf(f, " %s: %s", json_string(best, "rung", "?"), rate);
   int have = 0;
   const double pc = json_number(best, "percent_ceiling", 0, &have);
   if (have) fprintf(f, ", %.0f%% of ceiling", pc);
@@ -209,11 +209,12 @@ static void cell(FILE *f, const json_value *best, const json_value *vendor,
 }
 
 /* The machines' column heads, each with its kladder version and the date
- * its runs started, and the rule under them. */
-static void header(FILE *f, const page *pg) {
+ * its runs started (brief: the names alone), and the rule under them. */
+static void header(FILE *f, const page *pg, int brief) {
   for (int m = 0; m < pg->machines; m++) {
     const machine *x = &pg->m[m];
-    if (x->files) fprintf(f, " %s (%s, %s) |", x->name, x->version, x->last);
+    if (x->files && !brief)
+      fprintf(f, " %s (%s, %s) |", x->name, x->version, x->last);
     else fprintf(f, " %s |", x->name);
   }
   fputs("\n| --- |", f);
@@ -252,10 +253,12 @@ static void write_page(FILE *f, page *pg) {
     fputs(" |\n", f);
   }
   qsort(pg->p, (size_t)pg->problems, sizeof *pg->p, by_workload);
-  /* The summary: each problem's fastest rung on any backend and its rate,
-   * a row (brief: README quotes it). */
-  fputs("\n## Summary\n\n<!-- summary -->\n| problem |", f);
-  header(f, pg);
+  /* The summary: each problem's fastest rate on any backend, a row
+   * (brief: README quotes it; the tables under it say which rung). */
+  fputs("\n## Summary\n\nEach problem's fastest rate on each machine, on "
+        "any backend (the tables below\nsay which rung); \"-\": not "
+        "measured.\n\n<!-- summary -->\n| problem |", f);
+  header(f, pg, 1);
   for (int i = 0; i < pg->problems; i++) {
     const problem *p = &pg->p[i];
     fprintf(f, "| %s", p->workload);
@@ -281,7 +284,7 @@ static void write_page(FILE *f, page *pg) {
     if (p->type[0]) fprintf(f, ", %s", p->type);
     if (p->op[0]) fprintf(f, ", %s", p->op);
     fputs("\n\n| backend |", f);
-    header(f, pg);
+    header(f, pg, 0);
     for (int k = 0; k < p->rows; k++) {
       fprintf(f, "| %s |", p->row[k]);
       for (int m = 0; m < pg->machines; m++)
