@@ -15,7 +15,7 @@
 # at most 3 MB in all. MACHINES are the page's columns in order: one with
 # no folder yet reads "not measured"; BACKENDS are rows every table has.
 set -euo pipefail
-MACHINES=h100,h100x4,h200,h200x4,host-2core
+MACHINES=h100,h100x4,h200,h200x2,host-2core
 BACKENDS=serial,openmp,cuda,hip,openacc,opencl
 MAX_BYTES=$((3 * 1024 * 1024))
 
