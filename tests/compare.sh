@@ -128,7 +128,7 @@ got=$?
 for f in out.csv out.json out.html; do [ -s "$f" ] || fail "$f not written"; done
 [ "$(ls -A | grep -c tmp)" = 0 ] || fail "a temporary file left: $(ls -A)"
 grep -q '^workload,rung,backend,type,shape,' out.csv || fail "out.csv has no header"
-grep -q '^reduce,openmp-partials,openmp,f64,65536,sum,random,.*,slower,1$' out.csv ||
+grep -q '^reduce,openmp-partials,openmp,f64,65536,sum,random,.*,slower,1,[0-9.e-]*,[0-9.e-]*,[0-9.e-]*,[0-9.e-]*$' out.csv ||
   fail "out.csv has no slower row"
 grep -q '"format": "kladder-compare-1"' out.json || fail "out.json has no format"
 grep -q '<table>' out.html && grep -q '</html>' out.html || fail "out.html is not a page"
@@ -141,6 +141,9 @@ assert d["format"] == "kladder-compare-1"
 slower = [p for p in d["pairs"] if p["verdict"] == "slower"]
 assert [p["rung"] for p in slower] == ["openmp-partials"], slower
 assert abs(slower[0]["time_ratio"] - 1.5) < 1e-9 and slower[0]["test"] == "exact"
+lo, hi = slower[0]["ratio_interval"]
+assert 1 < lo <= slower[0]["ratio_estimate"] <= hi, slower[0]
+assert d["summary"]["machine"] == 0
 assert d["summary"]["exit_code"] == 1 and d["summary"]["pairs"] == 7
 rows = list(csv.DictReader(open("out.csv")))
 assert len(rows) == 7 and sum(r["verdict"] == "slower" for r in rows) == 1
@@ -171,7 +174,7 @@ got=$?
 "$kladder" compare live.json live.json >"$top/out" 2>"$top/err"
 got=$?
 [ "$got" = 0 ] || fail "live run against itself: exit $got"
-grep -Eq '^[0-9]+ pairs: 0 slower, 0 faster, [0-9]+ same, 0 failed' "$top/out" ||
+grep -Eq '^[0-9]+ pairs: 0 slower, 0 faster, 0 machine, [0-9]+ same, 0 failed' "$top/out" ||
   fail "live run against itself: not all the same"
 awk 'length > 100 { bad = 1 } END { exit bad }' "$top/out" || fail "a line of the table is over 100 columns"
 

@@ -8,7 +8,9 @@
  *
  * Per pair: NEW's median time over BASE's, NEW's share of its ceiling
  * over BASE's (fair across machines), a two-sided Mann-Whitney U test over
- * the timed runs, and a verdict at --threshold and --alpha. The test is
+ * the timed runs and the interval of the time ratio it inverts, the
+ * ceiling's change in the same runs, and a verdict at --threshold and
+ * --alpha (decide() says the rule). The test is
  * the one google/benchmark's tools/compare.py makes (through SciPy's
  * mannwhitneyu): the exact distribution of U where there are no ties and
  * 50 runs or fewer in all, else the normal approximation with the tie
@@ -65,19 +67,24 @@ static const char usage_compare[] =
     "\n"
     "The table, a row per pair: the median times; time, NEW's median over\n"
     "BASE's; %ceil, NEW's share of its ceiling over BASE's (fair across\n"
-    "machines); p, of a two-sided Mann-Whitney U test over the timed runs\n"
-    "(exact without ties up to 50 runs in all, else the normal approximation\n"
-    "with tie correction); the verdict:\n"
-    "  slower  time above 1 + X and p < A\n"
-    "  faster  time below 1 / (1 + X) and p < A\n"
-    "  same    otherwise\n"
-    "  failed  a check failed or the rung failed, on either side\n"
-    "  aside   the rung stood aside on a side, and failed on neither\n"
+    "machines); interval, NEW's time over BASE's at 1 - A: the interval a\n"
+    "two-sided Mann-Whitney U test over the timed runs inverts (Hodges-\n"
+    "Lehmann; the CSV and JSON give the test's p too); the verdict:\n"
+    "  slower   the interval above 1 (a change beyond the runs' noise), and\n"
+    "           the wider one at 1 - A/5 reaching 1 + X (it may be as large\n"
+    "           as the threshold)\n"
+    "  faster   the same below 1, reaching 1 / (1 + X)\n"
+    "  machine  slower or faster, but so was the ceiling timed beside the\n"
+    "           rung in the same runs (the interval times the ceiling's rate\n"
+    "           ratio holds 1): the machine moved, not the code\n"
+    "  same     otherwise\n"
+    "  failed   a check failed or the rung failed, on either side\n"
+    "  aside    the rung stood aside on a side, and failed on neither\n"
     "With fewer than 3 timed runs on a side, or too few for the test to reach\n"
-    "p < A at all (4 and 4 at 0.05), p reads 'few reps' and the ratio alone\n"
-    "decides. Results of one file only are listed below the table.\n"
+    "p < A at all (4 and 4 at 0.05), the interval reads 'few reps' and the\n"
+    "ratio alone decides. Results of one file only are listed below.\n"
     "\n"
-    "exit codes: 0 nothing slower, 1 a pair slower beyond the threshold or a\n"
+    "exit codes: 0 nothing slower (machine is not), 1 a pair slower or a\n"
     "check that passed in BASE failing in NEW (a CI regression gate), 2 bad\n"
     "usage or input (a file missing, empty, not JSON, not a results file or\n"
     "without results; an output that cannot be written or names an input).\n";
@@ -130,6 +137,7 @@ typedef struct row {
   char shape_text[32]; /* the shape where a file gives n alone */
   int device;
   double median, percent; /* NAN where absent or null */
+  double ceiling_rate;    /* its ceiling's rate in the same run; NAN: none */
   double *times;
   size_t reps;
   side_state state;
@@ -153,13 +161,13 @@ typedef enum verdict {
   V_SAME,
   V_FASTER,
   V_SLOWER,
+  V_MACHINE,
   V_FAILED,
   V_ASIDE,
   VERDICTS
 } verdict;
-static const char *const verdict_names[VERDICTS] = {"same", "faster",
-                                                    "slower", "failed",
-                                                    "aside"};
+static const char *const verdict_names[VERDICTS] = {
+    "same", "faster", "slower", "machine", "failed", "aside"};
 
 typedef enum test_kind { T_NONE, T_EXACT, T_NORMAL } test_kind;
 static const char *const test_names[] = {"none", "exact", "normal"};
@@ -167,6 +175,12 @@ static const char *const test_names[] = {"none", "exact", "normal"};
 typedef struct pair {
   const row *b, *n;
   double ratio, ceil_ratio; /* NEW over BASE; NAN where not measured */
+  /* NEW's time over BASE's: the Hodges-Lehmann estimate, its interval at
+   * 1 - alpha and the wider one at 1 - alpha / 5; NAN where there is none
+   * (few runs, too many). */
+  double estimate, lo, hi, lo_wide, hi_wide;
+  /* The ceiling's rate, NEW's over BASE's, in the same runs; NAN: none. */
+  double machine;
   double u, p;              /* NEW's U and the two-sided p; NAN: no test */
   test_kind test;
   int few;        /* too few runs: the ratio alone decides */
@@ -292,6 +306,8 @@ static int read_row(const side *s, const json_value *item, size_t index,
   double device = 0;
   if (maybe_number(s, item, index, "median_s", &r->median, err, errlen) ||
       maybe_number(s, item, index, "percent_ceiling", &r->percent, err,
+                   errlen) ||
+      maybe_number(s, item, index, "ceiling", &r->ceiling_rate, err,
                    errlen) ||
       maybe_number(s, item, index, "device", &device, err, errlen))
     return -1;
@@ -535,11 +551,100 @@ static void u_test(pair *p, double alpha) {
   }
 }
 
+/* The z of a two-sided level: erfc(z / sqrt 2) = alpha, by bisection. */
+static double z_of(double alpha) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; i++) {
+    const double mid = (lo + hi) / 2;
+    if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/* The most time ratios an interval is made from (64 MB of doubles). */
+#define MAX_RATIOS ((size_t)8 << 20)
+
+static int by_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* NEW's time over BASE's as an interval, the one the U test inverts
+ * (Hodges and Lehmann, 1963; Lehmann, "Nonparametrics", 1975, 2.6): the
+ * m n ratios new_i / base_j sorted, the estimate their median, the
+ * interval from the C-th smallest to the C-th largest, with C = m n / 2 -
+ * z sqrt(m n (m + n + 1) / 12) rounded down (U's normal approximation; at
+ * least 1), z of the two-sided level: alpha, and alpha / 5 for the wider
+ * one. Where C falls below 1 (too few runs for the level) or the ratios
+ * would pass MAX_RATIOS, none. */
+static void ratio_interval(pair *p, double alpha) {
+  const row *b = p->b, *n = p->n;
+  p->estimate = p->lo = p->hi = p->lo_wide = p->hi_wide = NAN;
+  const size_t m = n->reps, k = b->reps;
+  if (m == 0 || k == 0 || m > MAX_RATIOS / k) return;
+  const double mn = (double)m * (double)k;
+  const double spread = sqrt(mn * (double)(m + k + 1) / 12);
+  const double c = floor(mn / 2 - z_of(alpha) * spread);
+  double wide = floor(mn / 2 - z_of(alpha / 5) * spread);
+  if (c < 1) return;
+  if (wide < 1) wide = 1;
+  double *r = malloc((size_t)(m * k) * sizeof *r);
+  if (!r) return;
+  size_t count = 0;
+  for (size_t i = 0; i < m; i++)
+    for (size_t j = 0; j < k; j++)
+      if (b->times[j] > 0 && n->times[i] > 0)
+        r[count++] = n->times[i] / b->times[j];
+  if (count == m * k) {
+    qsort(r, count, sizeof *r, by_double);
+    p->estimate = count % 2 ? r[count / 2]
+                            : (r[count / 2 - 1] + r[count / 2]) / 2;
+    p->lo = r[(size_t)c - 1];
+    p->hi = r[count - (size_t)c];
+    p->lo_wide = r[(size_t)wide - 1];
+    p->hi_wide = r[count - (size_t)wide];
+  }
+  free(r);
+}
+
 /* ---- matching and verdicts ----------------------------------------------- */
 
+/* The verdict of a time ratio's bounds, scaled by `scale` (1, or the
+ * ceiling's rate ratio to take the machine's change out): slower where
+ * the interval at 1 - alpha lies above 1 (a change beyond the runs' noise)
+ * and the wider one at 1 - alpha / 5 reaches 1 + threshold (the change may
+ * be as large as the threshold: one at the threshold is flagged nearly
+ * always, one well below it, measured tightly, is not); faster the same
+ * way below 1 and 1 / (1 + threshold). */
+static verdict by_interval(const pair *p, double scale, double threshold) {
+  if (p->lo * scale > 1 && p->hi_wide * scale >= 1 + threshold)
+    return V_SLOWER;
+  if (p->hi * scale < 1 && p->lo_wide * scale <= 1 / (1 + threshold))
+    return V_FASTER;
+  return V_SAME;
+}
+
+/* Without an interval: the medians' ratio beyond the threshold, where the
+ * U test's p is below alpha or too few runs leave no test. */
+static verdict by_ratio(const pair *p, double scale, double threshold,
+                        double alpha) {
+  const int decided = p->few || (!isnan(p->p) && p->p < alpha);
+  if (decided && p->ratio * scale > 1 + threshold) return V_SLOWER;
+  if (decided && p->ratio * scale < 1 / (1 + threshold)) return V_FASTER;
+  return V_SAME;
+}
+
+/* A pair's verdict: by its interval where it has one (ratio_interval),
+ * else by its ratio (too few runs for an interval, or too many). A slower
+ * or faster pair that the same rule no longer calls so once the change of
+ * the ceiling timed beside it in the same runs is taken out (same, or the
+ * other way) is `machine`: the machine moved, not the code; it is not a
+ * regression. */
 static void decide(pair *p, double threshold, double alpha) {
   const row *b = p->b, *n = p->n;
   p->ratio = p->ceil_ratio = p->u = p->p = NAN;
+  p->estimate = p->lo = p->hi = p->lo_wide = p->hi_wide = p->machine = NAN;
   p->test = T_NONE;
   if (b->state != SIDE_OK || n->state != SIDE_OK) {
     const int failed = b->state == SIDE_FAILED || n->state == SIDE_FAILED;
@@ -552,11 +657,18 @@ static void decide(pair *p, double threshold, double alpha) {
   if (b->percent > 0 && n->percent > 0 && isfinite(b->percent) &&
       isfinite(n->percent))
     p->ceil_ratio = n->percent / b->percent;
+  if (b->ceiling_rate > 0 && n->ceiling_rate > 0 &&
+      isfinite(b->ceiling_rate) && isfinite(n->ceiling_rate))
+    p->machine = n->ceiling_rate / b->ceiling_rate;
   u_test(p, alpha);
-  const int decided = p->few || (!isnan(p->p) && p->p < alpha);
-  if (decided && p->ratio > 1 + threshold) p->v = V_SLOWER;
-  else if (decided && p->ratio < 1 / (1 + threshold)) p->v = V_FASTER;
-  else p->v = V_SAME;
+  if (!p->few) ratio_interval(p, alpha);
+  const int interval = !p->few && !isnan(p->lo);
+  p->v = interval ? by_interval(p, 1, threshold)
+                  : by_ratio(p, 1, threshold, alpha);
+  if ((p->v == V_SLOWER || p->v == V_FASTER) && !isnan(p->machine) &&
+      (interval ? by_interval(p, p->machine, threshold)
+                : by_ratio(p, p->machine, threshold, alpha)) != p->v)
+    p->v = V_MACHINE;
   p->regression = p->v == V_SLOWER;
 }
 
@@ -621,7 +733,7 @@ static int match(compare_result *c, char *err, size_t errlen) {
       p->n = nr;
       decide(p, c->threshold, c->alpha);
       c->verdicts[p->v]++;
-      c->few += p->v <= V_SLOWER && p->few;
+      c->few += p->v <= V_MACHINE && p->few;
       c->regression |= p->regression;
       break;
     }
@@ -696,11 +808,13 @@ static void ratio_text(double r, char *dst, size_t size) {
   else snprintf(dst, size, r < 100 ? "%.2fx" : "%.0fx", r);
 }
 
-static void p_text(const pair *p, char *dst, size_t size) {
-  if (p->v > V_SLOWER) snprintf(dst, size, "-");
+/* The time ratio's interval, "0.98-1.03"; "few reps" without a test. */
+static void interval_text(const pair *p, char *dst, size_t size) {
+  if (p->v > V_MACHINE) snprintf(dst, size, "-");
   else if (p->few) snprintf(dst, size, "few reps");
-  else if (isnan(p->p)) snprintf(dst, size, "-");
-  else snprintf(dst, size, "%.2g", p->p);
+  else if (isnan(p->lo)) snprintf(dst, size, "p %.2g", p->p);
+  else if (p->hi < 10) snprintf(dst, size, "%.2f-%.2f", p->lo, p->hi);
+  else snprintf(dst, size, "%.3g-%.3g", p->lo, p->hi);
 }
 
 static void backend_text(const pair *p, char *dst, size_t size) {
@@ -764,7 +878,7 @@ static void side_line(FILE *f, const char *which, const side *s) {
 }
 
 static void table_row(FILE *f, const pair *p) {
-  char rung[96], where[64], bt[24], nt[24], ratio[24], ceil[24], pv[24];
+  char rung[96], where[64], bt[24], nt[24], ratio[24], ceil[24], iv[40];
   if (p->b->occurrence > 1)
     snprintf(rung, sizeof rung, "%s #%d", p->b->rung, p->b->occurrence);
   else
@@ -774,9 +888,9 @@ static void table_row(FILE *f, const pair *p) {
   time_text(p->n->state == SIDE_OK ? p->n->median : NAN, nt, sizeof nt);
   ratio_text(p->ratio, ratio, sizeof ratio);
   ratio_text(p->ceil_ratio, ceil, sizeof ceil);
-  p_text(p, pv, sizeof pv);
-  fprintf(f, "%-9s %-23s %-8s %10s %10s %6s %6s %8s  %s\n", p->b->workload,
-          rung, where, bt, nt, ratio, ceil, pv, verdict_names[p->v]);
+  interval_text(p, iv, sizeof iv);
+  fprintf(f, "%-9s %-22s %-8s %10s %10s %6s %6s %9s  %s\n", p->b->workload,
+          rung, where, bt, nt, ratio, ceil, iv, verdict_names[p->v]);
 }
 
 static int write_table(FILE *f, const compare_result *c) {
@@ -785,8 +899,9 @@ static int write_table(FILE *f, const compare_result *c) {
   side_line(f, "new:", &c->new_);
   fprintf(f, "time: the median of the timed runs; verdict beyond --threshold "
           "%g%% at --alpha %g\n", c->threshold * 100, c->alpha);
-  fprintf(f, "\n%-9s %-23s %-8s %10s %10s %6s %6s %8s  %s\n", "workload",
-          "rung", "backend", "base", "new", "time", "%ceil", "p", "verdict");
+  fprintf(f, "\n%-9s %-22s %-8s %10s %10s %6s %6s %9s  %s\n", "workload",
+          "rung", "backend", "base", "new", "time", "%ceil", "interval",
+          "verdict");
   /* Groups by problem in the order BASE ran them; the ceilings last. */
   char *done = calloc(c->count ? c->count : 1, 1);
   if (!done) return -1;
@@ -816,9 +931,10 @@ static int write_table(FILE *f, const compare_result *c) {
   fputc('\n', f);
   snprintf(line, sizeof line, "time: NEW's median over BASE's (below 1: "
            "faster); %%ceil: NEW's share of its ceiling over BASE's, fair "
-           "across machines; p: two-sided Mann-Whitney U test over the timed "
-           "runs (exact without ties up to %d runs in all, else the normal "
-           "approximation with tie correction).", EXACT_MAX);
+           "across machines; interval: NEW's time over BASE's at %g%%, the "
+           "one a two-sided Mann-Whitney U test over the timed runs inverts "
+           "(Hodges-Lehmann); machine: a change the ceiling timed beside the "
+           "rung made too.", 100 * (1 - c->alpha));
   wrapped(f, line, 2);
   if (c->few) {
     snprintf(line, sizeof line, "few reps: fewer than %d timed runs on a "
@@ -854,11 +970,12 @@ static int write_table(FILE *f, const compare_result *c) {
     if ((pass ? &c->new_ : &c->base)->interrupted)
       fprintf(f, "note: %s was interrupted: it holds the rungs that "
               "finished\n", pass ? "NEW" : "BASE");
-  fprintf(f, "%zu pair%s: %zu slower, %zu faster, %zu same, %zu failed, %zu "
-          "aside; %zu only in BASE, %zu only in NEW\n", c->count,
-          c->count == 1 ? "" : "s", c->verdicts[V_SLOWER],
-          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
-          c->verdicts[V_ASIDE], c->only_base, c->only_new);
+  fprintf(f, "%zu pair%s: %zu slower, %zu faster, %zu machine, %zu same, "
+          "%zu failed, %zu aside; %zu only in BASE, %zu only in NEW\n",
+          c->count, c->count == 1 ? "" : "s", c->verdicts[V_SLOWER],
+          c->verdicts[V_FASTER], c->verdicts[V_MACHINE], c->verdicts[V_SAME],
+          c->verdicts[V_FAILED], c->verdicts[V_ASIDE], c->only_base,
+          c->only_new);
   return ferror(f) ? -1 : 0;
 }
 
@@ -877,7 +994,8 @@ static const char csv_header[] =
     "base_device,new_device,base_device_name,new_device_name,base_median_s,"
     "new_median_s,time_ratio,base_percent_ceiling,new_percent_ceiling,"
     "ceiling_ratio,base_reps,new_reps,u,p_value,test,few_reps,base_check,"
-    "new_check,verdict,regression\n";
+    "new_check,verdict,regression,ratio_estimate,ratio_low,ratio_high,"
+    "machine_ratio\n";
 
 /* One line: a pair (both rows), or a result of one file (the other NULL). */
 static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
@@ -918,11 +1036,19 @@ static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
   fputc(',', f);
   csv_number(f, p ? p->p : NAN);
   fprintf(f, ",%s,%s,", p ? test_names[p->test] : "none",
-          p && p->v <= V_SLOWER ? (p->few ? "1" : "0") : "");
+          p && p->v <= V_MACHINE ? (p->few ? "1" : "0") : "");
   csv_text(f, b ? b->check : "");
   fputc(',', f);
   csv_text(f, n ? n->check : "");
-  fprintf(f, ",%s,%d\n", verdict_text, p ? p->regression : 0);
+  fprintf(f, ",%s,%d,", verdict_text, p ? p->regression : 0);
+  csv_number(f, p ? p->estimate : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->lo : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->hi : NAN);
+  fputc(',', f);
+  csv_number(f, p ? p->machine : NAN);
+  fputc('\n', f);
 }
 
 static int write_csv(FILE *f, const compare_result *c) {
@@ -1033,7 +1159,9 @@ static int write_json(FILE *f, const compare_result *c) {
   fprintf(f, ", \"min_reps\": %d,\n  \"method\": \"two-sided Mann-Whitney "
           "U over the timed runs: exact without ties up to %d runs in all, "
           "else the normal approximation with tie and continuity "
-          "correction\",\n  \"pairs\": [", MIN_REPS, EXACT_MAX);
+          "correction; the time ratio's interval the one the test inverts "
+          "(Hodges-Lehmann, U's normal approximation)\",\n  \"pairs\": [",
+          MIN_REPS, EXACT_MAX);
   for (size_t i = 0; i < c->count; i++) {
     const pair *p = &c->pairs[i];
     fprintf(f, "%s\n    {", i ? "," : "");
@@ -1042,13 +1170,27 @@ static int write_json(FILE *f, const compare_result *c) {
     json_num(f, p->ratio);
     fputs(", \"ceiling_ratio\": ", f);
     json_num(f, p->ceil_ratio);
+    fputs(", \"ratio_estimate\": ", f);
+    json_num(f, p->estimate);
+    fputs(", \"ratio_interval\": ", f);
+    if (isnan(p->lo)) {
+      fputs("null", f);
+    } else {
+      fputc('[', f);
+      json_num(f, p->lo);
+      fputs(", ", f);
+      json_num(f, p->hi);
+      fputc(']', f);
+    }
+    fputs(", \"machine_ratio\": ", f);
+    json_num(f, p->machine);
     fputs(", \"u\": ", f);
     json_num(f, p->u);
     fputs(", \"p_value\": ", f);
     json_num(f, p->p);
     fprintf(f, ", \"test\": \"%s\", \"few_reps\": %s, \"verdict\": \"%s\", "
             "\"regression\": %s, \"base\": ", test_names[p->test],
-            p->v <= V_SLOWER && p->few ? "true" : "false",
+            p->v <= V_MACHINE && p->few ? "true" : "false",
             verdict_names[p->v], p->regression ? "true" : "false");
     json_side(f, p->b);
     fputs(", \"new\": ", f);
@@ -1076,11 +1218,12 @@ static int write_json(FILE *f, const compare_result *c) {
     json_text(f, c->notes[i]);
   }
   fprintf(f, "],\n  \"summary\": {\"pairs\": %zu, \"slower\": %zu, "
-          "\"faster\": %zu, \"same\": %zu, \"failed\": %zu, \"aside\": %zu, "
-          "\"only_in_base\": %zu, \"only_in_new\": %zu, \"regression\": %s, "
-          "\"exit_code\": %d}\n}\n", c->count, c->verdicts[V_SLOWER],
-          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
-          c->verdicts[V_ASIDE], c->only_base, c->only_new,
+          "\"faster\": %zu, \"machine\": %zu, \"same\": %zu, \"failed\": %zu, "
+          "\"aside\": %zu, \"only_in_base\": %zu, \"only_in_new\": %zu, "
+          "\"regression\": %s, \"exit_code\": %d}\n}\n", c->count,
+          c->verdicts[V_SLOWER], c->verdicts[V_FASTER], c->verdicts[V_MACHINE],
+          c->verdicts[V_SAME], c->verdicts[V_FAILED], c->verdicts[V_ASIDE],
+          c->only_base, c->only_new,
           c->regression ? "true" : "false", compare_exit_code(c));
   return ferror(f) ? -1 : 0;
 }
@@ -1128,19 +1271,22 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
         ".kl-compare tr.slower td.v,.kl-compare tr.failed td.v{color:#b00;"
         "font-weight:bold}\n"
         ".kl-compare tr.faster td.v{color:#070;font-weight:bold}\n"
+        ".kl-compare tr.machine td.v{color:#a60}\n"
         ".kl-compare tr.ceiling{color:#666}\n"
         "</style>\n<h2>kladder compare</h2>\n", f);
   html_side(f, "base:", &c->base);
   html_side(f, "new:", &c->new_);
   fprintf(f, "<p>time: NEW's median over BASE's; %%ceil: NEW's share of its "
-          "ceiling over BASE's; p: two-sided Mann-Whitney U test over the "
-          "timed runs; verdict beyond a threshold of %g%% at alpha %g.</p>\n",
-          c->threshold * 100, c->alpha);
+          "ceiling over BASE's; interval: NEW's time over BASE's at %g%%, "
+          "the one a two-sided Mann-Whitney U test over the timed runs "
+          "inverts; p: that test's; verdict beyond a threshold of %g%%; "
+          "machine: a change the ceiling timed beside the rung made too."
+          "</p>\n", 100 * (1 - c->alpha), c->threshold * 100);
   fputs("<table>\n<thead><tr><th class=\"t\">workload</th><th class=\"t\">"
         "problem</th><th class=\"t\">rung</th><th class=\"t\">backend</th>"
         "<th>base</th><th>new</th><th>time</th><th>base %ceil</th>"
-        "<th>new %ceil</th><th>%ceil</th><th>reps</th><th>p</th>"
-        "<th class=\"t\">verdict</th></tr></thead>\n<tbody>\n", f);
+        "<th>new %ceil</th><th>%ceil</th><th>reps</th><th>interval</th>"
+        "<th>p</th><th class=\"t\">verdict</th></tr></thead>\n<tbody>\n", f);
   char text[512];
   for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < c->count; i++) {
@@ -1179,7 +1325,12 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
       html_cell(f, NULL, text);
       snprintf(text, sizeof text, "%zu/%zu", p->b->reps, p->n->reps);
       html_cell(f, NULL, text);
-      p_text(p, text, sizeof text);
+      interval_text(p, text, sizeof text);
+      html_cell(f, NULL, text);
+      if (p->v > V_MACHINE || p->few || isnan(p->p))
+        snprintf(text, sizeof text, "-");
+      else
+        snprintf(text, sizeof text, "%.2g", p->p);
       html_cell(f, NULL, text);
       if (p->v == V_FAILED || p->v == V_ASIDE)
         snprintf(text, sizeof text, "%s (BASE %s, NEW %s)",
@@ -1209,11 +1360,12 @@ int compare_write_html(FILE *f, const compare_result *c, int page) {
       fputs("</li>\n", f);
     }
   }
-  fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu same, %zu failed, "
-          "%zu aside; %zu only in BASE, %zu only in NEW</li>\n</ul>\n"
-          "</section>\n", c->count, c->verdicts[V_SLOWER],
-          c->verdicts[V_FASTER], c->verdicts[V_SAME], c->verdicts[V_FAILED],
-          c->verdicts[V_ASIDE], c->only_base, c->only_new);
+  fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu machine, %zu same, "
+          "%zu failed, %zu aside; %zu only in BASE, %zu only in NEW</li>\n"
+          "</ul>\n</section>\n", c->count, c->verdicts[V_SLOWER],
+          c->verdicts[V_FASTER], c->verdicts[V_MACHINE], c->verdicts[V_SAME],
+          c->verdicts[V_FAILED], c->verdicts[V_ASIDE], c->only_base,
+          c->only_new);
   if (page) fputs("</body>\n</html>\n", f);
   return ferror(f) ? -1 : 0;
 }

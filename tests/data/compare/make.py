@@ -49,6 +49,16 @@ def scale(r, factor):
         r["percent_ceiling"] /= factor
 
 
+# The machine 8% slower: the rung and the ceiling timed beside it alike
+# (its rate the ceiling's, its share of it unchanged).
+d = doc()
+r = find(d, "reduce", "openmp-partials")
+scale(r, 1.08)
+r["ceiling"] /= 1.08
+if r["percent_ceiling"] is not None:
+    r["percent_ceiling"] *= 1.08
+write("machine.json", d)
+
 # 1.5 times slower, 3% slower, twice as fast.
 d = doc()
 scale(find(d, "reduce", "openmp-partials"), 1.5)
