@@ -17,7 +17,7 @@
 # was not installed.
 # When all that is required is here this runs no apt-get and no package
 # query: `command -v` and a few file tests.
-# For tests/deps.sh: KL_DEPS_UID stands for `id -u`, KL_DEPS_APT for the
+# For tests/cli/deps.sh: KL_DEPS_UID stands for `id -u`, KL_DEPS_APT for the
 # apt-get command, KL_DEPS_SYSROOT is put before the paths of the file
 # tests (OpenBLAS, GCC's offload compiler, /usr/local/cuda).
 

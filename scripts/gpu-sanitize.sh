@@ -194,7 +194,7 @@ workers=${KL_SANITIZE_WORKERS:-$(nproc)}
 tools=(racecheck memcheck initcheck synccheck)
 
 # ---- the groups ----------------------------------------------------------------
-t="$build/tests"
+t="$build/tests/unit"
 kl="$build/kladder run -q -b cuda --reps 1 --warmup 0"
 bytes_file=${TMPDIR:-/tmp}/kladder-sanitize-bytes-$$.bin
 rungs_mix="--random-only --pairs --workloads stream,read,map,reduce,integrate"
@@ -311,7 +311,7 @@ EOF
 }
 
 # ---- the machine and the build ----------------------------------------------------
-shim="$build/tests/libkl_launch_log.so"
+shim="$build/tests/tools/libkl_launch_log.so"
 logs=
 if [ "$mode" = run ]; then
   logs=$(mktemp -d)
@@ -330,7 +330,7 @@ if [ "$mode" = run ]; then
   head -c 100000003 /dev/urandom >"$bytes_file"
   trap 'rm -f "$bytes_file"' EXIT
   # -lineinfo: findings name the source line.
-  if [ ! -x "$build/tests/test_rungs" ] || [ ! -f "$shim" ]; then
+  if [ ! -x "$build/tests/unit/test_rungs" ] || [ ! -f "$shim" ]; then
     if ! { cmake -S . -B "$build" -DKL_WERROR=ON -DCMAKE_CUDA_FLAGS=-lineinfo &&
       cmake --build "$build" -j "$(nproc)"; } >"$logs/build.log" 2>&1; then
       tail -30 "$logs/build.log"

@@ -20,12 +20,12 @@
  *              machine, the commits named (history.c reads them);
  *   timelines  each rung whose run traced more than one event: a lane per
  *              track, coloured by phase, and the Chrome trace to save;
- *   self-check a script that checks the drawn page (tests/report.sh reads
+ *   self-check a script that checks the drawn page (tests/cli/report.sh reads
  *              its verdict from a headless browser).
  * Every number shown is a number of the files: each carries its JSON text
  * (data-v), the result it belongs to (data-r) and its key (data-k), or
  * data-c where it is computed from them (a ratio), so a test can read both
- * (tests/check_report.py). Numbers are shown with at least three
+ * (tests/cli/check_report.py). Numbers are shown with at least three
  * significant digits, as the table of `kladder run` shows them. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, fileno, realpath */
 #include "report-html.h"
@@ -234,7 +234,7 @@ static void time_text(double s, char *dst, size_t size) {
   if (snprintf(dst, size, "%s %s", num, units[u]) < 0) dst[0] = '\0';
 }
 
-/* The kinds of shown numbers (data-f), which tests/check_report.py
+/* The kinds of shown numbers (data-f), which tests/cli/check_report.py
  * formats again. */
 enum { F_NUM, F_TIME, F_PCT, F_TIMES };
 
@@ -2050,7 +2050,7 @@ static const char style[] =
 /* The page's own check, run once it is drawn: every chart has marks and
  * a size, no label leaves its chart's box, no script error happened. Its
  * verdict goes into #selfcheck, where a headless browser's --dump-dom
- * reads it (tests/report.sh). */
+ * reads it (tests/cli/report.sh). */
 static const char check_script[] =
     "<script>\n"
     "(function(){\n"

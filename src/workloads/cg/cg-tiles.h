@@ -2,7 +2,7 @@
  * tile of a box of X x Y x Z tiles (x fastest, then y, then z) a launch's
  * j-th block takes. The inner launch takes the tiles of an inner box,
  * lo[i] .. hi[i] - 1 along axis i; the edge launch the shell around it.
- * Plain C, so that tests/test_cg_tiles.c checks every tile is taken once
+ * Plain C, so that tests/unit/test_cg_tiles.c checks every tile is taken once
  * on the host. */
 #ifndef KL_CG_TILES_H
 #define KL_CG_TILES_H

@@ -1,7 +1,7 @@
 /* serial_sum: what issue 29 measured, through libkladder.so: a program
  * that sums four doubles with kl_reduce on a serial context. It must get
  * 10 and load no GPU library: neither the GPU module nor a CUDA or ROCm
- * runtime is among the objects of the process afterwards. tests/module.sh
+ * runtime is among the objects of the process afterwards. tests/cli/module.sh
  * runs it under maxrss. */
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #include <link.h>

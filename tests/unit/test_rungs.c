@@ -48,7 +48,7 @@
 #include <string.h>
 
 #include "core/model.h"
-#include "tools/launch_log_case.h"
+#include "../tools/launch_log_case.h"
 
 static int smallest_type(const kl_workload *w) {
   int best = -1;

@@ -1,13 +1,14 @@
 # `kladder compare`: results files matched result by result, each pair
 # with its time ratio, share-of-ceiling ratio, Mann-Whitney U test, the
-# interval of the ratio and verdict. Included by tests/CMakeLists.txt after kl_cli_test is
+# interval of the ratio and verdict. Included by cli/CMakeLists.txt after
+# kl_cli_test is
 # defined.
 #
 # The verdicts come from the fixtures of data/compare: base.json, a real
 # host run (reduce and map, serial and OpenMP, 64K, 7 timed runs), and
 # files make.py derives from it (one rung's times scaled, a rung dropped,
 # a check failed, ...), so that they are fixed.
-set(CMP ${CMAKE_CURRENT_SOURCE_DIR}/data/compare)
+set(CMP ${KL_TEST_DATA}/compare)
 
 kl_cli_test(compare-identical 0 "^7 pairs: 0 slower, 0 faster, 0 machine, 7 same, 0 failed"
   --not "(slower|faster|failed)$" compare ${CMP}/base.json ${CMP}/base.json)

@@ -1,6 +1,6 @@
-# The command line's grammar (issue 10): GNU-style options through
+# The command line's grammar: GNU-style options through
 # getopt_long, and the results files checked before any rung runs.
-# Included by tests/CMakeLists.txt after kl_cli_test is defined.
+# Included by cli/CMakeLists.txt after kl_cli_test is defined.
 #
 # Runs are one small map on the serial backend, no ceiling: a few
 # milliseconds. A run's first progress line is "[1/N] ...": where it must
@@ -115,7 +115,7 @@ kl_cli_test(trace-csv-same-file 2 "--csv and --trace name the same file 'out'"
   ${no_run} --leaves-nothing run ${quick} --csv out --trace out)
 kl_cli_test(trace-twice 2 "option '--trace' given twice" run -w map --trace a
   --trace b)
-# The pipeline ladders' own counts (issue 14): a chunk or a stream count
+# The pipeline ladders' own counts: a chunk or a stream count
 # of zero or below is one line and exit 2, and nothing runs.
 kl_cli_test(offload-chunk-zero 2
   "^kladder: error: offload: chunk: size '0' is zero; give a positive integer$"

@@ -9,7 +9,7 @@
  * point in shard 0 only (the sanitizer's jobs, side by side). --list:
  * only count the cases (the backend need not be here). Each case is named
  * to the sanitizer gate's launch log where it is preloaded
- * (tools/launch_log_case.h): "gemm RUNG TYPE MxNxK PARAMS".
+ * (tests/tools/launch_log_case.h): "gemm RUNG TYPE MxNxK PARAMS".
  * Exit 0 when all pass, 1 on any failure, 77 when the backend is absent. */
 #include <math.h>
 #include <stdio.h>
@@ -18,7 +18,7 @@
 
 #include "core/harness.h"
 #include "kladder-gemm.h"
-#include "tools/launch_log_case.h"
+#include "../tools/launch_log_case.h"
 
 typedef struct gemm_case {
   int64_t m, n, k;

@@ -1,4 +1,4 @@
-"""The results history's tests' helper (tests/history.sh): what the
+"""The results history's tests' helper (tests/cli/history.sh): what the
 shell cannot do alone, through Python's own sqlite3 module (not kladder's
 code), so that what kladder wrote is read by another reader.
 

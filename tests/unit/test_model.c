@@ -127,7 +127,7 @@ static const kl_param params[] = {
 
 static const kl_workload toy = {
     .name = "toy", .summary = "the model's parts", .tolerance = "exact",
-    .source = "tests/test_model.c", .metric = KL_METRIC_GITEMS,
+    .source = "tests/unit/test_model.c", .metric = KL_METRIC_GITEMS,
     .unit = "G/s", .types = KL_TYPE_BIT(KL_F64), .default_type = KL_F64,
     .params = params, .param_count = 4, .counts = counts,
     .ceiling = {KL_CEILING_BOUND, &kl__workload_stream, bound},
@@ -205,7 +205,7 @@ static const kl_param chunked_params[] = {
 
 static const kl_workload chunked = {
     .name = "chunked", .summary = "a sum in chunks", .tolerance = "exact",
-    .source = "tests/test_model.c", .metric = KL_METRIC_GBS, .unit = "GB/s",
+    .source = "tests/unit/test_model.c", .metric = KL_METRIC_GBS, .unit = "GB/s",
     .types = KL_TYPE_BIT(KL_I64), .default_type = KL_I64,
     .params = chunked_params, .param_count = 2,
     .plan = chunked_plan, .init = chunked_init, .check = chunked_check,

@@ -2,8 +2,8 @@
 # module.sh KLADDER LIBRARY MAXRSS LIMIT_KIB SERIAL_SUM [MODULE]
 # CTest's `starts-without-gpu-libraries`: the library starts with the GPU
 # libraries hidden. KLADDER is the command, LIBRARY libkladder.so, MAXRSS
-# tests/maxrss.c, LIMIT_KIB the most `kladder --version` and SERIAL_SUM
-# (tests/serial_sum.c) may take (0: not checked), MODULE the GPU module
+# tests/tools/maxrss.c, LIMIT_KIB the most `kladder --version` and SERIAL_SUM
+# (tests/tools/serial_sum.c) may take (0: not checked), MODULE the GPU module
 # (libkladder-cuda.so, libkladder-hip.so) where the build has one.
 #  - neither libkladder.so nor the command names a GPU runtime or vendor
 #    library in its dynamic section (readelf -d);

@@ -1,6 +1,6 @@
 /* maxrss PROGRAM [ARGS...]: runs PROGRAM and prints its peak resident set
  * size in KiB ("maxrss N"), then exits with its exit status (125 where it
- * did not run or did not exit). tests/module.sh measures `kladder
+ * did not run or did not exit). tests/cli/module.sh measures `kladder
  * --version` with it, where /usr/bin/time may be missing. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>

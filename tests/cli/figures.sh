@@ -11,7 +11,7 @@
 # And README.md stays a guide: at most 300 lines of at most 100 columns
 # (counted in bytes, which a wide character only makes stricter) and
 # 3,000 words.
-#   tests/figures.sh SOURCE_DIR
+#   tests/cli/figures.sh SOURCE_DIR
 set -u
 root=${1:?usage: figures.sh SOURCE_DIR}
 cd "$root" || exit 2

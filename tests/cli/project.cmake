@@ -1,0 +1,48 @@
+# ---- make's set-up
+# scripts/deps.sh, which `make` runs before it configures, on a PATH of
+# stub commands (deps.sh: nothing is installed): all that is
+# required here, nothing run; cmake missing without root or sudo, exit 2
+# and one line naming `apt-get install -y cmake`; as root, apt-get update
+# then the install of cmake alone. Under a second.
+add_test(NAME deps COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/deps.sh
+  ${PROJECT_SOURCE_DIR}/scripts/deps.sh)
+
+# ---- packaging
+# Install into a temporary prefix and build a program against it through
+# pkg-config (shared and static) and find_package(kladder); see
+# tests/install/check.sh. Host backends only. In a KL_SANITIZE build the installed
+# libraries tell their users to link the sanitizers' runtimes (kladder.pc's
+# Libs, the targets' link options), so the same check holds there. A few
+# seconds.
+add_test(NAME install COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/check.sh
+  ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR} ${PROJECT_VERSION}
+  ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${KL_GPU_MODULE_FILE}")
+set_tests_properties(install PROPERTIES TIMEOUT 300)
+
+# scripts/gpu-sanitize.sh without a GPU (sanitize_gate.sh): --plan over
+# this build's case lists and the times table, --analyze (the summary and
+# the kernel coverage check) over made-up logs.
+add_test(NAME sanitize-gate COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/sanitize_gate.sh
+  ${PROJECT_SOURCE_DIR}/scripts/gpu-sanitize.sh ${CMAKE_BINARY_DIR})
+
+# The skips' allow-list (tests/skips.allow), which CI's fresh root checks
+# every skip of `make test` against, and its checker.
+add_test(NAME skips-allow-list COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/skips-allow.sh
+  ${PROJECT_SOURCE_DIR}/scripts/check-skips.sh ${PROJECT_SOURCE_DIR}/tests/skips.allow)
+
+# The performance page: docs/performance.md and README's summary are what
+# `kladder report --markdown` makes of results/, which keeps its rules
+# (MACHINE/WORKLOAD.json, 3 MB at most).
+add_test(NAME performance-page COMMAND bash
+  ${PROJECT_SOURCE_DIR}/scripts/performance.sh $<TARGET_FILE:kladder-cli> --check)
+
+# No development residue in product text: no commit hash, date or issue
+# number in src/, README.md, CHANGELOG.md or docs/ (residue.sh says
+# its rules).
+add_test(NAME residue COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/residue.sh
+  ${PROJECT_SOURCE_DIR})
+# No measured figure in README.md or docs/ but in docs/performance.md (and
+# README's summary quoted from it) and the workloads' LESSONS.md.
+add_test(NAME figures COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/figures.sh
+  ${PROJECT_SOURCE_DIR})
