@@ -335,7 +335,9 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     if (!strcmp(out, inputs[i]))
       rc = fail(err, errlen, "-o %s would overwrite the results file it "
                 "reads%s", out, "");
-  json_doc **docs = calloc((size_t)count, sizeof *docs);
+  if (!rc && count < 1) rc = fail(err, errlen, "no results file%s%s", "", "");
+  json_doc **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
+                                       sizeof *docs);
   if (!rc && !docs) rc = fail(err, errlen, "out of memory%s%s", "", "");
   for (int i = 0; i < count && !rc; i++) {
     if (json_read(inputs[i], &docs[i], err, errlen)) {
