@@ -4,7 +4,7 @@
  *
  * The ladder (seed 003 on the GPU): from the seed's first OpenACC step,
  * every array crossing PCIe around every kernel, to a matrix-free solve
- * whose iteration moves 8 vectors and no matrix. Every rung owns its
+ * whose iteration moves 7 vectors on average and no matrix. Every rung owns its
  * repetition loop and runs the whole solve on a->stream; each rung's bytes
  * per iteration are cg.c's cost model (docs/workloads/cg.md).
  *

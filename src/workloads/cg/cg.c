@@ -442,7 +442,7 @@ static const kl_rung rungs[] = {
             .run_reps = KL_GPU_FN(kl__cg_gpu_pipelined)),
     KL_RUNG("cuda-matrix-free", gpu,
             "no matrix: the stencil applied from the grid, p's update "
-            "inside it; 8 vector passes per iteration",
+            "inside it; 7 vector passes an iteration on average",
             .variant = CG_MATRIX_FREE,
             .scratch = kl__cg_gpu_matrix_free_scratch,
             .setup = KL_GPU_FN(kl__cg_gpu_setup),
