@@ -24,6 +24,12 @@ kl_cli_test(cg-tol-range 2 "tol" run -w cg -n 3 -p tol=1e-20)
 kl_cli_test(cg-fixed-count 0 "cg serial: 100 iterations" run -v -w cg -b serial
   -n 5 -p mode=fixed,maxit=100 --reps 1)
 
+# cg on hard matrices (cg_hard.sh): generated SPD matrices of condition
+# 1e2 to 1e8, every rung here that takes a matrix to its tolerance.
+add_test(NAME cli-cg-hard-matrices COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/cg_hard.sh ${KL} $<TARGET_FILE:spd_gen>)
+set_tests_properties(cli-cg-hard-matrices PROPERTIES TIMEOUT 900 COST 130)
+
 # cg for a user's own system: b from a Matrix Market array file
 # (--rhs), the solution written as one (--solution) by the first rung
 # whose check passed, compared with the known x of small.mtx x =
