@@ -70,9 +70,9 @@ static const char usage_compare[] =
     "machines); interval, NEW's time over BASE's at 1 - A: the interval a\n"
     "two-sided Mann-Whitney U test over the timed runs inverts (Hodges-\n"
     "Lehmann; the CSV and JSON give the test's p too); the verdict:\n"
-    "  slower   the interval above 1 (a change beyond the runs' noise), and\n"
-    "           the wider one at 1 - A/5 reaching 1 + X (it may be as large\n"
-    "           as the threshold)\n"
+    "  slower   the interval above 1 (a change beyond the runs' noise), the\n"
+    "           wider one at 1 - A/5 reaching 1 + X (it may be as large as\n"
+    "           the threshold), the estimate at least half of X\n"
     "  faster   the same below 1, reaching 1 / (1 + X)\n"
     "  machine  slower or faster, but so was the ceiling timed beside the\n"
     "           rung in the same runs (the interval times the ceiling's rate\n"
@@ -612,15 +612,20 @@ static void ratio_interval(pair *p, double alpha) {
 
 /* The verdict of a time ratio's bounds, scaled by `scale` (1, or the
  * ceiling's rate ratio to take the machine's change out): slower where
- * the interval at 1 - alpha lies above 1 (a change beyond the runs' noise)
- * and the wider one at 1 - alpha / 5 reaches 1 + threshold (the change may
- * be as large as the threshold: one at the threshold is flagged nearly
- * always, one well below it, measured tightly, is not); faster the same
- * way below 1 and 1 / (1 + threshold). */
+ * the interval at 1 - alpha lies above 1 (a change beyond the runs'
+ * noise), the wider one at 1 - alpha / 5 reaches 1 + threshold (the change
+ * may be as large as the threshold) and the estimate is at least half the
+ * threshold (sqrt(1 + threshold): noise that only just passes the first
+ * test is not a regression of half the size). A change at the threshold
+ * is flagged nearly always, one well below it measured tightly is not.
+ * Faster the same way below 1. */
 static verdict by_interval(const pair *p, double scale, double threshold) {
-  if (p->lo * scale > 1 && p->hi_wide * scale >= 1 + threshold)
+  const double half = sqrt(1 + threshold); /* half the change, in ratio */
+  if (p->lo * scale > 1 && p->hi_wide * scale >= 1 + threshold &&
+      p->estimate * scale >= half)
     return V_SLOWER;
-  if (p->hi * scale < 1 && p->lo_wide * scale <= 1 / (1 + threshold))
+  if (p->hi * scale < 1 && p->lo_wide * scale <= 1 / (1 + threshold) &&
+      p->estimate * scale <= 1 / half)
     return V_FASTER;
   return V_SAME;
 }

@@ -18,8 +18,13 @@ fail() { echo "FAILED: $*"; exit 1; }
 
 # side FILE SEED SLOW CEILING_SLOW: a results file of one rung.
 side() {
-  awk -v seed="$2" -v slow="$3" -v cslow="$4" 'BEGIN {
-    srand(seed)
+  awk -v seed="$2" -v slow="$3" -v cslow="$4" '
+  # Park and Miller'"'"'s minimal standard generator, exact in any awk'"'"'s
+  # doubles: the same stream under mawk, gawk and busybox.
+  function uniform() { state = (16807 * state) % 2147483647; return state / 2147483647 }
+  BEGIN {
+    state = seed % 2147483646 + 1
+    for (w = 0; w < 10; w++) uniform()
     printf "{\"format\": \"kladder-results-2\", \"started\": \"\", "
     printf "\"kladder\": \"sim\", \"interrupted\": false, \"machine\": "
     printf "{\"cpu\": \"sim\"}, \"results\": [{\"workload\": \"map\", "
@@ -28,7 +33,7 @@ side() {
     printf "\"times_s\": ["
     for (i = 0; i < 10; i++) {
       # Box-Muller: a standard normal from two uniforms.
-      u = rand(); v = rand(); if (u < 1e-12) u = 1e-12
+      u = uniform(); v = uniform(); if (u < 1e-12) u = 1e-12
       z = sqrt(-2 * log(u)) * cos(6.283185307179586 * v)
       t[i] = 1e-3 * slow * exp(0.02 * z)
       printf "%s%.9g", i ? ", " : "", t[i]
