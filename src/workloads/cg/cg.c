@@ -16,6 +16,14 @@
 #define CG_MAX_GRID 1290
 #define CG_DEFAULT_FIXED 100
 #define CG_DEFAULT_CAP 10000
+/* A matrix file's cap in tolerance mode: this many iterations a row (at
+ * least CG_DEFAULT_CAP). In floating point CG loses the orthogonality
+ * that ends it within n steps in exact arithmetic, and on an
+ * ill-conditioned matrix converges only after several times n (A.
+ * Greenbaum, "Iterative Methods for Solving Linear Systems", SIAM 1997,
+ * ch. 4): a 1000-row band of condition 1e8 (tests/tools/spd_gen) takes
+ * 13,066. A grid's stencil, of condition about n^2, needs far fewer. */
+#define CG_CAP_PER_ROW 20
 
 /* ---- parameters and plan ------------------------------------------------- */
 
@@ -83,8 +91,12 @@ static kl_status plan(kl_plan *p) {
                      "nonzeros) does not fit in memory whole", (long long)rows,
                      (long long)nnz);
   v[CG_P_NNZ] = (double)nnz;
-  if (!(p->given >> CG_P_MAXIT & 1))
-    v[CG_P_MAXIT] = CG_MODE(p) == CG_FIXED ? CG_DEFAULT_FIXED : CG_DEFAULT_CAP;
+  if (!(p->given >> CG_P_MAXIT & 1)) {
+    double cap = CG_DEFAULT_CAP;
+    if (p->input_file && (double)rows * CG_CAP_PER_ROW > cap)
+      cap = fmin((double)rows * CG_CAP_PER_ROW, 1e9);
+    v[CG_P_MAXIT] = CG_MODE(p) == CG_FIXED ? CG_DEFAULT_FIXED : cap;
+  }
   kl__cg_plan_buffers(p, rows, nnz);
   return KL_OK;
 }

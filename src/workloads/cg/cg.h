@@ -102,7 +102,8 @@ extern const char *const kl__cg_modes[];
 #define CG_PARAM_MAXIT                                                        \
   {.name = "maxit", .kind = KL_PARAM_SIZE,                                    \
    .help = "iterations in fixed mode; the cap in tolerance mode",             \
-   .default_text = "100 fixed, 10000 tolerance", .min = 1, .max = 1e9}
+   .default_text = "100 fixed, 10000 tolerance (a matrix file: 20 a row, "   \
+                   "at least 10000)", .min = 1, .max = 1e9}
 
 /* Counts the rungs report. */
 enum { CG_COUNT_ITERATIONS };
