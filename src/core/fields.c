@@ -391,6 +391,10 @@ GET(get_warmup_runs) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->pub.warmup_runs);
 }
+GET(get_in_cache) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK, res->in_cache_bytes > 0);
+}
 GET(get_checked_timed) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->checked_timed);
@@ -517,6 +521,7 @@ const kl__field kl__fields[] = {
      get_warmup_runs},
     {"checked_timed", "checked_timed", R, NULL, KL__NUMBER, "%.0f",
      get_checked_timed},
+    {"in_cache", "in_cache", R, NULL, KL__NUMBER, "%.0f", get_in_cache},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
     {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},

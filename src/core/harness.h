@@ -324,6 +324,11 @@ typedef struct kl__result {
   /* 1: its one timed run was the checked run, which alone took longer
    * than max_seconds (measure.c). */
   int checked_timed;
+  /* Where the workload is memory-bound (its main size has a
+   * cache_multiple) and the plan's buffers fit in the device's last-level
+   * cache: those buffers' bytes, and the cache's; 0 otherwise. The rate
+   * is then the cache's (measure.c; a line under the table says so). */
+  double in_cache_bytes, cache_bytes;
 } kl__result;
 
 struct kl_report {

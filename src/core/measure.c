@@ -594,6 +594,17 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   kl__result_init(res, w, r, job->device, &job->plan);
   kl_result *pub = &res->pub;
   snprintf(pub->device_name, sizeof pub->device_name, "%s", ctx->device.name);
+  /* A memory-bound problem whose buffers fit in the device's last-level
+   * cache runs from the cache, repetition after repetition. */
+  const int main_size = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  double footprint = 0;
+  if (main_size >= 0 && w->params[main_size].cache_multiple > 0 &&
+      ctx->device.cache_bytes > 0 &&
+      kl__plan_bytes(&job->plan, &footprint) == KL_OK && footprint > 0 &&
+      footprint <= (double)ctx->device.cache_bytes) {
+    res->in_cache_bytes = footprint;
+    res->cache_bytes = (double)ctx->device.cache_bytes;
+  }
   if (!r->run && !r->run_reps)
     return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "rung %s is not "
                                             "built into this library",

@@ -200,6 +200,29 @@ static void print_ceiling_notes(const kl_report *rep, FILE *f) {
   }
 }
 
+/* The results whose buffers fit in their device's last-level cache, one
+ * line: their rates are the cache's, not memory's. */
+static void print_in_cache(const kl_report *rep, FILE *f) {
+  int count = 0;
+  double most = 0, cache = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *r = &rep->results[i];
+    if (r->pub.status != KL_OK || r->in_cache_bytes <= 0 || r->ceiling_only)
+      continue;
+    count++;
+    if (r->in_cache_bytes > most) {
+      most = r->in_cache_bytes;
+      cache = r->cache_bytes;
+    }
+  }
+  if (!count) return;
+  fprintf(f, "in cache, %d result%s: the buffers (at most %.3g MB) fit in the "
+          "device's last-level cache (%.3g MB), which the repetitions then run "
+          "from: a cache's rate, not memory's (the quick sizes or a larger -n "
+          "for memory)\n", count, count == 1 ? "" : "s", most / 1e6,
+          cache / 1e6);
+}
+
 /* The counts a run reported (cg's iterations) and the time per unit of
  * the first one, a line per result that has them. */
 static void print_counts(const kl_report *rep, FILE *f) {
@@ -374,6 +397,7 @@ static void print_energy(const kl_report *rep, FILE *f) {
 
 static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
+  print_in_cache(rep, f);
   print_counts(rep, f);
   print_overlap(rep, f);
   print_ranks(rep, f);

@@ -141,6 +141,15 @@ kl_cli_test(max-time-checked-run 0 "" --json-stdout "d['results'][0]['checked_ti
   run -w gemm -b serial -r serial-naive -n 200 --max-time 0.000001 --json - --no-ceiling)
 kl_cli_test(max-time-checked-run-said 0 "serial-naive: timed once, by its checked run, which alone took longer than 1e-06 s"
   run -w gemm -b serial -r serial-naive -n 200 --max-time 0.000001 --no-ceiling)
+# A memory-bound problem whose buffers fit in the device's last-level
+# cache is said to run from it, in the results and under the table; a
+# compute-bound one never is.
+kl_cli_test(in-cache-said 0 "^in cache, [0-9]+ results?: the buffers \\(at most [0-9.e+]+ MB\\) fit in the device's last-level cache"
+  run -w reduce -b serial -n 64K --reps 2 --no-ceiling)
+kl_cli_test(in-cache-field 0 "" --json-stdout "d['results'][0]['in_cache'] == 1"
+  run -w reduce -b serial -n 64K --reps 2 --no-ceiling --json -)
+kl_cli_test(in-cache-compute-bound 0 "" --json-stdout "d['results'][0]['in_cache'] == 0"
+  run -w gemm -b serial -r serial-naive -n 64 --reps 2 --no-ceiling --json -)
 
 # A quick default: without a size each workload runs at its quick size
 # (host: integrate 10^7 points; the memory-bound workloads' grow past the
