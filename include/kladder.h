@@ -688,6 +688,13 @@ typedef struct kl_machine {
   char gpu[128];    /* "" without one */
   char driver[64];  /* "" without one */
   char host[64];
+  /* The CPU's frequency policy where the OS says it (cpufreq's
+   * scaling_governor: "performance", "powersave", ...; "" where it does
+   * not), and cpu 0's clock in MHz at the run's start (cpufreq, else
+   * /proc/cpuinfo; 0 where neither says): a disclosure, as SPEC results
+   * carry one. */
+  char cpu_governor[32];
+  double cpu_mhz;
 } kl_machine;
 
 /* How this library was built, as the results files record it. */

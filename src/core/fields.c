@@ -227,6 +227,15 @@ GET(get_driver) {
   text(v, rep->machine.driver[0] || !v->json ? rep->machine.driver : NULL);
 }
 GET(get_host) { (void)res; text(v, rep->machine.host); }
+GET(get_cpu_governor) {
+  (void)res;
+  text(v, rep->machine.cpu_governor[0] || !v->json ? rep->machine.cpu_governor
+                                                   : NULL);
+}
+GET(get_cpu_mhz) {
+  (void)res;
+  number(v, rep->machine.cpu_mhz > 0, rep->machine.cpu_mhz);
+}
 GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
 GET(get_reps) { (void)res; number(v, 1, rep->options.reps); }
 GET(get_warmup) { (void)res; number(v, 1, rep->options.warmup); }
@@ -478,6 +487,9 @@ const kl__field kl__fields[] = {
     {"gpu", "gpu", KL__RUN, "machine", KL__TEXT, NULL, get_gpu},
     {"driver", "driver", KL__RUN, "machine", KL__TEXT, NULL, get_driver},
     {"host", NULL, KL__RUN, "machine", KL__TEXT, NULL, get_host},
+    {"cpu_governor", NULL, KL__RUN, "machine", KL__TEXT, NULL,
+     get_cpu_governor},
+    {"cpu_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f", get_cpu_mhz},
     {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed},
     {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps},
     {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},

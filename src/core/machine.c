@@ -110,6 +110,40 @@ static void cpu_model(char *dst, size_t size) {
   fclose(f);
 }
 
+/* The first line of a small text file, without its newline; "" where it
+ * cannot be read. */
+static void first_line(const char *path, char *dst, size_t size) {
+  dst[0] = '\0';
+  FILE *f = fopen(path, "r");
+  if (!f) return;
+  if (!fgets(dst, (int)size, f)) dst[0] = '\0';
+  dst[strcspn(dst, "\n")] = '\0';
+  fclose(f);
+}
+
+/* cpu 0's clock in MHz: cpufreq's scaling_cur_freq (kHz), else the first
+ * "cpu MHz" of /proc/cpuinfo (what a virtual machine often has alone);
+ * 0 where neither says. */
+static double cpu_mhz(void) {
+  char text[64];
+  first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", text,
+             sizeof text);
+  char *end = NULL;
+  const double khz = strtod(text, &end);
+  if (end != text && khz > 0) return khz / 1000;
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return 0;
+  char line[512];
+  double mhz = 0;
+  while (mhz == 0 && fgets(line, sizeof line, f)) {
+    if (strncmp(line, "cpu MHz", 7) != 0) continue;
+    const char *colon = strchr(line, ':');
+    if (colon) mhz = strtod(colon + 1, NULL);
+  }
+  fclose(f);
+  return mhz > 0 ? mhz : 0;
+}
+
 void kl__host_describe(kl_machine *m) {
   memset(m, 0, sizeof *m);
   m->size = sizeof *m;
@@ -119,6 +153,9 @@ void kl__host_describe(kl_machine *m) {
   m->omp_threads = kl__omp_threads();
   if (gethostname(m->host, sizeof m->host) != 0) m->host[0] = '\0';
   m->host[sizeof m->host - 1] = '\0';
+  first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+             m->cpu_governor, sizeof m->cpu_governor);
+  m->cpu_mhz = cpu_mhz();
 }
 
 void kl__machine_describe(kl_machine *m, const kl_backend *const *backends,

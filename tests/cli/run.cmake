@@ -148,6 +148,10 @@ kl_cli_test(in-cache-said 0 "^in cache, [0-9]+ results?: the buffers \\(at most 
   run -w reduce -b serial -n 64K --reps 2 --no-ceiling)
 kl_cli_test(in-cache-field 0 "" --json-stdout "d['results'][0]['in_cache'] == 1"
   run -w reduce -b serial -n 64K --reps 2 --no-ceiling --json -)
+# The machine's disclosure: the CPU's frequency policy and clock, each a
+# value or null (a virtual machine may expose neither).
+kl_cli_test(machine-cpu-clock 0 "" --json-stdout "'cpu_governor' in d['machine'] and (d['machine']['cpu_mhz'] is None or d['machine']['cpu_mhz'] > 0)"
+  run -w reduce -b serial -n 1K --reps 2 --no-ceiling --json -)
 kl_cli_test(in-cache-compute-bound 0 "" --json-stdout "d['results'][0]['in_cache'] == 0"
   run -w gemm -b serial -r serial-naive -n 64 --reps 2 --no-ceiling --json -)
 
