@@ -251,15 +251,6 @@ static int maybe_number(const side *s, const json_value *item, size_t index,
   return 0;
 }
 
-static int has_flag(const char *flags, const char *flag) {
-  const size_t len = strlen(flag);
-  for (const char *p = flags; (p = strstr(p, flag)) != NULL; p += len) {
-    const int starts = p == flags || strchr(",; ", p[-1]);
-    const int ends = p[len] == '\0' || strchr(",; ", p[len]);
-    if (starts && ends) return 1;
-  }
-  return 0;
-}
 
 /* The checks kladder run does not count as failures
  * (docs/verification.md): a known-wrong rung caught or not, and UNVERIFIABLE. */
@@ -318,7 +309,7 @@ static int read_row(const side *s, const json_value *item, size_t index,
   r->params = json_string(item, "params", "");
   r->flags = json_string(item, "flags", "");
   r->device_name = json_string(item, "device_name", "");
-  r->ceiling = has_flag(r->flags, "ceiling");
+  r->ceiling = listed(r->flags, "ceiling");
   const json_value *times = json_member(item, "times_s");
   if (times && times->kind != JSON_NULL) {
     if (times->kind != JSON_ARRAY)

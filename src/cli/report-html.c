@@ -96,14 +96,7 @@ static const char *str(const json_value *v, const char *key) {
 }
 
 static int has_flag(const row *r, const char *flag) {
-  const size_t len = strlen(flag);
-  for (const char *p = r->flags; *p;) {
-    const char *end = strchr(p, ',');
-    const size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, flag, len) == 0) return 1;
-    p = end ? end + 1 : p + item;
-  }
-  return 0;
+  return listed(r->flags, flag);
 }
 
 static int ran(const row *r) {

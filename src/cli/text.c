@@ -85,6 +85,17 @@ int write_file(const char *path, const char *text, size_t len, int shared) {
   return ok ? 0 : -1;
 }
 
+int listed(const char *list, const char *name) {
+  const size_t len = strlen(name);
+  for (const char *p = list; len && (p = strstr(p, name)) != NULL;
+       p += len) {
+    const int starts = p == list || strchr(",; ", p[-1]);
+    const int ends = p[len] == '\0' || strchr(",; ", p[len]);
+    if (starts && ends) return 1;
+  }
+  return 0;
+}
+
 void csv_text(FILE *f, const char *s) {
   if (!strpbrk(s, ",\"\r\n")) {
     fputs(s, f);

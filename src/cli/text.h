@@ -37,6 +37,9 @@ void html_escape(FILE *f, const char *s);
  * as mkstemp makes it, the owner's alone. 0, or -1 with errno saying why
  * (the temporary file removed). */
 int write_file(const char *path, const char *text, size_t len, int shared);
+/* Whether `name` is an item of `list`, a results file's flags
+ * ("ceiling,vendor"; items apart by ',', ';' or a space). */
+int listed(const char *list, const char *name);
 /* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
  * comma, a quote or a line break. */
 void csv_text(FILE *f, const char *s);
