@@ -14,12 +14,14 @@
  * version and the date its runs started. The page depends on nothing but
  * the files and the options: the same files make the same page. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "json-read.h"
 #include "report-md.h"
+#include "text.h"
 
 #define MAX_MACHINES 16
 #define MAX_ROWS 32
@@ -51,9 +53,13 @@ typedef struct page {
   int extras;
 } page;
 
-static int fail(char *err, size_t errlen, const char *fmt, const char *a,
-                const char *b) {
-  snprintf(err, errlen, fmt, a, b);
+/* One line into err; 2, the exit code of every refusal. */
+PRINTF_LIKE(3, 4)
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
   return 2;
 }
 
@@ -103,14 +109,6 @@ static problem *problem_of(page *pg, const char *w, const char *type,
   return p;
 }
 
-static int has_flag(const char *flags, const char *flag) {
-  const size_t n = strlen(flag);
-  for (const char *s = flags; (s = strstr(s, flag)) != NULL; s += n)
-    if ((s == flags || s[-1] == ',') && (s[n] == '\0' || s[n] == ','))
-      return 1;
-  return 0;
-}
-
 /* One file's results into the page, under machine mi. */
 static void take_results(page *pg, int mi, const json_value *root) {
   const json_value *results = json_member(root, "results");
@@ -139,7 +137,7 @@ static void take_results(page *pg, int mi, const json_value *root) {
     if (k < 0) continue;
     const json_value **best = &p->best[k][mi];
     if (!*best || rate > json_number(*best, "rate", 0, NULL)) *best = r;
-    if (has_flag(json_string(r, "flags", ""), "vendor")) {
+    if (listed(json_string(r, "flags", ""), "vendor")) {
       const json_value **v = &p->vendor[k][mi];
       if (!*v || rate > json_number(*v, "rate", 0, NULL)) *v = r;
     }
@@ -317,28 +315,28 @@ int report_markdown(const char *out, const char *const *inputs, int count,
   if (!pg || !pg->p) {
     if (pg) free(pg->p);
     free(pg);
-    return fail(err, errlen, "out of memory%s%s", "", "");
+    return fail(err, errlen, "out of memory");
   }
   int rc = 0;
   char names[MAX_MACHINES][NAME];
   int n = 0;
   if (machines && split_names(machines, names, MAX_MACHINES, &n))
     rc = fail(err, errlen, "--machines '%s': names separated by commas, at "
-              "most 16%s", machines, "");
+              "most 16", machines);
   for (int i = 0; i < n && !rc; i++) machine_index(pg, names[i], 1);
   pg->fixed = machines != NULL;
   if (!rc && backends &&
       split_names(backends, pg->extra_rows, MAX_ROWS, &pg->extras))
-    rc = fail(err, errlen, "--backends '%s': names separated by commas%s",
-              backends, "");
+    rc = fail(err, errlen, "--backends '%s': names separated by commas",
+              backends);
   for (int i = 0; i < count && !rc; i++)
     if (!strcmp(out, inputs[i]))
       rc = fail(err, errlen, "-o %s would overwrite the results file it "
-                "reads%s", out, "");
-  if (!rc && count < 1) rc = fail(err, errlen, "no results file%s%s", "", "");
+                "reads", out);
+  if (!rc && count < 1) rc = fail(err, errlen, "no results file");
   json_doc **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
                                        sizeof *docs);
-  if (!rc && !docs) rc = fail(err, errlen, "out of memory%s%s", "", "");
+  if (!rc && !docs) rc = fail(err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
     if (json_read(inputs[i], &docs[i], err, errlen)) {
       rc = 2;
@@ -347,7 +345,7 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     const json_value *root = json_root(docs[i]);
     if (strncmp(json_string(root, "format", ""), "kladder-results-", 16)) {
       rc = fail(err, errlen, "%s: not a results file of `kladder run "
-                "--json`%s", inputs[i], "");
+                "--json`", inputs[i]);
       break;
     }
     char folder[NAME];
