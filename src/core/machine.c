@@ -90,24 +90,31 @@ kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes) {
   return KL_OK;
 }
 
-static void cpu_model(char *dst, size_t size) {
-  snprintf(dst, size, "unknown CPU");
+/* The first value of a field of /proc/cpuinfo ("model name", "cpu MHz"):
+ * what follows its colon, trimmed; "" where there is none. */
+static void cpuinfo_field(const char *field, char *dst, size_t size) {
+  dst[0] = '\0';
   FILE *f = fopen("/proc/cpuinfo", "r");
   if (!f) return;
   char line[512];
+  const size_t len = strlen(field);
   while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) == 0) {
-      char *colon = strchr(line, ':');
-      if (colon) {
-        colon++;
-        while (*colon == ' ' || *colon == '\t') colon++;
-        colon[strcspn(colon, "\n")] = '\0';
-        snprintf(dst, size, "%s", colon);
-      }
-      break;
+    if (strncmp(line, field, len) != 0) continue;
+    char *colon = strchr(line, ':');
+    if (colon) {
+      colon++;
+      while (*colon == ' ' || *colon == '\t') colon++;
+      colon[strcspn(colon, "\n")] = '\0';
+      snprintf(dst, size, "%s", colon);
     }
+    break;
   }
   fclose(f);
+}
+
+static void cpu_model(char *dst, size_t size) {
+  cpuinfo_field("model name", dst, size);
+  if (!dst[0]) snprintf(dst, size, "unknown CPU");
 }
 
 /* The first line of a small text file, without its newline; "" where it
@@ -131,16 +138,8 @@ static double cpu_mhz(void) {
   char *end = NULL;
   const double khz = strtod(text, &end);
   if (end != text && khz > 0) return khz / 1000;
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f) return 0;
-  char line[512];
-  double mhz = 0;
-  while (mhz == 0 && fgets(line, sizeof line, f)) {
-    if (strncmp(line, "cpu MHz", 7) != 0) continue;
-    const char *colon = strchr(line, ':');
-    if (colon) mhz = strtod(colon + 1, NULL);
-  }
-  fclose(f);
+  cpuinfo_field("cpu MHz", text, sizeof text);
+  const double mhz = strtod(text, NULL);
   return mhz > 0 ? mhz : 0;
 }
 
