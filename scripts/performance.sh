@@ -25,6 +25,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 page=docs/performance.md
+# make_page OUT: the page of results/ written to OUT.
+make_page() {
+  "$kladder" report --markdown --machines "$MACHINES" --backends "$BACKENDS" \
+    results/*/*.json -o "$1"
+}
 if [ "${2:-}" = --check ]; then
   bad=0
   while IFS= read -r f; do
@@ -37,8 +42,7 @@ if [ "${2:-}" = --check ]; then
     { echo "results/: $bytes bytes, over the $MAX_BYTES allowed"; bad=1; }
   tmp=$(mktemp "${TMPDIR:-/tmp}/kladder-performance-XXXXXX")
   trap 'rm -f "$tmp"' EXIT
-  "$kladder" report --markdown --machines "$MACHINES" --backends "$BACKENDS" \
-    results/*/*.json -o "$tmp"
+  make_page "$tmp"
   if ! diff -u "$page" "$tmp"; then
     echo "$page is not what results/ makes: run \`make performance\`"
     bad=1
@@ -52,8 +56,7 @@ if [ "${2:-}" = --check ]; then
   [ "$bad" = 0 ] && echo "performance page, README summary and results/: ok"
   exit "$bad"
 fi
-"$kladder" report --markdown --machines "$MACHINES" --backends "$BACKENDS" \
-  results/*/*.json -o "$page"
+make_page "$page"
 # The summary table into README.md, between its markers.
 splice_summary() {
   awk -v page="$page" '
