@@ -310,6 +310,27 @@ typedef void (*kl_progress_fn)(void *ctx, const char *line);
 /* The most timed or warm-up runs a run accepts. */
 #define KL_MAX_REPS 1000000
 
+/* Repetitions by noise (kl_options.reps 0, the default): a rung's timed
+ * runs go on until the 95% interval of their median is within
+ * kl_options.precision of it on either side, after at least
+ * KL_NOISE_MIN_REPS runs (the fewest whose extremes bound such an
+ * interval) and KL_NOISE_MIN_SECONDS of timed runs; they stop sooner at
+ * kl_options.max_seconds or KL_NOISE_MAX_REPS runs. */
+#define KL_NOISE_MIN_REPS 6
+#define KL_NOISE_MIN_SECONDS 0.02
+#define KL_NOISE_MAX_REPS 10000
+
+/* Why a rung's timed runs stopped (kl_result.stop). */
+typedef enum kl_stop {
+  KL_STOP_REPS,      /* the count asked for (kl_options.reps) */
+  KL_STOP_CONVERGED, /* the median's interval within the precision */
+  KL_STOP_MAX_TIME,  /* the time bound (kl_options.max_seconds, quick) */
+  KL_STOP_MAX_REPS   /* KL_NOISE_MAX_REPS runs */
+} kl_stop;
+
+/* "reps", "converged", "max-time", "max-reps". */
+const char *kl_stop_name(kl_stop s);
+
 /* Ranks: a run over several processes at once (MPI ranks). The library
  * does not call MPI itself: a program started by mpirun fills a kl_ranks
  * with the few collectives a run needs (the command's src/cli/ranks-mpi.c
@@ -439,7 +460,9 @@ typedef struct kl_options {
    * skipped, with a note; NULL: none. */
   const char *input_file;
   kl_shape shape;     /* the group parameters by position */
-  int reps;           /* timed runs after warm-up, 1..KL_MAX_REPS */
+  /* Timed runs after warm-up: 1..KL_MAX_REPS, or 0 (the default): as
+   * many as the noise needs (KL_NOISE_MIN_REPS above). */
+  int reps;
   int warmup;         /* untimed runs before them, 0..KL_MAX_REPS */
   uint64_t seed;      /* inputs are a function of the seed alone */
   int skip_ceiling;   /* nonzero: do not measure the ceilings */
@@ -508,10 +531,14 @@ typedef struct kl_options {
    * so), never zero ones, and the run's status is unchanged. Default 0
    * (`kladder run --energy`). */
   int energy;
+  /* With reps 0: the 95% interval of a rung's median time within this
+   * fraction of the median on either side ends its timed runs. Default
+   * 0.005 (`kladder run --precision 0.5%`). */
+  double precision;
 } kl_options;
 
-/* Defaults: every workload, backend and rung, 10 reps after 2 warm-up,
- * seed 20261121, 30 s per rung. */
+/* Defaults: every workload, backend and rung, timed runs by noise
+ * (precision 0.5%) after 2 warm-up, seed 20261121, 30 s per rung. */
 void kl_options_init_sized(kl_options *o, size_t size);
 static inline void kl_options_init(kl_options *o) {
   kl_options_init_sized(o, sizeof *o);
@@ -678,6 +705,11 @@ typedef struct kl_result {
   int energy_reps, energy_updates;
   double idle_watts, sampled_watts;
   int energy_mismatch;
+  /* Why the timed runs stopped, and the 95% interval of their median
+   * (order statistics: see KL_NOISE_MIN_REPS); t_low and t_high 0 under
+   * KL_NOISE_MIN_REPS runs, where there is none. */
+  kl_stop stop;
+  double t_low, t_high;
 } kl_result;
 
 typedef struct kl_machine {
@@ -812,7 +844,8 @@ static inline void kl_problem_init(kl_problem *p) {
 }
 
 /* One rung of a workload, by name, on one problem, without a ceiling: for
- * tests and embedding programs. On ctx, whose backend must be the rung's;
+ * tests and embedding programs; reps timed runs (0: by noise, to 0.5%, at
+ * most KL_NOISE_MAX_REPS of them) after warmup. On ctx, whose backend must be the rung's;
  * NULL: the process's default context of that backend. KL_OK when it ran
  * and its check passed (or, for a known-wrong rung, failed as expected);
  * KL_CHECK_FAILED when the check failed. Once the workload, the rung and

@@ -135,13 +135,16 @@ static const char usage_run[] =
     "      --beta B             default 1, and beta, default 0)\n"
     "      --scalars A,B        the scalars in order, as a list; each scalar\n"
     "                           once: not --alpha and a first item too\n"
-    "      --reps N             timed runs per rung (default 10, at most\n"
-    "                           1000000)\n"
+    "      --reps N             timed runs per rung, at most 1000000 (default:\n"
+    "                           until the median is known to --precision)\n"
+    "      --precision P        the 95% interval of a rung's median within P\n"
+    "                           of it ends its runs (default 0.5%; a fraction\n"
+    "                           or a percent), at most --max-time\n"
     "      --warmup N           untimed runs before them (default 2, at most\n"
     "                           1000000)\n"
     "      --max-time S         fewer runs where a rung's would take more than\n"
-    "                           S seconds, at least one timed run (default 30;\n"
-    "                           0: no limit)\n"
+    "                           S seconds, at least one timed run (default 30,\n"
+    "                           0.5 at a quick size; 0: no limit)\n"
     "      --seed S             seed of the random inputs (default 20261121)\n"
     "      --csv FILE           also write the results as CSV\n"
     "      --json FILE          also write the results as JSON\n"
@@ -278,6 +281,7 @@ enum {
   OPT_REPS,
   OPT_WARMUP,
   OPT_MAX_TIME,
+  OPT_PRECISION,
   OPT_SEED,
   OPT_CSV,
   OPT_JSON,
@@ -318,6 +322,7 @@ static const struct option run_longs[] = {
     {"reps", required_argument, NULL, OPT_REPS},
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"precision", required_argument, NULL, OPT_PRECISION},
     {"seed", required_argument, NULL, OPT_SEED},
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
@@ -1020,6 +1025,17 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
       return bad_usage(ps->help, "--seed '%s' must be a non-negative integer",
                        shown(v, show));
     c->o.seed = s;
+    break;
+  }
+  case OPT_PRECISION: {
+    char *end = NULL;
+    errno = 0;
+    double p = strtod(v, &end);
+    if (end && end != v && *end == '%' && end[1] == '\0') p /= 100, end++;
+    if (errno || end == v || *end != '\0' || !(p > 0) || p >= 1)
+      return bad_usage(ps->help, "--precision '%s' must be above 0 and below "
+                       "1 (or 100%%): 0.005 or 0.5%%", shown(v, show));
+    c->o.precision = p;
     break;
   }
   case OPT_MAX_TIME: {

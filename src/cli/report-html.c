@@ -2148,10 +2148,18 @@ static void header(report *rep) {
       meta_row(f, "GPU build", b);
     }
     const json_value *opt = json_member(root, "options");
-    snprintf(b, sizeof b, "%.0f timed runs after %.0f warm-up, seed %.0f; "
-             "time: the median", json_number(opt, "reps", 0, NULL),
-             json_number(opt, "warmup", 0, NULL),
-             json_number(opt, "seed", 0, NULL));
+    int counted = 0;
+    const double reps = json_number(opt, "reps", 0, &counted);
+    if (counted)
+      snprintf(b, sizeof b, "%.0f timed runs after %.0f warm-up, seed %.0f; "
+               "time: the median", reps, json_number(opt, "warmup", 0, NULL),
+               json_number(opt, "seed", 0, NULL));
+    else
+      snprintf(b, sizeof b, "timed runs until the median is known to "
+               "+/-%g%%, after %.0f warm-up, seed %.0f; time: the median",
+               100 * json_number(opt, "precision", 0, NULL),
+               json_number(opt, "warmup", 0, NULL),
+               json_number(opt, "seed", 0, NULL));
     meta_row(f, "runs", b);
     meta_row(f, "format", json_string(root, "format", ""));
     meta_row(f, "notes", json_string(root, "notes", ""));

@@ -176,6 +176,24 @@ GET(get_stddev) {
   (void)rep;
   number(v, timed(&res->pub) && res->pub.reps > 1, res->pub.t_stddev);
 }
+/* The 95% interval of the median, where the runs give one (kl_stop). */
+GET(get_median_low) {
+  (void)rep;
+  number(v, timed(&res->pub) && res->pub.t_low > 0, res->pub.t_low);
+}
+GET(get_median_high) {
+  (void)rep;
+  number(v, timed(&res->pub) && res->pub.t_high > 0, res->pub.t_high);
+}
+GET(get_median_spread) {
+  (void)rep;
+  const double s = kl__median_spread(&res->pub);
+  number(v, timed(&res->pub) && s >= 0, s);
+}
+GET(get_stop) {
+  (void)rep;
+  text(v, timed(&res->pub) ? kl_stop_name(res->pub.stop) : NULL);
+}
 GET(get_times) {
   (void)rep;
   v->present = timed(&res->pub) && res->pub.times;
@@ -237,7 +255,15 @@ GET(get_cpu_mhz) {
   number(v, rep->machine.cpu_mhz > 0, rep->machine.cpu_mhz);
 }
 GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
-GET(get_reps) { (void)res; number(v, 1, rep->options.reps); }
+/* By noise: no count, the precision instead. */
+GET(get_reps) {
+  (void)res;
+  number(v, rep->options.reps > 0, rep->options.reps);
+}
+GET(get_precision) {
+  (void)res;
+  number(v, rep->options.reps == 0, rep->options.precision);
+}
 GET(get_warmup) { (void)res; number(v, 1, rep->options.warmup); }
 GET(get_max_time) {
   (void)res;
@@ -460,6 +486,13 @@ const kl__field kl__fields[] = {
     {"min_s", "min_s", R, NULL, KL__SECONDS, "%.9g", get_min},
     {"max_s", "max_s", R, NULL, KL__SECONDS, "%.9g", get_max},
     {"stddev_s", "stddev_s", R, NULL, KL__SECONDS, "%.9g", get_stddev},
+    {"median_low_s", "median_low_s", R, NULL, KL__SECONDS, "%.9g",
+     get_median_low},
+    {"median_high_s", "median_high_s", R, NULL, KL__SECONDS, "%.9g",
+     get_median_high},
+    {"median_spread", "median_spread", R, NULL, KL__NUMBER, "%.4g",
+     get_median_spread},
+    {"stop", "stop", R, NULL, KL__TEXT, NULL, get_stop},
     {"times_s", NULL, R, NULL, KL__LIST, NULL, get_times},
     {"bytes", "bytes", R, NULL, KL__NUMBER, "%.17g", get_bytes},
     {"flops", "flops", R, NULL, KL__NUMBER, "%.17g", get_flops},
@@ -493,6 +526,8 @@ const kl__field kl__fields[] = {
     {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed},
     {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps},
     {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
+    {"precision", "precision", KL__RUN, "options", KL__NUMBER, "%.6g",
+     get_precision},
     {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time},
     {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings},
     {"host_data", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_host_data},

@@ -471,14 +471,40 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
                             kl_status (*batch)(void *arg, int count),
                             void *arg, int per_batch, kl__energy_figures *f);
 
+/* ---- noise.c: when a series of timed runs has measured its median ------- */
+/* A series' rule: a fixed count (precision 0: min_reps runs), or runs
+ * until the median's 95% interval is within precision of it (at least
+ * min_reps runs and min_seconds of timed runs), at most max_reps runs
+ * and max_seconds of the series' wall clock (0: no bound). */
+typedef struct kl__noise_rule {
+  int min_reps, max_reps;
+  double precision, min_seconds, max_seconds;
+} kl__noise_rule;
+/* k such that the k-th smallest and the k-th largest of n runs bound
+ * their median with 95% confidence; 0 under KL_NOISE_MIN_REPS runs. */
+int kl__median_rank(int n);
+/* That interval of n sorted times, and its larger side over the median;
+ * -1 (low and high 0) where there is none. */
+double kl__median_interval(const double *sorted, int n, double *low,
+                           double *high);
+/* The runs to make after n of times t (timed: their sum; wall: the
+ * series' seconds so far); 0 when the series is over, why in *stop.
+ * scratch: room for n values. */
+/* A result's interval's larger side over its median; -1 where it has
+ * none. */
+double kl__median_spread(const kl_result *r);
+int kl__noise_more(const kl__noise_rule *rule, const double *t, int n,
+                   double timed, double wall, double *scratch, kl_stop *stop);
+
 /* ---- measure.c --------------------------------------------------------- */
 /* Check, then time, one job in an open context (entered); with a ceiling
  * job beside it, time that right after; with an energy counter (NULL:
- * none), then the job's energy window. host_data: kl_options.host_data,
- * for the job's own repetitions (the ceiling's stay in the backend's
- * memory). */
+ * none), then the job's energy window. reps 0: by noise, to precision
+ * (kl_options'). host_data: kl_options.host_data, for the job's own
+ * repetitions (the ceiling's stay in the backend's memory). */
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      int warmup, double max_seconds, int host_data,
+                      double precision, int warmup, double max_seconds,
+                      int host_data,
                       const kl_ranks *ranks, const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__energy *energy,
                       kl__result *res);

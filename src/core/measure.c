@@ -123,10 +123,12 @@ static void unprepare(prepared *pr) {
   pr->ctx = NULL;
 }
 
-/* The timings of one series of repetitions. */
+/* The timings of one series of repetitions, room for `capacity` runs. */
 typedef struct series {
-  double *seconds;       /* [reps] */
-  double *phase_seconds; /* [reps * KL_MAX_PHASES] */
+  int capacity;
+  double *seconds;       /* [capacity] */
+  double *phase_seconds; /* [capacity * KL_MAX_PHASES] */
+  double *scratch;       /* [capacity]: the rule's sort */
   /* The last timed run's events: the rung's own (room for
    * KL_MAX_TRACE_EVENTS), or the harness's one; and when that run began. */
   kl_trace_event *trace;
@@ -141,6 +143,43 @@ typedef struct series {
 } series;
 
 #define KL__OWN (2 + KL_MAX_PHASES)
+
+/* Room for n runs in the series: its times, phases (new ones 0), the
+ * rule's scratch and, on several ranks, this rank's own runs. */
+static kl_status series_room(series *s, int n, int ranks) {
+  if (n <= s->capacity) return KL_OK;
+  size_t cap = s->capacity > 0 ? (size_t)s->capacity : 16;
+  while (cap < (size_t)n) cap *= 2;
+  double *t = realloc(s->seconds, sizeof *t * cap);
+  if (t) s->seconds = t;
+  double *sc = t ? realloc(s->scratch, sizeof *sc * cap) : NULL;
+  if (sc) s->scratch = sc;
+  double *ph = sc ? realloc(s->phase_seconds,
+                            sizeof *ph * cap * KL_MAX_PHASES)
+                  : NULL;
+  if (ph) {
+    const size_t old = (size_t)s->capacity * KL_MAX_PHASES;
+    memset(ph + old, 0, sizeof *ph * (cap * KL_MAX_PHASES - old));
+    s->phase_seconds = ph;
+  }
+  /* Where it cannot be had, the ranks' runs are not gathered. */
+  if (ph && ranks > 1) {
+    double *own = realloc(s->own, sizeof *own * cap * KL__OWN);
+    if (!own) free(s->own);
+    s->own = own;
+  }
+  if (!ph) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  s->capacity = (int)cap;
+  return KL_OK;
+}
+
+static void series_free(series *s) {
+  free(s->seconds);
+  free(s->phase_seconds);
+  free(s->scratch);
+  free(s->trace);
+  free(s->own);
+}
 
 /* Timed run i as this rank saw it: from `start` (seconds after the first
  * run's barrier), `seconds` long. */
@@ -223,55 +262,12 @@ static kl_status ranks_after(const kl_ranks *ranks, kl_status st,
   return v[1] > 0 ? kl__ranks_agree(ranks, st) : KL_OK;
 }
 
-/* reps repetitions after warmup ones: the harness's loop, each one
- * timed with the context's events after a reset, or the rung's own. */
-static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
-  const kl_rung *r = pr->r;
-  kl_context *ctx = pr->ctx;
-  const kl_backend *b = ctx->backend;
+/* count timed runs of the harness's loop from run `first` on, each after
+ * a reset and timed with the context's events. */
+static kl_status harness_batch(prepared *pr, series *s, int first,
+                               int count) {
   kl_status st = KL_OK;
-  if (!r->run) {
-    kl_reps warm = {warmup, s->seconds, s->phase_seconds, s->trace,
-                    s->trace_capacity, 0, 0};
-    kl_reps timed = warm;
-    timed.count = reps;
-    st = go_on(pr);
-    if (st == KL_OK && warmup > 0) st = r->run_reps(&pr->args, &warm);
-    if (st == KL_OK) st = go_on(pr);
-    st = kl__ranks_agree(pr->ranks, st);
-    kl__ranks_barrier(pr->ranks);
-    s->own_origin = kl__now();
-    if (st == KL_OK) st = r->run_reps(&pr->args, &timed);
-    if (st == KL_OK) st = b->sync(ctx);
-    /* Each repetition and phase as long as on the slowest rank. */
-    st = kl__ranks_agree(pr->ranks, st);
-    if (st == KL_OK) {
-      /* This rank's, first: its runs back to back, as the rung ran them. */
-      double start = 0;
-      for (int i = 0; i < reps; i++) {
-        own_run(s, i, start, s->seconds[i],
-                &s->phase_seconds[(size_t)i * KL_MAX_PHASES]);
-        start += s->seconds[i];
-      }
-      kl__ranks_max(pr->ranks, s->seconds, reps);
-      kl__ranks_max(pr->ranks, s->phase_seconds, reps * KL_MAX_PHASES);
-    }
-    /* The last repetition ended about now. */
-    s->trace_origin = kl__now() - s->seconds[reps - 1];
-    s->trace_count = timed.trace_count;
-    s->trace_lost = timed.trace_lost;
-    if (st == KL_OK && s->trace_count == 0 && s->trace_lost == 0)
-      whole_run(s, b, reps);
-    return st;
-  }
-  for (int i = 0; i < warmup && st == KL_OK; i++) {
-    st = go_on(pr);
-    if (st == KL_OK) st = reset(&pr->args);
-    if (st == KL_OK) st = one_repetition(pr, NULL);
-  }
-  if (st == KL_OK) st = b->sync(ctx);
-  st = kl__ranks_agree(pr->ranks, st);
-  for (int i = 0; i < reps && st == KL_OK; i++) {
+  for (int i = first; i < first + count && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
     /* Every rank starts the repetition together; a rank that failed or
@@ -289,8 +285,88 @@ static kl_status run_series(prepared *pr, int reps, int warmup, series *s) {
             st == KL_OK ? s->seconds[i] : 0, phases);
     st = ranks_after(pr->ranks, st, &s->seconds[i], phases);
   }
+  return st;
+}
+
+/* count timed runs of a rung that owns its loop, from run `first` on: one
+ * call, its times and phases then the slowest rank's. */
+static kl_status own_batch(prepared *pr, series *s, int first, int count) {
+  kl_reps timed = {count, s->seconds + first,
+                   s->phase_seconds + (size_t)first * KL_MAX_PHASES,
+                   s->trace, s->trace_capacity, 0, 0};
+  kl_status st = go_on(pr);
+  st = kl__ranks_agree(pr->ranks, st);
+  kl__ranks_barrier(pr->ranks);
+  const double origin = kl__now();
+  if (first == 0) s->own_origin = origin;
+  if (st == KL_OK) st = pr->r->run_reps(&pr->args, &timed);
+  if (st == KL_OK) st = pr->ctx->backend->sync(pr->ctx);
+  st = kl__ranks_agree(pr->ranks, st);
+  if (st != KL_OK) return st;
+  /* This rank's, first: its runs back to back, as the rung ran them. */
+  double start = origin - s->own_origin;
+  for (int i = first; i < first + count; i++) {
+    own_run(s, i, start, s->seconds[i],
+            &s->phase_seconds[(size_t)i * KL_MAX_PHASES]);
+    start += s->seconds[i];
+  }
+  kl__ranks_max(pr->ranks, s->seconds + first, count);
+  kl__ranks_max(pr->ranks, s->phase_seconds + (size_t)first * KL_MAX_PHASES,
+                count * KL_MAX_PHASES);
+  /* The batch's last repetition ended about now. */
+  s->trace_origin = kl__now() - s->seconds[first + count - 1];
+  s->trace_count = timed.trace_count;
+  s->trace_lost = timed.trace_lost;
+  return KL_OK;
+}
+
+/* Warm-up runs, then timed runs in batches as the rule asks for them (a
+ * fixed count in one batch): the harness's loop, each run timed with the
+ * context's events after a reset, or the rung's own. *count: the timed
+ * runs made; *why: what ended them. On several ranks every rank decides
+ * alike: from the slowest rank's times and wall clock. */
+static kl_status run_series(prepared *pr, const kl__noise_rule *rule,
+                            int warmup, series *s, int *count, kl_stop *why) {
+  const kl_rung *r = pr->r;
+  kl_context *ctx = pr->ctx;
+  const int ranks = kl__ranks_count(pr->ranks);
+  const double started = kl__now();
+  *count = 0;
+  *why = KL_STOP_REPS;
   s->trace_count = s->trace_lost = 0;
-  if (st == KL_OK) whole_run(s, b, reps);
+  kl_status st = kl__ranks_agree(pr->ranks, series_room(s, warmup, ranks));
+  if (st == KL_OK && !r->run) {
+    kl_reps warm = {warmup, s->seconds, s->phase_seconds, s->trace,
+                    s->trace_capacity, 0, 0};
+    st = go_on(pr);
+    if (st == KL_OK && warmup > 0) st = r->run_reps(&pr->args, &warm);
+  }
+  for (int i = 0; r->run && i < warmup && st == KL_OK; i++) {
+    st = go_on(pr);
+    if (st == KL_OK) st = reset(&pr->args);
+    if (st == KL_OK) st = one_repetition(pr, NULL);
+  }
+  if (st == KL_OK) st = ctx->backend->sync(ctx);
+  st = kl__ranks_agree(pr->ranks, st);
+  int n = 0;
+  double timed = 0;
+  while (st == KL_OK) {
+    double wall = kl__now() - started;
+    kl__ranks_max(pr->ranks, &wall, 1);
+    const int more = kl__noise_more(rule, s->seconds, n, timed, wall,
+                                    s->scratch, why);
+    if (more == 0) break;
+    st = kl__ranks_agree(pr->ranks, series_room(s, n + more, ranks));
+    if (st == KL_OK)
+      st = r->run ? harness_batch(pr, s, n, more) : own_batch(pr, s, n, more);
+    if (st != KL_OK) break;
+    for (int i = n; i < n + more; i++) timed += s->seconds[i];
+    n += more;
+  }
+  *count = n;
+  if (r->run) s->trace_count = s->trace_lost = 0;
+  if (st == KL_OK && s->trace_count == 0 && s->trace_lost == 0)
+    whole_run(s, ctx->backend, n);
   return st;
 }
 
@@ -437,13 +513,19 @@ static void gather_runs(const prepared *pr, const series *s, int reps,
  * apart, under the same conditions. Not run for run alternately: on a GPU
  * each copy leaves the cache full of dirty lines that the next kernel pays
  * to write back. */
-static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
-                           int warmup, int checked_timed, series *s,
-                           kl__result *res) {
+static kl_status time_rung(prepared *pr, prepared *ceiling,
+                           const kl__noise_rule *rule, int warmup,
+                           int checked_timed, series *s, kl__result *res) {
   kl_result *pub = &res->pub;
   /* The checked run's time is in the series already where it serves. */
-  kl_status st = checked_timed ? KL_OK : run_series(pr, reps, warmup, s);
+  int reps = 1;
+  kl_stop why = KL_STOP_MAX_TIME;
+  kl_status st = checked_timed
+                     ? KL_OK
+                     : run_series(pr, rule, warmup, s, &reps, &why);
   if (st != KL_OK) return st;
+  pub->reps = reps;
+  pub->stop = why;
   gather_runs(pr, s, reps, res);
   const int phases = pub->phase_count;
   double *one = malloc(sizeof *one * (size_t)reps);
@@ -485,6 +567,7 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   pub->t_median = median_of(s->seconds, reps);
   pub->t_min = s->seconds[0];
   pub->t_max = s->seconds[reps - 1];
+  kl__median_interval(s->seconds, reps, &pub->t_low, &pub->t_high);
   memcpy(pub->counts, pr->counts, sizeof pub->counts);
   pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
   /* On several ranks each did the work: the rate is all of theirs over
@@ -492,13 +575,16 @@ static kl_status time_rung(prepared *pr, prepared *ceiling, int reps,
   pub->ranks = kl__ranks_count(pr->ranks);
   every_rank(&pub->cost, pr->ranks);
   pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
+  /* As many runs of the ceiling as the rung made. */
   if (ceiling) {
-    st = run_series(ceiling, reps, warmup > 0 ? warmup : 1, s);
+    const kl__noise_rule same = {reps, reps, 0, 0, 0};
+    int runs = 0;
+    st = run_series(ceiling, &same, warmup > 0 ? warmup : 1, s, &runs, &why);
     if (st == KL_OK) {
       kl_cost c;
       ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
       every_rank(&c, pr->ranks);
-      pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, reps));
+      pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, runs));
     }
   }
   return st;
@@ -585,7 +671,8 @@ static kl_status energy_window(prepared *pr, series *s, kl__energy *e,
 }
 
 kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      int warmup, double max_seconds, int host_data,
+                      double precision, int warmup, double max_seconds,
+                      int host_data,
                       const kl_ranks *ranks, const kl__job *beside,
                       const volatile sig_atomic_t *stop, kl__energy *energy,
                       kl__result *res) {
@@ -609,10 +696,16 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "rung %s is not "
                                             "built into this library",
                                             r->name));
-  if (reps < 1 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
-    return kl__result_status(res, kl__usage(KL_USAGE, "reps must be from 1 "
-                                            "to %d, warm-up from 0 to %d",
-                                            KL_MAX_REPS, KL_MAX_REPS));
+  if (reps < 0 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
+    return kl__result_status(res, kl__usage(KL_USAGE, "reps must be from 0 "
+                                            "(by noise) to %d, warm-up from 0 "
+                                            "to %d", KL_MAX_REPS,
+                                            KL_MAX_REPS));
+  if (reps == 0 && !(precision > 0 && precision < 1))
+    return kl__result_status(res, kl__usage(KL_USAGE, "the precision of "
+                                            "repetitions by noise must be "
+                                            "above 0 and below 1 (got %g)",
+                                            precision));
   const kl_type type = job->plan.type;
   if ((int)type < 0 || type >= KL_TYPE_COUNT ||
       !(w->types & KL_TYPE_BIT(type)) ||
@@ -637,22 +730,14 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                                             "timed with each repetition",
                                             (long long)job->plan.chunk_count));
 
-  /* A rung that owns its loop writes its warm-up runs' times here too:
-   * room for the more of the two (and the ceiling's single warm-up). */
-  const int slots = warmup > reps ? warmup : reps;
+  /* Room for the checked run; the series grow as they run. */
   const int events = r->run ? 1 : KL_MAX_TRACE_EVENTS;
-  series s = {malloc(sizeof(double) * (size_t)slots),
-              calloc((size_t)slots * KL_MAX_PHASES, sizeof(double)),
-              malloc(sizeof(kl_trace_event) * (size_t)events),
-              events, 0, 0, 0, NULL, 0};
-  /* Where it cannot be had, the ranks' runs are not gathered. */
-  if (kl__ranks_count(ranks) > 1)
-    s.own = malloc(sizeof(double) * (size_t)slots * KL__OWN);
-  if (!s.seconds || !s.phase_seconds || !s.trace) {
-    free(s.own);
-    free(s.seconds);
-    free(s.phase_seconds);
-    free(s.trace);
+  series s;
+  memset(&s, 0, sizeof s);
+  s.trace = malloc(sizeof(kl_trace_event) * (size_t)events);
+  s.trace_capacity = events;
+  if (!s.trace || series_room(&s, 1, kl__ranks_count(ranks)) != KL_OK) {
+    series_free(&s);
     return kl__result_status(res, KL_FAIL(KL_NO_MEMORY, "out of host "
                                           "memory"));
   }
@@ -683,10 +768,19 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
   const int checked_timed = st == KL_OK && max_seconds > 0 &&
                             one_run >= max_seconds && !host_data &&
                             kl__ranks_count(ranks) < 2;
-  if (checked_timed) reps = 1, warmup = 0;
-  else fit_runs(max_seconds, one_run, &reps, &warmup);
+  /* By noise: at least KL_NOISE_MIN_REPS runs, or as many as fit in the
+   * bound by the checked run's time, fixed, where fewer do. */
+  kl__noise_rule rule = {reps, reps, 0, 0, 0};
+  int fitted = reps > 0 ? reps : KL_NOISE_MIN_REPS;
+  if (checked_timed) fitted = 1, warmup = 0;
+  else fit_runs(max_seconds, one_run, &fitted, &warmup);
+  const int cut = fitted < (reps > 0 ? reps : KL_NOISE_MIN_REPS);
+  if (reps == 0 && !cut)
+    rule = (kl__noise_rule){KL_NOISE_MIN_REPS, KL_NOISE_MAX_REPS, precision,
+                            KL_NOISE_MIN_SECONDS, max_seconds};
+  else rule.min_reps = rule.max_reps = fitted;
   res->checked_timed = checked_timed;
-  pub->reps = reps;
+  pub->reps = fitted;
   pub->warmup_runs = warmup;
   if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
   if (st == KL_OK) st = inject_fault(&pr.plan, r, ranks, &pr.bufs);
@@ -724,7 +818,9 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
       unprepare(ceiling);
       ceiling = NULL;
     }
-    st = time_rung(&pr, ceiling, reps, warmup, checked_timed, &s, res);
+    st = time_rung(&pr, ceiling, &rule, warmup, checked_timed, &s, res);
+    /* A count cut to the bound stopped there. */
+    if (cut) pub->stop = KL_STOP_MAX_TIME;
     if (ceiling) unprepare(ceiling);
     /* Outside the timed runs, the rung's and the ceiling's; on one rank
      * (a window per rank would not be one device's energy). */
@@ -735,9 +831,6 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
                "no energy window over several ranks");
   }
   unprepare(&pr);
-  free(s.seconds);
-  free(s.phase_seconds);
-  free(s.trace);
-  free(s.own);
+  series_free(&s);
   return kl__result_status(res, st);
 }

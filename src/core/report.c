@@ -87,7 +87,8 @@ typedef enum cell {
   CELL_SPEEDUP, /* "%.2fx" */
   CELL_ERROR,   /* "%.2e" */
   CELL_DEVICE,  /* the backend, with ":index" past device 0 */
-  CELL_CHECK    /* the verdict and the rung's flags */
+  CELL_CHECK,   /* the verdict and the rung's flags */
+  CELL_SPREAD   /* the median's interval, its larger side in percent */
 } cell;
 
 typedef struct column {
@@ -105,6 +106,7 @@ static const column columns[] = {
     {"type", "type", -4, CELL_TEXT},
     {"shape", "n", 14, CELL_TEXT},
     {"median_s", "median", 11, CELL_TIME},
+    {"median_spread", "+/-", 6, CELL_SPREAD},
     {"min_s", "min", 11, CELL_TIME},
     {"max_s", "max", 11, CELL_TIME},
     {"rate", "rate", 15, CELL_RATE},
@@ -113,6 +115,22 @@ static const column columns[] = {
     {"abs_error", "abs err", 9, CELL_ERROR},
     {"check", " check", 0, CELL_CHECK},
 };
+
+/* How many timed runs the options ask for, as the table's heading says. */
+static void runs_text(const kl_options *o, char *dst, size_t size) {
+  if (o->reps > 0)
+    snprintf(dst, size, "%d timed runs after %d warm-up", o->reps, o->warmup);
+  else
+    snprintf(dst, size, "timed runs until the median is known to +/-%g%%, "
+             "after %d warm-up", 100 * o->precision, o->warmup);
+}
+
+/* A median's interval as "+/-" shows it: its larger side in percent. */
+static void format_spread(const kl_result *r, char *dst, size_t size) {
+  const double s = r->status == KL_OK ? kl__median_spread(r) : -1;
+  if (s < 0) snprintf(dst, size, "-");
+  else snprintf(dst, size, s < 0.1 ? "%.2f%%" : "%.0f%%", 100 * s);
+}
 
 static void format_time(double s, char *dst, size_t size) {
   if (s <= 0) snprintf(dst, size, "-");
@@ -150,6 +168,9 @@ static void cell_text(const column *c, const kl_report *rep,
   case CELL_DEVICE:
     snprintf(dst, size, "%s", r->backend);
     if (r->device > 0) kl__append(dst, size, ":%d", r->device);
+    break;
+  case CELL_SPREAD:
+    format_spread(r, dst, size);
     break;
   case CELL_CHECK: {
     char marks[64];
@@ -404,30 +425,44 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_builds(rep, f);
   print_peers(rep, f);
   print_energy(rep, f);
-  /* Runs cut to a bound: each rung where the bound is --max-time's; the
-   * quick run's, one line for all. */
+  /* Runs that ended at a bound (kl_stop): each rung where the bound is
+   * --max-time's; the quick run's, one line for all. By noise, a rung
+   * that stopped there is one whose median is known less well than
+   * asked (+/- says how well); with --reps, one that made fewer runs. */
+  const kl_options *o = &rep->options;
+  const int by_noise = o->reps == 0;
   int quick_cut = 0, quick_checked = 0;
   double quick_bound = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
+    if (r->status != KL_OK) continue;
     const double bound = rep->results[i].max_seconds > 0
                              ? rep->results[i].max_seconds
-                             : rep->options.max_seconds;
-    const int cut = r->status == KL_OK && (r->reps < rep->options.reps ||
-                                           r->warmup_runs < rep->options.warmup);
+                             : o->max_seconds;
+    const int cut = r->stop == KL_STOP_MAX_TIME;
     const int checked = cut && rep->results[i].checked_timed;
-    if (cut && bound < rep->options.max_seconds) {
+    char spread[16];
+    format_spread(r, spread, sizeof spread);
+    if (r->stop == KL_STOP_MAX_REPS) {
+      fprintf(f, "%s %s: %d timed runs, the most by noise, and its median "
+              "within +/-%s, not %g%%\n", r->workload, r->rung, r->reps,
+              spread, 100 * o->precision);
+    } else if (cut && bound < o->max_seconds) {
       quick_cut++;
       quick_checked += checked;
       quick_bound = bound;
     } else if (checked) {
       fprintf(f, "%s %s: timed once, by its checked run, which alone took "
               "longer than %g s (--max-time)\n", r->workload, r->rung, bound);
+    } else if (cut && by_noise) {
+      fprintf(f, "%s %s: stopped at %g s (--max-time) after %d timed runs, "
+              "its median within +/-%s, not %g%%\n", r->workload, r->rung,
+              bound, r->reps, spread, 100 * o->precision);
     } else if (cut) {
       fprintf(f, "%s %s: %d timed run%s after %d warm-up instead of %d after "
               "%d, to stay within %g s (--max-time)\n", r->workload,
               r->rung, r->reps, r->reps == 1 ? "" : "s", r->warmup_runs,
-              rep->options.reps, rep->options.warmup, bound);
+              o->reps, o->warmup, bound);
     }
   }
   if (quick_cut) {
@@ -435,10 +470,17 @@ static kl_status print_remarks(const kl_report *rep, FILE *f) {
     if (quick_checked)
       snprintf(checked, sizeof checked, "; %d timed once, by the checked "
                "run, which alone took longer", quick_checked);
-    fprintf(f, "%d rung%s ran fewer than %d timed runs, to stay within %g s "
-            "each at the quick sizes%s (-n, --full or a lower --max-time for "
-            "others)\n", quick_cut, quick_cut == 1 ? "" : "s",
-            rep->options.reps, quick_bound, checked);
+    if (by_noise)
+      fprintf(f, "%d rung%s stopped at %g s each at the quick sizes before "
+              "the median was within +/-%g%% (+/- says how far)%s (-n, "
+              "--full or --reps N for others)\n", quick_cut,
+              quick_cut == 1 ? "" : "s", quick_bound, 100 * o->precision,
+              checked);
+    else
+      fprintf(f, "%d rung%s ran fewer than %d timed runs, to stay within %g "
+              "s each at the quick sizes%s (-n, --full or a lower --max-time "
+              "for others)\n", quick_cut, quick_cut == 1 ? "" : "s",
+              o->reps, quick_bound, checked);
   }
   for (size_t i = 0; i < rep->count; i++) {
     const kl_result *r = &rep->results[i].pub;
@@ -485,10 +527,11 @@ static kl_status print_wide(const kl_report *rep, FILE *f) {
   fprintf(f, "kladder %s | CPU: %s, %d threads, OpenMP %d | GPU: %s%s%s\n",
           KL_VERSION, m->cpu, m->cpu_threads, m->omp_threads,
           m->gpu[0] ? m->gpu : "none", m->driver[0] ? " | " : "", m->driver);
-  fprintf(f, "seed %llu, %d timed runs after %d warm-up; time = median "
-          "[min, max]\n",
-          (unsigned long long)rep->options.seed, rep->options.reps,
-          rep->options.warmup);
+  char runs[128];
+  runs_text(&rep->options, runs, sizeof runs);
+  fprintf(f, "seed %llu, %s; time = median [min, max]; +/-: the 95%% "
+          "interval of the median\n", (unsigned long long)rep->options.seed,
+          runs);
   ranks_line(rep, f);
   fputc('\n', f);
   enum { COLUMNS = sizeof columns / sizeof *columns };
@@ -589,10 +632,12 @@ static void problem_text(const kl_report *rep, const kl__result *res,
 
 static void brief_row(FILE *f, const kl__result *res, int width) {
   const kl_result *r = &res->pub;
-  char where[64], med[32], rate[40], pct[16] = "-", spd[16] = "-";
+  char where[64], med[32], spread[16], rate[40], pct[16] = "-",
+      spd[16] = "-";
   snprintf(where, sizeof where, "%s", r->backend);
   if (r->device > 0) kl__append(where, sizeof where, ":%d", r->device);
   format_time(r->status == KL_OK ? r->t_median : 0, med, sizeof med);
+  format_spread(r, spread, sizeof spread);
   if (r->status == KL_OK) rate_text(r->merit, r->unit, rate, sizeof rate);
   else snprintf(rate, sizeof rate, "-");
   if (r->status == KL_OK && r->percent > 0)
@@ -600,9 +645,9 @@ static void brief_row(FILE *f, const kl__result *res, int width) {
   if (r->status == KL_OK && r->speedup > 0)
     snprintf(spd, sizeof spd, r->speedup < 100 ? "%.2fx" : "%.0fx",
              r->speedup);
-  fprintf(f, "%-*s %-23s %-7s %9s %13s %7s %7s  %s%s\n", width, r->workload,
-          r->rung,
-          where, med, rate, pct, spd, kl__check_text(r),
+  fprintf(f, "%-*s %-23s %-7s %9s %6s %13s %7s %7s  %s%s\n", width,
+          r->workload, r->rung, where, med, spread, rate, pct, spd,
+          kl__check_text(r),
           (r->flags & KL_RUNG_VENDOR) ? " [vendor]" : "");
 }
 
@@ -613,9 +658,11 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
   snprintf(line, sizeof line, "kladder %s | CPU: %s, %d threads | GPU: %s",
            KL_VERSION, m->cpu, m->cpu_threads, m->gpu[0] ? m->gpu : "none");
   wrapped(f, line, 2);
-  fprintf(f, "seed %llu, %d timed runs after %d warm-up; time: the median\n",
-          (unsigned long long)rep->options.seed, rep->options.reps,
-          rep->options.warmup);
+  char runs[128];
+  runs_text(&rep->options, runs, sizeof runs);
+  snprintf(line, sizeof line, "seed %llu, %s; time: the median",
+           (unsigned long long)rep->options.seed, runs);
+  wrapped(f, line, 2);
   ranks_line(rep, f);
   /* The workload column as wide as its longest name, 9 at least. */
   int width = 9;
@@ -623,9 +670,9 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
     const int len = (int)strlen(rep->results[i].pub.workload);
     if (len > width) width = len;
   }
-  fprintf(f, "\n%-*s %-23s %-7s %9s %13s %7s %7s  %s\n", width, "workload",
-          "rung",
-          "backend", "median", "rate", "%ceil", "speedup", "check");
+  fprintf(f, "\n%-*s %-23s %-7s %9s %6s %13s %7s %7s  %s\n", width,
+          "workload", "rung", "backend", "median", "+/-", "rate", "%ceil",
+          "speedup", "check");
   /* The groups in the order their first result ran; the ceilings that
    * ran only as ceilings after them. */
   /* Each result's key made once: a sweep's report holds many. */
@@ -664,7 +711,8 @@ static kl_status print_brief(const kl_report *rep, FILE *f) {
   wrapped(f, "%ceil: the rate as a percent of the ceiling measured in this "
           "run: for memory-bound rungs the copy (or, for work that only "
           "reads, the read) their workload names, timed right after each "
-          "rung; for compute-bound ones the vendor rung. "
+          "rung; for compute-bound ones the vendor rung. +/-: how far the "
+          "median's 95% interval reaches from it, on its wider side. "
           "speedup: over the first rung of the same problem. kladder run -v: "
           "every column (min, max, abs err); --csv, --json: every field.", 2);
   if (rep->notes[0]) {

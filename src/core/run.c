@@ -16,7 +16,8 @@ static void options_defaults(kl_options *o) {
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
   o->type = KL_TYPE_DEFAULT;
-  o->reps = 10;
+  o->reps = 0; /* by noise */
+  o->precision = 0.005;
   o->warmup = 2;
   o->seed = 20261121;
   o->max_seconds = 30;
@@ -597,7 +598,7 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
  * on every backend of a machine takes a couple of minutes, its slowest
  * rungs (a naive one copying every iteration, contended atomics) timed
  * fewer times rather than the whole suite waiting on them. */
-#define QUICK_MAX_SECONDS 2.0
+#define QUICK_MAX_SECONDS 0.5
 
 static double max_seconds_of(const kl_options *o, const kl__job *jb) {
   if (!jb->quick_size) return o->max_seconds;
@@ -629,7 +630,8 @@ static double one_rank(const kl_options *o, const kl__job *jb,
     kl__result *res = calloc(1, sizeof *res);
     if (!res) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
     if (st == KL_OK)
-      st = kl__measure(&alone, ctx, o->reps, o->warmup, max_seconds_of(o, jb),
+      st = kl__measure(&alone, ctx, o->reps, o->precision, o->warmup,
+                       max_seconds_of(o, jb),
                        o->host_data, NULL, NULL, o->stop, NULL, res);
     if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
     else if (st == KL_OK)
@@ -684,7 +686,8 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
       alone = one_rank(o, jb, ctx);
     if (st == KL_OK) {
       const double bound = max_seconds_of(o, jb);
-      st = kl__measure(jb, ctx, o->reps, o->warmup, bound, o->host_data,
+      st = kl__measure(jb, ctx, o->reps, o->precision, o->warmup, bound,
+                       o->host_data,
                        o->ranks, c, o->stop, energy, res);
       res->max_seconds = bound; /* after kl__measure, which fills res */
       if (res->energy_why[0])
@@ -755,9 +758,12 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
     return kl__usage(KL_USAGE, "kl_options.ranks: a size, a rank below the "
                      "count and the three functions are needed");
   /* The bound keeps the timings' array small (8 MB) and a run finite. */
-  if (o.reps < 1 || o.reps > KL_MAX_REPS)
-    return kl__usage(KL_USAGE, "--reps must be from 1 to %d (got %d)",
-                     KL_MAX_REPS, o.reps);
+  if (o.reps < 0 || o.reps > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "--reps must be from 1 to %d, or 0 for as "
+                     "many as the noise needs (got %d)", KL_MAX_REPS, o.reps);
+  if (o.reps == 0 && !(o.precision > 0 && o.precision < 1))
+    return kl__usage(KL_USAGE, "--precision must be above 0 and below 1 "
+                     "(100%%) (got %g)", o.precision);
   if (o.warmup < 0 || o.warmup > KL_MAX_REPS)
     return kl__usage(KL_USAGE, "--warmup must be from 0 to %d (got %d)",
                      KL_MAX_REPS, o.warmup);
@@ -905,8 +911,8 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, warmup, 0, 0, NULL, NULL, NULL, NULL,
-                     res);
+    st = kl__measure(&job, ctx, reps, o.precision, warmup, 0, 0, NULL, NULL,
+                     NULL, NULL, res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);

@@ -141,6 +141,18 @@ kl_cli_test(max-time-checked-run 0 "" --json-stdout "d['results'][0]['checked_ti
   run -w gemm -b serial -r serial-naive -n 200 --max-time 0.000001 --json - --no-ceiling)
 kl_cli_test(max-time-checked-run-said 0 "serial-naive: timed once, by its checked run, which alone took longer than 1e-06 s"
   run -w gemm -b serial -r serial-naive -n 200 --max-time 0.000001 --no-ceiling)
+# Timed by noise (the default): the results say why the runs stopped, with
+# the median's interval around the median, and the options the precision
+# instead of a count; --reps a fixed count and no precision; a rung that
+# cannot reach the precision within --max-time says so under the table.
+kl_cli_test(noise-fields 0 "" --json-stdout "(r := d['results'][0])['stop'] in ('converged', 'max-time') and r['timed_runs'] >= 6 and r['median_low_s'] <= r['median_s'] <= r['median_high_s'] and d['options']['reps'] is None and d['options']['precision'] == 0.02"
+  run -w map -b serial -n 100000 --precision 2% --no-ceiling --json -)
+kl_cli_test(noise-fixed-reps 0 "" --json-stdout "(r := d['results'][0])['stop'] == 'reps' and r['timed_runs'] == 3 and r['median_low_s'] is None and d['options']['reps'] == 3 and d['options']['precision'] is None"
+  run -w map -b serial -n 100000 --reps 3 --no-ceiling --json -)
+kl_cli_test(noise-max-time-said 0 "map serial: stopped at 0.005 s \\(--max-time\\) after [0-9]+ timed runs, its median within \\+/-"
+  run -w map -b serial -n 100000 --precision 0.000001 --max-time 0.005 --no-ceiling)
+kl_cli_test(noise-precision-bad 2 "--precision '150%' must be above 0 and below 1"
+  run -w map --precision 150%)
 # A memory-bound problem whose buffers fit in the device's last-level
 # cache is said to run from it, in the results and under the table; a
 # compute-bound one never is.

@@ -517,7 +517,8 @@ static void test_outputs(const kl_report *rep) {
 static void test_run(void) {
   kl_options o;
   kl_options_init(&o);
-  EXPECT(o.size == sizeof o && o.reps == 10 && o.warmup == 2 &&
+  EXPECT(o.size == sizeof o && o.reps == 0 && o.precision == 0.005 &&
+         o.warmup == 2 &&
          o.type == KL_TYPE_DEFAULT && o.seed == 20261121);
   o.workloads = "map";
   o.backends = "serial,openmp";
@@ -585,8 +586,15 @@ static void test_run(void) {
   EXPECT(kl_run(&o, &rep) == KL_USAGE && rep == NULL);
   EXPECT(strstr(kl_last_error(), "valid: map: serial openmp") != NULL);
   o.rungs = NULL;
-  o.reps = 0;
+  o.reps = -1;
   EXPECT(kl_run(&o, &rep) == KL_USAGE);
+  /* By noise, a precision that no interval can reach, or every one. */
+  o.reps = 0;
+  o.precision = 0;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE);
+  o.precision = 1;
+  EXPECT(kl_run(&o, &rep) == KL_USAGE &&
+         strstr(kl_last_error(), "--precision must be above 0"));
   /* Options whose size was never set (not from kl_options_init) are
    * refused, whatever they hold. */
   kl_options_init(&o);

@@ -44,12 +44,12 @@ static void test_reps_bound(void) {
   pb.n = 100;
   EXPECT(kl_run_rung(NULL, "map", "serial", &pb, KL_MAX_REPS + 1, 0, &rep) ==
              KL_USAGE &&
-         strstr(kl_last_error(), "reps must be from 1"));
+         strstr(kl_last_error(), "reps must be from 0 (by noise)"));
   kl_report_free(rep);
   EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 1, KL_MAX_REPS + 1, &rep) ==
          KL_USAGE);
   kl_report_free(rep);
-  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, 0, 0, &rep) == KL_USAGE);
+  EXPECT(kl_run_rung(NULL, "map", "serial", &pb, -1, 0, &rep) == KL_USAGE);
   kl_report_free(rep);
 }
 
