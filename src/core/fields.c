@@ -430,6 +430,15 @@ GET(get_in_cache) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->in_cache_bytes > 0);
 }
+GET(get_interleaved) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->interleaved > 0,
+         res->interleaved);
+}
+GET(get_rounds) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->rounds > 0, res->rounds);
+}
 GET(get_checked_timed) {
   (void)rep;
   number(v, res->pub.status == KL_OK, res->checked_timed);
@@ -569,6 +578,9 @@ const kl__field kl__fields[] = {
     {"checked_timed", "checked_timed", R, NULL, KL__NUMBER, "%.0f",
      get_checked_timed},
     {"in_cache", "in_cache", R, NULL, KL__NUMBER, "%.0f", get_in_cache},
+    {"interleaved", "interleaved", R, NULL, KL__NUMBER, "%.0f",
+     get_interleaved},
+    {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
     {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},

@@ -226,6 +226,8 @@ typedef struct kl__placed {
 kl_status kl__backend_memory(const kl_backend *b, int device,
                              size_t *free_bytes, size_t *total_bytes);
 size_t kl__host_free(void);
+/* Whether p's buffers fit, with a margin, in the memory free now. */
+int kl__fits_now(const kl_plan *p, const kl_backend *b, int device);
 /* KL_TOO_LARGE, saying what does not fit where, unless the plan's buffers
  * fit on the device and the harness's host copies fit on the host (none
  * for a library call, `host_copies` 0). */
@@ -329,6 +331,10 @@ typedef struct kl__result {
    * cache: those buffers' bytes, and the cache's; 0 otherwise. The rate
    * is then the cache's (measure.c; a line under the table says so). */
   double in_cache_bytes, cache_bytes;
+  /* The rungs whose timed runs were interleaved with this one's (itself
+   * included: 1 alone), and the batches its timed runs came in (run.c,
+   * measure.c). */
+  int interleaved, rounds;
 } kl__result;
 
 struct kl_report {
@@ -497,17 +503,39 @@ int kl__noise_more(const kl__noise_rule *rule, const double *t, int n,
                    double timed, double wall, double *scratch, kl_stop *stop);
 
 /* ---- measure.c --------------------------------------------------------- */
+/* How a run times its rungs: reps timed runs (0: by noise, to precision)
+ * after warmup, at most max_seconds of them (0: no bound); host_data:
+ * kl_options.host_data, for the job's own repetitions (a ceiling's stay in
+ * the backend's memory); the ranks (NULL: one process) and the stop flag
+ * (NULL: none). */
+typedef struct kl__timing {
+  int reps;
+  double precision;
+  int warmup;
+  double max_seconds;
+  int host_data;
+  const kl_ranks *ranks;
+  const volatile sig_atomic_t *stop;
+} kl__timing;
+
 /* Check, then time, one job in an open context (entered); with a ceiling
- * job beside it, time that right after; with an energy counter (NULL:
- * none), then the job's energy window. reps 0: by noise, to precision
- * (kl_options'). host_data: kl_options.host_data, for the job's own
- * repetitions (the ceiling's stay in the backend's memory). */
-kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      double precision, int warmup, double max_seconds,
-                      int host_data,
-                      const kl_ranks *ranks, const kl__job *beside,
-                      const volatile sig_atomic_t *stop, kl__energy *energy,
-                      kl__result *res);
+ * job beside it, time as many runs of that right after each batch of the
+ * job's; with an energy counter (NULL: none), then the job's energy
+ * window. In three steps: start (prepared, checked; KL_OK and *out, or
+ * the result's status and *out NULL), step (one batch of timed runs,
+ * *done once the rule ends them; others: another rung ran since this
+ * one's last batch, which then starts with an untimed run) and finish
+ * (the figures, the window, everything released: the result's status).
+ * kl__measure makes the three in a row. */
+typedef struct kl__measuring kl__measuring;
+kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
+                            const kl__timing *t, const kl__job *beside,
+                            kl__result *res, kl__measuring **out);
+kl_status kl__measure_step(kl__measuring *m, int others, int *done);
+kl_status kl__measure_finish(kl__measuring *m, kl__energy *energy);
+kl_status kl__measure(const kl__job *job, kl_context *ctx,
+                      const kl__timing *t, const kl__job *beside,
+                      kl__energy *energy, kl__result *res);
 
 /* ---- ranks.c: kl_options.ranks' collectives, no-ops for one rank -------- */
 /* Whether the caller's kl_ranks (its size) reaches `field`: one built

@@ -320,54 +320,50 @@ static kl_status own_batch(prepared *pr, series *s, int first, int count) {
   return KL_OK;
 }
 
-/* Warm-up runs, then timed runs in batches as the rule asks for them (a
- * fixed count in one batch): the harness's loop, each run timed with the
- * context's events after a reset, or the rung's own. *count: the timed
- * runs made; *why: what ended them. On several ranks every rank decides
- * alike: from the slowest rank's times and wall clock. */
-static kl_status run_series(prepared *pr, const kl__noise_rule *rule,
-                            int warmup, series *s, int *count, kl_stop *why) {
+/* count untimed runs, all finished when it returns: the harness's loop,
+ * each after a reset, or one call of the rung's own (its times in the
+ * series' first slots, before any timed run is there). */
+static kl_status warm_up(prepared *pr, int count, series *s) {
   const kl_rung *r = pr->r;
-  kl_context *ctx = pr->ctx;
-  const int ranks = kl__ranks_count(pr->ranks);
-  const double started = kl__now();
-  *count = 0;
-  *why = KL_STOP_REPS;
-  s->trace_count = s->trace_lost = 0;
-  kl_status st = kl__ranks_agree(pr->ranks, series_room(s, warmup, ranks));
-  if (st == KL_OK && !r->run) {
-    kl_reps warm = {warmup, s->seconds, s->phase_seconds, s->trace,
+  kl_status st = kl__ranks_agree(
+      pr->ranks, series_room(s, count, kl__ranks_count(pr->ranks)));
+  if (st == KL_OK && !r->run && count > 0) {
+    kl_reps warm = {count, s->seconds, s->phase_seconds, s->trace,
                     s->trace_capacity, 0, 0};
     st = go_on(pr);
-    if (st == KL_OK && warmup > 0) st = r->run_reps(&pr->args, &warm);
+    if (st == KL_OK) st = r->run_reps(&pr->args, &warm);
   }
-  for (int i = 0; r->run && i < warmup && st == KL_OK; i++) {
+  for (int i = 0; r->run && i < count && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
     if (st == KL_OK) st = one_repetition(pr, NULL);
   }
-  if (st == KL_OK) st = ctx->backend->sync(ctx);
-  st = kl__ranks_agree(pr->ranks, st);
-  int n = 0;
-  double timed = 0;
-  while (st == KL_OK) {
-    double wall = kl__now() - started;
-    kl__ranks_max(pr->ranks, &wall, 1);
-    const int more = kl__noise_more(rule, s->seconds, n, timed, wall,
-                                    s->scratch, why);
-    if (more == 0) break;
-    st = kl__ranks_agree(pr->ranks, series_room(s, n + more, ranks));
-    if (st == KL_OK)
-      st = r->run ? harness_batch(pr, s, n, more) : own_batch(pr, s, n, more);
-    if (st != KL_OK) break;
-    for (int i = n; i < n + more; i++) timed += s->seconds[i];
-    n += more;
-  }
-  *count = n;
-  if (r->run) s->trace_count = s->trace_lost = 0;
-  if (st == KL_OK && s->trace_count == 0 && s->trace_lost == 0)
-    whole_run(s, ctx->backend, n);
-  return st;
+  if (st == KL_OK) st = pr->ctx->backend->sync(pr->ctx);
+  return kl__ranks_agree(pr->ranks, st);
+}
+
+/* One untimed run between batches, where another rung ran since the last
+ * one: its first timed run would otherwise pay for the other's state (a
+ * GPU's L2 full of its dirty lines, its pages). A rung's own loop times
+ * it into slots of its own, leaving the series' times alone. */
+static kl_status rewarm(prepared *pr, series *s) {
+  if (pr->r->run) return warm_up(pr, 1, s);
+  double seconds, phases[KL_MAX_PHASES];
+  kl_reps once = {1, &seconds, phases, s->trace, s->trace_capacity, 0, 0};
+  kl_status st = go_on(pr);
+  if (st == KL_OK) st = pr->r->run_reps(&pr->args, &once);
+  if (st == KL_OK) st = pr->ctx->backend->sync(pr->ctx);
+  return kl__ranks_agree(pr->ranks, st);
+}
+
+/* count timed runs from run `first` on, the series grown to hold them. */
+static kl_status timed_batch(prepared *pr, series *s, int first, int count) {
+  kl_status st = kl__ranks_agree(
+      pr->ranks,
+      series_room(s, first + count, kl__ranks_count(pr->ranks)));
+  if (st != KL_OK) return st;
+  return pr->r->run ? harness_batch(pr, s, first, count)
+                    : own_batch(pr, s, first, count);
 }
 
 /* Test hooks, so that the CLI's exit codes for a failed check and for a
@@ -507,89 +503,6 @@ static void gather_runs(const prepared *pr, const series *s, int reps,
   free(runs);
 }
 
-/* Warm up and time the rung; with a ceiling, warm up and time as many of
- * it straight after. On a machine whose bandwidth drifts (a shared virtual
- * machine, clocks settling), rung and ceiling are then measured seconds
- * apart, under the same conditions. Not run for run alternately: on a GPU
- * each copy leaves the cache full of dirty lines that the next kernel pays
- * to write back. */
-static kl_status time_rung(prepared *pr, prepared *ceiling,
-                           const kl__noise_rule *rule, int warmup,
-                           int checked_timed, series *s, kl__result *res) {
-  kl_result *pub = &res->pub;
-  /* The checked run's time is in the series already where it serves. */
-  int reps = 1;
-  kl_stop why = KL_STOP_MAX_TIME;
-  kl_status st = checked_timed
-                     ? KL_OK
-                     : run_series(pr, rule, warmup, s, &reps, &why);
-  if (st != KL_OK) return st;
-  pub->reps = reps;
-  pub->stop = why;
-  gather_runs(pr, s, reps, res);
-  const int phases = pub->phase_count;
-  double *one = malloc(sizeof *one * (size_t)reps);
-  if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  for (int k = 0; k < phases; k++) {
-    for (int i = 0; i < reps; i++)
-      one[i] = s->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)k];
-    pub->phase_median[k] = median_of(one, reps);
-  }
-  free(one);
-  pub->trace_lost = s->trace_lost;
-  pub->trace_origin = s->trace_origin;
-  /* A run() rung's trace is one event: its phases' overlap unknown. */
-  pub->overlap = phases > 0 && !pr->r->run
-                     ? kl__trace_overlap(s->trace, s->trace_count,
-                                         s->trace_lost)
-                     : 0;
-  if (s->trace_count > 0) {
-    res->trace = malloc(sizeof *res->trace * (size_t)s->trace_count);
-    if (res->trace) {
-      memcpy(res->trace, s->trace,
-             sizeof *res->trace * (size_t)s->trace_count);
-      pub->trace = res->trace;
-      pub->trace_count = s->trace_count;
-    }
-  }
-  /* Kept in the order run before the median sorts them; a report that
-   * cannot keep them still has the summary. */
-  res->times = malloc(sizeof *res->times * (size_t)reps);
-  if (res->times) {
-    memcpy(res->times, s->seconds, sizeof *res->times * (size_t)reps);
-    pub->times = res->times;
-  }
-  double mean = 0, squares = 0;
-  for (int i = 0; i < reps; i++) mean += s->seconds[i] / reps;
-  for (int i = 0; i < reps; i++)
-    squares += (s->seconds[i] - mean) * (s->seconds[i] - mean);
-  pub->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
-  pub->t_median = median_of(s->seconds, reps);
-  pub->t_min = s->seconds[0];
-  pub->t_max = s->seconds[reps - 1];
-  kl__median_interval(s->seconds, reps, &pub->t_low, &pub->t_high);
-  memcpy(pub->counts, pr->counts, sizeof pub->counts);
-  pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
-  /* On several ranks each did the work: the rate is all of theirs over
-   * the slowest one's time. */
-  pub->ranks = kl__ranks_count(pr->ranks);
-  every_rank(&pub->cost, pr->ranks);
-  pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
-  /* As many runs of the ceiling as the rung made. */
-  if (ceiling) {
-    const kl__noise_rule same = {reps, reps, 0, 0, 0};
-    int runs = 0;
-    st = run_series(ceiling, &same, warmup > 0 ? warmup : 1, s, &runs, &why);
-    if (st == KL_OK) {
-      kl_cost c;
-      ceiling->w->cost(&ceiling->plan, ceiling->r, ceiling->counts, &c);
-      every_rank(&c, pr->ranks);
-      pub->ceiling = kl__rate(ceiling->w, &c, median_of(s->seconds, runs));
-    }
-  }
-  return st;
-}
-
 /* ---- the energy window -------------------------------------------------- */
 /* A batch of repetitions as the timed ones ran, untimed, complete when it
  * returns. */
@@ -670,12 +583,87 @@ static kl_status energy_window(prepared *pr, series *s, kl__energy *e,
   return KL_OK;
 }
 
-kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
-                      double precision, int warmup, double max_seconds,
-                      int host_data,
-                      const kl_ranks *ranks, const kl__job *beside,
-                      const volatile sig_atomic_t *stop, kl__energy *energy,
-                      kl__result *res) {
+/* ---- one job's measurement, in three steps ---------------------------------
+ * start: prepare, the checked run and its check, the ceiling beside it
+ * prepared; step: a batch of timed runs, the ceiling's as many right
+ * after, until the rule ends them; finish: the figures, the energy
+ * window, everything released. kl__measure makes the three in a row;
+ * kl_run interleaves the steps of a problem's rungs (run.c). */
+struct kl__measuring {
+  const kl__job *job;
+  kl__result *res;
+  kl__timing t;
+  prepared pr, ceiling_slot, *ceiling;
+  series s, cs;        /* the rung's runs and the ceiling's */
+  kl__noise_rule rule;
+  int checked_timed, cut;
+  int warmed, ceiling_warmed; /* the warm-up runs made */
+  int runs, rounds;    /* timed runs made, in this many batches */
+  double timed, spent; /* their seconds; the rung's series' wall clock */
+  kl_stop why;
+  int done;
+  kl_status st;
+};
+
+static void measuring_free(kl__measuring *m) {
+  if (m->ceiling) unprepare(m->ceiling);
+  unprepare(&m->pr);
+  series_free(&m->s);
+  series_free(&m->cs);
+  free(m);
+}
+
+/* An empty series with room for a trace of `events` and one run. */
+static kl_status series_open(series *s, int events, int ranks) {
+  memset(s, 0, sizeof *s);
+  s->trace = malloc(sizeof(kl_trace_event) * (size_t)events);
+  s->trace_capacity = events;
+  if (!s->trace || series_room(s, 1, ranks) != KL_OK)
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  return KL_OK;
+}
+
+/* Why a job cannot be measured at all, before anything is prepared. */
+static kl_status refused(const kl__job *job, kl_context *ctx,
+                         const kl__timing *t) {
+  const kl_workload *w = job->w;
+  const kl_rung *r = job->r;
+  if (!r->run && !r->run_reps)
+    return kl__usage(KL_UNAVAILABLE, "rung %s is not built into this "
+                     "library", r->name);
+  if (t->reps < 0 || t->warmup < 0 || t->reps > KL_MAX_REPS ||
+      t->warmup > KL_MAX_REPS)
+    return kl__usage(KL_USAGE, "reps must be from 0 (by noise) to %d, "
+                     "warm-up from 0 to %d", KL_MAX_REPS, KL_MAX_REPS);
+  if (t->reps == 0 && !(t->precision > 0 && t->precision < 1))
+    return kl__usage(KL_USAGE, "the precision of repetitions by noise must "
+                     "be above 0 and below 1 (got %g)", t->precision);
+  const kl_type type = job->plan.type;
+  if ((int)type < 0 || type >= KL_TYPE_COUNT ||
+      !(w->types & KL_TYPE_BIT(type)) ||
+      (r->types && !(r->types & KL_TYPE_BIT(type))))
+    return kl__usage(KL_USAGE, "%s %s has no type %s", w->name, r->name,
+                     kl_type_name(type));
+  /* Under host_data the harness times the copies around each of its own
+   * repetitions; a rung's own loop, or a problem loaded chunk by chunk,
+   * leaves it none to wrap. Timed without them, the result would pass for
+   * what it is not. */
+  if (t->host_data && !kl_backend_host_memory(ctx->backend) && !r->run)
+    return kl__usage(KL_UNAVAILABLE, "%s %s owns its repetition loop: its "
+                     "copies of host data (host_data) cannot be timed",
+                     w->name, r->name);
+  if (t->host_data && !kl_backend_host_memory(ctx->backend) &&
+      job->plan.chunk_count > 1)
+    return kl__usage(KL_UNAVAILABLE, "a problem in %lld chunks: the copies "
+                     "of its host data (host_data) cannot be timed with each "
+                     "repetition", (long long)job->plan.chunk_count);
+  return KL_OK;
+}
+
+kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
+                            const kl__timing *t, const kl__job *beside,
+                            kl__result *res, kl__measuring **out) {
+  *out = NULL;
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
   kl__result_init(res, w, r, job->device, &job->plan);
@@ -692,70 +680,43 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
     res->in_cache_bytes = footprint;
     res->cache_bytes = (double)ctx->device.cache_bytes;
   }
-  if (!r->run && !r->run_reps)
-    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "rung %s is not "
-                                            "built into this library",
-                                            r->name));
-  if (reps < 0 || warmup < 0 || reps > KL_MAX_REPS || warmup > KL_MAX_REPS)
-    return kl__result_status(res, kl__usage(KL_USAGE, "reps must be from 0 "
-                                            "(by noise) to %d, warm-up from 0 "
-                                            "to %d", KL_MAX_REPS,
-                                            KL_MAX_REPS));
-  if (reps == 0 && !(precision > 0 && precision < 1))
-    return kl__result_status(res, kl__usage(KL_USAGE, "the precision of "
-                                            "repetitions by noise must be "
-                                            "above 0 and below 1 (got %g)",
-                                            precision));
-  const kl_type type = job->plan.type;
-  if ((int)type < 0 || type >= KL_TYPE_COUNT ||
-      !(w->types & KL_TYPE_BIT(type)) ||
-      (r->types && !(r->types & KL_TYPE_BIT(type))))
-    return kl__result_status(res, kl__usage(KL_USAGE, "%s %s has no type %s",
-                                            w->name, r->name,
-                                            kl_type_name(type)));
-  /* Under host_data the harness times the copies around each of its own
-   * repetitions; a rung's own loop, or a problem loaded chunk by chunk,
-   * leaves it none to wrap. Timed without them, the result would pass for
-   * what it is not. */
-  host_data = host_data && !kl_backend_host_memory(ctx->backend);
-  if (host_data && !r->run)
-    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "%s %s owns its "
-                                            "repetition loop: its copies of "
-                                            "host data (host_data) cannot be "
-                                            "timed", w->name, r->name));
-  if (host_data && job->plan.chunk_count > 1)
-    return kl__result_status(res, kl__usage(KL_UNAVAILABLE, "a problem in "
-                                            "%lld chunks: the copies of its "
-                                            "host data (host_data) cannot be "
-                                            "timed with each repetition",
-                                            (long long)job->plan.chunk_count));
-
-  /* Room for the checked run; the series grow as they run. */
+  kl_status st = refused(job, ctx, t);
+  if (st != KL_OK) return kl__result_status(res, st);
+  kl__measuring *m = calloc(1, sizeof *m);
+  if (!m)
+    return kl__result_status(res, KL_FAIL(KL_NO_MEMORY, "out of host "
+                                          "memory"));
+  m->job = job;
+  m->res = res;
+  m->t = *t;
+  m->t.host_data = t->host_data && !kl_backend_host_memory(ctx->backend);
+  const kl_ranks *ranks = t->ranks;
+  const int rank_count = kl__ranks_count(ranks);
+  /* A rung that owns its loop traces its runs; the harness's, one event. */
   const int events = r->run ? 1 : KL_MAX_TRACE_EVENTS;
-  series s;
-  memset(&s, 0, sizeof s);
-  s.trace = malloc(sizeof(kl_trace_event) * (size_t)events);
-  s.trace_capacity = events;
-  if (!s.trace || series_room(&s, 1, kl__ranks_count(ranks)) != KL_OK) {
-    series_free(&s);
+  if (series_open(&m->s, events, rank_count) != KL_OK ||
+      series_open(&m->cs, KL_MAX_TRACE_EVENTS, rank_count) != KL_OK) {
+    series_free(&m->s);
+    series_free(&m->cs);
+    free(m);
     return kl__result_status(res, KL_FAIL(KL_NO_MEMORY, "out of host "
                                           "memory"));
   }
-  prepared pr, ceiling_slot, *ceiling = NULL;
+  prepared *pr = &m->pr;
   /* On several ranks every step is agreed before the next (prepare's
    * two too): a rank whose step failed stops the others there, with its
    * message. */
-  kl_status st = prepare(&pr, job, ctx, ranks);
-  pr.stop = stop;
-  pr.host_data = host_data;
-  pr.ranks = ranks;
+  st = prepare(pr, job, ctx, ranks);
+  pr->stop = t->stop;
+  pr->host_data = m->t.host_data;
+  pr->ranks = ranks;
   /* The slowest rank's build; every rank's backend is the job's. */
-  pub->setup_build_seconds = pr.built;
+  pub->setup_build_seconds = pr->built;
   if (ctx->backend->compile_seconds)
     kl__ranks_max(ranks, &pub->setup_build_seconds, 1);
   /* The first run after the upload is the checked one. */
-  double started = kl__now();
-  if (st == KL_OK) st = checked_run(&pr, &s);
+  const double started = kl__now();
+  if (st == KL_OK) st = checked_run(pr, &m->s);
   st = kl__ranks_agree(ranks, st);
   /* Every rank makes as many runs: the slowest one's checked run judges. */
   double one_run = kl__now() - started;
@@ -765,72 +726,231 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx, int reps,
    * first run's cold start (pages, caches, a kernel's first load) is a
    * small share of seconds. On one rank, timing the rung alone (a library
    * call's copies, host_data, are timed around repetitions only). */
-  const int checked_timed = st == KL_OK && max_seconds > 0 &&
-                            one_run >= max_seconds && !host_data &&
-                            kl__ranks_count(ranks) < 2;
+  const double bound = t->max_seconds;
+  m->checked_timed = st == KL_OK && bound > 0 && one_run >= bound &&
+                     !m->t.host_data && rank_count < 2;
   /* By noise: at least KL_NOISE_MIN_REPS runs, or as many as fit in the
    * bound by the checked run's time, fixed, where fewer do. */
-  kl__noise_rule rule = {reps, reps, 0, 0, 0};
-  int fitted = reps > 0 ? reps : KL_NOISE_MIN_REPS;
-  if (checked_timed) fitted = 1, warmup = 0;
-  else fit_runs(max_seconds, one_run, &fitted, &warmup);
-  const int cut = fitted < (reps > 0 ? reps : KL_NOISE_MIN_REPS);
-  if (reps == 0 && !cut)
-    rule = (kl__noise_rule){KL_NOISE_MIN_REPS, KL_NOISE_MAX_REPS, precision,
-                            KL_NOISE_MIN_SECONDS, max_seconds};
-  else rule.min_reps = rule.max_reps = fitted;
-  res->checked_timed = checked_timed;
+  int warmup = t->warmup;
+  const int asked = t->reps > 0 ? t->reps : KL_NOISE_MIN_REPS;
+  int fitted = asked;
+  if (m->checked_timed) fitted = 1, warmup = 0;
+  else fit_runs(bound, one_run, &fitted, &warmup);
+  m->cut = fitted < asked;
+  m->rule = (kl__noise_rule){fitted, fitted, 0, 0, 0};
+  if (t->reps == 0 && !m->cut)
+    m->rule = (kl__noise_rule){KL_NOISE_MIN_REPS, KL_NOISE_MAX_REPS,
+                               t->precision, KL_NOISE_MIN_SECONDS, bound};
+  m->t.warmup = warmup;
+  res->checked_timed = m->checked_timed;
   pub->reps = fitted;
   pub->warmup_runs = warmup;
-  if (st == KL_OK) st = kl__buffers_download(&pr.plan, ctx, &pr.bufs);
-  if (st == KL_OK) st = inject_fault(&pr.plan, r, ranks, &pr.bufs);
+  if (st == KL_OK) st = kl__buffers_download(&pr->plan, ctx, &pr->bufs);
+  if (st == KL_OK) st = inject_fault(&pr->plan, r, ranks, &pr->bufs);
   st = kl__ranks_agree(ranks, st);
-  if (st == KL_OK) {
-    w->check(&pr.plan, r, pr.bufs.in, pr.bufs.out, &pub->verdict);
-    check_everywhere(ranks, &pub->verdict);
-    if (r->flags & KL_RUNG_KNOWN_WRONG)
-      pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
-    else if (pub->verdict.passed && pub->verdict.unverifiable > 0)
-      pub->check = KL_CHECK_UNVERIFIABLE;
-    else
-      pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
-    /* The run's named files to write, from the first rung that passed. */
-    /* On several ranks, rank 0's alone: they would write one file. */
-    if (job->outputs && pub->check == KL_CHECK_PASS &&
-        (kl__ranks_count(ranks) < 2 || ranks->rank == 0))
-      kl__outputs_write(job->outputs, job, &pr.plan, &pub->verdict,
-                        pr.bufs.out);
-    /* Where the ceiling's buffers do not fit beside the rung's, there is
-     * none beside it; the run's own ceiling measurement serves. On
-     * several ranks, none unless it fits on every one. */
-    memset(&ceiling_slot, 0, sizeof ceiling_slot);
-    if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
-                                 job->device, 1) == KL_OK) {
-      if (prepare(&ceiling_slot, beside, ctx, NULL) == KL_OK)
-        ceiling = &ceiling_slot;
-      else unprepare(&ceiling_slot);
-      ceiling_slot.stop = stop;
-      ceiling_slot.ranks = ranks;
-    }
-    double missing = beside && !ceiling;
-    kl__ranks_max(ranks, &missing, 1);
-    if (missing > 0 && ceiling) {
-      unprepare(ceiling);
-      ceiling = NULL;
-    }
-    st = time_rung(&pr, ceiling, &rule, warmup, checked_timed, &s, res);
-    /* A count cut to the bound stopped there. */
-    if (cut) pub->stop = KL_STOP_MAX_TIME;
-    if (ceiling) unprepare(ceiling);
-    /* Outside the timed runs, the rung's and the ceiling's; on one rank
-     * (a window per rank would not be one device's energy). */
-    if (st == KL_OK && energy && kl__ranks_count(ranks) < 2)
-      st = energy_window(&pr, &s, energy, res);
-    else if (st == KL_OK && energy)
-      snprintf(res->energy_why, sizeof res->energy_why,
-               "no energy window over several ranks");
+  if (st != KL_OK) {
+    measuring_free(m);
+    return kl__result_status(res, st);
   }
-  unprepare(&pr);
-  series_free(&s);
+  w->check(&pr->plan, r, pr->bufs.in, pr->bufs.out, &pub->verdict);
+  check_everywhere(ranks, &pub->verdict);
+  if (r->flags & KL_RUNG_KNOWN_WRONG)
+    pub->check = pub->verdict.passed ? KL_CHECK_MISSED : KL_CHECK_CAUGHT;
+  else if (pub->verdict.passed && pub->verdict.unverifiable > 0)
+    pub->check = KL_CHECK_UNVERIFIABLE;
+  else
+    pub->check = pub->verdict.passed ? KL_CHECK_PASS : KL_CHECK_FAIL;
+  /* The run's named files to write, from the first rung that passed. */
+  /* On several ranks, rank 0's alone: they would write one file. */
+  if (job->outputs && pub->check == KL_CHECK_PASS &&
+      (rank_count < 2 || ranks->rank == 0))
+    kl__outputs_write(job->outputs, job, &pr->plan, &pub->verdict,
+                      pr->bufs.out);
+  /* Where the ceiling's buffers do not fit beside the rung's, there is
+   * none beside it; the run's own ceiling measurement serves. On
+   * several ranks, none unless it fits on every one. */
+  if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
+                               job->device, 1) == KL_OK) {
+    if (prepare(&m->ceiling_slot, beside, ctx, NULL) == KL_OK)
+      m->ceiling = &m->ceiling_slot;
+    else unprepare(&m->ceiling_slot);
+    m->ceiling_slot.stop = t->stop;
+    m->ceiling_slot.ranks = ranks;
+  }
+  double missing = beside && !m->ceiling;
+  kl__ranks_max(ranks, &missing, 1);
+  if (missing > 0 && m->ceiling) {
+    unprepare(m->ceiling);
+    m->ceiling = NULL;
+  }
+  *out = m;
+  return KL_OK;
+}
+
+/* A batch of the ceiling's runs, as many as the rung's last one, into its
+ * series beside the rung's: its warm-up the first time, and where
+ * another rung ran since its last batch, one untimed run first. */
+static kl_status ceiling_batch(kl__measuring *m, int first, int count,
+                               int others) {
+  kl_status st = KL_OK;
+  if (!m->ceiling) return KL_OK;
+  if (!m->ceiling_warmed)
+    st = warm_up(m->ceiling, m->t.warmup > 0 ? m->t.warmup : 1, &m->cs);
+  else if (others)
+    st = rewarm(m->ceiling, &m->cs);
+  m->ceiling_warmed = 1;
+  if (st == KL_OK) st = timed_batch(m->ceiling, &m->cs, first, count);
+  return st;
+}
+
+kl_status kl__measure_step(kl__measuring *m, int others, int *done) {
+  *done = 1;
+  if (m->done || m->st != KL_OK) return m->st;
+  prepared *pr = &m->pr;
+  kl_status st = KL_OK;
+  /* The checked run is the one timed run: the ceiling's one, alone. */
+  if (m->checked_timed) {
+    m->runs = 1;
+    m->why = KL_STOP_MAX_TIME;
+    st = ceiling_batch(m, 0, 1, others);
+    m->done = 1;
+    return m->st = st;
+  }
+  /* The rung's series' wall clock: its warm-up, batches and re-warming
+   * runs, not the ceiling's nor the other rungs'. */
+  const int settled = m->warmed;
+  if (!m->warmed) {
+    const double started = kl__now();
+    st = warm_up(pr, m->t.warmup, &m->s);
+    m->spent += kl__now() - started;
+    m->warmed = 1;
+  }
+  int more = 0;
+  if (st == KL_OK) {
+    double wall = m->spent;
+    kl__ranks_max(m->t.ranks, &wall, 1);
+    more = kl__noise_more(&m->rule, m->s.seconds, m->runs, m->timed, wall,
+                          m->s.scratch, &m->why);
+  }
+  if (st == KL_OK && more > 0) {
+    const double started = kl__now();
+    /* Settled again after the others' runs: one untimed run first. */
+    if (settled && others) st = rewarm(pr, &m->s);
+    if (st == KL_OK) st = timed_batch(pr, &m->s, m->runs, more);
+    m->spent += kl__now() - started;
+    if (st == KL_OK) {
+      for (int i = m->runs; i < m->runs + more; i++)
+        m->timed += m->s.seconds[i];
+      st = ceiling_batch(m, m->runs, more, others);
+      m->runs += more;
+      m->rounds++;
+    }
+  }
+  m->done = st != KL_OK || more == 0;
+  *done = m->done;
+  return m->st = st;
+}
+
+/* The rung's figures from its timed runs, and its ceiling's rate. */
+static kl_status summarize(kl__measuring *m) {
+  prepared *pr = &m->pr;
+  series *s = &m->s;
+  kl__result *res = m->res;
+  kl_result *pub = &res->pub;
+  const int reps = m->runs;
+  pub->reps = reps;
+  pub->stop = m->cut ? KL_STOP_MAX_TIME : m->why;
+  res->rounds = m->checked_timed ? 1 : m->rounds;
+  if (pr->r->run) s->trace_count = s->trace_lost = 0;
+  if (s->trace_count == 0 && s->trace_lost == 0)
+    whole_run(s, pr->ctx->backend, reps);
+  gather_runs(pr, s, reps, res);
+  const int phases = pub->phase_count;
+  double *one = malloc(sizeof *one * (size_t)reps);
+  if (!one) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  for (int k = 0; k < phases; k++) {
+    for (int i = 0; i < reps; i++)
+      one[i] = s->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)k];
+    pub->phase_median[k] = median_of(one, reps);
+  }
+  free(one);
+  pub->trace_lost = s->trace_lost;
+  pub->trace_origin = s->trace_origin;
+  /* A run() rung's trace is one event: its phases' overlap unknown. */
+  pub->overlap = phases > 0 && !pr->r->run
+                     ? kl__trace_overlap(s->trace, s->trace_count,
+                                         s->trace_lost)
+                     : 0;
+  if (s->trace_count > 0) {
+    res->trace = malloc(sizeof *res->trace * (size_t)s->trace_count);
+    if (res->trace) {
+      memcpy(res->trace, s->trace,
+             sizeof *res->trace * (size_t)s->trace_count);
+      pub->trace = res->trace;
+      pub->trace_count = s->trace_count;
+    }
+  }
+  /* Kept in the order run before the median sorts them; a report that
+   * cannot keep them still has the summary. */
+  res->times = malloc(sizeof *res->times * (size_t)reps);
+  if (res->times) {
+    memcpy(res->times, s->seconds, sizeof *res->times * (size_t)reps);
+    pub->times = res->times;
+  }
+  double mean = 0, squares = 0;
+  for (int i = 0; i < reps; i++) mean += s->seconds[i] / reps;
+  for (int i = 0; i < reps; i++)
+    squares += (s->seconds[i] - mean) * (s->seconds[i] - mean);
+  pub->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
+  pub->t_median = median_of(s->seconds, reps);
+  pub->t_min = s->seconds[0];
+  pub->t_max = s->seconds[reps - 1];
+  kl__median_interval(s->seconds, reps, &pub->t_low, &pub->t_high);
+  memcpy(pub->counts, pr->counts, sizeof pub->counts);
+  pr->w->cost(&pr->plan, pr->r, pr->counts, &pub->cost);
+  /* On several ranks each did the work: the rate is all of theirs over
+   * the slowest one's time. */
+  pub->ranks = kl__ranks_count(pr->ranks);
+  every_rank(&pub->cost, pr->ranks);
+  pub->merit = kl__rate(pr->w, &pub->cost, pub->t_median);
+  if (m->ceiling) {
+    kl_cost c;
+    m->ceiling->w->cost(&m->ceiling->plan, m->ceiling->r, m->ceiling->counts,
+                        &c);
+    every_rank(&c, pr->ranks);
+    pub->ceiling =
+        kl__rate(m->ceiling->w, &c, median_of(m->cs.seconds, reps));
+  }
+  return KL_OK;
+}
+
+kl_status kl__measure_finish(kl__measuring *m, kl__energy *energy) {
+  kl__result *res = m->res;
+  kl_status st = m->st;
+  if (st == KL_OK && !m->done)
+    st = KL_FAIL(KL_USAGE, "a measurement finished before its runs ended");
+  if (st == KL_OK) st = summarize(m);
+  /* The ceiling's buffers go before the window: it runs the rung alone. */
+  if (m->ceiling) unprepare(m->ceiling);
+  m->ceiling = NULL;
+  /* Outside the timed runs, the rung's and the ceiling's; on one rank
+   * (a window per rank would not be one device's energy). */
+  if (st == KL_OK && energy && kl__ranks_count(m->t.ranks) < 2)
+    st = energy_window(&m->pr, &m->s, energy, res);
+  else if (st == KL_OK && energy)
+    snprintf(res->energy_why, sizeof res->energy_why,
+             "no energy window over several ranks");
+  measuring_free(m);
   return kl__result_status(res, st);
+}
+
+kl_status kl__measure(const kl__job *job, kl_context *ctx,
+                      const kl__timing *t, const kl__job *beside,
+                      kl__energy *energy, kl__result *res) {
+  kl__measuring *m = NULL;
+  kl_status st = kl__measure_start(job, ctx, t, beside, res, &m);
+  if (st != KL_OK) return st;
+  int done = 0;
+  while (!done) kl__measure_step(m, 0, &done);
+  return kl__measure_finish(m, energy);
 }

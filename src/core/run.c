@@ -607,6 +607,13 @@ static double max_seconds_of(const kl_options *o, const kl__job *jb) {
              : QUICK_MAX_SECONDS;
 }
 
+/* How the run times job jb: its options, the quick bound at a quick size. */
+static kl__timing timing_of(const kl_options *o, const kl__job *jb) {
+  return (kl__timing){o->reps,        o->precision, o->warmup,
+                      max_seconds_of(o, jb), o->host_data, o->ranks,
+                      o->stop};
+}
+
 /* Over several ranks: the rung on rank 0 alone first, the others waiting
  * (weak scaling: the same share; strong: the whole problem), and its
  * median time, on every rank; 0 where it could not run there (a whole
@@ -629,10 +636,9 @@ static double one_rank(const kl_options *o, const kl__job *jb,
     }
     kl__result *res = calloc(1, sizeof *res);
     if (!res) st = KL_FAIL(KL_NO_MEMORY, "out of host memory");
-    if (st == KL_OK)
-      st = kl__measure(&alone, ctx, o->reps, o->precision, o->warmup,
-                       max_seconds_of(o, jb),
-                       o->host_data, NULL, NULL, o->stop, NULL, res);
+    kl__timing how = timing_of(o, jb);
+    how.ranks = NULL;
+    if (st == KL_OK) st = kl__measure(&alone, ctx, &how, NULL, NULL, res);
     if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
     else if (st == KL_OK)
       progress(o, "    on one rank: the check did not pass");
@@ -646,19 +652,122 @@ static double one_rank(const kl_options *o, const kl__job *jb,
   return t;
 }
 
-static void run_jobs(const kl_options *o, const kl__jobs *jobs,
-                     kl_report *rep, kl_status *worst) {
-  contexts *cs = calloc(1, sizeof *cs);
-  for (size_t i = 0; i < jobs->count; i++) {
+/* Jobs whose runs interleave: rungs of one problem (workload, size, type
+ * and parameters) on one device, in one process. */
+static int same_problem(const kl__job *a, const kl__job *b) {
+  return a->w == b->w && a->r->backend == b->r->backend &&
+         a->device == b->device && a->plan.n == b->plan.n &&
+         a->plan.type == b->plan.type &&
+         a->plan.chunk_count == b->plan.chunk_count &&
+         a->quick_size == b->quick_size &&
+         a->ceiling_only == b->ceiling_only &&
+         memcmp(a->plan.value, b->plan.value,
+                sizeof a->plan.value[0] * (size_t)a->w->param_count) == 0;
+}
+
+/* The most rungs of a problem whose runs interleave at once. */
+#define MAX_INTERLEAVED 64
+
+/* One job of a group being measured. */
+typedef struct slot {
+  const kl__job *jb;
+  size_t index;      /* its place in the jobs */
+  kl__result *res;
+  kl__measuring *m;  /* NULL once finished, or where it never started */
+  kl__energy *energy;
+  double started;
+  kl_status st;
+  double alone;      /* several ranks: rank 0's time alone */
+} slot;
+
+/* What the run says of a finished job: its progress line, its status in
+ * the run's worst. 1 where it stands in the report, 0 where it is no
+ * result (stopped inside it). */
+static int job_done(const kl_options *o, const kl__jobs *jobs, slot *sl,
+                    kl_report *rep, kl_status *worst) {
+  const kl__job *jb = sl->jb;
+  kl__result *res = sl->res;
+  const kl_status st = sl->st;
+  res->ceiling_only = jb->ceiling_only;
+  if (res->energy_why[0])
+    kl__append(rep->notes, sizeof rep->notes, "no energy for %s %s: %s. ",
+               jb->w->name, jb->r->name, res->energy_why);
+  if (st == KL_OK && sl->alone > 0 && res->pub.t_median > 0) {
+    res->pub.one_rank_seconds = sl->alone;
+    res->pub.efficiency =
+        sl->alone / (res->pub.t_median * (jb->in.strong ? res->pub.ranks : 1));
+  }
+  (void)jobs;
+  if (st == KL_INTERRUPTED) {
+    /* Stopped inside this rung: it did not finish, and is no result. */
+    kl__result_free(res);
+    return 0;
+  }
+  if (st == KL_UNAVAILABLE) {
+    /* A rung that cannot serve the problem stands aside: its result
+     * says why, and the run's status does not count it. */
+    progress(o, "    %s stands aside: %s", jb->r->name, res->pub.error);
+    return 1;
+  }
+  if (st != KL_OK) {
+    progress(o, "    %s error: %s", jb->r->name, res->pub.error);
+    /* The run goes on; its status is the worst by exit code: device
+     * errors over bad input over failed checks. */
+    if (kl_exit_code(st) > kl_exit_code(*worst)) *worst = st;
+    return 1;
+  }
+  progress(o, "    %s: %.3f ms median, %.1f %s, %s (%.1f s)", jb->r->name,
+           res->pub.t_median * 1e3, res->pub.merit, jb->w->unit,
+           kl__check_text(&res->pub), kl__now() - sl->started);
+  if (res->pub.energy_source)
+    progress(o, "    energy: %.4g W over %.2f s, %.4g J per run, %.4g pJ "
+             "per unit%s", res->pub.energy_watts, res->pub.energy_seconds,
+             res->pub.energy_joules, res->pub.energy_pj,
+             res->pub.energy_mismatch ? ", MISMATCH with sampled power" : "");
+  if (res->pub.check == KL_CHECK_FAIL && kl_exit_code(*worst) < 1)
+    *worst = KL_CHECK_FAILED;
+  return 1;
+}
+
+/* The jobs from `first` on that are rungs of one problem and fit in
+ * memory beside each other, measured together: each prepared and checked
+ * in turn, then their timed runs in rounds, a batch of each rung (and of
+ * its ceiling right after) per round in ladder order, so that a machine's
+ * drift (clocks settling, a neighbour's load) falls on every rung alike;
+ * then each one's figures. Returns the first job after them; *stopped
+ * where the run was interrupted. */
+static size_t run_group(const kl_options *o, const kl__jobs *jobs,
+                        size_t first, contexts *cs, kl_report *rep,
+                        kl_status *worst, int *stopped) {
+  slot slots[MAX_INTERLEAVED];
+  int count = 0, entered = 0;
+  kl_context *ctx = NULL;
+  const size_t base = rep->count;
+  size_t i = first;
+  const int one_process = kl__ranks_count(o->ranks) < 2;
+  while (i < jobs->count && count < MAX_INTERLEAVED) {
+    const kl__job *jb = &jobs->items[i];
+    if (i > first &&
+        (!one_process || !same_problem(&jobs->items[first], jb) ||
+         !kl__fits_now(&jb->plan, jb->r->backend, jb->device) ||
+         (jb->ceiling >= 0 &&
+          !kl__fits_now(&jobs->items[jb->ceiling].plan, jb->r->backend,
+                        jb->device))))
+      break;
     /* On several ranks, a stop any of them saw stops all. */
     double stop = o->stop && *o->stop;
     kl__ranks_max(o->ranks, &stop, 1);
     if (stop > 0) {
-      rep->interrupted = 1;
+      *stopped = 1;
       break;
     }
-    const kl__job *jb = &jobs->items[i];
-    kl__result *res = &rep->results[rep->count++];
+    slot *sl = &slots[count];
+    memset(sl, 0, sizeof *sl);
+    sl->jb = jb;
+    sl->index = i++;
+    sl->res = &rep->results[rep->count++];
+    sl->started = kl__now();
+    kl__result *res = sl->res;
     char params[256] = "", where[64];
     kl__result_init(res, jb->w, jb->r, jb->device, &jb->plan);
     int op = kl__param_with(jb->w, KL_PARAM_OP);
@@ -666,78 +775,80 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
       kl_param_text(&jb->w->params[op], jb->plan.value[op], params,
                     sizeof params);
     kl__device_text(jb->r->backend, jb->device, where, sizeof where);
-    progress(o, "[%zu/%zu] %s %s (%s, n=%s, %s%s%s)%s ...", i + 1,
+    progress(o, "[%zu/%zu] %s %s (%s, n=%s, %s%s%s)%s ...", sl->index + 1,
              jobs->count, jb->w->name, jb->r->name, where, res->pub.shape,
              kl_type_name(jb->plan.type), params[0] ? " " : "", params,
              jb->is_ceiling ? " ceiling" : "");
-    double started = kl__now();
-    kl_context *ctx = NULL;
     const kl__job *c = jb->ceiling >= 0 ? &jobs->items[jb->ceiling] : NULL;
-    kl__energy *energy = NULL;
-    kl_status st = cs ? context_for(cs, o, rep, jb->r->backend, jb->device,
-                                    &ctx, &energy)
-                      : KL_FAIL(KL_NO_MEMORY, "out of host memory");
-    if (st == KL_OK) st = kl__enter(ctx);
-    const int entered = st == KL_OK;
+    kl_status st = KL_OK;
+    if (!entered) {
+      st = cs ? context_for(cs, o, rep, jb->r->backend, jb->device, &ctx,
+                            &sl->energy)
+              : KL_FAIL(KL_NO_MEMORY, "out of host memory");
+      if (st == KL_OK) st = kl__enter(ctx);
+      entered = st == KL_OK;
+    } else {
+      sl->energy = slots[0].energy;
+    }
     /* A device that one rank could not open stops the rung on all. */
     st = kl__ranks_agree(o->ranks, st);
-    double alone = 0;
-    if (st == KL_OK && kl__ranks_count(o->ranks) > 1 && !jb->ceiling_only)
-      alone = one_rank(o, jb, ctx);
-    if (st == KL_OK) {
-      const double bound = max_seconds_of(o, jb);
-      st = kl__measure(jb, ctx, o->reps, o->precision, o->warmup, bound,
-                       o->host_data,
-                       o->ranks, c, o->stop, energy, res);
-      res->max_seconds = bound; /* after kl__measure, which fills res */
-      if (res->energy_why[0])
-        kl__append(rep->notes, sizeof rep->notes, "no energy for %s %s: %s. ",
-                   jb->w->name, jb->r->name, res->energy_why);
-      if (st == KL_OK && alone > 0 && res->pub.t_median > 0) {
-        res->pub.one_rank_seconds = alone;
-        res->pub.efficiency =
-            alone / (res->pub.t_median * (jb->in.strong ? res->pub.ranks : 1));
-      }
-      kl__leave(ctx);
-      res->ceiling_only = jb->ceiling_only;
-    } else {
-      if (entered) kl__leave(ctx);
-      kl__result_status(res, st);
-    }
+    if (st == KL_OK && !one_process && !jb->ceiling_only)
+      sl->alone = one_rank(o, jb, ctx);
+    const kl__timing t = timing_of(o, jb);
+    if (st == KL_OK) st = kl__measure_start(jb, ctx, &t, c, res, &sl->m);
+    else kl__result_status(res, st);
+    res->max_seconds = t.max_seconds; /* after kl__measure_start */
+    sl->st = st;
+    count++;
     if (st == KL_INTERRUPTED) {
-      /* Stopped inside this rung: it did not finish, and is no result. */
-      kl__result_free(res);
-      rep->count--;
-      rep->interrupted = 1;
-      progress(o, "    interrupted: %zu of %zu rungs finished", rep->count,
-               jobs->count);
+      *stopped = 1;
       break;
     }
-    if (st == KL_UNAVAILABLE) {
-      /* A rung that cannot serve the problem stands aside: its result
-       * says why, and the run's status does not count it. */
-      progress(o, "    stands aside: %s", res->pub.error);
-      continue;
-    }
-    if (st != KL_OK) {
-      progress(o, "    error: %s", res->pub.error);
-      /* The run goes on; its status is the worst by exit code: device
-       * errors over bad input over failed checks. */
-      if (kl_exit_code(st) > kl_exit_code(*worst)) *worst = st;
-      continue;
-    }
-    progress(o, "    %.3f ms median, %.1f %s, %s (%.1f s)",
-             res->pub.t_median * 1e3, res->pub.merit, jb->w->unit,
-             kl__check_text(&res->pub), kl__now() - started);
-    if (res->pub.energy_source)
-      progress(o, "    energy: %.4g W over %.2f s, %.4g J per run, %.4g pJ "
-               "per unit%s", res->pub.energy_watts, res->pub.energy_seconds,
-               res->pub.energy_joules, res->pub.energy_pj,
-               res->pub.energy_mismatch ? ", MISMATCH with sampled power"
-                                        : "");
-    if (res->pub.check == KL_CHECK_FAIL && kl_exit_code(*worst) < 1)
-      *worst = KL_CHECK_FAILED;
+    /* A context that could not be had ends the group with this job. */
+    if (!entered) break;
   }
+  /* The rounds: a batch of each rung whose runs go on, until none does. */
+  for (int going = 1; going;) {
+    going = 0;
+    for (int k = 0; k < count; k++) {
+      if (!slots[k].m) continue;
+      int done = 0;
+      kl__measure_step(slots[k].m, count > 1, &done);
+      going |= !done;
+    }
+  }
+  int started = 0;
+  for (int k = 0; k < count; k++) started += slots[k].m != NULL;
+  for (int k = 0; k < count; k++)
+    if (slots[k].m) {
+      slots[k].st = kl__measure_finish(slots[k].m, slots[k].energy);
+      slots[k].m = NULL;
+      slots[k].res->interleaved = started;
+    }
+  if (entered) kl__leave(ctx);
+  /* The results in ladder order, those stopped inside left out. */
+  size_t kept = base;
+  for (int k = 0; k < count; k++) {
+    if (slots[k].st == KL_INTERRUPTED) *stopped = 1;
+    if (!job_done(o, jobs, &slots[k], rep, worst)) continue;
+    if (&rep->results[kept] != slots[k].res)
+      rep->results[kept] = *slots[k].res;
+    kept++;
+  }
+  rep->count = kept;
+  if (*stopped)
+    progress(o, "    interrupted: %zu of %zu rungs finished", rep->count,
+             jobs->count);
+  return i;
+}
+
+static void run_jobs(const kl_options *o, const kl__jobs *jobs,
+                     kl_report *rep, kl_status *worst) {
+  contexts *cs = calloc(1, sizeof *cs);
+  int stopped = 0;
+  for (size_t i = 0; i < jobs->count && !stopped;)
+    i = run_group(o, jobs, i, cs, rep, worst, &stopped);
+  if (stopped) rep->interrupted = 1;
   for (size_t i = 0; cs && i < cs->count; i++) {
     kl__energy_close(cs->energy[i]);
     kl__context_close(&cs->ctx[i]);
@@ -911,8 +1022,8 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    st = kl__measure(&job, ctx, reps, o.precision, warmup, 0, 0, NULL, NULL,
-                     NULL, NULL, res);
+    const kl__timing t = {reps, o.precision, warmup, 0, 0, NULL, NULL};
+    st = kl__measure(&job, ctx, &t, NULL, NULL, res);
     kl__leave(ctx);
   } else {
     kl__result_status(res, st);

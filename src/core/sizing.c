@@ -59,6 +59,22 @@ static kl_status plan_footprint(const kl_plan *p, const kl_backend *b,
   return KL_OK;
 }
 
+/* Whether a plan fits beside what is allocated now: its bytes and a
+ * quarter more within the free memory of its device and of the host (a
+ * rung prepared while others of its problem are, to interleave their
+ * runs: run.c). */
+int kl__fits_now(const kl_plan *p, const kl_backend *b, int device) {
+  footprint f;
+  if (plan_footprint(p, b, 1, &f) != KL_OK) return 0;
+  if (f.device > 0) {
+    size_t dev_free = 0, dev_total = 0;
+    if (kl__backend_memory(b, device, &dev_free, &dev_total) != KL_OK ||
+        1.25 * f.device > (double)dev_free)
+      return 0;
+  }
+  return 1.25 * f.host <= (double)kl__host_free();
+}
+
 /* Bytes in the largest unit up to GiB that keeps them at least 1: sizes
  * under a small KLADDER_MEMORY_LIMIT would read "0.00 GiB". */
 static const char *bytes_text(double bytes, char *dst, size_t size) {

@@ -151,6 +151,15 @@ kl_cli_test(noise-fixed-reps 0 "" --json-stdout "(r := d['results'][0])['stop'] 
   run -w map -b serial -n 100000 --reps 3 --no-ceiling --json -)
 kl_cli_test(noise-max-time-said 0 "map serial: stopped at 0.005 s \\(--max-time\\) after [0-9]+ timed runs, its median within \\+/-"
   run -w map -b serial -n 100000 --precision 0.000001 --max-time 0.005 --no-ceiling)
+# The rungs of one problem on one device are measured together, their
+# timed runs in rounds; alone, a rung is its own group; a fixed count is
+# one batch.
+kl_cli_test(interleaved-ladder 0 "" --json-stdout "len(d['results']) == 2 and all(r['interleaved'] == 2 and r['rounds'] >= 1 for r in d['results'])"
+  run -w stream -b serial -n 100000 --no-ceiling --json - -q)
+kl_cli_test(interleaved-alone 0 "" --json-stdout "[r['interleaved'] for r in d['results']] == [1]"
+  run -w stream -b serial -r serial-triad -n 100000 --no-ceiling --json - -q)
+kl_cli_test(interleaved-fixed-one-round 0 "" --json-stdout "all(r['rounds'] == 1 and r['timed_runs'] == 4 for r in d['results'])"
+  run -w stream -b serial -n 100000 --reps 4 --json - -q)
 kl_cli_test(noise-precision-bad 2 "--precision '150%' must be above 0 and below 1"
   run -w map --precision 150%)
 # A memory-bound problem whose buffers fit in the device's last-level

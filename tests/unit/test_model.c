@@ -285,8 +285,8 @@ static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
   st = kl__enter(&ctx);
   fake_copies = 0;
   if (st == KL_OK) {
-    st = kl__measure(&job, &ctx, 4, 0, 2, 0, host_data, NULL, NULL, NULL, NULL,
-                     res);
+    const kl__timing t = {4, 0, 2, 0, host_data, NULL, NULL};
+    st = kl__measure(&job, &ctx, &t, NULL, NULL, res);
     kl__leave(&ctx);
   }
   *copies = fake_copies;
