@@ -727,6 +727,12 @@ typedef struct kl_machine {
    * carry one. */
   char cpu_governor[32];
   double cpu_mhz;
+  /* The first GPU board whose clocks the run watched (NVML): its enforced
+   * power limit in W, its default application clocks and its maximum SM
+   * clock in MHz (0 where not known), ECC and persistence mode (1 on, 0
+   * off, -1 not known). */
+  double gpu_power_limit_w, gpu_app_sm_mhz, gpu_app_mem_mhz, gpu_max_sm_mhz;
+  int gpu_ecc, gpu_persistence;
 } kl_machine;
 
 /* How this library was built, as the results files record it. */

@@ -316,6 +316,20 @@ static kl_status bus_id(kl_context *ctx, char *out, size_t size) {
   return KL_OK;
 }
 
+/* NVTX's ranges (header-only: the calls do nothing unless a profiler has
+ * attached its tool); HIP's build has none. */
+#if defined(KL_HAVE_HIP)
+#define KL_GPU_RANGE NULL
+#else
+#include <nvtx3/nvToolsExt.h>
+static void range(kl_context *ctx, const char *name) {
+  (void)ctx;
+  if (name) nvtxRangePushA(name);
+  else nvtxRangePop();
+}
+#define KL_GPU_RANGE range
+#endif
+
 extern "C" const kl_backend kl__backend_gpu = {
     KL_GPU,
     KL_GPU_SUMMARY,
@@ -339,5 +353,6 @@ extern "C" const kl_backend kl__backend_gpu = {
     NULL, /* left_out: never */
     NULL, /* compile_seconds: its kernels are built with the module */
     bus_id,
+    KL_GPU_RANGE,
 };
 #endif

@@ -3,7 +3,6 @@
  * (/sys/class/powercap); and the energy window the harness measures with
  * it. docs/design.md ("Energy") has the method. */
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,25 +13,15 @@
 
 #include "harness.h"
 
-/* ---- NVML: the few functions kladder calls, declared here --------------- */
-typedef void *kl__nvml_device;
-typedef int (*nvml_init_fn)(void);
-typedef int (*nvml_shutdown_fn)(void);
-typedef int (*nvml_by_bus_fn)(const char *bus_id, kl__nvml_device *device);
-typedef int (*nvml_energy_fn)(kl__nvml_device device,
-                              unsigned long long *millijoules);
-typedef int (*nvml_power_fn)(kl__nvml_device device, unsigned int *milliwatts);
-
 #define KL__RAPL_ZONES 16
 
 struct kl__energy {
   const char *source; /* "nvml", "rapl" */
-  /* NVML */
-  void *library;
-  nvml_shutdown_fn shutdown;
-  nvml_energy_fn energy;
-  nvml_power_fn power;
-  kl__nvml_device device;
+  kl__nvml *nvml; /* the board's, or NULL: RAPL */
+  /* The board reports its power as an average over the last second (no
+   * instantaneous field): the cross-check skips the window's first
+   * second, and the window is a second longer. */
+  int power_averaged;
   /* RAPL: each package's energy_uj, its last value and its range */
   int zones;
   char path[KL__RAPL_ZONES][512];
@@ -42,13 +31,6 @@ struct kl__energy {
   /* The counter's update period, as the idle window saw it (0 before). */
   double period;
 };
-
-static int nvml_read(kl__energy *e, double *joules) {
-  unsigned long long mj = 0;
-  if (e->energy(e->device, &mj) != 0) return 0;
-  *joules = 1e-3 * (double)mj;
-  return 1;
-}
 
 static int read_u64(const char *path, unsigned long long *value) {
   FILE *f = fopen(path, "r");
@@ -77,15 +59,13 @@ static int rapl_read(kl__energy *e, double *joules) {
 }
 
 static int energy_read(kl__energy *e, double *joules) {
-  return e->library ? nvml_read(e, joules) : rapl_read(e, joules);
+  return e->nvml ? kl__nvml_energy(e->nvml, joules) : rapl_read(e, joules);
 }
 
 /* The board's power as it reports it, where it does (NVML). */
 static int energy_power(kl__energy *e, double *watts) {
-  unsigned int mw = 0;
-  if (!e->power || e->power(e->device, &mw) != 0) return 0;
-  *watts = 1e-3 * (double)mw;
-  return 1;
+  int averaged = 0;
+  return e->nvml && kl__nvml_power(e->nvml, watts, &averaged);
 }
 
 const char *kl__energy_source(const kl__energy *e) {
@@ -97,59 +77,24 @@ double kl__energy_idle_watts(const kl__energy *e) {
 
 void kl__energy_close(kl__energy *e) {
   if (!e) return;
-  if (e->library) {
-    if (e->shutdown) e->shutdown();
-    dlclose(e->library);
-  }
+  kl__nvml_close(e->nvml);
   free(e);
 }
 
-/* NVML's library: KLADDER_NVML_LIBRARY where set (a test's fake), else
- * the driver's. */
+/* The board's counter, through NVML (nvml.c). */
 static kl_status open_nvml(const char *bus, kl__energy *e, char *why,
                            size_t size) {
-  const char *name = getenv("KLADDER_NVML_LIBRARY");
-  if (!name || !*name) name = "libnvidia-ml.so.1";
-  e->library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-  if (!e->library) {
-    snprintf(why, size, "no NVML (%s could not be loaded)", name);
-    return KL_UNAVAILABLE;
-  }
-  /* dlsym gives an object pointer; POSIX makes it a function's. */
-  nvml_init_fn init;
-  nvml_by_bus_fn by_bus;
-  void *p = dlsym(e->library, "nvmlInit_v2");
-  memcpy(&init, &p, sizeof p);
-  p = dlsym(e->library, "nvmlShutdown");
-  memcpy(&e->shutdown, &p, sizeof p);
-  p = dlsym(e->library, "nvmlDeviceGetHandleByPciBusId_v2");
-  memcpy(&by_bus, &p, sizeof p);
-  p = dlsym(e->library, "nvmlDeviceGetTotalEnergyConsumption");
-  memcpy(&e->energy, &p, sizeof p);
-  p = dlsym(e->library, "nvmlDeviceGetPowerUsage");
-  memcpy(&e->power, &p, sizeof p);
-  if (!init || !e->shutdown || !by_bus || !e->energy) {
-    e->shutdown = NULL;
-    snprintf(why, size, "%s lacks the energy counter's functions", name);
-    return KL_UNAVAILABLE;
-  }
-  int rc = init();
-  if (rc != 0) {
-    e->shutdown = NULL;
-    snprintf(why, size, "NVML did not start (nvmlInit_v2: %d)", rc);
-    return KL_UNAVAILABLE;
-  }
-  rc = by_bus(bus, &e->device);
-  if (rc != 0) {
-    snprintf(why, size, "NVML does not know the device at %s (%d)", bus, rc);
-    return KL_UNAVAILABLE;
-  }
+  kl_status st = kl__nvml_open(bus, &e->nvml, why, size);
+  if (st != KL_OK) return st;
   double j;
-  if (!nvml_read(e, &j)) {
+  if (!kl__nvml_energy(e->nvml, &j)) {
     snprintf(why, size, "the board has no energy counter NVML can read");
     return KL_UNAVAILABLE;
   }
   e->source = "nvml";
+  double w;
+  int averaged = 0;
+  e->power_averaged = kl__nvml_power(e->nvml, &w, &averaged) && averaged;
   return KL_OK;
 }
 
@@ -232,9 +177,13 @@ static kl_status next_update(kl__energy *e, double *joules, double *when) {
 }
 
 /* A thread reading the board's power every 25 ms while a window runs:
- * the cross-check of the counter's mean. */
+ * the cross-check of the counter's mean; where the board reports a 1 s
+ * average, only from a second into the window on (before, the average
+ * still holds the idle board's power before the window). */
+#define KL__POWER_AVERAGE_SECONDS 1.0
 typedef struct sampler {
   kl__energy *e;
+  double from; /* kl__now() before which no sample counts */
   atomic_int stop;
   double sum;
   long count;
@@ -246,7 +195,7 @@ static int sample(void *arg) {
   sampler *s = arg;
   while (!atomic_load(&s->stop)) {
     double w;
-    if (energy_power(s->e, &w)) {
+    if (kl__now() >= s->from && energy_power(s->e, &w)) {
       s->sum += w;
       s->count++;
     }
@@ -265,7 +214,9 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
   double j0 = 0, t0 = 0, j = 0, t = 0;
   kl_status st = next_update(e, &j0, &t0);
   if (st != KL_OK) return st;
-  if (batch && e->power)
+  const double lag = e->power_averaged ? KL__POWER_AVERAGE_SECONDS : 0;
+  s.from = t0 + lag;
+  if (batch && e->nvml)
     s.running = thrd_create(&s.thread, sample, &s) == thrd_success;
   /* The window: from the update seen first to the last one seen, each
    * taken as the middle between the read that saw it and the read before
@@ -300,7 +251,7 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
       const int enough = updates >= rule->min_updates ||
                          (e->period > 0 &&
                           moved - t0 >= rule->min_updates * e->period);
-      if (t - t0 >= rule->min_seconds && enough) break;
+      if (t - t0 >= rule->min_seconds + (batch ? lag : 0) && enough) break;
     } else if (t - since > KL__ENERGY_STILL) {
       st = kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
                      "in %.0f s", e->source, KL__ENERGY_STILL);

@@ -254,6 +254,57 @@ GET(get_cpu_mhz) {
   (void)res;
   number(v, rep->machine.cpu_mhz > 0, rep->machine.cpu_mhz);
 }
+/* The first watched GPU board's disclosure (run.c). */
+GET(get_gpu_power_limit) {
+  (void)res;
+  number(v, rep->machine.gpu_power_limit_w > 0,
+         rep->machine.gpu_power_limit_w);
+}
+GET(get_gpu_app_sm) {
+  (void)res;
+  number(v, rep->machine.gpu_app_sm_mhz > 0, rep->machine.gpu_app_sm_mhz);
+}
+GET(get_gpu_app_mem) {
+  (void)res;
+  number(v, rep->machine.gpu_app_mem_mhz > 0, rep->machine.gpu_app_mem_mhz);
+}
+GET(get_gpu_max_sm) {
+  (void)res;
+  number(v, rep->machine.gpu_max_sm_mhz > 0, rep->machine.gpu_max_sm_mhz);
+}
+GET(get_gpu_ecc) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, rep->machine.gpu_ecc >= 0, rep->machine.gpu_ecc);
+}
+GET(get_gpu_persistence) {
+  (void)res;
+  v->is_bool = 1;
+  number(v, rep->machine.gpu_persistence >= 0, rep->machine.gpu_persistence);
+}
+/* A result's board clocks, where they were watched. */
+GET(get_sm_mhz) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->sm_mhz);
+}
+GET(get_mem_mhz) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->mem_mhz > 0, res->mem_mhz);
+}
+GET(get_clock_reasons) {
+  (void)rep;
+  kl__clock_reasons_text(res->clock_reasons, v->buffer, sizeof v->buffer);
+  text(v, res->pub.status == KL_OK && res->sm_mhz > 0 ? v->buffer : NULL);
+}
+GET(get_slowed_batches) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->sm_mhz > 0,
+         res->slowed_batches);
+}
+GET(get_throttled) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->throttled);
+}
 GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
 /* By noise: no count, the precision instead. */
 GET(get_reps) {
@@ -532,6 +583,17 @@ const kl__field kl__fields[] = {
     {"cpu_governor", NULL, KL__RUN, "machine", KL__TEXT, NULL,
      get_cpu_governor},
     {"cpu_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f", get_cpu_mhz},
+    {"gpu_power_limit_w", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_gpu_power_limit},
+    {"gpu_app_sm_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_gpu_app_sm},
+    {"gpu_app_mem_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_gpu_app_mem},
+    {"gpu_max_sm_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
+     get_gpu_max_sm},
+    {"gpu_ecc", NULL, KL__RUN, "machine", KL__NUMBER, NULL, get_gpu_ecc},
+    {"gpu_persistence", NULL, KL__RUN, "machine", KL__NUMBER, NULL,
+     get_gpu_persistence},
     {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed},
     {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps},
     {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
@@ -581,6 +643,13 @@ const kl__field kl__fields[] = {
     {"interleaved", "interleaved", R, NULL, KL__NUMBER, "%.0f",
      get_interleaved},
     {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds},
+    {"sm_mhz", "sm_mhz", R, NULL, KL__NUMBER, "%.0f", get_sm_mhz},
+    {"mem_mhz", "mem_mhz", R, NULL, KL__NUMBER, "%.0f", get_mem_mhz},
+    {"clock_reasons", "clock_reasons", R, NULL, KL__TEXT, NULL,
+     get_clock_reasons},
+    {"slowed_batches", "slowed_batches", R, NULL, KL__NUMBER, "%.0f",
+     get_slowed_batches},
+    {"throttled", "throttled", R, NULL, KL__NUMBER, "%.0f", get_throttled},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
      get_unverifiable},
     {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},

@@ -335,6 +335,13 @@ typedef struct kl__result {
    * included: 1 alone), and the batches its timed runs came in (run.c,
    * measure.c). */
   int interleaved, rounds;
+  /* Where the board's clocks were watched (kl__timing.clocks): their
+   * mean over the samples around its batches (0: not watched), every
+   * reason seen, the batches made again after a slowdown, and whether a
+   * slowed batch was kept (it slowed every time it was tried). */
+  double sm_mhz, mem_mhz;
+  unsigned long long clock_reasons;
+  int slowed_batches, throttled;
 } kl__result;
 
 struct kl_report {
@@ -435,6 +442,47 @@ void kl__outputs_write(kl__outputs *outs, const kl__job *job,
 kl_status kl__outputs_finish(kl__outputs *outs, int keep, char *note,
                              size_t note_size);
 
+/* ---- nvml.c: NVML for one board, loaded at run time ----------------------
+ * Its energy counter and power, its clocks and the reasons they are low,
+ * and what a results file discloses of the board. */
+typedef struct kl__nvml kl__nvml;
+/* The clocks at one moment: SM and memory MHz, NVML's clock-event
+ * reasons (bits: 0x4 power cap, 0x8 hardware slowdown, 0x20 and 0x40
+ * software and hardware thermal, 0x80 power brake, 0x1 idle). */
+typedef struct kl__clock_sample {
+  double sm_mhz, mem_mhz;
+  unsigned long long reasons;
+} kl__clock_sample;
+/* The board as a results file discloses it (kl_machine); 0 or -1 where
+ * NVML does not say. */
+typedef struct kl__gpu_disclosure {
+  double power_limit_watts, app_sm_mhz, app_mem_mhz, max_sm_mhz;
+  int ecc, persistence; /* 1 on, 0 off, -1 unknown */
+} kl__gpu_disclosure;
+/* An SM clock below this fraction of the application clock, neither idle
+ * nor power-capped, is a slowdown (as nvbench takes 75%). */
+#define KL__CLOCK_FLOOR 0.75
+/* NVML for the board at PCI bus id `bus`: KL_OK, or KL_UNAVAILABLE with
+ * why (no library, NVML not started, a board it does not know). */
+kl_status kl__nvml_open(const char *bus, kl__nvml **out, char *why,
+                        size_t size);
+void kl__nvml_close(kl__nvml *n);
+/* 1 with the value, 0 where NVML cannot read it. */
+int kl__nvml_energy(const kl__nvml *n, double *joules);
+/* The board's power: NVML's instantaneous field where it has one
+ * (*averaged 0), else nvmlDeviceGetPowerUsage, which boards from Ampere
+ * on average over the last second (*averaged 1). */
+int kl__nvml_power(const kl__nvml *n, double *watts, int *averaged);
+int kl__nvml_clocks(const kl__nvml *n, kl__clock_sample *s);
+void kl__nvml_disclose(const kl__nvml *n, kl__gpu_disclosure *d);
+/* Whether a sample shows the board slowing itself: a thermal or hardware
+ * reason, or the SM clock under KL__CLOCK_FLOOR of app_sm_mhz (0: none
+ * known) while neither idle nor power-capped. */
+int kl__clocks_slowed(const kl__clock_sample *s, double app_sm_mhz);
+/* The reasons as names, "power-cap,hw-thermal"; "" for none. */
+void kl__clock_reasons_text(unsigned long long reasons, char *dst,
+                            size_t size);
+
 /* ---- energy.c: a device's energy counter (kl_options.energy) -------------
  * Opened once per device of a run, before any rung runs on it: NVML for a
  * device whose backend gives its PCI bus id, RAPL's package counters for
@@ -516,6 +564,10 @@ typedef struct kl__timing {
   int host_data;
   const kl_ranks *ranks;
   const volatile sig_atomic_t *stop;
+  /* The board's NVML where its clocks are watched around each batch of
+   * timed runs (NULL: not), and its application SM clock (0: unknown). */
+  const kl__nvml *clocks;
+  double app_sm_mhz;
 } kl__timing;
 
 /* Check, then time, one job in an open context (entered); with a ceiling

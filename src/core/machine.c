@@ -155,6 +155,7 @@ void kl__host_describe(kl_machine *m) {
   first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
              m->cpu_governor, sizeof m->cpu_governor);
   m->cpu_mhz = cpu_mhz();
+  m->gpu_ecc = m->gpu_persistence = -1; /* until a board says (run.c) */
 }
 
 void kl__machine_describe(kl_machine *m, const kl_backend *const *backends,

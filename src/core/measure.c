@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <threads.h>
+#include <time.h>
+
 #include "harness.h"
 
 kl_status kl__jobs_push(kl__jobs *l, const kl__job *j) {
@@ -356,14 +359,24 @@ static kl_status rewarm(prepared *pr, series *s) {
   return kl__ranks_agree(pr->ranks, st);
 }
 
-/* count timed runs from run `first` on, the series grown to hold them. */
+/* count timed runs from run `first` on, the series grown to hold them,
+ * inside a profiler's range named for the rung where the backend has one
+ * ("reduce cuda-naive"). */
 static kl_status timed_batch(prepared *pr, series *s, int first, int count) {
   kl_status st = kl__ranks_agree(
       pr->ranks,
       series_room(s, first + count, kl__ranks_count(pr->ranks)));
   if (st != KL_OK) return st;
-  return pr->r->run ? harness_batch(pr, s, first, count)
-                    : own_batch(pr, s, first, count);
+  void (*range)(kl_context *, const char *) = pr->ctx->backend->range;
+  if (range) {
+    char name[160];
+    snprintf(name, sizeof name, "%s %s", pr->w->name, pr->r->name);
+    range(pr->ctx, name);
+  }
+  st = pr->r->run ? harness_batch(pr, s, first, count)
+                  : own_batch(pr, s, first, count);
+  if (range) range(pr->ctx, NULL);
+  return st;
 }
 
 /* Test hooks, so that the CLI's exit codes for a failed check and for a
@@ -599,6 +612,8 @@ struct kl__measuring {
   int checked_timed, cut;
   int warmed, ceiling_warmed; /* the warm-up runs made */
   int runs, rounds;    /* timed runs made, in this many batches */
+  double sm_sum, mem_sum; /* the clocks after each batch kept */
+  int samples;
   double timed, spent; /* their seconds; the rung's series' wall clock */
   kl_stop why;
   int done;
@@ -803,6 +818,38 @@ static kl_status ceiling_batch(kl__measuring *m, int first, int count,
   return st;
 }
 
+/* A batch that the board slowed (thermal or hardware slowdown, a clock
+ * under the floor) is made again after a pause, its runs dropped, at most
+ * this many times a rung; past them it is kept and the result says so
+ * (kl__result.throttled). */
+#define SLOWED_RETRIES 3
+#define SLOWED_PAUSE_NS 500000000L
+
+/* After a batch whose clocks were sampled before it: the sample after,
+ * the reasons and the clock reached kept; 0 where the batch is to be made
+ * again, after the pause. */
+static int clocks_kept(kl__measuring *m, const kl__clock_sample *before) {
+  kl__clock_sample after;
+  if (!kl__nvml_clocks(m->t.clocks, &after)) return 1;
+  kl__result *res = m->res;
+  res->clock_reasons |= before->reasons | after.reasons;
+  const int slowed = kl__clocks_slowed(before, m->t.app_sm_mhz) ||
+                     kl__clocks_slowed(&after, m->t.app_sm_mhz);
+  if (slowed && res->slowed_batches < SLOWED_RETRIES) {
+    res->slowed_batches++;
+    const struct timespec pause = {0, SLOWED_PAUSE_NS};
+    thrd_sleep(&pause, NULL);
+    return 0;
+  }
+  res->throttled |= slowed;
+  /* The clock reached: the sample right after the work, before the board
+   * idles down. */
+  m->sm_sum += after.sm_mhz;
+  m->mem_sum += after.mem_mhz;
+  m->samples++;
+  return 1;
+}
+
 kl_status kl__measure_step(kl__measuring *m, int others, int *done) {
   *done = 1;
   if (m->done || m->st != KL_OK) return m->st;
@@ -836,12 +883,16 @@ kl_status kl__measure_step(kl__measuring *m, int others, int *done) {
     const double started = kl__now();
     /* Settled again after the others' runs: one untimed run first. */
     if (settled && others) st = rewarm(pr, &m->s);
+    kl__clock_sample before;
+    const int watched =
+        st == KL_OK && m->t.clocks && kl__nvml_clocks(m->t.clocks, &before);
     if (st == KL_OK) st = timed_batch(pr, &m->s, m->runs, more);
     m->spent += kl__now() - started;
-    if (st == KL_OK) {
+    if (st == KL_OK) st = ceiling_batch(m, m->runs, more, others);
+    if (st == KL_OK && watched && !clocks_kept(m, &before)) more = -1;
+    if (st == KL_OK && more > 0) {
       for (int i = m->runs; i < m->runs + more; i++)
         m->timed += m->s.seconds[i];
-      st = ceiling_batch(m, m->runs, more, others);
       m->runs += more;
       m->rounds++;
     }
@@ -861,6 +912,10 @@ static kl_status summarize(kl__measuring *m) {
   pub->reps = reps;
   pub->stop = m->cut ? KL_STOP_MAX_TIME : m->why;
   res->rounds = m->checked_timed ? 1 : m->rounds;
+  if (m->samples > 0) {
+    res->sm_mhz = m->sm_sum / m->samples;
+    res->mem_mhz = m->mem_sum / m->samples;
+  }
   if (pr->r->run) s->trace_count = s->trace_lost = 0;
   if (s->trace_count == 0 && s->trace_lost == 0)
     whole_run(s, pr->ctx->backend, reps);

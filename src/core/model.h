@@ -31,8 +31,9 @@ extern "C" {
  * kl_backend.bus_id (the device's PCI bus id: its energy counter); 8:
  * kl_plan.rank_grid (the grid of ranks a distributed plan split over); 9:
  * kl_device.cache_bytes and kl_param.cache_multiple (quick sizes past the
- * last-level cache). */
-#define KL_MODEL_VERSION 9
+ * last-level cache); 10: kl_backend.range (profilers' ranges around timed
+ * runs). */
+#define KL_MODEL_VERSION 10
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -312,6 +313,11 @@ typedef struct kl_backend {
    * energy.c). NULL, or KL_UNAVAILABLE: the device has none the core can
    * read; a backend whose memory is the host's is read through RAPL. */
   kl_status (*bus_id)(kl_context *ctx, char *out, size_t size);
+  /* Names the timed runs that follow on profilers' timelines: called with
+   * a rung's name before each batch of its timed runs, and with NULL
+   * after it (NVTX on NVIDIA GPUs: nsys and ncu show each rung's batches
+   * by name). NULL: the backend has no such timeline. */
+  void (*range)(kl_context *ctx, const char *name);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

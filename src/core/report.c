@@ -416,8 +416,36 @@ static void print_energy(const kl_report *rep, FILE *f) {
   }
 }
 
+/* Where a board's clocks were watched: each result that ran power-capped
+ * with the clock it reached, each one throttled (slowed in every try),
+ * and how many batches were made again after a slowdown. */
+static void print_clocks(const kl_report *rep, FILE *f) {
+  int again = 0;
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *r = &rep->results[i];
+    if (r->pub.status != KL_OK || r->sm_mhz <= 0) continue;
+    again += r->slowed_batches;
+    char reasons[96];
+    kl__clock_reasons_text(r->clock_reasons, reasons, sizeof reasons);
+    if (r->throttled)
+      fprintf(f, "%s %s: THROTTLED: the board slowed itself (%s) in every "
+              "try; SM at %.0f MHz: a slowed board's figures\n",
+              r->pub.workload, r->pub.rung, reasons, r->sm_mhz);
+    else if (r->clock_reasons & 0x4)
+      fprintf(f, "%s %s: at the board's power cap, SM at %.0f MHz of %.0f "
+              "(its application clock)\n", r->pub.workload, r->pub.rung,
+              r->sm_mhz, rep->machine.gpu_app_sm_mhz);
+  }
+  if (again)
+    fprintf(f, "clocks: %d batch%s of timed runs made again, after a pause, "
+            "where the board slowed itself (thermal or hardware slowdown, "
+            "or the SM clock under %.0f%% of its application clock)\n",
+            again, again == 1 ? "" : "es", 100 * KL__CLOCK_FLOOR);
+}
+
 static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
+  print_clocks(rep, f);
   print_in_cache(rep, f);
   print_counts(rep, f);
   print_overlap(rep, f);

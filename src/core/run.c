@@ -524,19 +524,55 @@ static void progress(const kl_options *o, const char *fmt, ...) {
 /* With kl_options.energy, each one's energy counter, opened with it (its
  * idle power read before any rung runs on it); NULL where it has none, a
  * note saying why. */
+/* And each GPU board's NVML where it can be had, whose clocks the
+ * harness watches around every batch of timed runs, with the board's
+ * application SM clock. */
 typedef struct contexts {
   kl_context ctx[MAX_DEVICES];
   kl__energy *energy[MAX_DEVICES];
+  kl__nvml *clocks[MAX_DEVICES];
+  double app_sm_mhz[MAX_DEVICES];
   size_t count;
+  int disclosed; /* a board's facts are in the machine's disclosure */
 } contexts;
+
+/* Context i's board's clocks, where its backend names a PCI bus id and
+ * NVML knows it; the first such board's facts in the machine's
+ * disclosure; where NVML cannot be had, a note says why. */
+static void clocks_open(contexts *cs, size_t i, kl_report *rep) {
+  kl_context *ctx = &cs->ctx[i];
+  const kl_backend *b = ctx->backend;
+  char bus[64] = "", why[192] = "", where[64];
+  if (!b->bus_id || kl__enter(ctx) != KL_OK) return;
+  const kl_status named = b->bus_id(ctx, bus, sizeof bus);
+  kl__leave(ctx);
+  if (named != KL_OK) return;
+  kl__device_text(b, ctx->device.index, where, sizeof where);
+  if (kl__nvml_open(bus, &cs->clocks[i], why, sizeof why) != KL_OK) {
+    kl__append(rep->notes, sizeof rep->notes, "clocks not watched on %s: "
+               "%s. ", where, why);
+    return;
+  }
+  kl__gpu_disclosure d;
+  kl__nvml_disclose(cs->clocks[i], &d);
+  cs->app_sm_mhz[i] = d.app_sm_mhz;
+  kl_machine *m = &rep->machine;
+  if (cs->disclosed) return; /* a board before this one's */
+  cs->disclosed = 1;
+  m->gpu_power_limit_w = d.power_limit_watts;
+  m->gpu_app_sm_mhz = d.app_sm_mhz;
+  m->gpu_app_mem_mhz = d.app_mem_mhz;
+  m->gpu_max_sm_mhz = d.max_sm_mhz;
+  m->gpu_ecc = d.ecc;
+  m->gpu_persistence = d.persistence;
+}
 
 static kl_status context_for(contexts *cs, const kl_options *o,
                              kl_report *rep, const kl_backend *b, int device,
-                             kl_context **out, kl__energy **energy) {
+                             size_t *index) {
   for (size_t i = 0; i < cs->count; i++)
     if (cs->ctx[i].backend == b && cs->ctx[i].device.index == device) {
-      *out = &cs->ctx[i];
-      *energy = cs->energy[i];
+      *index = i;
       return KL_OK;
     }
   if (cs->count == MAX_DEVICES)
@@ -545,9 +581,11 @@ static kl_status context_for(contexts *cs, const kl_options *o,
   kl_status st = kl__context_open(b, device, ctx);
   if (st != KL_OK) return st;
   cs->energy[cs->count] = NULL;
-  *out = ctx;
+  cs->clocks[cs->count] = NULL;
+  cs->app_sm_mhz[cs->count] = 0;
+  *index = cs->count;
   cs->count++;
-  *energy = NULL;
+  clocks_open(cs, *index, rep);
   /* One rank's device alone: a counter per rank would not be one
    * device's energy. */
   if (!o->energy || kl__ranks_count(o->ranks) > 1) return KL_OK;
@@ -557,9 +595,9 @@ static kl_status context_for(contexts *cs, const kl_options *o,
   if (st != KL_OK) return st;
   if (kl__energy_open(ctx, NULL, &cs->energy[cs->count - 1], why,
                       sizeof why) == KL_OK) {
-    *energy = cs->energy[cs->count - 1];
+    const kl__energy *e = cs->energy[cs->count - 1];
     progress(o, "    %s: %s energy counter, %.1f W idle", where,
-             kl__energy_source(*energy), kl__energy_idle_watts(*energy));
+             kl__energy_source(e), kl__energy_idle_watts(e));
   } else {
     kl__append(rep->notes, sizeof rep->notes, "no energy on %s: %s. ", where,
                why);
@@ -607,11 +645,16 @@ static double max_seconds_of(const kl_options *o, const kl__job *jb) {
              : QUICK_MAX_SECONDS;
 }
 
-/* How the run times job jb: its options, the quick bound at a quick size. */
+/* How the run times job jb: its options, the quick bound at a quick size;
+ * no clocks watched (run_group adds its device's). */
 static kl__timing timing_of(const kl_options *o, const kl__job *jb) {
-  return (kl__timing){o->reps,        o->precision, o->warmup,
-                      max_seconds_of(o, jb), o->host_data, o->ranks,
-                      o->stop};
+  return (kl__timing){.reps = o->reps,
+                      .precision = o->precision,
+                      .warmup = o->warmup,
+                      .max_seconds = max_seconds_of(o, jb),
+                      .host_data = o->host_data,
+                      .ranks = o->ranks,
+                      .stop = o->stop};
 }
 
 /* Over several ranks: the rung on rank 0 alone first, the others waiting
@@ -742,6 +785,7 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
   slot slots[MAX_INTERLEAVED];
   int count = 0, entered = 0;
   kl_context *ctx = NULL;
+  size_t at = 0; /* the context's place in cs */
   const size_t base = rep->count;
   size_t i = first;
   const int one_process = kl__ranks_count(o->ranks) < 2;
@@ -782,19 +826,22 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
     const kl__job *c = jb->ceiling >= 0 ? &jobs->items[jb->ceiling] : NULL;
     kl_status st = KL_OK;
     if (!entered) {
-      st = cs ? context_for(cs, o, rep, jb->r->backend, jb->device, &ctx,
-                            &sl->energy)
+      st = cs ? context_for(cs, o, rep, jb->r->backend, jb->device, &at)
               : KL_FAIL(KL_NO_MEMORY, "out of host memory");
+      if (st == KL_OK) ctx = &cs->ctx[at];
       if (st == KL_OK) st = kl__enter(ctx);
       entered = st == KL_OK;
-    } else {
-      sl->energy = slots[0].energy;
     }
+    if (entered) sl->energy = cs->energy[at];
     /* A device that one rank could not open stops the rung on all. */
     st = kl__ranks_agree(o->ranks, st);
     if (st == KL_OK && !one_process && !jb->ceiling_only)
       sl->alone = one_rank(o, jb, ctx);
-    const kl__timing t = timing_of(o, jb);
+    kl__timing t = timing_of(o, jb);
+    if (entered) {
+      t.clocks = cs->clocks[at];
+      t.app_sm_mhz = cs->app_sm_mhz[at];
+    }
     if (st == KL_OK) st = kl__measure_start(jb, ctx, &t, c, res, &sl->m);
     else kl__result_status(res, st);
     res->max_seconds = t.max_seconds; /* after kl__measure_start */
@@ -851,6 +898,7 @@ static void run_jobs(const kl_options *o, const kl__jobs *jobs,
   if (stopped) rep->interrupted = 1;
   for (size_t i = 0; cs && i < cs->count; i++) {
     kl__energy_close(cs->energy[i]);
+    kl__nvml_close(cs->clocks[i]);
     kl__context_close(&cs->ctx[i]);
   }
   free(cs);
@@ -1022,7 +1070,8 @@ kl_status kl__run_one(kl_context *ctx, const kl_workload *w,
   if (st == KL_OK && !ctx) st = kl__default_context(r->backend, &ctx);
   if (st == KL_OK) st = kl__enter(ctx);
   if (st == KL_OK) {
-    const kl__timing t = {reps, o.precision, warmup, 0, 0, NULL, NULL};
+    const kl__timing t = {.reps = reps, .precision = o.precision,
+                          .warmup = warmup};
     st = kl__measure(&job, ctx, &t, NULL, NULL, res);
     kl__leave(ctx);
   } else {

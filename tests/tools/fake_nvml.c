@@ -1,10 +1,17 @@
 #define _POSIX_C_SOURCE 200809L
-/* A stand-in for NVML's library (libnvidia-ml.so.1) for the energy tests
- * (test_energy.c, through KLADDER_NVML_LIBRARY): one board, at PCI bus id
- * FAKE_NVML_BUS, whose energy counter advances at FAKE_NVML_WATTS and
- * moves every 20 ms, and whose reported power is FAKE_NVML_REPORTED
- * watts (FAKE_NVML_WATTS where unset). Declared as kladder declares the
- * functions it loads. */
+/* A stand-in for NVML's library (libnvidia-ml.so.1) for the energy and
+ * clock tests (test_energy.c, test_clocks.c, through KLADDER_NVML_LIBRARY):
+ * one board, at PCI bus id FAKE_NVML_BUS, whose energy counter advances
+ * at FAKE_NVML_WATTS and moves every 20 ms, and whose reported power is
+ * FAKE_NVML_REPORTED watts (FAKE_NVML_WATTS where unset). Its clocks are
+ * FAKE_NVML_SM_MHZ and FAKE_NVML_MEM_MHZ (1980 and 2619, its application
+ * clocks), its clock-event reasons FAKE_NVML_REASONS (0), and the first
+ * FAKE_NVML_SLOW_READS reads of them add a hardware thermal slowdown
+ * (0x40); a 700 W limit, ECC and persistence on. Its instantaneous power
+ * field reads FAKE_NVML_INSTANT watts (the reported power where unset),
+ * or is not supported where FAKE_NVML_NO_FIELDS is set (then kladder
+ * reads the reported power, which boards average over a second).
+ * Declared as kladder declares the functions it loads. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -55,5 +62,76 @@ int nvmlDeviceGetPowerUsage(void *device, unsigned int *milliwatts) {
   const double w = env_watts("FAKE_NVML_REPORTED",
                              env_watts("FAKE_NVML_WATTS", 250));
   *milliwatts = (unsigned int)(1e3 * w);
+  return 0;
+}
+
+/* nvmlClockType_t: 1 SM, 2 memory. */
+int nvmlDeviceGetClockInfo(void *device, int type, unsigned int *mhz) {
+  if (device != &started) return 2;
+  *mhz = (unsigned int)(type == 2 ? env_watts("FAKE_NVML_MEM_MHZ", 2619)
+                                  : env_watts("FAKE_NVML_SM_MHZ", 1980));
+  return 0;
+}
+int nvmlDeviceGetDefaultApplicationsClock(void *device, int type,
+                                          unsigned int *mhz) {
+  if (device != &started) return 2;
+  *mhz = type == 2 ? 2619 : 1980;
+  return 0;
+}
+int nvmlDeviceGetMaxClockInfo(void *device, int type, unsigned int *mhz) {
+  return nvmlDeviceGetDefaultApplicationsClock(device, type, mhz);
+}
+static int reason_reads;
+/* Not NVML's: a test starts the count of slowed reads again. */
+void fake_nvml_reset(void) { reason_reads = 0; }
+int nvmlDeviceGetCurrentClocksEventReasons(void *device,
+                                           unsigned long long *reasons) {
+  if (device != &started) return 2;
+  const char *s = getenv("FAKE_NVML_REASONS");
+  *reasons = s && *s ? strtoull(s, NULL, 0) : 0;
+  if (reason_reads++ < (int)env_watts("FAKE_NVML_SLOW_READS", 0))
+    *reasons |= 0x40;
+  return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(void *device, unsigned int *milliwatts) {
+  if (device != &started) return 2;
+  *milliwatts = 700000;
+  return 0;
+}
+int nvmlDeviceGetEccMode(void *device, int *current, int *pending) {
+  if (device != &started) return 2;
+  *current = *pending = 1;
+  return 0;
+}
+int nvmlDeviceGetPersistenceMode(void *device, int *mode) {
+  if (device != &started) return 2;
+  *mode = 1;
+  return 0;
+}
+
+/* nvmlFieldValue_t, as NVML lays it out. */
+typedef struct fake_field {
+  unsigned int id, scope;
+  long long timestamp, latency_us;
+  int type, status;
+  union {
+    double d;
+    unsigned int ui;
+    unsigned long long ull;
+  } value;
+} fake_field;
+int nvmlDeviceGetFieldValues(void *device, int count, fake_field *values) {
+  if (device != &started) return 2;
+  for (int i = 0; i < count; i++) {
+    fake_field *f = &values[i];
+    f->status = 3; /* NOT_SUPPORTED */
+    if (f->id != 186 || getenv("FAKE_NVML_NO_FIELDS")) continue;
+    const double w = env_watts(
+        "FAKE_NVML_INSTANT",
+        env_watts("FAKE_NVML_REPORTED", env_watts("FAKE_NVML_WATTS", 250)));
+    f->type = 1; /* unsigned int */
+    f->value.ui = (unsigned int)(1e3 * w);
+    f->status = 0;
+  }
   return 0;
 }

@@ -238,8 +238,37 @@ static void test_nvml(const char *library) {
          "%ld runs\n", f.watts, f.seconds, f.updates, f.reps);
   EXPECT(f.seconds >= 0.5 && f.seconds < 1.5 && f.updates < 20);
   EXPECT(f.reps % 12 == 0 && fabs(f.watts - 250) < 0.15 * 250);
-  kl__energy_close(e);
+  /* The board's 1 s average lags the window (the idle board's power in
+   * its first second: 150 W), its instantaneous field does not: the
+   * cross-check reads the field, and agrees. */
+  setenv("FAKE_NVML_REPORTED", "150", 1);
+  setenv("FAKE_NVML_INSTANT", "250", 1);
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+  EXPECT(fabs(f.sampled_watts - 250) < 1e-6 && f.mismatch == 0);
+  /* A counter that drifts from what the board measures now: flagged. */
+  setenv("FAKE_NVML_INSTANT", "300", 1);
+  EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+  EXPECT(f.mismatch == 1);
+  unsetenv("FAKE_NVML_INSTANT");
   unsetenv("FAKE_NVML_REPORTED");
+  kl__energy_close(e);
+  /* A board without the field: its average, from a second into a window
+   * a second longer; agreeing, then 20% off and flagged. */
+  setenv("FAKE_NVML_NO_FIELDS", "1", 1);
+  EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) == KL_OK && e);
+  if (e) {
+    EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+    printf("nvml, averaged power: %.3f W, sampled %.3f W over %.3f s\n",
+           f.watts, f.sampled_watts, f.seconds);
+    EXPECT(f.seconds >= 1.5 && fabs(f.sampled_watts - 250) < 1e-6 &&
+           f.mismatch == 0);
+    setenv("FAKE_NVML_REPORTED", "300", 1);
+    EXPECT(kl__energy_window(e, &rule, busy, NULL, 2, &f) == KL_OK);
+    EXPECT(f.mismatch == 1);
+    unsetenv("FAKE_NVML_REPORTED");
+    kl__energy_close(e);
+  }
+  unsetenv("FAKE_NVML_NO_FIELDS");
 
   /* A device NVML does not know, or no NVML: no energy, with why. */
   fake_bus = "00000000:99:00.0";

@@ -285,7 +285,7 @@ static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
   st = kl__enter(&ctx);
   fake_copies = 0;
   if (st == KL_OK) {
-    const kl__timing t = {4, 0, 2, 0, host_data, NULL, NULL};
+    const kl__timing t = {.reps = 4, .warmup = 2, .host_data = host_data};
     st = kl__measure(&job, &ctx, &t, NULL, NULL, res);
     kl__leave(&ctx);
   }
