@@ -320,6 +320,11 @@ typedef void (*kl_progress_fn)(void *ctx, const char *line);
 #define KL_NOISE_MIN_SECONDS 0.02
 #define KL_NOISE_MAX_REPS 10000
 
+/* What a timed run finds in the device's last-level cache
+ * (kl_options.cache): whatever the run before left (warm), or nothing of
+ * its data (cold: flushed before each run). */
+typedef enum kl_cache { KL_CACHE_WARM, KL_CACHE_COLD } kl_cache;
+
 /* Why a rung's timed runs stopped (kl_result.stop). */
 typedef enum kl_stop {
   KL_STOP_REPS,      /* the count asked for (kl_options.reps) */
@@ -535,6 +540,12 @@ typedef struct kl_options {
    * fraction of the median on either side ends its timed runs. Default
    * 0.005 (`kladder run --precision 0.5%`). */
   double precision;
+  /* KL_CACHE_COLD: before each timed run, outside its time, the device's
+   * last-level cache is flushed (a buffer of twice its size written), so
+   * that no run finds its data there from the run before; a device whose
+   * cache size is not known runs warm (kl_result says which). Default
+   * KL_CACHE_WARM (`kladder run --cache cold|warm`). */
+  kl_cache cache;
 } kl_options;
 
 /* Defaults: every workload, backend and rung, timed runs by noise
@@ -710,6 +721,9 @@ typedef struct kl_result {
    * KL_NOISE_MIN_REPS runs, where there is none. */
   kl_stop stop;
   double t_low, t_high;
+  /* What its timed runs found in the cache (kl_options.cache): cold only
+   * where the device's cache size is known. */
+  kl_cache cache;
 } kl_result;
 
 typedef struct kl_machine {

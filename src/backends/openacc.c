@@ -260,6 +260,15 @@ static kl_status sync(kl_context *ctx) {
   return KL_OK;
 }
 
+/* The launch floor: an empty compute region of one gang, no data. */
+static kl_status launch(kl_context *ctx) {
+  (void)ctx;
+#pragma acc parallel num_gangs(1)
+  {
+  }
+  return KL_OK;
+}
+
 static kl_status record(kl_context *ctx, int event, int stream) {
   (void)stream;
   acc_wait_all();
@@ -291,6 +300,7 @@ const kl_backend kl__backend_openacc = {
     .describe = describe,
     .memory_on_host = memory_on_host,
     .left_out = left_out,
+    .launch = launch,
 };
 
 #endif

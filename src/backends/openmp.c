@@ -12,6 +12,21 @@ static int probe(char *info, size_t size) {
 #endif
 }
 
+/* A parallel region that does next to nothing: the fork and join every
+ * OpenMP rung's region pays. Each thread counts itself, so that the
+ * compiler cannot drop the region as empty. */
+static kl_status launch(kl_context *ctx) {
+  (void)ctx;
+  int threads = 0;
+#pragma omp parallel
+  {
+#pragma omp atomic
+    threads++;
+  }
+  return threads > 0 ? KL_OK : KL_FAIL(KL_DEVICE, "a parallel region ran on "
+                                       "no thread");
+}
+
 const kl_backend kl__backend_openmp =
     KL_HOST_BACKEND("openmp", "OpenMP threads on every host core", 1,
-                    probe);
+                    probe, .launch = launch);

@@ -137,6 +137,9 @@ static const char usage_run[] =
     "                           once: not --alpha and a first item too\n"
     "      --reps N             timed runs per rung, at most 1000000 (default:\n"
     "                           until the median is known to --precision)\n"
+    "      --cache cold|warm    cold: the device's last-level cache flushed\n"
+    "                           before each timed run; warm (the default):\n"
+    "                           what the run before left\n"
     "      --precision P        the 95% interval of a rung's median within P\n"
     "                           of it ends its runs (default 0.5%; a fraction\n"
     "                           or a percent), at most --max-time\n"
@@ -282,6 +285,7 @@ enum {
   OPT_WARMUP,
   OPT_MAX_TIME,
   OPT_PRECISION,
+  OPT_CACHE,
   OPT_SEED,
   OPT_CSV,
   OPT_JSON,
@@ -323,6 +327,7 @@ static const struct option run_longs[] = {
     {"warmup", required_argument, NULL, OPT_WARMUP},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"precision", required_argument, NULL, OPT_PRECISION},
+    {"cache", required_argument, NULL, OPT_CACHE},
     {"seed", required_argument, NULL, OPT_SEED},
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
@@ -1027,6 +1032,13 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     c->o.seed = s;
     break;
   }
+  case OPT_CACHE:
+    if (strcmp(v, "cold") == 0) c->o.cache = KL_CACHE_COLD;
+    else if (strcmp(v, "warm") == 0) c->o.cache = KL_CACHE_WARM;
+    else
+      return bad_usage(ps->help, "--cache '%s' must be cold or warm",
+                       shown(v, show));
+    break;
   case OPT_PRECISION: {
     char *end = NULL;
     errno = 0;

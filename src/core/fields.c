@@ -283,6 +283,11 @@ GET(get_gpu_persistence) {
   number(v, rep->machine.gpu_persistence >= 0, rep->machine.gpu_persistence);
 }
 /* A result's board clocks, where they were watched. */
+GET(get_launch_floor) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK && res->launch_floor > 0,
+         res->launch_floor);
+}
 GET(get_sm_mhz) {
   (void)rep;
   number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->sm_mhz);
@@ -310,6 +315,14 @@ GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
 GET(get_reps) {
   (void)res;
   number(v, rep->options.reps > 0, rep->options.reps);
+}
+GET(get_cache_option) {
+  (void)res;
+  text(v, rep->options.cache == KL_CACHE_COLD ? "cold" : "warm");
+}
+GET(get_cold) {
+  (void)rep;
+  number(v, res->pub.status == KL_OK, res->pub.cache == KL_CACHE_COLD);
 }
 GET(get_precision) {
   (void)res;
@@ -599,6 +612,7 @@ const kl__field kl__fields[] = {
     {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
     {"precision", "precision", KL__RUN, "options", KL__NUMBER, "%.6g",
      get_precision},
+    {"cache", NULL, KL__RUN, "options", KL__TEXT, NULL, get_cache_option},
     {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time},
     {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings},
     {"host_data", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_host_data},
@@ -640,9 +654,12 @@ const kl__field kl__fields[] = {
     {"checked_timed", "checked_timed", R, NULL, KL__NUMBER, "%.0f",
      get_checked_timed},
     {"in_cache", "in_cache", R, NULL, KL__NUMBER, "%.0f", get_in_cache},
+    {"cold", "cold", R, NULL, KL__NUMBER, "%.0f", get_cold},
     {"interleaved", "interleaved", R, NULL, KL__NUMBER, "%.0f",
      get_interleaved},
     {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds},
+    {"launch_floor_s", "launch_floor_s", R, NULL, KL__SECONDS, "%.9g",
+     get_launch_floor},
     {"sm_mhz", "sm_mhz", R, NULL, KL__NUMBER, "%.0f", get_sm_mhz},
     {"mem_mhz", "mem_mhz", R, NULL, KL__NUMBER, "%.0f", get_mem_mhz},
     {"clock_reasons", "clock_reasons", R, NULL, KL__TEXT, NULL,

@@ -342,6 +342,8 @@ typedef struct kl__result {
   double sm_mhz, mem_mhz;
   unsigned long long clock_reasons;
   int slowed_batches, throttled;
+  /* Its context's launch floor (kl_backend.launch), seconds; 0: none. */
+  double launch_floor;
 } kl__result;
 
 struct kl_report {
@@ -568,6 +570,9 @@ typedef struct kl__timing {
    * timed runs (NULL: not), and its application SM clock (0: unknown). */
   const kl__nvml *clocks;
   double app_sm_mhz;
+  /* Nonzero: the device's last-level cache flushed before each timed run
+   * (kl_options.cache). */
+  int cold;
 } kl__timing;
 
 /* Check, then time, one job in an open context (entered); with a ceiling

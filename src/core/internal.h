@@ -280,7 +280,7 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
 
 /* The fields every host backend shares: host memory, memcpy, a monotonic
  * clock. */
-#define KL_HOST_BACKEND(backend_name, backend_summary, rank, probe_fn)        \
+#define KL_HOST_BACKEND(backend_name, backend_summary, rank, probe_fn, ...)   \
   {                                                                           \
     .name = backend_name, .summary = backend_summary, .host_memory = 1,       \
     .preference = rank, .probe = probe_fn, .memory = kl__host_memory,         \
@@ -288,7 +288,7 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
     .alloc = kl__host_ctx_alloc, .release = kl__host_ctx_release,             \
     .copy = kl__host_copy, .fill_bytes = kl__host_fill_bytes,                 \
     .sync = kl__host_sync, .record = kl__host_record,                         \
-    .elapsed = kl__host_elapsed,                                              \
+    .elapsed = kl__host_elapsed, __VA_ARGS__                                  \
   }
 
 /* Every backend and workload, declared from the one lists: a rung names

@@ -59,6 +59,10 @@ typedef struct prepared {
   const kl_ranks *ranks; /* the run's, or NULL */
   /* A run() rung's phases in the runs that are not timed. */
   double untimed_phases[KL_MAX_PHASES];
+  /* With a cold cache: a buffer of twice the device's last-level cache,
+   * written before each timed run (the measurement's, borrowed). */
+  void *scrub;
+  size_t scrub_bytes;
   /* The seconds its setup spent compiling programs; -1 where the
    * backend compiles none. */
   double built;
@@ -68,6 +72,15 @@ typedef struct prepared {
  * repetitions, never inside one. */
 static kl_status go_on(const prepared *pr) {
   return pr->stop && *pr->stop ? KL_INTERRUPTED : KL_OK;
+}
+
+/* The device's last-level cache flushed, outside the timed region: the
+ * scrub buffer written whole, finished before the run's first event. */
+static kl_status scrub(const prepared *pr) {
+  const kl_backend *b = pr->ctx->backend;
+  kl_status st = b->fill_bytes(pr->ctx, KL_MEM_DEVICE, pr->scrub, 0x5a,
+                               pr->scrub_bytes);
+  return st == KL_OK ? b->sync(pr->ctx) : st;
 }
 
 static kl_status reset(const kl_args *a) {
@@ -273,6 +286,7 @@ static kl_status harness_batch(prepared *pr, series *s, int first,
   for (int i = first; i < first + count && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
+    if (st == KL_OK && pr->scrub) st = scrub(pr);
     /* Every rank starts the repetition together; a rank that failed or
      * was stopped still meets the others, and the agreement after it
      * stops them all. */
@@ -373,8 +387,15 @@ static kl_status timed_batch(prepared *pr, series *s, int first, int count) {
     snprintf(name, sizeof name, "%s %s", pr->w->name, pr->r->name);
     range(pr->ctx, name);
   }
-  st = pr->r->run ? harness_batch(pr, s, first, count)
-                  : own_batch(pr, s, first, count);
+  if (pr->r->run)
+    st = harness_batch(pr, s, first, count);
+  else if (!pr->scrub)
+    st = own_batch(pr, s, first, count);
+  /* A rung's own loop, cold: one run a call, the cache flushed between. */
+  for (int i = 0; pr->scrub && !pr->r->run && i < count && st == KL_OK; i++) {
+    st = scrub(pr);
+    if (st == KL_OK) st = own_batch(pr, s, first + i, 1);
+  }
   if (range) range(pr->ctx, NULL);
   return st;
 }
@@ -612,6 +633,8 @@ struct kl__measuring {
   int checked_timed, cut;
   int warmed, ceiling_warmed; /* the warm-up runs made */
   int runs, rounds;    /* timed runs made, in this many batches */
+  void *scrub;         /* cold: the buffer the rung and ceiling write */
+  size_t scrub_bytes;
   double sm_sum, mem_sum; /* the clocks after each batch kept */
   int samples;
   double timed, spent; /* their seconds; the rung's series' wall clock */
@@ -622,6 +645,8 @@ struct kl__measuring {
 
 static void measuring_free(kl__measuring *m) {
   if (m->ceiling) unprepare(m->ceiling);
+  if (m->scrub)
+    m->pr.ctx->backend->release(m->pr.ctx, KL_MEM_DEVICE, m->scrub);
   unprepare(&m->pr);
   series_free(&m->s);
   series_free(&m->cs);
@@ -797,6 +822,26 @@ kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
   if (missing > 0 && m->ceiling) {
     unprepare(m->ceiling);
     m->ceiling = NULL;
+  }
+  /* Cold: the scrub buffer, twice the last-level cache, which the rung's
+   * runs and its ceiling's write before each timed run. A device whose
+   * cache size is not known runs warm, and its result says so. */
+  if (t->cold && ctx->device.cache_bytes > 0) {
+    m->scrub_bytes = 2 * (size_t)ctx->device.cache_bytes;
+    st = ctx->backend->alloc(ctx, KL_MEM_DEVICE, &m->scrub, m->scrub_bytes);
+    if (st != KL_OK) m->scrub = NULL;
+    st = kl__ranks_agree(ranks, st);
+    if (st != KL_OK) {
+      measuring_free(m);
+      return kl__result_status(res, st);
+    }
+    pr->scrub = m->scrub;
+    pr->scrub_bytes = m->scrub_bytes;
+    if (m->ceiling) {
+      m->ceiling->scrub = m->scrub;
+      m->ceiling->scrub_bytes = m->scrub_bytes;
+    }
+    pub->cache = KL_CACHE_COLD;
   }
   *out = m;
   return KL_OK;

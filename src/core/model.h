@@ -32,7 +32,7 @@ extern "C" {
  * kl_plan.rank_grid (the grid of ranks a distributed plan split over); 9:
  * kl_device.cache_bytes and kl_param.cache_multiple (quick sizes past the
  * last-level cache); 10: kl_backend.range (profilers' ranges around timed
- * runs). */
+ * runs) and kl_backend.launch (the launch floor). */
 #define KL_MODEL_VERSION 10
 
 /* ---- parameters --------------------------------------------------------
@@ -318,6 +318,12 @@ typedef struct kl_backend {
    * after it (NVTX on NVIDIA GPUs: nsys and ncu show each rung's batches
    * by name). NULL: the backend has no such timeline. */
   void (*range)(kl_context *ctx, const char *name);
+  /* Queue the backend's emptiest unit of work on stream 0 (an empty
+   * kernel on a GPU, an empty parallel region on OpenMP threads): the
+   * harness times it between events once per device and run, the launch
+   * floor that a small problem's time cannot go below
+   * (kl__result.launch_floor). NULL: none worth timing (a plain call). */
+  kl_status (*launch)(kl_context *ctx);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

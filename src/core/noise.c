@@ -78,21 +78,23 @@ int kl__noise_more(const kl__noise_rule *rule, const double *t, int n,
     *stop = KL_STOP_REPS;
     return n < rule->min_reps ? rule->min_reps - n : 0;
   }
-  if (n >= rule->max_reps) {
-    *stop = KL_STOP_MAX_REPS;
-    return 0;
-  }
   double spread = -1;
+  /* The minimum time is for runs long enough to reach it within the
+   * most runs: runs of microseconds that have made them all are done. */
   if (n >= rule->min_reps) {
     memcpy(scratch, t, sizeof *t * (size_t)n);
     qsort(scratch, (size_t)n, sizeof *scratch, compare_doubles);
     double low, high;
     spread = kl__median_interval(scratch, n, &low, &high);
     if (spread >= 0 && spread <= rule->precision &&
-        timed >= rule->min_seconds) {
+        (timed >= rule->min_seconds || n >= rule->max_reps)) {
       *stop = KL_STOP_CONVERGED;
       return 0;
     }
+  }
+  if (n >= rule->max_reps) {
+    *stop = KL_STOP_MAX_REPS;
+    return 0;
   }
   if (rule->max_seconds > 0 && wall >= rule->max_seconds) {
     *stop = KL_STOP_MAX_TIME;

@@ -228,7 +228,8 @@ static void print_in_cache(const kl_report *rep, FILE *f) {
   double most = 0, cache = 0;
   for (size_t i = 0; i < rep->count; i++) {
     const kl__result *r = &rep->results[i];
-    if (r->pub.status != KL_OK || r->in_cache_bytes <= 0 || r->ceiling_only)
+    if (r->pub.status != KL_OK || r->in_cache_bytes <= 0 || r->ceiling_only ||
+        r->pub.cache == KL_CACHE_COLD)
       continue;
     count++;
     if (r->in_cache_bytes > most) {
@@ -443,8 +444,49 @@ static void print_clocks(const kl_report *rep, FILE *f) {
             again, again == 1 ? "" : "es", 100 * KL__CLOCK_FLOOR);
 }
 
+/* Each backend's launch floor, with the results whose median is within
+ * ten times of it (their time is mostly the launch): one line a backend,
+ * the first six named. */
+#define NEAR_FLOOR 10
+static void print_floors(const kl_report *rep, FILE *f) {
+  for (size_t i = 0; i < rep->count; i++) {
+    const kl__result *a = &rep->results[i];
+    if (a->launch_floor <= 0) continue;
+    int first = 1;
+    for (size_t j = 0; j < i && first; j++)
+      first = !(rep->results[j].launch_floor > 0 &&
+                rep->results[j].r->backend == a->r->backend);
+    if (!first) continue;
+    int near = 0;
+    for (size_t j = i; j < rep->count; j++) {
+      const kl__result *b = &rep->results[j];
+      near += b->r->backend == a->r->backend && b->pub.status == KL_OK &&
+              b->launch_floor > 0 &&
+              b->pub.t_median < NEAR_FLOOR * b->launch_floor;
+    }
+    if (!near) continue;
+    char t[32];
+    format_time(a->launch_floor, t, sizeof t);
+    fprintf(f, "launch floor, %s: an empty launch takes %s between events; "
+            "%d result%s within %dx of it, mostly launch:", a->pub.backend,
+            t, near, near == 1 ? "" : "s", NEAR_FLOOR);
+    int named = 0;
+    for (size_t j = i; j < rep->count && named < 6; j++) {
+      const kl__result *b = &rep->results[j];
+      if (b->r->backend != a->r->backend || b->pub.status != KL_OK ||
+          b->launch_floor <= 0 ||
+          b->pub.t_median >= NEAR_FLOOR * b->launch_floor)
+        continue;
+      fprintf(f, "%s %s %s %.1fx", named++ ? "," : "", b->pub.workload,
+              b->pub.rung, b->pub.t_median / b->launch_floor);
+    }
+    fprintf(f, "%s\n", named < near ? ", ..." : "");
+  }
+}
+
 static kl_status print_remarks(const kl_report *rep, FILE *f) {
   print_ceiling_notes(rep, f);
+  print_floors(rep, f);
   print_clocks(rep, f);
   print_in_cache(rep, f);
   print_counts(rep, f);

@@ -532,9 +532,46 @@ typedef struct contexts {
   kl__energy *energy[MAX_DEVICES];
   kl__nvml *clocks[MAX_DEVICES];
   double app_sm_mhz[MAX_DEVICES];
+  double floor[MAX_DEVICES]; /* the launch floor, seconds; 0: none */
   size_t count;
   int disclosed; /* a board's facts are in the machine's disclosure */
 } contexts;
+
+/* The launch floor of context i, where its backend has an empty launch:
+ * the median of 101 of them, each between the context's two events,
+ * after 10 untimed; 0 where there is none, or it failed (a note says). */
+#define FLOOR_LAUNCHES 101
+static int compare_seconds(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void floor_measure(contexts *cs, size_t i, kl_report *rep) {
+  kl_context *ctx = &cs->ctx[i];
+  const kl_backend *b = ctx->backend;
+  cs->floor[i] = 0;
+  if (!b->launch || kl__enter(ctx) != KL_OK) return;
+  double t[FLOOR_LAUNCHES];
+  kl_status st = KL_OK;
+  for (int k = 0; k < 10 && st == KL_OK; k++) st = b->launch(ctx);
+  if (st == KL_OK) st = b->sync(ctx);
+  for (int k = 0; k < FLOOR_LAUNCHES && st == KL_OK; k++) {
+    st = b->record(ctx, 0, 0);
+    if (st == KL_OK) st = b->launch(ctx);
+    if (st == KL_OK) st = b->record(ctx, 1, 0);
+    if (st == KL_OK) st = b->elapsed(ctx, 0, 1, &t[k]);
+  }
+  kl__leave(ctx);
+  if (st != KL_OK) {
+    char where[64];
+    kl__device_text(b, ctx->device.index, where, sizeof where);
+    kl__append(rep->notes, sizeof rep->notes, "no launch floor on %s: %s. ",
+               where, kl_last_error());
+    return;
+  }
+  qsort(t, FLOOR_LAUNCHES, sizeof *t, compare_seconds);
+  cs->floor[i] = t[FLOOR_LAUNCHES / 2];
+}
 
 /* Context i's board's clocks, where its backend names a PCI bus id and
  * NVML knows it; the first such board's facts in the machine's
@@ -586,6 +623,7 @@ static kl_status context_for(contexts *cs, const kl_options *o,
   *index = cs->count;
   cs->count++;
   clocks_open(cs, *index, rep);
+  floor_measure(cs, *index, rep);
   /* One rank's device alone: a counter per rank would not be one
    * device's energy. */
   if (!o->energy || kl__ranks_count(o->ranks) > 1) return KL_OK;
@@ -654,7 +692,8 @@ static kl__timing timing_of(const kl_options *o, const kl__job *jb) {
                       .max_seconds = max_seconds_of(o, jb),
                       .host_data = o->host_data,
                       .ranks = o->ranks,
-                      .stop = o->stop};
+                      .stop = o->stop,
+                      .cold = o->cache == KL_CACHE_COLD};
 }
 
 /* Over several ranks: the rung on rank 0 alone first, the others waiting
@@ -871,6 +910,7 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
       slots[k].st = kl__measure_finish(slots[k].m, slots[k].energy);
       slots[k].m = NULL;
       slots[k].res->interleaved = started;
+      slots[k].res->launch_floor = cs->floor[at];
     }
   if (entered) kl__leave(ctx);
   /* The results in ladder order, those stopped inside left out. */
@@ -920,6 +960,9 @@ static kl_status run_all(const kl_options *given, kl_report **out) {
   if (o.reps < 0 || o.reps > KL_MAX_REPS)
     return kl__usage(KL_USAGE, "--reps must be from 1 to %d, or 0 for as "
                      "many as the noise needs (got %d)", KL_MAX_REPS, o.reps);
+  if (o.cache != KL_CACHE_WARM && o.cache != KL_CACHE_COLD)
+    return kl__usage(KL_USAGE, "kl_options.cache must be KL_CACHE_WARM or "
+                     "KL_CACHE_COLD (got %d)", (int)o.cache);
   if (o.reps == 0 && !(o.precision > 0 && o.precision < 1))
     return kl__usage(KL_USAGE, "--precision must be above 0 and below 1 "
                      "(100%%) (got %g)", o.precision);

@@ -160,6 +160,21 @@ kl_cli_test(interleaved-alone 0 "" --json-stdout "[r['interleaved'] for r in d['
   run -w stream -b serial -r serial-triad -n 100000 --no-ceiling --json - -q)
 kl_cli_test(interleaved-fixed-one-round 0 "" --json-stdout "all(r['rounds'] == 1 and r['timed_runs'] == 4 for r in d['results'])"
   run -w stream -b serial -n 100000 --reps 4 --json - -q)
+# --cache cold: the options and every result say so (cold 1 where the
+# host's cache size is known); warm is the default; anything else is
+# refused.
+kl_cli_test(cache-cold-said 0 "" --json-stdout "d['options']['cache'] == 'cold' and all(r['cold'] in (0, 1) for r in d['results'])"
+  run -w map -b serial -n 10000 --reps 3 --cache cold --json - -q)
+kl_cli_test(cache-warm-default 0 "" --json-stdout "d['options']['cache'] == 'warm' and all(r['cold'] == 0 for r in d['results'])"
+  run -w map -b serial -n 10000 --reps 3 --json - -q)
+kl_cli_test(cache-bad 2 "--cache 'lukewarm' must be cold or warm"
+  run -w map --cache lukewarm)
+# The launch floor: OpenMP's parallel region timed once, each of its
+# results carrying it and a line naming those near it; serial has none.
+kl_cli_test(launch-floor-field 0 "" --json-stdout "all((r['launch_floor_s'] or 0) > 0 if r['backend'] == 'openmp' else r['launch_floor_s'] is None for r in d['results'])"
+  --needs openmp run -w map -b serial,openmp -n 1000 --reps 20 --json - -q)
+kl_cli_test(launch-floor-said 0 "^launch floor, openmp: an empty launch takes [0-9.]+ (us|ms) between events"
+  --needs openmp run -w map -b openmp -n 1000 --reps 20 -q)
 kl_cli_test(noise-precision-bad 2 "--precision '150%' must be above 0 and below 1"
   run -w map --precision 150%)
 # A memory-bound problem whose buffers fit in the device's last-level

@@ -264,9 +264,9 @@ static kl_status fake_copy(kl_context *ctx, int stream, void *dst,
 
 /* kl__measure of rung r of the chunked workload (`params`) on a context of
  * backend b, as kl_run's jobs are measured; *copies: those b made. */
-static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
-                                 const char *params, int host_data,
-                                 kl__result *res, long *copies) {
+static kl_status measure_how(const kl_backend *b, const kl_rung *r,
+                             const char *params, const kl__timing *t,
+                             kl__result *res, long *copies) {
   memset(res, 0, sizeof *res);
   kl__job job;
   memset(&job, 0, sizeof job);
@@ -285,13 +285,19 @@ static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
   st = kl__enter(&ctx);
   fake_copies = 0;
   if (st == KL_OK) {
-    const kl__timing t = {.reps = 4, .warmup = 2, .host_data = host_data};
-    st = kl__measure(&job, &ctx, &t, NULL, NULL, res);
+    st = kl__measure(&job, &ctx, t, NULL, NULL, res);
     kl__leave(&ctx);
   }
   *copies = fake_copies;
   kl__context_close(&ctx);
   return st;
+}
+
+static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
+                                 const char *params, int host_data,
+                                 kl__result *res, long *copies) {
+  const kl__timing t = {.reps = 4, .warmup = 2, .host_data = host_data};
+  return measure_how(b, r, params, &t, res, copies);
 }
 
 /* The chunked sum, one problem of one chunk, in a loop of its own. */
@@ -302,6 +308,55 @@ static kl_status chunked_own_loop(const kl_args *a, kl_reps *reps) {
     reps->seconds[r] = 1e-6;
   }
   return KL_OK;
+}
+
+/* kl_options.cache cold: before each timed run, and only then, the
+ * device's last-level cache flushed by writing twice its size; a rung
+ * that owns its loop runs one run a call, the cache flushed between.
+ * Counted on the serial backend's functions, its fills of that size
+ * counted; where the host's cache size is not known, it runs warm. */
+static size_t scrub_size;
+static long scrubs;
+static kl_status fake_fill(kl_context *ctx, kl_placement where, void *dst,
+                           int byte, size_t bytes) {
+  if (bytes > 0 && bytes == scrub_size) scrubs++;
+  return fake_of->fill_bytes(ctx, where, dst, byte, bytes);
+}
+
+static void test_cold(const kl_backend *serial) {
+  kl_backend fake = *serial;
+  fake.name = "fake-cold";
+  fake.fill_bytes = fake_fill;
+  fake_of = serial;
+  kl_context ctx;
+  if (kl__context_open(&fake, 0, &ctx) != KL_OK) {
+    EXPECT(!"a context of the serial backend's functions");
+    return;
+  }
+  const int64_t cache = ctx.device.cache_bytes;
+  kl__context_close(&ctx);
+  scrub_size = 2 * (size_t)cache;
+  const kl_rung sum = {.name = "sum", .backend = &fake,
+                       .summary = "sums its chunk", .run = chunked_run};
+  const kl_rung own = {.name = "own-loop", .backend = &fake,
+                       .summary = "owns its loop",
+                       .run_reps = chunked_own_loop};
+  const kl_rung *rungs[] = {&sum, &own};
+  for (int k = 0; k < 2; k++)
+    for (int cold = 0; cold < 2; cold++) {
+      const kl__timing t = {.reps = 4, .warmup = 2, .cold = cold};
+      kl__result res;
+      long copies = 0;
+      scrubs = 0;
+      EXPECT(measure_how(&fake, rungs[k], "n=1000", &t, &res, &copies) ==
+                 KL_OK &&
+             res.pub.check == KL_CHECK_PASS && res.pub.reps == 4);
+      const int flushed = cold && cache > 0;
+      EXPECT(scrubs == (flushed ? 4 : 0));
+      EXPECT(res.pub.cache == (flushed ? KL_CACHE_COLD : KL_CACHE_WARM));
+      kl__result_free(&res);
+    }
+  if (cache <= 0) printf("cold: the host's cache size is not known here\n");
 }
 
 static void test_host_data(const kl_backend *serial) {
@@ -842,6 +897,7 @@ int main(void) {
   EXPECT(kl__context_open(serial, 1, &ctx) == KL_USAGE);
   test_chunks(serial);
   test_host_data(serial);
+  test_cold(serial);
   test_enum_names();
   test_ladders();
   test_required_parts();

@@ -133,6 +133,13 @@ static void test_rule(void) {
   counted.max_reps = 500;
   o = simulate(&counted, 0.5, 0);
   EXPECT(o.stop == KL_STOP_MAX_REPS && o.runs == 500);
+  /* Runs of microseconds, quiet: the most runs before the minimum time,
+   * converged all the same. */
+  kl__noise_rule tiny = noise;
+  tiny.max_reps = 200;
+  tiny.min_seconds = 1; /* 200 runs of 1 ms cannot reach it */
+  o = simulate(&tiny, 0.001, 0);
+  EXPECT(o.stop == KL_STOP_CONVERGED && o.runs == 200);
   /* A fixed count: exactly it, whatever the noise. */
   const kl__noise_rule fixed = {7, 7, 0, 0, 0};
   o = simulate(&fixed, 0.5, 0);
