@@ -870,23 +870,29 @@ static kl_status ceiling_batch(kl__measuring *m, int first, int count,
 #define SLOWED_RETRIES 3
 #define SLOWED_PAUSE_NS 500000000L
 
-/* After a batch whose clocks were sampled before it: the sample after,
- * the reasons and the clock reached kept; 0 where the batch is to be made
- * again, after the pause. */
+/* After a batch, where the board's clocks were sampled before it (before
+ * not NULL): the sample after, the reasons and the clock reached kept; 0
+ * where the batch is to be made again, after the pause. On several ranks
+ * a batch that any rank's board slowed is made again on every rank. */
 static int clocks_kept(kl__measuring *m, const kl__clock_sample *before) {
   kl__clock_sample after;
-  if (!kl__nvml_clocks(m->t.clocks, &after)) return 1;
   kl__result *res = m->res;
-  res->clock_reasons |= before->reasons | after.reasons;
-  const int slowed = kl__clocks_slowed(before, m->t.app_sm_mhz) ||
-                     kl__clocks_slowed(&after, m->t.app_sm_mhz);
-  if (slowed && res->slowed_batches < SLOWED_RETRIES) {
+  const int read = before && kl__nvml_clocks(m->t.clocks, &after);
+  double slowed = 0;
+  if (read) {
+    res->clock_reasons |= before->reasons | after.reasons;
+    slowed = kl__clocks_slowed(before, m->t.app_sm_mhz) ||
+             kl__clocks_slowed(&after, m->t.app_sm_mhz);
+  }
+  kl__ranks_max(m->t.ranks, &slowed, 1);
+  if (slowed > 0 && res->slowed_batches < SLOWED_RETRIES) {
     res->slowed_batches++;
     const struct timespec pause = {0, SLOWED_PAUSE_NS};
     thrd_sleep(&pause, NULL);
     return 0;
   }
-  res->throttled |= slowed;
+  res->throttled |= slowed > 0;
+  if (!read) return 1;
   /* The clock reached: the sample right after the work, before the board
    * idles down. */
   m->sm_sum += after.sm_mhz;
@@ -934,7 +940,7 @@ kl_status kl__measure_step(kl__measuring *m, int others, int *done) {
     if (st == KL_OK) st = timed_batch(pr, &m->s, m->runs, more);
     m->spent += kl__now() - started;
     if (st == KL_OK) st = ceiling_batch(m, m->runs, more, others);
-    if (st == KL_OK && watched && !clocks_kept(m, &before)) more = -1;
+    if (st == KL_OK && !clocks_kept(m, watched ? &before : NULL)) more = -1;
     if (st == KL_OK && more > 0) {
       for (int i = m->runs; i < m->runs + more; i++)
         m->timed += m->s.seconds[i];

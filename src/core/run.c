@@ -765,8 +765,8 @@ typedef struct slot {
 /* What the run says of a finished job: its progress line, its status in
  * the run's worst. 1 where it stands in the report, 0 where it is no
  * result (stopped inside it). */
-static int job_done(const kl_options *o, const kl__jobs *jobs, slot *sl,
-                    kl_report *rep, kl_status *worst) {
+static int job_done(const kl_options *o, slot *sl, kl_report *rep,
+                    kl_status *worst) {
   const kl__job *jb = sl->jb;
   kl__result *res = sl->res;
   const kl_status st = sl->st;
@@ -779,7 +779,6 @@ static int job_done(const kl_options *o, const kl__jobs *jobs, slot *sl,
     res->pub.efficiency =
         sl->alone / (res->pub.t_median * (jb->in.strong ? res->pub.ranks : 1));
   }
-  (void)jobs;
   if (st == KL_INTERRUPTED) {
     /* Stopped inside this rung: it did not finish, and is no result. */
     kl__result_free(res);
@@ -893,18 +892,19 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
     /* A context that could not be had ends the group with this job. */
     if (!entered) break;
   }
-  /* The rounds: a batch of each rung whose runs go on, until none does. */
-  for (int going = 1; going;) {
-    going = 0;
+  /* The rounds: a batch of each rung whose runs go on, until none does; a
+   * batch starts with an untimed run where another rung's ran since. */
+  int started = 0, going = 0, live[MAX_INTERLEAVED];
+  for (int k = 0; k < count; k++) started += live[k] = slots[k].m != NULL;
+  for (going = started; going > 0;) {
+    const int others = going > 1;
     for (int k = 0; k < count; k++) {
-      if (!slots[k].m) continue;
       int done = 0;
-      kl__measure_step(slots[k].m, count > 1, &done);
-      going |= !done;
+      if (!live[k]) continue;
+      kl__measure_step(slots[k].m, others, &done);
+      if (done) live[k] = 0, going--;
     }
   }
-  int started = 0;
-  for (int k = 0; k < count; k++) started += slots[k].m != NULL;
   for (int k = 0; k < count; k++)
     if (slots[k].m) {
       slots[k].st = kl__measure_finish(slots[k].m, slots[k].energy);
@@ -917,7 +917,7 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
   size_t kept = base;
   for (int k = 0; k < count; k++) {
     if (slots[k].st == KL_INTERRUPTED) *stopped = 1;
-    if (!job_done(o, jobs, &slots[k], rep, worst)) continue;
+    if (!job_done(o, &slots[k], rep, worst)) continue;
     if (&rep->results[kept] != slots[k].res)
       rep->results[kept] = *slots[k].res;
     kept++;
