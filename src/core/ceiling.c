@@ -54,6 +54,12 @@ static int same_instance(const kl__job *a, const kl__job *b) {
   return a->w == b->w && memcmp(&a->in, &b->in, sizeof a->in) == 0;
 }
 
+int kl__plans_alike(const kl_workload *w, const kl_plan *a, const kl_plan *b) {
+  return a->n == b->n && a->type == b->type &&
+         memcmp(a->value, b->value,
+                sizeof a->value[0] * (size_t)w->param_count) == 0;
+}
+
 int kl__same_problem(const kl_workload *w, const kl__instance *a,
                      const kl__instance *b) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);

@@ -539,6 +539,8 @@ typedef struct kl__noise_rule {
 /* k such that the k-th smallest and the k-th largest of n runs bound
  * their median with 95% confidence; 0 under KL_NOISE_MIN_REPS runs. */
 int kl__median_rank(int n);
+/* The median of n values, which it sorts in place. */
+double kl__median(double *t, int n);
 /* That interval of n sorted times, and its larger side over the median;
  * -1 (low and high 0) where there is none. */
 double kl__median_interval(const double *sorted, int n, double *low,
@@ -629,6 +631,10 @@ kl_status kl__ceiling_jobs(kl__planner *pl, const kl_options *o,
                            kl__jobs *selected, kl__jobs *jobs,
                            kl_report *rep);
 void kl__ceiling_relate(const kl__jobs *jobs, kl_report *rep);
+/* Whether two plans of workload w solve the same problem as they were
+ * made: the same main size, type and every parameter's value (the table's
+ * problems, the rungs whose runs interleave). */
+int kl__plans_alike(const kl_workload *w, const kl_plan *a, const kl_plan *b);
 /* Whether two instances of workload w are the same problem: the same
  * size, type, seed and parameters, however each was given. */
 int kl__same_problem(const kl_workload *w, const kl__instance *a,

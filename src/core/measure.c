@@ -31,16 +31,6 @@ double kl__rate(const kl_workload *w, const kl_cost *c, double seconds) {
   return seconds > 0 ? amount / seconds * 1e-9 : 0;
 }
 
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median_of(double *t, int count) {
-  qsort(t, (size_t)count, sizeof *t, compare_doubles);
-  return count % 2 ? t[count / 2] : 0.5 * (t[count / 2 - 1] + t[count / 2]);
-}
-
 /* A rung made ready to run: its plan, its buffers filled and uploaded, its
  * state set up. args is reached from reset() through its address. */
 typedef struct prepared {
@@ -977,7 +967,7 @@ static kl_status summarize(kl__measuring *m) {
   for (int k = 0; k < phases; k++) {
     for (int i = 0; i < reps; i++)
       one[i] = s->phase_seconds[(size_t)i * KL_MAX_PHASES + (size_t)k];
-    pub->phase_median[k] = median_of(one, reps);
+    pub->phase_median[k] = kl__median(one, reps);
   }
   free(one);
   pub->trace_lost = s->trace_lost;
@@ -1008,7 +998,7 @@ static kl_status summarize(kl__measuring *m) {
   for (int i = 0; i < reps; i++)
     squares += (s->seconds[i] - mean) * (s->seconds[i] - mean);
   pub->t_stddev = reps > 1 ? sqrt(squares / (reps - 1)) : 0;
-  pub->t_median = median_of(s->seconds, reps);
+  pub->t_median = kl__median(s->seconds, reps);
   pub->t_min = s->seconds[0];
   pub->t_max = s->seconds[reps - 1];
   kl__median_interval(s->seconds, reps, &pub->t_low, &pub->t_high);
@@ -1024,8 +1014,7 @@ static kl_status summarize(kl__measuring *m) {
     m->ceiling->w->cost(&m->ceiling->plan, m->ceiling->r, m->ceiling->counts,
                         &c);
     every_rank(&c, pr->ranks);
-    pub->ceiling =
-        kl__rate(m->ceiling->w, &c, median_of(m->cs.seconds, reps));
+    pub->ceiling = kl__rate(m->ceiling->w, &c, kl__median(m->cs.seconds, reps));
   }
   return KL_OK;
 }

@@ -44,6 +44,20 @@ int kl__median_rank(int n) {
   return i > 0 ? i : 1;
 }
 
+static int compare_doubles(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double sorted_median(const double *sorted, int n) {
+  return n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
+double kl__median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, compare_doubles);
+  return sorted_median(t, n);
+}
+
 double kl__median_interval(const double *sorted, int n, double *low,
                            double *high) {
   const int k = kl__median_rank(n);
@@ -51,8 +65,7 @@ double kl__median_interval(const double *sorted, int n, double *low,
   if (k < 1) return -1;
   *low = sorted[k - 1];
   *high = sorted[n - k];
-  const double m = n % 2 ? sorted[n / 2]
-                         : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  const double m = sorted_median(sorted, n);
   if (m <= 0) return -1;
   return fmax(m - *low, *high - m) / m;
 }
@@ -60,11 +73,6 @@ double kl__median_interval(const double *sorted, int n, double *low,
 double kl__median_spread(const kl_result *r) {
   if (r->t_low <= 0 || r->t_high <= 0 || r->t_median <= 0) return -1;
   return fmax(r->t_median - r->t_low, r->t_high - r->t_median) / r->t_median;
-}
-
-static int compare_doubles(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 /* The runs still to make after n whose times are t[0..n): timed, the
@@ -83,7 +91,7 @@ int kl__noise_more(const kl__noise_rule *rule, const double *t, int n,
    * most runs: runs of microseconds that have made them all are done. */
   if (n >= rule->min_reps) {
     memcpy(scratch, t, sizeof *t * (size_t)n);
-    qsort(scratch, (size_t)n, sizeof *scratch, compare_doubles);
+    kl__median(scratch, n); /* sorts them */
     double low, high;
     spread = kl__median_interval(scratch, n, &low, &high);
     if (spread >= 0 && spread <= rule->precision &&

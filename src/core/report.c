@@ -340,9 +340,7 @@ static void print_builds(const kl_report *rep, FILE *f) {
 }
 
 static int same_problem(const kl__result *a, const kl__result *b) {
-  return a->w == b->w && a->pub.n == b->pub.n && a->pub.type == b->pub.type &&
-         memcmp(a->plan.value, b->plan.value,
-                sizeof a->plan.value[0] * (size_t)a->w->param_count) == 0;
+  return a->w == b->w && kl__plans_alike(a->w, &a->plan, &b->plan);
 }
 
 static int passed(const kl_result *r) {

@@ -541,10 +541,6 @@ typedef struct contexts {
  * the median of 101 of them, each between the context's two events,
  * after 10 untimed; 0 where there is none, or it failed (a note says). */
 #define FLOOR_LAUNCHES 101
-static int compare_seconds(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void floor_measure(contexts *cs, size_t i, kl_report *rep) {
   kl_context *ctx = &cs->ctx[i];
@@ -569,8 +565,7 @@ static void floor_measure(contexts *cs, size_t i, kl_report *rep) {
                where, kl_last_error());
     return;
   }
-  qsort(t, FLOOR_LAUNCHES, sizeof *t, compare_seconds);
-  cs->floor[i] = t[FLOOR_LAUNCHES / 2];
+  cs->floor[i] = kl__median(t, FLOOR_LAUNCHES);
 }
 
 /* Context i's board's clocks, where its backend names a PCI bus id and
@@ -734,17 +729,14 @@ static double one_rank(const kl_options *o, const kl__job *jb,
   return t;
 }
 
-/* Jobs whose runs interleave: rungs of one problem (workload, size, type
- * and parameters) on one device, in one process. */
-static int same_problem(const kl__job *a, const kl__job *b) {
+/* Jobs whose runs interleave: rungs of one problem (kl__plans_alike) on
+ * one device, in one process. */
+static int interleaves(const kl__job *a, const kl__job *b) {
   return a->w == b->w && a->r->backend == b->r->backend &&
-         a->device == b->device && a->plan.n == b->plan.n &&
-         a->plan.type == b->plan.type &&
-         a->plan.chunk_count == b->plan.chunk_count &&
-         a->quick_size == b->quick_size &&
+         a->device == b->device && a->quick_size == b->quick_size &&
          a->ceiling_only == b->ceiling_only &&
-         memcmp(a->plan.value, b->plan.value,
-                sizeof a->plan.value[0] * (size_t)a->w->param_count) == 0;
+         kl__plans_alike(a->w, &a->plan, &b->plan) &&
+         a->plan.chunk_count == b->plan.chunk_count;
 }
 
 /* The most rungs of a problem whose runs interleave at once. */
@@ -830,11 +822,10 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
   while (i < jobs->count && count < MAX_INTERLEAVED) {
     const kl__job *jb = &jobs->items[i];
     if (i > first &&
-        (!one_process || !same_problem(&jobs->items[first], jb) ||
+        (!one_process || !interleaves(&jobs->items[first], jb) ||
          !kl__fits_now(&jb->plan, jb->r->backend, jb->device) ||
-         (jb->ceiling >= 0 &&
-          !kl__fits_now(&jobs->items[jb->ceiling].plan, jb->r->backend,
-                        jb->device))))
+         (jb->ceiling >= 0 && !kl__fits_now(&jobs->items[jb->ceiling].plan,
+                                            jb->r->backend, jb->device))))
       break;
     /* On several ranks, a stop any of them saw stops all. */
     double stop = o->stop && *o->stop;
@@ -894,9 +885,9 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
   }
   /* The rounds: a batch of each rung whose runs go on, until none does; a
    * batch starts with an untimed run where another rung's ran since. */
-  int started = 0, going = 0, live[MAX_INTERLEAVED];
+  int started = 0, live[MAX_INTERLEAVED];
   for (int k = 0; k < count; k++) started += live[k] = slots[k].m != NULL;
-  for (going = started; going > 0;) {
+  for (int going = started; going > 0;) {
     const int others = going > 1;
     for (int k = 0; k < count; k++) {
       int done = 0;
