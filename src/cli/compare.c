@@ -117,15 +117,6 @@ static int bad_usage(const char *fmt, ...) {
   return error_line("%s (see `kladder compare --help`)", text);
 }
 
-PRINTF_LIKE(3, 4)
-static int say(char *dst, size_t size, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst, size, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
 /* ---- the model --------------------------------------------------------- */
 
 typedef enum side_state { SIDE_OK, SIDE_FAILED, SIDE_ASIDE } side_state;
@@ -210,11 +201,12 @@ static const char *const known_formats = "kladder-results-1 and -2";
 static int missing(const side *s, const json_value *at, size_t index,
                    const char *what, char *err, size_t errlen) {
   if (s->major > KNOWN_MAJOR)
-    return say(err, errlen, "%s: format %s is newer than this kladder reads "
-               "(%s), and its result %zu %s", s->name, s->format,
-               known_formats, index + 1, what);
-  return say(err, errlen, "%s:%d:%d: result %zu %s", s->name, at->line,
-             at->column, index + 1, what);
+    return said(-1, err, errlen,
+                "%s: format %s is newer than this kladder reads "
+                "(%s), and its result %zu %s",
+                s->name, s->format, known_formats, index + 1, what);
+  return said(-1, err, errlen, "%s:%d:%d: result %zu %s", s->name, at->line,
+              at->column, index + 1, what);
 }
 
 /* A member that must be a string. */
@@ -271,8 +263,8 @@ static side_state state_of(const row *r) {
 static int read_row(const side *s, const json_value *item, size_t index,
                     row *r, char *err, size_t errlen) {
   if (item->kind != JSON_OBJECT)
-    return say(err, errlen, "%s:%d:%d: result %zu is not an object", s->name,
-               item->line, item->column, index + 1);
+    return said(-1, err, errlen, "%s:%d:%d: result %zu is not an object",
+                s->name, item->line, item->column, index + 1);
   if (need_text(s, item, index, "workload", &r->workload, err, errlen) ||
       need_text(s, item, index, "rung", &r->rung, err, errlen) ||
       need_text(s, item, index, "backend", &r->backend, err, errlen) ||
@@ -316,7 +308,8 @@ static int read_row(const side *s, const json_value *item, size_t index,
       return missing(s, times, index, "has a \"times_s\" that is not an array",
                      err, errlen);
     r->times = malloc((times->count ? times->count : 1) * sizeof *r->times);
-    if (!r->times) return say(err, errlen, "%s: out of memory", s->name);
+    if (!r->times)
+      return said(-1, err, errlen, "%s: out of memory", s->name);
     for (size_t i = 0; i < times->count; i++) {
       const json_value *t = json_item(times, i);
       if (t->kind != JSON_NUMBER || !isfinite(t->number))
@@ -377,36 +370,42 @@ static int read_side(side *s, const char *path, char *err, size_t errlen,
   const json_value *root = json_root(s->doc);
   const char *format = json_string(root, "format", NULL);
   if (!format)
-    return say(err, errlen, "%s: not a kladder results file (no \"format\": "
-               "\"kladder-results-N\" in it)", s->name);
+    return said(-1, err, errlen,
+                "%s: not a kladder results file (no \"format\": "
+                "\"kladder-results-N\" in it)",
+                s->name);
   s->format = format;
   s->major = format_major(format);
   if (s->major < 0)
-    return say(err, errlen, "%s: not a kladder results file (its format is "
-               "'%.60s')", s->name, format);
+    return said(-1, err, errlen,
+                "%s: not a kladder results file (its format is '%.60s')",
+                s->name, format);
   if (s->major == 0)
-    return say(err, errlen, "%s: format '%.60s' has no version this kladder "
-               "reads (%s)", s->name, format, known_formats);
+    return said(-1, err, errlen,
+                "%s: format '%.60s' has no version this kladder reads (%s)",
+                s->name, format, known_formats);
   const json_value *results = json_member(root, "results");
   if (!results && s->major > KNOWN_MAJOR)
-    return say(err, errlen, "%s: format %s is newer than this kladder reads "
-               "(%s), and has no \"results\"", s->name, format,
-               known_formats);
+    return said(-1, err, errlen,
+                "%s: format %s is newer than this kladder reads "
+                "(%s), and has no \"results\"",
+                s->name, format, known_formats);
   if (!results)
-    return say(err, errlen, "%s: no \"results\" in it", s->name);
+    return said(-1, err, errlen, "%s: no \"results\" in it", s->name);
   if (results->kind != JSON_ARRAY)
-    return say(err, errlen, "%s:%d:%d: \"results\" is not an array", s->name,
-               results->line, results->column);
+    return said(-1, err, errlen, "%s:%d:%d: \"results\" is not an array",
+                s->name, results->line, results->column);
   if (results->count == 0)
-    return say(err, errlen, "%s: no results in it (\"results\" is empty)",
-               s->name);
+    return said(-1, err, errlen, "%s: no results in it (\"results\" is empty)",
+                s->name);
   s->rows = calloc(results->count, sizeof *s->rows);
-  if (!s->rows) return say(err, errlen, "%s: out of memory", s->name);
+  if (!s->rows)
+    return said(-1, err, errlen, "%s: out of memory", s->name);
   for (size_t i = 0; i < results->count; i++) {
     row *r = &s->rows[s->count++];
     if (read_row(s, json_item(results, i), i, r, err, errlen)) return -1;
     if (!(r->key = key_of(r)))
-      return say(err, errlen, "%s: out of memory", s->name);
+      return said(-1, err, errlen, "%s: out of memory", s->name);
   }
   /* Each key's occurrences in this file. */
   for (size_t i = 0; i < s->count; i++) {
@@ -715,7 +714,8 @@ static size_t key_count(const side *s, const char *key) {
 static int match(compare_result *c, char *err, size_t errlen) {
   side *b = &c->base, *n = &c->new_;
   c->pairs = calloc(b->count, sizeof *c->pairs);
-  if (!c->pairs) return say(err, errlen, "out of memory");
+  if (!c->pairs)
+    return said(-1, err, errlen, "out of memory");
   for (size_t i = 0; i < b->count; i++) {
     row *br = &b->rows[i];
     for (size_t j = 0; j < n->count; j++) {
@@ -750,7 +750,8 @@ static int match(compare_result *c, char *err, size_t errlen) {
                "NEW (a run on several devices?): matched in order of "
                "occurrence", what, pass ? there : (size_t)r->of_count,
                pass ? (size_t)r->of_count : there);
-      if (add_note(c, text)) return say(err, errlen, "out of memory");
+      if (add_note(c, text))
+        return said(-1, err, errlen, "out of memory");
     }
   }
   return 0;
@@ -762,7 +763,8 @@ int compare_files(const char *base, const char *new_path, double threshold,
   *out = NULL;
   if (warn && warnlen) warn[0] = '\0';
   compare_result *c = calloc(1, sizeof *c);
-  if (!c) return say(err, errlen, "out of memory");
+  if (!c)
+    return said(-1, err, errlen, "out of memory");
   c->threshold = threshold;
   c->alpha = alpha;
   if (read_side(&c->base, base, err, errlen, warn, warnlen) ||
@@ -1432,7 +1434,7 @@ static int output_open(output *o, char *why, size_t len) {
   mode_t mode;
   if (stat(o->path, &info) == 0) {
     if (S_ISDIR(info.st_mode))
-      return say(why, len, "it is a directory");
+      return said(-1, why, len, "it is a directory");
     if (!S_ISREG(info.st_mode)) {
       /* A device or a pipe; a pipe with no reader is refused, not
        * waited for. */
@@ -1448,23 +1450,25 @@ static int output_open(output *o, char *why, size_t len) {
       if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
         const int e = errno;
         if (fd >= 0) close(fd);
-        return say(why, len, "%s", fifo && e == ENXIO ? "a pipe with no "
-                   "reader" : strerror(e));
+        return said(-1, why, len, "%s",
+                    fifo && e == ENXIO ? "a pipe with no reader" : strerror(e));
       }
       o->direct = 1;
       return 0;
     }
-    if (access(o->path, W_OK) != 0) return say(why, len, "%s", strerror(errno));
+    if (access(o->path, W_OK) != 0)
+      return said(-1, why, len, "%s", strerror(errno));
     mode = info.st_mode & 07777;
   } else if (errno == ENOENT) {
     const mode_t mask = umask(0);
     umask(mask);
     mode = 0666 & ~mask;
   } else {
-    return say(why, len, "%s", strerror(errno));
+    return said(-1, why, len, "%s", strerror(errno));
   }
   o->temp = malloc(strlen(o->path) + 16);
-  if (!o->temp) return say(why, len, "out of memory");
+  if (!o->temp)
+    return said(-1, why, len, "out of memory");
   sprintf(o->temp, "%s.tmp-XXXXXX", o->path);
   const int fd = mkstemp(o->temp);
   if (fd < 0) {
@@ -1472,8 +1476,9 @@ static int output_open(output *o, char *why, size_t len) {
     free(o->temp);
     o->temp = NULL;
     if (!directory_exists(o->path))
-      return say(why, len, "its directory does not exist");
-    return say(why, len, "its directory takes no new file (%s)", strerror(e));
+      return said(-1, why, len, "its directory does not exist");
+    return said(-1, why, len, "its directory takes no new file (%s)",
+                strerror(e));
   }
   if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
     const int e = errno;
@@ -1481,7 +1486,7 @@ static int output_open(output *o, char *why, size_t len) {
     remove(o->temp);
     free(o->temp);
     o->temp = NULL;
-    return say(why, len, "%s", strerror(e));
+    return said(-1, why, len, "%s", strerror(e));
   }
   return 0;
 }
@@ -1500,7 +1505,7 @@ static int output_fill(output *o, int which, const compare_result *c,
     }
     o->f = NULL;
   }
-  return bad ? say(why, len, "%s", strerror(e)) : 0;
+  return bad ? said(-1, why, len, "%s", strerror(e)) : 0;
 }
 
 /* Every output whole, or none: 0, or the exit code after one line. */
@@ -1528,7 +1533,7 @@ static int write_outputs(const char *paths[OUTS], const compare_result *c) {
   for (int i = 0; i < OUTS && !code; i++)
     if (outs[i].temp) {
       if (rename(outs[i].temp, outs[i].path) != 0) {
-        say(why, sizeof why, "%s", strerror(errno));
+        said(-1, why, sizeof why, "%s", strerror(errno));
         code = 2;
         failed = i;
         break;

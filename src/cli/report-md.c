@@ -53,16 +53,6 @@ typedef struct page {
   int extras;
 } page;
 
-/* One line into err; 2, the exit code of every refusal. */
-PRINTF_LIKE(3, 4)
-static int fail(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return 2;
-}
-
 /* The folder a path lies in, its last component ("." where none). */
 static void folder_of(const char *path, char *dst, size_t size) {
   const char *slash = strrchr(path, '/');
@@ -315,28 +305,31 @@ int report_markdown(const char *out, const char *const *inputs, int count,
   if (!pg || !pg->p) {
     if (pg) free(pg->p);
     free(pg);
-    return fail(err, errlen, "out of memory");
+    return said(2, err, errlen, "out of memory");
   }
   int rc = 0;
   char names[MAX_MACHINES][NAME];
   int n = 0;
   if (machines && split_names(machines, names, MAX_MACHINES, &n))
-    rc = fail(err, errlen, "--machines '%s': names separated by commas, at "
-              "most 16", machines);
+    rc = said(2, err, errlen,
+              "--machines '%s': names separated by commas, at most 16",
+              machines);
   for (int i = 0; i < n && !rc; i++) machine_index(pg, names[i], 1);
   pg->fixed = machines != NULL;
   if (!rc && backends &&
       split_names(backends, pg->extra_rows, MAX_ROWS, &pg->extras))
-    rc = fail(err, errlen, "--backends '%s': names separated by commas",
+    rc = said(2, err, errlen, "--backends '%s': names separated by commas",
               backends);
   for (int i = 0; i < count && !rc; i++)
     if (!strcmp(out, inputs[i]))
-      rc = fail(err, errlen, "-o %s would overwrite the results file it "
-                "reads", out);
-  if (!rc && count < 1) rc = fail(err, errlen, "no results file");
+      rc = said(2, err, errlen,
+                "-o %s would overwrite the results file it reads", out);
+  if (!rc && count < 1)
+    rc = said(2, err, errlen, "no results file");
   json_doc **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
                                        sizeof *docs);
-  if (!rc && !docs) rc = fail(err, errlen, "out of memory");
+  if (!rc && !docs)
+    rc = said(2, err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
     if (json_read(inputs[i], &docs[i], err, errlen)) {
       rc = 2;
@@ -344,15 +337,15 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     }
     const json_value *root = json_root(docs[i]);
     if (strncmp(json_string(root, "format", ""), "kladder-results-", 16)) {
-      rc = fail(err, errlen, "%s: not a results file of `kladder run "
-                "--json`", inputs[i]);
+      rc = said(2, err, errlen,
+                "%s: not a results file of `kladder run --json`", inputs[i]);
       break;
     }
     char folder[NAME];
     folder_of(inputs[i], folder, sizeof folder);
     const int mi = machine_index(pg, folder, !pg->fixed);
     if (mi < 0) {
-      rc = fail(err, errlen, "%s: machine '%s' is not among --machines",
+      rc = said(2, err, errlen, "%s: machine '%s' is not among --machines",
                 inputs[i], folder);
       break;
     }
@@ -362,13 +355,15 @@ int report_markdown(const char *out, const char *const *inputs, int count,
   if (!rc) {
     FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f) {
-      rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+      rc = said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
     } else {
       write_page(f, pg);
       if (fflush(f) || ferror(f))
-        rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+        rc =
+            said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
       if (f != stdout && fclose(f) && !rc)
-        rc = fail(err, errlen, "cannot write '%s': %s", out, strerror(errno));
+        rc =
+            said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
     }
   }
   for (int i = 0; docs && i < count; i++)

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,6 +84,14 @@ int write_file(const char *path, const char *text, size_t len, int shared) {
   }
   free(temp);
   return ok ? 0 : -1;
+}
+
+int said(int code, char *dst, size_t size, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, size, fmt, ap);
+  va_end(ap);
+  return code;
 }
 
 int listed(const char *list, const char *name) {

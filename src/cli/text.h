@@ -37,6 +37,11 @@ void html_escape(FILE *f, const char *s);
  * as mkstemp makes it, the owner's alone. 0, or -1 with errno saying why
  * (the temporary file removed). */
 int write_file(const char *path, const char *text, size_t len, int shared);
+/* A message into dst (size bytes, cut to fit), printf-like; returns
+ * `code`, so that a function refusing its input says why and returns its
+ * failure in one statement. */
+PRINTF_LIKE(4, 5)
+int said(int code, char *dst, size_t size, const char *fmt, ...);
 /* Whether `name` is an item of `list`, a results file's flags
  * ("ceiling,vendor"; items apart by ',', ';' or a space). */
 int listed(const char *list, const char *name);
