@@ -3,9 +3,12 @@
  * device answers or not), every slot of the shared library's stubs holds
  * a function of MODULE (libkladder-cuda.so): the generated stubs and
  * table agree, and the module's entries bind to themselves, not to the
- * stubs of the same names. Links libkladder.so, not libkladder.a. */
+ * stubs of the same names. And the shared library's GPU backend, which
+ * forwards to the module's, forwards every method the module's backend
+ * has. Links libkladder.so, not libkladder.a. */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +38,46 @@ int main(int argc, char **argv) {
       bad++;
     }
   }
+  /* The methods of kl_backend, by offset: a member added to it fails to
+   * build here until it is listed, and forwarded in loader.c. */
+  static const struct {
+    const char *name;
+    size_t at;
+  } methods[] = {
+#define METHOD(m) {#m, offsetof(kl_backend, m)}
+      METHOD(probe),        METHOD(memory),          METHOD(open),
+      METHOD(close),        METHOD(alloc),           METHOD(release),
+      METHOD(copy),         METHOD(fill_bytes),      METHOD(sync),
+      METHOD(record),       METHOD(elapsed),         METHOD(device_count),
+      METHOD(describe),     METHOD(enter),           METHOD(memory_on_host),
+      METHOD(left_out),     METHOD(compile_seconds), METHOD(bus_id),
+      METHOD(range),        METHOD(launch),
+#undef METHOD
+  };
+  _Static_assert(sizeof(kl_backend) ==
+                     offsetof(kl_backend, launch) + sizeof(void (*)(void)),
+                 "a member added to kl_backend: list it in methods[] and "
+                 "forward it in loader.c");
+  void *handle = dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD);
+  kl__gpu_module_fn get =
+      handle ? (kl__gpu_module_fn)dlsym(handle, KL_GPU_MODULE_SYMBOL) : NULL;
+  const kl__gpu_module_info *m = get ? get() : NULL;
+  if (!m || !m->backend) {
+    printf("FAIL: %s's backend not found\n", argv[1]);
+    return 1;
+  }
+  for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+    void *mine, *theirs;
+    memcpy(&theirs, (const char *)m->backend + methods[i].at, sizeof theirs);
+    memcpy(&mine, (const char *)&kl__backend_gpu + methods[i].at,
+           sizeof mine);
+    if (theirs && !mine) {
+      printf("FAIL: the module's backend has %s, the forwarder does not\n",
+             methods[i].name);
+      bad++;
+    }
+  }
+  if (handle) dlclose(handle);
   printf("%d GPU entries, %d outside %s (%s)\n", count, bad, argv[1], info);
   return bad || count == 0;
 }

@@ -228,6 +228,18 @@ static kl_status bus_id(kl_context *ctx, char *out, size_t size) {
                    : KL_FAIL(KL_UNAVAILABLE, "no PCI bus id");
 }
 
+static void range(kl_context *ctx, const char *name) {
+  const kl_backend *b = gpu();
+  if (b && b->range) b->range(ctx, name);
+}
+
+static kl_status launch(kl_context *ctx) {
+  const kl_backend *b = gpu();
+  if (!b) return kl__gpu_unloaded("launch");
+  return b->launch ? b->launch(ctx)
+                   : KL_FAIL(KL_UNAVAILABLE, "no empty launch");
+}
+
 /* host_memory, preference and memory_on_host (none) are the module's
  * backend's (cuda.cu), which load() checks. */
 const kl_backend kl__backend_gpu = {
@@ -250,4 +262,6 @@ const kl_backend kl__backend_gpu = {
     .describe = describe,
     .enter = enter,
     .bus_id = bus_id,
+    .range = range,
+    .launch = launch,
 };
