@@ -20,7 +20,7 @@
  *                   sync per batch of BATCH iterations
  *   graph           device_scalars' batch captured once as a CUDA graph
  *   pipelined       Ghysels and Vanroose: one reduction an iteration; the
- *                   true residual replaces the recurrences' at convergence
+ *                   true vectors replace the recurrences' (Cools et al.)
  *                                                   (cg-pipelined-cuda.cu)
  *   matrix_free     the Poisson stencil from the grid, p's update inside it
  *                   (its kernels in cg-matrix-free.h, which cg-dist's GPU
@@ -70,14 +70,14 @@ enum {
   S_ALPHA, /* this iteration's (pipelined: also the last one's) */
   S_ALPHA_PREV, /* the iteration before's (matrix-free's x update) */
   S_BETA,
-  S_REPLACED, /* pipelined: 1 where r and w are fresh, z, s, p zero */
+  S_REPLACED, /* pipelined: 1 where r, w, s and z are the true vectors */
   S_DOT,  /* the host-read rungs' sums: a dot, or r.r and b.b */
   S_DOT_NEXT,
   S_SCALARS
 };
 static_assert(S_SCALARS <= CG_SCALAR_COUNT, "cg.h's CG_SCALAR_COUNT");
-/* REPLACE: pipelined's recurrences say it converged; the host puts the
- * true residual in their place, and the solve stops or goes on from it. */
+/* REPLACE: pipelined asks the host to put the true vectors in place of
+ * its recurrences' (cg-pipelined-cuda.cu), and goes on from them. */
 enum { RUNNING = 0, STOPPED = 1, BROKE_DOWN = 2, REPLACE = 3 };
 
 /* Partial sum `which` (up to 8 of them, cg.h's CG_PARTIAL_COUNT) of every

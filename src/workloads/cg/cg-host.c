@@ -68,9 +68,31 @@ const kl__cg_kernels kl__cg_host_kernels = {matvec, waxpby, dot, NULL,
     }                                                                         \
   } while (0)
 
+/* CG_GO_ON, and with marks: their crossings noted at iteration k, and
+ * the solve going on past the tolerance to the attainable level, the
+ * rounding one step makes, (m + 4) u (|A| |x| + |b|) / |b| (cg.c's check
+ * has the bound), with x's norm read as the tolerance is reached. */
+static int going(kl__cg_host *h, int64_t k, double rr, double bb) {
+  const kl_plan *p = h->plan;
+  const int go = CG_GO_ON(p, k, rr, bb);
+  kl__cg_marks *m = h->marks;
+  if (!m) return go;
+  const double tol = CG_TOL(p);
+  if (m->near < 0 && !(rr > 100 * tol * tol * bb)) m->near = k;
+  if (m->at < 0 && !go) {
+    m->at = k;
+    const double xx = h->kernels->dot(h, h->x, h->x), b = sqrt(bb);
+    m->level = b > 0 ? (double)(m->widest + 4) * 0x1p-53 *
+                           (m->a_norm * sqrt(xx) + b) / b
+                     : 0;
+  }
+  if (m->at >= 0 && m->floor < 0 && !(rr > m->level * m->level * bb))
+    m->floor = k;
+  return m->floor < 0 && k < CG_MAXIT(p) && rr > 0;
+}
+
 static kl_status solve(kl__cg_host *h, int64_t *iterations,
                        double *residual) {
-  const kl_plan *p = h->plan;
   const kl__cg_kernels *f = h->kernels;
   double *x = h->x, *r = h->r, *pv = h->p, *ap = h->ap;
   double rr, bb, pAp;
@@ -80,7 +102,9 @@ static kl_status solve(kl__cg_host *h, int64_t *iterations,
   TIMED(h, CG_PHASE_DOT, rr = f->dot(h, r, r));
   TIMED(h, CG_PHASE_DOT, bb = f->dot(h, h->b, h->b));
   int64_t k = 0;
-  while (CG_GO_ON(p, k, rr, bb)) {
+  kl__cg_marks *m = h->marks;
+  if (m) m->near = m->at = m->floor = -1;
+  while (going(h, k, rr, bb)) {
     if (f->matvec_dot) {
       TIMED(h, CG_PHASE_SPMV, pAp = f->matvec_dot(h, pv, ap));
     } else {
@@ -102,7 +126,9 @@ static kl_status solve(kl__cg_host *h, int64_t *iterations,
     rr = next;
     k++;
   }
-  *iterations = k;
+  if (m && m->at < 0) m->at = k;
+  if (m && m->floor < 0) m->floor = k;
+  *iterations = m ? m->at : k;
   *residual = bb > 0 ? sqrt(rr / bb) : 0;
   return h->failed;
 }
@@ -133,6 +159,7 @@ void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h) {
   h->origin = 0;
   h->failed = KL_OK;
   h->args = a;
+  h->marks = NULL;
 }
 
 /* The host rungs' timed loop: x put back, the solve timed with the host

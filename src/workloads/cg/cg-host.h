@@ -54,6 +54,18 @@ typedef struct kl__cg_kernels {
 extern const kl__cg_kernels kl__cg_host_kernels;
 
 /* One solve: the seed's kernels, serially or each an OpenMP loop. */
+/* Where the check's reference solve crossed the marks its iteration rule
+ * reads (cg.c's check): in, the matrix's |A|_inf and widest row; out, the
+ * first iteration whose own |r| / |b| is within 10 tol (near), the
+ * iteration the rule stops at (at), and the first within the attainable
+ * level (floor, at `level`), the maxit where it never gets there. */
+typedef struct kl__cg_marks {
+  double a_norm;
+  int64_t widest;
+  int64_t near, at, floor;
+  double level;
+} kl__cg_marks;
+
 typedef struct kl__cg_host {
   const kl_plan *plan;
   kl__cg_matrix matrix;
@@ -71,6 +83,10 @@ typedef struct kl__cg_host {
    * OpenCL enqueue), kept by the kernel; the solve returns it. */
   kl_status failed;
   const kl_args *args; /* the rung's, for such kernels; NULL in the check */
+  /* The check's reference, tolerance mode: the solve goes on past the
+   * tolerance to the attainable level and notes the marks; NULL
+   * elsewhere. */
+  kl__cg_marks *marks;
 } kl__cg_host;
 
 void kl__cg_host_from_args(const kl_args *a, int parallel, kl__cg_host *h);

@@ -69,18 +69,27 @@ static __global__ void pipe_finish_start_kernel(const double *partials,
  * the last update; stop, or alpha and beta. The denominator is p.Ap in
  * exact arithmetic, and breaks down as it does.
  *
- * The recurrences' r drifts from b - A x further than plain CG's (Cools
- * et al., "Analyzing the effect of local rounding error propagation on
+ * Residual replacement. The recurrences' r drifts from b - A x further
+ * than plain CG's, since w = A r, s = A p and z = A s are recurrences too
+ * and each passes its rounding on (Cools, Yetkin, Agullo, Giraud and
+ * Vanroose, "Analyzing the effect of local rounding error propagation on
  * the maximal attainable accuracy of the pipelined Conjugate Gradient
- * method", SIMAX 2018). Converged by it in tolerance mode, the solve asks
- * for the true residual (REPLACE): the host computes r = b - A x and w =
- * A r in place of the recurrences' and zeroes z, s and p, and the next
- * decide stops on that r or starts the recurrences afresh from it (beta
- * = 0, as at k = 0: the old p belongs to the drifted r, and the usual
- * denominator with it can come out negative, which a CPU emulation of
- * the 7-point 33^3 solve at tol = 1e-13 showed). Restarted, the solve
- * needed 2 to 7 iterations more than plain CG to 1e-13 and 1e-14, where
- * without it the true residual stalled 3 to 16 times above tol. */
+ * method", SIAM J. Matrix Anal. Appl. 39(1), 2018): on a band of
+ * condition 1e6 the true residual stalled at 2.6 tol. As their p-CG-rr
+ * does, the solve asks the host (REPLACE) to compute r = b - A x, w = A r,
+ * s = A p and z = A s in place of the recurrences' and goes on with the
+ * same direction p: in tolerance mode every REPLACE_PERIOD iterations
+ * (a fixed period in place of their criterion, whose estimates need more
+ * norms in the reduction) and when the recurrences say it converged (the
+ * next decide then stops on the true r, or goes on); in either mode when
+ * the recurrences' denominator is not positive. Where the denominator
+ * right after a replacement is not positive either, the solve starts
+ * afresh from the true r (beta = 0). Restarting at every replacement in
+ * place of keeping p, as an earlier form did, converged on the band of
+ * condition 1e6 only after 3.5 times plain CG's iterations; keeping p,
+ * every 48 iterations, 1.13 times (a CPU emulation of the recurrences
+ * on matrices of condition 1e2 to 1e8). */
+#define REPLACE_PERIOD (3 * BATCH)
 static __global__ void pipe_decide_kernel(const double *partials,
                                           unsigned count, double *scalars,
                                           stop_rule stop) {
@@ -89,9 +98,9 @@ static __global__ void pipe_decide_kernel(const double *partials,
   const double delta = total(partials, 1, count);
   if (threadIdx.x != 0) return;
   const int64_t k = (int64_t)scalars[S_K];
+  const bool replaced = scalars[S_REPLACED] != 0;
   if (!go_on(stop, k, gamma, scalars[S_BB])) {
-    if (!stop.fixed && k < stop.maxit && gamma > 0 &&
-        scalars[S_REPLACED] == 0) {
+    if (!stop.fixed && k < stop.maxit && gamma > 0 && !replaced) {
       scalars[S_DONE] = REPLACE;
       return;
     }
@@ -99,18 +108,24 @@ static __global__ void pipe_decide_kernel(const double *partials,
     scalars[S_DONE] = STOPPED;
     return;
   }
-  const bool fresh = k == 0 || scalars[S_REPLACED] != 0;
-  const double beta = fresh ? 0 : gamma / scalars[S_RR];
-  const double denominator =
-      fresh ? delta : delta - beta * gamma / scalars[S_ALPHA];
-  /* Past convergence (the seed's fixed 100 iterations of the 27-point
-   * matrix) the recurrences' denominator is a difference of rounding
-   * noise and can come out negative (-3e-24 at k = 64 on 20^3): start
-   * afresh from the true residual, whose denominator is r.Ar itself.
-   * Only a fresh start's that is not positive is a breakdown. */
-  if (!positive_finite(denominator) && !fresh) {
+  if (!stop.fixed && !replaced && k % REPLACE_PERIOD == 0) {
     scalars[S_DONE] = REPLACE;
     return;
+  }
+  double beta = k == 0 ? 0 : gamma / scalars[S_RR];
+  double denominator = k == 0 ? delta : delta - beta * gamma / scalars[S_ALPHA];
+  /* Past convergence (the seed's fixed 100 iterations of the 27-point
+   * matrix) the recurrences' denominator is a difference of rounding
+   * noise and can come out negative (-3e-24 at k = 64 on 20^3): replace,
+   * and where the true vectors' is not positive either, start afresh,
+   * whose denominator is r.Ar itself. Only that one's is a breakdown. */
+  if (!positive_finite(denominator) && k > 0 && !replaced) {
+    scalars[S_DONE] = REPLACE;
+    return;
+  }
+  if (!positive_finite(denominator) && k > 0) {
+    beta = 0;
+    denominator = delta;
   }
   if (!positive_finite(denominator)) {
     scalars[S_BAD] = denominator;
@@ -153,7 +168,53 @@ pipe_update_kernel(double *__restrict__ x, double *__restrict__ r,
   store_partial(delta, PARTIAL(partials, 1));
 }
 
-/* After a replacement: the next decide starts afresh. */
+/* A replacement, part 1: r = b - A x and s = A p, the true vectors. */
+static __global__ void pipe_replace_rs_kernel(csr m,
+                                              const double *__restrict__ x,
+                                              const double *__restrict__ b,
+                                              const double *__restrict__ p,
+                                              double *__restrict__ r,
+                                              double *__restrict__ s,
+                                              int group) {
+  const int lane = group_lane(group);
+  for (int64_t row = group_row(group); row - behind(group) < m.rows;
+       row += groups(group)) {
+    const double ax = row_product(m, x, row, lane, group);
+    const double ap = row_product(m, p, row, lane, group);
+    if (lane == 0 && row < m.rows) {
+      r[row] = b[row] - ax;
+      s[row] = ap;
+    }
+  }
+}
+
+/* Part 2: w = A r and z = A s; gamma = r.r and delta = w.r for the next
+ * decide. */
+static __global__ void pipe_replace_wz_kernel(csr m,
+                                              const double *__restrict__ r,
+                                              const double *__restrict__ s,
+                                              double *__restrict__ w,
+                                              double *__restrict__ z,
+                                              double *partials, int group) {
+  double gamma = 0, delta = 0;
+  const int lane = group_lane(group);
+  for (int64_t row = group_row(group); row - behind(group) < m.rows;
+       row += groups(group)) {
+    const double ar = row_product(m, r, row, lane, group);
+    const double as = row_product(m, s, row, lane, group);
+    if (lane == 0 && row < m.rows) {
+      const double ri = r[row];
+      w[row] = ar;
+      z[row] = as;
+      gamma += ri * ri;
+      delta += ar * ri;
+    }
+  }
+  store_partial(gamma, PARTIAL(partials, 0));
+  store_partial(delta, PARTIAL(partials, 1));
+}
+
+/* After a replacement: the next decide goes on from the true vectors. */
 static __global__ void pipe_resume_kernel(double *scalars) {
   scalars[S_REPLACED] = 1;
   scalars[S_DONE] = RUNNING;
@@ -161,9 +222,7 @@ static __global__ void pipe_resume_kernel(double *scalars) {
 
 /* ---- 8. pipelined: launches --------------------------------------------- */
 
-/* r = b - A x, w = A r, z = s = p = 0, and gamma and delta: the start,
- * and the true residual in place of the recurrences' (REPLACE,
- * pipe_decide_kernel), from the current x. */
+/* The start: r = b - A x, w = A r, z = s = p = 0, gamma and delta. */
 static kl_status pipe_products(const kl_args *a, const geometry *g) {
   pipe_start_r_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
       g->m, VEC(a, CG_X), VEC(a, CG_B), VEC(a, CG_R), PARTIALS(a), g->group);
@@ -205,8 +264,17 @@ static kl_status pipe_iterations(const kl_args *a, const geometry *g,
   return KL_OK;
 }
 
+/* The residual replacement the decide asks for (REPLACE): r, s, then w
+ * and z, from x and p as they are. */
 static kl_status pipe_replace(const kl_args *a, const geometry *g) {
-  KL_TRY(pipe_products(a, g));
+  pipe_replace_rs_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, CG_X), VEC(a, CG_B), VEC(a, CG_P), VEC(a, CG_R),
+      VEC(a, CG_S), g->group);
+  KL_GPU_CHECK_LAUNCH(pipe_replace_rs_kernel);
+  pipe_replace_wz_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, VEC(a, CG_R), VEC(a, CG_S), VEC(a, CG_W), VEC(a, CG_Z),
+      PARTIALS(a), g->group);
+  KL_GPU_CHECK_LAUNCH(pipe_replace_wz_kernel);
   pipe_resume_kernel<<<1, 1, 0, g->s>>>(SCALARS(a));
   KL_GPU_CHECK_LAUNCH(pipe_resume_kernel);
   return KL_OK;

@@ -175,16 +175,30 @@ static kl_status write_solution(const kl_plan *p, const kl_rung *r,
  * solves' true residuals differ by their updated residuals' difference
  * and both gaps: 2 g, and 10^-6 of itself for the updated residuals, which
  * other orders of summation move by far less before convergence (a single
- * element of x off by 10^-3 of itself moves rho by more, and fails). And
- * the iterations k
- * within 2 + k_ref / 10 of the reference's: other sums round differently
- * and can cross the tolerance an iteration or two apart; pipelined CG's
- * updated residual drifts more. */
+ * element of x off by 10^-3 of itself moves rho by more, and fails).
+ *
+ * And the iterations k. Fixed mode: the reference's count within 2 (both
+ * run maxit, unless r.r reaches 0 exactly). Tolerance mode: between the
+ * first iteration at which the reference's own residual is within 10 tol
+ * and the first at which it reaches its attainable level, (m + 4) u (|A|
+ * |x| + |b|) / |b|, the rounding one step makes (a solve that goes on past
+ * it no longer converges: its residual is rounding), each within 2. A
+ * fixed share of the reference's count does not hold on ill-conditioned
+ * matrices: CG in floating point converges later than in exact arithmetic
+ * by an amount rounding decides (Greenbaum and Strakos, 1992), so that
+ * other sums cross the tolerance many iterations apart, and pipelined
+ * CG's recurrences, even with residual replacement, lose more (Cools et
+ * al., 2018): on an H200, 14% more iterations than the serial rung on a
+ * band of condition 1e6 (5049 against 4439), 44% on one of 1e8 (18788
+ * against 13066). So the reference solves on past its tolerance to its
+ * attainable level (its count is still where it crossed the tolerance),
+ * and the rule's upper end follows the matrix's own convergence. */
 typedef struct reference {
   char key[512];
   int valid;
   kl_status status;
   int64_t iterations;
+  int64_t near, floor; /* tolerance mode: the marks (kl__cg_marks) */
   long double residual;
 } reference;
 
@@ -267,11 +281,21 @@ static const reference *reference_of(const kl_plan *p, void *const *in) {
                    .kernels = &kl__cg_host_kernels};
   kl__cg_matrix_of(p, in, &h.matrix);
   double residual = 0;
+  kl__cg_marks marks = {0};
+  if (x && CG_MODE(p) != CG_FIXED) {
+    residual_norms matrix; /* at x = 0: |A|_inf and the widest row */
+    true_residual(&h.matrix, h.b, x, &matrix);
+    marks.a_norm = (double)matrix.a_norm;
+    marks.widest = matrix.widest_row;
+    h.marks = &marks;
+  }
   if (!x || !r || !pv || !ap)
     cache.status = KL_FAIL(KL_NO_MEMORY, "cg: no host memory for the "
                            "reference solve");
   else
     cache.status = kl__cg_host_solve(&h, &cache.iterations, &residual);
+  cache.near = h.marks && marks.near >= 0 ? marks.near : cache.iterations;
+  cache.floor = h.marks ? marks.floor : cache.iterations;
   if (cache.status == KL_OK) {
     residual_norms norms;
     true_residual(&h.matrix, h.b, x, &norms);
@@ -313,9 +337,13 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
   const long double bound =
       CG_MODE(p) == CG_FIXED ? (1 + 1e-6L) * ref->residual + 2 * gap
                              : (long double)CG_TOL(p) + gap;
-  const double margin = 2 + floor((double)ref->iterations / 10);
+  const int fixed = CG_MODE(p) == CG_FIXED;
+  const double k_low = (double)(fixed ? ref->iterations : ref->near) - 2,
+               k_high = (double)(fixed ? ref->iterations : ref->floor) + 2;
+  const double margin = fmax(k_high - (double)ref->iterations,
+                             (double)ref->iterations - k_low);
   const int k_bad = !(k == floor(k) && k >= 0 && k <= (double)CG_MAXIT(p) &&
-                      fabs(k - (double)ref->iterations) <= margin);
+                      k >= k_low && k <= k_high);
   const int rho_bad = !(norms.rho <= bound); /* NaN fails */
   const double over = (double)(norms.rho / bound);
   kl__verdict_set(v, 2, rho_bad + k_bad, rho_bad ? 0 : 1,
@@ -334,8 +362,11 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
              gap, k);
   } else if (k_bad) {
     snprintf(v->detail, sizeof v->detail,
-             "%.17g iterations, the reference %lld (within %.0f allowed)", k,
-             (long long)ref->iterations, margin);
+             "%.17g iterations, outside %.0f to %.0f (the reference's %lld: "
+             "%s)", k, fmax(k_low, 0), k_high, (long long)ref->iterations,
+             fixed ? "the same count, within 2"
+                   : "from its residual within 10 tol to its attainable "
+                     "level, within 2");
   }
 }
 
@@ -601,7 +632,9 @@ const kl_workload kl__workload_cg = {
     .tolerance = "true residual |b-Ax|/|b| in long double (the abs err "
                  "column) <= tol + g (fixed mode: (1 + 1e-6) x the "
                  "reference solve's + 2 g), g = (m+4)(k+1) u (|A| |x| + "
-                 "|b|)/|b|; iterations within 2 + 10% of the reference's",
+                 "|b|)/|b|; iterations between the reference's within 10 tol and at "
+                 "its attainable level (m+4) u (|A| |x| + |b|)/|b|, each within "
+                 "2",
     .source = "seed 003, OpenACC CG: matvec, waxpby, dot",
     .metric = KL_METRIC_GBS,
     .unit = "GB/s",
