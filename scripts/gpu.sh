@@ -15,6 +15,19 @@
 #                                        $OUT, default /tmp/kladder-sanitize;
 #                                        its own KL_SANITIZE_* settings
 #                                        apply); --plan prints its shards only
+#   scripts/gpu.sh bytes [--plan]        build, then scripts/gpu-bytes.sh
+#                                        BUILD: each memory-bound
+#                                        workload's headline CUDA rung (and
+#                                        its naive one) once under Nsight
+#                                        Compute, the DRAM bytes it counts
+#                                        against the bytes the cost model
+#                                        declares, within 10% (the table
+#                                        and ncu's CSV in $OUT, default
+#                                        /tmp/kladder-bytes; its own
+#                                        KL_BYTES_* and NCU settings apply;
+#                                        exit 2 without ncu or its
+#                                        counters); --plan prints its rungs
+#                                        only
 #   scripts/gpu.sh bench W [OPTS...]     build, then `kladder run -w W --json
 #                                        FILE OPTS...` on every backend here
 #                                        (OPTS: any of `kladder run --help`)
@@ -48,12 +61,14 @@
 # and the exit code is 2, before anything is built; KL_GPU_ANYWAY=1 goes on
 # without one (the GPU parts then skip or fail as they would).
 # Exit: 0 PASS; 1 FAIL (the build, a check, a test); 2 bad usage or no GPU;
-# bench and sanitize exit as kladder run and gpu-sanitize.sh do.
+# bench, sanitize and bytes exit as kladder run, gpu-sanitize.sh and
+# gpu-bytes.sh do.
 set -uo pipefail
 
 me=gpu.sh
 usage() {
-  echo "usage: scripts/gpu.sh check | test [CTEST ARGS...] | sanitize [--plan] | bench W [kladder run options...]" >&2
+  echo "usage: scripts/gpu.sh check | test [CTEST ARGS...] | sanitize [--plan] | bytes [--plan]" >&2
+  echo "       | bench W [kladder run options...]" >&2
   echo "       (scripts/gpu.sh --help: the whole text)" >&2
   exit 2
 }
@@ -64,7 +79,7 @@ case $cmd in
 -h | --help | help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 check) [ $# -eq 0 ] || usage ;;
 test) ;;
-sanitize) [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --plan ]; } || usage ;;
+sanitize | bytes) [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --plan ]; } || usage ;;
 bench)
   if [ $# -lt 1 ] || [ -z "$1" ]; then
     echo "$me: bench needs a workload (W)" >&2
@@ -187,6 +202,11 @@ sanitize)
   "$root/scripts/gpu-sanitize.sh" "$@" "$BUILD"
   rc=$?
   verdict $rc "gpu-sanitize.sh: exit $rc"
+  exit $rc ;;
+bytes)
+  "$root/scripts/gpu-bytes.sh" "$@" "$BUILD"
+  rc=$?
+  verdict $rc "gpu-bytes.sh: exit $rc"
   exit $rc ;;
 bench)
   if [ -n "${KL_OUT:-}" ]; then

@@ -26,6 +26,16 @@ add_test(NAME sanitize-gate COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/sanitize_gate.sh
   ${PROJECT_SOURCE_DIR}/scripts/gpu-sanitize.sh ${CMAKE_BINARY_DIR})
 
+# scripts/gpu-bytes.sh without a GPU (bytes_gate.sh): --plan's rungs found
+# in this build's `kladder list --json` (and a table of names that are not
+# there refused), exit 2 and one line without ncu or a GPU, a whole run
+# on stand-ins of nvidia-smi, ncu and kladder (and one whose ncu cannot
+# load), and --analyze (the table, ncu's CSV read, the verdicts) over
+# made-up runs. A few seconds.
+add_test(NAME bytes-gate COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/bytes_gate.sh
+  ${PROJECT_SOURCE_DIR}/scripts/gpu-bytes.sh ${CMAKE_BINARY_DIR})
+
 # The skips' allow-list (tests/skips.allow), which CI's fresh root checks
 # every skip of `make test` against, and its checker.
 add_test(NAME skips-allow-list COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/skips-allow.sh
