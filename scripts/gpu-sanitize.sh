@@ -137,7 +137,7 @@
 # Coverage. Every process runs with tests/tools/launch_log.c preloaded: it
 # lists the kernels the CUDA objects register as they load, and counts
 # every launch of them by grid, block and case (test_rungs and test_gemm
-# name each case to it; a command's one problem comes from its -s). The
+# name each case to it; a command's one problem comes from its -s or -n). The
 # preload goes in through `sh -c 'LD_PRELOAD=...; exec PROGRAM'` inside
 # compute-sanitizer, ahead of whatever LD_PRELOAD the tool gives its
 # target, so that neither replaces the other; `kladder list` runs so under
@@ -218,11 +218,16 @@ declare -A group=(
   # groups above launch only on smaller grids: map's vector kernel past a
   # million elements, laplacian's vector z-march (rows a multiple of the
   # vector width, ny odd), cg's matrix-free rung past a thousand blocks of
-  # rows, two iterations.
+  # rows, three iterations (an odd count: its last step on x after the
+  # loop).
   [map-large]="$t/test_rungs --random-only --workloads map cuda 2000003"
   [laplacian-vector-f64]="$kl -w laplacian -r cuda-zmarch-vector -s 512x255x34"
   [laplacian-vector-f32]="$kl -t f32 -w laplacian -r cuda-zmarch-vector -s 512x255x34"
-  [cg-free]="$kl -w cg -r cuda-matrix-free -n 65 -p mode=fixed,maxit=2"
+  [cg-free]="$kl -w cg -r cuda-matrix-free -n 65 -p mode=fixed,maxit=3"
+  # cuda-pipelined's residual replacement (every solve in tolerance mode
+  # makes one where its recurrences say it converged) past a thousand
+  # blocks of rows, an odd grid.
+  [cg-replace]="$kl -w cg -r cuda-pipelined -n 65 -p tol=0.1"
   # The CUB histogram's counts added over chunks (add_counts): an input
   # file in chunks, the device's memory capped below the file's size.
   [histogram-chunks]="$kl -w histogram -r cuda-cub -i $bytes_file"
@@ -256,13 +261,13 @@ groups_of() {
     persist-f64 persist-odd-f64 split-early-f64 histogram laplacian \
     gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-big \
     gemm-grid-race-f64 gemm-grid-race-f32 map-large laplacian-vector-f64 \
-    laplacian-vector-f32 cg-free histogram-chunks ;;
+    laplacian-vector-f32 cg-free cg-replace histogram-chunks ;;
   *) echo cg-tol cg-fixed pipeline gemm-1541x1415x133 split-wide-f64 \
     split-wide-vec2-f64 persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli gemm-big gemm-grid-race-f64 gemm-grid-race-f32 map-large \
-    laplacian-vector-f64 laplacian-vector-f32 cg-free histogram-chunks ;;
+    laplacian-vector-f64 laplacian-vector-f32 cg-free cg-replace histogram-chunks ;;
   esac
 }
 
@@ -289,7 +294,8 @@ finish_pap_kernel	one-block	cg: alpha, one block over the partials
 finish_rr_kernel	one-block	cg: beta and the stop, one block over the partials
 pipe_finish_start_kernel	one-block	cg pipelined: the start's scalars, one block
 pipe_decide_kernel	one-block	cg pipelined: the iteration's scalars, one block
-pipe_resume_kernel	one-block	cg pipelined: after the true residual, one thread
+pipe_resume_kernel	one-block	cg pipelined: after the true vectors, one thread
+kl__empty_kernel	one-block	the launch floor: an empty kernel of one thread
 set_identity	one-block	reduce: the result's identity, one thread
 sum_partials_kernel	one-block	reduce: the one block that sums the warps' partials
 integrate_scale	one-block	integrate: the sum times h, one thread
@@ -500,8 +506,12 @@ run_shard() { # tool group shard gpu limit
   read -ra extra < <(tool_options "$tool")
   # --shard goes right after the program's name.
   [ "$s" != whole ] && cmd="${cmd%% *} --shard $s ${cmd#* }"
-  # A command's one problem, for the launch log: its -s.
-  [[ $cmd == *" -s "* ]] && problem="kladder gemm $(sed -E 's/.* -s ([^ ]+).*/\1/' <<<"$cmd")"
+  # A command's one problem, for the launch log: its -s, or its -n.
+  if [[ $cmd == *" -s "* ]]; then
+    problem="kladder $(sed -E 's/.* -s ([^ ]+).*/\1/' <<<"$cmd")"
+  elif [[ $cmd == *" -n "* ]]; then
+    problem="kladder $(sed -E 's/.* -n ([0-9]+).*/n=\1/' <<<"$cmd")"
+  fi
   local started
   started=$(date +%s)
   # The launch log's preload inside the tool, ahead of the tool's own.
