@@ -75,8 +75,22 @@ if command -v groff >/dev/null 2>&1; then
   warned=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
   [ -z "$warned" ] || fail "groff warns on kladder.1: $warned"
 fi
+# A man that formats no page at all (a minimized system's stand-in, or
+# one without nroff) shows not even the page's title: its checks skip.
+shown=
 if command -v man >/dev/null 2>&1; then
-  MANPAGER=cat MANWIDTH=80 man -l "$page" 2>/dev/null | grep -q "^SYNOPSIS" ||
+  bs=$(printf '\b')
+  # Overstrikes (bold as X backspace X) taken out.
+  shown=$(MANPAGER=cat MANWIDTH=80 man -l "$page" 2>/dev/null |
+    sed "s/.$bs//g" || true)
+  case $shown in
+  *KLADDER*) ;;
+  *) echo "note: man here formats no page (no nroff, or a stand-in): man's checks skipped"
+     shown= ;;
+  esac
+fi
+if [ -n "$shown" ]; then
+  printf '%s\n' "$shown" | grep -q "^SYNOPSIS" ||
     fail "man -l kladder.1 shows no SYNOPSIS"
   MANPATH="$(dirname "$(dirname "$page")")" MANPAGER=cat man kladder \
     2>/dev/null | grep -q "kladder run" || fail "man kladder does not find it"
