@@ -70,8 +70,8 @@ const kl__cg_kernels kl__cg_host_kernels = {matvec, waxpby, dot, NULL,
 
 /* CG_GO_ON, and with marks: their crossings noted at iteration k, and
  * the solve going on past the tolerance to the attainable level, the
- * rounding one step makes, (m + 4) u (|A| |x| + |b|) / |b| (cg.c's check
- * has the bound), with x's norm read as the tolerance is reached. */
+ * rounding one step makes (kl__cg_step_rounding), with x's norm read as
+ * the tolerance is reached. */
 static int going(kl__cg_host *h, int64_t k, double rr, double bb) {
   const kl_plan *p = h->plan;
   const int go = CG_GO_ON(p, k, rr, bb);
@@ -81,10 +81,9 @@ static int going(kl__cg_host *h, int64_t k, double rr, double bb) {
   if (m->near < 0 && !(rr > 100 * tol * tol * bb)) m->near = k;
   if (m->at < 0 && !go) {
     m->at = k;
-    const double xx = h->kernels->dot(h, h->x, h->x), b = sqrt(bb);
-    m->level = b > 0 ? (double)(m->widest + 4) * 0x1p-53 *
-                           (m->a_norm * sqrt(xx) + b) / b
-                     : 0;
+    const double xx = h->kernels->dot(h, h->x, h->x);
+    m->level = (double)kl__cg_step_rounding(m->widest, m->a_norm, sqrt(xx),
+                                            sqrt(bb));
   }
   if (m->at >= 0 && m->floor < 0 && !(rr > m->level * m->level * bb))
     m->floor = k;

@@ -59,6 +59,18 @@ extern const kl__cg_kernels kl__cg_host_kernels;
  * first iteration whose own |r| / |b| is within 10 tol (near), the
  * iteration the rule stops at (at), and the first within the attainable
  * level (floor, at `level`), the maxit where it never gets there. */
+/* The rounding one CG step makes in |r| / |b|, (m + 4) u (|A| |x| + |b|)
+ * / |b| (u = 2^-53; |b| = 0 taken as 1): m the most nonzeros in a row
+ * (cg.c's check has the bound). The check's gap after k steps is k + 1
+ * times it; a reference solve's attainable level is it. */
+static inline long double kl__cg_step_rounding(int64_t widest,
+                                               long double a_norm,
+                                               long double x_norm,
+                                               long double b_norm) {
+  return (long double)(widest + 4) * 0x1p-53L * (a_norm * x_norm + b_norm) /
+         (b_norm > 0 ? b_norm : 1);
+}
+
 typedef struct kl__cg_marks {
   double a_norm;
   int64_t widest;

@@ -328,12 +328,10 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
     return;
   }
   const reference *ref = reference_of(p, in);
-  const long double u = 0x1p-53L;
-  const long double scale = norms.b_norm > 0 ? norms.b_norm : 1;
   const int64_t k_int = isfinite(k) && k >= 0 && k <= 1e18 ? (int64_t)k : 0;
-  const long double gap = (long double)(norms.widest_row + 4) * (k_int + 1) *
-                          u * (norms.a_norm * norms.x_norm + norms.b_norm) /
-                          scale;
+  const long double gap =
+      (k_int + 1) * kl__cg_step_rounding(norms.widest_row, norms.a_norm,
+                                         norms.x_norm, norms.b_norm);
   const long double bound =
       CG_MODE(p) == CG_FIXED ? (1 + 1e-6L) * ref->residual + 2 * gap
                              : (long double)CG_TOL(p) + gap;
