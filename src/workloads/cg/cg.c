@@ -187,10 +187,9 @@ static kl_status write_solution(const kl_plan *p, const kl_rung *r,
  * matrices: CG in floating point converges later than in exact arithmetic
  * by an amount rounding decides (Greenbaum and Strakos, 1992), so that
  * other sums cross the tolerance many iterations apart, and pipelined
- * CG's recurrences, even with residual replacement, lose more (Cools et
- * al., 2018): on an H200, 14% more iterations than the serial rung on a
- * band of condition 1e6 (5049 against 4439), 44% on one of 1e8 (18788
- * against 13066). So the reference solves on past its tolerance to its
+ * CG's recurrences, even with residual replacement, lose more (tens of
+ * percent more iterations at conditions of 1e6 to 1e8: cg's LESSONS.md
+ * has the counts). So the reference solves on past its tolerance to its
  * attainable level (its count is still where it crossed the tolerance),
  * and the rule's upper end follows the matrix's own convergence. */
 typedef struct reference {
