@@ -469,18 +469,9 @@ if [ "$mode" = plan ]; then
 fi
 
 # ---- the tools -------------------------------------------------------------------
-gpu_missing=
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-  gpu_missing="nvidia-smi not found"
-elif ! smi=$(nvidia-smi -L 2>&1); then
-  gpu_missing="nvidia-smi -L failed${smi:+: $(printf '%s\n' "$smi" | head -1)}"
-elif ! [[ $smi =~ (^|$'\n')GPU\ [0-9] ]]; then
-  gpu_missing="nvidia-smi -L lists none"
-fi
-if [ -n "$gpu_missing" ] && [ "${KL_GPU_ANYWAY:-0}" != 1 ]; then
-  echo "$me: no NVIDIA GPU: $gpu_missing (KL_GPU_ANYWAY=1 goes on without one)" >&2
-  exit 2
-fi
+# shellcheck source=scripts/gpu-here.sh
+. "$root/scripts/gpu-here.sh"
+gpu_here "$me"
 
 if [ -n "${NCU:-}" ]; then
   ncu=$(command -v "$NCU" 2>/dev/null) || { echo "$me: ncu not found: NCU=$NCU" >&2; exit 2; }

@@ -96,19 +96,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
 
 # ---- a GPU here ----------------------------------------------------------
-gpu_missing=
-if ! command -v nvidia-smi >/dev/null 2>&1; then
-  gpu_missing="nvidia-smi not found"
-elif ! smi=$(nvidia-smi -L 2>&1); then
-  gpu_missing="nvidia-smi -L failed${smi:+: $(printf '%s\n' "$smi" | head -1)}"
-elif ! printf '%s\n' "$smi" | grep -q '^GPU [0-9]'; then
-  gpu_missing="nvidia-smi -L lists none"
-fi
+# shellcheck source=scripts/gpu-here.sh
+. "$root/scripts/gpu-here.sh"
+gpu_here "$me"
 if [ -n "$gpu_missing" ]; then
-  if [ "${KL_GPU_ANYWAY:-0}" != 1 ]; then
-    echo "$me: no NVIDIA GPU: $gpu_missing (KL_GPU_ANYWAY=1 goes on without one)" >&2
-    exit 2
-  fi
   echo "== no NVIDIA GPU ($gpu_missing); going on: KL_GPU_ANYWAY=1"
 else
   echo "== $(nvidia-smi -L | wc -l) GPU(s):"
