@@ -12,8 +12,10 @@
 #               files with one and two timed runs: ok, explained (inside
 #               its band), off, and errors (no ncu output, a failed check,
 #               ncu's error and no kernel); then the ok rows alone pass.
+# Exit 77 (skipped) without python3, which the script reads its JSON with.
 # Usage: bytes_gate.sh SCRIPT BUILD_DIR
 script=$1 build=$2
+command -v python3 >/dev/null || { echo "SKIP: no python3 here"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

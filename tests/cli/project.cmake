@@ -31,10 +31,11 @@ add_test(NAME sanitize-gate COMMAND sh
 # there refused), exit 2 and one line without ncu or a GPU, a whole run
 # on stand-ins of nvidia-smi, ncu and kladder (and one whose ncu cannot
 # load), and --analyze (the table, ncu's CSV read, the verdicts) over
-# made-up runs. A few seconds.
+# made-up runs. A few seconds; skipped without python3.
 add_test(NAME bytes-gate COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/bytes_gate.sh
   ${PROJECT_SOURCE_DIR}/scripts/gpu-bytes.sh ${CMAKE_BINARY_DIR})
+set_tests_properties(bytes-gate PROPERTIES SKIP_RETURN_CODE 77)
 
 # The skips' allow-list (tests/skips.allow), which CI's fresh root checks
 # every skip of `make test` against, and its checker.
