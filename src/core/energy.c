@@ -28,8 +28,6 @@ struct kl__energy {
   unsigned long long last[KL__RAPL_ZONES], range[KL__RAPL_ZONES];
   double total; /* joules since open */
   double idle_watts;
-  /* The counter's update period, as the idle window saw it (0 before). */
-  double period;
 };
 
 static int read_u64(const char *path, unsigned long long *value) {
@@ -176,30 +174,58 @@ static kl_status next_update(kl__energy *e, double *joules, double *when) {
   return KL_OK;
 }
 
-/* A thread reading the board's power every 25 ms while a window runs:
- * the cross-check of the counter's mean; where the board reports a 1 s
- * average, only from a second into the window on (before, the average
- * still holds the idle board's power before the window). */
+/* The window's watcher: a thread that reads the counter every 2 ms or
+ * so while the window runs (its batches may be far longer than the
+ * counter's period, and a read between them would place an update only
+ * within a batch), taking each update's time as the middle between the
+ * read that saw it and the one before; and, where the device reports its
+ * power (NVML), reading that every 25 ms: the cross-check of the
+ * counter's mean, from `from` on (a board's 1 s average counts only from
+ * a second into the window). */
 #define KL__POWER_AVERAGE_SECONDS 1.0
-typedef struct sampler {
+#define KL__POWER_SAMPLE_SECONDS 0.025
+typedef struct watcher {
   kl__energy *e;
-  double from; /* kl__now() before which no sample counts */
+  double from;
+  int sample_power;
   atomic_int stop;
-  double sum;
-  long count;
   thrd_t thread;
-  int running;
-} sampler;
+  mtx_t lock;
+  /* under the lock */
+  double joules, when; /* the counter's last update: its value, its time */
+  int updates, failed;
+  double power_sum;
+  long power_count;
+} watcher;
 
-static int sample(void *arg) {
-  sampler *s = arg;
-  while (!atomic_load(&s->stop)) {
-    double w;
-    if (kl__now() >= s->from && energy_power(s->e, &w)) {
-      s->sum += w;
-      s->count++;
+static int watch(void *arg) {
+  watcher *w = arg;
+  mtx_lock(&w->lock);
+  double seen = w->joules, before = w->when, sampled = 0;
+  mtx_unlock(&w->lock);
+  while (!atomic_load(&w->stop)) {
+    double j = 0, watts = 0;
+    const int read = energy_read(w->e, &j);
+    const double t = kl__now();
+    const int power = read && w->sample_power && t >= w->from &&
+                      t - sampled >= KL__POWER_SAMPLE_SECONDS &&
+                      energy_power(w->e, &watts);
+    mtx_lock(&w->lock);
+    if (!read) w->failed = 1;
+    if (read && j != seen) {
+      seen = w->joules = j;
+      w->when = 0.5 * (before + t);
+      w->updates++;
     }
-    pause_briefly(0.025);
+    if (power) {
+      w->power_sum += watts;
+      w->power_count++;
+    }
+    mtx_unlock(&w->lock);
+    if (!read) break;
+    if (power) sampled = t;
+    before = t;
+    pause_briefly(0.002);
   }
   return 0;
 }
@@ -209,20 +235,24 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
                             void *arg, int per_batch, kl__energy_figures *f) {
   memset(f, 0, sizeof *f);
   if (per_batch < 1) per_batch = 1;
-  sampler s = {.e = e};
-  atomic_init(&s.stop, 0);
-  double j0 = 0, t0 = 0, j = 0, t = 0;
+  double j0 = 0, t0 = 0;
   kl_status st = next_update(e, &j0, &t0);
   if (st != KL_OK) return st;
-  const double lag = e->power_averaged ? KL__POWER_AVERAGE_SECONDS : 0;
-  s.from = t0 + lag;
-  if (batch && e->nvml)
-    s.running = thrd_create(&s.thread, sample, &s) == thrd_success;
-  /* The window: from the update seen first to the last one seen, each
-   * taken as the middle between the read that saw it and the read before
-   * (a batch apart); its repetitions those run by the read that saw the
-   * last. */
-  double last = j0, moved = t0, end = t0, since = t0, before = t0;
+  const double lag = batch && e->power_averaged ? KL__POWER_AVERAGE_SECONDS
+                                                : 0;
+  watcher w = {.e = e, .from = t0 + lag, .sample_power = batch && e->nvml,
+               .joules = j0, .when = t0};
+  atomic_init(&w.stop, 0);
+  if (mtx_init(&w.lock, mtx_plain) != thrd_success)
+    return KL_FAIL(KL_NO_MEMORY, "mtx_init failed for the energy watcher");
+  if (thrd_create(&w.thread, watch, &w) != thrd_success) {
+    mtx_destroy(&w.lock);
+    return KL_FAIL(KL_NO_MEMORY, "thrd_create failed for the energy watcher");
+  }
+  /* The window: from the update seen first to the last one the watcher
+   * saw by the end of a batch, once it has lasted its seconds and seen its
+   * updates; its repetitions those run by then. */
+  double last = j0, moved = t0, t = t0;
   long reps = 0;
   int updates = 0;
   for (;;) {
@@ -233,45 +263,40 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
     } else {
       pause_briefly(0.005);
     }
-    if (!energy_read(e, &j)) {
+    t = kl__now();
+    mtx_lock(&w.lock);
+    const int failed = w.failed;
+    last = w.joules;
+    moved = w.when;
+    updates = w.updates;
+    mtx_unlock(&w.lock);
+    if (failed) {
       st = kl__usage(KL_UNAVAILABLE, "the %s energy counter cannot be read",
                      e->source);
       break;
     }
-    t = kl__now();
-    if (j != last) {
-      updates++;
-      last = j;
-      moved = 0.5 * (before + t);
-      end = t;
-      since = t;
-      /* Ten updates seen; or, where each batch outlasts the counter's
-       * period (a slow rung), ten of its periods between the first update
-       * and the last. */
-      const int enough = updates >= rule->min_updates ||
-                         (e->period > 0 &&
-                          moved - t0 >= rule->min_updates * e->period);
-      if (t - t0 >= rule->min_seconds + (batch ? lag : 0) && enough) break;
-    } else if (t - since > KL__ENERGY_STILL) {
+    if (updates >= rule->min_updates && t - t0 >= rule->min_seconds + lag)
+      break;
+    if (t - moved > KL__ENERGY_STILL) {
       st = kl__usage(KL_UNAVAILABLE, "the %s energy counter did not move "
                      "in %.0f s", e->source, KL__ENERGY_STILL);
       break;
     }
-    before = t;
   }
-  if (s.running) {
-    atomic_store(&s.stop, 1);
-    thrd_join(s.thread, NULL);
-  }
+  atomic_store(&w.stop, 1);
+  thrd_join(w.thread, NULL);
+  mtx_destroy(&w.lock);
   if (st != KL_OK) return st;
-  /* The mean power between the two updates, over the window's wall time
-   * (its repetitions and the reads between them): its joules. */
+  /* The mean power between the first update and the last one seen, over
+   * the window's wall time (its repetitions and the gaps between batches):
+   * its joules. */
   f->watts = moved > t0 ? (last - j0) / (moved - t0) : 0;
-  f->seconds = end - t0;
+  f->seconds = t - t0;
   f->joules = f->watts * f->seconds;
   f->reps = reps;
   f->updates = updates;
-  f->sampled_watts = s.count > 0 ? s.sum / (double)s.count : 0;
+  f->sampled_watts = w.power_count > 0 ? w.power_sum / (double)w.power_count
+                                       : 0;
   f->mismatch = f->sampled_watts > 0 &&
                 (f->sampled_watts - f->watts > 0.1 * f->watts ||
                  f->watts - f->sampled_watts > 0.1 * f->watts);
@@ -313,8 +338,6 @@ kl_status kl__energy_open(kl_context *ctx, const kl__energy_rule *rule,
     return KL_UNAVAILABLE;
   }
   e->idle_watts = idle.watts;
-  /* Read every few ms, nothing running: each update seen. */
-  e->period = idle.updates > 0 ? idle.seconds / idle.updates : 0;
   *out = e;
   return KL_OK;
 }

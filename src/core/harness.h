@@ -494,10 +494,7 @@ void kl__clock_reasons_text(unsigned long long reasons, char *dst,
 typedef struct kl__energy kl__energy;
 typedef struct kl__energy_rule {
   double min_seconds; /* a window lasts at least this long */
-  /* and sees the counter move at least this often between two reads, or
-   * (batches longer than the counter's period, as the idle window
-   * measured it) lasts this many of its periods */
-  int min_updates;
+  int min_updates; /* and sees the counter move at least this often */
 } kl__energy_rule;
 void kl__energy_rule_default(kl__energy_rule *rule);
 /* rule NULL: the default one (1 s, 10 updates). */
@@ -507,10 +504,10 @@ void kl__energy_close(kl__energy *e);
 const char *kl__energy_source(const kl__energy *e); /* "nvml", "rapl" */
 double kl__energy_idle_watts(const kl__energy *e);
 /* What one window measured: its seconds (from the counter's first update
- * seen to the read that saw its last), its mean watts (the counter's
- * joules between those two updates over the time between them, each
- * update's time the middle between the read that saw it and the one
- * before), its joules (watts x seconds), the repetitions run in it, the
+ * seen to the end of its last batch), its mean watts (the counter's
+ * joules between that update and the last one seen by then, over the
+ * time between them, each update's time the middle between the watcher's
+ * read that saw it and the one before), its joules (watts x seconds), the repetitions run in it, the
  * counter's updates, the sampled power's mean (0 where the device
  * reports none) and whether the two differ by more than 10%. */
 typedef struct kl__energy_figures {

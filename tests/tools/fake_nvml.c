@@ -2,7 +2,7 @@
 /* A stand-in for NVML's library (libnvidia-ml.so.1) for the energy and
  * clock tests (test_energy.c, test_clocks.c, through KLADDER_NVML_LIBRARY):
  * one board, at PCI bus id FAKE_NVML_BUS, whose energy counter advances
- * at FAKE_NVML_WATTS and moves every 20 ms, and whose reported power is
+ * at FAKE_NVML_WATTS and moves every FAKE_NVML_PERIOD_MS (20), and whose reported power is
  * FAKE_NVML_REPORTED watts (FAKE_NVML_WATTS where unset). Its clocks are
  * FAKE_NVML_SM_MHZ and FAKE_NVML_MEM_MHZ (1980 and 2619, its application
  * clocks), its clock-event reasons FAKE_NVML_REASONS (0), and the first
@@ -50,8 +50,9 @@ int nvmlDeviceGetHandleByPciBusId_v2(const char *bus, void **device) {
 int nvmlDeviceGetTotalEnergyConsumption(void *device,
                                         unsigned long long *millijoules) {
   if (device != &started) return 2; /* INVALID_ARGUMENT */
-  /* The counter moves every 20 ms, by what was drawn since the last. */
-  const double t = now() - origin, step = 0.02;
+  /* The counter moves every period, by what was drawn since the last. */
+  const double t = now() - origin,
+               step = 1e-3 * env_watts("FAKE_NVML_PERIOD_MS", 20);
   const double updated = step * (double)(long long)(t / step);
   *millijoules = (unsigned long long)(1e3 * env_watts("FAKE_NVML_WATTS", 250) *
                                       updated) + 1000000ULL;
