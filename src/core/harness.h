@@ -582,11 +582,15 @@ typedef struct kl__timing {
  * *done once the rule ends them; others: another rung ran since this
  * one's last batch, which then starts with an untimed run) and finish
  * (the figures, the window, everything released: the result's status).
- * kl__measure makes the three in a row. */
+ * share: a measurement started before on the same context (or NULL);
+ * where it times the same ceiling job, this one times that ceiling's
+ * prepared buffers too, each its own runs of it. kl__measure makes the
+ * three in a row. */
 typedef struct kl__measuring kl__measuring;
 kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
                             const kl__timing *t, const kl__job *beside,
-                            kl__result *res, kl__measuring **out);
+                            kl__measuring *share, kl__result *res,
+                            kl__measuring **out);
 kl_status kl__measure_step(kl__measuring *m, int others, int *done);
 kl_status kl__measure_finish(kl__measuring *m, kl__energy *energy);
 kl_status kl__measure(const kl__job *job, kl_context *ctx,

@@ -56,6 +56,8 @@ typedef struct prepared {
   /* The seconds its setup spent compiling programs; -1 where the
    * backend compiles none. */
   double built;
+  /* A ceiling: the measurements timing it (see kl__measure_start). */
+  int users;
 } prepared;
 
 /* KL_INTERRUPTED once the run's stop flag is set: a run stops between
@@ -617,7 +619,8 @@ struct kl__measuring {
   const kl__job *job;
   kl__result *res;
   kl__timing t;
-  prepared pr, ceiling_slot, *ceiling;
+  prepared pr, *ceiling; /* the ceiling: its own, or shared */
+  const kl__job *beside; /* the ceiling's job */
   series s, cs;        /* the rung's runs and the ceiling's */
   kl__noise_rule rule;
   int checked_timed, cut;
@@ -633,8 +636,18 @@ struct kl__measuring {
   kl_status st;
 };
 
+/* The measurement's hold on its ceiling let go: the last one unprepares
+ * it. */
+static void ceiling_drop(kl__measuring *m) {
+  if (m->ceiling && --m->ceiling->users == 0) {
+    unprepare(m->ceiling);
+    free(m->ceiling);
+  }
+  m->ceiling = NULL;
+}
+
 static void measuring_free(kl__measuring *m) {
-  if (m->ceiling) unprepare(m->ceiling);
+  ceiling_drop(m);
   if (m->scrub)
     m->pr.ctx->backend->release(m->pr.ctx, KL_MEM_DEVICE, m->scrub);
   unprepare(&m->pr);
@@ -692,7 +705,8 @@ static kl_status refused(const kl__job *job, kl_context *ctx,
 
 kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
                             const kl__timing *t, const kl__job *beside,
-                            kl__result *res, kl__measuring **out) {
+                            kl__measuring *share, kl__result *res,
+                            kl__measuring **out) {
   *out = NULL;
   const kl_workload *w = job->w;
   const kl_rung *r = job->r;
@@ -798,21 +812,30 @@ kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
                       pr->bufs.out);
   /* Where the ceiling's buffers do not fit beside the rung's, there is
    * none beside it; the run's own ceiling measurement serves. On
-   * several ranks, none unless it fits on every one. */
-  if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
-                               job->device, 1) == KL_OK) {
-    if (prepare(&m->ceiling_slot, beside, ctx, NULL) == KL_OK)
-      m->ceiling = &m->ceiling_slot;
-    else unprepare(&m->ceiling_slot);
-    m->ceiling_slot.stop = t->stop;
-    m->ceiling_slot.ranks = ranks;
+   * several ranks, none unless it fits on every one. A measurement of
+   * the same context timing the same ceiling job shares its prepared
+   * ceiling: its buffers, made and filled once. */
+  m->beside = beside;
+  if (beside && share && share->beside == beside && share->ceiling &&
+      share->pr.ctx == ctx && rank_count < 2) {
+    m->ceiling = share->ceiling;
+    m->ceiling->users++;
+  } else if (beside && kl__check_fits(beside->w, &beside->plan, ctx->backend,
+                                      job->device, 1) == KL_OK) {
+    prepared *c = malloc(sizeof *c);
+    if (c && prepare(c, beside, ctx, NULL) == KL_OK) {
+      m->ceiling = c;
+      c->users = 1;
+      c->stop = t->stop;
+      c->ranks = ranks;
+    } else if (c) {
+      unprepare(c);
+      free(c);
+    }
   }
   double missing = beside && !m->ceiling;
   kl__ranks_max(ranks, &missing, 1);
-  if (missing > 0 && m->ceiling) {
-    unprepare(m->ceiling);
-    m->ceiling = NULL;
-  }
+  if (missing > 0 && m->ceiling) ceiling_drop(m);
   /* Cold: the scrub buffer, twice the last-level cache, which the rung's
    * runs and its ceiling's write before each timed run. A device whose
    * cache size is not known runs warm, and its result says so. */
@@ -827,10 +850,6 @@ kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
     }
     pr->scrub = m->scrub;
     pr->scrub_bytes = m->scrub_bytes;
-    if (m->ceiling) {
-      m->ceiling->scrub = m->scrub;
-      m->ceiling->scrub_bytes = m->scrub_bytes;
-    }
     pub->cache = KL_CACHE_COLD;
   }
   *out = m;
@@ -844,6 +863,9 @@ static kl_status ceiling_batch(kl__measuring *m, int first, int count,
                                int others) {
   kl_status st = KL_OK;
   if (!m->ceiling) return KL_OK;
+  /* A shared ceiling is flushed with its measurement's buffer (cold). */
+  m->ceiling->scrub = m->scrub;
+  m->ceiling->scrub_bytes = m->scrub_bytes;
   if (!m->ceiling_warmed)
     st = warm_up(m->ceiling, m->t.warmup > 0 ? m->t.warmup : 1, &m->cs);
   else if (others)
@@ -1025,9 +1047,9 @@ kl_status kl__measure_finish(kl__measuring *m, kl__energy *energy) {
   if (st == KL_OK && !m->done)
     st = KL_FAIL(KL_USAGE, "a measurement finished before its runs ended");
   if (st == KL_OK) st = summarize(m);
-  /* The ceiling's buffers go before the window: it runs the rung alone. */
-  if (m->ceiling) unprepare(m->ceiling);
-  m->ceiling = NULL;
+  /* The ceiling's buffers go before the window (the last measurement
+   * sharing them lets them go): it runs the rung alone. */
+  ceiling_drop(m);
   /* Outside the timed runs, the rung's and the ceiling's; on one rank
    * (a window per rank would not be one device's energy). */
   if (st == KL_OK && energy && kl__ranks_count(m->t.ranks) < 2)
@@ -1043,7 +1065,7 @@ kl_status kl__measure(const kl__job *job, kl_context *ctx,
                       const kl__timing *t, const kl__job *beside,
                       kl__energy *energy, kl__result *res) {
   kl__measuring *m = NULL;
-  kl_status st = kl__measure_start(job, ctx, t, beside, res, &m);
+  kl_status st = kl__measure_start(job, ctx, t, beside, NULL, res, &m);
   if (st != KL_OK) return st;
   int done = 0;
   while (!done) kl__measure_step(m, 0, &done);

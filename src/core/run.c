@@ -871,7 +871,13 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
       t.clocks = cs->clocks[at];
       t.app_sm_mhz = cs->app_sm_mhz[at];
     }
-    if (st == KL_OK) st = kl__measure_start(jb, ctx, &t, c, res, &sl->m);
+    /* Rungs of one problem on one device time one ceiling job: the first
+     * one's prepared ceiling serves the others. */
+    kl__measuring *share = NULL;
+    for (int k = 0; k < count && !share; k++)
+      if (slots[k].m && slots[k].jb->ceiling == jb->ceiling) share = slots[k].m;
+    if (st == KL_OK)
+      st = kl__measure_start(jb, ctx, &t, c, share, res, &sl->m);
     else kl__result_status(res, st);
     res->max_seconds = t.max_seconds; /* after kl__measure_start */
     sl->st = st;

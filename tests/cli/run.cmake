@@ -158,6 +158,10 @@ kl_cli_test(interleaved-ladder 0 "" --json-stdout "len(d['results']) == 2 and al
   run -w stream -b serial -n 100000 --no-ceiling --json - -q)
 kl_cli_test(interleaved-alone 0 "" --json-stdout "[r['interleaved'] for r in d['results']] == [1]"
   run -w stream -b serial -r serial-triad -n 100000 --no-ceiling --json - -q)
+# Interleaved rungs with one ceiling job share its prepared buffers, each
+# timing its own runs of it: every rung has its ceiling's rate.
+kl_cli_test(interleaved-shared-ceiling 0 "" --json-stdout "len(r := [x for x in d['results'] if not x['ceiling_only']]) == 3 and all(x['interleaved'] == 3 and x['ceiling'] > 0 and x['percent_ceiling'] > 0 for x in r)"
+  run -w laplacian -b openmp -n 48 --max-time 0.05 --json - -q)
 kl_cli_test(interleaved-fixed-one-round 0 "" --json-stdout "all(r['rounds'] == 1 and r['timed_runs'] == 4 for r in d['results'])"
   run -w stream -b serial -n 100000 --reps 4 --json - -q)
 # --cache cold: the options and every result say so (cold 1 where the

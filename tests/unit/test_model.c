@@ -776,8 +776,8 @@ static void test_plan_counts(void) {
 }
 
 /* The host's large blocks while a run is open (host.c): a released one
- * comes back for a request it holds (at most half again its size), a small
- * one is never kept, a request that none serves frees kept ones until the
+ * comes back for a request it holds (the smallest that does), a small one
+ * is never kept, a request that none serves frees kept ones until the
  * memory held is under the most the live blocks held, and the last close
  * frees the rest; with no run open, nothing is kept. A sanitizer build
  * keeps nothing at all. */
@@ -805,12 +805,20 @@ static void test_host_pool(void) {
   EXPECT(kl__host_alloc(&c, mib) == KL_OK && c != a); /* small: apart */
   kl__host_release(c);
   EXPECT(kl__host_pool_bytes() == 8 * mib);
-  /* 2 MiB: the kept 8 is more than half again; 8 + 2 is past the 8 the
-   * live blocks held at most, so the 8 goes. */
-  EXPECT(kl__host_alloc(&c, 2 * mib) == KL_OK && c);
+  /* 2 MiB: the kept 8 holds it. */
+  EXPECT(kl__host_alloc(&c, 2 * mib) == KL_OK && c == a);
+  EXPECT(kl__host_pool_bytes() == 0);
+  /* 8 MiB beside it: none kept serves, and none is kept to free. */
+  EXPECT(kl__host_alloc(&b, 8 * mib) == KL_OK && b && b != a);
+  kl__host_release(c);
+  EXPECT(kl__host_pool_bytes() == 8 * mib);
+  /* 12 MiB: 8 kept and 8 live, 8 + 8 + 12 past the 16 the live blocks
+   * held at most, so the kept 8 goes. */
+  EXPECT(kl__host_alloc(&c, 12 * mib) == KL_OK && c);
   EXPECT(kl__host_pool_bytes() == 0);
   kl__host_release(c);
-  EXPECT(kl__host_pool_bytes() == 2 * mib);
+  kl__host_release(b);
+  EXPECT(kl__host_pool_bytes() == 20 * mib);
 #endif
   kl__host_pool_close();
   EXPECT(kl__host_pool_bytes() == 0);
