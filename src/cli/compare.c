@@ -32,7 +32,7 @@
 #include "json-read.h"
 #include "report-html.h"
 #include "text.h"
-#include "kladder.h"
+#include "kladder-run.h"
 
 /* Fewer timed runs than this on a side: no test, the ratio alone. */
 #define MIN_REPS 3

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/tool.h"
 #include "json-read.h"
 #include "lesson.h"
 #include "text.h"
@@ -221,8 +222,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
   }
   int selected = 0;
   for (int r = 0; r < w.rung_count; r++)
-    selected += kl_selects(backends, steps[r].info.backend) &&
-                kl_selects(rungs, steps[r].info.name);
+    selected += kl__selects(backends, steps[r].info.backend) &&
+                kl__selects(rungs, steps[r].info.name);
   char head[512];
   snprintf(head, sizeof head, "%s: %s", w.name, w.summary);
   lesson_wrap(f, head, 0, WIDTH);
@@ -232,8 +233,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
   lesson_wrap(f, head, 2, WIDTH - 2);
   for (int r = 0; r < w.rung_count; r++) {
     step *s = &steps[r];
-    if (!kl_selects(backends, s->info.backend) ||
-        !kl_selects(rungs, s->info.name))
+    if (!kl__selects(backends, s->info.backend) ||
+        !kl__selects(rungs, s->info.name))
       continue;
     shown++;
     fputc('\n', f);
@@ -320,8 +321,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
       /* The previous step measured and passed, on any backend. */
       const step *before = NULL;
       for (int k = r - 1; k >= 0 && !before; k--)
-        if (kl_selects(backends, steps[k].info.backend) &&
-            kl_selects(rungs, steps[k].info.name) && passed(steps[k].m) &&
+        if (kl__selects(backends, steps[k].info.backend) &&
+            kl__selects(rungs, steps[k].info.name) && passed(steps[k].m) &&
             !(steps[k].info.flags & KL_RUNG_KNOWN_WRONG))
           before = &steps[k];
       print_measured(f, s, before, before ? before->info.name : "");
@@ -501,7 +502,7 @@ int explain_main(int argc, char **argv) {
     kl_rung_info ri;
     ri.size = sizeof ri;
     kl_rung_describe(wi, r, &ri);
-    selected += kl_selects(backends, ri.backend) && kl_selects(rungs, ri.name);
+    selected += kl__selects(backends, ri.backend) && kl__selects(rungs, ri.name);
   }
   int code;
   if (!selected) {

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include <kladder.h>
+#include <kladder-run.h>
 
 /* One rung's measurement, as a results file or a report holds it. */
 typedef struct explain_measure {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <kladder.h>
+#include <kladder-run.h>
 
 static void say(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;

@@ -16,7 +16,8 @@
 
 #include "compare.h"
 #include "history.h"
-#include "kladder.h"
+#include "kladder-run.h"
+#include "../core/tool.h"
 #include "report-html.h"
 #include "ranks.h"
 #include "text.h"
@@ -644,7 +645,7 @@ static void list_long(const char *only, int all) {
   for (size_t i = 0; i < kl_workload_count(); i++) {
     kl_workload_info w = {.size = sizeof w};
     if (kl_workload_describe(i, &w) != KL_OK) continue;
-    if (!kl_selects(only, w.name)) continue;
+    if (!kl__selects(only, w.name)) continue;
     list_line(4, "  %s: %s", w.name, w.summary);
     print_types(&w);
     if (only) print_params(i, &w);
@@ -834,7 +835,7 @@ static int check_workloads(const char *list) {
     for (size_t i = 0; pattern && i < kl_workload_count(); i++) {
       kl_workload_info w = {.size = sizeof w};
       matched += kl_workload_describe(i, &w) == KL_OK &&
-                 kl_matches(name, w.name);
+                 kl__matches(name, w.name);
     }
     if (pattern ? matched == 0 : kl_workload_index(name, &index) != KL_OK) {
       if (pattern)
@@ -879,7 +880,7 @@ static int list(int argc, char **argv) {
   if (code == 0 && only.text) code = check_workloads(only.text);
   if (code == 0) {
     kl_status st = KL_OK;
-    if (json) st = kl_list_write_json(stdout, only.text);
+    if (json) st = kl__list_write_json(stdout, only.text);
     else if (!only.text && !all) list_brief();
     else list_long(only.text, all);
     if (st != KL_OK) code = fail(st);
@@ -933,7 +934,7 @@ static int set_scalars(run_command *c, const char *help, const char *name,
                        const char *text) {
   kl_shape fresh;
   memset(&fresh, 0, sizeof fresh);
-  kl_status st = kl_shape_parse_scalars(text, &fresh);
+  kl_status st = kl__shape_parse_scalars(text, &fresh);
   if (st != KL_OK) return fail(st);
   const uint64_t again = fresh.scalars_set & c->o.shape.scalars_set;
   for (int i = 0; i < KL_MAX_DIMS; i++) {
@@ -971,7 +972,7 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
       /* A sweep: checked here, run by the library. */
       int64_t sizes[KL_MAX_SWEEP];
       size_t count = 0;
-      st = kl_parse_sizes(v, sizes, KL_MAX_SWEEP, &count);
+      st = kl__parse_sizes(v, sizes, KL_MAX_SWEEP, &count);
       c->o.sizes = v;
     } else {
       st = kl_parse_size(v, &c->o.n);
@@ -998,10 +999,10 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   }
   case 's':
-    st = kl_shape_parse_dims(v, &c->o.shape);
+    st = kl__shape_parse_dims(v, &c->o.shape);
     break;
   case OPT_LD:
-    st = kl_shape_parse_leads(v, &c->o.shape);
+    st = kl__shape_parse_leads(v, &c->o.shape);
     break;
   case OPT_SCALARS:
     return set_scalars(c, ps->help, g->name, v);
@@ -1270,7 +1271,7 @@ static void on_signal(int sig) {
 }
 
 static void catch_signals(kl_output *out[OUTPUTS]) {
-  for (int i = 0; i < OUTPUTS; i++) temporary[i] = kl_output_temp(out[i]);
+  for (int i = 0; i < OUTPUTS; i++) temporary[i] = kl__output_temp(out[i]);
   catch_stop_signals(on_signal);
 }
 
@@ -1394,7 +1395,7 @@ static int run_parsed(run_command *c) {
 
   catch_signals(out);
   temporary[OUTPUTS] = html.made ? html.json_path : NULL;
-  temporary[OUTPUTS + 1] = kl_output_temp(html.json);
+  temporary[OUTPUTS + 1] = kl__output_temp(html.json);
   c->o.stop = &stop_signal;
   kl_report *rep = NULL;
   st = kl_run(&c->o, &rep);

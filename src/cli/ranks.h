@@ -4,7 +4,8 @@
 #ifndef KL_CLI_RANKS_H
 #define KL_CLI_RANKS_H
 
-#include "kladder.h"
+#include "kladder-ranks.h"
+#include "kladder-run.h"
 
 /* Start MPI where a launcher started this process; the run's kl_ranks
  * (NULL: one rank). *refused: 1 where a launcher started several

@@ -42,7 +42,7 @@
 
 #include "history.h"
 #include "json-read.h"
-#include "kladder.h"
+#include "kladder-run.h"
 #include "lesson.h"
 #include "text.h"
 

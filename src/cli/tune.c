@@ -25,7 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kladder.h"
+#include "kladder-run.h"
+#include "../core/tool.h"
 #include "text.h"
 
 #define MAX_POINTS 16
@@ -329,7 +330,7 @@ int tune_main(int argc, char **argv) {
     kl_backend_info bi = {.size = sizeof bi};
     kl_device_info di = {.size = sizeof di};
     if (kl_backend_describe(i, &bi) != KL_OK || !bi.available ||
-        !kl_selects(backends, bi.name) ||
+        !kl__selects(backends, bi.name) ||
         kl_device_describe(bi.name, 0, &di) != KL_OK)
       continue;
     fprintf(f, "device %s:0 %s\n", bi.name, di.name);
@@ -345,7 +346,7 @@ int tune_main(int argc, char **argv) {
        w++) {
     kl_workload_info wi = {.size = sizeof wi};
     kl_workload_describe(w, &wi);
-    if (!kl_selects(workloads, wi.name)) continue;
+    if (!kl__selects(workloads, wi.name)) continue;
     unsigned library = 0;
     for (int r = 0; r < wi.rung_count; r++) {
       kl_rung_info ri = {.size = sizeof ri};
@@ -357,7 +358,7 @@ int tune_main(int argc, char **argv) {
     else default_sizes(w, sweep, sizeof sweep);
     int64_t sizes[MAX_POINTS];
     size_t count = 0;
-    if (kl_parse_sizes(sweep, sizes, MAX_POINTS, &count) != KL_OK) {
+    if (kl__parse_sizes(sweep, sizes, MAX_POINTS, &count) != KL_OK) {
       code = usage_error("%s", kl_last_error());
       break;
     }

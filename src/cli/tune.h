@@ -2,7 +2,7 @@
 #ifndef KL_CLI_TUNE_H
 #define KL_CLI_TUNE_H
 
-#include "kladder.h"
+#include "kladder-run.h"
 
 /* argv[0] is "tune": the command's exit code. */
 int tune_main(int argc, char **argv);

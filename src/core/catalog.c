@@ -313,7 +313,7 @@ static void json_backend(kl__json *j, const kl_backend *b) {
 }
 
 static kl_status list_write_json(FILE *f, const char *only) {
-  if (!f) return kl__usage(KL_USAGE, "kl_list_write_json: no stream");
+  if (!f) return kl__usage(KL_USAGE, "kl__list_write_json: no stream");
   for (const char *p = only; p && *p;) {
     const char *end = strchr(p, ',');
     char name[128];
@@ -351,6 +351,6 @@ static kl_status list_write_json(FILE *f, const char *only) {
   return ferror(f) ? KL_FAIL(KL_IO, "writing the list failed") : KL_OK;
 }
 
-kl_status kl_list_write_json(FILE *f, const char *workloads) {
+kl_status kl__list_write_json(FILE *f, const char *workloads) {
   return kl__done(list_write_json(f, workloads));
 }

@@ -16,6 +16,8 @@
 #define KL_MODEL_H
 
 #include "kladder.h"
+#include "kladder-ranks.h"
+#include "kladder-run.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -410,14 +410,6 @@ int kl__is_pattern(const char *item) {
   return item[0] == '!' || strpbrk(item, "*?[") != NULL;
 }
 
-int kl_matches(const char *pattern, const char *name) {
-  return kl__matches(pattern, name);
-}
-
-int kl_selects(const char *list, const char *name) {
-  return kl__selects(list, name);
-}
-
 int kl__matches(const char *pattern, const char *name) {
   if (pattern[0] == '!') pattern++;
   return fnmatch(pattern, name, 0) == 0;

@@ -219,7 +219,7 @@ static kl_status parse_dims(const char *text, kl_shape *s) {
   return KL_OK;
 }
 
-kl_status kl_shape_parse_dims(const char *text, kl_shape *s) {
+kl_status kl__shape_parse_dims(const char *text, kl_shape *s) {
   return kl__done(parse_dims(text, s));
 }
 
@@ -235,7 +235,7 @@ static kl_status parse_leads(const char *text, kl_shape *s) {
   return KL_OK;
 }
 
-kl_status kl_shape_parse_leads(const char *text, kl_shape *s) {
+kl_status kl__shape_parse_leads(const char *text, kl_shape *s) {
   return kl__done(parse_leads(text, s));
 }
 
@@ -258,6 +258,6 @@ static kl_status parse_scalars(const char *text, kl_shape *s) {
   return KL_OK;
 }
 
-kl_status kl_shape_parse_scalars(const char *text, kl_shape *s) {
+kl_status kl__shape_parse_scalars(const char *text, kl_shape *s) {
   return kl__done(parse_scalars(text, s));
 }

@@ -175,7 +175,7 @@ kl_status kl__sweep_sizes(const char *text, double *out, size_t max,
 static kl_status parse_sizes(const char *text, int64_t *out, size_t max,
                              size_t *count) {
   if (!count || (!out && max > 0))
-    return kl__usage(KL_USAGE, "kl_parse_sizes: out or count is NULL");
+    return kl__usage(KL_USAGE, "kl__parse_sizes: out or count is NULL");
   *count = 0;
   double values[KL_MAX_SWEEP];
   size_t got = 0;
@@ -190,7 +190,7 @@ static kl_status parse_sizes(const char *text, int64_t *out, size_t max,
   return KL_OK;
 }
 
-kl_status kl_parse_sizes(const char *text, int64_t *out, size_t max,
+kl_status kl__parse_sizes(const char *text, int64_t *out, size_t max,
                          size_t *count) {
   return kl__done(parse_sizes(text, out, max, count));
 }

@@ -19,6 +19,14 @@ add_test(NAME install COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/check.sh
   ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${KL_GPU_MODULE_FILE}")
 set_tests_properties(install PROPERTIES TIMEOUT 300)
 
+# The ABI (tests/install/abi.sh): libkladder.so's exports against
+# src/kladder.map, its public node against the installed headers' functions
+# (each with a doc comment), the tree's own users' needs exported,
+# kladder.h's length, and the entry-point example built and run.
+add_test(NAME abi COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/abi.sh
+  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_C_COMPILER})
+set_tests_properties(abi PROPERTIES SKIP_RETURN_CODE 77)
+
 # scripts/gpu-sanitize.sh without a GPU (sanitize_gate.sh): --plan over
 # this build's case lists and the times table, --analyze (the summary and
 # the kernel coverage check) over made-up logs.

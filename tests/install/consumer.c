@@ -1,10 +1,10 @@
 /* A program outside the tree, built against an installed kladder by
  * tests/install/check.sh: through pkg-config (shared and static) and
- * through find_package(kladder). The installed header only (the model is
+ * through find_package(kladder). The installed headers only (the model is
  * not installed). Host backends only: no GPU needed. */
 #include <stdio.h>
 
-#include "kladder.h"
+#include "kladder-run.h"
 
 int main(void) {
   printf("kladder %s (%d.%d.%d)\n", KL_VERSION, KL_VERSION_MAJOR,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kladder-reduce.h"
-#include "kladder.h"
+#include "kladder-run.h"
 
 static int loaded_gpu(struct dl_phdr_info *info, size_t size, void *data) {
   static const char *const gpu[] = {"libkladder-cuda", "libkladder-hip",

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kladder.h"
+#include "kladder-run.h"
 
 /* A mkdtemp or mkstemp template named NAME-XXXXXX in the temporary folder
  * ($TMPDIR, else /tmp), written into buf: the suite runs every test with

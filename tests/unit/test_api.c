@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "expect.h"
-#include "kladder.h"
+#include "kladder-run.h"
 #include "kladder-cg.h"
 #include "kladder-gemm.h"
 #include "kladder-histogram.h"
@@ -18,6 +18,7 @@
 #include "kladder-reduce.h"
 /* Only for data already on a device: the opened context's backend. */
 #include "core/model.h"
+#include "core/tool.h"
 
 /* ---- contexts: one per backend name, opened once, closed at the end ---- */
 
@@ -332,12 +333,12 @@ static void test_workload_index(void) {
   EXPECT(kl_workload_index("map", &i) == KL_OK && kl_last_error()[0] == '\0');
 }
 
-/* kl_list_write_json: the catalog, whole or of the workloads named. */
+/* kl__list_write_json: the catalog, whole or of the workloads named. */
 static void test_list_json(void) {
   FILE *f = tmpfile();
   EXPECT(f != NULL);
   if (!f) return;
-  EXPECT(kl_list_write_json(f, "map,reduce") == KL_OK);
+  EXPECT(kl__list_write_json(f, "map,reduce") == KL_OK);
   static char text[1 << 16];
   rewind(f);
   size_t got = fread(text, 1, sizeof text - 1, f);
@@ -351,7 +352,7 @@ static void test_list_json(void) {
          !strstr(text, "\"name\": \"gemm\""));
   f = tmpfile();
   if (!f) return;
-  EXPECT(kl_list_write_json(f, "nope") == KL_USAGE &&
+  EXPECT(kl__list_write_json(f, "nope") == KL_USAGE &&
          strstr(kl_last_error(), "nope"));
   fclose(f);
 }
@@ -615,7 +616,7 @@ static void test_run(void) {
 static int sweep_refused(const char *text, size_t max, const char *why) {
   int64_t s[KL_MAX_SWEEP];
   size_t count = 99;
-  const kl_status st = kl_parse_sizes(text, s, max, &count);
+  const kl_status st = kl__parse_sizes(text, s, max, &count);
   return st == KL_USAGE && count == 0 && strstr(kl_last_error(), why) &&
          !strchr(kl_last_error(), '\n');
 }
@@ -623,30 +624,30 @@ static int sweep_refused(const char *text, size_t max, const char *why) {
 static void test_parse_sizes(void) {
   int64_t s[KL_MAX_SWEEP];
   size_t count = 0;
-  EXPECT(kl_parse_sizes("1K,64K,1M", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1K,64K,1M", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 3 && s[0] == 1024 && s[1] == 65536 && s[2] == 1048576);
-  EXPECT(kl_parse_sizes("1K..16K:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1K..16K:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 3 && s[0] == 1024 && s[1] == 4096 && s[2] == 16384);
-  EXPECT(kl_parse_sizes("1K..256M:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1K..256M:x4", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 10 && s[9] == 268435456);
-  EXPECT(kl_parse_sizes("1K..4K:+1K", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1K..4K:+1K", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 4 && s[1] == 2048 && s[3] == 4096);
   /* HI need not be a point; a lone size is a sweep of one. */
-  EXPECT(kl_parse_sizes("1K..5000:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1K..5000:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 3 && s[2] == 4096);
-  EXPECT(kl_parse_sizes("1000", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1000", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 1 && s[0] == 1000);
-  EXPECT(kl_parse_sizes("7..7:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("7..7:x2", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 1 && s[0] == 7);
   /* Items mix, in the order given; a real factor's points are rounded. */
-  EXPECT(kl_parse_sizes("100,1K..8K:x8,10", s, KL_MAX_SWEEP, &count) ==
+  EXPECT(kl__parse_sizes("100,1K..8K:x8,10", s, KL_MAX_SWEEP, &count) ==
              KL_OK &&
          count == 4 && s[0] == 100 && s[1] == 1024 && s[2] == 8192 &&
          s[3] == 10);
-  EXPECT(kl_parse_sizes("1024..1600:x1.25", s, KL_MAX_SWEEP, &count) ==
+  EXPECT(kl__parse_sizes("1024..1600:x1.25", s, KL_MAX_SWEEP, &count) ==
              KL_OK &&
          count == 3 && s[1] == 1280 && s[2] == 1600);
-  EXPECT(kl_parse_sizes("1..64:+1", s, KL_MAX_SWEEP, &count) == KL_OK &&
+  EXPECT(kl__parse_sizes("1..64:+1", s, KL_MAX_SWEEP, &count) == KL_OK &&
          count == 64 && s[63] == 64);
   EXPECT(sweep_refused("16K..1K:x4", KL_MAX_SWEEP, "runs down: 16K is above 1K"));
   EXPECT(sweep_refused("1K..16K:x1", KL_MAX_SWEEP, "factor must be above 1"));
@@ -661,7 +662,7 @@ static void test_parse_sizes(void) {
   EXPECT(sweep_refused("1K,0", KL_MAX_SWEEP, "is zero"));
   EXPECT(sweep_refused("1..65:+1", KL_MAX_SWEEP, "more than 64 values"));
   EXPECT(sweep_refused("1K,2K,4K", 2, "more than 2 values"));
-  EXPECT(kl_parse_sizes("1K", NULL, 1, &count) == KL_USAGE);
+  EXPECT(kl__parse_sizes("1K", NULL, 1, &count) == KL_USAGE);
 }
 
 /* A sweep through kl_run: each size a problem of its own, its results in

@@ -1,4 +1,4 @@
-// kladder.h from C++: the header compiles as C++ and links against the C
+// The installed headers from C++: they compile as C++ and link against the C
 // library (extern "C" linkage), and a run, a run of one rung on one
 // problem, a context and the entry points (kl_histogram, kl_laplacian,
 // kl_reduce) work end to end. The public headers only; no designated
@@ -7,6 +7,8 @@
 #include <cstring>
 
 #include "kladder.h"
+#include "kladder-ranks.h"
+#include "kladder-run.h"
 #include "kladder-cg.h"
 #include "kladder-gemm.h"
 #include "kladder-histogram.h"

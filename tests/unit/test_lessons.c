@@ -15,6 +15,7 @@
 #include <kladder.h>
 
 #include "lesson.h"
+#include "../../src/core/tool.h"
 
 static int failures;
 
@@ -158,7 +159,7 @@ int main(int argc, char **argv) {
       FAIL("workload %zu: %s", w, kl_last_error());
       continue;
     }
-    if (only && !kl_selects(only, wi.name)) continue;
+    if (only && !kl__selects(only, wi.name)) continue;
     for (int r = 0; r < wi.rung_count; r++) {
       kl_rung_info ri;
       ri.size = sizeof ri;

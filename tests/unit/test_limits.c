@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "expect.h"
-#include "kladder.h"
+#include "kladder-run.h"
 
 static kl_status run(kl_options *o, kl_report **rep) {
   *rep = NULL;

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kladder.h"
+#include "kladder-run.h"
 #include "kladder-histogram.h"
 #include "kladder-reduce.h"
 

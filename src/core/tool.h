@@ -1,0 +1,50 @@
+/* The command's helpers: what src/cli calls besides the installed API,
+ * and the tests with it. Not installed; exported from libkladder.so only
+ * in its private node (src/kladder.map), which may change in any
+ * release. */
+#ifndef KLADDER_TOOL_H
+#define KLADDER_TOOL_H
+
+#include <stdio.h>
+
+#include "kladder-run.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parse a sweep of sizes (kladder-run.h says its form): the values in
+ * the order given into out[0 .. *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty
+ * item, a size that does not parse, a range that runs down (LO above HI)
+ * or has no step or a factor not above 1, a value that comes twice, or
+ * more than `max` (at most KL_MAX_SWEEP) values. */
+kl_status kl__parse_sizes(const char *text, int64_t *out, size_t max,
+                         size_t *count);
+
+/* 1 where `name` is selected by `patterns`, the selection patterns of
+ * kladder-run.h. */
+int kl__selects(const char *patterns, const char *name);
+/* Whether one item of such a list (its `!` skipped) matches `name`. */
+int kl__matches(const char *pattern, const char *name);
+
+/* Every backend with its devices, and every workload (or those of the
+ * comma-separated list) with its parameters and rungs, as one JSON
+ * document: `kladder list --json`. */
+kl_status kl__list_write_json(FILE *f, const char *workloads);
+
+/* Parse "MxNxK" (dims), "LDA,LDB,LDC" (leads; an empty item keeps the
+ * default) or "ALPHA,BETA" (scalars; likewise) into s. KL_USAGE with
+ * kl_last_error() saying why for anything else. */
+kl_status kl__shape_parse_dims(const char *text, kl_shape *s);
+kl_status kl__shape_parse_leads(const char *text, kl_shape *s);
+kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
+
+/* The temporary file an output is written to until it is complete, NULL
+ * for a device or pipe written directly: a signal handler that must quit
+ * at once removes it (unlink is async-signal-safe). */
+const char *kl__output_temp(const kl_output *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
