@@ -96,7 +96,7 @@
 #            dimensions and beta 0.5, both types;
 #   gemm-wide, split-wide-*, edge-wide-*
 #            the same with the fast rungs' large tiles forced
-#            (KLADDER_DMMA=1: 128x128; KLADDER_PIPELINED=2: 256x128), which
+#            (-p dmma_tile=128x128,pipelined_tile=256x128), which
 #            they take on their own only at sizes too slow under the tools:
 #            test_gemm at 129x257x65 and 132x70x40 (gemm-wide: edge and
 #            moved-back tiles, every rung and variant) under memcheck,
@@ -234,24 +234,20 @@ declare -A group=(
 )
 shapes=(1x1x1 7x5x3 67x45x33 129x257x65 132x70x40 1541x1415x133)
 for s in "${shapes[@]}"; do group[gemm-$s]="$t/test_gemm cuda $s"; done
-# The groups that force the fast rungs' large tiles, and their environment.
-wide_tiles="KLADDER_DMMA=1 KLADDER_PIPELINED=2"
-group[gemm-wide]="$t/test_gemm cuda 129x257x65 132x70x40"
-group[split-wide-f64]=${group[split-f64]}
-group[split-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2055,135,2054 --beta 0.5"
-group[split-wide-vec2-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1540x1415x133 --ld 1540,134,1540 --beta 0.5"
-group[split-wide-vec2-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2052,136,2052 --beta 0.5"
+# The groups that force the fast rungs' large tiles (their tunings).
+wide="dmma_tile=128x128,pipelined_tile=256x128"
+group[gemm-wide]="$t/test_gemm --params $wide cuda 129x257x65 132x70x40"
+group[split-wide-f64]="${group[split-f64]} -p $wide"
+group[split-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2055,135,2054 --beta 0.5 -p $wide"
+group[split-wide-vec2-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 1540x1415x133 --ld 1540,134,1540 --beta 0.5 -p $wide"
+group[split-wide-vec2-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 2052x2180x133 --ld 2052,136,2052 --beta 0.5 -p $wide"
 group[persist-f64]="$kl -w gemm -r cuda-dmma -s 1344x1215x72 --ld 1344,72,1344 --beta 0.5"
 group[persist-odd-f64]="$kl -w gemm -r cuda-dmma -s 1343x1215x72 --ld 1345,73,1344 --beta 0.5"
 group[split-early-f64]="$kl -w gemm -r cuda-dmma -s 1541x1415x232 --ld 1543,235,1542 --beta 0.5"
-group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
-group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5"
+group[edge-wide-f64]="$kl -w gemm -r cuda-dmma,cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5 -p $wide"
+group[edge-wide-f32]="$kl -t f32 -w gemm -r cuda-pipelined -s 132x70x40 --ld 135,45,133 --beta 0.5 -p $wide"
 declare -A group_env=()
 group_env[histogram-chunks]="KLADDER_MEMORY_LIMIT=48M"
-for g in gemm-wide split-wide-f64 split-wide-f32 split-wide-vec2-f64 \
-  split-wide-vec2-f32 edge-wide-f64 edge-wide-f32; do
-  group_env[$g]=$wide_tiles
-done
 
 # The groups under each tool (the planner orders the shards by time).
 groups_of() {

@@ -35,6 +35,7 @@ static kl_status describe(int i, kl_device *d) {
   d->lanes = prop.warpSize;
   d->l2_bytes = prop.l2CacheSize;
   d->cache_bytes = prop.l2CacheSize;
+  d->arch = 10 * prop.major + prop.minor;
   return KL_OK;
 }
 

@@ -34,8 +34,10 @@ extern "C" {
  * kl_plan.rank_grid (the grid of ranks a distributed plan split over); 9:
  * kl_device.cache_bytes and kl_param.cache_multiple (quick sizes past the
  * last-level cache); 10: kl_backend.range (profilers' ranges around timed
- * runs) and kl_backend.launch (the launch floor). */
-#define KL_MODEL_VERSION 10
+ * runs) and kl_backend.launch (the launch floor); 11: kl_device.arch (a
+ * GPU's architecture, per device, for rungs on one generation's
+ * instructions). */
+#define KL_MODEL_VERSION 11
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -236,6 +238,10 @@ typedef struct kl_device {
   /* The last-level cache: a GPU's L2, a CPU's L3 (its L2 where it has no
    * L3); 0 where unknown. */
   int64_t cache_bytes;
+  /* The architecture as the GPU runtime numbers it, major * 10 + minor
+   * (90: an NVIDIA sm_90); 0 on a host. A rung that needs one generation
+   * asks its context's device, never a process-wide cache. */
+  int arch;
 } kl_device;
 
 /* The core's part of a context (its lock); backends leave it alone. */

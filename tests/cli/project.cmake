@@ -61,6 +61,10 @@ add_test(NAME performance-page COMMAND bash
 # its rules).
 add_test(NAME residue COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/residue.sh
   ${PROJECT_SOURCE_DIR})
+# A workload reads how its rungs run from its parameters (tunings), never
+# from the environment.
+add_test(NAME workloads-read-no-environment COMMAND sh -c
+  "! grep -rn 'getenv(\"KLADDER_' '${PROJECT_SOURCE_DIR}/src/workloads'")
 # No measured figure in README.md or docs/ but in docs/performance.md (and
 # README's summary quoted from it) and the workloads' LESSONS.md.
 add_test(NAME figures COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/figures.sh

@@ -15,6 +15,12 @@ kl_cli_test(param-op 0 "reduce +openmp-partials +openmp +max .*PASS"
 kl_cli_test(param-unknown 2 "workload map has no parameter frob; valid: n"
   run -w map -p frob=1)
 kl_cli_test(param-malformed 2 "is not NAME=VALUE" run -w map -p n)
+# gemm's tile choices are tunings: a choice it does not have is refused,
+# one it has is accepted by rungs that do not read it.
+kl_cli_test(param-tuning-choice 2 "unknown dmma_tile '32x32' for gemm; valid: auto, 128x128, 128x64, 64x128, 64x64"
+  run -w gemm -b serial -n 64 -p dmma_tile=32x32 --reps 1)
+kl_cli_test(param-tuning-unread 0 "gemm +serial-loop-order .*PASS"
+  run -w gemm -r serial-loop-order -n 64 -p dmma_tile=64x64,pipelined_tile=256x128 --reps 1)
 kl_cli_test(param-range 2 "alpha = .1e999. is beyond the range of a double"
   run -w gemm -p alpha=1e999)
 kl_cli_test(unknown-option 2 "unknown option '--frob'" run --frob)

@@ -1,4 +1,5 @@
-/* test_gemm [--shard K/N] [--list] BACKEND [MxNxK...]: every gemm rung on
+/* test_gemm [--shard K/N] [--list] [--params P] BACKEND [MxNxK...]: every
+ * gemm rung on
  * BACKEND, both types, at the shapes that break tiled kernels (1x1x1,
  * primes, a tile and one, non-multiples,
  * a square above the largest tile), with alpha and beta other than 1 and 0
@@ -7,7 +8,9 @@
  * kl_gemm entry point is then checked here against a plain loop.
  * --shard K/N: only every N-th case from the K-th (0-based), the entry
  * point in shard 0 only (the sanitizer's jobs, side by side). --list:
- * only count the cases (the backend need not be here). Each case is named
+ * only count the cases (the backend need not be here). --params P: P
+ * ("dmma_tile=128x128", the tunings) added to every case's parameters.
+ * Each case is named
  * to the sanitizer gate's launch log where it is preloaded
  * (tests/tools/launch_log_case.h): "gemm RUNG TYPE MxNxK PARAMS".
  * Exit 0 when all pass, 1 on any failure, 77 when the backend is absent. */
@@ -183,9 +186,12 @@ int main(int argc, char **argv) {
   int count_only = 0;
   if (argc > 1 && strcmp(argv[1], "--list") == 0)
     count_only = 1, argc--, argv++;
+  const char *extra = NULL;
+  if (argc > 2 && strcmp(argv[1], "--params") == 0)
+    extra = argv[2], argc -= 2, argv += 2;
   if (argc < 2) {
-    fprintf(stderr, "usage: test_gemm [--shard K/N] [--list] BACKEND "
-            "[MxNxK...]\n");
+    fprintf(stderr, "usage: test_gemm [--shard K/N] [--list] [--params P] "
+            "BACKEND [MxNxK...]\n");
     return 2;
   }
   const size_t given_count = parse_shapes(argc, argv);
@@ -222,10 +228,11 @@ int main(int argc, char **argv) {
           char params[256];
           snprintf(params, sizeof params,
                    "m=%lld,k=%lld,lda=%lld,ldb=%lld,ldc=%lld,alpha=%.17g,"
-                   "beta=%.17g",
+                   "beta=%.17g%s%s",
                    (long long)c->m, (long long)c->k,
                    (long long)(c->m + x->pad[0]), (long long)(c->k + x->pad[1]),
-                   (long long)(c->m + x->pad[2]), x->alpha, x->beta);
+                   (long long)(c->m + x->pad[2]), x->alpha, x->beta,
+                   extra ? "," : "", extra ? extra : "");
           kl_problem pb = {.size = sizeof pb, .n = c->n, .type = (kl_type)t,
                            .params = params,
                            .seed = 100u * s + 10u * v + (uint64_t)t};

@@ -932,21 +932,21 @@ static const kl_rung rungs[] = {
             "ncclSend and ncclRecv in one group and the dots by "
             "ncclAllReduce, alpha and beta on the GPU; stands aside where "
             "two ranks share a GPU", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
             .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl)),
     KL_RUNG("cuda-nccl-batched", gpu, "cuda-nccl's iterations queued 16 at "
             "a time, the stop decided on the GPU: one host wait a batch, "
             "not an iteration", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
             .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_batched)),
     KL_RUNG("cuda-nccl-overlap", gpu, "cuda-nccl-batched with p's halo "
             "on the GPU's urgent stream while sweep A's inner tiles run; "
             "the edge tiles wait for it", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_FN(kl__cgdist_gpu_nccl_scratch),
+            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
             .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
             .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
             .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_overlap)),

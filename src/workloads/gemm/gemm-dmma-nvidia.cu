@@ -590,7 +590,7 @@ template <int BM, int BN, int BK, int WM, int WN, int STAGES, int VEC,
           int MIN_BLOCKS>
 static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
                         const double *a, const double *b, double *c,
-                        cudaStream_t stream, int64_t sms) {
+                        cudaStream_t stream, int64_t sms, int persist_choice) {
   typedef dmma_config<BM, BN, BK, WM, WN, STAGES> cfg;
   const int64_t tiles_m = (s.m + BM - 1) / BM, tiles_n = (s.n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
@@ -615,14 +615,15 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
   /* Short k (at most PERSIST_SLICES slices, at least STAGES) and more
    * than a wave of tiles: a wave of persistent blocks over every tile,
    * each tile's first slices copied under the last mma of the one before
-   * (KLADDER_DMMA_PERSIST=0|1 turns it off or on wherever k allows). The
+   * (-p dmma_persist=off|on turns it off or on wherever k allows). The
    * tiles past the last whole wave go to the first blocks, one more each,
    * at the SMs' lighter load: not split, which cost more than it gained
    * here (4096^2 x 128 on the H100: 119 -> 108 us; LESSONS.md). */
   const int64_t slices = (s.k + BK - 1) / BK, slots = (int64_t)per_sm * sms;
-  const char *v = getenv("KLADDER_DMMA_PERSIST");
   const int persist = persistent && slices >= STAGES && tiles > slots &&
-                      (v && *v ? atoi(v) == 1 : slices <= PERSIST_SLICES);
+                      (persist_choice != GEMM_PERSIST_AUTO
+                           ? persist_choice == GEMM_PERSIST_ON
+                           : slices <= PERSIST_SLICES);
   if (persist) {
     KL_TRY(kl__gpu_fit(ctx, (const void *)persistent, cfg::THREADS,
                        cfg::SHARED_BYTES, 0, &unused));
@@ -669,33 +670,22 @@ static kl_status launch(kl_context *ctx, const kl__gemm_shape &s,
 template <int BM, int BN, int BK, int WM, int WN, int STAGES, int MIN_BLOCKS>
 static kl_status dispatch(kl_context *ctx, const kl__gemm_shape &s,
                           const double *a, const double *b, double *c,
-                          cudaStream_t stream, int64_t sms) {
+                          cudaStream_t stream, int64_t sms, int persist) {
   const int aligned = s.lda % 2 == 0 && s.ldb % 2 == 0 &&
                       (uintptr_t)a % 16 == 0 && (uintptr_t)b % 16 == 0;
   return aligned ? launch<BM, BN, BK, WM, WN, STAGES, 2, MIN_BLOCKS>(
-                       ctx, s, a, b, c, stream, sms)
+                       ctx, s, a, b, c, stream, sms, persist)
                  : launch<BM, BN, BK, WM, WN, STAGES, 1, MIN_BLOCKS>(
-                       ctx, s, a, b, c, stream, sms);
-}
-
-static int device_has_dmma(void) {
-  static int known = -1;
-  if (known < 0) {
-    int device = 0, major = 0;
-    known = cudaGetDevice(&device) == cudaSuccess &&
-            cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                                   device) == cudaSuccess &&
-            major >= 9;
-  }
-  return known;
+                       ctx, s, a, b, c, stream, sms, persist);
 }
 
 extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
   const kl_plan *p = a->plan;
   if (p->type != KL_F64)
     return kl__usage(KL_USAGE, "gemm dmma: double only");
-  if (!device_has_dmma())
-    return kl__usage(KL_UNAVAILABLE, "gemm dmma: needs an sm_90 GPU");
+  if (a->ctx->device.arch < 90)
+    return kl__usage(KL_UNAVAILABLE, "gemm dmma: needs an sm_90 GPU (this "
+                     "one is sm_%d)", a->ctx->device.arch);
   const kl__gemm_shape s = kl__gemm_shape_of(p);
   const double *A = (const double *)a->buffers[GEMM_A];
   const double *B = (const double *)a->buffers[GEMM_B];
@@ -711,21 +701,27 @@ extern "C" kl_status kl__gemm_gpu_dmma(const kl_args *a) {
    * cap (H100: 1.01-1.12x cuBLAS from 2048^3 to 16384^3). Otherwise
    * 64 x 64 x 16 tiles of four warps (32 x 32), three blocks an SM, whose
    * blocks overlap one another's prologue and stores: small grids and
-   * thin k (1024^3: 1.06x where 128 x 128 gives 0.70x). KLADDER_DMMA
-   * forces one: 1 128 x 128, 2 128 x 64, 3 64 x 128, 4 64 x 64. */
-  const char *v = getenv("KLADDER_DMMA");
-  int pick = v ? atoi(v) : 0;
-  if (pick < 1 || pick > 4)
+   * thin k (1024^3: 1.06x where 128 x 128 gives 0.70x). -p dmma_tile
+   * forces one. */
+  const int persist = (int)p->value[GEMM_P_DMMA_PERSIST];
+  int pick = (int)p->value[GEMM_P_DMMA_TILE];
+  if (pick == GEMM_DMMA_AUTO)
     pick = kl__gemm_large_tiles_pay(kl__gemm_tiles(&s, 128, 128), sms) &&
-                   s.k >= 512 ? 1 : 4;
+                   s.k >= 512
+               ? GEMM_DMMA_128X128
+               : GEMM_DMMA_64X64;
   switch (pick) {
-  case 1: return dispatch<128, 128, 16, 64, 32, 4, 1>(ctx, s, A, B, C,
-                        stream, sms);
-  case 2: return dispatch<128, 64, 16, 64, 32, 4, 2>(ctx, s, A, B, C,
-                        stream, sms);
-  case 3: return dispatch<64, 128, 16, 32, 64, 4, 2>(ctx, s, A, B, C,
-                        stream, sms);
-  default: return dispatch<64, 64, 16, 32, 32, 4, 3>(ctx, s, A, B, C,
-                        stream, sms);
+  case GEMM_DMMA_128X128:
+    return dispatch<128, 128, 16, 64, 32, 4, 1>(ctx, s, A, B, C, stream, sms,
+                                                persist);
+  case GEMM_DMMA_128X64:
+    return dispatch<128, 64, 16, 64, 32, 4, 2>(ctx, s, A, B, C, stream, sms,
+                                               persist);
+  case GEMM_DMMA_64X128:
+    return dispatch<64, 128, 16, 32, 64, 4, 2>(ctx, s, A, B, C, stream, sms,
+                                               persist);
+  default:
+    return dispatch<64, 64, 16, 32, 32, 4, 3>(ctx, s, A, B, C, stream, sms,
+                                              persist);
   }
 }

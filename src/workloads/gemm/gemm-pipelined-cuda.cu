@@ -585,19 +585,20 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
      * block an SM): a third fewer shared loads a FMA than 8 x 8, 1-2%
      * faster from 4096^3 and 3-8% at k = 256 (LESSONS.md);
      * else 128 x 128 tiles, 8 x 8; 128 x 64 (8 x 4) where the problem has
-     * fewer 128 x 128 tiles than the GPU has SMs. KLADDER_PIPELINED
-     * forces one: 0 128 x 128, 1 128 x 64, 2 256 x 128. */
+     * fewer 128 x 128 tiles than the GPU has SMs. -p pipelined_tile
+     * forces one. */
     const int64_t sms = a->ctx->device.compute_units;
-    const char *v = getenv("KLADDER_PIPELINED");
-    int pick = v && *v ? atoi(v) : -1;
-    if (pick < 0 || pick > 2) {
+    int pick = (int)a->plan->value[GEMM_P_PIPELINED_TILE];
+    if (pick == GEMM_F32_AUTO) {
       if (kl__gemm_large_tiles_pay(kl__gemm_tiles(&s, 256, 128), sms))
-        pick = 2;
+        pick = GEMM_F32_256X128;
       else
-        pick = kl__gemm_tiles(&s, 128, 128) >= sms ? 0 : 1;
+        pick = kl__gemm_tiles(&s, 128, 128) >= sms ? GEMM_F32_128X128
+                                                   : GEMM_F32_128X64;
     }
-    if (pick == 2) return launch_float<16, 8>(a, &s);
-    return pick == 1 ? launch_float<8, 4>(a, &s) : launch_float<8, 8>(a, &s);
+    if (pick == GEMM_F32_256X128) return launch_float<16, 8>(a, &s);
+    return pick == GEMM_F32_128X64 ? launch_float<8, 4>(a, &s)
+                                   : launch_float<8, 8>(a, &s);
   }
   if (a->plan->type == KL_F64) {
     /* 128 x 64 tiles, 8 x 4 per thread. */

@@ -495,10 +495,13 @@ static const kl_rung rungs[] = {
     KL_RUNG("cuda-pipelined", gpu, "register tiles fed by asynchronous "
             "copies into multi-buffered shared memory",
             .library = KL_TYPE_BIT(KL_F32),
+            .tunings = KL_PARAM_BIT(GEMM_P_PIPELINED_TILE),
             .run = KL_GPU_FN(kl__gemm_gpu_pipelined)),
     KL_RUNG("cuda-dmma", gpu, "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
             "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
             .library = KL_TYPE_BIT(KL_F64),
+            .tunings = KL_PARAM_BIT(GEMM_P_DMMA_TILE) |
+                       KL_PARAM_BIT(GEMM_P_DMMA_PERSIST),
             .run = KL_NVIDIA_FN(kl__gemm_gpu_dmma)),
     KL_RUNG("cuda-cublas", gpu, "cuBLAS ?gemm, default math (no TF32)",
             .flags = KL_RUNG_VENDOR,
@@ -526,6 +529,12 @@ static const kl_rung rungs[] = {
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run = KL_CL_FN(kl__gemm_cl_pipelined)),
 };
+
+static const char *const dmma_tiles[] = {"auto", "128x128", "128x64",
+                                         "64x128", "64x64", NULL};
+static const char *const persists[] = {"auto", "off", "on", NULL};
+static const char *const f32_tiles[] = {"auto", "128x128", "128x64",
+                                        "256x128", NULL};
 
 #define EXTENT (KL_PARAM_EXTENT)
 static const kl_param params[GEMM_P_COUNT] = {
@@ -557,6 +566,30 @@ static const kl_param params[GEMM_P_COUNT] = {
                      .flags = KL_PARAM_SCALAR,
                      .help = "scales C; 0: C is not read (BLAS)",
                      .default_value = 0, .min = -DBL_MAX, .max = DBL_MAX},
+    /* auto: each rung's pick by the shape, as measured on the H100
+     * (LESSONS.md, "What did not work"). */
+    [GEMM_P_DMMA_TILE] = {.name = "dmma_tile", .kind = KL_PARAM_CHOICE,
+                          .flags = KL_PARAM_TUNING,
+                          .help = "cuda-dmma's tile of C (auto: 128x128 "
+                                  "where 1.5 waves of them and k >= 512, "
+                                  "else 64x64)",
+                          .default_value = GEMM_DMMA_AUTO,
+                          .choices = dmma_tiles},
+    [GEMM_P_DMMA_PERSIST] = {.name = "dmma_persist", .kind = KL_PARAM_CHOICE,
+                             .flags = KL_PARAM_TUNING,
+                             .help = "cuda-dmma's persistent blocks (auto: "
+                                     "short k past a wave of tiles)",
+                             .default_value = GEMM_PERSIST_AUTO,
+                             .choices = persists},
+    [GEMM_P_PIPELINED_TILE] = {.name = "pipelined_tile",
+                               .kind = KL_PARAM_CHOICE,
+                               .flags = KL_PARAM_TUNING,
+                               .help = "cuda-pipelined's f32 tile of C "
+                                       "(auto: 256x128 where 1.5 waves of "
+                                       "them, 128x128 where a wave, else "
+                                       "128x64)",
+                               .default_value = GEMM_F32_AUTO,
+                               .choices = f32_tiles},
 };
 
 /* The shapes that break tiled kernels: one element, primes, a tile and

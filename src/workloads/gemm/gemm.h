@@ -28,8 +28,17 @@ enum {
   GEMM_P_LDC,
   GEMM_P_ALPHA,
   GEMM_P_BETA,
+  GEMM_P_DMMA_TILE,       /* tunings: cuda-dmma's tile (GEMM_DMMA_*), */
+  GEMM_P_DMMA_PERSIST,    /* its persistent blocks (GEMM_PERSIST_*) */
+  GEMM_P_PIPELINED_TILE,  /* and cuda-pipelined's f32 tile (GEMM_F32_*) */
   GEMM_P_COUNT
 };
+/* The tunings' choices, 0 each rung's own pick by shape (LESSONS.md). */
+enum { GEMM_DMMA_AUTO, GEMM_DMMA_128X128, GEMM_DMMA_128X64, GEMM_DMMA_64X128,
+       GEMM_DMMA_64X64 };
+enum { GEMM_PERSIST_AUTO, GEMM_PERSIST_OFF, GEMM_PERSIST_ON };
+enum { GEMM_F32_AUTO, GEMM_F32_128X128, GEMM_F32_128X64, GEMM_F32_256X128 };
+
 
 /* The shape of a plan, as rungs read it. Offsets into the matrices can
  * pass 2^31: index with int64_t or size_t. */
