@@ -485,6 +485,32 @@ static kl_status read_size(matrix *m, const reader *r, int64_t size,
 }
 
 /* One entry line, from its first non-blank byte. */
+/* The value at *p, of the header's field (integer or real), into *v,
+ * *p then past it and its blanks; or the line refused, saying why. An
+ * entry's and an array's value alike. */
+static kl_status read_value(const matrix *m, int64_t line, char **p,
+                            double *v) {
+  char w[WORD_BYTES];
+  char *q = *p;
+  switch (parse_value(*p, m->integer, &q, v)) {
+  case VALUE_OK: break;
+  case VALUE_NOT_INTEGER:
+    return refuse(m, line, "value " KL_Q " is not an integer (the header "
+                  "says 'integer')", KL_CLIP(quote(*p, w)));
+  case VALUE_NOT_FINITE:
+    return refuse(m, line, "value " KL_Q " is not finite",
+                  KL_CLIP(quote(*p, w)));
+  case VALUE_OVERFLOW:
+    return refuse(m, line, "value " KL_Q " is not finite: it overflows a "
+                  "double", KL_CLIP(quote(*p, w)));
+  default:
+    return refuse(m, line, "value " KL_Q " is not a number",
+                  KL_CLIP(quote(*p, w)));
+  }
+  *p = skip_blanks(q);
+  return KL_OK;
+}
+
 static kl_status read_entry(const matrix *m, int64_t line, char *p,
                             int64_t *i, int64_t *j, double *v) {
   char w[WORD_BYTES];
@@ -506,23 +532,8 @@ static kl_status read_entry(const matrix *m, int64_t line, char *p,
   if (*p == '\n')
     return refuse(m, line, "entry (%lld, %lld) has no value", (long long)*i,
                   (long long)*j);
-  char *q = p;
-  switch (parse_value(p, m->integer, &q, v)) {
-  case VALUE_OK: break;
-  case VALUE_NOT_INTEGER:
-    return refuse(m, line, "value " KL_Q " is not an integer (the header "
-                  "says 'integer')", KL_CLIP(quote(p, w)));
-  case VALUE_NOT_FINITE:
-    return refuse(m, line, "value " KL_Q " is not finite",
-                  KL_CLIP(quote(p, w)));
-  case VALUE_OVERFLOW:
-    return refuse(m, line, "value " KL_Q " is not finite: it overflows a "
-                  "double", KL_CLIP(quote(p, w)));
-  default:
-    return refuse(m, line, "value " KL_Q " is not a number",
-                  KL_CLIP(quote(p, w)));
-  }
-  p = skip_blanks(q);
+  kl_status st = read_value(m, line, &p, v);
+  if (st != KL_OK) return st;
   if (*p != '\n')
     return refuse(m, line, "unexpected " KL_Q " after the value",
                   KL_CLIP(quote(p, w)));
@@ -1109,23 +1120,8 @@ static kl_status read_vector_size(const matrix *m, const reader *r, char *s,
 static kl_status read_vector_value(const matrix *m, int64_t line, char *p,
                                    double *v) {
   char w[WORD_BYTES];
-  char *q = p;
-  switch (parse_value(p, m->integer, &q, v)) {
-  case VALUE_OK: break;
-  case VALUE_NOT_INTEGER:
-    return refuse(m, line, "value " KL_Q " is not an integer (the header "
-                  "says 'integer')", KL_CLIP(quote(p, w)));
-  case VALUE_NOT_FINITE:
-    return refuse(m, line, "value " KL_Q " is not finite",
-                  KL_CLIP(quote(p, w)));
-  case VALUE_OVERFLOW:
-    return refuse(m, line, "value " KL_Q " is not finite: it overflows a "
-                  "double", KL_CLIP(quote(p, w)));
-  default:
-    return refuse(m, line, "value " KL_Q " is not a number",
-                  KL_CLIP(quote(p, w)));
-  }
-  p = skip_blanks(q);
+  kl_status st = read_value(m, line, &p, v);
+  if (st != KL_OK) return st;
   if (*p != '\n')
     return refuse(m, line, "unexpected " KL_Q " after the value: an array "
                   "file gives one value a line", KL_CLIP(quote(p, w)));
