@@ -159,6 +159,15 @@ kl_status kl_context_open(const char *device, kl_context **out);
 void kl_context_close(kl_context *ctx);
 /* The device a context runs on. */
 kl_status kl_context_device(kl_context *ctx, kl_device_info *out);
+/* The caller's stream (a cudaStream_t or hipStream_t of the context's
+ * device: CuPy's, PyTorch's) in the place of the context's own: the entry
+ * points and kl_run_rung on ctx queue their work there, after the
+ * caller's, and wait for that stream alone, never the whole device. NULL:
+ * the context's own stream again. What the context queued before is
+ * finished first. The caller keeps the stream alive while ctx uses it;
+ * the context never destroys it. KL_UNAVAILABLE, with why, where the
+ * backend has no streams (the host's, OpenCL's). */
+kl_status kl_context_adopt_stream(kl_context *ctx, void *stream);
 
 /* How this library was built, as the results files record it. */
 typedef struct kl_build_info {

@@ -107,6 +107,7 @@ typedef struct gpu_context {
   cudaEvent_t events[KL_MAX_EVENTS];
   int event_count;
   cudaStream_t urgent; /* the device's highest stream priority */
+  cudaStream_t own;    /* the stream 0 it made (an adopted one may stand in) */
   kl__gpu_keep kept[KL_GPU_KEEPS];
   struct {             /* kl__gpu_fit's answers */
     const void *kernel;
@@ -173,6 +174,8 @@ static void close_context(kl_context *ctx) {
     k->thing = NULL;
     k->release = NULL;
   }
+  /* Its own streams: stream 0 its own, whatever it adopted. */
+  if (g && ctx->stream_count > 0) ctx->streams[0] = (void *)g->own;
   for (int i = 0; i < ctx->stream_count; i++)
     if (ctx->streams[i]) (void)cudaStreamDestroy((cudaStream_t)ctx->streams[i]);
   ctx->stream_count = 0;
@@ -199,6 +202,7 @@ static kl_status open_context(kl_context *ctx) {
     }
     ctx->streams[ctx->stream_count++] = (void *)s;
   }
+  g->own = (cudaStream_t)ctx->streams[0];
   /* The urgent stream: the highest priority the device has (the lowest
    * number), so that the few blocks of a message's kernel are dispatched
    * before those still waiting of a kernel that fills the device. */
@@ -332,6 +336,15 @@ static kl_status launch(kl_context *ctx) {
 #define KL_GPU_RANGE NULL
 #else
 #include <nvtx3/nvToolsExt.h>
+/* The caller's stream as stream 0; NULL: the context's own again. */
+static kl_status adopt_stream(kl_context *ctx, void *stream) {
+  gpu_context *g = (gpu_context *)ctx->impl;
+  /* What the context queued on the stream it leaves is done first. */
+  KL_GPU_CHECK(cudaStreamSynchronize((cudaStream_t)ctx->streams[0]));
+  ctx->streams[0] = stream ? stream : (void *)g->own;
+  return KL_OK;
+}
+
 static void range(kl_context *ctx, const char *name) {
   (void)ctx;
   if (name) nvtxRangePushA(name);
@@ -365,5 +378,6 @@ extern "C" const kl_backend kl__backend_gpu = {
     bus_id,
     KL_GPU_RANGE,
     launch,
+    adopt_stream,
 };
 #endif

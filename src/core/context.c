@@ -270,3 +270,20 @@ static kl_status context_device(kl_context *ctx, kl_device_info *out) {
 kl_status kl_context_device(kl_context *ctx, kl_device_info *out) {
   return kl__done(context_device(ctx, out));
 }
+
+static kl_status adopt_stream(kl_context *ctx, void *stream) {
+  if (!ctx || !ctx->backend)
+    return kl__usage(KL_USAGE, "kl_context_adopt_stream: no open context");
+  if (!ctx->backend->adopt_stream)
+    return kl__usage(KL_UNAVAILABLE, "kl_context_adopt_stream: the %s "
+                     "backend has no streams to adopt", ctx->backend->name);
+  kl_status st = kl__enter(ctx);
+  if (st != KL_OK) return st;
+  st = ctx->backend->adopt_stream(ctx, stream);
+  kl__leave(ctx);
+  return st;
+}
+
+kl_status kl_context_adopt_stream(kl_context *ctx, void *stream) {
+  return kl__done(adopt_stream(ctx, stream));
+}

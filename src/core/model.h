@@ -36,8 +36,8 @@ extern "C" {
  * last-level cache); 10: kl_backend.range (profilers' ranges around timed
  * runs) and kl_backend.launch (the launch floor); 11: kl_device.arch (a
  * GPU's architecture, per device, for rungs on one generation's
- * instructions). */
-#define KL_MODEL_VERSION 11
+ * instructions); 12: kl_backend.adopt_stream (a caller's stream). */
+#define KL_MODEL_VERSION 12
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -332,6 +332,12 @@ typedef struct kl_backend {
    * floor that a small problem's time cannot go below
    * (kl__result.launch_floor). NULL: none worth timing (a plain call). */
   kl_status (*launch)(kl_context *ctx);
+  /* Put the caller's stream (a cudaStream_t or hipStream_t) in the place
+   * of the context's stream 0, so that the work queued there is ordered
+   * with the caller's; NULL: the context's own stream 0 again. The
+   * context never destroys an adopted stream. Called in the entered
+   * context. NULL: the backend has no streams to adopt. */
+  kl_status (*adopt_stream)(kl_context *ctx, void *stream);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

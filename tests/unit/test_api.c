@@ -378,6 +378,14 @@ static void test_devices_and_contexts(void) {
   kl_device_info unset;
   memset(&unset, 0, sizeof unset);
   EXPECT(c && kl_context_device(c, &unset) == KL_USAGE);
+  /* A host context has no stream to adopt: refused with why, and the
+   * context works on (a GPU's: tests/unit/test_stream.c on the device). */
+  int stream_stand_in = 0;
+  EXPECT(c && kl_context_adopt_stream(c, &stream_stand_in) == KL_UNAVAILABLE &&
+         strstr(kl_last_error(), "serial backend has no streams") != NULL);
+  EXPECT(kl_context_adopt_stream(NULL, NULL) == KL_USAGE);
+  double x[3] = {1, 2, 3}, sum = 0;
+  EXPECT(c && kl_reduce(c, "sum", KL_F64, x, 3, 0, &sum) == KL_OK && sum == 6);
   kl_context_close(c);
   EXPECT(kl_context_device(NULL, &on) == KL_USAGE);
   kl_context_close(NULL); /* nothing to do */

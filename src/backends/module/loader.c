@@ -240,6 +240,13 @@ static kl_status launch(kl_context *ctx) {
                    : KL_FAIL(KL_UNAVAILABLE, "no empty launch");
 }
 
+static kl_status adopt_stream(kl_context *ctx, void *stream) {
+  const kl_backend *b = gpu();
+  if (!b) return kl__gpu_unloaded("adopt_stream");
+  return b->adopt_stream ? b->adopt_stream(ctx, stream)
+                         : KL_FAIL(KL_UNAVAILABLE, "no stream to adopt");
+}
+
 /* host_memory, preference and memory_on_host (none) are the module's
  * backend's (cuda.cu), which load() checks. */
 const kl_backend kl__backend_gpu = {
@@ -264,4 +271,5 @@ const kl_backend kl__backend_gpu = {
     .bus_id = bus_id,
     .range = range,
     .launch = launch,
+    .adopt_stream = adopt_stream,
 };
