@@ -163,7 +163,8 @@ kl_status kl_context_device(kl_context *ctx, kl_device_info *out);
  * device: CuPy's, PyTorch's) in the place of the context's own: the entry
  * points and kl_run_rung on ctx queue their work there, after the
  * caller's, and wait for that stream alone, never the whole device. NULL:
- * the context's own stream again. What the context queued before is
+ * the context's own stream again (the default stream is
+ * cudaStreamLegacy or cudaStreamPerThread here). What the context queued before is
  * finished first. The caller keeps the stream alive while ctx uses it;
  * the context never destroys it. KL_UNAVAILABLE, with why, where the
  * backend has no streams (the host's, OpenCL's). */
