@@ -330,12 +330,6 @@ static kl_status launch(kl_context *ctx) {
   return KL_OK;
 }
 
-/* NVTX's ranges (header-only: the calls do nothing unless a profiler has
- * attached its tool); HIP's build has none. */
-#if defined(KL_HAVE_HIP)
-#define KL_GPU_RANGE NULL
-#else
-#include <nvtx3/nvToolsExt.h>
 /* The caller's stream as stream 0; NULL: the context's own again. */
 static kl_status adopt_stream(kl_context *ctx, void *stream) {
   gpu_context *g = (gpu_context *)ctx->impl;
@@ -345,6 +339,12 @@ static kl_status adopt_stream(kl_context *ctx, void *stream) {
   return KL_OK;
 }
 
+/* NVTX's ranges (header-only: the calls do nothing unless a profiler has
+ * attached its tool); HIP's build has none. */
+#if defined(KL_HAVE_HIP)
+#define KL_GPU_RANGE NULL
+#else
+#include <nvtx3/nvToolsExt.h>
 static void range(kl_context *ctx, const char *name) {
   (void)ctx;
   if (name) nvtxRangePushA(name);
