@@ -539,6 +539,50 @@ kl_status kl_report_print_wide(const kl_report *r, FILE *f);
 kl_status kl_report_write_csv(const kl_report *r, const char *path);
 kl_status kl_report_write_json(const kl_report *r, const char *path);
 
+/* ---- fields ------------------------------------------------------------
+ * The one description of a result's fields, which the table, the CSV and
+ * the JSON writers read, and any front end may: each field's JSON key and
+ * CSV column, kind, unit and group, and each result's value of it. */
+typedef enum kl_field_kind {
+  KL_FIELD_TEXT,
+  KL_FIELD_NUMBER,
+  KL_FIELD_SECONDS,
+  KL_FIELD_LIST,     /* numbers: a JSON array; not in the CSV */
+  KL_FIELD_PAIRS,    /* named numbers: CSV "a=1;b=2", a JSON object */
+  KL_FIELD_EVENTS,   /* the traced run's events: JSON only */
+  KL_FIELD_RANK_RUNS /* each rank's timed runs: JSON only */
+} kl_field_kind;
+
+typedef struct kl_field_info {
+  size_t size;       /* the caller's sizeof(kl_field_info) */
+  const char *name;  /* its JSON key; unique */
+  const char *csv;   /* its CSV column; NULL: not in the CSV */
+  kl_field_kind kind;
+  /* "s", "W", "J", "pJ", "MHz", "B", "%"; "result": the result's own unit
+   * (its field "unit": "GB/s"); "": none. */
+  const char *unit;
+  /* 1: one value per run (the machine, the options, the build), in JSON's
+   * object `group` ("" its top level) and on every CSV row; 0: per
+   * result. */
+  int per_run;
+  const char *group;
+} kl_field_info;
+
+/* The fields, in the JSON writer's order; field i described (out->size
+ * set); the index of a field by its JSON key (KL_USAGE naming none). */
+size_t kl_field_count(void);
+kl_status kl_field_describe(size_t i, kl_field_info *out);
+kl_status kl_field_index(const char *name, size_t *out);
+/* Result `result` of a report, its value of field `field`: as a number
+ * (a NUMBER or SECONDS field; a yes/no one 1 or 0), or as text (a TEXT
+ * field, or a number as the CSV writes it). KL_UNAVAILABLE where the
+ * value was not measured (CSV empty, JSON null); KL_USAGE for an index
+ * past the end, or a field of another kind. */
+kl_status kl_result_number(const kl_report *r, size_t result, size_t field,
+                           double *out);
+kl_status kl_result_text(const kl_report *r, size_t result, size_t field,
+                         char *out, size_t size);
+
 /* A results file opened before the run, so that a bad path costs nothing
  * and a failed run leaves nothing behind. open checks the path and starts
  * the file (a regular file is written beside it under a temporary name and

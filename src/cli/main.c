@@ -70,6 +70,7 @@ static const char usage_main[] =
 
 static const char usage_list[] =
     "usage: kladder list [-w W[,W...]] [--all] [--json]\n"
+    "       kladder list --fields\n"
     "\n"
     "In one screen of 100 columns: a line a backend (its devices, or why it\n"
     "is not here), then a line a workload: its summary and how many rungs\n"
@@ -86,6 +87,9 @@ static const char usage_list[] =
     "                           those of backends not here too (with -w:\n"
     "                           those workloads' every rung)\n"
     "      --json               everything, every rung, as one JSON document\n"
+    "      --fields             the results' fields, a line each: JSON key,\n"
+    "                           kind, unit, CSV column (- none), and per run\n"
+    "                           its JSON group\n"
     "  -h, --help               this text\n"
     "\n"
     "The text in full is wrapped to 100 columns, its later lines indented.\n";
@@ -301,6 +305,7 @@ enum {
   OPT_RHS,
   OPT_SOLUTION,
   OPT_ENERGY,
+  OPT_FIELDS,
   OPT_END
 };
 
@@ -351,6 +356,7 @@ static const struct option list_longs[] = {
     {"workload", required_argument, NULL, 'w'},
     {"all", no_argument, NULL, 'a'},
     {"json", no_argument, NULL, OPT_JSON},
+    {"fields", no_argument, NULL, OPT_FIELDS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -857,12 +863,28 @@ static int check_workloads(const char *list) {
   return 0;
 }
 
+/* The results' fields, a line each (kladder list --fields). */
+static void list_fields(void) {
+  static const char *const kinds[] = {"text",  "number", "seconds",
+                                      "list",  "pairs",  "events",
+                                      "rank-runs"};
+  printf("%-22s %-9s %-6s %-22s %s\n", "field", "kind", "unit", "csv",
+         "per run");
+  for (size_t i = 0; i < kl_field_count(); i++) {
+    kl_field_info f = {.size = sizeof f};
+    if (kl_field_describe(i, &f) != KL_OK) continue;
+    printf("%-22s %-9s %-6s %-22s %s\n", f.name, kinds[f.kind],
+           f.unit[0] ? f.unit : "-", f.csv ? f.csv : "-",
+           !f.per_run ? "-" : f.group[0] ? f.group : "(top)");
+  }
+}
+
 /* argv[0] is "list". */
 static int list(int argc, char **argv) {
   parser ps = {"kladder list --help", list_shorts, list_longs, "w", argc, argv,
                {0}, {{0}}, {{0}}};
   list_text only = {NULL, 0};
-  int json = 0, all = 0, code = 0, more = 0;
+  int json = 0, all = 0, fields = 0, code = 0, more = 0;
   option_read got;
   while (code == 0 && (more = next_option(&ps, &got)) == 1) {
     if (got.val == 'h') {
@@ -871,6 +893,7 @@ static int list(int argc, char **argv) {
       return 0;
     }
     if (got.val == OPT_JSON) json = 1;
+    else if (got.val == OPT_FIELDS) fields = 1;
     else if (got.val == 'a') all = 1;
     else if (got.val == 'w' && !list_add(&only, got.value))
       code = out_of_memory();
@@ -878,9 +901,14 @@ static int list(int argc, char **argv) {
   if (code == 0 && more < 0) code = 2;
   if (code == 0) code = no_operands(&ps, "list");
   if (code == 0 && only.text) code = check_workloads(only.text);
+  if (code == 0 && fields && (json || all || only.text)) {
+    fprintf(stderr, "kladder: error: --fields takes no other option\n");
+    code = 2;
+  }
   if (code == 0) {
     kl_status st = KL_OK;
-    if (json) st = kl__list_write_json(stdout, only.text);
+    if (fields) list_fields();
+    else if (json) st = kl__list_write_json(stdout, only.text);
     else if (!only.text && !all) list_brief();
     else list_long(only.text, all);
     if (st != KL_OK) code = fail(st);

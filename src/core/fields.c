@@ -546,156 +546,156 @@ GET(get_interrupted) {
  * in their group, in this order, then each result's fields. */
 #define R KL__RESULT
 const kl__field kl__fields[] = {
-    {"workload", "workload", R, NULL, KL__TEXT, NULL, get_workload},
-    {"rung", "rung", R, NULL, KL__TEXT, NULL, get_rung},
-    {"backend", "backend", R, NULL, KL__TEXT, NULL, get_backend},
-    {"flags", "flags", R, NULL, KL__TEXT, NULL, get_flags},
-    {"op", "op", R, NULL, KL__TEXT, NULL, get_op},
-    {"inputs", "inputs", R, NULL, KL__TEXT, NULL, get_inputs},
-    {"type", "type", R, NULL, KL__TEXT, NULL, get_type},
-    {"n", "n", R, NULL, KL__NUMBER, "%.0f", get_n},
-    {"shape", "shape", R, NULL, KL__TEXT, NULL, get_shape},
-    {"median_s", "median_s", R, NULL, KL__SECONDS, "%.9g", get_median},
-    {"min_s", "min_s", R, NULL, KL__SECONDS, "%.9g", get_min},
-    {"max_s", "max_s", R, NULL, KL__SECONDS, "%.9g", get_max},
-    {"stddev_s", "stddev_s", R, NULL, KL__SECONDS, "%.9g", get_stddev},
+    {"workload", "workload", R, NULL, KL__TEXT, NULL, get_workload, NULL},
+    {"rung", "rung", R, NULL, KL__TEXT, NULL, get_rung, NULL},
+    {"backend", "backend", R, NULL, KL__TEXT, NULL, get_backend, NULL},
+    {"flags", "flags", R, NULL, KL__TEXT, NULL, get_flags, NULL},
+    {"op", "op", R, NULL, KL__TEXT, NULL, get_op, NULL},
+    {"inputs", "inputs", R, NULL, KL__TEXT, NULL, get_inputs, NULL},
+    {"type", "type", R, NULL, KL__TEXT, NULL, get_type, NULL},
+    {"n", "n", R, NULL, KL__NUMBER, "%.0f", get_n, NULL},
+    {"shape", "shape", R, NULL, KL__TEXT, NULL, get_shape, NULL},
+    {"median_s", "median_s", R, NULL, KL__SECONDS, "%.9g", get_median, "s"},
+    {"min_s", "min_s", R, NULL, KL__SECONDS, "%.9g", get_min, "s"},
+    {"max_s", "max_s", R, NULL, KL__SECONDS, "%.9g", get_max, "s"},
+    {"stddev_s", "stddev_s", R, NULL, KL__SECONDS, "%.9g", get_stddev, "s"},
     {"median_low_s", "median_low_s", R, NULL, KL__SECONDS, "%.9g",
-     get_median_low},
+     get_median_low, "s"},
     {"median_high_s", "median_high_s", R, NULL, KL__SECONDS, "%.9g",
-     get_median_high},
+     get_median_high, "s"},
     {"median_spread", "median_spread", R, NULL, KL__NUMBER, "%.4g",
-     get_median_spread},
-    {"stop", "stop", R, NULL, KL__TEXT, NULL, get_stop},
-    {"times_s", NULL, R, NULL, KL__LIST, NULL, get_times},
-    {"bytes", "bytes", R, NULL, KL__NUMBER, "%.17g", get_bytes},
-    {"flops", "flops", R, NULL, KL__NUMBER, "%.17g", get_flops},
-    {"items", "items", R, NULL, KL__NUMBER, "%.17g", get_items},
-    {"unit", "unit", R, NULL, KL__TEXT, NULL, get_unit},
-    {"rate", "rate", R, NULL, KL__NUMBER, "%.6g", get_rate},
-    {"ceiling", "ceiling", R, NULL, KL__NUMBER, "%.6g", get_ceiling},
+     get_median_spread, NULL},
+    {"stop", "stop", R, NULL, KL__TEXT, NULL, get_stop, NULL},
+    {"times_s", NULL, R, NULL, KL__LIST, NULL, get_times, "s"},
+    {"bytes", "bytes", R, NULL, KL__NUMBER, "%.17g", get_bytes, "B"},
+    {"flops", "flops", R, NULL, KL__NUMBER, "%.17g", get_flops, NULL},
+    {"items", "items", R, NULL, KL__NUMBER, "%.17g", get_items, NULL},
+    {"unit", "unit", R, NULL, KL__TEXT, NULL, get_unit, NULL},
+    {"rate", "rate", R, NULL, KL__NUMBER, "%.6g", get_rate, "result"},
+    {"ceiling", "ceiling", R, NULL, KL__NUMBER, "%.6g", get_ceiling, "result"},
     {"percent_ceiling", "percent_ceiling", R, NULL, KL__NUMBER, "%.4g",
-     get_percent},
+     get_percent, "%"},
     {"ceiling_note", "ceiling_note", R, NULL, KL__TEXT, NULL,
-     get_ceiling_note},
-    {"speedup", "speedup", R, NULL, KL__NUMBER, "%.4g", get_speedup},
-    {"check", "check", R, NULL, KL__TEXT, NULL, get_check},
-    {"abs_error", "abs_error", R, NULL, KL__NUMBER, "%.6g", get_abs_error},
+     get_ceiling_note, NULL},
+    {"speedup", "speedup", R, NULL, KL__NUMBER, "%.4g", get_speedup, NULL},
+    {"check", "check", R, NULL, KL__TEXT, NULL, get_check, NULL},
+    {"abs_error", "abs_error", R, NULL, KL__NUMBER, "%.6g", get_abs_error, NULL},
     {"error_over_tolerance", "error_over_tolerance", R, NULL, KL__NUMBER,
-     "%.4g", get_over_tolerance},
-    {"bad_elements", "bad_elements", R, NULL, KL__NUMBER, "%.0f", get_bad},
-    {"status", "status", R, NULL, KL__TEXT, NULL, get_status},
-    {"error", "error", R, NULL, KL__TEXT, NULL, get_error},
-    {"cpu", "cpu", KL__RUN, "machine", KL__TEXT, NULL, get_cpu},
+     "%.4g", get_over_tolerance, NULL},
+    {"bad_elements", "bad_elements", R, NULL, KL__NUMBER, "%.0f", get_bad, NULL},
+    {"status", "status", R, NULL, KL__TEXT, NULL, get_status, NULL},
+    {"error", "error", R, NULL, KL__TEXT, NULL, get_error, NULL},
+    {"cpu", "cpu", KL__RUN, "machine", KL__TEXT, NULL, get_cpu, NULL},
     {"cpu_threads", "cpu_threads", KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_cpu_threads},
+     get_cpu_threads, NULL},
     {"omp_threads", "omp_threads", KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_omp_threads},
-    {"gpu", "gpu", KL__RUN, "machine", KL__TEXT, NULL, get_gpu},
-    {"driver", "driver", KL__RUN, "machine", KL__TEXT, NULL, get_driver},
-    {"host", NULL, KL__RUN, "machine", KL__TEXT, NULL, get_host},
+     get_omp_threads, NULL},
+    {"gpu", "gpu", KL__RUN, "machine", KL__TEXT, NULL, get_gpu, NULL},
+    {"driver", "driver", KL__RUN, "machine", KL__TEXT, NULL, get_driver, NULL},
+    {"host", NULL, KL__RUN, "machine", KL__TEXT, NULL, get_host, NULL},
     {"cpu_governor", NULL, KL__RUN, "machine", KL__TEXT, NULL,
-     get_cpu_governor},
-    {"cpu_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f", get_cpu_mhz},
+     get_cpu_governor, NULL},
+    {"cpu_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f", get_cpu_mhz, "MHz"},
     {"gpu_power_limit_w", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_gpu_power_limit},
+     get_gpu_power_limit, "W"},
     {"gpu_app_sm_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_gpu_app_sm},
+     get_gpu_app_sm, "MHz"},
     {"gpu_app_mem_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_gpu_app_mem},
+     get_gpu_app_mem, "MHz"},
     {"gpu_max_sm_mhz", NULL, KL__RUN, "machine", KL__NUMBER, "%.0f",
-     get_gpu_max_sm},
-    {"gpu_ecc", NULL, KL__RUN, "machine", KL__NUMBER, NULL, get_gpu_ecc},
+     get_gpu_max_sm, "MHz"},
+    {"gpu_ecc", NULL, KL__RUN, "machine", KL__NUMBER, NULL, get_gpu_ecc, NULL},
     {"gpu_persistence", NULL, KL__RUN, "machine", KL__NUMBER, NULL,
-     get_gpu_persistence},
-    {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed},
-    {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps},
-    {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup},
+     get_gpu_persistence, NULL},
+    {"seed", "seed", KL__RUN, "options", KL__NUMBER, "%.0f", get_seed, NULL},
+    {"reps", "reps", KL__RUN, "options", KL__NUMBER, "%.0f", get_reps, NULL},
+    {"warmup", "warmup", KL__RUN, "options", KL__NUMBER, "%.0f", get_warmup, NULL},
     {"precision", "precision", KL__RUN, "options", KL__NUMBER, "%.6g",
-     get_precision},
-    {"cache", NULL, KL__RUN, "options", KL__TEXT, NULL, get_cache_option},
-    {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time},
-    {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings},
-    {"host_data", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_host_data},
+     get_precision, NULL},
+    {"cache", NULL, KL__RUN, "options", KL__TEXT, NULL, get_cache_option, NULL},
+    {"max_time_s", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_max_time, "s"},
+    {"ceilings", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_ceilings, NULL},
+    {"host_data", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_host_data, NULL},
     {"timed_runs", "timed_runs", R, NULL, KL__NUMBER, "%.0f",
-     get_timed_runs},
-    {"params", "params", R, NULL, KL__TEXT, NULL, get_params},
-    {"phases", "phases", R, NULL, KL__PAIRS, "%.9g", get_phases},
-    {"counts", "counts", R, NULL, KL__PAIRS, "%.9g", get_counts},
-    {"overlap", "overlap", R, NULL, KL__NUMBER, "%.9g", get_overlap},
-    {"started", "started", KL__RUN, "", KL__TEXT, NULL, get_started},
-    {"version", "version", KL__RUN, "build", KL__TEXT, NULL, get_version},
-    {"commit", "commit", KL__RUN, "build", KL__TEXT, NULL, get_commit},
+     get_timed_runs, NULL},
+    {"params", "params", R, NULL, KL__TEXT, NULL, get_params, NULL},
+    {"phases", "phases", R, NULL, KL__PAIRS, "%.9g", get_phases, NULL},
+    {"counts", "counts", R, NULL, KL__PAIRS, "%.9g", get_counts, NULL},
+    {"overlap", "overlap", R, NULL, KL__NUMBER, "%.9g", get_overlap, NULL},
+    {"started", "started", KL__RUN, "", KL__TEXT, NULL, get_started, NULL},
+    {"version", "version", KL__RUN, "build", KL__TEXT, NULL, get_version, NULL},
+    {"commit", "commit", KL__RUN, "build", KL__TEXT, NULL, get_commit, NULL},
     {"build_type", "build_type", KL__RUN, "build", KL__TEXT, NULL,
-     get_build_type},
+     get_build_type, NULL},
     {"c_compiler", "c_compiler", KL__RUN, "build", KL__TEXT, NULL,
-     get_c_compiler},
-    {"c_flags", "c_flags", KL__RUN, "build", KL__TEXT, NULL, get_c_flags},
+     get_c_compiler, NULL},
+    {"c_flags", "c_flags", KL__RUN, "build", KL__TEXT, NULL, get_c_flags, NULL},
     {"gpu_compiler", "gpu_compiler", KL__RUN, "build", KL__TEXT, NULL,
-     get_gpu_compiler},
+     get_gpu_compiler, NULL},
     {"gpu_flags", "gpu_flags", KL__RUN, "build", KL__TEXT, NULL,
-     get_gpu_flags},
+     get_gpu_flags, NULL},
     {"command_line", "command_line", KL__RUN, "", KL__TEXT, NULL,
-     get_command_line},
-    {"notes", NULL, KL__RUN, "", KL__TEXT, NULL, get_notes},
-    {"kladder", NULL, KL__RUN, "", KL__TEXT, NULL, get_version},
-    {"device", "device", R, NULL, KL__NUMBER, "%.0f", get_device},
-    {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name},
+     get_command_line, NULL},
+    {"notes", NULL, KL__RUN, "", KL__TEXT, NULL, get_notes, NULL},
+    {"kladder", NULL, KL__RUN, "", KL__TEXT, NULL, get_version, NULL},
+    {"device", "device", R, NULL, KL__NUMBER, "%.0f", get_device, NULL},
+    {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name, NULL},
     {"interrupted", "interrupted", KL__RUN, "", KL__NUMBER, "%.0f",
-     get_interrupted},
-    {"summary", NULL, R, NULL, KL__TEXT, NULL, get_summary},
-    {"workload_summary", NULL, R, NULL, KL__TEXT, NULL, get_workload_summary},
-    {"step", "step", R, NULL, KL__NUMBER, "%.0f", get_step},
-    {"peer", NULL, R, NULL, KL__TEXT, NULL, get_peer},
-    {"dispatched", NULL, R, NULL, KL__TEXT, NULL, get_dispatched},
-    {"ceiling_only", NULL, R, NULL, KL__NUMBER, NULL, get_ceiling_only},
-    {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace},
+     get_interrupted, NULL},
+    {"summary", NULL, R, NULL, KL__TEXT, NULL, get_summary, NULL},
+    {"workload_summary", NULL, R, NULL, KL__TEXT, NULL, get_workload_summary, NULL},
+    {"step", "step", R, NULL, KL__NUMBER, "%.0f", get_step, NULL},
+    {"peer", NULL, R, NULL, KL__TEXT, NULL, get_peer, NULL},
+    {"dispatched", NULL, R, NULL, KL__TEXT, NULL, get_dispatched, NULL},
+    {"ceiling_only", NULL, R, NULL, KL__NUMBER, NULL, get_ceiling_only, NULL},
+    {"trace", NULL, R, NULL, KL__EVENTS, NULL, get_trace, NULL},
     {"warmup_runs", "warmup_runs", R, NULL, KL__NUMBER, "%.0f",
-     get_warmup_runs},
+     get_warmup_runs, NULL},
     {"checked_timed", "checked_timed", R, NULL, KL__NUMBER, "%.0f",
-     get_checked_timed},
-    {"in_cache", "in_cache", R, NULL, KL__NUMBER, "%.0f", get_in_cache},
-    {"cold", "cold", R, NULL, KL__NUMBER, "%.0f", get_cold},
+     get_checked_timed, NULL},
+    {"in_cache", "in_cache", R, NULL, KL__NUMBER, "%.0f", get_in_cache, NULL},
+    {"cold", "cold", R, NULL, KL__NUMBER, "%.0f", get_cold, NULL},
     {"interleaved", "interleaved", R, NULL, KL__NUMBER, "%.0f",
-     get_interleaved},
-    {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds},
+     get_interleaved, NULL},
+    {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds, NULL},
     {"launch_floor_s", "launch_floor_s", R, NULL, KL__SECONDS, "%.9g",
-     get_launch_floor},
-    {"sm_mhz", "sm_mhz", R, NULL, KL__NUMBER, "%.0f", get_sm_mhz},
-    {"mem_mhz", "mem_mhz", R, NULL, KL__NUMBER, "%.0f", get_mem_mhz},
+     get_launch_floor, "s"},
+    {"sm_mhz", "sm_mhz", R, NULL, KL__NUMBER, "%.0f", get_sm_mhz, "MHz"},
+    {"mem_mhz", "mem_mhz", R, NULL, KL__NUMBER, "%.0f", get_mem_mhz, "MHz"},
     {"clock_reasons", "clock_reasons", R, NULL, KL__TEXT, NULL,
-     get_clock_reasons},
+     get_clock_reasons, NULL},
     {"slowed_batches", "slowed_batches", R, NULL, KL__NUMBER, "%.0f",
-     get_slowed_batches},
-    {"throttled", "throttled", R, NULL, KL__NUMBER, "%.0f", get_throttled},
+     get_slowed_batches, NULL},
+    {"throttled", "throttled", R, NULL, KL__NUMBER, "%.0f", get_throttled, NULL},
     {"unverifiable", "unverifiable", R, NULL, KL__NUMBER, "%.0f",
-     get_unverifiable},
-    {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks},
-    {"scaling", "scaling", R, NULL, KL__TEXT, NULL, get_scaling},
-    {"rank_grid", NULL, R, NULL, KL__TEXT, NULL, get_rank_grid},
+     get_unverifiable, NULL},
+    {"ranks", "ranks", R, NULL, KL__NUMBER, "%.0f", get_ranks, NULL},
+    {"scaling", "scaling", R, NULL, KL__TEXT, NULL, get_scaling, NULL},
+    {"rank_grid", NULL, R, NULL, KL__TEXT, NULL, get_rank_grid, NULL},
     {"one_rank_seconds", "one_rank_seconds", R, NULL, KL__NUMBER, "%.9g",
-     get_one_rank_seconds},
+     get_one_rank_seconds, "s"},
     {"efficiency", "efficiency", R, NULL, KL__NUMBER, "%.4g",
-     get_efficiency},
-    {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs},
+     get_efficiency, NULL},
+    {"rank_runs", NULL, R, NULL, KL__RANK_RUNS, NULL, get_rank_runs, NULL},
     {"setup_build_seconds", "setup_build_seconds", R, NULL, KL__NUMBER,
-     "%.9g", get_setup_build},
-    {"energy", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_energy_option},
+     "%.9g", get_setup_build, "s"},
+    {"energy", NULL, KL__RUN, "options", KL__NUMBER, NULL, get_energy_option, NULL},
     {"energy_source", "energy_source", R, NULL, KL__TEXT, NULL,
-     get_energy_source},
-    {"energy_j", "energy_j", R, NULL, KL__NUMBER, "%.6g", get_energy_joules},
-    {"energy_w", "energy_w", R, NULL, KL__NUMBER, "%.5g", get_energy_watts},
-    {"energy_pj", "energy_pj", R, NULL, KL__NUMBER, "%.5g", get_energy_pj},
-    {"energy_per", "energy_per", R, NULL, KL__TEXT, NULL, get_energy_per},
+     get_energy_source, NULL},
+    {"energy_j", "energy_j", R, NULL, KL__NUMBER, "%.6g", get_energy_joules, "J"},
+    {"energy_w", "energy_w", R, NULL, KL__NUMBER, "%.5g", get_energy_watts, "W"},
+    {"energy_pj", "energy_pj", R, NULL, KL__NUMBER, "%.5g", get_energy_pj, "pJ"},
+    {"energy_per", "energy_per", R, NULL, KL__TEXT, NULL, get_energy_per, NULL},
     {"energy_window_s", "energy_window_s", R, NULL, KL__NUMBER, "%.4g",
-     get_energy_seconds},
+     get_energy_seconds, "s"},
     {"energy_reps", "energy_reps", R, NULL, KL__NUMBER, "%.0f",
-     get_energy_reps},
+     get_energy_reps, NULL},
     {"energy_updates", "energy_updates", R, NULL, KL__NUMBER, "%.0f",
-     get_energy_updates},
-    {"idle_w", "idle_w", R, NULL, KL__NUMBER, "%.5g", get_idle_watts},
-    {"sampled_w", "sampled_w", R, NULL, KL__NUMBER, "%.5g", get_sampled_watts},
+     get_energy_updates, NULL},
+    {"idle_w", "idle_w", R, NULL, KL__NUMBER, "%.5g", get_idle_watts, "W"},
+    {"sampled_w", "sampled_w", R, NULL, KL__NUMBER, "%.5g", get_sampled_watts, "W"},
     {"energy_mismatch", "energy_mismatch", R, NULL, KL__NUMBER, "%.0f",
-     get_energy_mismatch},
+     get_energy_mismatch, NULL},
 };
 #undef R
 const size_t kl__field_count = sizeof kl__fields / sizeof *kl__fields;
@@ -712,4 +712,108 @@ void kl__field_get(const kl__field *f, const kl_report *rep,
   memset(v, 0, sizeof *v);
   v->json = json;
   f->get(rep, res, v);
+}
+
+/* ---- the description and the values, for every front end ---------------- */
+_Static_assert((int)KL__TEXT == (int)KL_FIELD_TEXT &&
+                   (int)KL__SECONDS == (int)KL_FIELD_SECONDS &&
+                   (int)KL__RANK_RUNS == (int)KL_FIELD_RANK_RUNS,
+               "kl__field_kind and kl_field_kind in one order");
+
+size_t kl_field_count(void) { return kl__field_count; }
+
+static kl_status field_describe(size_t i, kl_field_info *out) {
+  if (i >= kl__field_count)
+    return kl__usage(KL_USAGE, "kl_field_describe: field %zu of %zu", i,
+                     kl__field_count);
+  const kl__field *f = &kl__fields[i];
+  kl_field_info full = {sizeof full,
+                        f->name,
+                        f->csv,
+                        (kl_field_kind)f->kind,
+                        f->unit ? f->unit : "",
+                        f->scope == KL__RUN,
+                        f->scope == KL__RUN ? f->group : ""};
+  return kl__copy_sized(out, &full, sizeof full, "kl_field_describe");
+}
+
+kl_status kl_field_describe(size_t i, kl_field_info *out) {
+  return kl__done(field_describe(i, out));
+}
+
+static kl_status field_index(const char *name, size_t *out) {
+  const kl__field *f = name ? kl__field_named(name) : NULL;
+  if (!f)
+    return kl__usage(KL_USAGE, "no result field '%.64s' (kladder list "
+                     "--fields names them)", name ? name : "(null)");
+  *out = (size_t)(f - kl__fields);
+  return KL_OK;
+}
+
+kl_status kl_field_index(const char *name, size_t *out) {
+  return kl__done(field_index(name, out));
+}
+
+/* Field `field` of result `result`, got as the writers get it (not as
+ * JSON: an empty text is present). */
+static kl_status value_of(const kl_report *r, size_t result, size_t field,
+                          const char *who, const kl__field **f,
+                          kl__value *v) {
+  if (!r || result >= r->count)
+    return kl__usage(KL_USAGE, "%s: result %zu of %zu", who, result,
+                     r ? r->count : 0);
+  if (field >= kl__field_count)
+    return kl__usage(KL_USAGE, "%s: field %zu of %zu", who, field,
+                     kl__field_count);
+  *f = &kl__fields[field];
+  kl__field_get(*f, r, &r->results[result], 0, v);
+  return KL_OK;
+}
+
+static kl_status result_number(const kl_report *r, size_t result,
+                               size_t field, double *out) {
+  const kl__field *f = NULL;
+  kl__value v;
+  kl_status st = value_of(r, result, field, "kl_result_number", &f, &v);
+  if (st != KL_OK) return st;
+  if (f->kind != KL__NUMBER && f->kind != KL__SECONDS)
+    return kl__usage(KL_USAGE, "kl_result_number: %s is not a number",
+                     f->name);
+  if (!v.present)
+    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
+                     f->name);
+  *out = v.number;
+  return KL_OK;
+}
+
+kl_status kl_result_number(const kl_report *r, size_t result, size_t field,
+                           double *out) {
+  return kl__done(result_number(r, result, field, out));
+}
+
+static kl_status result_text(const kl_report *r, size_t result, size_t field,
+                             char *out, size_t size) {
+  const kl__field *f = NULL;
+  kl__value v;
+  if (!out || size == 0)
+    return kl__usage(KL_USAGE, "kl_result_text: no room for the text");
+  out[0] = '\0';
+  kl_status st = value_of(r, result, field, "kl_result_text", &f, &v);
+  if (st != KL_OK) return st;
+  if (f->kind != KL__TEXT && f->kind != KL__NUMBER && f->kind != KL__SECONDS)
+    return kl__usage(KL_USAGE, "kl_result_text: %s is neither text nor a "
+                     "number", f->name);
+  if (!v.present)
+    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
+                     f->name);
+  if (f->kind == KL__TEXT)
+    snprintf(out, size, "%s", v.text ? v.text : "");
+  else
+    snprintf(out, size, f->format ? f->format : "%.17g", v.number);
+  return KL_OK;
+}
+
+kl_status kl_result_text(const kl_report *r, size_t result, size_t field,
+                         char *out, size_t size) {
+  return kl__done(result_text(r, result, field, out, size));
 }

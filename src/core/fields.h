@@ -5,6 +5,8 @@
 
 #include "harness.h"
 
+/* In kl_field_kind's order (kladder-run.h), which kl_field_describe
+ * gives. */
 typedef enum kl__field_kind {
   KL__TEXT,    /* a string */
   KL__NUMBER,  /* a number */
@@ -45,6 +47,9 @@ typedef struct kl__field {
   kl__field_kind kind;
   const char *format; /* printf format of a CSV number */
   void (*get)(const kl_report *rep, const kl__result *res, kl__value *v);
+  /* Its unit: "s", "W", "J", "pJ", "MHz", "B", "%"; "result": the
+   * result's own unit (the field "unit"); NULL: none. */
+  const char *unit;
 } kl__field;
 
 extern const kl__field kl__fields[];

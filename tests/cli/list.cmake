@@ -32,3 +32,9 @@ kl_cli_test(list-dist-nccl-halo 0 "^    cuda-nccl +(cuda|hip) "
 kl_cli_test(list-dist-nccl-cg 0 "^    cuda-nccl +(cuda|hip) "
   --match "ncclSend" --match "ncclAllReduce" list --all -w cg-dist)
 kl_cli_test(list-help 0 "^usage: kladder list " list --help)
+# The results' fields, a line each, from the library's one description.
+kl_cli_test(list-fields 0 "^median_s +seconds +s +median_s +-$"
+  --match "^percent_ceiling +number +% +percent_ceiling +-$"
+  --match "^gpu_power_limit_w +number +W +- +machine$"
+  --match "^trace +events +- +- +-$" list --fields)
+kl_cli_test(list-fields-alone 2 "--fields takes no other option" list --fields --json)

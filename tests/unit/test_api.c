@@ -884,6 +884,75 @@ static void test_report_accessors(void) {
   kl_report_free(NULL);
 }
 
+/* The fields' description and a result's values through it: every field
+ * described, its key unique and found again by name; a run's numbers and
+ * texts as the struct has them and as the CSV writes them; a ceiling not
+ * measured unavailable; the wrong kind, a field or result past the end
+ * and a caller's struct without its size refused. */
+static void test_fields(void) {
+  const size_t count = kl_field_count();
+  EXPECT(count >= 100);
+  int seconds = 0, per_run = 0, in_csv = 0;
+  for (size_t i = 0; i < count; i++) {
+    kl_field_info f = {.size = sizeof f};
+    size_t back = count;
+    EXPECT(kl_field_describe(i, &f) == KL_OK && f.name && f.name[0] &&
+           f.unit && f.group && f.kind <= KL_FIELD_RANK_RUNS);
+    EXPECT(kl_field_index(f.name, &back) == KL_OK && back == i);
+    for (size_t j = 0; j < i; j++) {
+      kl_field_info g = {.size = sizeof g};
+      EXPECT(kl_field_describe(j, &g) == KL_OK && strcmp(g.name, f.name));
+    }
+    seconds += f.kind == KL_FIELD_SECONDS && strcmp(f.unit, "s") == 0;
+    per_run += f.per_run;
+    in_csv += f.csv != NULL;
+    if (!f.per_run) EXPECT(strcmp(f.group, "") == 0);
+  }
+  EXPECT(seconds >= 5 && per_run >= 10 && in_csv >= 50 && in_csv < (int)count);
+  kl_field_info none = {.size = sizeof none}, unsized;
+  memset(&unsized, 0, sizeof unsized);
+  size_t at = 0;
+  EXPECT(kl_field_describe(count, &none) == KL_USAGE);
+  EXPECT(kl_field_describe(0, &unsized) == KL_USAGE);
+  EXPECT(kl_field_index("no_such_field", &at) == KL_USAGE &&
+         strstr(kl_last_error(), "no_such_field"));
+
+  kl_options o;
+  kl_options_init(&o);
+  o.workloads = "map";
+  o.backends = "serial";
+  o.n = 1000;
+  o.reps = 3;
+  o.skip_ceiling = 1;
+  kl_report *rep = NULL;
+  EXPECT(kl_run(&o, &rep) == KL_OK && kl_report_count(rep) == 1);
+  const kl_result *r = kl_report_result(rep, 0);
+  size_t median = 0, rung = 0, n = 0, percent = 0, trace = 0, timed = 0;
+  EXPECT(kl_field_index("median_s", &median) == KL_OK &&
+         kl_field_index("rung", &rung) == KL_OK &&
+         kl_field_index("n", &n) == KL_OK &&
+         kl_field_index("percent_ceiling", &percent) == KL_OK &&
+         kl_field_index("trace", &trace) == KL_OK &&
+         kl_field_index("timed_runs", &timed) == KL_OK);
+  double v = -1;
+  char text[64];
+  EXPECT(r && kl_result_number(rep, 0, median, &v) == KL_OK &&
+         v == r->t_median);
+  EXPECT(kl_result_number(rep, 0, timed, &v) == KL_OK && v == 3);
+  EXPECT(kl_result_text(rep, 0, rung, text, sizeof text) == KL_OK &&
+         strcmp(text, "serial") == 0);
+  EXPECT(kl_result_text(rep, 0, n, text, sizeof text) == KL_OK &&
+         strcmp(text, "1000") == 0);
+  EXPECT(kl_result_number(rep, 0, percent, &v) == KL_UNAVAILABLE);
+  EXPECT(kl_result_number(rep, 0, rung, &v) == KL_USAGE);
+  EXPECT(kl_result_text(rep, 0, trace, text, sizeof text) == KL_USAGE);
+  EXPECT(kl_result_number(rep, 1, median, &v) == KL_USAGE);
+  EXPECT(kl_result_number(rep, 0, count, &v) == KL_USAGE);
+  EXPECT(kl_result_number(NULL, 0, median, &v) == KL_USAGE);
+  EXPECT(kl_result_text(rep, 0, rung, text, 0) == KL_USAGE);
+  kl_report_free(rep);
+}
+
 /* The text fields of a result: what ran, where, on what problem. */
 static void test_result_text(void) {
   kl_problem pb;
@@ -1671,6 +1740,7 @@ int main(void) {
   test_host_data();
   test_report_accessors();
   test_result_text();
+  test_fields();
   test_same_seed_same_result();
   close_contexts();
   printf("%d passed, %d failed\n", passes, failures);
