@@ -73,8 +73,10 @@ static kl_status run_once(const kl_rung *r, const kl_plan *p, kl_context *ctx,
   args.counts = counts;
   memcpy(args.buffers, bufs.dev, sizeof args.buffers);
   int set_up = 0;
-  if (st == KL_OK && r->setup) {
-    st = r->setup(&args);
+  kl_status (*setup)(kl_args *) = kl_rung_setup(r);
+  void (*teardown)(kl_args *) = kl_rung_teardown(r);
+  if (st == KL_OK && setup) {
+    st = setup(&args);
     set_up = st == KL_OK;
   }
   /* A rung that owns its loop makes one repetition on the caller's
@@ -84,7 +86,7 @@ static kl_status run_once(const kl_rung *r, const kl_plan *p, kl_context *ctx,
   if (st == KL_OK) st = r->run ? r->run(&args) : r->run_reps(&args, &once);
   if (st == KL_OK) st = ctx->backend->sync(ctx);
   if (st == KL_OK) st = kl__buffers_give_back(p, ctx, &bufs, user);
-  if (set_up && r->teardown) r->teardown(&args);
+  if (set_up && teardown) teardown(&args);
   kl__buffers_release(p, ctx, &bufs);
   return st;
 }

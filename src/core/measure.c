@@ -118,14 +118,16 @@ static kl_status prepare(prepared *pr, const kl__job *job, kl_context *ctx,
    * timed runs. */
   double (*compiled)(const kl_context *) = ctx->backend->compile_seconds;
   const double before = compiled ? compiled(ctx) : 0;
-  if (r->setup) st = r->setup(&pr->args);
+  kl_status (*setup)(kl_args *) = kl_rung_setup(r);
+  if (setup) st = setup(&pr->args);
   if (compiled) pr->built = compiled(ctx) - before;
   pr->set_up = st == KL_OK;
   return kl__ranks_agree(ranks, st);
 }
 
 static void unprepare(prepared *pr) {
-  if (pr->set_up && pr->r->teardown) pr->r->teardown(&pr->args);
+  void (*teardown)(kl_args *) = pr->r ? kl_rung_teardown(pr->r) : NULL;
+  if (pr->set_up && teardown) teardown(&pr->args);
   pr->set_up = 0;
   if (pr->ctx) kl__buffers_release(&pr->plan, pr->ctx, &pr->bufs);
   pr->ctx = NULL;

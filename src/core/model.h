@@ -36,8 +36,9 @@ extern "C" {
  * last-level cache); 10: kl_backend.range (profilers' ranges around timed
  * runs) and kl_backend.launch (the launch floor); 11: kl_device.arch (a
  * GPU's architecture, per device, for rungs on one generation's
- * instructions); 12: kl_backend.adopt_stream (a caller's stream). */
-#define KL_MODEL_VERSION 12
+ * instructions); 12: kl_backend.adopt_stream (a caller's stream); 13:
+ * kl_rung.family (hooks shared by a workload's rungs). */
+#define KL_MODEL_VERSION 13
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -395,6 +396,15 @@ typedef struct kl_reps {
 
 struct kl_workload;
 
+/* The hooks that the rungs of one family (a workload's GPU rungs, most
+ * often) share: each rung names the family, and a hook a rung sets for
+ * itself stands in place of its family's. */
+typedef struct kl_rung_family {
+  kl_status (*scratch)(kl_plan *p);
+  kl_status (*setup)(kl_args *a);
+  void (*teardown)(kl_args *a);
+} kl_rung_family;
+
 typedef struct kl_rung {
   /* ---- required ---- */
   const char *name; /* unique within its workload, a literal in its table */
@@ -434,7 +444,21 @@ typedef struct kl_rung {
   /* KL_PARAM_BIT set of the KL_PARAM_TUNING parameters this rung reads
    * (laplacian's tiled kernels: m, the points per thread). */
   uint64_t tunings;
+  /* The family whose scratch, setup and teardown it takes where it sets
+   * none of its own; NULL: none. */
+  const kl_rung_family *family;
 } kl_rung;
+
+/* A rung's hooks: its own, else its family's (NULL: none). */
+static inline kl_status (*kl_rung_scratch(const kl_rung *r))(kl_plan *) {
+  return r->scratch ? r->scratch : r->family ? r->family->scratch : NULL;
+}
+static inline kl_status (*kl_rung_setup(const kl_rung *r))(kl_args *) {
+  return r->setup ? r->setup : r->family ? r->family->setup : NULL;
+}
+static inline void (*kl_rung_teardown(const kl_rung *r))(kl_args *) {
+  return r->teardown ? r->teardown : r->family ? r->family->teardown : NULL;
+}
 
 /* The one rung-table macro: a rung named by a literal (so that
  * grep -rn '"cuda-best"' src finds its line), on backend `backend_id` (serial,

@@ -653,7 +653,8 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   p->chunk_n = kl__chunk_size(p);
   if (st == KL_OK) p->chunk_count = (p->n + p->chunk_n - 1) / p->chunk_n;
   if (st == KL_OK && problem_bytes) st = kl__plan_bytes(p, problem_bytes);
-  if (st == KL_OK && r && r->scratch) st = r->scratch(p);
+  kl_status (*scratch)(kl_plan *) = r ? kl_rung_scratch(r) : NULL;
+  if (st == KL_OK && scratch) st = scratch(p);
   /* Test hook: KLADDER_INJECT_ASIDE=RUNG makes that rung refuse every
    * problem, as a rung that cannot serve one does (it stands aside). */
   const char *aside = getenv("KLADDER_INJECT_ASIDE");

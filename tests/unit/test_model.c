@@ -673,6 +673,28 @@ static void test_required_parts(void) {
         if (g->tunings >> k & 1)
           EXPECT(k < w->param_count &&
                  (w->params[k].flags & KL_PARAM_TUNING));
+      /* A rung in a family of one backend sets none of its family's
+       * hooks again: its own are only where it differs; and its hooks
+       * are its own, else its family's. */
+      const kl_rung_family *fam = g->family;
+      if (fam) {
+        for (size_t o = 0; o < w->rung_count; o++)
+          if (w->rungs[o].family == fam)
+            EXPECT(w->rungs[o].backend == g->backend);
+        EXPECT(!g->scratch || !fam->scratch || g->scratch != fam->scratch);
+        EXPECT(!g->setup || !fam->setup || g->setup != fam->setup);
+        EXPECT(!g->teardown || !fam->teardown ||
+               g->teardown != fam->teardown);
+      }
+      EXPECT(kl_rung_setup(g) == (g->setup ? g->setup
+                                  : fam     ? fam->setup
+                                            : NULL));
+      EXPECT(kl_rung_teardown(g) == (g->teardown ? g->teardown
+                                     : fam        ? fam->teardown
+                                                  : NULL));
+      EXPECT(kl_rung_scratch(g) == (g->scratch ? g->scratch
+                                    : fam       ? fam->scratch
+                                                : NULL));
     }
     for (const kl_retired_rung *old = w->retired; old && old->name; old++)
       EXPECT(old->now && !kl_rung_find(w, old->name));

@@ -892,6 +892,12 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 /* ---- the ladder ------------------------------------------------------------ */
 
 #define F64 KL_TYPE_BIT(KL_F64)
+/* The hooks every cg GPU rung shares. */
+static const kl_rung_family gpu_family = {
+    .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
+    .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
+    .teardown = KL_GPU_FN(kl__cg_gpu_teardown)};
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "cg's seed kernels on one thread, the CSR "
             "product after p's halo exchange, dots allreduced",
@@ -918,38 +924,37 @@ static const kl_rung rungs[] = {
             .variant = CG_MATRIX_FREE,
             .scratch = KL_GPU_FN(kl__cgdist_gpu_staged_scratch),
             .setup = KL_GPU_FN(kl__cg_gpu_setup),
-            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
-            .run = KL_GPU_FN(kl__cgdist_gpu_staged)),
+            .phases = phases,
+            .run = KL_GPU_FN(kl__cgdist_gpu_staged),
+            .family = &gpu_family),
     KL_RUNG("cuda-aware", gpu, "cuda-staged with p's halo sent from the "
             "GPU's memory (a CUDA-aware MPI; stands aside without one)",
             .variant = CG_MATRIX_FREE,
             .scratch = KL_GPU_FN(kl__cgdist_gpu_aware_scratch),
             .setup = KL_GPU_FN(kl__cgdist_gpu_aware_setup),
-            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
-            .run = KL_GPU_FN(kl__cgdist_gpu_aware)),
+            .phases = phases,
+            .run = KL_GPU_FN(kl__cgdist_gpu_aware),
+            .family = &gpu_family),
     /* cg-dist-nccl.cu; the setup makes the ranks' communicator. */
     KL_RUNG("cuda-nccl", gpu, "cuda-staged with p's halo exchanged by "
             "ncclSend and ncclRecv in one group and the dots by "
             "ncclAllReduce, alpha and beta on the GPU; stands aside where "
             "two ranks share a GPU", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
-            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
-            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
-            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl)),
+            .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl),
+            .family = &gpu_family),
     KL_RUNG("cuda-nccl-batched", gpu, "cuda-nccl's iterations queued 16 at "
             "a time, the stop decided on the GPU: one host wait a batch, "
             "not an iteration", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
-            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
-            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
-            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_batched)),
+            .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_batched),
+            .family = &gpu_family),
     KL_RUNG("cuda-nccl-overlap", gpu, "cuda-nccl-batched with p's halo "
             "on the GPU's urgent stream while sweep A's inner tiles run; "
             "the edge tiles wait for it", .variant = CG_MATRIX_FREE,
-            .scratch = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_scratch),
-            .setup = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_setup),
-            .teardown = KL_GPU_FN(kl__cg_gpu_teardown), .phases = phases,
-            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_overlap)),
+            .phases = phases,
+            .run = KL_GPU_NCCL_FN(kl__cgdist_gpu_nccl_overlap),
+            .family = &gpu_family),
 };
 
 static const char *const stencils[] = {"27", "7", NULL};

@@ -213,6 +213,10 @@ static kl_status serial(const kl_args *a) {
 
 #define U8 KL_TYPE_BIT(KL_U8)
 
+/* The hooks every histogram GPU rung shares. */
+static const kl_rung_family gpu_family = {
+    .setup = KL_GPU_FN(kl__histogram_gpu_setup)};
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the seed's loop: ++count[byte]",
             .library = U8, .run = serial),
@@ -226,36 +230,36 @@ static const kl_rung rungs[] = {
             "sub-histograms to break the chains of repeated bytes, 8 equal "
             "bytes at once", .library = U8, .run = kl__histogram_omp_blocks),
     KL_RUNG("cuda-global-atomic", gpu, "one global atomic per byte",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_global_atomic)),
+            .run = KL_GPU_FN(kl__histogram_gpu_global_atomic),
+            .family = &gpu_family),
     KL_RUNG("cuda-four-per-thread", gpu, "4 bytes per thread, global atomics",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_four_per_thread)),
+            .run = KL_GPU_FN(kl__histogram_gpu_four_per_thread),
+            .family = &gpu_family),
     KL_RUNG("cuda-shared", gpu, "a shared-memory histogram per block",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_shared)),
+            .run = KL_GPU_FN(kl__histogram_gpu_shared),
+            .family = &gpu_family),
     KL_RUNG("cuda-fat-interleaved", gpu, "a shared histogram per block, 32 "
             "words per thread a grid apart",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_fat_interleaved)),
+            .run = KL_GPU_FN(kl__histogram_gpu_fat_interleaved),
+            .family = &gpu_family),
     KL_RUNG("cuda-fat-contiguous", gpu, "a shared histogram per block, 32 "
             "adjacent words per thread",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_fat_contiguous)),
+            .run = KL_GPU_FN(kl__histogram_gpu_fat_contiguous),
+            .family = &gpu_family),
     KL_RUNG("cuda-vec16", gpu, "16-byte loads, a shared histogram per block",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_vec16)),
+            .run = KL_GPU_FN(kl__histogram_gpu_vec16),
+            .family = &gpu_family),
     KL_RUNG("cuda-warp-private", gpu, "a shared sub-histogram per warp",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_warp_private)),
+            .run = KL_GPU_FN(kl__histogram_gpu_warp_private),
+            .family = &gpu_family),
     KL_RUNG("cuda-best", gpu, "a sub-histogram per shared-memory bank, "
             "persistent grid, 16-byte loads in flight", .library = U8,
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_GPU_FN(kl__histogram_gpu_best)),
+            .run = KL_GPU_FN(kl__histogram_gpu_best),
+            .family = &gpu_family),
     KL_RUNG("cuda-cluster", gpu, "thread-block clusters, the bins split over "
             "the cluster's distributed shared memory",
-            .setup = KL_GPU_FN(kl__histogram_gpu_setup),
-            .run = KL_NVIDIA_FN(kl__histogram_gpu_cluster)),
+            .run = KL_NVIDIA_FN(kl__histogram_gpu_cluster),
+            .family = &gpu_family),
     KL_RUNG("cuda-cub", gpu, "CUB DeviceHistogram::HistogramEven",
             .flags = KL_RUNG_VENDOR,
             .scratch = KL_GPU_CUB_FN(kl__histogram_gpu_cub_scratch),

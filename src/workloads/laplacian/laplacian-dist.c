@@ -599,6 +599,10 @@ static kl_status shared_setup(kl_args *a) {
 
 #define FLOATS (KL_TYPE_BIT(KL_F32) | KL_TYPE_BIT(KL_F64))
 
+/* The hooks every laplacian GPU rung shares. */
+static const kl_rung_family gpu_family = {
+    .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch)};
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the faces exchanged, then laplacian's triple "
             "loop on the rank's box", .phases = phases, .run = serial),
@@ -632,29 +636,31 @@ static const kl_rung rungs[] = {
             "memory the ranks share (an MPI shared window), a one-byte note "
             "sent, then copied in from this rank's part: the CPU touches no "
             "face", .phases = gpu_phases,
-            .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_shared_setup),
             .teardown = KL_GPU_FN(kl__lapdist_gpu_shared_teardown),
-            .run = KL_GPU_FN(kl__lapdist_gpu_shared)),
+            .run = KL_GPU_FN(kl__lapdist_gpu_shared),
+            .family = &gpu_family),
     KL_RUNG("cuda-aware", gpu, "cuda-staged with the faces sent from the "
             "device (a CUDA-aware MPI); stands aside where MPI takes no "
             "device memory", .phases = gpu_phases,
-            .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
             .setup = KL_GPU_FN(kl__lapdist_gpu_aware_setup),
-            .run = KL_GPU_FN(kl__lapdist_gpu_aware)),
+            .run = KL_GPU_FN(kl__lapdist_gpu_aware),
+            .family = &gpu_family),
     KL_RUNG("cuda-nccl", gpu, "the faces packed on the GPU (a z face as it "
             "lies in u) and exchanged by ncclSend and ncclRecv in one group "
             "on the stream, then cuda-zmarch-vector; stands aside where two "
             "ranks share a GPU",
-            .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .phases = phases,
             .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
-            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl)),
+            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl),
+            .family = &gpu_family),
     KL_RUNG("cuda-nccl-overlap", gpu, "cuda-nccl's exchange on a stream of "
             "the highest priority while the interior's stencil runs, then "
             "the shell next to the faces; the phases overlap",
-            .phases = phases, .scratch = KL_GPU_FN(kl__lapdist_gpu_scratch),
+            .phases = phases,
             .setup = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_setup),
-            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_overlap)),
+            .run = KL_GPU_NCCL_FN(kl__lapdist_gpu_nccl_overlap),
+            .family = &gpu_family),
 };
 
 static const kl_test_problem tests[] = {

@@ -189,6 +189,10 @@ kl_status kl__laplacian_serial(const kl_args *a) {
 /* The ladder, naive first. The four tiled CUDA rungs read m, the points
  * per thread along y (-p m=), and the z-marching ones planes, the planes
  * of a chunk (-p planes=): their .tunings. */
+/* The hooks every laplacian GPU rung shares. */
+static const kl_rung_family gpu_family = {
+    .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup)};
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "the triple loop, k outer, i inner",
             .library = FLOATS, .run = kl__laplacian_serial),
@@ -223,17 +227,17 @@ static const kl_rung rungs[] = {
             .run = KL_GPU_FN(kl__laplacian_gpu_streaming)),
     KL_RUNG("cuda-zmarch", gpu, "beyond the seed: marching along z over 8 "
             "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
-            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
-            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch)),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch),
+            .family = &gpu_family),
     KL_RUNG("cuda-zmarch-shared", gpu, "marching along z, plane k's tile and "
             "halo in shared memory (2.5D blocking)",
-            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
-            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_shared)),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_shared),
+            .family = &gpu_family),
     KL_RUNG("cuda-zmarch-vector", gpu, "cuda-zmarch over 4 planes with "
             "16-byte vector loads and stores along x (nx a multiple of 2 f64 "
             "or 4 f32; else as cuda-zmarch)", .library = FLOATS,
-            .setup = KL_GPU_FN(kl__laplacian_gpu_zmarch_setup),
-            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector)),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector),
+            .family = &gpu_family),
     KL_RUNG("openacc", openacc, "rows over gangs (collapse(2)), each row's "
             "points over 128 vector lanes", .peer = "cuda-kernel1",
             .library = FLOATS, .run = KL_ACC_FN(kl__laplacian_acc)),

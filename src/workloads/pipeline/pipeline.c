@@ -67,6 +67,12 @@ static double bound(const kl_result *r, double measured) {
   return slowest > 0 ? r->cost.items / slowest * 1e-9 : 0;
 }
 
+/* The hooks every pipeline GPU rung shares. */
+static const kl_rung_family gpu_family = {
+    .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
+    .setup = KL_GPU_FN(kl__pipe_gpu_setup),
+    .teardown = KL_GPU_FN(kl__pipe_gpu_teardown)};
+
 static const kl_rung rungs[] = {
     KL_RUNG("serial", serial, "each interval one loop",
             .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
@@ -79,64 +85,52 @@ static const kl_rung rungs[] = {
             "(pageable) and summed on the host, interval after interval",
             .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
             .phases = kl__pipe_phases,
-            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_sum_on_cpu)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_sum_on_cpu),
+            .family = &gpu_family),
     KL_RUNG("cuda-hide-cpu", gpu, "the host sums interval j-1 while the "
             "kernel of interval j runs",
             .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
             .phases = kl__pipe_phases,
-            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_cpu)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_cpu),
+            .family = &gpu_family),
     KL_RUNG("cuda-double-pageable", gpu, "two streams and buffers, "
             "asynchronous copies to pageable memory (they stay synchronous)",
             .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
             .phases = kl__pipe_phases,
-            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer),
+            .family = &gpu_family),
     KL_RUNG("cuda-double-buffer", gpu, "two streams and buffers, "
             "asynchronous copies to pinned memory",
             .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
             .phases = kl__pipe_phases,
             .scratch = KL_GPU_FN(kl__pipe_gpu_pinned_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_double_buffer),
+            .family = &gpu_family),
     KL_RUNG("cuda-hide-copy", gpu, "as double-buffer, and kernel j waits "
             "for kernel j-1 only (an event): copies hide behind kernels",
             .variant = INTEGRATE_PLAIN | PIPE_COPIES_PARTIALS,
             .phases = kl__pipe_phases,
             .scratch = KL_GPU_FN(kl__pipe_gpu_pinned_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_copy)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_hide_copy),
+            .family = &gpu_family),
     KL_RUNG("cuda-kernel-overlap", gpu, "partials summed by a one-block "
             "kernel, two streams: it runs beside the next interval's kernel",
             .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
-            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_kernel_overlap)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_kernel_overlap),
+            .family = &gpu_family),
     KL_RUNG("cuda-default-stream", gpu, "as kernel-overlap on blocking "
             "streams, the summing kernel on the legacy default stream, which "
             "serializes them",
             .variant = INTEGRATE_PLAIN, .phases = kl__pipe_phases,
-            .scratch = KL_GPU_FN(kl__pipe_gpu_pageable_scratch),
-            .setup = KL_GPU_FN(kl__pipe_gpu_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_default_stream)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_default_stream),
+            .family = &gpu_family),
     KL_RUNG("cuda-graph", gpu, "one graph of every interval over `streams` "
             "streams, each a resident-grid sincos kernel with a last-block "
             "sum", .variant = INTEGRATE_SINCOS, .phases = kl__pipe_phases,
             .scratch = KL_GPU_FN(kl__pipe_gpu_best_scratch),
             .setup = KL_GPU_FN(kl__pipe_gpu_graph_setup),
-            .teardown = KL_GPU_FN(kl__pipe_gpu_teardown),
-            .run_reps = KL_GPU_FN(kl__pipe_gpu_graph)),
+            .run_reps = KL_GPU_FN(kl__pipe_gpu_graph),
+            .family = &gpu_family),
 };
 
 static const kl_param params[] = {
