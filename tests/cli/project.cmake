@@ -23,8 +23,14 @@ set_tests_properties(install PROPERTIES TIMEOUT 300)
 # src/kladder.map, its public node against the installed headers' functions
 # (each with a doc comment), the tree's own users' needs exported,
 # kladder.h's length, and the entry-point example built and run.
+# A sanitizer build's library needs its users linked with the sanitizers.
+set(KL_ABI_LINK "")
+if(KL_SANITIZE)
+  set(KL_ABI_LINK "-fsanitize=address -fsanitize=undefined")
+endif()
 add_test(NAME abi COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/abi.sh
-  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_C_COMPILER})
+  ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR} ${CMAKE_C_COMPILER}
+  "${KL_ABI_LINK}")
 set_tests_properties(abi PROPERTIES SKIP_RETURN_CODE 77)
 
 # scripts/gpu-sanitize.sh without a GPU (sanitize_gate.sh): --plan over

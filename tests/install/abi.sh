@@ -8,8 +8,10 @@
 # that the command, the GPU module and the module's test take from it is
 # exported; kladder.h is at most 250 lines; and tests/install/example.c,
 # kladder.h and one entry header, builds against the build tree and runs.
-# Usage: abi.sh SOURCE_DIR BUILD_DIR C_COMPILER
-src=$1 build=$2 cc=$3
+# Usage: abi.sh SOURCE_DIR BUILD_DIR C_COMPILER [LINK_FLAGS]
+# (LINK_FLAGS: what a program linking the library needs, a sanitizer
+# build's -fsanitize options.)
+src=$1 build=$2 cc=$3 link=${4:-}
 fail() { echo "FAIL: $*"; exit 1; }
 lib=$build/libkladder.so
 [ -e "$lib" ] || { echo "SKIP: no $lib (a static-only build)"; exit 77; }
@@ -106,9 +108,11 @@ lines=$(wc -l <"$src/include/kladder.h")
 [ "$lines" -le 250 ] || fail "include/kladder.h has $lines lines, more than 250"
 
 [ "$(grep -c '' "$src/tests/install/example.c")" -le 10 ] || fail "example.c is more than ten lines"
+# shellcheck disable=SC2086 # LINK_FLAGS are words
 "$cc" -std=c11 -Wall -Werror -I"$src/include" -I"$build/include" \
-  "$src/tests/install/example.c" -L"$build" -lkladder -Wl,-rpath,"$build" \
-  -o "$tmp/example" || fail "example.c does not build"
-out=$("$tmp/example") || fail "example.c: $out"
+  "$src/tests/install/example.c" $link -L"$build" -lkladder \
+  -Wl,-rpath,"$build" -o "$tmp/example" 2>"$tmp/build.log" ||
+  fail "example.c does not build: $(cat "$tmp/build.log")"
+out=$("$tmp/example" 2>&1) || fail "example.c: $out"
 echo "example: $out"
 echo "abi: $(wc -l <"$tmp/public") public functions ($public), $(wc -l <"$tmp/private") private, kladder.h $lines lines"
