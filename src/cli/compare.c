@@ -33,6 +33,7 @@
 #include "report-html.h"
 #include "text.h"
 #include "kladder-run.h"
+#include "../core/tool.h"
 
 /* Fewer timed runs than this on a side: no test, the ratio alone. */
 #define MIN_REPS 3
@@ -837,31 +838,10 @@ static void heading(const row *r, char *dst, size_t size) {
   if (rest[0] && used < size) snprintf(dst + used, size - used, ", %s", rest);
 }
 
-/* Text wrapped at WIDTH, later lines indented. */
+/* Text wrapped at WIDTH, later lines indented, control characters
+ * escaped. */
 static void wrapped(FILE *f, const char *text, int indent) {
-  int col = 0, words = 0;
-  for (const char *p = text; *p;) {
-    while (*p == ' ') p++;
-    const size_t word = strcspn(p, " ");
-    if (!word) break;
-    if (words > 0 && col + 1 + (int)word > WIDTH) {
-      fprintf(f, "\n%*s", indent, "");
-      col = indent;
-      words = 0;
-    } else if (words > 0) {
-      fputc(' ', f);
-      col++;
-    }
-    words++;
-    for (size_t i = 0; i < word; i++) {
-      const unsigned char ch = (unsigned char)p[i];
-      if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
-      else fputc(ch, f);
-    }
-    col += (int)word;
-    p += word;
-  }
-  fputc('\n', f);
+  kl__text_wrapped(f, text, WIDTH, indent);
 }
 
 static void side_line(FILE *f, const char *which, const side *s) {

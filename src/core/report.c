@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fields.h"
+#include "tool.h"
 #include "json.h"
 
 /* ---- the report ------------------------------------------------------------ */
@@ -648,14 +649,13 @@ static void rate_text(double v, const char *unit, char *dst, size_t size) {
   else snprintf(dst, size, "0 %s", unit);
 }
 
-/* Text wrapped at BRIEF_WIDTH, its later lines indented by `indent`. */
-static void wrapped(FILE *f, const char *text, int indent) {
+void kl__text_wrapped(FILE *f, const char *text, int width, int indent) {
   int col = 0, words = 0; /* words on this line */
   for (const char *p = text; *p;) {
     while (*p == ' ') p++;
     const size_t word = strcspn(p, " ");
     if (!word) break;
-    if (words > 0 && col + 1 + (int)word > BRIEF_WIDTH) {
+    if (words > 0 && col + 1 + (int)word > width) {
       fprintf(f, "\n%*s", indent, "");
       col = indent;
       words = 0;
@@ -664,11 +664,20 @@ static void wrapped(FILE *f, const char *text, int indent) {
       col++;
     }
     words++;
-    fwrite(p, 1, word, f);
+    for (size_t i = 0; i < word; i++) {
+      const unsigned char ch = (unsigned char)p[i];
+      if (ch < 0x20 || ch == 0x7f) fprintf(f, "\\x%02x", ch);
+      else fputc(ch, f);
+    }
     col += (int)word;
     p += word;
   }
   fputc('\n', f);
+}
+
+/* Text wrapped at BRIEF_WIDTH, its later lines indented by `indent`. */
+static void wrapped(FILE *f, const char *text, int indent) {
+  kl__text_wrapped(f, text, BRIEF_WIDTH, indent);
 }
 
 /* The problem a result ran: its group's key and heading. A parameter

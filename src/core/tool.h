@@ -44,6 +44,11 @@ kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
  * at once removes it (unlink is async-signal-safe). */
 const char *kl__output_temp(const kl_output *out);
 
+/* `text` at most `width` columns a line, broken between words (a word
+ * longer than the line stands alone), later lines indented by `indent`,
+ * a control character written \xNN; a newline at the end. */
+void kl__text_wrapped(FILE *f, const char *text, int width, int indent);
+
 #ifdef __cplusplus
 }
 #endif
