@@ -868,6 +868,8 @@ static void list_fields(void) {
   static const char *const kinds[] = {"text",  "number", "seconds",
                                       "list",  "pairs",  "events",
                                       "rank-runs"};
+  _Static_assert(sizeof kinds / sizeof *kinds == KL_FIELD_RANK_RUNS + 1,
+                 "a name for every kl_field_kind");
   printf("%-22s %-9s %-6s %-22s %s\n", "field", "kind", "unit", "csv",
          "per run");
   for (size_t i = 0; i < kl_field_count(); i++) {

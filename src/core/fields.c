@@ -707,6 +707,10 @@ const kl__field *kl__field_named(const char *name) {
   return NULL;
 }
 
+const char *kl__field_format(const kl__field *f) {
+  return f->format ? f->format : "%.17g";
+}
+
 void kl__field_get(const kl__field *f, const kl_report *rep,
                    const kl__result *res, int json, kl__value *v) {
   memset(v, 0, sizeof *v);
@@ -809,7 +813,7 @@ static kl_status result_text(const kl_report *r, size_t result, size_t field,
   if (f->kind == KL__TEXT)
     snprintf(out, size, "%s", v.text ? v.text : "");
   else
-    snprintf(out, size, f->format ? f->format : "%.17g", v.number);
+    snprintf(out, size, kl__field_format(f), v.number);
   return KL_OK;
 }
 

@@ -55,6 +55,9 @@ typedef struct kl__field {
 extern const kl__field kl__fields[];
 extern const size_t kl__field_count;
 const kl__field *kl__field_named(const char *name);
+/* The printf format a number of field f is written with (the CSV's, and
+ * kl_result_text's). */
+const char *kl__field_format(const kl__field *f);
 void kl__field_get(const kl__field *f, const kl_report *rep,
                    const kl__result *res, int json, kl__value *v);
 

@@ -875,7 +875,7 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
       csv_string(f, text);
     } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS &&
                fd->kind != KL__RANK_RUNS && v.present) {
-      fprintf(f, fd->format ? fd->format : "%.17g", v.number);
+      fprintf(f, kl__field_format(fd), v.number);
     }
   }
   fputc('\n', f);
