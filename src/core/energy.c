@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,11 +180,15 @@ static kl_status next_update(kl__energy *e, double *joules, double *when) {
  * counter's period, and a read between them would place an update only
  * within a batch), taking each update's time as the middle between the
  * read that saw it and the one before; and, where the device reports its
- * power (NVML), reading that every 25 ms: the cross-check of the
- * counter's mean, from `from` on (a board's 1 s average counts only from
- * a second into the window). */
+ * power (NVML), reading that at each of those reads: the cross-check of
+ * the counter's mean, from `from` on (a board's 1 s average counts only
+ * from a second into the window). The pauses between reads are drawn
+ * uniformly from 1 to 3 ms: samples at a fixed period would see a load
+ * that repeats at a multiple of it (one repetition's kernels and the gaps
+ * between them) always at the same phase, and their mean would be that
+ * phase's power, not the window's; at random times their mean is the
+ * window's mean power. */
 #define KL__POWER_AVERAGE_SECONDS 1.0
-#define KL__POWER_SAMPLE_SECONDS 0.025
 typedef struct watcher {
   kl__energy *e;
   double from;
@@ -196,19 +201,29 @@ typedef struct watcher {
   int updates, failed;
   double power_sum;
   long power_count;
+  uint32_t draw; /* the pauses' generator (xorshift32), never 0 */
 } watcher;
+
+/* A pause from 1 to 3 ms, uniformly. */
+static double jittered_pause(watcher *w) {
+  uint32_t x = w->draw;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  w->draw = x;
+  return 0.001 + 0.002 * ((double)x / 4294967296.0);
+}
 
 static int watch(void *arg) {
   watcher *w = arg;
   mtx_lock(&w->lock);
-  double seen = w->joules, before = w->when, sampled = 0;
+  double seen = w->joules, before = w->when;
   mtx_unlock(&w->lock);
   while (!atomic_load(&w->stop)) {
     double j = 0, watts = 0;
     const int read = energy_read(w->e, &j);
     const double t = kl__now();
     const int power = read && w->sample_power && t >= w->from &&
-                      t - sampled >= KL__POWER_SAMPLE_SECONDS &&
                       energy_power(w->e, &watts);
     mtx_lock(&w->lock);
     if (!read) w->failed = 1;
@@ -223,9 +238,8 @@ static int watch(void *arg) {
     }
     mtx_unlock(&w->lock);
     if (!read) break;
-    if (power) sampled = t;
     before = t;
-    pause_briefly(0.002);
+    pause_briefly(jittered_pause(w));
   }
   return 0;
 }
@@ -241,7 +255,9 @@ kl_status kl__energy_window(kl__energy *e, const kl__energy_rule *rule,
   const double lag = batch && e->power_averaged ? KL__POWER_AVERAGE_SECONDS
                                                 : 0;
   watcher w = {.e = e, .from = t0 + lag, .sample_power = batch && e->nvml,
-               .joules = j0, .when = t0};
+               .joules = j0, .when = t0,
+               .draw = 0x9e3779b9u ^ (uint32_t)(1e6 * t0)};
+  if (w.draw == 0) w.draw = 1;
   atomic_init(&w.stop, 0);
   if (mtx_init(&w.lock, mtx_plain) != thrd_success)
     return KL_FAIL(KL_NO_MEMORY, "mtx_init failed for the energy watcher");

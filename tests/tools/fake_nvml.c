@@ -11,7 +11,12 @@
  * field reads FAKE_NVML_INSTANT watts (the reported power where unset),
  * or is not supported where FAKE_NVML_NO_FIELDS is set (then kladder
  * reads the reported power, which boards average over a second).
+ * FAKE_NVML_PULSE="PERIOD_MS,ON_MS,WATTS" adds WATTS to the drawn power
+ * for the first ON_MS of every PERIOD_MS (a load that repeats): the
+ * counter and the instantaneous field both see it.
  * Declared as kladder declares the functions it loads. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -30,6 +35,32 @@ static double now(void) {
 static double env_watts(const char *name, double fallback) {
   const char *s = getenv(name);
   return s && *s ? atof(s) : fallback;
+}
+
+/* The pulse's period, its length (seconds) and its power; 0 where none. */
+static int pulse(double *period, double *on, double *watts) {
+  const char *s = getenv("FAKE_NVML_PULSE");
+  double p = 0, o = 0, w = 0;
+  if (!s || sscanf(s, "%lf,%lf,%lf", &p, &o, &w) != 3 || p <= 0) return 0;
+  *period = 1e-3 * p;
+  *on = 1e-3 * o;
+  *watts = w;
+  return 1;
+}
+
+/* The joules the pulses add from the start to t. */
+static double pulse_joules(double t) {
+  double period, on, watts;
+  if (!pulse(&period, &on, &watts)) return 0;
+  const double cycles = floor(t / period);
+  return watts * (cycles * on + fmin(t - cycles * period, on));
+}
+
+/* The pulse's power at t. */
+static double pulse_watts(double t) {
+  double period, on, watts;
+  if (!pulse(&period, &on, &watts)) return 0;
+  return fmod(t, period) < on ? watts : 0;
 }
 
 int nvmlInit_v2(void) {
@@ -54,8 +85,10 @@ int nvmlDeviceGetTotalEnergyConsumption(void *device,
   const double t = now() - origin,
                step = 1e-3 * env_watts("FAKE_NVML_PERIOD_MS", 20);
   const double updated = step * (double)(long long)(t / step);
-  *millijoules = (unsigned long long)(1e3 * env_watts("FAKE_NVML_WATTS", 250) *
-                                      updated) + 1000000ULL;
+  *millijoules = (unsigned long long)(1e3 * (env_watts("FAKE_NVML_WATTS", 250) *
+                                             updated +
+                                         pulse_joules(updated))) +
+                 1000000ULL;
   return 0;
 }
 int nvmlDeviceGetPowerUsage(void *device, unsigned int *milliwatts) {
@@ -131,7 +164,7 @@ int nvmlDeviceGetFieldValues(void *device, int count, fake_field *values) {
         "FAKE_NVML_INSTANT",
         env_watts("FAKE_NVML_REPORTED", env_watts("FAKE_NVML_WATTS", 250)));
     f->type = 1; /* unsigned int */
-    f->value.ui = (unsigned int)(1e3 * w);
+    f->value.ui = (unsigned int)(1e3 * (w + pulse_watts(now() - origin)));
     f->status = 0;
   }
   return 0;

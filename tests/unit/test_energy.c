@@ -255,6 +255,27 @@ static void test_nvml(const char *library) {
   }
   kl__energy_close(e);
   unsetenv("FAKE_NVML_PERIOD_MS");
+  /* A load that repeats: 800 W more for 5 ms of every 26 ms, over 200 W
+   * (its mean 353.8 W). The counter's mean and the power sampled at
+   * random times over 3 s agree with it (the samples' mean within 8%:
+   * its spread, about 1.5%, comes from where they fall on the pulses);
+   * samples at a fixed period near 26 ms would see one phase of it, 200
+   * or 1000 W. */
+  setenv("FAKE_NVML_WATTS", "200", 1);
+  setenv("FAKE_NVML_PULSE", "26,5,800", 1);
+  kl__energy_rule pulsed = {3.0, 10};
+  EXPECT(kl__energy_open(&ctx, &pulsed, &e, why, sizeof why) == KL_OK && e);
+  if (e) {
+    EXPECT(kl__energy_window(e, &pulsed, busy, NULL, 2, &f) == KL_OK);
+    const double mean = 200 + 800 * 5.0 / 26;
+    printf("nvml, a pulsed load of %.1f W: counter %.3f W, sampled %.3f W "
+           "over %.3f s\n", mean, f.watts, f.sampled_watts, f.seconds);
+    EXPECT(fabs(f.watts - mean) < 0.03 * mean);
+    EXPECT(fabs(f.sampled_watts - mean) < 0.08 * mean && f.mismatch == 0);
+    kl__energy_close(e);
+  }
+  unsetenv("FAKE_NVML_PULSE");
+  setenv("FAKE_NVML_WATTS", "250", 1);
   EXPECT(kl__energy_open(&ctx, &rule, &e, why, sizeof why) == KL_OK && e);
   if (!e) return;
   /* The board's 1 s average lags the window (the idle board's power in
