@@ -59,33 +59,57 @@ static double judge(const kl_element *e, double *abs_error) {
   return e->tol > 0 ? (double)(err / e->tol) : INFINITY;
 }
 
+/* One element as a run of one. */
+typedef struct one_by_one {
+  kl_element_fn element;
+  const void *ctx;
+} one_by_one;
+
+static void run_of_elements(const void *ctx, int64_t first, int n,
+                            kl_element *e) {
+  const one_by_one *o = ctx;
+  for (int k = 0; k < n; k++) o->element(o->ctx, first + k, &e[k]);
+}
+
 void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
                         kl_verdict *v) {
+  const one_by_one o = {element, ctx};
+  kl__check_runs(count, run_of_elements, &o, v);
+}
+
+void kl__check_runs(int64_t count, kl_elements_fn run, const void *ctx,
+                    kl_verdict *v) {
   int64_t bad = 0, first = INT64_MAX, unverifiable = 0;
   double worst = 0, worst_abs = 0;
+  const int64_t runs = (count + KL_CHECK_RUN - 1) / KL_CHECK_RUN;
 #pragma omp parallel for reduction(+ : bad, unverifiable) \
     reduction(min : first) reduction(max : worst, worst_abs) schedule(static)
-  for (int64_t i = 0; i < count; i++) {
-    kl_element e;
-    element(ctx, i, &e);
-    double abs_error;
-    const double ratio = judge(&e, &abs_error);
-    if (ratio == UNVERIFIABLE) {
-      unverifiable++;
-      continue;
+  for (int64_t r = 0; r < runs; r++) {
+    kl_element e[KL_CHECK_RUN];
+    const int64_t from = r * KL_CHECK_RUN;
+    const int n = (int)(count - from < KL_CHECK_RUN ? count - from
+                                                    : KL_CHECK_RUN);
+    run(ctx, from, n, e);
+    for (int k = 0; k < n; k++) {
+      double abs_error;
+      const double ratio = judge(&e[k], &abs_error);
+      if (ratio == UNVERIFIABLE) {
+        unverifiable++;
+        continue;
+      }
+      if (!(ratio <= 1)) {
+        bad++;
+        if (from + k < first) first = from + k;
+      }
+      if (ratio > worst) worst = ratio;
+      if (abs_error > worst_abs) worst_abs = abs_error;
     }
-    if (!(ratio <= 1)) {
-      bad++;
-      if (i < first) first = i;
-    }
-    if (ratio > worst) worst = ratio;
-    if (abs_error > worst_abs) worst_abs = abs_error;
   }
   kl__verdict_set(v, count, bad, first, worst, worst_abs);
   kl__verdict_unverifiable(v, unverifiable, NULL);
   if (bad) {
     kl_element e;
-    element(ctx, first, &e);
+    run(ctx, first, 1, &e);
     snprintf(v->detail, sizeof v->detail,
              "element %lld: expected %.17Lg, got %.17Lg (tolerance %.3g)",
              (long long)first, e.want, e.got, e.tol);

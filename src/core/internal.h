@@ -68,6 +68,14 @@ typedef struct kl_element {
 typedef void (*kl_element_fn)(const void *ctx, int64_t i, kl_element *e);
 void kl__check_elements(int64_t count, kl_element_fn element, const void *ctx,
                         kl_verdict *v);
+/* The same, for a check that finds its elements faster in runs (a grid's
+ * row: one index division a run, not one an element): run fills e[0..n)
+ * with elements first..first+n, n at most KL_CHECK_RUN. */
+#define KL_CHECK_RUN 256
+typedef void (*kl_elements_fn)(const void *ctx, int64_t first, int n,
+                               kl_element *e);
+void kl__check_runs(int64_t count, kl_elements_fn run, const void *ctx,
+                    kl_verdict *v);
 /* Where `count` elements (or quantities) of a verdict cannot be verified
  * in the type's range, say so: the verdict is then UNVERIFIABLE where
  * nothing is bad (`why`, or NULL: the bound overflows). */

@@ -669,7 +669,7 @@ static kl_status same_jobs(const kl_ranks *ranks, const kl__jobs *jobs) {
  * on every backend of a machine takes a couple of minutes, its slowest
  * rungs (a naive one copying every iteration, contended atomics) timed
  * fewer times rather than the whole suite waiting on them. */
-#define QUICK_MAX_SECONDS 0.5
+#define QUICK_MAX_SECONDS 0.3
 
 static double max_seconds_of(const kl_options *o, const kl__job *jb) {
   if (!jb->quick_size) return o->max_seconds;
