@@ -551,7 +551,7 @@ static const kl_param params[] = {
                 .default_value = 201, /* the seed's exercise */
                 .host_default = 128, .min = 1, .max = 2147483647.0,
                 .quick_default = 128, .quick_host_default = 64,
-                .cache_multiple = 2,
+                .cache_multiple = 4,
                 .step = 1},
     [CG_P_STENCIL] = {.name = "stencil", .kind = KL_PARAM_CHOICE,
                       .help = "the 3D Poisson matrix, 27-point or 7-point; "

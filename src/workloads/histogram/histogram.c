@@ -284,7 +284,7 @@ static const kl_param params[] = {
                   .flags = KL_PARAM_MAIN_SIZE, .help = "bytes to count",
                   .default_value = 512 << 20, /* the seed's 512 MB */
                   .quick_default = 256 << 20, .quick_host_default = 64 << 20,
-                  .cache_multiple = 2,
+                  .cache_multiple = 4,
                   .min = 1, .max = 0x1p62, .step = 1 << 20},
     [HIST_P_INPUTS] = {.name = "inputs", .kind = KL_PARAM_CHOICE,
                        .flags = KL_PARAM_INPUTS, .label = "input pattern",

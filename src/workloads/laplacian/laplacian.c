@@ -316,7 +316,7 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
                   .default_value = 512, /* the seed's 512^3 */
                   .host_default = 256, .min = 1, .max = 0x1p40, .step = 16,
                   .quick_default = 256, .quick_host_default = 192,
-                  .cache_multiple = 2},
+                  .cache_multiple = 4},
     [LAP_P_NY] = {.name = "ny", .kind = KL_PARAM_SIZE, .flags = EXTENT,
                   .help = "points along y", .default_text = "nx", .min = 1,
                   .max = 0x1p40},

@@ -124,7 +124,7 @@ static const kl_param params[] = {
      .help = "elements of x and y",
      .default_value = 256 << 20, /* the seed's 256M elements */
      .quick_default = 64 << 20, .quick_host_default = 16 << 20,
-     .cache_multiple = 2,
+     .cache_multiple = 4,
      .min = 1, .max = 0x1p62, .step = 1 << 20},
 };
 

@@ -102,7 +102,7 @@ static const kl_param params[] = {
      .help = "elements of a",
      .default_value = 1 << 27, /* 1 GiB of f64 */
      .quick_default = 1 << 26, .quick_host_default = 1 << 24,
-     .cache_multiple = 2,
+     .cache_multiple = 4,
      .min = 1, .max = 0x1p62, .step = 1 << 20},
 };
 

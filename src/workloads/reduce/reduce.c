@@ -389,7 +389,7 @@ const kl_param kl__reduce_params[REDUCE_PARAMS] = {
                     .flags = KL_PARAM_MAIN_SIZE, .help = "elements of x",
                     .default_value = 1 << 28, /* 2 GiB of doubles */
                     .quick_default = 1 << 26, .quick_host_default = 1 << 24,
-                    .cache_multiple = 2,
+                    .cache_multiple = 4,
                     .min = 1, .max = 0x1p62, .step = 1 << 20},
     [REDUCE_P_OP] = {.name = "op", .kind = KL_PARAM_CHOICE,
                      .flags = KL_PARAM_OP, .help = "the operation",

@@ -149,7 +149,7 @@ static const kl_param params[] = {
      /* Quick: 512 and 128 MiB per array, still past every cache and as
       * large as any quick rung's data, so each ceiling has its size. */
      .quick_default = 1 << 26, .quick_host_default = 1 << 24,
-     .cache_multiple = 2,
+     .cache_multiple = 4,
      .min = 1, .max = 0x1p62, .step = 1 << 20},
 };
 
