@@ -583,6 +583,34 @@ kl_status kl_result_number(const kl_report *r, size_t result, size_t field,
 kl_status kl_result_text(const kl_report *r, size_t result, size_t field,
                          char *out, size_t size);
 
+/* ---- results read back ---------------------------------------------------
+ * A results file (kladder run --json, kl_report_write_json) read back, of
+ * any format version from kladder-results-1 on, its fields got by the
+ * same description as a run's: kl_results_number and kl_results_text are
+ * kl_result_number and kl_result_text of the file (an empty text, which
+ * the file holds as null, and a field an older format lacks are
+ * KL_UNAVAILABLE). One validation for every front end: the document is
+ * JSON, its "format" a kladder-results-N, its "results" a non-empty list
+ * of objects each naming its workload and rung, and every field the
+ * description knows of the kind it says (a text a string, a number
+ * finite, seconds not negative), or null. A file that is not is refused:
+ * KL_USAGE and one line in kl_last_error() naming the path, and the line
+ * and column where it goes wrong. A newer format is read for the fields
+ * known here, kl_results_warning() saying so ("" otherwise). "-" reads
+ * standard input. Read-only once read: any number of threads may read
+ * it; free it once. */
+typedef struct kl_results kl_results;
+kl_status kl_results_read(const char *path, kl_results **out);
+void kl_results_free(kl_results *r);
+/* Its results; its format's version (1, 2, ...). */
+size_t kl_results_count(const kl_results *r);
+int kl_results_format(const kl_results *r);
+const char *kl_results_warning(const kl_results *r);
+kl_status kl_results_number(const kl_results *r, size_t result, size_t field,
+                            double *out);
+kl_status kl_results_text(const kl_results *r, size_t result, size_t field,
+                          char *out, size_t size);
+
 /* A results file opened before the run, so that a bad path costs nothing
  * and a failed run leaves nothing behind. open checks the path and starts
  * the file (a regular file is written beside it under a temporary name and

@@ -29,7 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json-read.h"
+#include "../core/json-read.h"
 #include "report-html.h"
 #include "text.h"
 #include "kladder-run.h"
@@ -142,7 +142,7 @@ typedef struct row {
 /* One results file. */
 typedef struct side {
   const char *path, *name; /* as given; name: as messages show it */
-  json_doc *doc;
+  kl_results *file; /* read and validated by the library */
   const char *format, *started, *kladder, *commit, *cpu, *gpu;
   int major, interrupted;
   row *rows;
@@ -214,7 +214,7 @@ static int missing(const side *s, const json_value *at, size_t index,
 static int need_text(const side *s, const json_value *item, size_t index,
                      const char *key, const char **out, char *err,
                      size_t errlen) {
-  const json_value *m = json_member(item, key);
+  const json_value *m = kl__doc_member(item, key);
   char what[96];
   if (!m) {
     snprintf(what, sizeof what, "has no \"%s\"", key);
@@ -232,7 +232,7 @@ static int need_text(const side *s, const json_value *item, size_t index,
 static int maybe_number(const side *s, const json_value *item, size_t index,
                         const char *key, double *out, char *err,
                         size_t errlen) {
-  const json_value *m = json_member(item, key);
+  const json_value *m = kl__doc_member(item, key);
   *out = NAN;
   if (!m || m->kind == JSON_NULL) return 0;
   if (m->kind != JSON_NUMBER) {
@@ -274,18 +274,18 @@ static int read_row(const side *s, const json_value *item, size_t index,
       need_text(s, item, index, "status", &r->status, err, errlen))
     return -1;
   /* The size: the shape's text, or n. */
-  const json_value *shape = json_member(item, "shape");
+  const json_value *shape = kl__doc_member(item, "shape");
   if (shape && shape->kind == JSON_STRING) {
     r->shape = shape->text;
   } else {
     int has_n = 0;
-    const double n = json_number(item, "n", 0, &has_n);
+    const double n = kl__doc_number(item, "n", 0, &has_n);
     if (!has_n) return missing(s, item, index, "has no \"shape\" or \"n\"",
                                err, errlen);
     snprintf(r->shape_text, sizeof r->shape_text, "%.17g", n);
     r->shape = r->shape_text;
   }
-  if (!json_member(item, "median_s"))
+  if (!kl__doc_member(item, "median_s"))
     return missing(s, item, index, "has no \"median_s\"", err, errlen);
   double device = 0;
   if (maybe_number(s, item, index, "median_s", &r->median, err, errlen) ||
@@ -297,13 +297,13 @@ static int read_row(const side *s, const json_value *item, size_t index,
     return -1;
   r->device = isfinite(device) && device >= 0 && device < 1e6 ? (int)device
                                                               : 0;
-  r->op = json_string(item, "op", "");
-  r->inputs = json_string(item, "inputs", "");
-  r->params = json_string(item, "params", "");
-  r->flags = json_string(item, "flags", "");
-  r->device_name = json_string(item, "device_name", "");
+  r->op = kl__doc_string(item, "op", "");
+  r->inputs = kl__doc_string(item, "inputs", "");
+  r->params = kl__doc_string(item, "params", "");
+  r->flags = kl__doc_string(item, "flags", "");
+  r->device_name = kl__doc_string(item, "device_name", "");
   r->ceiling = listed(r->flags, "ceiling");
-  const json_value *times = json_member(item, "times_s");
+  const json_value *times = kl__doc_member(item, "times_s");
   if (times && times->kind != JSON_NULL) {
     if (times->kind != JSON_ARRAY)
       return missing(s, times, index, "has a \"times_s\" that is not an array",
@@ -312,7 +312,7 @@ static int read_row(const side *s, const json_value *item, size_t index,
     if (!r->times)
       return said(-1, err, errlen, "%s: out of memory", s->name);
     for (size_t i = 0; i < times->count; i++) {
-      const json_value *t = json_item(times, i);
+      const json_value *t = kl__doc_item(times, i);
       if (t->kind != JSON_NUMBER || !isfinite(t->number))
         return missing(s, t, index, "has a time in \"times_s\" that is not "
                        "a number", err, errlen);
@@ -337,29 +337,13 @@ static char *key_of(const row *r) {
   return key;
 }
 
-/* "kladder-results-N" or "-N.M": N, or 0 for anything else. */
-static int format_major(const char *format) {
-  static const char prefix[] = "kladder-results-";
-  if (strncmp(format, prefix, sizeof prefix - 1) != 0) return -1;
-  const char *p = format + sizeof prefix - 1;
-  long major = 0;
-  if (*p < '0' || *p > '9') return 0;
-  while (*p >= '0' && *p <= '9' && major < 1000000)
-    major = major * 10 + (*p++ - '0');
-  if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
-    p++;
-    while (*p >= '0' && *p <= '9') p++;
-  }
-  return *p == '\0' && major >= 1 && major < 1000000 ? (int)major : 0;
-}
-
 static void side_free(side *s) {
   for (size_t i = 0; i < s->count; i++) {
     free(s->rows[i].times);
     free(s->rows[i].key);
   }
   free(s->rows);
-  json_free(s->doc);
+  kl_results_free(s->file);
   memset(s, 0, sizeof *s);
 }
 
@@ -367,44 +351,20 @@ static int read_side(side *s, const char *path, char *err, size_t errlen,
                      char *warn, size_t warnlen) {
   s->path = path;
   s->name = strcmp(path, "-") == 0 ? "standard input" : path;
-  if (json_read(path, &s->doc, err, errlen)) return -1;
-  const json_value *root = json_root(s->doc);
-  const char *format = json_string(root, "format", NULL);
-  if (!format)
-    return said(-1, err, errlen,
-                "%s: not a kladder results file (no \"format\": "
-                "\"kladder-results-N\" in it)",
-                s->name);
-  s->format = format;
-  s->major = format_major(format);
-  if (s->major < 0)
-    return said(-1, err, errlen,
-                "%s: not a kladder results file (its format is '%.60s')",
-                s->name, format);
-  if (s->major == 0)
-    return said(-1, err, errlen,
-                "%s: format '%.60s' has no version this kladder reads (%s)",
-                s->name, format, known_formats);
-  const json_value *results = json_member(root, "results");
-  if (!results && s->major > KNOWN_MAJOR)
-    return said(-1, err, errlen,
-                "%s: format %s is newer than this kladder reads "
-                "(%s), and has no \"results\"",
-                s->name, format, known_formats);
-  if (!results)
-    return said(-1, err, errlen, "%s: no \"results\" in it", s->name);
-  if (results->kind != JSON_ARRAY)
-    return said(-1, err, errlen, "%s:%d:%d: \"results\" is not an array",
-                s->name, results->line, results->column);
-  if (results->count == 0)
-    return said(-1, err, errlen, "%s: no results in it (\"results\" is empty)",
-                s->name);
+  /* The library's one validation: the format, a non-empty list of
+   * results, every field of its kind (with line and column). */
+  if (kl_results_read(path, &s->file) != KL_OK)
+    return said(-1, err, errlen, "%s", kl_last_error());
+  const json_value *root = kl__results_root(s->file);
+  const json_value *results = kl__doc_member(root, "results");
+  s->format = kl__doc_string(root, "format", "");
+  s->major = kl_results_format(s->file);
   s->rows = calloc(results->count, sizeof *s->rows);
   if (!s->rows)
     return said(-1, err, errlen, "%s: out of memory", s->name);
   for (size_t i = 0; i < results->count; i++) {
     row *r = &s->rows[s->count++];
-    if (read_row(s, json_item(results, i), i, r, err, errlen)) return -1;
+    if (read_row(s, kl__doc_item(results, i), i, r, err, errlen)) return -1;
     if (!(r->key = key_of(r)))
       return said(-1, err, errlen, "%s: out of memory", s->name);
   }
@@ -417,19 +377,18 @@ static int read_side(side *s, const char *path, char *err, size_t errlen,
       if (j <= i) r->occurrence++;
     }
   }
-  s->started = json_string(root, "started", "");
-  s->kladder = json_string(root, "kladder", "");
-  const json_value *build = json_member(root, "build");
-  s->commit = json_string(build, "commit", "");
-  const json_value *machine = json_member(root, "machine");
-  s->cpu = json_string(machine, "cpu", "");
-  s->gpu = json_string(machine, "gpu", "");
-  const json_value *stopped = json_member(root, "interrupted");
+  s->started = kl__doc_string(root, "started", "");
+  s->kladder = kl__doc_string(root, "kladder", "");
+  const json_value *build = kl__doc_member(root, "build");
+  s->commit = kl__doc_string(build, "commit", "");
+  const json_value *machine = kl__doc_member(root, "machine");
+  s->cpu = kl__doc_string(machine, "cpu", "");
+  s->gpu = kl__doc_string(machine, "gpu", "");
+  const json_value *stopped = kl__doc_member(root, "interrupted");
   s->interrupted = stopped && stopped->kind == JSON_TRUE;
-  if (s->major > KNOWN_MAJOR && warn && warnlen && !warn[0])
-    snprintf(warn, warnlen, "%s: format %s is newer than this kladder reads "
-             "(%s); comparing the fields it knows", s->name, format,
-             known_formats);
+  if (kl_results_warning(s->file)[0] && warn && warnlen && !warn[0])
+    snprintf(warn, warnlen, "%s; comparing the fields it knows",
+             kl_results_warning(s->file));
   return 0;
 }
 

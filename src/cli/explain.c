@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../core/tool.h"
-#include "json-read.h"
+#include "../core/json-read.h"
 #include "lesson.h"
 #include "text.h"
 
@@ -337,33 +337,33 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
 
 static int measures_of_json(const json_doc *doc, explain_measure **out,
                             size_t *count) {
-  const json_value *results = json_member(json_root(doc), "results");
+  const json_value *results = kl__doc_member(kl__doc_root(doc), "results");
   *out = NULL;
   *count = 0;
   if (!results || results->kind != JSON_ARRAY) return -1;
   explain_measure *m = calloc(results->count + 1, sizeof *m);
   if (!m) return -1;
   for (size_t i = 0; i < results->count; i++) {
-    const json_value *r = json_item(results, i);
+    const json_value *r = kl__doc_item(results, i);
     explain_measure *e = &m[*count];
-    e->workload = json_string(r, "workload", "");
-    e->rung = json_string(r, "rung", "");
+    e->workload = kl__doc_string(r, "workload", "");
+    e->rung = kl__doc_string(r, "rung", "");
     /* The ceiling's own job at its size is not the rung's measurement. */
-    const json_value *only = json_member(r, "ceiling_only");
+    const json_value *only = kl__doc_member(r, "ceiling_only");
     if (only && only->kind == JSON_TRUE) continue;
-    e->ok = !strcmp(json_string(r, "status", ""), "success");
-    e->median_s = json_number(r, "median_s", 0, NULL);
-    e->rate = json_number(r, "rate", 0, NULL);
-    e->ceiling = json_number(r, "ceiling", 0, NULL);
-    e->percent = json_number(r, "percent_ceiling", 0, NULL);
-    e->unit = json_string(r, "unit", "");
-    e->check = json_string(r, "check", "");
-    e->ceiling_note = json_string(r, "ceiling_note", NULL);
-    e->bad_elements = (long long)json_number(r, "bad_elements", 0, NULL);
-    e->n = (long long)json_number(r, "n", 0, NULL);
-    e->abs_error = json_number(r, "abs_error", 0, NULL);
-    e->over_tolerance = json_number(r, "error_over_tolerance", 0, NULL);
-    if (!e->ok) e->check = json_string(r, "error", "an error");
+    e->ok = !strcmp(kl__doc_string(r, "status", ""), "success");
+    e->median_s = kl__doc_number(r, "median_s", 0, NULL);
+    e->rate = kl__doc_number(r, "rate", 0, NULL);
+    e->ceiling = kl__doc_number(r, "ceiling", 0, NULL);
+    e->percent = kl__doc_number(r, "percent_ceiling", 0, NULL);
+    e->unit = kl__doc_string(r, "unit", "");
+    e->check = kl__doc_string(r, "check", "");
+    e->ceiling_note = kl__doc_string(r, "ceiling_note", NULL);
+    e->bad_elements = (long long)kl__doc_number(r, "bad_elements", 0, NULL);
+    e->n = (long long)kl__doc_number(r, "n", 0, NULL);
+    e->abs_error = kl__doc_number(r, "abs_error", 0, NULL);
+    e->over_tolerance = kl__doc_number(r, "error_over_tolerance", 0, NULL);
+    if (!e->ok) e->check = kl__doc_string(r, "error", "an error");
     (*count)++;
   }
   *out = m;
@@ -479,14 +479,14 @@ int explain_main(int argc, char **argv) {
   size_t count = 0;
   if (results) {
     char err[512];
-    if (json_read(results, &doc, err, sizeof err) != 0) {
+    if (kl__doc_read(results, &doc, err, sizeof err) != 0) {
       fputs("kladder: error: ", stderr);
       one_line(stderr, err);
       fputc('\n', stderr);
       return 2;
     }
     if (measures_of_json(doc, &m, &count) != 0) {
-      json_free(doc);
+      kl__doc_free(doc);
       fputs("kladder: error: ", stderr);
       one_line(stderr, results);
       fputs(": not a results file of `kladder run --json` (no results "
@@ -513,6 +513,6 @@ int explain_main(int argc, char **argv) {
     if (fflush(stdout) != 0) code = 3;
   }
   free(m);
-  json_free(doc);
+  kl__doc_free(doc);
   return code;
 }

@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "json-read.h"
+#include "../core/json-read.h"
 #include "text.h"
 
 #define FORMAT_PREFIX "kladder-results-"
@@ -436,36 +436,36 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
     hash *= 1099511628211ull;
   }
   snprintf(l->digest, sizeof l->digest, "%016llx", (unsigned long long)hash);
-  rc = json_parse(path, text, len, &l->doc, err, errlen) ? 2 : 0;
+  rc = kl__doc_parse(path, text, len, &l->doc, err, errlen) ? 2 : 0;
   free(text);
   if (rc) return rc;
-  const json_value *root = json_root(l->doc);
-  const char *format = json_string(root, "format", NULL);
-  const json_value *results = json_member(root, "results");
+  const json_value *root = kl__doc_root(l->doc);
+  const char *format = kl__doc_string(root, "format", NULL);
+  const json_value *results = kl__doc_member(root, "results");
   const char *why = NULL;
   if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0)
     why = "not a kladder results file (no \"format\": \"" FORMAT_PREFIX
           "N\"; `kladder run --json FILE` writes one)";
   else if (strtol(format + strlen(FORMAT_PREFIX), NULL, 10) > FORMAT_KNOWN)
     why = "a results format newer than this kladder reads";
-  else if (!json_string(root, "started", NULL))
+  else if (!kl__doc_string(root, "started", NULL))
     why = "no \"started\" in it";
   else if (!results || results->kind != JSON_ARRAY)
     why = "no \"results\" array in it";
   for (size_t i = 0; !why && i < results->count; i++) {
     const json_value *r = &results->items[i];
-    if (r->kind != JSON_OBJECT || !json_string(r, "workload", NULL) ||
-        !json_string(r, "rung", NULL) || !json_string(r, "backend", NULL)) {
+    if (r->kind != JSON_OBJECT || !kl__doc_string(r, "workload", NULL) ||
+        !kl__doc_string(r, "rung", NULL) || !kl__doc_string(r, "backend", NULL)) {
       snprintf(err, errlen, "%s:%d:%d: a result without its workload, rung "
                "and backend", path, r->line, r->column);
-      json_free(l->doc);
+      kl__doc_free(l->doc);
       l->doc = NULL;
       return 2;
     }
   }
   if (why) {
     snprintf(err, errlen, "%s: %s", path, why);
-    json_free(l->doc);
+    kl__doc_free(l->doc);
     l->doc = NULL;
     return 2;
   }
@@ -477,9 +477,9 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
  * devices: " before the first device's name is left out, and so are the
  * details after its " ("). */
 static void machine_name(const json_value *m, char *dst, size_t size) {
-  const char *host = json_string(m, "host", "");
-  const char *cpu = json_string(m, "cpu", "unknown CPU");
-  const char *gpu = json_string(m, "gpu", NULL);
+  const char *host = kl__doc_string(m, "host", "");
+  const char *cpu = kl__doc_string(m, "cpu", "unknown CPU");
+  const char *gpu = kl__doc_string(m, "gpu", NULL);
   if (gpu) {
     const char *colon = strstr(gpu, " device");
     if (colon && strchr(colon, ':') && colon > gpu &&
@@ -502,7 +502,7 @@ static int bind_text(sqlite3_stmt *st, int i, const char *s) {
 static int bind_number(sqlite3_stmt *st, int i, const json_value *v,
                        const char *key, int integer) {
   int present = 0;
-  const double x = json_number(v, key, 0, &present);
+  const double x = kl__doc_number(v, key, 0, &present);
   if (!present || !isfinite(x)) return sqlite3_bind_null(st, i);
   if (integer && fabs(x) < 9e18) return sqlite3_bind_int64(st, i, (sqlite3_int64)x);
   return sqlite3_bind_double(st, i, x);
@@ -542,7 +542,7 @@ typedef struct statements {
 /* One results file's rows; *added 1 where it was not there before. */
 static int append_one(history_db *h, statements *s, const loaded *l,
                       int *added, char *err, size_t errlen) {
-  const json_value *root = json_root(l->doc);
+  const json_value *root = kl__doc_root(l->doc);
   *added = 0;
   int rc = sqlite3_bind_text(s->known, 1, l->digest, -1, SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind_text");
@@ -550,18 +550,18 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   sqlite3_reset(s->known);
   if (rc == SQLITE_ROW) return 0;
   if (rc != SQLITE_DONE) return SQL_FAIL(h, rc, "sqlite3_step");
-  const json_value *m = json_member(root, "machine");
-  const json_value *b = json_member(root, "build");
-  const json_value *o = json_member(root, "options");
+  const json_value *m = kl__doc_member(root, "machine");
+  const json_value *b = kl__doc_member(root, "build");
+  const json_value *o = kl__doc_member(root, "options");
   char machine[160];
   machine_name(m, machine, sizeof machine);
   /* A run under mpirun is P processes of the host at once: its results
    * (every rank's work, the slowest rank's time) are a machine of their
    * own, not points of the one-process series. */
-  const json_value *all = json_member(root, "results");
+  const json_value *all = kl__doc_member(root, "results");
   int ranks = 1;
   for (size_t i = 0; all && i < all->count; i++) {
-    const double p = json_number(&all->items[i], "ranks", 1, NULL);
+    const double p = kl__doc_number(&all->items[i], "ranks", 1, NULL);
     if (p > ranks && p < 1e6) ranks = (int)p;
   }
   if (ranks > 1) {
@@ -574,31 +574,31 @@ static int append_one(history_db *h, statements *s, const loaded *l,
     memcpy(machine + w, one, len);
     machine[w + len] = '\0';
   }
-  const json_value *interrupted = json_member(root, "interrupted");
+  const json_value *interrupted = kl__doc_member(root, "interrupted");
   sqlite3_stmt *st = s->run;
   rc = bind_text(st, 1, l->digest);
   if (!rc) rc = bind_text(st, 2, l->path);
-  if (!rc) rc = bind_text(st, 3, json_string(root, "format", NULL));
-  if (!rc) rc = bind_text(st, 4, json_string(root, "started", NULL));
-  if (!rc) rc = bind_text(st, 5, json_string(root, "command_line", NULL));
-  if (!rc) rc = bind_text(st, 6, json_string(root, "notes", NULL));
-  if (!rc) rc = bind_text(st, 7, json_string(root, "kladder", NULL));
+  if (!rc) rc = bind_text(st, 3, kl__doc_string(root, "format", NULL));
+  if (!rc) rc = bind_text(st, 4, kl__doc_string(root, "started", NULL));
+  if (!rc) rc = bind_text(st, 5, kl__doc_string(root, "command_line", NULL));
+  if (!rc) rc = bind_text(st, 6, kl__doc_string(root, "notes", NULL));
+  if (!rc) rc = bind_text(st, 7, kl__doc_string(root, "kladder", NULL));
   if (!rc)
     rc = sqlite3_bind_int(st, 8, interrupted && interrupted->kind == JSON_TRUE);
   if (!rc) rc = bind_text(st, 9, machine);
-  if (!rc) rc = bind_text(st, 10, json_string(m, "host", NULL));
-  if (!rc) rc = bind_text(st, 11, json_string(m, "cpu", NULL));
+  if (!rc) rc = bind_text(st, 10, kl__doc_string(m, "host", NULL));
+  if (!rc) rc = bind_text(st, 11, kl__doc_string(m, "cpu", NULL));
   if (!rc) rc = bind_number(st, 12, m, "cpu_threads", 1);
   if (!rc) rc = bind_number(st, 13, m, "omp_threads", 1);
-  if (!rc) rc = bind_text(st, 14, json_string(m, "gpu", NULL));
-  if (!rc) rc = bind_text(st, 15, json_string(m, "driver", NULL));
-  if (!rc) rc = bind_text(st, 16, json_string(b, "version", NULL));
-  if (!rc) rc = bind_text(st, 17, json_string(b, "commit", "unknown"));
-  if (!rc) rc = bind_text(st, 18, json_string(b, "build_type", ""));
-  if (!rc) rc = bind_text(st, 19, json_string(b, "c_compiler", NULL));
-  if (!rc) rc = bind_text(st, 20, json_string(b, "c_flags", NULL));
-  if (!rc) rc = bind_text(st, 21, json_string(b, "gpu_compiler", NULL));
-  if (!rc) rc = bind_text(st, 22, json_string(b, "gpu_flags", NULL));
+  if (!rc) rc = bind_text(st, 14, kl__doc_string(m, "gpu", NULL));
+  if (!rc) rc = bind_text(st, 15, kl__doc_string(m, "driver", NULL));
+  if (!rc) rc = bind_text(st, 16, kl__doc_string(b, "version", NULL));
+  if (!rc) rc = bind_text(st, 17, kl__doc_string(b, "commit", "unknown"));
+  if (!rc) rc = bind_text(st, 18, kl__doc_string(b, "build_type", ""));
+  if (!rc) rc = bind_text(st, 19, kl__doc_string(b, "c_compiler", NULL));
+  if (!rc) rc = bind_text(st, 20, kl__doc_string(b, "c_flags", NULL));
+  if (!rc) rc = bind_text(st, 21, kl__doc_string(b, "gpu_compiler", NULL));
+  if (!rc) rc = bind_text(st, 22, kl__doc_string(b, "gpu_flags", NULL));
   if (!rc) rc = bind_number(st, 23, o, "seed", 1);
   if (!rc) rc = bind_number(st, 24, o, "reps", 1);
   if (!rc) rc = bind_number(st, 25, o, "warmup", 1);
@@ -607,26 +607,26 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   rc = step_done(h, st, err, errlen);
   if (rc) return rc;
   const sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
-  const json_value *results = json_member(root, "results");
+  const json_value *results = kl__doc_member(root, "results");
   for (size_t i = 0; i < results->count; i++) {
     const json_value *r = &results->items[i];
     st = s->result;
     rc = sqlite3_bind_int64(st, 1, run_id);
     if (!rc) rc = sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-    if (!rc) rc = bind_text(st, 3, json_string(r, "workload", ""));
-    if (!rc) rc = bind_text(st, 4, json_string(r, "rung", ""));
-    if (!rc) rc = bind_text(st, 5, json_string(r, "backend", ""));
-    if (!rc) rc = bind_text(st, 6, json_string(r, "flags", ""));
-    if (!rc) rc = bind_text(st, 7, json_string(r, "type", ""));
+    if (!rc) rc = bind_text(st, 3, kl__doc_string(r, "workload", ""));
+    if (!rc) rc = bind_text(st, 4, kl__doc_string(r, "rung", ""));
+    if (!rc) rc = bind_text(st, 5, kl__doc_string(r, "backend", ""));
+    if (!rc) rc = bind_text(st, 6, kl__doc_string(r, "flags", ""));
+    if (!rc) rc = bind_text(st, 7, kl__doc_string(r, "type", ""));
     if (!rc) rc = bind_number(st, 8, r, "n", 0);
-    if (!rc) rc = bind_text(st, 9, json_string(r, "shape", ""));
-    if (!rc) rc = bind_text(st, 10, json_string(r, "params", ""));
-    if (!rc) rc = bind_text(st, 11, json_string(r, "op", ""));
-    if (!rc) rc = bind_text(st, 12, json_string(r, "inputs", ""));
+    if (!rc) rc = bind_text(st, 9, kl__doc_string(r, "shape", ""));
+    if (!rc) rc = bind_text(st, 10, kl__doc_string(r, "params", ""));
+    if (!rc) rc = bind_text(st, 11, kl__doc_string(r, "op", ""));
+    if (!rc) rc = bind_text(st, 12, kl__doc_string(r, "inputs", ""));
     if (!rc) rc = bind_number(st, 13, r, "step", 1);
     if (!rc) rc = bind_number(st, 14, r, "device", 1);
-    if (!rc) rc = bind_text(st, 15, json_string(r, "device_name", NULL));
-    if (!rc) rc = bind_text(st, 16, json_string(r, "unit", NULL));
+    if (!rc) rc = bind_text(st, 15, kl__doc_string(r, "device_name", NULL));
+    if (!rc) rc = bind_text(st, 16, kl__doc_string(r, "unit", NULL));
     if (!rc) rc = bind_number(st, 17, r, "median_s", 0);
     if (!rc) rc = bind_number(st, 18, r, "min_s", 0);
     if (!rc) rc = bind_number(st, 19, r, "max_s", 0);
@@ -638,14 +638,14 @@ static int append_one(history_db *h, statements *s, const loaded *l,
     if (!rc) rc = bind_number(st, 25, r, "bytes", 0);
     if (!rc) rc = bind_number(st, 26, r, "flops", 0);
     if (!rc) rc = bind_number(st, 27, r, "items", 0);
-    if (!rc) rc = bind_text(st, 28, json_string(r, "check", NULL));
-    if (!rc) rc = bind_text(st, 29, json_string(r, "status", NULL));
+    if (!rc) rc = bind_text(st, 28, kl__doc_string(r, "check", NULL));
+    if (!rc) rc = bind_text(st, 29, kl__doc_string(r, "status", NULL));
     if (!rc) rc = bind_number(st, 30, r, "timed_runs", 1);
     if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
     rc = step_done(h, st, err, errlen);
     if (rc) return rc;
     const sqlite3_int64 result_id = sqlite3_last_insert_rowid(h->db);
-    const json_value *times = json_member(r, "times_s");
+    const json_value *times = kl__doc_member(r, "times_s");
     for (size_t k = 0; times && times->kind == JSON_ARRAY && k < times->count;
          k++) {
       st = s->time;
@@ -695,7 +695,7 @@ int history_append(history_db *h, const char *const *paths, int count,
   for (int i = 0; i < 4; i++) sqlite3_finalize(*slot[i]);
   if (!rc) rc = exec(h, "COMMIT", err, errlen);
   if (rc && h->db) rollback(h);
-  for (int i = 0; i < count; i++) json_free(files[i].doc);
+  for (int i = 0; i < count; i++) kl__doc_free(files[i].doc);
   free(files);
   if (!rc && added) *added = n;
   return rc;

@@ -41,7 +41,7 @@
 #include <unistd.h>
 
 #include "history.h"
-#include "json-read.h"
+#include "../core/json-read.h"
 #include "kladder-run.h"
 #include "lesson.h"
 #include "text.h"
@@ -92,7 +92,7 @@ typedef struct report {
 } report;
 
 static const char *str(const json_value *v, const char *key) {
-  return json_string(v, key, "");
+  return kl__doc_string(v, key, "");
 }
 
 static int has_flag(const row *r, const char *flag) {
@@ -123,20 +123,20 @@ static void read_row(row *r, const json_value *v, int file, int index) {
   r->status = str(v, "status");
   r->summary = str(v, "summary");
   r->wsummary = str(v, "workload_summary");
-  r->step = json_number(v, "step", 0, NULL);
-  r->n = json_number(v, "n", 0, NULL);
-  r->median = json_number(v, "median_s", 0, &r->has_median);
-  r->min = json_number(v, "min_s", r->median, NULL);
-  r->max = json_number(v, "max_s", r->median, NULL);
-  r->rate = json_number(v, "rate", 0, &r->has_rate);
-  r->ceiling = json_number(v, "ceiling", 0, &r->has_ceiling);
-  r->bytes = json_number(v, "bytes", 0, NULL);
-  r->flops = json_number(v, "flops", 0, NULL);
-  const json_value *only = json_member(v, "ceiling_only");
+  r->step = kl__doc_number(v, "step", 0, NULL);
+  r->n = kl__doc_number(v, "n", 0, NULL);
+  r->median = kl__doc_number(v, "median_s", 0, &r->has_median);
+  r->min = kl__doc_number(v, "min_s", r->median, NULL);
+  r->max = kl__doc_number(v, "max_s", r->median, NULL);
+  r->rate = kl__doc_number(v, "rate", 0, &r->has_rate);
+  r->ceiling = kl__doc_number(v, "ceiling", 0, &r->has_ceiling);
+  r->bytes = kl__doc_number(v, "bytes", 0, NULL);
+  r->flops = kl__doc_number(v, "flops", 0, NULL);
+  const json_value *only = kl__doc_member(v, "ceiling_only");
   r->ceiling_only = only && only->kind == JSON_TRUE;
   int watts = 0, pj = 0;
-  r->energy_w = json_number(v, "energy_w", 0, &watts);
-  r->energy_pj = json_number(v, "energy_pj", 0, &pj);
+  r->energy_w = kl__doc_number(v, "energy_w", 0, &watts);
+  r->energy_pj = kl__doc_number(v, "energy_pj", 0, &pj);
   r->has_energy = watts && pj && r->energy_w > 0 && r->energy_pj > 0;
   r->energy_per = str(v, "energy_per");
   r->dispatched = str(v, "dispatched");
@@ -146,28 +146,28 @@ static void read_row(row *r, const json_value *v, int file, int index) {
 /* A results file: read, its format checked, its results taken. */
 static int load(report *rep, const char *path, char *err, size_t errlen) {
   json_doc *doc = NULL;
-  if (json_read(path, &doc, err, errlen) != 0) return 2;
-  const json_value *root = json_root(doc);
-  const char *format = json_string(root, "format", NULL);
+  if (kl__doc_read(path, &doc, err, errlen) != 0) return 2;
+  const json_value *root = kl__doc_root(doc);
+  const char *format = kl__doc_string(root, "format", NULL);
   if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0) {
     snprintf(err, errlen, "%s: not a kladder results file (no \"format\": "
              "\"" FORMAT_PREFIX "N\"; `kladder run --json FILE` writes one)",
              path);
-    json_free(doc);
+    kl__doc_free(doc);
     return 2;
   }
   const long version = strtol(format + strlen(FORMAT_PREFIX), NULL, 10);
-  const json_value *results = json_member(root, "results");
+  const json_value *results = kl__doc_member(root, "results");
   if (!results || results->kind != JSON_ARRAY) {
     snprintf(err, errlen, "%s: no \"results\" array in it%s", path,
              version > FORMAT_KNOWN ? " (a results format newer than this "
                                       "kladder reads)" : "");
-    json_free(doc);
+    kl__doc_free(doc);
     return 2;
   }
   if (results->count == 0) {
     snprintf(err, errlen, "%s: no results in it", path);
-    json_free(doc);
+    kl__doc_free(doc);
     return 2;
   }
   if (version > FORMAT_KNOWN)
@@ -177,7 +177,7 @@ static int load(report *rep, const char *path, char *err, size_t errlen) {
   row *grown = realloc(rep->rows, (rep->count + results->count) * sizeof *grown);
   if (!grown) {
     snprintf(err, errlen, "%s: out of memory", path);
-    json_free(doc);
+    kl__doc_free(doc);
     return 2;
   }
   rep->rows = grown;
@@ -185,7 +185,7 @@ static int load(report *rep, const char *path, char *err, size_t errlen) {
     if (results->items[i].kind != JSON_OBJECT) {
       snprintf(err, errlen, "%s:%d:%d: a result that is not an object", path,
                results->items[i].line, results->items[i].column);
-      json_free(doc);
+      kl__doc_free(doc);
       return 2;
     }
     read_row(&rep->rows[rep->count++], &results->items[i], rep->files,
@@ -255,7 +255,7 @@ static const char *kind_name(int kind) {
 /* A table cell with a number of a result: its JSON text kept beside. */
 static void cell_field(FILE *f, const row *r, const char *key, int kind,
                        const char *unit) {
-  const json_value *m = json_member(r->v, key);
+  const json_value *m = kl__doc_member(r->v, key);
   if (!m || m->kind != JSON_NUMBER) {
     fputs("<td class=\"n\">-</td>", f);
     return;
@@ -662,8 +662,8 @@ static void head_cells(FILE *f, const char *const *names, int count) {
  * the scaling, rank 0's time alone and the efficiency. */
 static int scaled(const row *r) {
   int has = 0;
-  json_number(r->v, "efficiency", 0, &has);
-  return has && ran(r) && json_number(r->v, "ranks", 1, NULL) > 1;
+  kl__doc_number(r->v, "efficiency", 0, &has);
+  return has && ran(r) && kl__doc_number(r->v, "ranks", 1, NULL) > 1;
 }
 
 /* Where the problem ran over several ranks (a distributed workload): each
@@ -678,7 +678,7 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
   for (size_t i = 0; i < count; i++) {
     if (!scaled(rows[i])) continue;
     any = 1;
-    const json_value *ph = json_member(rows[i]->v, "phases");
+    const json_value *ph = kl__doc_member(rows[i]->v, "phases");
     for (size_t k = 0; ph && ph->kind == JSON_OBJECT && k < ph->count; k++) {
       int seen = 0;
       for (int q = 0; q < phases && !seen; q++)
@@ -704,7 +704,7 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
     fputs("</td>", f);
     const char *grid = str(r->v, "rank_grid");
     fprintf(f, "<td class=\"n\">%.0f</td><td>",
-            json_number(r->v, "ranks", 1, NULL));
+            kl__doc_number(r->v, "ranks", 1, NULL));
     html_escape(f, grid[0] ? grid : "-");
     fputs("</td><td>", f);
     html_escape(f, str(r->v, "scaling"));
@@ -712,9 +712,9 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
     cell_field(f, r, "median_s", F_TIME, NULL);
     cell_field(f, r, "one_rank_seconds", F_TIME, NULL);
     cell_field(f, r, "efficiency", F_NUM, NULL);
-    const json_value *ph = json_member(r->v, "phases");
+    const json_value *ph = kl__doc_member(r->v, "phases");
     for (int q = 0; q < phases; q++) {
-      const json_value *v = json_member(ph, names[q]);
+      const json_value *v = kl__doc_member(ph, names[q]);
       const int present = v && v->kind == JSON_NUMBER;
       cell_computed(f, present, present ? 100 * v->number / r->median : 0,
                     F_PCT);
@@ -1634,8 +1634,8 @@ static void growth(report *rep) {
 /* ---- timelines --------------------------------------------------------------- */
 
 static const json_value *events_of(const row *r) {
-  const json_value *trace = json_member(r->v, "trace");
-  const json_value *events = json_member(trace, "events");
+  const json_value *trace = kl__doc_member(r->v, "trace");
+  const json_value *events = kl__doc_member(trace, "events");
   return events && events->kind == JSON_ARRAY ? events : NULL;
 }
 
@@ -1756,7 +1756,7 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             palette[p % 10]);
     html_escape(f, phases[p]);
   }
-  const json_value *ov = json_member(r->v, "overlap");
+  const json_value *ov = kl__doc_member(r->v, "overlap");
   if (ov && ov->kind == JSON_NUMBER) {
     char o[32];
     sig3(ov->number, o, sizeof o);
@@ -1768,7 +1768,7 @@ static void timeline(report *rep, const row *r, const json_value *events) {
   if ((size_t)drawn < events->count)
     fprintf(f, "; %zu events drawn as %d marks (those within a pixel of "
             "each other on a track merged)", events->count, drawn);
-  const double dropped = json_number(json_member(r->v, "trace"), "dropped", 0, NULL);
+  const double dropped = kl__doc_number(kl__doc_member(r->v, "trace"), "dropped", 0, NULL);
   if (dropped > 0) fprintf(f, "; the first %zu events (%.0f more in the run "
                            "were not kept)", events->count, dropped);
   fputs(".</figcaption></figure>\n", f);
@@ -1816,7 +1816,7 @@ static int rank_run_ok(const json_value *u) {
 }
 
 static const json_value *rank_runs_of(const row *r) {
-  const json_value *runs = json_member(json_member(r->v, "rank_runs"), "runs");
+  const json_value *runs = kl__doc_member(kl__doc_member(r->v, "rank_runs"), "runs");
   return runs && runs->kind == JSON_ARRAY ? runs : NULL;
 }
 
@@ -1848,7 +1848,7 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
       const row *r = &rep->rows[i];
       const json_value *runs = rank_runs_of(r);
       const double from =
-          json_number(json_member(r->v, "rank_runs"), "from_s", 0, NULL);
+          kl__doc_number(kl__doc_member(r->v, "rank_runs"), "from_s", 0, NULL);
       char name[200];
       snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
                r->type, r->shape);
@@ -2097,29 +2097,29 @@ static void meta_row(FILE *f, const char *name, const char *value) {
 static void header(report *rep) {
   FILE *f = rep->f;
   for (int i = 0; i < rep->files; i++) {
-    const json_value *root = json_root(rep->docs[i]);
-    const json_value *machine = json_member(root, "machine");
-    const json_value *build = json_member(root, "build");
+    const json_value *root = kl__doc_root(rep->docs[i]);
+    const json_value *machine = kl__doc_member(root, "machine");
+    const json_value *build = kl__doc_member(root, "build");
     if (rep->files > 1) {
       fprintf(f, "<h2>File %d: ", i + 1);
       html_escape(f, rep->paths[i]);
       fputs("</h2>\n", f);
     }
     fputs("<table class=\"meta\">\n", f);
-    meta_row(f, "started", json_string(root, "started", ""));
-    meta_row(f, "command", json_string(root, "command_line", ""));
+    meta_row(f, "started", kl__doc_string(root, "started", ""));
+    meta_row(f, "command", kl__doc_string(root, "command_line", ""));
     char cpu[256];
     snprintf(cpu, sizeof cpu, "%s, %.0f hardware threads, %.0f OpenMP threads",
-             json_string(machine, "cpu", "?"),
-             json_number(machine, "cpu_threads", 0, NULL),
-             json_number(machine, "omp_threads", 0, NULL));
+             kl__doc_string(machine, "cpu", "?"),
+             kl__doc_number(machine, "cpu_threads", 0, NULL),
+             kl__doc_number(machine, "omp_threads", 0, NULL));
     meta_row(f, "CPU", cpu);
     char gpu[256] = "";
-    if (json_string(machine, "gpu", NULL))
-      snprintf(gpu, sizeof gpu, "%s, driver %s", json_string(machine, "gpu", ""),
-               json_string(machine, "driver", "?"));
+    if (kl__doc_string(machine, "gpu", NULL))
+      snprintf(gpu, sizeof gpu, "%s, driver %s", kl__doc_string(machine, "gpu", ""),
+               kl__doc_string(machine, "driver", "?"));
     meta_row(f, "GPU", gpu[0] ? gpu : "none");
-    meta_row(f, "host", json_string(machine, "host", ""));
+    meta_row(f, "host", kl__doc_string(machine, "host", ""));
     /* The devices the results ran on. */
     char devices[1024] = "";
     for (size_t k = 0; k < rep->count; k++) {
@@ -2137,33 +2137,33 @@ static void header(report *rep) {
     meta_row(f, "devices", devices);
     char b[512];
     snprintf(b, sizeof b, "kladder %s, commit %s, %s; %s %s",
-             json_string(build, "version", "?"), json_string(build, "commit", "?"),
-             json_string(build, "build_type", "?"),
-             json_string(build, "c_compiler", "?"),
-             json_string(build, "c_flags", ""));
+             kl__doc_string(build, "version", "?"), kl__doc_string(build, "commit", "?"),
+             kl__doc_string(build, "build_type", "?"),
+             kl__doc_string(build, "c_compiler", "?"),
+             kl__doc_string(build, "c_flags", ""));
     meta_row(f, "build", b);
-    if (json_string(build, "gpu_compiler", "")[0]) {
-      snprintf(b, sizeof b, "%s %s", json_string(build, "gpu_compiler", ""),
-               json_string(build, "gpu_flags", ""));
+    if (kl__doc_string(build, "gpu_compiler", "")[0]) {
+      snprintf(b, sizeof b, "%s %s", kl__doc_string(build, "gpu_compiler", ""),
+               kl__doc_string(build, "gpu_flags", ""));
       meta_row(f, "GPU build", b);
     }
-    const json_value *opt = json_member(root, "options");
+    const json_value *opt = kl__doc_member(root, "options");
     int counted = 0;
-    const double reps = json_number(opt, "reps", 0, &counted);
+    const double reps = kl__doc_number(opt, "reps", 0, &counted);
     if (counted)
       snprintf(b, sizeof b, "%.0f timed runs after %.0f warm-up, seed %.0f; "
-               "time: the median", reps, json_number(opt, "warmup", 0, NULL),
-               json_number(opt, "seed", 0, NULL));
+               "time: the median", reps, kl__doc_number(opt, "warmup", 0, NULL),
+               kl__doc_number(opt, "seed", 0, NULL));
     else
       snprintf(b, sizeof b, "timed runs until the median is known to "
                "+/-%g%%, after %.0f warm-up, seed %.0f; time: the median",
-               100 * json_number(opt, "precision", 0, NULL),
-               json_number(opt, "warmup", 0, NULL),
-               json_number(opt, "seed", 0, NULL));
+               100 * kl__doc_number(opt, "precision", 0, NULL),
+               kl__doc_number(opt, "warmup", 0, NULL),
+               kl__doc_number(opt, "seed", 0, NULL));
     meta_row(f, "runs", b);
-    meta_row(f, "format", json_string(root, "format", ""));
-    meta_row(f, "notes", json_string(root, "notes", ""));
-    const json_value *stopped = json_member(root, "interrupted");
+    meta_row(f, "format", kl__doc_string(root, "format", ""));
+    meta_row(f, "notes", kl__doc_string(root, "notes", ""));
+    const json_value *stopped = kl__doc_member(root, "interrupted");
     if (stopped && stopped->kind == JSON_TRUE)
       meta_row(f, "interrupted", "the run was stopped: these are the rungs "
                "that finished");
@@ -2265,7 +2265,7 @@ static int page_of(FILE *f, const char *const *inputs, int count,
     rep.f = f;
     page(&rep);
   }
-  for (int i = 0; i < rep.files; i++) json_free(rep.docs[i]);
+  for (int i = 0; i < rep.files; i++) kl__doc_free(rep.docs[i]);
   free(rep.rows);
   return rc;
 }

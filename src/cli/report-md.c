@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-read.h"
+#include "../core/json-read.h"
 #include "report-md.h"
 #include "text.h"
 
@@ -101,52 +101,52 @@ static problem *problem_of(page *pg, const char *w, const char *type,
 
 /* One file's results into the page, under machine mi. */
 static void take_results(page *pg, int mi, const json_value *root) {
-  const json_value *results = json_member(root, "results");
+  const json_value *results = kl__doc_member(root, "results");
   for (size_t i = 0; results && i < results->count; i++) {
-    const json_value *r = json_item(results, i);
-    const json_value *only = json_member(r, "ceiling_only");
+    const json_value *r = kl__doc_item(results, i);
+    const json_value *only = kl__doc_member(r, "ceiling_only");
     if (only && only->kind == JSON_TRUE) continue;
-    if (strcmp(json_string(r, "status", ""), "success") ||
-        strcmp(json_string(r, "check", ""), "PASS"))
+    if (strcmp(kl__doc_string(r, "status", ""), "success") ||
+        strcmp(kl__doc_string(r, "check", ""), "PASS"))
       continue;
     int have = 0;
-    const double rate = json_number(r, "rate", 0, &have);
+    const double rate = kl__doc_number(r, "rate", 0, &have);
     if (!have || !(rate > 0)) continue;
-    problem *p = problem_of(pg, json_string(r, "workload", "?"),
-                            json_string(r, "type", ""),
-                            json_string(r, "op", ""));
+    problem *p = problem_of(pg, kl__doc_string(r, "workload", "?"),
+                            kl__doc_string(r, "type", ""),
+                            kl__doc_string(r, "op", ""));
     if (!p) continue;
     char row[NAME];
-    const int ranks = (int)json_number(r, "ranks", 1, NULL);
+    const int ranks = (int)kl__doc_number(r, "ranks", 1, NULL);
     if (ranks > 1)
       snprintf(row, sizeof row, "%s, %d ranks",
-               json_string(r, "backend", "?"), ranks);
+               kl__doc_string(r, "backend", "?"), ranks);
     else
-      snprintf(row, sizeof row, "%s", json_string(r, "backend", "?"));
+      snprintf(row, sizeof row, "%s", kl__doc_string(r, "backend", "?"));
     const int k = row_index(p, row);
     if (k < 0) continue;
     const json_value **best = &p->best[k][mi];
-    if (!*best || rate > json_number(*best, "rate", 0, NULL)) *best = r;
-    if (listed(json_string(r, "flags", ""), "vendor")) {
+    if (!*best || rate > kl__doc_number(*best, "rate", 0, NULL)) *best = r;
+    if (listed(kl__doc_string(r, "flags", ""), "vendor")) {
       const json_value **v = &p->vendor[k][mi];
-      if (!*v || rate > json_number(*v, "rate", 0, NULL)) *v = r;
+      if (!*v || rate > kl__doc_number(*v, "rate", 0, NULL)) *v = r;
     }
   }
 }
 
 static void take_machine(machine *m, const json_value *root) {
-  const json_value *mach = json_member(root, "machine");
-  const char *gpu = json_string(mach, "gpu", NULL);
-  const char *started = json_string(root, "started", "");
+  const json_value *mach = kl__doc_member(root, "machine");
+  const char *gpu = kl__doc_string(mach, "gpu", NULL);
+  const char *started = kl__doc_string(root, "started", "");
   char date[16];
   snprintf(date, sizeof date, "%.10s", started);
   if (!m->files || strcmp(date, m->last) > 0) {
     snprintf(m->device, sizeof m->device, "%s", gpu ? gpu : "no GPU");
     snprintf(m->host, sizeof m->host, "%s, %d threads",
-             json_string(mach, "cpu", "unknown CPU"),
-             (int)json_number(mach, "cpu_threads", 0, NULL));
+             kl__doc_string(mach, "cpu", "unknown CPU"),
+             (int)kl__doc_number(mach, "cpu_threads", 0, NULL));
     snprintf(m->version, sizeof m->version, "%s",
-             json_string(root, "kladder", "?"));
+             kl__doc_string(root, "kladder", "?"));
     snprintf(m->last, sizeof m->last, "%s", date);
   }
   if (!m->files || strcmp(date, m->first) < 0)
@@ -177,20 +177,20 @@ static void cell(FILE *f, const json_value *best, const json_value *vendor,
     return;
   }
   char rate[64];
-  rate_text(json_number(best, "rate", 0, NULL), json_string(best, "unit", ""),
+  rate_text(kl__doc_number(best, "rate", 0, NULL), kl__doc_string(best, "unit", ""),
             rate, sizeof rate);
   if (brief) {
     fprintf(f, " %s |", rate);
     return;
   }
-  fprintf(f, " %s: %s", json_string(best, "rung", "?"), rate);
+  fprintf(f, " %s: %s", kl__doc_string(best, "rung", "?"), rate);
   int have = 0;
-  const double pc = json_number(best, "percent_ceiling", 0, &have);
+  const double pc = kl__doc_number(best, "percent_ceiling", 0, &have);
   if (have) fprintf(f, ", %.0f%% of ceiling", pc);
   if (vendor && vendor != best)
-    fprintf(f, ", %.2fx %s", json_number(best, "rate", 0, NULL) /
-                                 json_number(vendor, "rate", 1, NULL),
-            json_string(vendor, "rung", "?"));
+    fprintf(f, ", %.2fx %s", kl__doc_number(best, "rate", 0, NULL) /
+                                 kl__doc_number(vendor, "rate", 1, NULL),
+            kl__doc_string(vendor, "rung", "?"));
   else if (vendor)
     fputs(" (vendor)", f);
   fputs(" |", f);
@@ -257,8 +257,8 @@ static void write_page(FILE *f, page *pg) {
       int best = -1;
       for (int k = 0; k < p->rows; k++)
         if (p->best[k][m] &&
-            (best < 0 || json_number(p->best[k][m], "rate", 0, NULL) >
-                             json_number(p->best[best][m], "rate", 0, NULL)))
+            (best < 0 || kl__doc_number(p->best[k][m], "rate", 0, NULL) >
+                             kl__doc_number(p->best[best][m], "rate", 0, NULL)))
           best = k;
       cell(f, best < 0 ? NULL : p->best[best][m],
            best < 0 ? NULL : p->vendor[best][m], 1);
@@ -331,12 +331,12 @@ int report_markdown(const char *out, const char *const *inputs, int count,
   if (!rc && !docs)
     rc = said(2, err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
-    if (json_read(inputs[i], &docs[i], err, errlen)) {
+    if (kl__doc_read(inputs[i], &docs[i], err, errlen)) {
       rc = 2;
       break;
     }
-    const json_value *root = json_root(docs[i]);
-    if (strncmp(json_string(root, "format", ""), "kladder-results-", 16)) {
+    const json_value *root = kl__doc_root(docs[i]);
+    if (strncmp(kl__doc_string(root, "format", ""), "kladder-results-", 16)) {
       rc = said(2, err, errlen,
                 "%s: not a results file of `kladder run --json`", inputs[i]);
       break;
@@ -367,7 +367,7 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     }
   }
   for (int i = 0; docs && i < count; i++)
-    if (docs[i]) json_free(docs[i]);
+    if (docs[i]) kl__doc_free(docs[i]);
   free(docs);
   free(pg->p);
   free(pg);

@@ -7,11 +7,17 @@
 
 #include <stdio.h>
 
+#include "json-read.h"
 #include "kladder-run.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* A results file's JSON document, as kl_results_read read and validated
+ * it: for the command's readers that walk it beyond the fields (compare's
+ * runs, the report's notes). The results own it. */
+const json_value *kl__results_root(const kl_results *r);
 
 /* Parse a sweep of sizes (kladder-run.h says its form): the values in
  * the order given into out[0 .. *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty

@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
-/* The command's JSON reader (src/cli/json-read.c): values of every kind
+/* The JSON reader (src/core/json-read.c): values of every kind
  * read back exactly, escapes decoded, and every malformed text refused
  * with its file, line and column in one line. */
 #include <math.h>
@@ -13,7 +13,7 @@
 
 static json_doc *parse(const char *text, char *err, size_t len) {
   json_doc *doc = NULL;
-  if (json_parse("t.json", text, strlen(text), &doc, err, len) != 0)
+  if (kl__doc_parse("t.json", text, strlen(text), &doc, err, len) != 0)
     return NULL;
   return doc;
 }
@@ -26,7 +26,7 @@ static void refused(const char *text, const char *want) {
   if (!strstr(err, want)) printf("  for %s: got '%s', want '%s'\n", text, err, want);
   EXPECT(strstr(err, want) != NULL);
   EXPECT(strchr(err, '\n') == NULL);
-  json_free(doc);
+  kl__doc_free(doc);
 }
 
 int main(void) {
@@ -37,26 +37,26 @@ int main(void) {
       " \"g\": 123456789012345678, \"a\": 2}",
       err, sizeof err);
   EXPECT(doc != NULL);
-  const json_value *r = json_root(doc);
+  const json_value *r = kl__doc_root(doc);
   EXPECT(r && r->kind == JSON_OBJECT && r->count == 8);
-  EXPECT(json_number(r, "a", 0, NULL) == 1); /* the first of that name */
+  EXPECT(kl__doc_number(r, "a", 0, NULL) == 1); /* the first of that name */
   int present = 0;
-  EXPECT(json_number(r, "b", 0, &present) == -2.5e-3 && present);
-  EXPECT(json_number(r, "zz", 7, &present) == 7 && !present);
-  EXPECT(json_number(r, "c", 7, &present) == 7 && !present);
-  EXPECT(strcmp(json_string(r, "c", ""), "x\"y\\z\n\xc3\xa9\xf0\x9f\x98\x80") == 0);
-  EXPECT(json_string(r, "a", NULL) == NULL);
-  const json_value *d = json_member(r, "d");
+  EXPECT(kl__doc_number(r, "b", 0, &present) == -2.5e-3 && present);
+  EXPECT(kl__doc_number(r, "zz", 7, &present) == 7 && !present);
+  EXPECT(kl__doc_number(r, "c", 7, &present) == 7 && !present);
+  EXPECT(strcmp(kl__doc_string(r, "c", ""), "x\"y\\z\n\xc3\xa9\xf0\x9f\x98\x80") == 0);
+  EXPECT(kl__doc_string(r, "a", NULL) == NULL);
+  const json_value *d = kl__doc_member(r, "d");
   EXPECT(d && d->kind == JSON_ARRAY && d->count == 4);
-  EXPECT(json_item(d, 0)->kind == JSON_TRUE && json_item(d, 1)->kind == JSON_FALSE);
-  EXPECT(json_item(d, 2)->kind == JSON_NULL);
-  EXPECT(json_item(d, 3)->kind == JSON_ARRAY && json_item(d, 3)->count == 0);
-  EXPECT(json_item(d, 4) == NULL);
-  EXPECT(json_member(r, "e")->kind == JSON_OBJECT);
-  EXPECT(json_number(r, "f", 0, NULL) == 0.1);
-  EXPECT(strcmp(json_member(r, "g")->text, "123456789012345678") == 0);
-  EXPECT(json_member(r, "g")->line == 2);
-  json_free(doc);
+  EXPECT(kl__doc_item(d, 0)->kind == JSON_TRUE && kl__doc_item(d, 1)->kind == JSON_FALSE);
+  EXPECT(kl__doc_item(d, 2)->kind == JSON_NULL);
+  EXPECT(kl__doc_item(d, 3)->kind == JSON_ARRAY && kl__doc_item(d, 3)->count == 0);
+  EXPECT(kl__doc_item(d, 4) == NULL);
+  EXPECT(kl__doc_member(r, "e")->kind == JSON_OBJECT);
+  EXPECT(kl__doc_number(r, "f", 0, NULL) == 0.1);
+  EXPECT(strcmp(kl__doc_member(r, "g")->text, "123456789012345678") == 0);
+  EXPECT(kl__doc_member(r, "g")->line == 2);
+  kl__doc_free(doc);
 
   /* Numbers as the library writes them read back to the same double. */
   const double values[] = {5.6622999863975565e-05, 98.76580211989055, 1e308,
@@ -65,8 +65,8 @@ int main(void) {
     char text[64];
     snprintf(text, sizeof text, "[%.17g]", values[i]);
     doc = parse(text, err, sizeof err);
-    EXPECT(doc && json_item(json_root(doc), 0)->number == values[i]);
-    json_free(doc);
+    EXPECT(doc && kl__doc_item(kl__doc_root(doc), 0)->number == values[i]);
+    kl__doc_free(doc);
   }
 
   refused("", "t.json: empty");
@@ -94,9 +94,9 @@ int main(void) {
   refused(deep, "nesting deeper than 256");
 
   /* Files: missing, a directory, one that reads. */
-  EXPECT(json_read("/no/such/file.json", &doc, err, sizeof err) != 0 &&
+  EXPECT(kl__doc_read("/no/such/file.json", &doc, err, sizeof err) != 0 &&
          strstr(err, "/no/such/file.json: cannot read: No such file") && !doc);
-  EXPECT(json_read("/tmp", &doc, err, sizeof err) != 0 &&
+  EXPECT(kl__doc_read("/tmp", &doc, err, sizeof err) != 0 &&
          strstr(err, "/tmp: a directory") && !doc);
   char path[512];
   temp_template(path, sizeof path, "kl-json");
@@ -106,10 +106,10 @@ int main(void) {
     const char text[] = "\xef\xbb\xbf{\"format\": \"kladder-results-2\"}\n";
     EXPECT(write(fd, text, sizeof text - 1) == (ssize_t)(sizeof text - 1));
     close(fd);
-    EXPECT(json_read(path, &doc, err, sizeof err) == 0);
-    EXPECT(strcmp(json_string(json_root(doc), "format", ""),
+    EXPECT(kl__doc_read(path, &doc, err, sizeof err) == 0);
+    EXPECT(strcmp(kl__doc_string(kl__doc_root(doc), "format", ""),
                   "kladder-results-2") == 0);
-    json_free(doc);
+    kl__doc_free(doc);
     unlink(path);
   }
   printf("%d passed, %d failed\n", passes, failures);

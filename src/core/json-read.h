@@ -1,11 +1,12 @@
-/* The command's JSON reader: a results file (kladder run --json) read whole
- * into a tree, for `kladder report` and `kladder compare`. RFC 8259 JSON;
- * a document that is not is refused with the file, line, column and what
- * was expected, in one line. Not the library's: the library writes JSON
- * (src/core/json.c) and never reads it. Single-threaded; a document is
- * read-only once read. */
-#ifndef KL_CLI_JSON_READ_H
-#define KL_CLI_JSON_READ_H
+/* The one JSON reader: a document (a results file, kladder run --json)
+ * read whole into a tree, for kl_results_read (results.c) and the
+ * command's report, compare, history and explain. RFC 8259 JSON; a
+ * document that is not is refused with the file, line, column and what
+ * was expected, in one line. The writer is json.c. A document is
+ * read-only once read, and may then be read from any thread; reading one
+ * touches no shared state. */
+#ifndef KL_JSON_READ_H
+#define KL_JSON_READ_H
 
 #include <stddef.h>
 
@@ -38,25 +39,25 @@ typedef struct json_doc json_doc;
  * the file: missing or unreadable (with strerror), a directory, empty, or
  * "PATH:LINE:COLUMN: expected ..." for a document that is not JSON, text
  * after the document included. Nesting deeper than 256 is refused. */
-int json_read(const char *path, json_doc **out, char *err, size_t errlen);
+int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen);
 /* The same over a text of len bytes; name stands for the path in errors. */
-int json_parse(const char *name, const char *text, size_t len, json_doc **out,
+int kl__doc_parse(const char *name, const char *text, size_t len, json_doc **out,
                char *err, size_t errlen);
-const json_value *json_root(const json_doc *doc);
-void json_free(json_doc *doc);
+const json_value *kl__doc_root(const json_doc *doc);
+void kl__doc_free(json_doc *doc);
 
 /* An object's member by name (the first of that name), or NULL where v is
  * NULL, not an object or has none. */
-const json_value *json_member(const json_value *v, const char *key);
+const json_value *kl__doc_member(const json_value *v, const char *key);
 /* A member's string, or fallback where it is absent, null or not a
  * string. */
-const char *json_string(const json_value *v, const char *key,
+const char *kl__doc_string(const json_value *v, const char *key,
                         const char *fallback);
 /* A member's number, or fallback where it is absent, null or not a
  * number; *present (where not NULL) says which. */
-double json_number(const json_value *v, const char *key, double fallback,
+double kl__doc_number(const json_value *v, const char *key, double fallback,
                    int *present);
 /* The i-th item of an array, or NULL. */
-const json_value *json_item(const json_value *v, size_t i);
+const json_value *kl__doc_item(const json_value *v, size_t i);
 
 #endif

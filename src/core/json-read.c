@@ -1,4 +1,4 @@
-/* The command's JSON reader (json-read.h): recursive descent over the
+/* The JSON reader (json-read.h): recursive descent over the
  * whole text, values in one arena per document. */
 #define _POSIX_C_SOURCE 200809L /* fileno */
 #include "json-read.h"
@@ -346,7 +346,7 @@ static int value(parser *p, json_value *v, int depth) {
   }
 }
 
-int json_parse(const char *name, const char *text, size_t len, json_doc **out,
+int kl__doc_parse(const char *name, const char *text, size_t len, json_doc **out,
                char *err, size_t errlen) {
   *out = NULL;
   json_doc *doc = calloc(1, sizeof *doc);
@@ -360,7 +360,7 @@ int json_parse(const char *name, const char *text, size_t len, json_doc **out,
   skip_space(&p);
   if (p.at >= p.end) {
     snprintf(err, errlen, "%s: empty: no JSON document in it", name);
-    json_free(doc);
+    kl__doc_free(doc);
     return -1;
   }
   int rc = value(&p, &doc->root, 0);
@@ -369,14 +369,14 @@ int json_parse(const char *name, const char *text, size_t len, json_doc **out,
     if (p.at < p.end) rc = expected(&p, "the end of the file after the document");
   }
   if (rc) {
-    json_free(doc);
+    kl__doc_free(doc);
     return -1;
   }
   *out = doc;
   return 0;
 }
 
-int json_read(const char *path, json_doc **out, char *err, size_t errlen) {
+int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen) {
   *out = NULL;
   const int stdin_ = strcmp(path, "-") == 0;
   FILE *f = stdin_ ? stdin : fopen(path, "rb");
@@ -414,17 +414,17 @@ int json_read(const char *path, json_doc **out, char *err, size_t errlen) {
   }
   if (!stdin_) fclose(f);
   if (rc == 0)
-    rc = json_parse(stdin_ ? "standard input" : path, text, len, out, err,
+    rc = kl__doc_parse(stdin_ ? "standard input" : path, text, len, out, err,
                     errlen);
   free(text);
   return rc;
 }
 
-const json_value *json_root(const json_doc *doc) {
+const json_value *kl__doc_root(const json_doc *doc) {
   return doc ? &doc->root : NULL;
 }
 
-void json_free(json_doc *doc) {
+void kl__doc_free(json_doc *doc) {
   if (!doc) return;
   for (block *b = doc->blocks; b;) {
     block *next = b->next;
@@ -434,28 +434,28 @@ void json_free(json_doc *doc) {
   free(doc);
 }
 
-const json_value *json_member(const json_value *v, const char *key) {
+const json_value *kl__doc_member(const json_value *v, const char *key) {
   if (!v || v->kind != JSON_OBJECT) return NULL;
   for (size_t i = 0; i < v->count; i++)
     if (strcmp(v->keys[i], key) == 0) return &v->items[i];
   return NULL;
 }
 
-const char *json_string(const json_value *v, const char *key,
+const char *kl__doc_string(const json_value *v, const char *key,
                         const char *fallback) {
-  const json_value *m = json_member(v, key);
+  const json_value *m = kl__doc_member(v, key);
   return m && m->kind == JSON_STRING ? m->text : fallback;
 }
 
-double json_number(const json_value *v, const char *key, double fallback,
+double kl__doc_number(const json_value *v, const char *key, double fallback,
                    int *present) {
-  const json_value *m = json_member(v, key);
+  const json_value *m = kl__doc_member(v, key);
   const int ok = m && m->kind == JSON_NUMBER;
   if (present) *present = ok;
   return ok ? m->number : fallback;
 }
 
-const json_value *json_item(const json_value *v, size_t i) {
+const json_value *kl__doc_item(const json_value *v, size_t i) {
   if (!v || v->kind != JSON_ARRAY || i >= v->count) return NULL;
   return &v->items[i];
 }

@@ -1,0 +1,257 @@
+/* A results file read back (kl_results_read): the JSON tree of the
+ * document, validated once against the field table, and each result's
+ * fields got by that table as a run's report gives them. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+#include "internal.h"
+#include "json-read.h"
+
+/* The format version this library writes; older ones are read as they
+ * are (a field they lack is not measured), newer ones for the fields
+ * known here. */
+#define KNOWN_FORMAT 2
+
+struct kl_results {
+  json_doc *doc;
+  const json_value *root, *results;
+  int format;
+  char warning[192];
+};
+
+/* "kladder-results-N" or "-N.M": N; 0 for another version text; -1 for
+ * another prefix. */
+static int format_major(const char *format) {
+  static const char prefix[] = "kladder-results-";
+  if (strncmp(format, prefix, sizeof prefix - 1) != 0) return -1;
+  const char *p = format + sizeof prefix - 1;
+  long major = 0;
+  if (*p < '0' || *p > '9') return 0;
+  while (*p >= '0' && *p <= '9' && major < 1000000)
+    major = major * 10 + (*p++ - '0');
+  if (*p == '.' && p[1] >= '0' && p[1] <= '9') {
+    p++;
+    while (*p >= '0' && *p <= '9') p++;
+  }
+  return *p == '\0' && major >= 1 && major < 1000000 ? (int)major : 0;
+}
+
+/* Where a field's value lives: a result's object, or for a field of the
+ * run its group of the document (the top level where the group is ""). */
+static const json_value *holder(const kl_results *r, const kl__field *f,
+                                const json_value *result) {
+  if (f->scope != KL__RUN) return result;
+  return f->group && f->group[0] ? kl__doc_member(r->root, f->group)
+                                 : r->root;
+}
+
+static int is_number(const json_value *v) {
+  return v->kind == JSON_NUMBER && isfinite(v->number);
+}
+
+/* Why value v of field f is not what the format writes, or NULL: a text
+ * is a string, a number finite (or yes/no), seconds not negative, a list
+ * numbers; null for any of them where nothing was measured. The events
+ * and the ranks' runs are the trace's, read by no front end here. */
+static const char *wrong_value(const kl__field *f, const json_value *v) {
+  if (v->kind == JSON_NULL) return NULL;
+  switch (f->kind) {
+  case KL__TEXT:
+    return v->kind == JSON_STRING ? NULL : "is not a string";
+  case KL__NUMBER:
+    if (v->kind == JSON_TRUE || v->kind == JSON_FALSE) return NULL;
+    return is_number(v) ? NULL : "is not a finite number";
+  case KL__SECONDS:
+    if (!is_number(v)) return "is not a finite number of seconds";
+    return v->number >= 0 ? NULL : "is negative";
+  case KL__LIST:
+    if (v->kind != JSON_ARRAY) return "is not an array";
+    for (size_t i = 0; i < v->count; i++)
+      if (!is_number(&v->items[i]) && v->items[i].kind != JSON_NULL)
+        return "holds an item that is not a finite number";
+    return NULL;
+  case KL__PAIRS:
+    if (v->kind != JSON_OBJECT) return "is not an object";
+    for (size_t i = 0; i < v->count; i++)
+      if (!is_number(&v->items[i]) && v->items[i].kind != JSON_NULL)
+        return "holds a value that is not a finite number";
+    return NULL;
+  default:
+    return NULL;
+  }
+}
+
+/* Every known field of every result, and of the run, as the format
+ * writes it; a result names its workload and rung. */
+static kl_status validate(const kl_results *r, const char *name) {
+  for (size_t i = 0; i < r->results->count; i++) {
+    const json_value *res = &r->results->items[i];
+    if (res->kind != JSON_OBJECT)
+      return kl__usage(KL_USAGE, "%s:%d:%d: result %zu is not an object",
+                       name, res->line, res->column, i + 1);
+    for (size_t k = 0; k < kl__field_count; k++) {
+      const kl__field *f = &kl__fields[k];
+      if (f->scope == KL__RUN && i > 0) continue;
+      const json_value *in = holder(r, f, res);
+      const json_value *v = kl__doc_member(in, f->name);
+      const char *why = v ? wrong_value(f, v) : NULL;
+      if (why)
+        return kl__usage(KL_USAGE, "%s:%d:%d: \"%s\" %s", name, v->line,
+                         v->column, f->name, why);
+    }
+    static const char *const named[] = {"workload", "rung"};
+    for (size_t k = 0; k < sizeof named / sizeof *named; k++) {
+      const json_value *v = kl__doc_member(res, named[k]);
+      if (!v || v->kind != JSON_STRING || !v->text[0])
+        return kl__usage(KL_USAGE, "%s:%d:%d: result %zu has no \"%s\"",
+                         name, res->line, res->column, i + 1, named[k]);
+    }
+  }
+  return KL_OK;
+}
+
+static kl_status results_read(const char *path, kl_results **out) {
+  if (!out) return kl__usage(KL_USAGE, "kl_results_read: out is NULL");
+  *out = NULL;
+  if (!path) return kl__usage(KL_USAGE, "kl_results_read: path is NULL");
+  const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+  kl_results *r = calloc(1, sizeof *r);
+  if (!r) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  char err[512];
+  if (kl__doc_read(path, &r->doc, err, sizeof err) != 0) {
+    free(r);
+    return kl__usage(KL_USAGE, "%s", err);
+  }
+  kl_status st = KL_OK;
+  r->root = kl__doc_root(r->doc);
+  const json_value *format = kl__doc_member(r->root, "format");
+  if (r->root->kind != JSON_OBJECT || !format || format->kind != JSON_STRING)
+    st = kl__usage(KL_USAGE, "%s: not a kladder results file (no "
+                   "\"format\": \"kladder-results-N\" in it)", name);
+  if (st == KL_OK && (r->format = format_major(format->text)) < 0)
+    st = kl__usage(KL_USAGE, "%s: not a kladder results file (its format "
+                   "is " KL_Q ")", name, KL_CLIP(format->text));
+  if (st == KL_OK && r->format == 0)
+    st = kl__usage(KL_USAGE, "%s: format " KL_Q " has no version this "
+                   "kladder reads (kladder-results-1 to -%d)", name,
+                   KL_CLIP(format->text), KNOWN_FORMAT);
+  if (st == KL_OK) {
+    r->results = kl__doc_member(r->root, "results");
+    if (!r->results && r->format > KNOWN_FORMAT)
+      st = kl__usage(KL_USAGE, "%s: format %.40s is newer than this kladder "
+                     "reads (kladder-results-1 to -%d), and has no "
+                     "\"results\"", name, format->text, KNOWN_FORMAT);
+    else if (!r->results)
+      st = kl__usage(KL_USAGE, "%s: no \"results\" in it", name);
+    else if (r->results->kind != JSON_ARRAY)
+      st = kl__usage(KL_USAGE, "%s:%d:%d: \"results\" is not an array", name,
+                     r->results->line, r->results->column);
+    else if (r->results->count == 0)
+      st = kl__usage(KL_USAGE, "%s: no results in it (\"results\" is "
+                     "empty)", name);
+  }
+  if (st == KL_OK) st = validate(r, name);
+  if (st != KL_OK) {
+    kl_results_free(r);
+    return st;
+  }
+  if (r->format > KNOWN_FORMAT)
+    snprintf(r->warning, sizeof r->warning, "%s: format %.40s is newer "
+             "than this kladder reads (kladder-results-1 to -%d)", name,
+             format->text, KNOWN_FORMAT);
+  *out = r;
+  return KL_OK;
+}
+
+kl_status kl_results_read(const char *path, kl_results **out) {
+  return kl__done(results_read(path, out));
+}
+
+void kl_results_free(kl_results *r) {
+  if (!r) return;
+  kl__doc_free(r->doc);
+  free(r);
+}
+
+size_t kl_results_count(const kl_results *r) {
+  return r ? r->results->count : 0;
+}
+
+int kl_results_format(const kl_results *r) { return r ? r->format : 0; }
+
+const char *kl_results_warning(const kl_results *r) {
+  return r ? r->warning : "";
+}
+
+const json_value *kl__results_root(const kl_results *r) {
+  return r ? r->root : NULL;
+}
+
+/* Field `field` of result `result`: its JSON value (NULL where absent or
+ * null: not measured). */
+static kl_status value_of(const kl_results *r, size_t result, size_t field,
+                          const char *who, const kl__field **f,
+                          const json_value **v) {
+  if (!r || result >= r->results->count)
+    return kl__usage(KL_USAGE, "%s: result %zu of %zu", who, result,
+                     r ? r->results->count : 0);
+  if (field >= kl__field_count)
+    return kl__usage(KL_USAGE, "%s: field %zu of %zu", who, field,
+                     kl__field_count);
+  *f = &kl__fields[field];
+  *v = kl__doc_member(holder(r, *f, &r->results->items[result]), (*f)->name);
+  if (*v && (*v)->kind == JSON_NULL) *v = NULL;
+  return KL_OK;
+}
+
+static kl_status results_number(const kl_results *r, size_t result,
+                                size_t field, double *out) {
+  const kl__field *f = NULL;
+  const json_value *v = NULL;
+  kl_status st = value_of(r, result, field, "kl_results_number", &f, &v);
+  if (st != KL_OK) return st;
+  if (f->kind != KL__NUMBER && f->kind != KL__SECONDS)
+    return kl__usage(KL_USAGE, "kl_results_number: %s is not a number",
+                     f->name);
+  if (!v)
+    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
+                     f->name);
+  *out = v->kind == JSON_NUMBER ? v->number : v->kind == JSON_TRUE;
+  return KL_OK;
+}
+
+kl_status kl_results_number(const kl_results *r, size_t result, size_t field,
+                            double *out) {
+  return kl__done(results_number(r, result, field, out));
+}
+
+static kl_status results_text(const kl_results *r, size_t result,
+                              size_t field, char *out, size_t size) {
+  const kl__field *f = NULL;
+  const json_value *v = NULL;
+  if (!out || size == 0)
+    return kl__usage(KL_USAGE, "kl_results_text: no room for the text");
+  out[0] = '\0';
+  kl_status st = value_of(r, result, field, "kl_results_text", &f, &v);
+  if (st != KL_OK) return st;
+  if (f->kind != KL__TEXT && f->kind != KL__NUMBER && f->kind != KL__SECONDS)
+    return kl__usage(KL_USAGE, "kl_results_text: %s is neither text nor a "
+                     "number", f->name);
+  if (!v)
+    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
+                     f->name);
+  if (f->kind == KL__TEXT)
+    snprintf(out, size, "%s", v->text);
+  else
+    snprintf(out, size, kl__field_format(f),
+             v->kind == JSON_NUMBER ? v->number : (double)(v->kind == JSON_TRUE));
+  return KL_OK;
+}
+
+kl_status kl_results_text(const kl_results *r, size_t result, size_t field,
+                          char *out, size_t size) {
+  return kl__done(results_text(r, result, field, out, size));
+}
