@@ -335,9 +335,9 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
 
 /* ---- measurements -------------------------------------------------------- */
 
-static int measures_of_json(const json_doc *doc, explain_measure **out,
+static int measures_of_json(const kl_results *file, explain_measure **out,
                             size_t *count) {
-  const json_value *results = kl__doc_member(kl__doc_root(doc), "results");
+  const json_value *results = kl__doc_member(kl__results_root(file), "results");
   *out = NULL;
   *count = 0;
   if (!results || results->kind != JSON_ARRAY) return -1;
@@ -474,19 +474,18 @@ int explain_main(int argc, char **argv) {
   if (!kl__lesson_embedded)
     fputs("kladder: note: this build has no lessons (built with "
           "KL_LESSONS=OFF): the model's predictions alone\n", stderr);
-  json_doc *doc = NULL;
+  kl_results *file = NULL;
   explain_measure *m = NULL;
   size_t count = 0;
   if (results) {
-    char err[512];
-    if (kl__doc_read(results, &doc, err, sizeof err) != 0) {
+    if (kl_results_read(results, &file) != KL_OK) {
       fputs("kladder: error: ", stderr);
-      one_line(stderr, err);
+      one_line(stderr, kl_last_error());
       fputc('\n', stderr);
       return 2;
     }
-    if (measures_of_json(doc, &m, &count) != 0) {
-      kl__doc_free(doc);
+    if (measures_of_json(file, &m, &count) != 0) {
+      kl_results_free(file);
       fputs("kladder: error: ", stderr);
       one_line(stderr, results);
       fputs(": not a results file of `kladder run --json` (no results "
@@ -513,6 +512,6 @@ int explain_main(int argc, char **argv) {
     if (fflush(stdout) != 0) code = 3;
   }
   free(m);
-  kl__doc_free(doc);
+  kl_results_free(file);
   return code;
 }

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/json-read.h"
+#include "../core/tool.h"
 #include "report-md.h"
 #include "text.h"
 
@@ -326,21 +326,16 @@ int report_markdown(const char *out, const char *const *inputs, int count,
                 "-o %s would overwrite the results file it reads", out);
   if (!rc && count < 1)
     rc = said(2, err, errlen, "no results file");
-  json_doc **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
-                                       sizeof *docs);
+  kl_results **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
+                                         sizeof *docs);
   if (!rc && !docs)
     rc = said(2, err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
-    if (kl__doc_read(inputs[i], &docs[i], err, errlen)) {
-      rc = 2;
+    if (kl_results_read(inputs[i], &docs[i]) != KL_OK) {
+      rc = said(2, err, errlen, "%s", kl_last_error());
       break;
     }
-    const json_value *root = kl__doc_root(docs[i]);
-    if (strncmp(kl__doc_string(root, "format", ""), "kladder-results-", 16)) {
-      rc = said(2, err, errlen,
-                "%s: not a results file of `kladder run --json`", inputs[i]);
-      break;
-    }
+    const json_value *root = kl__results_root(docs[i]);
     char folder[NAME];
     folder_of(inputs[i], folder, sizeof folder);
     const int mi = machine_index(pg, folder, !pg->fixed);
@@ -367,7 +362,7 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     }
   }
   for (int i = 0; docs && i < count; i++)
-    if (docs[i]) kl__doc_free(docs[i]);
+    kl_results_free(docs[i]);
   free(docs);
   free(pg->p);
   free(pg);

@@ -56,7 +56,7 @@ kl_cli_test(report-markdown-other-machine 2
   "^kladder: error: .*/newer.json: machine 'report' is not among --machines$"
   --leaves-nothing report --markdown --machines h100 ${REPORT_DATA}/newer.json
   -o page.md)
-kl_cli_test(report-markdown-foreign 2 "foreign.json: not a results file"
+kl_cli_test(report-markdown-foreign 2 "foreign.json: not a kladder results file"
   --leaves-nothing report --markdown ${REPORT_DATA}/foreign.json -o page.md)
 kl_cli_test(report-markdown-db 2 "--db goes with the HTML report"
   report --markdown --db x.db ${REPORT_DATA}/newer.json -o page.md)
