@@ -43,8 +43,9 @@ long double kl__element(kl_type t, const void *buf, int64_t i) {
 
 /* The error over tolerance of one element (0: exact, above 1 or NaN:
  * outside, UNVERIFIABLE: no bound in the type's range) and its absolute
- * error. */
-static double judge(const kl_element *e, double *abs_error) {
+ * error; within its tolerance and at most `worst` of it, 0 (what only the
+ * largest ratio needs, without a long double division an element). */
+static double judge(const kl_element *e, double worst, double *abs_error) {
   if (e->got == e->want || (isnan(e->got) && isnan(e->want))) {
     *abs_error = 0;
     return 0;
@@ -55,7 +56,10 @@ static double judge(const kl_element *e, double *abs_error) {
   if (isnan(e->got) != isnan(e->want)) return INFINITY;
   if (!isfinite(e->tol)) return UNVERIFIABLE;
   if (isnan(err)) return INFINITY;
-  if (err <= e->tol) return e->tol > 0 ? (double)(err / e->tol) : 0;
+  if (err <= e->tol)
+    return e->tol > 0 && err > worst * (long double)e->tol
+               ? (double)(err / e->tol)
+               : 0;
   return e->tol > 0 ? (double)(err / e->tol) : INFINITY;
 }
 
@@ -92,7 +96,7 @@ void kl__check_runs(int64_t count, kl_elements_fn run, const void *ctx,
     run(ctx, from, n, e);
     for (int k = 0; k < n; k++) {
       double abs_error;
-      const double ratio = judge(&e[k], &abs_error);
+      const double ratio = judge(&e[k], worst, &abs_error);
       if (ratio == UNVERIFIABLE) {
         unverifiable++;
         continue;
