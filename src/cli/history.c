@@ -14,6 +14,15 @@
  *   results  one per result: what ran, the problem, its statistics
  *   times    each result's timed runs, in the order run
  *
+ * Besides the columns of the schema, runs and results have one column
+ * per field of the library's description (kl_field_describe) of a text or
+ * a number, the run's fields in runs and a result's in results, named by
+ * its JSON key (`check` is results' `verdict`, `commit` runs'
+ * `commit_id`): a field the library adds becomes a column when the
+ * history is next written (field_columns), with no schema step, and is
+ * filled from the results file through kl_results_number and
+ * kl_results_text.
+ *
  * The regression check (--check) is documented at check_series. */
 #define _POSIX_C_SOURCE 200809L
 #include "history.h"
@@ -27,11 +36,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/json-read.h"
+#include "../core/tool.h"
 #include "text.h"
 
-#define FORMAT_PREFIX "kladder-results-"
-#define FORMAT_KNOWN 2
 
 /* ---- the command's help --------------------------------------------------- */
 
@@ -237,6 +244,57 @@ static void rollback(history_db *h) {
     (void)sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+/* ---- a column per field ------------------------------------------------ */
+
+/* Field f's column: its JSON key, but for the two the first schema named
+ * otherwise; NULL for a field that is not a text or a number. */
+static const char *field_column(const kl_field_info *f) {
+  if (f->kind != KL_FIELD_TEXT && f->kind != KL_FIELD_NUMBER &&
+      f->kind != KL_FIELD_SECONDS)
+    return NULL;
+  if (!f->per_run && strcmp(f->name, "check") == 0) return "verdict";
+  if (f->per_run && strcmp(f->name, "commit") == 0) return "commit_id";
+  return f->name;
+}
+
+/* Whether table has column. */
+static int has_column(history_db *h, const char *table, const char *column,
+                      int *has, char *err, size_t errlen) {
+  char sql[96];
+  snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')",
+           table);
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
+  *has = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    if (strcmp((const char *)sqlite3_column_text(st, 0), column) == 0)
+      *has = 1;
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : SQL_FAIL(h, rc, "sqlite3_step");
+}
+
+/* Every field's column added where its table lacks it (a field the
+ * library added since the history was made): text or real. */
+static int field_columns(history_db *h, char *err, size_t errlen) {
+  int rc = 0;
+  for (size_t i = 0; i < kl_field_count() && !rc; i++) {
+    kl_field_info f = {.size = sizeof f};
+    if (kl_field_describe(i, &f) != KL_OK) continue;
+    const char *column = field_column(&f);
+    if (!column) continue;
+    const char *table = f.per_run ? "runs" : "results";
+    int has = 0;
+    rc = has_column(h, table, column, &has, err, errlen);
+    if (rc || has) continue;
+    char sql[160];
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s", table,
+             column, f.kind == KL_FIELD_TEXT ? "TEXT" : "REAL");
+    rc = exec(h, sql, err, errlen);
+  }
+  return rc;
+}
+
 /* The schema checked, created or migrated (write), in one transaction. */
 static int check_schema(history_db *h, int write, char *err, size_t errlen) {
   long long app = 0, version = 0, tables = 0;
@@ -284,6 +342,7 @@ static int check_schema(history_db *h, int write, char *err, size_t errlen) {
              "user_version=%d", KL_APP_ID, SCHEMA_VERSION);
     if (!rc) rc = exec(h, sql, err, errlen);
   }
+  if (write && !rc) rc = field_columns(h, err, errlen);
   if (write) {
     if (!rc) rc = exec(h, "COMMIT", err, errlen);
     if (rc) rollback(h);
@@ -375,7 +434,7 @@ void history_close(history_db *h) {
 typedef struct loaded {
   const char *path;
   char digest[17];
-  json_doc *doc;
+  kl_results *file; /* read and validated by the library */
 } loaded;
 
 static int read_whole(const char *path, char **text, size_t *len, char *err,
@@ -436,37 +495,32 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
     hash *= 1099511628211ull;
   }
   snprintf(l->digest, sizeof l->digest, "%016llx", (unsigned long long)hash);
-  rc = kl__doc_parse(path, text, len, &l->doc, err, errlen) ? 2 : 0;
   free(text);
-  if (rc) return rc;
-  const json_value *root = kl__doc_root(l->doc);
-  const char *format = kl__doc_string(root, "format", NULL);
+  if (kl_results_read(path, &l->file) != KL_OK) {
+    snprintf(err, errlen, "%s", kl_last_error());
+    return 2;
+  }
+  const json_value *root = kl__results_root(l->file);
   const json_value *results = kl__doc_member(root, "results");
   const char *why = NULL;
-  if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0)
-    why = "not a kladder results file (no \"format\": \"" FORMAT_PREFIX
-          "N\"; `kladder run --json FILE` writes one)";
-  else if (strtol(format + strlen(FORMAT_PREFIX), NULL, 10) > FORMAT_KNOWN)
+  if (kl_results_warning(l->file)[0])
     why = "a results format newer than this kladder reads";
   else if (!kl__doc_string(root, "started", NULL))
     why = "no \"started\" in it";
-  else if (!results || results->kind != JSON_ARRAY)
-    why = "no \"results\" array in it";
   for (size_t i = 0; !why && i < results->count; i++) {
     const json_value *r = &results->items[i];
-    if (r->kind != JSON_OBJECT || !kl__doc_string(r, "workload", NULL) ||
-        !kl__doc_string(r, "rung", NULL) || !kl__doc_string(r, "backend", NULL)) {
-      snprintf(err, errlen, "%s:%d:%d: a result without its workload, rung "
-               "and backend", path, r->line, r->column);
-      kl__doc_free(l->doc);
-      l->doc = NULL;
+    if (!kl__doc_string(r, "backend", NULL)) {
+      snprintf(err, errlen, "%s:%d:%d: a result without its backend", path,
+               r->line, r->column);
+      kl_results_free(l->file);
+      l->file = NULL;
       return 2;
     }
   }
   if (why) {
     snprintf(err, errlen, "%s: %s", path, why);
-    kl__doc_free(l->doc);
-    l->doc = NULL;
+    kl_results_free(l->file);
+    l->file = NULL;
     return 2;
   }
   return 0;
@@ -535,14 +589,95 @@ static const char insert_result[] =
 static const char insert_time[] =
     "INSERT INTO times(result_id, ord, seconds) VALUES(?1, ?2, ?3)";
 
+/* The field columns an INSERT above leaves out, set after it: an UPDATE
+ * of the row just inserted, the fields' values from the results file. */
+#define MAX_EXTRAS 256
+typedef struct extras {
+  size_t field[MAX_EXTRAS];
+  int count;
+  sqlite3_stmt *st;
+} extras;
+
+/* Whether column is in the column list of an INSERT statement. */
+static int inserted(const char *insert, const char *column) {
+  const char *p = strchr(insert, '('), *end = p ? strchr(p, ')') : NULL;
+  const size_t len = strlen(column);
+  while (p && p < end) {
+    p++;
+    while (*p == ' ') p++;
+    const size_t n = strcspn(p, ",)");
+    if (n == len && strncmp(p, column, len) == 0) return 1;
+    p += n;
+  }
+  return 0;
+}
+
+static int prepare_extras(history_db *h, int per_run, const char *insert,
+                          extras *x, char *err, size_t errlen) {
+  memset(x, 0, sizeof *x);
+  char sql[8192];
+  size_t at = (size_t)snprintf(sql, sizeof sql, "UPDATE %s SET ",
+                               per_run ? "runs" : "results");
+  for (size_t i = 0; i < kl_field_count() && x->count < MAX_EXTRAS; i++) {
+    kl_field_info f = {.size = sizeof f};
+    const char *column =
+        kl_field_describe(i, &f) == KL_OK && f.per_run == per_run
+            ? field_column(&f)
+            : NULL;
+    if (!column || inserted(insert, column)) continue;
+    x->field[x->count++] = i;
+    at += (size_t)snprintf(sql + at, at < sizeof sql ? sizeof sql - at : 0,
+                           "%s\"%s\" = ?%d", x->count > 1 ? ", " : "",
+                           column, x->count);
+  }
+  if (x->count == 0) return 0;
+  at += (size_t)snprintf(sql + at, at < sizeof sql ? sizeof sql - at : 0,
+                         " WHERE id = ?%d", x->count + 1);
+  if (at >= sizeof sql) {
+    snprintf(err, errlen, "%s: the fields' UPDATE is longer than %zu bytes",
+             h->path, sizeof sql);
+    return 2;
+  }
+  const int rc = sqlite3_prepare_v2(h->db, sql, -1, &x->st, NULL);
+  return rc == SQLITE_OK ? 0 : SQL_FAIL(h, rc, "sqlite3_prepare_v2");
+}
+
+/* Row id's field columns from result `result` of the file (a run's
+ * fields from its first). */
+static int set_extras(history_db *h, const extras *x, const kl_results *file,
+                      size_t result, sqlite3_int64 id, char *err,
+                      size_t errlen) {
+  if (!x->st) return 0;
+  int rc = SQLITE_OK;
+  for (int k = 0; k < x->count && rc == SQLITE_OK; k++) {
+    kl_field_info f = {.size = sizeof f};
+    (void)kl_field_describe(x->field[k], &f);
+    char text[4096];
+    double v = 0;
+    if (f.kind == KL_FIELD_TEXT)
+      rc = kl_results_text(file, result, x->field[k], text, sizeof text) ==
+                   KL_OK
+               ? sqlite3_bind_text(x->st, k + 1, text, -1, SQLITE_TRANSIENT)
+               : sqlite3_bind_null(x->st, k + 1);
+    else
+      rc = kl_results_number(file, result, x->field[k], &v) == KL_OK
+               ? sqlite3_bind_double(x->st, k + 1, v)
+               : sqlite3_bind_null(x->st, k + 1);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(x->st, x->count + 1, id);
+  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind");
+  return step_done(h, x->st, err, errlen);
+}
+
 typedef struct statements {
   sqlite3_stmt *known, *run, *result, *time;
+  extras run_extras, result_extras;
 } statements;
 
 /* One results file's rows; *added 1 where it was not there before. */
 static int append_one(history_db *h, statements *s, const loaded *l,
                       int *added, char *err, size_t errlen) {
-  const json_value *root = kl__doc_root(l->doc);
+  const json_value *root = kl__results_root(l->file);
   *added = 0;
   int rc = sqlite3_bind_text(s->known, 1, l->digest, -1, SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind_text");
@@ -607,6 +742,8 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   rc = step_done(h, st, err, errlen);
   if (rc) return rc;
   const sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
+  rc = set_extras(h, &s->run_extras, l->file, 0, run_id, err, errlen);
+  if (rc) return rc;
   const json_value *results = kl__doc_member(root, "results");
   for (size_t i = 0; i < results->count; i++) {
     const json_value *r = &results->items[i];
@@ -645,6 +782,8 @@ static int append_one(history_db *h, statements *s, const loaded *l,
     rc = step_done(h, st, err, errlen);
     if (rc) return rc;
     const sqlite3_int64 result_id = sqlite3_last_insert_rowid(h->db);
+    rc = set_extras(h, &s->result_extras, l->file, i, result_id, err, errlen);
+    if (rc) return rc;
     const json_value *times = kl__doc_member(r, "times_s");
     for (size_t k = 0; times && times->kind == JSON_ARRAY && k < times->count;
          k++) {
@@ -677,7 +816,8 @@ int history_append(history_db *h, const char *const *paths, int count,
   int rc = 0;
   for (int i = 0; i < count && !rc; i++)
     rc = load_file(&files[i], paths[i], err, errlen);
-  statements s = {NULL, NULL, NULL, NULL};
+  statements s;
+  memset(&s, 0, sizeof s);
   if (!rc) rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
   const char *sql[4] = {"SELECT 1 FROM runs WHERE digest = ?1", insert_run,
                         insert_result, insert_time};
@@ -686,6 +826,9 @@ int history_append(history_db *h, const char *const *paths, int count,
     const int prc = sqlite3_prepare_v2(h->db, sql[i], -1, slot[i], NULL);
     if (prc != SQLITE_OK) rc = SQL_FAIL(h, prc, "sqlite3_prepare_v2");
   }
+  if (!rc) rc = prepare_extras(h, 1, insert_run, &s.run_extras, err, errlen);
+  if (!rc)
+    rc = prepare_extras(h, 0, insert_result, &s.result_extras, err, errlen);
   int n = 0;
   for (int i = 0; i < count && !rc; i++) {
     int one = 0;
@@ -693,9 +836,11 @@ int history_append(history_db *h, const char *const *paths, int count,
     n += one;
   }
   for (int i = 0; i < 4; i++) sqlite3_finalize(*slot[i]);
+  sqlite3_finalize(s.run_extras.st);
+  sqlite3_finalize(s.result_extras.st);
   if (!rc) rc = exec(h, "COMMIT", err, errlen);
   if (rc && h->db) rollback(h);
-  for (int i = 0; i < count; i++) kl__doc_free(files[i].doc);
+  for (int i = 0; i < count; i++) kl_results_free(files[i].file);
   free(files);
   if (!rc && added) *added = n;
   return rc;

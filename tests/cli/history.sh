@@ -4,6 +4,9 @@
 # (history_db.py):
 #   appends   4 processes at once, 50 `kladder run --db` each: every run
 #             there and whole, integrity_check ok;
+#   fields    every text or number field of `kladder list --fields` a
+#             column; one dropped (a history made before that field) comes
+#             back, filled, at the next run;
 #   import    every kladder results file (JSON) under RESULTS_DIR
 #             (results/, found at test time) imported in one command,
 #             a second import adds nothing, the other JSON files there
@@ -69,6 +72,16 @@ done
 wait
 [ ! -s "$dir/append.err" ] || { cat "$dir/append.err"; fail "an append failed"; }
 py verify "$dir/many.db" 200 2 || fail "the history of 200 appends"
+
+# ---- fields: a column each, added to a history made before them -----------
+"$kl" list --fields >"$dir/fields.txt" || fail "kladder list --fields"
+py columns "$dir/many.db" "$dir/fields.txt" || fail "a field without its column"
+py drop "$dir/many.db" stop || fail "dropping a field's column"
+"$kl" run -q -w integrate -b serial -n 1000 --reps 2 --warmup 0 --no-ceiling \
+  --db "$dir/many.db" >/dev/null || fail "a run into a history without stop"
+py columns "$dir/many.db" "$dir/fields.txt" || fail "the field's column not added back"
+py filled "$dir/many.db" stop || fail "the added column not filled"
+echo "fields: every one a column, a new one added and filled"
 echo "appends: 4 x 50 runs in $(($(date +%s) - start)) s"
 "$kl" history --db "$dir/many.db" --check >/dev/null
 [ $? -le 1 ] || fail "--check over the 200 runs"

@@ -170,6 +170,33 @@ def main():
         for i in range(n):
             doc["started"] = "2026-11-20T00:%02d:%02dZ" % (i // 60, i % 60)
             json.dump(doc, open("%s/variant-%03d.json" % (out, i), "w"))
+    elif cmd == "columns":
+        # Every text or number field of `kladder list --fields` (its
+        # lines in argv[3]) a column: a run's in runs, a result's in
+        # results; check and commit by the first schema's names.
+        db = connect(path)
+        have = {t: {row[1] for row in db.execute("PRAGMA table_info(%s)" % t)}
+                for t in ("runs", "results")}
+        renamed = {("results", "check"): "verdict",
+                   ("runs", "commit"): "commit_id"}
+        count = 0
+        for line in open(sys.argv[3]).read().splitlines()[1:]:
+            cells = line.split()
+            if len(cells) < 5 or cells[1] not in ("text", "number", "seconds"):
+                continue
+            table = "results" if cells[-1] == "-" else "runs"
+            column = renamed.get((table, cells[0]), cells[0])
+            assert column in have[table], "no column %s in %s" % (column, table)
+            count += 1
+        assert count > 40, "only %d fields read" % count
+    elif cmd == "drop":
+        db = connect(path)
+        db.execute("ALTER TABLE results DROP COLUMN %s" % sys.argv[3])
+    elif cmd == "filled":
+        db = connect(path)
+        v = db.execute("SELECT %s FROM results ORDER BY id DESC LIMIT 1"
+                       % sys.argv[3]).fetchone()[0]
+        assert v is not None, "the newest result's %s is null" % sys.argv[3]
     else:
         sys.exit("history_db.py: unknown command " + cmd)
 
