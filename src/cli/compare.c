@@ -61,6 +61,11 @@ static const char usage_compare[] =
     "  --csv FILE      also write the comparison as CSV\n"
     "  --json FILE     also write it as JSON (format kladder-compare-1)\n"
     "  --html FILE     also write it as a self-contained HTML page\n"
+    "  --field NAME    compare one numeric field of the results instead\n"
+    "                  (`kladder list --fields` names them): each pair's\n"
+    "                  value in BASE and NEW, NEW over BASE, and higher or\n"
+    "                  lower where it moved by more than the threshold, else\n"
+    "                  same; exit 1 where any pair moved\n"
     "  -h, --help      this text\n"
     "\n"
     "FILE - is standard output (the table then goes to standard error).\n"
@@ -1487,9 +1492,66 @@ static int write_outputs(const char *paths[OUTS], const compare_result *c) {
   return code;
 }
 
+/* ---- one field (--field) ------------------------------------------------ */
+
+/* NAME a field of the results that is a number (or seconds). */
+static int field_option(const char *name, size_t *field) {
+  kl_field_info f = {.size = sizeof f};
+  if (kl_field_index(name, field) != KL_OK ||
+      kl_field_describe(*field, &f) != KL_OK)
+    return bad_usage("--field '%.60s': no such field of the results "
+                     "(`kladder list --fields` names them)", name);
+  if (f.kind != KL_FIELD_NUMBER && f.kind != KL_FIELD_SECONDS)
+    return bad_usage("--field '%.60s': not a number, which compare needs",
+                     name);
+  return 0;
+}
+
+/* Each pair's value of the field in BASE and NEW (read from the files
+ * through the library), NEW over BASE and whether it moved beyond the
+ * threshold; *moved 1 where one did. */
+static int write_field_table(FILE *f, const compare_result *c, size_t field,
+                             const char *name, int *moved) {
+  size_t up = 0, down = 0, same = 0, unmeasured = 0;
+  fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", "workload", "rung",
+          "backend", "BASE", "NEW", "NEW/BASE", name);
+  for (size_t i = 0; i < c->count; i++) {
+    const pair *p = &c->pairs[i];
+    double x = NAN, y = NAN;
+    const int have =
+        kl_results_number(c->base.file, (size_t)(p->b - c->base.rows), field,
+                          &x) == KL_OK &&
+        kl_results_number(c->new_.file, (size_t)(p->n - c->new_.rows), field,
+                          &y) == KL_OK;
+    const double ratio = have && x != 0 ? y / x : NAN;
+    const char *says = "not measured";
+    if (have && x == y) says = "same";
+    else if (have && isfinite(ratio) && fabs(ratio - 1) <= c->threshold)
+      says = "same";
+    else if (have) says = y > x ? "higher" : "lower";
+    size_t *tally = !have                       ? &unmeasured
+                    : strcmp(says, "higher") == 0 ? &up
+                    : strcmp(says, "lower") == 0  ? &down
+                                                  : &same;
+    (*tally)++;
+    char bs[24] = "-", ns[24] = "-", rs[24] = "-";
+    if (have) snprintf(bs, sizeof bs, "%.6g", x);
+    if (have) snprintf(ns, sizeof ns, "%.6g", y);
+    if (isfinite(ratio)) snprintf(rs, sizeof rs, "%.3fx", ratio);
+    fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", p->n->workload,
+            p->n->rung, p->n->backend, bs, ns, rs, says);
+  }
+  fprintf(f, "%zu pairs: %zu higher, %zu lower, %zu same, %zu not measured "
+          "(%s; threshold %g)\n", c->count, up, down, same, unmeasured, name,
+          c->threshold);
+  *moved = up + down > 0;
+  return ferror(f) ? -1 : 0;
+}
+
 /* ---- the command --------------------------------------------------------- */
 
-enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_CSV, OPT_JSON, OPT_HTML };
+enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_CSV, OPT_JSON, OPT_HTML,
+       OPT_FIELD };
 
 static const struct option compare_longs[] = {
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
@@ -1497,6 +1559,7 @@ static const struct option compare_longs[] = {
     {"csv", required_argument, NULL, OPT_CSV},
     {"json", required_argument, NULL, OPT_JSON},
     {"html", required_argument, NULL, OPT_HTML},
+    {"field", required_argument, NULL, OPT_FIELD},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -1588,7 +1651,9 @@ static int same_file(const char *a, const char *b) {
 int compare_main(int argc, char **argv) {
   const char *paths[OUTS] = {NULL};
   double threshold = 0.05, alpha = 0.05;
-  int given[OPT_HTML + 1] = {0};
+  int given[OPT_FIELD + 1] = {0};
+  const char *field_name = NULL;
+  size_t field = 0;
   char show[SHOWN_SIZE];
   opterr = 0;
   int c, index;
@@ -1629,6 +1694,8 @@ int compare_main(int argc, char **argv) {
     case OPT_CSV: paths[OUT_CSV] = optarg; break;
     case OPT_JSON: paths[OUT_JSON] = optarg; break;
     case OPT_HTML: paths[OUT_HTML] = optarg; break;
+    case OPT_FIELD: bad = field_option(optarg, &field); field_name = optarg;
+      break;
     }
     if (bad) return bad;
   }
@@ -1666,6 +1733,20 @@ int compare_main(int argc, char **argv) {
     fputs("kladder: warning: ", stderr);
     one_line(stderr, warn);
     fputc('\n', stderr);
+  }
+  if (field_name) {
+    /* One field's table in place of the times': its own exit code. */
+    int moved = 0;
+    int code = paths[OUT_CSV] || paths[OUT_JSON] || paths[OUT_HTML]
+                   ? bad_usage("--field shows its table alone: no --csv, "
+                               "--json or --html with it")
+                   : 0;
+    if (!code && (write_field_table(stdout, result, field, field_name,
+                                    &moved) != 0 ||
+                  fflush(stdout) != 0))
+      code = error_line("writing the table: %s", strerror(errno ? errno : EIO));
+    compare_free(result);
+    return code ? code : moved ? 1 : 0;
   }
   int code = write_outputs(paths, result);
   if (code == 0) {

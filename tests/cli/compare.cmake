@@ -80,3 +80,19 @@ add_test(NAME cli-compare-quality COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/compare_quality.sh ${KL})
 set_tests_properties(cli-compare-files cli-compare-stats PROPERTIES
   SKIP_RETURN_CODE 77)
+
+# --field: one numeric field of the results, read through the library,
+# each pair's BASE, NEW, their ratio and whether it moved beyond the
+# threshold; exit 1 where one did.
+kl_cli_test(compare-field-same 0 "^7 pairs: 0 higher, 0 lower, 7 same, 0 not measured \\(percent_ceiling"
+  compare --field percent_ceiling ${CMP}/base.json ${CMP}/base.json)
+kl_cli_test(compare-field-moved 1
+  "^reduce +openmp-partials +openmp +[0-9.e-]+ +[0-9.e-]+ +1\\.50x +higher$"
+  --match "^7 pairs: 1 higher, 0 lower, 6 same"
+  compare --field median_s ${CMP}/base.json ${CMP}/slower.json)
+kl_cli_test(compare-field-unknown 2 "--field 'nosuch': no such field"
+  compare --field nosuch ${CMP}/base.json ${CMP}/base.json)
+kl_cli_test(compare-field-text 2 "--field 'rung': not a number"
+  compare --field rung ${CMP}/base.json ${CMP}/base.json)
+kl_cli_test(compare-field-alone 2 "--field shows its table alone"
+  compare --field median_s --json - ${CMP}/base.json ${CMP}/base.json)
