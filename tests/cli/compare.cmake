@@ -87,7 +87,7 @@ set_tests_properties(cli-compare-files cli-compare-stats PROPERTIES
 kl_cli_test(compare-field-same 0 "^7 pairs: 0 higher, 0 lower, 7 same, 0 not measured \\(percent_ceiling"
   compare --field percent_ceiling ${CMP}/base.json ${CMP}/base.json)
 kl_cli_test(compare-field-moved 1
-  "^reduce +openmp-partials +openmp +[0-9.e-]+ +[0-9.e-]+ +1\\.50x +higher$"
+  "^reduce +openmp-partials +openmp +[0-9.e-]+ +[0-9.e-]+ +1\\.500x +higher$"
   --match "^7 pairs: 1 higher, 0 lower, 6 same"
   compare --field median_s ${CMP}/base.json ${CMP}/slower.json)
 kl_cli_test(compare-field-unknown 2 "--field 'nosuch': no such field"
