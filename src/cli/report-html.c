@@ -41,13 +41,11 @@
 #include <unistd.h>
 
 #include "history.h"
-#include "../core/json-read.h"
+#include "../core/tool.h"
 #include "kladder-run.h"
 #include "lesson.h"
 #include "text.h"
 
-#define FORMAT_PREFIX "kladder-results-"
-#define FORMAT_KNOWN 2 /* the newest version of the results format read */
 #define MAX_FILES 16
 #define MAX_PAGE_FILES 512
 #define MAX_TIMELINES 40
@@ -79,7 +77,7 @@ typedef struct row {
 typedef struct report {
   int files;
   const char *paths[MAX_FILES];
-  json_doc *docs[MAX_FILES];
+  kl_results *docs[MAX_FILES];
   row *rows;
   size_t count;
   FILE *f;
@@ -143,51 +141,26 @@ static void read_row(row *r, const json_value *v, int file, int index) {
   r->group = -1;
 }
 
-/* A results file: read, its format checked, its results taken. */
+/* A results file: read and checked by the library (kl_results_read), its
+ * results taken. */
 static int load(report *rep, const char *path, char *err, size_t errlen) {
-  json_doc *doc = NULL;
-  if (kl__doc_read(path, &doc, err, errlen) != 0) return 2;
-  const json_value *root = kl__doc_root(doc);
-  const char *format = kl__doc_string(root, "format", NULL);
-  if (!format || strncmp(format, FORMAT_PREFIX, strlen(FORMAT_PREFIX)) != 0) {
-    snprintf(err, errlen, "%s: not a kladder results file (no \"format\": "
-             "\"" FORMAT_PREFIX "N\"; `kladder run --json FILE` writes one)",
-             path);
-    kl__doc_free(doc);
+  kl_results *doc = NULL;
+  if (kl_results_read(path, &doc) != KL_OK) {
+    snprintf(err, errlen, "%s", kl_last_error());
     return 2;
   }
-  const long version = strtol(format + strlen(FORMAT_PREFIX), NULL, 10);
-  const json_value *results = kl__doc_member(root, "results");
-  if (!results || results->kind != JSON_ARRAY) {
-    snprintf(err, errlen, "%s: no \"results\" array in it%s", path,
-             version > FORMAT_KNOWN ? " (a results format newer than this "
-                                      "kladder reads)" : "");
-    kl__doc_free(doc);
-    return 2;
-  }
-  if (results->count == 0) {
-    snprintf(err, errlen, "%s: no results in it", path);
-    kl__doc_free(doc);
-    return 2;
-  }
-  if (version > FORMAT_KNOWN)
-    fprintf(stderr, "kladder: warning: %s: results format %s is newer than "
-            "this kladder's (" FORMAT_PREFIX "%d): showing the fields it "
-            "knows\n", path, format, FORMAT_KNOWN);
+  const json_value *results = kl__doc_member(kl__results_root(doc), "results");
+  if (kl_results_warning(doc)[0])
+    fprintf(stderr, "kladder: warning: %s: showing the fields it knows\n",
+            kl_results_warning(doc));
   row *grown = realloc(rep->rows, (rep->count + results->count) * sizeof *grown);
   if (!grown) {
     snprintf(err, errlen, "%s: out of memory", path);
-    kl__doc_free(doc);
+    kl_results_free(doc);
     return 2;
   }
   rep->rows = grown;
   for (size_t i = 0; i < results->count; i++) {
-    if (results->items[i].kind != JSON_OBJECT) {
-      snprintf(err, errlen, "%s:%d:%d: a result that is not an object", path,
-               results->items[i].line, results->items[i].column);
-      kl__doc_free(doc);
-      return 2;
-    }
     read_row(&rep->rows[rep->count++], &results->items[i], rep->files,
              (int)i);
   }
@@ -2097,7 +2070,7 @@ static void meta_row(FILE *f, const char *name, const char *value) {
 static void header(report *rep) {
   FILE *f = rep->f;
   for (int i = 0; i < rep->files; i++) {
-    const json_value *root = kl__doc_root(rep->docs[i]);
+    const json_value *root = kl__results_root(rep->docs[i]);
     const json_value *machine = kl__doc_member(root, "machine");
     const json_value *build = kl__doc_member(root, "build");
     if (rep->files > 1) {
@@ -2265,7 +2238,7 @@ static int page_of(FILE *f, const char *const *inputs, int count,
     rep.f = f;
     page(&rep);
   }
-  for (int i = 0; i < rep.files; i++) kl__doc_free(rep.docs[i]);
+  for (int i = 0; i < rep.files; i++) kl_results_free(rep.docs[i]);
   free(rep.rows);
   return rc;
 }

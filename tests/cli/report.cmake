@@ -31,12 +31,12 @@ kl_cli_test(report-array 2
   "^kladder: error: .*/array.json: not a kladder results file"
   --leaves-nothing report ${REPORT_DATA}/array.json -o out.html)
 kl_cli_test(report-no-results 2
-  "^kladder: error: .*/no-results.json: no results in it$"
+  "^kladder: error: .*/no-results.json: no results in it \\(.results. is empty\\)$"
   --leaves-nothing report ${REPORT_DATA}/no-results.json -o out.html)
 kl_cli_test(report-directory 2 "^kladder: error: .*/report: a directory"
   --leaves-nothing report ${REPORT_DATA} -o out.html)
 kl_cli_test(report-newer-format 0
-  "warning: .*/newer.json: results format kladder-results-9 is newer"
+  "warning: .*/newer.json: format kladder-results-9 is newer"
   --file out.html "id=\"w-map\"" report ${REPORT_DATA}/newer.json -o out.html)
 kl_cli_test(report-output-is-input 2 "would overwrite the results file it reads"
   --keeps in.json report in.json -o in.json)
