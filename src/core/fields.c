@@ -758,6 +758,18 @@ kl_status kl_field_index(const char *name, size_t *out) {
   return kl__done(field_index(name, out));
 }
 
+kl_status kl__field_wants(const kl__field *f, int text, int present,
+                          const char *who) {
+  const int number = f->kind == KL__NUMBER || f->kind == KL__SECONDS;
+  if (!number && !(text && f->kind == KL__TEXT))
+    return kl__usage(KL_USAGE, "%s: %s is %s", who, f->name,
+                     text ? "neither text nor a number" : "not a number");
+  if (!present)
+    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
+                     f->name);
+  return KL_OK;
+}
+
 /* Field `field` of result `result`, got as the writers get it (not as
  * JSON: an empty text is present). */
 static kl_status value_of(const kl_report *r, size_t result, size_t field,
@@ -780,12 +792,8 @@ static kl_status result_number(const kl_report *r, size_t result,
   kl__value v;
   kl_status st = value_of(r, result, field, "kl_result_number", &f, &v);
   if (st != KL_OK) return st;
-  if (f->kind != KL__NUMBER && f->kind != KL__SECONDS)
-    return kl__usage(KL_USAGE, "kl_result_number: %s is not a number",
-                     f->name);
-  if (!v.present)
-    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
-                     f->name);
+  st = kl__field_wants(f, 0, v.present, "kl_result_number");
+  if (st != KL_OK) return st;
   *out = v.number;
   return KL_OK;
 }
@@ -804,12 +812,8 @@ static kl_status result_text(const kl_report *r, size_t result, size_t field,
   out[0] = '\0';
   kl_status st = value_of(r, result, field, "kl_result_text", &f, &v);
   if (st != KL_OK) return st;
-  if (f->kind != KL__TEXT && f->kind != KL__NUMBER && f->kind != KL__SECONDS)
-    return kl__usage(KL_USAGE, "kl_result_text: %s is neither text nor a "
-                     "number", f->name);
-  if (!v.present)
-    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
-                     f->name);
+  st = kl__field_wants(f, 1, v.present, "kl_result_text");
+  if (st != KL_OK) return st;
   if (f->kind == KL__TEXT)
     snprintf(out, size, "%s", v.text ? v.text : "");
   else

@@ -60,5 +60,11 @@ const kl__field *kl__field_named(const char *name);
 const char *kl__field_format(const kl__field *f);
 void kl__field_get(const kl__field *f, const kl_report *rep,
                    const kl__result *res, int json, kl__value *v);
+/* Whether a caller (`who`, for the message) may have field f's value as
+ * a number (text 0) or as text (text 1; a number is text too), and it was
+ * measured (present): KL_USAGE for a field of another kind, KL_UNAVAILABLE
+ * for one not measured. */
+kl_status kl__field_wants(const kl__field *f, int text, int present,
+                          const char *who);
 
 #endif

@@ -68,13 +68,10 @@ static const char *wrong_value(const kl__field *f, const json_value *v) {
     if (!is_number(v)) return "is not a finite number of seconds";
     return v->number >= 0 ? NULL : "is negative";
   case KL__LIST:
-    if (v->kind != JSON_ARRAY) return "is not an array";
-    for (size_t i = 0; i < v->count; i++)
-      if (!is_number(&v->items[i]) && v->items[i].kind != JSON_NULL)
-        return "holds an item that is not a finite number";
-    return NULL;
   case KL__PAIRS:
-    if (v->kind != JSON_OBJECT) return "is not an object";
+    /* A list's items, or the named numbers' values. */
+    if (v->kind != (f->kind == KL__LIST ? JSON_ARRAY : JSON_OBJECT))
+      return f->kind == KL__LIST ? "is not an array" : "is not an object";
     for (size_t i = 0; i < v->count; i++)
       if (!is_number(&v->items[i]) && v->items[i].kind != JSON_NULL)
         return "holds a value that is not a finite number";
@@ -213,12 +210,8 @@ static kl_status results_number(const kl_results *r, size_t result,
   const json_value *v = NULL;
   kl_status st = value_of(r, result, field, "kl_results_number", &f, &v);
   if (st != KL_OK) return st;
-  if (f->kind != KL__NUMBER && f->kind != KL__SECONDS)
-    return kl__usage(KL_USAGE, "kl_results_number: %s is not a number",
-                     f->name);
-  if (!v)
-    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
-                     f->name);
+  st = kl__field_wants(f, 0, v != NULL, "kl_results_number");
+  if (st != KL_OK) return st;
   *out = v->kind == JSON_NUMBER ? v->number : v->kind == JSON_TRUE;
   return KL_OK;
 }
@@ -237,12 +230,8 @@ static kl_status results_text(const kl_results *r, size_t result,
   out[0] = '\0';
   kl_status st = value_of(r, result, field, "kl_results_text", &f, &v);
   if (st != KL_OK) return st;
-  if (f->kind != KL__TEXT && f->kind != KL__NUMBER && f->kind != KL__SECONDS)
-    return kl__usage(KL_USAGE, "kl_results_text: %s is neither text nor a "
-                     "number", f->name);
-  if (!v)
-    return kl__usage(KL_UNAVAILABLE, "%s: not measured for this result",
-                     f->name);
+  st = kl__field_wants(f, 1, v != NULL, "kl_results_text");
+  if (st != KL_OK) return st;
   if (f->kind == KL__TEXT)
     snprintf(out, size, "%s", v->text);
   else
