@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../core/internal.h"
+#include "../registry.h"
 
 #ifndef _OPENACC
 

@@ -299,15 +299,8 @@ kl_status kl__host_elapsed(kl_context *ctx, int from, int to,
     .elapsed = kl__host_elapsed, __VA_ARGS__                                  \
   }
 
-/* Every backend and workload, declared from the one lists: a rung names
- * its backend, a workload the workload whose ceiling it is measured
- * against. */
-#define KL_BACKEND(name) extern const kl_backend kl__backend_##name;
-#include "../backends/backends.def"
-#undef KL_BACKEND
-#define KL_WORKLOAD(name) extern const kl_workload kl__workload_##name;
-#include "../workloads/workloads.def"
-#undef KL_WORKLOAD
+/* The backends and workloads themselves are declared beside the core,
+ * in src/registry.h: the core includes nothing of the layers above it. */
 
 /* ---- parameters ------------------------------------------------------- */
 /* The index of the workload's parameter with this flag, or -1. */

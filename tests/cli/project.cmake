@@ -71,6 +71,10 @@ add_test(NAME residue COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/residue.sh
 # from the environment.
 add_test(NAME workloads-read-no-environment COMMAND sh -c
   "! grep -rn 'getenv(\"KLADDER_' '${PROJECT_SOURCE_DIR}/src/workloads'")
+# The core includes nothing of the layers above it (backends, workloads,
+# the command): they find each other through src/registry.h and .c.
+add_test(NAME core-includes-no-layer-above COMMAND sh -c
+  "! grep -rn '#include \"\\.\\./' '${PROJECT_SOURCE_DIR}/src/core'")
 # No measured figure in README.md or docs/ but in docs/performance.md (and
 # README's summary quoted from it) and the workloads' LESSONS.md.
 add_test(NAME figures COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/figures.sh

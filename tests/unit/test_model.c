@@ -12,6 +12,7 @@
 
 #include "core/harness.h"
 #include "expect.h"
+#include "registry.h"
 
 enum { X, STATE, Y, POISONED, ZEROED };
 enum { P_N, P_MODE, P_SCALE, P_SCRATCH };

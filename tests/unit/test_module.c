@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "backends/module/module.h"
+#include "registry.h"
 
 int main(int argc, char **argv) {
   if (argc != 2) {

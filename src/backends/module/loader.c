@@ -15,6 +15,7 @@
 #include <threads.h>
 
 #include "module.h"
+#include "../../registry.h"
 
 #ifndef KL_GPU_MODULE_FILE
 #define KL_GPU_MODULE_FILE "libkladder-" KL_GPU_MODULE_BACKEND ".so"

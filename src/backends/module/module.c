@@ -3,6 +3,7 @@
  * CMakeLists.txt builds this file into the module only, whose link
  * (module.map) keeps every other symbol local to it. */
 #include "module.h"
+#include "../../registry.h"
 
 extern const kl__gpu_entry kl__gpu_entries[];
 

@@ -40,6 +40,7 @@
 
 #include "cg-dist.h"
 #include "cg-host.h"
+#include "../../registry.h"
 
 /* A box's nonzeros: each point's in-grid neighbours and itself. Along an
  * axis a box of l points from `start` in a grid of g has 3 l - [start =

@@ -10,6 +10,7 @@
 
 #include "cg-host.h"
 #include "kladder-cg.h"
+#include "../../registry.h"
 
 /* The 27-point matrix's rows pass 2^31 from here on (1291^3); column
  * indices are int32. */

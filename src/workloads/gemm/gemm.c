@@ -426,6 +426,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
 #define T double
 #define GEMM_NAME(name) name##_f64
 #include "gemm-serial-body.h"
+#include "../../registry.h"
 #undef T
 #undef GEMM_NAME
 

@@ -5,6 +5,7 @@
 
 #include "histogram-host.h"
 #include "kladder-histogram.h"
+#include "../../registry.h"
 
 /* In the order of histogram.h's HIST_RANDOM, HIST_ALL_SAME, HIST_SKEWED. */
 static const char *const patterns[] = {"random", "all-same", "skewed", NULL};

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "integrate.h"
+#include "../../registry.h"
 
 double kl__integrate_length(void) { return INTEGRATE_PERIODS * INTEGRATE_PI; }
 

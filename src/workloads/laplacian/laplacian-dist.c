@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "laplacian-dist.h"
+#include "../../registry.h"
 
 /* The interior's extents: per rank (weak) or whole (strong). */
 static void interior_of(const kl_plan *p, int64_t in[3]) {

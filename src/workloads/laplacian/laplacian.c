@@ -7,6 +7,7 @@
 
 #include "kladder-laplacian.h"
 #include "laplacian.h"
+#include "../../registry.h"
 
 static const char *const axes[3] = {"x", "y", "z"};
 

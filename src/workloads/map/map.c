@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "map.h"
+#include "../../registry.h"
 
 /* Fresh coefficients per seed (the seed's are 2.5, 2 and 1), exactly
  * representable as floats so that every rung sees the same ones. */

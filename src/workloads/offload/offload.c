@@ -1,4 +1,5 @@
 #include "offload.h"
+#include "../../registry.h"
 
 const char *const kl__offload_phases[] = {"h2d", "kernel", "d2h", NULL};
 

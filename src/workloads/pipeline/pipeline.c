@@ -1,4 +1,5 @@
 #include "pipeline.h"
+#include "../../registry.h"
 
 const char *const kl__pipe_phases[] = {"kernel", "d2h", "host", NULL};
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "read.h"
+#include "../../registry.h"
 
 static kl_status plan(kl_plan *p) {
   p->buffer_count = 2;

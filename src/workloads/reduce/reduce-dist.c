@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "reduce.h"
+#include "../../registry.h"
 
 /* The plan's constants: where this rank's part lies. */
 enum { DIST_FIRST, DIST_LEN, DIST_TOTAL };

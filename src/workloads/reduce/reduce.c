@@ -267,6 +267,7 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
  * per case of reduce-cases.h. */
 #define REDUCE_BODY "reduce-serial-body.h"
 #include "reduce-cases.h"
+#include "../../registry.h"
 #undef REDUCE_BODY
 
 typedef void (*serial_fn)(const void *, int64_t, void *);

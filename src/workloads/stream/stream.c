@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "stream.h"
+#include "../../registry.h"
 
 static kl_status plan(kl_plan *p) {
   static const char *const names[] = {"a", "b", "c"};

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "transfer.h"
+#include "../../registry.h"
 
 static kl_status plan(kl_plan *p) {
   p->buffer_count = 2;

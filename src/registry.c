@@ -1,17 +1,18 @@
 /* The registries of backends and workloads, each from its one list. */
 #include <string.h>
 
-#include "harness.h"
+#include "core/harness.h"
+#include "registry.h"
 
 static const kl_backend *const backends[] = {
 #define KL_BACKEND(name) &kl__backend_##name,
-#include "../backends/backends.def"
+#include "backends/backends.def"
 #undef KL_BACKEND
 };
 
 static const kl_workload *const workloads[] = {
 #define KL_WORKLOAD(name) &kl__workload_##name,
-#include "../workloads/workloads.def"
+#include "workloads/workloads.def"
 #undef KL_WORKLOAD
 };
 
