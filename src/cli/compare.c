@@ -29,7 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/json-read.h"
 #include "report-html.h"
 #include "text.h"
 #include "kladder-run.h"
@@ -1512,7 +1511,10 @@ static int field_option(const char *name, size_t *field) {
  * threshold; *moved 1 where one did. */
 static int write_field_table(FILE *f, const compare_result *c, size_t field,
                              const char *name, int *moved) {
-  size_t up = 0, down = 0, same = 0, unmeasured = 0;
+  enum { HIGHER, LOWER, SAME, UNMEASURED };
+  static const char *const says[] = {"higher", "lower", "same",
+                                     "not measured"};
+  size_t tally[4] = {0};
   fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", "workload", "rung",
           "backend", "BASE", "NEW", "NEW/BASE", name);
   for (size_t i = 0; i < c->count; i++) {
@@ -1524,27 +1526,24 @@ static int write_field_table(FILE *f, const compare_result *c, size_t field,
         kl_results_number(c->new_.file, (size_t)(p->n - c->new_.rows), field,
                           &y) == KL_OK;
     const double ratio = have && x != 0 ? y / x : NAN;
-    const char *says = "not measured";
-    if (have && x == y) says = "same";
-    else if (have && isfinite(ratio) && fabs(ratio - 1) <= c->threshold)
-      says = "same";
-    else if (have) says = y > x ? "higher" : "lower";
-    size_t *tally = !have                       ? &unmeasured
-                    : strcmp(says, "higher") == 0 ? &up
-                    : strcmp(says, "lower") == 0  ? &down
-                                                  : &same;
-    (*tally)++;
+    const int k = !have ? UNMEASURED
+                  : x == y || (isfinite(ratio) &&
+                               fabs(ratio - 1) <= c->threshold)
+                      ? SAME
+                  : y > x ? HIGHER
+                          : LOWER;
+    tally[k]++;
     char bs[24] = "-", ns[24] = "-", rs[24] = "-";
     if (have) snprintf(bs, sizeof bs, "%.6g", x);
     if (have) snprintf(ns, sizeof ns, "%.6g", y);
     if (isfinite(ratio)) snprintf(rs, sizeof rs, "%.3fx", ratio);
     fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", p->n->workload,
-            p->n->rung, p->n->backend, bs, ns, rs, says);
+            p->n->rung, p->n->backend, bs, ns, rs, says[k]);
   }
   fprintf(f, "%zu pairs: %zu higher, %zu lower, %zu same, %zu not measured "
-          "(%s; threshold %g)\n", c->count, up, down, same, unmeasured, name,
-          c->threshold);
-  *moved = up + down > 0;
+          "(%s; threshold %g)\n", c->count, tally[HIGHER], tally[LOWER],
+          tally[SAME], tally[UNMEASURED], name, c->threshold);
+  *moved = tally[HIGHER] + tally[LOWER] > 0;
   return ferror(f) ? -1 : 0;
 }
 
@@ -1707,6 +1706,9 @@ int compare_main(int argc, char **argv) {
     return bad_usage("compare takes two results files, BASE and NEW; %s",
                      operands ? "only one given" : "none given");
   }
+  if (field_name && (paths[OUT_CSV] || paths[OUT_JSON] || paths[OUT_HTML]))
+    return bad_usage("--field shows its table alone: no --csv, --json or "
+                     "--html with it");
   const char *inputs[2] = {argv[optind], argv[optind + 1]};
   if (strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
     return bad_usage("BASE and NEW cannot both be standard input ('-')");
@@ -1736,14 +1738,9 @@ int compare_main(int argc, char **argv) {
   }
   if (field_name) {
     /* One field's table in place of the times': its own exit code. */
-    int moved = 0;
-    int code = paths[OUT_CSV] || paths[OUT_JSON] || paths[OUT_HTML]
-                   ? bad_usage("--field shows its table alone: no --csv, "
-                               "--json or --html with it")
-                   : 0;
-    if (!code && (write_field_table(stdout, result, field, field_name,
-                                    &moved) != 0 ||
-                  fflush(stdout) != 0))
+    int moved = 0, code = 0;
+    if (write_field_table(stdout, result, field, field_name, &moved) != 0 ||
+        fflush(stdout) != 0)
       code = error_line("writing the table: %s", strerror(errno ? errno : EIO));
     compare_free(result);
     return code ? code : moved ? 1 : 0;

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "../core/tool.h"
-#include "../core/json-read.h"
 #include "lesson.h"
 #include "text.h"
 

@@ -257,41 +257,52 @@ static const char *field_column(const kl_field_info *f) {
   return f->name;
 }
 
-/* Whether table has column. */
-static int has_column(history_db *h, const char *table, const char *column,
-                      int *has, char *err, size_t errlen) {
+/* The names of table's columns, one string "\x1fa\x1fb\x1f..." (malloc'd,
+ * *names), so that a column is found by strstr of "\x1fNAME\x1f". */
+static int column_names(history_db *h, const char *table, char **names,
+                        char *err, size_t errlen) {
   char sql[96];
-  snprintf(sql, sizeof sql, "SELECT name FROM pragma_table_info('%s')",
-           table);
+  snprintf(sql, sizeof sql, "SELECT group_concat(name, char(31)) FROM "
+           "pragma_table_info('%s')", table);
   sqlite3_stmt *st = NULL;
   int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
-  *has = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-    if (strcmp((const char *)sqlite3_column_text(st, 0), column) == 0)
-      *has = 1;
+  rc = sqlite3_step(st);
+  const unsigned char *t = rc == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+  const size_t len = t ? strlen((const char *)t) : 0;
+  *names = rc == SQLITE_ROW ? malloc(len + 3) : NULL;
+  if (*names) sprintf(*names, "\x1f%s\x1f", t ? (const char *)t : "");
   sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? 0 : SQL_FAIL(h, rc, "sqlite3_step");
+  if (rc != SQLITE_ROW) return SQL_FAIL(h, rc, "sqlite3_step");
+  if (!*names) {
+    snprintf(err, errlen, "%s: out of memory", h->path);
+    return 2;
+  }
+  return 0;
 }
 
 /* Every field's column added where its table lacks it (a field the
  * library added since the history was made): text or real. */
 static int field_columns(history_db *h, char *err, size_t errlen) {
-  int rc = 0;
+  char *runs = NULL, *results = NULL;
+  int rc = column_names(h, "runs", &runs, err, errlen);
+  if (!rc) rc = column_names(h, "results", &results, err, errlen);
   for (size_t i = 0; i < kl_field_count() && !rc; i++) {
     kl_field_info f = {.size = sizeof f};
     if (kl_field_describe(i, &f) != KL_OK) continue;
     const char *column = field_column(&f);
     if (!column) continue;
-    const char *table = f.per_run ? "runs" : "results";
-    int has = 0;
-    rc = has_column(h, table, column, &has, err, errlen);
-    if (rc || has) continue;
+    char key[128];
+    snprintf(key, sizeof key, "\x1f%s\x1f", column);
+    if (strstr(f.per_run ? runs : results, key)) continue;
     char sql[160];
-    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s", table,
-             column, f.kind == KL_FIELD_TEXT ? "TEXT" : "REAL");
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s",
+             f.per_run ? "runs" : "results", column,
+             f.kind == KL_FIELD_TEXT ? "TEXT" : "REAL");
     rc = exec(h, sql, err, errlen);
   }
+  free(runs);
+  free(results);
   return rc;
 }
 
@@ -495,8 +506,10 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
     hash *= 1099511628211ull;
   }
   snprintf(l->digest, sizeof l->digest, "%016llx", (unsigned long long)hash);
+  /* The bytes just hashed, parsed and checked: the file read once. */
+  const kl_status st = kl__results_parse(path, text, len, &l->file);
   free(text);
-  if (kl_results_read(path, &l->file) != KL_OK) {
+  if (st != KL_OK) {
     snprintf(err, errlen, "%s", kl_last_error());
     return 2;
   }
@@ -594,6 +607,7 @@ static const char insert_time[] =
 #define MAX_EXTRAS 256
 typedef struct extras {
   size_t field[MAX_EXTRAS];
+  int text[MAX_EXTRAS]; /* the field is text (else a number) */
   int count;
   sqlite3_stmt *st;
 } extras;
@@ -625,6 +639,7 @@ static int prepare_extras(history_db *h, int per_run, const char *insert,
             ? field_column(&f)
             : NULL;
     if (!column || inserted(insert, column)) continue;
+    x->text[x->count] = f.kind == KL_FIELD_TEXT;
     x->field[x->count++] = i;
     at += (size_t)snprintf(sql + at, at < sizeof sql ? sizeof sql - at : 0,
                            "%s\"%s\" = ?%d", x->count > 1 ? ", " : "",
@@ -650,11 +665,9 @@ static int set_extras(history_db *h, const extras *x, const kl_results *file,
   if (!x->st) return 0;
   int rc = SQLITE_OK;
   for (int k = 0; k < x->count && rc == SQLITE_OK; k++) {
-    kl_field_info f = {.size = sizeof f};
-    (void)kl_field_describe(x->field[k], &f);
     char text[4096];
     double v = 0;
-    if (f.kind == KL_FIELD_TEXT)
+    if (x->text[k])
       rc = kl_results_text(file, result, x->field[k], text, sizeof text) ==
                    KL_OK
                ? sqlite3_bind_text(x->st, k + 1, text, -1, SQLITE_TRANSIENT)

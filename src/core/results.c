@@ -110,18 +110,18 @@ static kl_status validate(const kl_results *r, const char *name) {
   return KL_OK;
 }
 
-static kl_status results_read(const char *path, kl_results **out) {
-  if (!out) return kl__usage(KL_USAGE, "kl_results_read: out is NULL");
-  *out = NULL;
-  if (!path) return kl__usage(KL_USAGE, "kl_results_read: path is NULL");
-  const char *name = strcmp(path, "-") == 0 ? "standard input" : path;
+/* A document read or parsed (doc; NULL with why in err where it was
+ * not), checked as a results file: *out, which owns it, or the document
+ * freed. name stands for the file in messages. */
+static kl_status results_of(json_doc *doc, const char *name, const char *err,
+                            kl_results **out) {
+  if (!doc) return kl__usage(KL_USAGE, "%s", err);
   kl_results *r = calloc(1, sizeof *r);
-  if (!r) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-  char err[512];
-  if (kl__doc_read(path, &r->doc, err, sizeof err) != 0) {
-    free(r);
-    return kl__usage(KL_USAGE, "%s", err);
+  if (!r) {
+    kl__doc_free(doc);
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
   }
+  r->doc = doc;
   kl_status st = KL_OK;
   r->root = kl__doc_root(r->doc);
   const json_value *format = kl__doc_member(r->root, "format");
@@ -163,8 +163,28 @@ static kl_status results_read(const char *path, kl_results **out) {
   return KL_OK;
 }
 
+static kl_status results_read(const char *path, kl_results **out) {
+  if (!out) return kl__usage(KL_USAGE, "kl_results_read: out is NULL");
+  *out = NULL;
+  if (!path) return kl__usage(KL_USAGE, "kl_results_read: path is NULL");
+  json_doc *doc = NULL;
+  char err[512];
+  (void)kl__doc_read(path, &doc, err, sizeof err);
+  return results_of(doc, strcmp(path, "-") == 0 ? "standard input" : path,
+                    err, out);
+}
+
 kl_status kl_results_read(const char *path, kl_results **out) {
   return kl__done(results_read(path, out));
+}
+
+kl_status kl__results_parse(const char *name, const char *text, size_t len,
+                            kl_results **out) {
+  *out = NULL;
+  json_doc *doc = NULL;
+  char err[512];
+  (void)kl__doc_parse(name, text, len, &doc, err, sizeof err);
+  return kl__done(results_of(doc, name, err, out));
 }
 
 void kl_results_free(kl_results *r) {

@@ -18,6 +18,11 @@ extern "C" {
  * it: for the command's readers that walk it beyond the fields (compare's
  * runs, the report's notes). The results own it. */
 const json_value *kl__results_root(const kl_results *r);
+/* kl_results_read of a text already read (len bytes; name stands for the
+ * file in messages): for a reader that needs the bytes too (the history
+ * hashes them). */
+kl_status kl__results_parse(const char *name, const char *text, size_t len,
+                            kl_results **out);
 
 /* Parse a sweep of sizes (kladder-run.h says its form): the values in
  * the order given into out[0 .. *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty
