@@ -448,58 +448,15 @@ typedef struct loaded {
   kl_results *file; /* read and validated by the library */
 } loaded;
 
-static int read_whole(const char *path, char **text, size_t *len, char *err,
-                      size_t errlen) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return 2;
-  }
-  if (S_ISDIR(sb.st_mode)) {
-    snprintf(err, errlen, "%s: a directory, not a results file", path);
-    return 2;
-  }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: %s", path, strerror(errno));
-    return 2;
-  }
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    if (n == cap) {
-      char *grown = realloc(buf, cap * 2);
-      if (!grown) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = grown;
-      cap *= 2;
-    }
-    const size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  const int failed = ferror(f);
-  fclose(f);
-  if (!buf || failed) {
-    snprintf(err, errlen, "%s: %s", path, buf ? "read error" : "out of memory");
-    free(buf);
-    return 2;
-  }
-  *text = buf;
-  *len = n;
-  return 0;
-}
-
 static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
   memset(l, 0, sizeof *l);
   l->path = path;
   char *text = NULL;
   size_t len = 0;
-  int rc = read_whole(path, &text, &len, err, errlen);
-  if (rc) return rc;
+  /* A file named "-" is that file, not standard input. */
+  if (kl__file_read(strcmp(path, "-") ? path : "./-", &text, &len, err,
+                    errlen) != 0)
+    return 2;
   uint64_t hash = 1469598103934665603ull;
   for (size_t i = 0; i < len; i++) {
     hash ^= (unsigned char)text[i];

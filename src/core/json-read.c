@@ -376,8 +376,10 @@ int kl__doc_parse(const char *name, const char *text, size_t len, json_doc **out
   return 0;
 }
 
-int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen) {
+int kl__file_read(const char *path, char **out, size_t *out_len, char *err,
+                  size_t errlen) {
   *out = NULL;
+  *out_len = 0;
   const int stdin_ = strcmp(path, "-") == 0;
   FILE *f = stdin_ ? stdin : fopen(path, "rb");
   if (!f) {
@@ -413,9 +415,23 @@ int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen) {
     rc = -1;
   }
   if (!stdin_) fclose(f);
+  if (rc) {
+    free(text);
+    return rc;
+  }
+  *out = text;
+  *out_len = len;
+  return 0;
+}
+
+int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen) {
+  *out = NULL;
+  char *text = NULL;
+  size_t len = 0;
+  int rc = kl__file_read(path, &text, &len, err, errlen);
   if (rc == 0)
-    rc = kl__doc_parse(stdin_ ? "standard input" : path, text, len, out, err,
-                    errlen);
+    rc = kl__doc_parse(strcmp(path, "-") == 0 ? "standard input" : path, text,
+                       len, out, err, errlen);
   free(text);
   return rc;
 }

@@ -40,6 +40,11 @@ typedef struct json_doc json_doc;
  * "PATH:LINE:COLUMN: expected ..." for a document that is not JSON, text
  * after the document included. Nesting deeper than 256 is refused. */
 int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen);
+/* PATH ("-": standard input) read whole into *text (malloc'd, len bytes,
+ * not NUL-terminated): 0, or -1 with one line in err naming the file (it
+ * cannot be read, with strerror; a directory; out of memory). */
+int kl__file_read(const char *path, char **text, size_t *len, char *err,
+                  size_t errlen);
 /* The same over a text of len bytes; name stands for the path in errors. */
 int kl__doc_parse(const char *name, const char *text, size_t len, json_doc **out,
                char *err, size_t errlen);
