@@ -152,7 +152,7 @@ static const char usage_run[] =
     "                           1000000)\n"
     "      --max-time S         fewer runs where a rung's would take more than\n"
     "                           S seconds, at least one timed run (default 30,\n"
-    "                           0.5 at a quick size; 0: no limit)\n"
+    "                           0.3 at a quick size; 0: no limit)\n"
     "      --seed S             seed of the random inputs (default 20261121)\n"
     "      --csv FILE           also write the results as CSV\n"
     "      --json FILE          also write the results as JSON\n"

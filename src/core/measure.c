@@ -66,10 +66,23 @@ static kl_status go_on(const prepared *pr) {
   return pr->stop && *pr->stop ? KL_INTERRUPTED : KL_OK;
 }
 
-/* The device's last-level cache flushed, outside the timed region: the
- * scrub buffer written whole, finished before the run's first event. */
-static kl_status scrub(const prepared *pr) {
+/* Whether the backend queues what stands ahead of a timed run
+ * (kl_backend.ahead) for this job: not where the run is timed in part on
+ * the host's clock (a library call on host data, a rung's phases), which
+ * would count what is still queued ahead of it. */
+static int queues_ahead(const prepared *pr) {
+  return pr->ctx->backend->ahead && !pr->host_data && !pr->r->phases;
+}
+
+/* What stands ahead of each timed run, outside its timed region: the
+ * hold that lets the run be queued before the device reaches it, and
+ * cold, the device's last-level cache flushed by the scrub buffer written
+ * whole; where the backend does not queue them (queues_ahead), the buffer
+ * written and waited for, and nothing held. */
+static kl_status ahead(const prepared *pr) {
   const kl_backend *b = pr->ctx->backend;
+  if (queues_ahead(pr)) return b->ahead(pr->ctx, pr->scrub, pr->scrub_bytes);
+  if (!pr->scrub) return KL_OK;
   kl_status st = b->fill_bytes(pr->ctx, KL_MEM_DEVICE, pr->scrub, 0x5a,
                                pr->scrub_bytes);
   return st == KL_OK ? b->sync(pr->ctx) : st;
@@ -280,7 +293,7 @@ static kl_status harness_batch(prepared *pr, series *s, int first,
   for (int i = first; i < first + count && st == KL_OK; i++) {
     st = go_on(pr);
     if (st == KL_OK) st = reset(&pr->args);
-    if (st == KL_OK && pr->scrub) st = scrub(pr);
+    if (st == KL_OK) st = ahead(pr);
     /* Every rank starts the repetition together; a rank that failed or
      * was stopped still meets the others, and the agreement after it
      * stops them all. */
@@ -381,13 +394,16 @@ static kl_status timed_batch(prepared *pr, series *s, int first, int count) {
     snprintf(name, sizeof name, "%s %s", pr->w->name, pr->r->name);
     range(pr->ctx, name);
   }
+  /* A rung's own loop, where something stands ahead of each run (cold, or
+   * a backend that holds its device): one run a call. */
+  const int one_by_one = pr->scrub || queues_ahead(pr);
   if (pr->r->run)
     st = harness_batch(pr, s, first, count);
-  else if (!pr->scrub)
+  else if (!one_by_one)
     st = own_batch(pr, s, first, count);
-  /* A rung's own loop, cold: one run a call, the cache flushed between. */
-  for (int i = 0; pr->scrub && !pr->r->run && i < count && st == KL_OK; i++) {
-    st = scrub(pr);
+  for (int i = 0; one_by_one && !pr->r->run && i < count && st == KL_OK;
+       i++) {
+    st = ahead(pr);
     if (st == KL_OK) st = own_batch(pr, s, first + i, 1);
   }
   if (range) range(pr->ctx, NULL);

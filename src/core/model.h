@@ -37,8 +37,9 @@ extern "C" {
  * runs) and kl_backend.launch (the launch floor); 11: kl_device.arch (a
  * GPU's architecture, per device, for rungs on one generation's
  * instructions); 12: kl_backend.adopt_stream (a caller's stream); 13:
- * kl_rung.family (hooks shared by a workload's rungs). */
-#define KL_MODEL_VERSION 13
+ * kl_rung.family (hooks shared by a workload's rungs); 14: kl_backend.ahead
+ * (the hold and the cold cache's flush queued ahead of a timed run). */
+#define KL_MODEL_VERSION 14
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -339,6 +340,17 @@ typedef struct kl_backend {
    * context never destroys an adopted stream. Called in the entered
    * context. NULL: the backend has no streams to adopt. */
   kl_status (*adopt_stream)(kl_context *ctx, void *stream);
+  /* Queue on stream 0 the work that stands ahead of each timed run: where
+   * buf is not NULL, `bytes` of it written (the cold cache's flush,
+   * kladder run --cache cold: a device buffer past the last-level cache),
+   * then a hold of the device long enough for the host to queue the run
+   * behind it; every stream of the context ordered after both, the host
+   * not waiting. The run's events then time the device's work, not the
+   * host's launches into an idle device (which a run of a few
+   * microseconds would otherwise measure), warm or cold alike. NULL: the
+   * runs are queued as the rung queues them, the flush written with
+   * fill_bytes and waited for. */
+  kl_status (*ahead)(kl_context *ctx, void *buf, size_t bytes);
 } kl_backend;
 
 const kl_backend *kl_backend_at(size_t i);

@@ -301,8 +301,19 @@ static kl_status measure_chunked(const kl_backend *b, const kl_rung *r,
   return measure_how(b, r, params, &t, res, copies);
 }
 
+/* What stood ahead of a call of a rung's own loop (test_ahead): a call
+ * made right after kl_backend.ahead, and whether it asked for more than
+ * one run. */
+static int ahead_armed;
+static long ahead_calls, ahead_batched;
+
 /* The chunked sum, one problem of one chunk, in a loop of its own. */
 static kl_status chunked_own_loop(const kl_args *a, kl_reps *reps) {
+  if (ahead_armed) {
+    ahead_calls++;
+    ahead_batched += reps->count != 1;
+    ahead_armed = 0;
+  }
   for (int r = 0; r < reps->count; r++) {
     kl_status st = chunked_run(a);
     if (st != KL_OK) return st;
@@ -358,6 +369,88 @@ static void test_cold(const kl_backend *serial) {
       kl__result_free(&res);
     }
   if (cache <= 0) printf("cold: the host's cache size is not known here\n");
+}
+
+/* kl_backend.ahead: called before each timed run and only then, warm
+ * (no buffer: the hold alone) or cold (the scrub buffer, twice the
+ * cache, which the hook writes: the harness then writes none itself); a
+ * rung that owns its loop is called for one run after each. */
+static long aheads, ahead_scrubs;
+static size_t ahead_bytes;
+static kl_status fake_ahead(kl_context *ctx, void *buf, size_t bytes) {
+  (void)ctx;
+  aheads++;
+  if (buf) {
+    ahead_scrubs++;
+    ahead_bytes = bytes;
+  }
+  ahead_armed = 1;
+  return KL_OK;
+}
+
+static void test_ahead(const kl_backend *serial) {
+  kl_backend fake = *serial;
+  fake.name = "fake-ahead";
+  fake.fill_bytes = fake_fill;
+  fake.ahead = fake_ahead;
+  fake_of = serial;
+  kl_context ctx;
+  if (kl__context_open(&fake, 0, &ctx) != KL_OK) {
+    EXPECT(!"a context of the serial backend's functions");
+    return;
+  }
+  const int64_t cache = ctx.device.cache_bytes;
+  kl__context_close(&ctx);
+  scrub_size = 2 * (size_t)cache;
+  const kl_rung sum = {.name = "sum", .backend = &fake,
+                       .summary = "sums its chunk", .run = chunked_run};
+  const kl_rung own = {.name = "own-loop", .backend = &fake,
+                       .summary = "owns its loop",
+                       .run_reps = chunked_own_loop};
+  const kl_rung *rungs[] = {&sum, &own};
+  for (int k = 0; k < 2; k++)
+    for (int cold = 0; cold < 2; cold++) {
+      const kl__timing t = {.reps = 4, .warmup = 2, .cold = cold};
+      kl__result res;
+      long copies = 0;
+      scrubs = aheads = ahead_scrubs = ahead_calls = ahead_batched = 0;
+      ahead_bytes = 0;
+      ahead_armed = 0;
+      EXPECT(measure_how(&fake, rungs[k], "n=1000", &t, &res, &copies) ==
+                 KL_OK &&
+             res.pub.check == KL_CHECK_PASS && res.pub.reps == 4);
+      const int flushed = cold && cache > 0;
+      EXPECT(aheads == 4 && scrubs == 0);
+      EXPECT(ahead_scrubs == (flushed ? 4 : 0));
+      EXPECT(!flushed || ahead_bytes == scrub_size);
+      EXPECT(rungs[k] != &own || (ahead_calls == 4 && ahead_batched == 0));
+      kl__result_free(&res);
+    }
+  /* A run timed in part on the host's clock (a library call on host data
+   * on a device's memory; a rung with phases) queues nothing ahead: the
+   * flush is written and waited for as without the hook. */
+  static const char *const named[] = {"work", NULL};
+  const kl_rung phased = {.name = "phased", .backend = &fake,
+                          .summary = "has phases", .run = chunked_run,
+                          .phases = named};
+  kl_backend device = fake;
+  device.host_memory = 0;
+  device.copy = fake_copy;
+  const kl_rung on_device = {.name = "sum", .backend = &device,
+                             .summary = "sums its chunk", .run = chunked_run};
+  for (int k = 0; k < 2; k++) {
+    const kl__timing t = {.reps = 4, .warmup = 2, .cold = 1,
+                          .host_data = k == 1};
+    kl__result res;
+    long copies = 0;
+    scrubs = aheads = 0;
+    EXPECT(measure_how(k ? &device : &fake, k ? &on_device : &phased,
+                       "n=1000", &t, &res, &copies) == KL_OK &&
+           res.pub.check == KL_CHECK_PASS && res.pub.reps == 4);
+    EXPECT(aheads == 0 && scrubs == (cache > 0 ? 4 : 0));
+    kl__result_free(&res);
+  }
+  ahead_armed = 0;
 }
 
 static void test_host_data(const kl_backend *serial) {
@@ -929,6 +1022,7 @@ int main(void) {
   test_chunks(serial);
   test_host_data(serial);
   test_cold(serial);
+  test_ahead(serial);
   test_enum_names();
   test_ladders();
   test_required_parts();

@@ -53,10 +53,11 @@ int main(int argc, char **argv) {
       METHOD(describe),     METHOD(enter),           METHOD(memory_on_host),
       METHOD(left_out),     METHOD(compile_seconds), METHOD(bus_id),
       METHOD(range),        METHOD(launch),          METHOD(adopt_stream),
+      METHOD(ahead),
 #undef METHOD
   };
   _Static_assert(sizeof(kl_backend) ==
-                     offsetof(kl_backend, adopt_stream) + sizeof(void (*)(void)),
+                     offsetof(kl_backend, ahead) + sizeof(void (*)(void)),
                  "a member added to kl_backend: list it in methods[] and "
                  "forward it in loader.c");
   void *handle = dlopen(argv[1], RTLD_NOW | RTLD_NOLOAD);

@@ -241,6 +241,13 @@ static kl_status launch(kl_context *ctx) {
                    : KL_FAIL(KL_UNAVAILABLE, "no empty launch");
 }
 
+static kl_status ahead(kl_context *ctx, void *buf, size_t bytes) {
+  const kl_backend *b = gpu();
+  if (!b) return kl__gpu_unloaded("ahead");
+  return b->ahead ? b->ahead(ctx, buf, bytes)
+                  : KL_FAIL(KL_UNAVAILABLE, "nothing to queue ahead");
+}
+
 static kl_status adopt_stream(kl_context *ctx, void *stream) {
   const kl_backend *b = gpu();
   if (!b) return kl__gpu_unloaded("adopt_stream");
@@ -273,4 +280,5 @@ const kl_backend kl__backend_gpu = {
     .range = range,
     .launch = launch,
     .adopt_stream = adopt_stream,
+    .ahead = ahead,
 };
