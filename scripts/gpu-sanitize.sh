@@ -292,6 +292,7 @@ pipe_finish_start_kernel	one-block	cg pipelined: the start's scalars, one block
 pipe_decide_kernel	one-block	cg pipelined: the iteration's scalars, one block
 pipe_resume_kernel	one-block	cg pipelined: after the true vectors, one thread
 kl__empty_kernel	one-block	the launch floor: an empty kernel of one thread
+kl__hold_kernel	one-block	what stands ahead of a timed run: one thread spinning on its clock
 set_identity	one-block	reduce: the result's identity, one thread
 sum_partials_kernel	one-block	reduce: the one block that sums the warps' partials
 integrate_scale	one-block	integrate: the sum times h, one thread
