@@ -275,7 +275,8 @@ static double plan_bytes_at(kl__planner *pl, const kl_workload *w,
   return bytes;
 }
 
-/* A quick default past the caches (kl_param.cache_multiple): the least
+/* A quick default past the caches (kl_param.cache_multiple, or the host's
+ * measured multiple where smaller: kl__host_cache_multiple): the least
  * size from `start` to `cap` (by bisection, rounded up to the main size's
  * step) whose plan holds that many times the largest last-level cache of
  * the rungs' devices on that side (host backends where `host`, the others
@@ -286,7 +287,7 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
                            size_t count, int host, int64_t start,
                            int64_t cap) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-  const double multiple = main >= 0 ? w->params[main].cache_multiple : 0;
+  double multiple = main >= 0 ? w->params[main].cache_multiple : 0;
   if (multiple <= 0 || !in->quick) return start;
   double cache = 0;
   for (size_t j = 0; j < count; j++) {
@@ -296,6 +297,11 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
     if (d && (double)d->cache_bytes > cache) cache = (double)d->cache_bytes;
   }
   if (cache <= 0) return start;
+  /* A host's own multiple, where it measured a smaller one (host.c). */
+  if (host) {
+    const int measured = kl__host_cache_multiple(NULL, 0);
+    if (measured < multiple) multiple = measured;
+  }
   const int64_t step = w->params[main].step > 0 ? w->params[main].step : 1;
   const int64_t kept_n = in->n, kept_host = in->host_quick;
   const double want = multiple * cache;
@@ -315,6 +321,25 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
   return n;
 }
 
+/* Once a run, where the host's quick sizes went past fewer times its
+ * cache than a workload asks: how many, and the rates that said so. */
+static void host_multiple_note(const kl_workload *w, const kl__placed *rungs,
+                               size_t count, char *note, size_t note_size) {
+  const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
+  if (main < 0 || w->params[main].cache_multiple <= 0) return;
+  int host = 0;
+  for (size_t j = 0; j < count; j++)
+    host |= kl_backend_host_memory(rungs[j].r->backend);
+  char why[160];
+  const int m = host ? kl__host_cache_multiple(why, sizeof why) : 4;
+  if (m >= w->params[main].cache_multiple) return;
+  char said[256];
+  snprintf(said, sizeof said, "Host quick sizes reach %dx its last-level "
+           "cache, not %gx: its %s (within %.0f%%). ", m,
+           w->params[main].cache_multiple, why, 100 * KL__PROBE_SAME);
+  if (!strstr(note, said)) kl__append(note, note_size, "%s", said);
+}
+
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
                                kl__instance *in, const kl__placed *rungs,
                                size_t count, int caches, char *note,
@@ -332,6 +357,7 @@ kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
     in->host_quick = past_caches(pl, w, in, rungs, count, 1,
                                  kl__default_size(w, 1, 1), full);
     if (in->host_quick > wanted) wanted = in->host_quick;
+    host_multiple_note(w, rungs, count, note, note_size);
   }
   in->n = wanted;
   if (count > MAX_SIZED_RUNGS)
