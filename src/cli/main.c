@@ -1326,11 +1326,17 @@ static int html_open(const char *path, html_output *h) {
   char show[SHOWN_SIZE];
   if (path && strcmp(path, "-") != 0) {
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    const int exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
       fprintf(stderr, "kladder: error: cannot write the report to '%s': a "
               "directory\n", shown(path, show));
       return 2;
     }
+    /* A device or a pipe is written in place, as every output is: only a
+     * regular file or a new path is tried beside it. */
+    if (exists && !S_ISREG(st.st_mode)) path = NULL;
+  }
+  if (path && strcmp(path, "-") != 0) {
     char probe[4096];
     if (snprintf(probe, sizeof probe, "%s.tmp-XXXXXX", path) >=
         (int)sizeof probe) {

@@ -2210,10 +2210,8 @@ static int write_whole(const char *out, const char *text, size_t len,
     snprintf(err, errlen, "cannot write the report to %s: a directory", out);
     return 2;
   }
-  /* A report is read by others like any file. */
-  if (write_file(out, text, len, 1) != 0) {
-    snprintf(err, errlen, "cannot write the report to %s: %s", out,
-             strerror(errno));
+  if (kl__file_write(out, text, len) != KL_OK) {
+    snprintf(err, errlen, "%s", kl_last_error());
     return 2;
   }
   return 0;

@@ -13,6 +13,7 @@
  * has one. The machines' table says each one's device, host, kladder
  * version and the date its runs started. The page depends on nothing but
  * the files and the options: the same files make the same page. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,18 +349,20 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     take_results(pg, mi, root);
   }
   if (!rc) {
-    FILE *f = strcmp(out, "-") ? fopen(out, "w") : stdout;
+    /* The page made in memory, then written as every output is. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
     if (!f) {
-      rc = said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
+      rc = said(2, err, errlen, "out of memory");
     } else {
       write_page(f, pg);
-      if (fflush(f) || ferror(f))
-        rc =
-            said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
-      if (f != stdout && fclose(f) && !rc)
-        rc =
-            said(2, err, errlen, "cannot write '%s': %s", out, strerror(errno));
+      if (fclose(f) != 0)
+        rc = said(2, err, errlen, "out of memory");
+      else if (kl__file_write(out, text, len) != KL_OK)
+        rc = said(2, err, errlen, "%s", kl_last_error());
     }
+    free(text);
   }
   for (int i = 0; docs && i < count; i++)
     kl_results_free(docs[i]);

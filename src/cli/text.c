@@ -54,38 +54,6 @@ void html_escape(FILE *f, const char *s) {
   }
 }
 
-int write_file(const char *path, const char *text, size_t len, int shared) {
-  const size_t plen = strlen(path);
-  char *temp = malloc(plen + 16);
-  if (!temp) {
-    errno = ENOMEM;
-    return -1;
-  }
-  snprintf(temp, plen + 16, "%s.tmp-XXXXXX", path);
-  const int fd = mkstemp(temp);
-  if (fd < 0) {
-    free(temp);
-    return -1;
-  }
-  FILE *f = fdopen(fd, "wb");
-  int ok = f && fwrite(text, 1, len, f) == len;
-  if (f) ok = (fclose(f) == 0) && ok;
-  else close(fd);
-  if (ok && shared) {
-    const mode_t mask = umask(0);
-    umask(mask);
-    ok = chmod(temp, 0666 & ~mask) == 0;
-  }
-  if (ok) ok = rename(temp, path) == 0;
-  if (!ok) {
-    const int why = errno;
-    remove(temp);
-    errno = why;
-  }
-  free(temp);
-  return ok ? 0 : -1;
-}
-
 int said(int code, char *dst, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

@@ -31,12 +31,6 @@ int usage_error_of(const char *command, const char *fmt, const char *arg);
 void one_line(FILE *f, const char *text);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void html_escape(FILE *f, const char *s);
-/* path holds text[0..len) whole or is left as it was: written to a
- * temporary file beside it (path.tmp-XXXXXX), then renamed over it.
- * shared: readable by others as any new file (0666 less the umask); else
- * as mkstemp makes it, the owner's alone. 0, or -1 with errno saying why
- * (the temporary file removed). */
-int write_file(const char *path, const char *text, size_t len, int shared);
 /* A message into dst (size bytes, cut to fit), printf-like; returns
  * `code`, so that a function refusing its input says why and returns its
  * failure in one statement. */

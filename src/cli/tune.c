@@ -218,14 +218,14 @@ static void on_signal(int sig) {
   (void)wrote;
 }
 
-/* The file so far, whole (write_file: a temporary renamed over it). */
+/* The file so far, whole (kl__file_write: a regular file through a
+ * temporary renamed over it, a device in place). */
 static int save(FILE *f, const char *path, char *const *text,
                 const size_t *len) {
   if (fflush(f) != 0) return -1;
   make_parents(path);
-  if (write_file(path, *text, *len, 0) == 0) return 0;
-  fprintf(stderr, "kladder: error: tune: cannot write %s: %s\n", path,
-          strerror(errno));
+  if (kl__file_write(path, *text, *len) == KL_OK) return 0;
+  fprintf(stderr, "kladder: error: tune: %s\n", kl_last_error());
   return -1;
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "tool.h"
 
 static char *copy_text(const char *text, const char *suffix) {
   char *copy = malloc(strlen(text) + strlen(suffix) + 1);
@@ -115,6 +116,37 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
     ok = 0;
   }
   return ok ? KL_OK : KL_USAGE;
+}
+
+/* One whole text written to a path as every output is (kl__output_file):
+ * a regular file or a new path through a temporary renamed into place, a
+ * device or a pipe (or a link to one) in place, "-" to standard output;
+ * a failure leaves no file and no temporary behind. */
+kl_status kl__file_write(const char *path, const void *data, size_t len) {
+  if (strcmp(path, "-") == 0) {
+    if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0)
+      return kl__usage(KL_IO, "writing to standard output failed: %s",
+                       strerror(errno ? errno : EIO));
+    return KL_OK;
+  }
+  FILE *f = NULL;
+  char *dest = NULL, *temp = NULL, why[160] = "";
+  kl_status st = kl__output_file(path, &f, &dest, &temp, why, sizeof why);
+  if (st != KL_OK) {
+    free(dest);
+    return kl__usage(st, "cannot write " KL_Q ": %s", KL_CLIP(path), why);
+  }
+  int err = 0;
+  if (len && fwrite(data, 1, len, f) != len) err = errno ? errno : EIO;
+  if (fflush(f) != 0 && !err) err = errno ? errno : EIO;
+  if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+  if (!err && temp && rename(temp, dest) != 0) err = errno;
+  if (err && temp) remove(temp);
+  free(temp);
+  free(dest);
+  return err ? kl__usage(KL_IO, "writing " KL_Q " failed: %s", KL_CLIP(path),
+                         strerror(err))
+             : KL_OK;
 }
 
 /* ---- input files --------------------------------------------------------

@@ -24,6 +24,14 @@ const json_value *kl__results_root(const kl_results *r);
 kl_status kl__results_parse(const char *name, const char *text, size_t len,
                             kl_results **out);
 
+/* A whole text written to a path as every output of the library is: a
+ * regular file or a new path under a temporary name renamed into place, a
+ * device, a pipe or a link to one written in place (never replaced), "-"
+ * standard output; a failure leaves nothing behind and says why in
+ * kl_last_error() (KL_USAGE: the path cannot be written; KL_IO: the
+ * writing failed). */
+kl_status kl__file_write(const char *path, const void *data, size_t len);
+
 /* Parse a sweep of sizes (kladder-run.h says its form): the values in
  * the order given into out[0 .. *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty
  * item, a size that does not parse, a range that runs down (LO above HI)

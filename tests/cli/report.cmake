@@ -68,7 +68,7 @@ kl_cli_test(report-output-directory 2
   "^kladder: error: cannot write the report to /tmp: a directory$"
   report ${REPORT_DATA}/newer.json -o /tmp)
 kl_cli_test(report-output-missing-folder 2
-  "^kladder: error: cannot write the report to /no/such/dir/r.html: No such file"
+  "^kladder: error: cannot write '/no/such/dir/r.html': its directory does not exist"
   report ${REPORT_DATA}/newer.json -o /no/such/dir/r.html)
 kl_cli_test(report-no-output 2 "no output given" report ${REPORT_DATA}/newer.json)
 kl_cli_test(report-no-input 2 "no results file given" report -o out.html)
@@ -109,3 +109,9 @@ kl_cli_test(run-html-directory 2
   --leaves-nothing run -w map -b serial -n 1000 --html /tmp)
 kl_cli_test(run-html-same-as-json 2 "--json and --html name the same file"
   run -w map -b serial -n 1000 --json r.x --html r.x)
+
+# Whole-file outputs (report -o, --markdown -o, run --html, tune -o)
+# written as the results files are: a link to a device or a pipe written
+# through, never replaced; a file replaced whole; nothing left beside.
+add_test(NAME cli-outputs-in-place COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/outputs.sh ${KL})
