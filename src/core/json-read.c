@@ -178,6 +178,12 @@ static int string(parser *p, const char **out) {
     case 'u': {
       unsigned cp = 0;
       if (hex4(p, &cp)) return -1;
+      /* A C string ends at a NUL: "serial\u0000junk" would read as
+       * "serial" and pass for another name. */
+      if (cp == 0) {
+        p->at -= 6;
+        return fail(p, "a NUL character (\\u0000) inside a string");
+      }
       if (cp >= 0xd800 && cp < 0xdc00 && stop - p->at >= 6 &&
           p->at[0] == '\\' && p->at[1] == 'u') {
         const char *keep = p->at;

@@ -181,6 +181,10 @@ static void test_refused(void) {
   refused("{\"format\": \"kladder-results-2\", \"machine\": {\"cpu_threads\":"
           " \"x\"},\n \"results\": [{\"workload\": \"w\", \"rung\": \"r\"}]}",
           ":1:60:", "\"cpu_threads\" is not a finite number");
+  /* A NUL would end the name early: "r\u0000junk" read as "r". */
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\\u0000junk\"}]}",
+          ":2:29:", "a NUL character");
   kl_results *r = (kl_results *)&r;
   EXPECT(kl_results_read("/nonexistent/results.json", &r) == KL_USAGE &&
          r == NULL && strstr(kl_last_error(), "/nonexistent/results.json"));
