@@ -47,7 +47,7 @@ static int usage_error(const char *fmt, ...) {
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fputs("\n(see `kladder explain --help`)\n", stderr);
+  fputs(" (see `kladder explain --help`)\n", stderr);
   return 2;
 }
 
@@ -460,14 +460,14 @@ int explain_main(int argc, char **argv) {
     fputs("kladder: error: ", stderr);
     one_line(stderr, strchr(workload, ',') ? "explain takes one workload"
                                            : kl_last_error());
-    fputs("\n(see `kladder explain --help`)\n", stderr);
+    fputs(" (see `kladder explain --help`)\n", stderr);
     return 2;
   }
   int64_t n = 0;
   if (size && kl_parse_size(size, &n) != KL_OK) {
     fputs("kladder: error: ", stderr);
     one_line(stderr, kl_last_error());
-    fputs("\n(see `kladder explain --help`)\n", stderr);
+    fputs(" (see `kladder explain --help`)\n", stderr);
     return 2;
   }
   if (!kl__lesson_embedded)

@@ -266,7 +266,7 @@ static int bad_usage(const char *help, const char *fmt, ...) {
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "\n(see `%s`)\n", help);
+  fprintf(stderr, " (see `%s`)\n", help);
   return 2;
 }
 

@@ -22,17 +22,17 @@ kl_cli_test(short-options-clustered 0 "^map +serial +serial +- +f32 +7 .*PASS"
 kl_cli_test(long-prefix 0 "^map +serial +serial +- +f32 +1000 .*PASS"
   run -v --work map --back=serial --si 1000 --rep 1 --warm 0 --no-c)
 kl_cli_test(long-prefix-ambiguous 2
-  "^kladder: error: option '--s' is ambiguous; possibilities: --size --solution --shape --scalars --seed --scaling$"
+  "^kladder: error: option '--s' is ambiguous; possibilities: --size --solution --shape --scalars --seed --scaling \\(see `kladder run --help`\\)$"
   run -w map --s 5)
-kl_cli_test(unknown-short-option 2 "^kladder: error: unknown option '-x'$"
-  run -w map -x)
-kl_cli_test(long-option-with-unknown-value 2 "^kladder: error: unknown option '--frob'$"
+kl_cli_test(unknown-short-option 2 "^kladder: error: unknown option '-x' \\(see `kladder run --help`\\)$"
+  --lines 1 run -w map -x)
+kl_cli_test(long-option-with-unknown-value 2 "^kladder: error: unknown option '--frob' \\(see `kladder run --help`\\)$"
   run --frob=1)
 
 # -- ends the options; run and list take no arguments.
 kl_cli_test(dashdash-ends-options 0 "^map +serial .*PASS" run ${quick} --)
 kl_cli_test(dashdash-then-argument 2
-  "^kladder: error: unexpected argument '-n'; run takes options only$"
+  "^kladder: error: unexpected argument '-n'; run takes options only \\(see `kladder run --help`\\)$"
   ${no_run} run ${quick} -- -n 5)
 kl_cli_test(run-argument 2 "unexpected argument 'map'; run takes options only"
   ${no_run} run map ${quick})
@@ -40,7 +40,7 @@ kl_cli_test(list-argument 2 "unexpected argument 'map'; list takes options only"
   list map)
 
 # No value may be empty; flags take none.
-kl_cli_test(empty-workload 2 "^kladder: error: option '-w' needs a non-empty value$"
+kl_cli_test(empty-workload 2 "^kladder: error: option '-w' needs a non-empty value \\(see `kladder run --help`\\)$"
   run -w '' -b serial)
 kl_cli_test(empty-workload-equals 2 "option '--workload' needs a non-empty value"
   run --workload= -b serial)
@@ -49,7 +49,7 @@ kl_cli_test(empty-alpha 2 "option '--alpha' needs a non-empty value" ${no_run}
 kl_cli_test(empty-size 2 "option '--size' needs a non-empty value" run -w map --size=)
 kl_cli_test(empty-csv 2 "option '--csv' needs a non-empty value" ${no_run}
   run ${quick} --csv '')
-kl_cli_test(quiet-takes-no-value 2 "^kladder: error: option '--quiet' takes no value$"
+kl_cli_test(quiet-takes-no-value 2 "^kladder: error: option '--quiet' takes no value \\(see `kladder run --help`\\)$"
   ${no_run} run ${quick} --quiet=yes)
 kl_cli_test(no-ceiling-takes-no-value 2 "option '--no-ceiling' takes no value"
   ${no_run} run -w map -b serial -n 1000 --reps 1 --no-ceiling=0)
@@ -66,7 +66,7 @@ kl_cli_test(rungs-add-up 0 "^stream +serial-copy " --match "^stream +serial-tria
   run -w stream -r serial-copy --rung serial-triad -n 1000 --reps 1 --no-ceiling)
 kl_cli_test(workload-twice-runs-once 0 "^\\[1/1\\] map serial "
   run -w map -w map,map -b serial -b serial -n 1000 --reps 1 --no-ceiling)
-kl_cli_test(param-twice 2 "^kladder: error: parameter 'n' given twice \\(-p\\)$"
+kl_cli_test(param-twice 2 "^kladder: error: parameter 'n' given twice \\(-p\\) \\(see `kladder run --help`\\)$"
   ${no_run} run -w map -b serial -p n=5 -p n=6 --reps 1)
 kl_cli_test(param-twice-in-one-list 2 "parameter 'n' given twice" ${no_run}
   run -w map -b serial -p n=5,n=6 --reps 1)
@@ -75,7 +75,7 @@ kl_cli_test(params-add-up 0 "^gemm +serial-naive .* 7x5x3 .*PASS"
 
 # Every other option takes one value, once.
 kl_cli_test(size-twice 2
-  "^kladder: error: option '-n' given twice; it takes one value$" ${no_run}
+  "^kladder: error: option '-n' given twice; it takes one value \\(see `kladder run --help`\\)$" ${no_run}
   run ${quick} -n 5)
 kl_cli_test(size-twice-short-and-long 2 "option '--size' given twice" ${no_run}
   run -w map -b serial -n 5 --size=6)
@@ -90,7 +90,7 @@ kl_cli_test(scalars-apart 0 "^gemm +serial-naive .*PASS"
 
 # A long argument is cut in messages, so the reason stays in sight.
 kl_cli_test(long-option-cut 2
-  "^kladder: error: unknown option '--a-very-long-option-name-that-goes-on-a\\.\\.\\.'$"
+  "^kladder: error: unknown option '--a-very-long-option-name-that-goes-on-a\\.\\.\\.' \\(see `kladder run --help`\\)$"
   run --a-very-long-option-name-that-goes-on-and-on-and-on-for-a-while=1)
 kl_cli_test(long-argument-cut 2 "unexpected argument 'x{40}\\.\\.\\.'; run takes"
   run xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx)
@@ -197,3 +197,14 @@ kl_cli_test(energy-csv-columns 0 "^stream +serial-triad .*PASS"
   run -w stream -b serial -n 4096 --reps 1 --csv out.csv)
 kl_cli_test(energy-takes-no-value 2 "option '--energy' takes no value"
   ${no_run} run -w reduce -b serial -n 1000 --energy=1)
+
+# A usage error is one line, the hint on it, for every command.
+kl_cli_test(usage-one-line-top 2
+  "^kladder: error: unknown command '--bogus'.* \\(see `kladder --help`\\)$"
+  --lines 1 --bogus)
+kl_cli_test(usage-one-line-explain 2
+  "^kladder: error: unknown argument '--bogus' \\(see `kladder explain --help`\\)$"
+  --lines 1 explain --bogus)
+kl_cli_test(usage-one-line-run 2
+  "^kladder: error: unknown option '--bogus' \\(see `kladder run --help`\\)$"
+  --lines 1 run --bogus)

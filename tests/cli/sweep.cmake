@@ -59,5 +59,5 @@ kl_cli_test(sweep-size-out-of-range 2 "^kladder: error: cg: grid 2000\\^3 .*n <=
 kl_cli_test(sweep-choice-range 2 "^kladder: error: reduce: op takes no range"
   ${no_run} run -w reduce -b serial -p op=sum..max:x2)
 kl_cli_test(sweep-list-continues-one-p 2
-  "^kladder: error: parameter '16' is not NAME=VALUE: each -p starts with one$"
+  "^kladder: error: parameter '16' is not NAME=VALUE: each -p starts with one \\(see `kladder run --help`\\)$"
   ${no_run} run -w laplacian -b serial -p nx=8 -p 16)
