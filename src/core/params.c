@@ -41,24 +41,40 @@ void kl_param_text(const kl_param *p, double value, char *dst, size_t size) {
       if (strtod(text, NULL) == value) break;
     }
     snprintf(dst, size, "%s", text);
-  } else {
+  } else if (value > -0x1p63 && value < 0x1p63) {
     snprintf(dst, size, "%lld", (long long)value);
+  } else {
+    snprintf(dst, size, "%.17g", value); /* past every int64 */
   }
 }
 
 /* KL_OK where v lies in p's range; else why not (a size too large is
- * KL_TOO_LARGE). */
+ * KL_TOO_LARGE), naming the value as the user wrote it where `written`
+ * is given. */
 static kl_status check_range(const kl_workload *w, const kl_param *p,
-                             double v) {
+                             double v, const char *written) {
   if (p->kind == KL_PARAM_CHOICE || (v >= p->min && v <= p->max)) return KL_OK;
   char text[32], lo[32], hi[32];
-  kl_param_text(p, v, text, sizeof text);
+  if (written) snprintf(text, sizeof text, "%s", written);
+  else kl_param_text(p, v, text, sizeof text);
   kl_param_text(p, p->min, lo, sizeof lo);
   kl_param_text(p, p->max, hi, sizeof hi);
   return kl__usage(v > p->max && p->kind == KL_PARAM_SIZE ? KL_TOO_LARGE
                                                           : KL_USAGE,
                    "%s: %s = %s is outside [%s, %s]", w->name, p->name, text,
                    lo, hi);
+}
+
+/* A whole number for parameter p (-n, a file's size), compared with its
+ * range exactly and named as given where it is outside. */
+static kl_status check_whole(const kl_workload *w, const kl_param *p,
+                             int64_t n) {
+  const int above = p->max < 0x1p63 && n > (int64_t)p->max;
+  const int below = p->min > -0x1p63 && n < (int64_t)p->min;
+  if (!above && !below) return KL_OK;
+  char text[32];
+  snprintf(text, sizeof text, "%lld", (long long)n);
+  return check_range(w, p, above ? INFINITY : -INFINITY, text);
 }
 
 /* Parse one value of parameter p of workload w. */
@@ -77,21 +93,27 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
                      label_of(p), KL_CLIP(text), w->name, valid);
   }
   double v = 0;
+  /* An integer is held exactly until it is compared with the range: as a
+   * double, 2^62 + 1 would pass for 2^62 and 2^63 - 1 print as -2^63. */
+  int64_t whole = 0;
+  int integer = 0;
   if (p->kind == KL_PARAM_SIZE) {
-    int64_t n = 0;
-    kl_status st = kl_parse_size(text, &n);
+    kl_status st = kl_parse_size(text, &whole);
     if (st != KL_OK) {
       char why[256];
       snprintf(why, sizeof why, "%s", kl_last_error());
       return kl__usage(st, "%s: %s: %s", w->name, p->name, why);
     }
-    v = (double)n;
+    integer = 1;
+    v = (double)whole;
   } else {
     const char *why = NULL;
     if (p->kind == KL_PARAM_INT) {
       char *end = NULL;
       errno = 0;
-      v = (double)strtoll(text, &end, 10);
+      whole = strtoll(text, &end, 10);
+      integer = 1;
+      v = (double)whole;
       if (end == text || *end != '\0') why = "is not an integer";
       else if (errno == ERANGE) why = "is beyond the range of a 64-bit integer";
     } else {
@@ -101,7 +123,12 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
       return kl__usage(KL_USAGE, "%s: %s = " KL_Q " %s", w->name, p->name,
                        KL_CLIP(text), why);
   }
-  kl_status st = check_range(w, p, v);
+  /* Exactly, where the bound is below 2^63 (a double's 2^63 is past
+   * every int64). */
+  if (integer && ((p->max < 0x1p63 && whole > (int64_t)p->max) ||
+                  (p->min > -0x1p63 && whole < (int64_t)p->min)))
+    v = whole > 0 ? INFINITY : -INFINITY;
+  kl_status st = check_range(w, p, v, text);
   if (st == KL_OK) *value = v;
   return st;
 }
@@ -333,7 +360,7 @@ static int apply_shape(const kl_workload *w, const kl_shape *s,
 static kl_status check_ranges(const kl_workload *w, const kl__instance *in) {
   for (int i = 0; i < w->param_count; i++) {
     kl_status st = in->given >> i & 1
-                       ? check_range(w, &w->params[i], in->value[i])
+                       ? check_range(w, &w->params[i], in->value[i], NULL)
                        : KL_OK;
     if (st != KL_OK) return st;
   }
@@ -391,7 +418,11 @@ static kl_status apply_input(const kl_workload *w, const char *path,
   in->input_file = path;
   in->n = size;
   in->n_given = 1;
-  if (main >= 0) give(w, in, main, (double)size);
+  if (main >= 0) {
+    st = check_whole(w, &w->params[main], size);
+    if (st != KL_OK) return st;
+    give(w, in, main, (double)size);
+  }
   return check_ranges(w, in);
 }
 
@@ -508,7 +539,11 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
     in->n = n;
     in->n_given = 1;
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-    if (main >= 0) give(w, in, main, (double)n);
+    if (main >= 0) {
+      st = check_whole(w, &w->params[main], n);
+      if (st != KL_OK) return st;
+      give(w, in, main, (double)n);
+    }
   }
   st = apply_role(w, KL_PARAM_OP, "op", o->op, named, in, note, note_size);
   if (st == KL_OK)
@@ -549,7 +584,11 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   char note[256] = "";
   if (pb->n > 0) {
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-    if (main >= 0) give(w, in, main, (double)pb->n);
+    if (main >= 0) {
+      const kl_status st = check_whole(w, &w->params[main], pb->n);
+      if (st != KL_OK) return st;
+      give(w, in, main, (double)pb->n);
+    }
   }
   size_t points = 1;
   char lists[256];

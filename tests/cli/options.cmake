@@ -208,3 +208,15 @@ kl_cli_test(usage-one-line-explain 2
 kl_cli_test(usage-one-line-run 2
   "^kladder: error: unknown option '--bogus' \\(see `kladder run --help`\\)$"
   --lines 1 run --bogus)
+
+# A size past the range is named as given, compared exactly (not through
+# a double: 2^62 + 1 is not 2^62, 2^63 - 1 is not -2^63).
+kl_cli_test(size-int64-max 2
+  "^kladder: error: read: n = 9223372036854775807 is outside \\[1, 4611686018427387904\\]$"
+  --lines 1 run -w read -b serial -n 9223372036854775807)
+kl_cli_test(size-one-past-max 2
+  "^kladder: error: read: n = 4611686018427387905 is outside \\[1, 4611686018427387904\\]$"
+  --lines 1 run -w read -b serial -n 4611686018427387905)
+kl_cli_test(param-one-past-max 2
+  "^kladder: error: read: n = 4611686018427387905 is outside \\[1, 4611686018427387904\\]$"
+  --lines 1 run -w read -b serial -p n=4611686018427387905)
