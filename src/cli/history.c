@@ -976,13 +976,49 @@ static int in_list(const char *list, const char *name) {
   return 0;
 }
 
-static int is_date(const char *s) {
-  /* YYYY-MM-DD, then anything ISO 8601 may add. */
-  for (int i = 0; i < 10; i++) {
-    if (!s[i]) return 0;
-    if ((i == 4 || i == 7) ? s[i] != '-' : (s[i] < '0' || s[i] > '9'))
-      return 0;
+/* Digits s[0..n) as a number, or -1 where one is not a digit. */
+static int digits(const char *s, int n) {
+  int v = 0;
+  for (int i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9') return -1;
+    v = v * 10 + (s[i] - '0');
   }
+  return v;
+}
+
+/* --since's date: YYYY-MM-DD, then THH, :MM and :SS, then Z, as the runs'
+ * times are written. 1 where s is one; 0 where it does not start as one
+ * (a commit, then); -1 where it starts as one but is no date or time
+ * (2026-13-45, 2026-02-30, T25:00), why in `why`. */
+static int date_check(const char *s, char *why, size_t size) {
+  if (strlen(s) < 10 || s[4] != '-' || s[7] != '-' || digits(s, 4) < 0)
+    return 0;
+  static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const int y = digits(s, 4), m = digits(s + 5, 2), d = digits(s + 8, 2);
+  const int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (m < 1 || m > 12)
+    return snprintf(why, size, "no month %.2s", s + 5), -1;
+  if (d < 1 || d > days[m - 1] + (m == 2 && leap))
+    return snprintf(why, size, "no day %.2s in %.7s", s + 8, s), -1;
+  const char *t = s + 10;
+  if (*t == 'T') {
+    /* THH, then :MM, then :SS: each two digits in range. */
+    static const int most[] = {23, 59, 59};
+    static const char *const part[] = {"hour", "minute", "second"};
+    t++;
+    for (int k = 0; k < 3; k++) {
+      if (k > 0 && *t != ':') break;
+      if (k > 0) t++;
+      const int v = t[0] && t[1] ? digits(t, 2) : -1;
+      if (v < 0 || v > most[k])
+        return snprintf(why, size, "no %s %.2s (00 to %d)", part[k], t,
+                        most[k]),
+               -1;
+      t += 2;
+    }
+  }
+  if (*t == 'Z') t++;
+  if (*t) return snprintf(why, size, "unexpected '%.20s' after the date", t), -1;
   return 1;
 }
 
@@ -990,7 +1026,14 @@ static int is_date(const char *s) {
  * commit. */
 static int since_date(history_db *h, const char *since, char *dst,
                       size_t size, char *err, size_t errlen) {
-  if (is_date(since)) {
+  char why[96];
+  const int date = date_check(since, why, sizeof why);
+  if (date != 0) {
+    char show[SHOWN_SIZE];
+    if (date < 0)
+      return snprintf(err, errlen, "--since '%s': not a date: %s",
+                      shown(since, show), why),
+             2;
     snprintf(dst, size, "%s", since);
     return 0;
   }
@@ -1468,6 +1511,16 @@ static int parse(query *q, int argc, char **argv) {
   return -1;
 }
 
+/* A history made by a failed import, and SQLite's files beside it,
+ * removed. */
+static void forget(const char *db) {
+  static const char *const beside[] = {"", "-wal", "-shm", "-journal"};
+  char path[4096];
+  for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++)
+    if (snprintf(path, sizeof path, "%s%s", db, beside[i]) < (int)sizeof path)
+      (void)remove(path);
+}
+
 int history_main(int argc, char **argv) {
   if (asks_help(argc, argv)) {
     fputs(usage_history, stdout);
@@ -1479,6 +1532,9 @@ int history_main(int argc, char **argv) {
   rc = 0;
   char err[1024];
   history_db *h = NULL;
+  /* An import that fails leaves no history where there was none. */
+  struct stat before;
+  const int existed = stat(q.db, &before) == 0;
   if (history_open(q.db, q.import, &h, err, sizeof err)) {
     fprintf(stderr, "kladder: error: ");
     one_line(stderr, err);
@@ -1488,7 +1544,9 @@ int history_main(int argc, char **argv) {
   if (q.import) {
     int added = 0;
     rc = history_append(h, q.files, q.count, &added, err, sizeof err);
+    history_close(h);
     if (rc) {
+      if (!existed) forget(q.db);
       fprintf(stderr, "kladder: error: ");
       one_line(stderr, err);
       fprintf(stderr, " (nothing imported)\n");
@@ -1498,7 +1556,6 @@ int history_main(int argc, char **argv) {
       if (added < q.count) printf(" (%d already there)", q.count - added);
       printf("\n");
     }
-    history_close(h);
     return rc;
   }
   char from[64] = "";

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_DEPTH 256
 
@@ -382,22 +384,59 @@ int kl__doc_parse(const char *name, const char *text, size_t len, json_doc **out
   return 0;
 }
 
+FILE *kl__file_open(const char *path, char *err, size_t errlen) {
+  if (strcmp(path, "-") == 0) return stdin;
+  /* Opened without waiting: a named pipe with no writer would hold the
+   * open (and the command) forever. */
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  if (fd < 0) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    close(fd);
+    snprintf(err, errlen, "%s: a directory, not a file to read", path);
+    return NULL;
+  }
+  /* A pipe is read once something writes to it; one that no process has
+   * open for writing (its first read, not waiting, is at its end) is
+   * refused at once. The byte that read may take is put back. */
+  char first = 0;
+  ssize_t firsts = 0;
+  if (S_ISFIFO(st.st_mode)) {
+    firsts = read(fd, &first, 1);
+    if (firsts == 0) {
+      close(fd);
+      snprintf(err, errlen, "%s: a pipe that no process writes to", path);
+      return NULL;
+    }
+    if (firsts < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+      close(fd);
+      return NULL;
+    }
+  }
+  const int flags = fcntl(fd, F_GETFL);
+  FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0
+                ? fdopen(fd, "rb")
+                : NULL;
+  if (!f) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if (firsts > 0) ungetc((unsigned char)first, f);
+  return f;
+}
+
 int kl__file_read(const char *path, char **out, size_t *out_len, char *err,
                   size_t errlen) {
   *out = NULL;
   *out_len = 0;
-  const int stdin_ = strcmp(path, "-") == 0;
-  FILE *f = stdin_ ? stdin : fopen(path, "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  if (!stdin_ && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
-    snprintf(err, errlen, "%s: a directory, not a results file", path);
-    return -1;
-  }
+  FILE *f = kl__file_open(path, err, errlen);
+  if (!f) return -1;
+  const int stdin_ = f == stdin;
   size_t len = 0, cap = 1 << 16;
   char *text = malloc(cap);
   int rc = 0;

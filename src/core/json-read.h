@@ -9,6 +9,7 @@
 #define KL_JSON_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum json_kind {
   JSON_NULL,
@@ -40,6 +41,10 @@ typedef struct json_doc json_doc;
  * "PATH:LINE:COLUMN: expected ..." for a document that is not JSON, text
  * after the document included. Nesting deeper than 256 is refused. */
 int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen);
+/* A file opened to read, "-" standard input: a directory refused, and a
+ * named pipe that no process writes to refused at once instead of waited
+ * for; NULL with why in err. */
+FILE *kl__file_open(const char *path, char *err, size_t errlen);
 /* PATH ("-": standard input) read whole into *text (malloc'd, len bytes,
  * not NUL-terminated): 0, or -1 with one line in err naming the file (it
  * cannot be read, with strerror; a directory; out of memory). */

@@ -20,12 +20,14 @@
  * an H100 machine), its build and device lines not checked, its lines
  * of rungs this build lacks skipped; KLADDER_WISDOM=none turns every
  * wisdom off (each backend's library rung). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <threads.h>
 
 #include "harness.h"
+#include "json-read.h"
 
 typedef struct pick {
   int across; /* a best line: across the backends */
@@ -185,11 +187,18 @@ static void wisdom_load(void) {
              "is none): the library runs each backend's library rung");
     return;
   }
-  FILE *f = fopen(path, "r");
+  /* As every input is opened: a pipe that no process writes to is not
+   * waited for. */
+  char refused[256] = "";
+  FILE *f = kl__file_open(strcmp(path, "-") ? path : "./-", refused,
+                          sizeof refused); /* "-" is a file's name here */
   if (!f) {
     char why[sizeof wisdom.note];
-    snprintf(why, sizeof why, "no wisdom file at %.300s (`kladder tune` "
-             "writes this machine's)", path);
+    if (errno == ENOENT || !refused[0])
+      snprintf(why, sizeof why, "no wisdom file at %.300s (`kladder tune` "
+               "writes this machine's)", path);
+    else
+      snprintf(why, sizeof why, "the wisdom file %.300s", refused);
     builtin_load(why);
     return;
   }

@@ -70,7 +70,7 @@ refused 2 "${e}.*/missing-rung\\.json:14:5: result 3 has no \"rung\"$" \
   base.json "$data/missing-rung.json"
 refused 2 "${e}.*/format-9-lacking\\.json: format kladder-results-9 is newer than this kladder reads \\(kladder-results-1 and -2\\), and its result 1 has no \"median_s\"$" \
   base.json "$data/format-9-lacking.json"
-refused 2 "${e}\\.: a directory, not a results file$" base.json .
+refused 2 "${e}\\.: a directory, not a file to read$" base.json .
 mkdir sub
 refused 2 "${e}sub: a directory" sub base.json
 rmdir sub

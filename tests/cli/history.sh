@@ -315,6 +315,22 @@ bad 2 'nothing imported' "$kl" history --db "$dir/planted.db" --import \
 bad 2 'without --import' "$kl" history --db "$dir/planted.db" "$good"
 bad 2 'no history given' "$kl" history --check
 bad 2 'neither a date' "$kl" history --db "$dir/planted.db" --since nope
+for d in 2026-13-45 2026-02-30 2026-11-01T25:00 2026-11-01T10:61 2026-11-01x; do
+  bad 2 'not a date' "$kl" history --db "$dir/planted.db" --since "$d"
+done
+"$kl" history --db "$dir/planted.db" --since 2024-02-29T23:59:59Z >/dev/null ||
+  fail "--since a leap day's last second"
+# A failed import into a new path leaves no history behind.
+bad 2 'nothing imported' "$kl" history --db "$dir/fresh.db" --import \
+  "$dir/cut.json"
+[ ! -e "$dir/fresh.db" ] && [ ! -e "$dir/fresh.db-wal" ] ||
+  fail "a failed import made a history"
+# A pipe that no process writes to is refused at once, not waited for.
+if mkfifo "$dir/pipe" 2>/dev/null; then
+  bad 2 'a pipe that no process writes to' "$kl" history --db \
+    "$dir/planted.db" --import "$dir/pipe"
+  rm -f "$dir/pipe"
+fi
 bad 2 'unknown option' "$kl" history --db "$dir/planted.db" --bogus
 "$kl" run -q -w map -b serial -n 1000 --json "$dir/same" --db "$dir/same" \
   2>"$dir/err"

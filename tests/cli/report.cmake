@@ -115,3 +115,10 @@ kl_cli_test(run-html-same-as-json 2 "--json and --html name the same file"
 # through, never replaced; a file replaced whole; nothing left beside.
 add_test(NAME cli-outputs-in-place COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/outputs.sh ${KL})
+
+# Readers of results and wisdom files refuse a pipe that no process
+# writes to at once (compare, report, explain --results, tune --check).
+add_test(NAME cli-pipes-not-waited-for COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/pipes.sh ${KL})
+set_tests_properties(cli-pipes-not-waited-for PROPERTIES SKIP_RETURN_CODE 77
+  TIMEOUT 200)
