@@ -155,6 +155,9 @@ kl_status kl__file_write(const char *path, const void *data, size_t len) {
  * would need the whole file in one buffer. */
 #define INPUT_PIECE_BYTES (INT64_C(64) << 20)
 
+/* Input files up to this size are read whole to check their size. */
+#define SMALL_INPUT ((off_t)1 << 20)
+
 kl_status kl__input_size(const char *path, int64_t *size) {
   struct stat info;
   if (!*path) return kl__usage(KL_USAGE, "the input file's name is empty");
@@ -172,7 +175,23 @@ kl_status kl__input_size(const char *path, int64_t *size) {
   if (!f)
     return kl__usage(KL_USAGE, "cannot read input file " KL_Q ": %s",
                      KL_CLIP(path), strerror(errno));
+  /* The size planned by must be the content's: a file of /proc says 0 and
+   * one of /sys 4096 whatever they hold. A small file is read to its end
+   * to see; where the two differ, the file is refused, saying so. */
+  int64_t held = -1;
+  if (info.st_size <= SMALL_INPUT) {
+    char block[4096];
+    size_t got;
+    held = 0;
+    while ((got = fread(block, 1, sizeof block, f)) > 0) held += (int64_t)got;
+    if (ferror(f)) held = -1;
+  }
   fclose(f);
+  if (held >= 0 && held != (int64_t)info.st_size)
+    return kl__usage(KL_USAGE, "input file " KL_Q " holds %lld bytes where "
+                     "its size says %lld (a file of /proc or /sys): copy it "
+                     "to a regular file", KL_CLIP(path), (long long)held,
+                     (long long)info.st_size);
   if (info.st_size == 0)
     return kl__usage(KL_USAGE, "input file " KL_Q " is empty", KL_CLIP(path));
   *size = (int64_t)info.st_size;

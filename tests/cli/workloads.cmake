@@ -99,6 +99,16 @@ kl_cli_test(histogram-input-directory 2
 kl_cli_test(histogram-input-empty 2
   "^kladder: error: input file 'empty\\.bin' is empty$" ${no_run}
   --write empty.bin '' run -w histogram --input empty.bin)
+# A file whose size is not its content's (/proc says 0, /sys 4096): refused
+# saying so, not called empty nor read short.
+kl_cli_test(histogram-input-proc 2
+  "^kladder: error: input file '/proc/self/status' holds [0-9]+ bytes where its size says 0 \\(a file of /proc or /sys\\)"
+  ${no_run} --if-exists /proc/self/status --lines 1
+  run -w histogram -b serial --input /proc/self/status)
+kl_cli_test(histogram-input-sys 2
+  "^kladder: error: input file '/sys/kernel/mm/transparent_hugepage/enabled' holds [0-9]+ bytes where its size says [0-9]+"
+  ${no_run} --if-exists /sys/kernel/mm/transparent_hugepage/enabled --lines 1
+  run -w histogram -b serial --input /sys/kernel/mm/transparent_hugepage/enabled)
 kl_cli_test(histogram-input-and-size 2
   "^kladder: error: histogram: n is the size of the input file; give --input or the size"
   ${no_run} --write in.txt x run -w histogram --input in.txt -n 5)
