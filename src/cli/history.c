@@ -989,7 +989,8 @@ static int digits(const char *s, int n) {
 /* --since's date: YYYY-MM-DD, then THH, :MM and :SS, then Z, as the runs'
  * times are written. 1 where s is one; 0 where it does not start as one
  * (a commit, then); -1 where it starts as one but is no date or time
- * (2026-13-45, 2026-02-30, T25:00), why in `why`. */
+ * (a thirteenth month, a thirtieth of February, a 25th hour), why in
+ * `why`. */
 static int date_check(const char *s, char *why, size_t size) {
   if (strlen(s) < 10 || s[4] != '-' || s[7] != '-' || digits(s, 4) < 0)
     return 0;

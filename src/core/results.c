@@ -106,6 +106,16 @@ static kl_status validate(const kl_results *r, const char *name) {
         return kl__usage(KL_USAGE, "%s:%d:%d: result %zu has no \"%s\"",
                          name, res->line, res->column, i + 1, named[k]);
     }
+    /* A rung that ran has its time: a success without one would be read
+     * as a time of nothing (0 s, or a verdict on nothing). A newer format
+     * may name it otherwise: its readers say what they lack. */
+    const json_value *status = kl__doc_member(res, "status");
+    const json_value *median = kl__doc_member(res, "median_s");
+    if (r->format <= KNOWN_FORMAT && status && status->kind == JSON_STRING &&
+        strcmp(status->text, "success") == 0 &&
+        (!median || median->kind == JSON_NULL))
+      return kl__usage(KL_USAGE, "%s:%d:%d: result %zu succeeded but has no "
+                       "\"median_s\"", name, res->line, res->column, i + 1);
   }
   return KL_OK;
 }

@@ -181,6 +181,14 @@ static void test_refused(void) {
   refused("{\"format\": \"kladder-results-2\", \"machine\": {\"cpu_threads\":"
           " \"x\"},\n \"results\": [{\"workload\": \"w\", \"rung\": \"r\"}]}",
           ":1:60:", "\"cpu_threads\" is not a finite number");
+  /* A success has its time: without one it would read as 0 s. */
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\", \"status\": \"success\"}]}",
+          ":2:1:", "succeeded but has no \"median_s\"");
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\", \"status\": \"success\", "
+          "\"median_s\": null}]}",
+          ":2:1:", "succeeded but has no \"median_s\"");
   /* A NUL would end the name early: "r\u0000junk" read as "r". */
   refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
           "{\"workload\": \"w\", \"rung\": \"r\\u0000junk\"}]}",
