@@ -361,6 +361,34 @@ static int check_schema(history_db *h, int write, char *err, size_t errlen) {
   return rc;
 }
 
+/* Whether a reader of the history at path finds its -shm file or may make
+ * it: the file is there, or its folder takes a new one. */
+static int wal_index_makeable(const char *path) {
+  char shm[4200], dir[4200];
+  snprintf(shm, sizeof shm, "%s-shm", path);
+  if (access(shm, F_OK) == 0) return 1;
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) return access(".", W_OK) == 0;
+  if (slash == dir) slash[1] = '\0';
+  else *slash = '\0';
+  return access(dir, W_OK) == 0;
+}
+
+/* path as a read-only, immutable SQLite URI ("file:...?immutable=1"), its
+ * '%', '?' and '#' escaped; 0 where it does not fit. */
+static int uri_of(const char *path, char *out, size_t size) {
+  size_t n = (size_t)snprintf(out, size, "file:");
+  for (const char *p = path; *p; p++) {
+    if (n + 4 >= size) return 0;
+    if (*p == '%' || *p == '?' || *p == '#')
+      n += (size_t)snprintf(out + n, size - n, "%%%02X", (unsigned char)*p);
+    else
+      out[n++] = *p;
+  }
+  return snprintf(out + n, size - n, "?immutable=1") < (int)(size - n);
+}
+
 int history_open(const char *path, int write, history_db **out, char *err,
                  size_t errlen) {
   *out = NULL;
@@ -404,8 +432,18 @@ int history_open(const char *path, int write, history_db **out, char *err,
   const int ro = !write && access(path, W_OK) != 0;
   int flags = ro ? SQLITE_OPEN_READONLY
                  : SQLITE_OPEN_READWRITE | (write ? SQLITE_OPEN_CREATE : 0);
+  /* A history in WAL mode is read through its -shm file beside it, which
+   * a reader makes where there is none: in a folder the reader cannot
+   * write, it is opened as immutable instead (no one may write it there
+   * now either), as SQLite's URI names it. */
+  char uri[3 * sizeof h->path + 32];
+  const char *name = path;
+  if (ro && !wal_index_makeable(path) && uri_of(path, uri, sizeof uri)) {
+    name = uri;
+    flags |= SQLITE_OPEN_URI;
+  }
   errno = 0;
-  int rc = sqlite3_open_v2(path, &h->db, flags, NULL);
+  int rc = sqlite3_open_v2(name, &h->db, flags, NULL);
   if (rc != SQLITE_OK) {
     SQL_FAIL(h, rc, "sqlite3_open_v2");
     history_close(h);
