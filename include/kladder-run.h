@@ -613,9 +613,10 @@ kl_status kl_results_text(const kl_results *r, size_t result, size_t field,
 
 /* A results file opened before the run, so that a bad path costs nothing
  * and a failed run leaves nothing behind. open checks the path and starts
- * the file (a regular file is written beside it under a temporary name and
- * renamed into place by write; a device or pipe is written directly; "-"
- * is standard output), and
+ * the file (a regular file is tried beside it under a temporary name, and
+ * write makes that again, writes it and renames it into place, so that a
+ * process killed before then leaves no file; a device or pipe is written
+ * directly; "-" is standard output), and
  * fails with KL_USAGE and one line in kl_last_error() when it cannot be
  * written: a directory, a missing folder, no permission, a full device.
  * write finishes the file from the report and frees the output; discard

@@ -1191,6 +1191,10 @@ struct kl_output {
   char *path;
   char *temp; /* written here and renamed to path; NULL: written directly */
   int to_stdout; /* path "-": standard output, flushed, never closed */
+  /* A regular file: tried at open (its temporary made, its head written,
+   * then removed) and made again when written, so that no temporary
+   * outlives a run killed before its end (a rank's SIGKILL under mpirun). */
+  int deferred;
   kl__json json; /* JSON: the document, begun at open */
 };
 
@@ -1252,7 +1256,30 @@ static kl_status output_open(const char *path, kl_format format,
     return kl__usage(st, "cannot write results to " KL_Q ": %s",
                      KL_CLIP(path), why);
   }
+  if (o->temp) {
+    fclose(o->f);
+    o->f = NULL;
+    remove(o->temp);
+    free(o->temp);
+    o->temp = NULL;
+    memset(&o->json, 0, sizeof o->json);
+    o->deferred = 1;
+  }
   *out = o;
+  return KL_OK;
+}
+
+/* A deferred file made again to be written: its temporary and head. */
+static kl_status output_reopen(kl_output *o) {
+  char why[160] = "", *dest = NULL;
+  kl_status st = kl__output_file(o->path, &o->f, &dest, &o->temp, why,
+                                 sizeof why);
+  free(dest);
+  if (st != KL_OK)
+    return kl__usage(KL_IO, "writing results to " KL_Q " failed: %s",
+                     KL_CLIP(o->path), why);
+  o->deferred = 0;
+  output_head(o);
   return KL_OK;
 }
 
@@ -1265,6 +1292,13 @@ static kl_status output_write(kl_output *o, const kl_report *rep) {
   if (!rep) {
     output_free(o);
     return kl__usage(KL_USAGE, "no report to write");
+  }
+  if (o->deferred) {
+    const kl_status st = output_reopen(o);
+    if (st != KL_OK) {
+      output_free(o);
+      return st;
+    }
   }
   if (o->format == KL_FORMAT_CSV) {
     for (size_t i = 0; i < rep->count; i++)

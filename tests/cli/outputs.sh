@@ -4,7 +4,8 @@
 # device or a pipe is written through, never replaced by a file; a regular
 # file is replaced whole; no temporary file is left beside any of them.
 # The device is /dev/null behind a link of our own, so that a writer that
-# replaced what it was given would replace the link, not the device.
+# replaced what it was given would replace the link, not the device. A run
+# killed before its end leaves no file behind.
 kladder=$1
 top=$(mktemp -d) || exit 1
 trap 'rm -rf "$top"' EXIT
@@ -61,6 +62,19 @@ write page.html 1 "$kladder" report a.json -o page.html
 write page.md 1 "$kladder" report --markdown a.json -o page.md
 write run.html 1 "$kladder" run -q -w read -b serial -n 4K --reps 3 --html run.html
 write wisdom 0 "$kladder" tune -q -w reduce -b serial -n 4K --reps 3 -o wisdom
+
+# A run killed before its end (SIGKILL, as mpirun ends the ranks left when
+# one dies) leaves no results file and no temporary one: a regular file's
+# temporary exists only while the results are written.
+mkdir killed
+( cd killed && exec "$kladder" run -q -w reduce -b serial -n 64K --reps 1000000 \
+    --max-time 0 --json r.json --csv r.csv --trace r.trace >/dev/null 2>&1 ) &
+runner=$!
+sleep 2
+kill -9 "$runner" 2>/dev/null
+wait "$runner" 2>/dev/null
+left=$(ls -A killed)
+[ -z "$left" ] || fail "a killed run left: $left"
 
 [ "$failures" = 0 ] && echo "outputs: a link to a device, a pipe and a file, each written as it is"
 exit "$failures"
