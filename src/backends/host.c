@@ -300,10 +300,11 @@ int64_t kl__host_cache_bytes(void) {
  * machine shown a 260 MB L3 (its host's, shared with the other guests) read
  * at one, two and four times it alike. Four times there is a suite four
  * times as slow for nothing, so the multiple is measured, once per process:
- * a buffer of four times the cache, first touched in parallel (a pool block,
- * so the run's first buffers reuse its pages), read whole by every thread
+ * a buffer of four times the cache, first touched in parallel, read whole
+ * by every thread
  * (XOR of its words) and then its first half and quarter, each the best of
- * PROBE_PASSES passes after one untimed; the least multiple whose rate is
+ * PROBE_PASSES passes after one untimed, where that buffer is at most a
+ * quarter of the free memory; the least multiple whose rate is
  * within KL__PROBE_SAME of four times' is taken. Both machines above are far
  * from that line (1.6% against 16%). */
 #define PROBE_PASSES 3
@@ -339,8 +340,16 @@ static char probe_why[160];
 
 static void probe(void) {
   const int64_t cache = kl__host_cache_bytes();
+  /* Only where four times the cache is a small share of the free memory:
+   * a probe must not be what runs a small machine out of it. */
+  size_t free_bytes = 0, total = 0;
+  if (cache <= 0 || kl__host_memory(0, &free_bytes, &total) != KL_OK ||
+      4 * (double)cache > (double)free_bytes / 4) {
+    (void)kl__done(KL_OK);
+    return;
+  }
   void *p = NULL;
-  if (cache <= 0 || kl__host_alloc(&p, 4 * (size_t)cache) != KL_OK) {
+  if (kl__host_alloc(&p, 4 * (size_t)cache) != KL_OK) {
     (void)kl__done(KL_OK); /* a probe that cannot run leaves no error */
     return;
   }
