@@ -122,3 +122,12 @@ add_test(NAME cli-pipes-not-waited-for COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/pipes.sh ${KL})
 set_tests_properties(cli-pipes-not-waited-for PROPERTIES SKIP_RETURN_CODE 77
   TIMEOUT 200)
+
+# The readers of results files against a table of bad ones (missing, a
+# directory, empty, cut, not results, format 0, no results, a non-object,
+# a NUL in a name, a negative, infinite or textual time, a success with no
+# time, a pipe with no writer) and outputs that cannot be written: exit 2,
+# one line, nothing written, every command alike.
+add_test(NAME cli-bad-inputs COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/bad_inputs.sh ${KL})
+set_tests_properties(cli-bad-inputs PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
