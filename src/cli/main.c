@@ -1281,16 +1281,15 @@ static int parse_run(run_command *c, int argc, char **argv) {
 
 /* SIGINT and SIGTERM: the first stops the run after the repetition in
  * progress (the library polls the flag), and the finished rungs are
- * printed and written; a second removes the results files' temporary
- * copies and exits at once, 128 + its number, leaving nothing half
- * written. */
+ * printed and written; a second removes --html's JSON file of our own and
+ * exits at once, 128 + its number. The results files have no temporary
+ * copy until they are written (kl_output_open), so none is left. */
 static volatile sig_atomic_t stop_signal;
-static const char *temporary[OUTPUTS + 2]; /* and --html's two */
+static const char *html_json; /* --html's JSON file, while it exists */
 
 static void on_signal(int sig) {
   if (stop_signal) {
-    for (int i = 0; i < OUTPUTS + 2; i++)
-      if (temporary[i]) (void)unlink(temporary[i]);
+    if (html_json) (void)unlink(html_json);
     _exit(128 + sig);
   }
   stop_signal = sig;
@@ -1298,11 +1297,6 @@ static void on_signal(int sig) {
                              "repetition (again to quit at once)\n";
   ssize_t wrote = write(STDERR_FILENO, said, sizeof said - 1);
   (void)wrote;
-}
-
-static void catch_signals(kl_output *out[OUTPUTS]) {
-  for (int i = 0; i < OUTPUTS; i++) temporary[i] = kl__output_temp(out[i]);
-  catch_stop_signals(on_signal);
 }
 
 static void discard_outputs(kl_output *out[OUTPUTS]) {
@@ -1429,9 +1423,8 @@ static int run_parsed(run_command *c) {
     return bad;
   }
 
-  catch_signals(out);
-  temporary[OUTPUTS] = html.made ? html.json_path : NULL;
-  temporary[OUTPUTS + 1] = kl__output_temp(html.json);
+  html_json = html.made ? html.json_path : NULL;
+  catch_stop_signals(on_signal);
   c->o.stop = &stop_signal;
   kl_report *rep = NULL;
   st = kl_run(&c->o, &rep);

@@ -390,7 +390,9 @@ FILE *kl__file_open(const char *path, char *err, size_t errlen) {
    * open (and the command) forever. */
   const int fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0) {
-    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    const int why = errno;
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(why));
+    errno = why;
     return NULL;
   }
   struct stat st;

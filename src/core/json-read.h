@@ -43,7 +43,8 @@ typedef struct json_doc json_doc;
 int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen);
 /* A file opened to read, "-" standard input: a directory refused, and a
  * named pipe that no process writes to refused at once instead of waited
- * for; NULL with why in err. */
+ * for; NULL with why in err (and, where it could not be opened, errno as
+ * open left it: ENOENT for a missing file). */
 FILE *kl__file_open(const char *path, char *err, size_t errlen);
 /* PATH ("-": standard input) read whole into *text (malloc'd, len bytes,
  * not NUL-terminated): 0, or -1 with one line in err naming the file (it

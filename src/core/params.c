@@ -65,16 +65,19 @@ static kl_status check_range(const kl_workload *w, const kl_param *p,
                    lo, hi);
 }
 
-/* A whole number for parameter p (-n, a file's size), compared with its
- * range exactly and named as given where it is outside. */
+/* A whole number for parameter p (-n, a file's size, an integer -p),
+ * compared with its range exactly (as a double, 2^62 + 1 would pass for
+ * 2^62; a bound at or past 2^63 is past every int64) and named as written
+ * (`written`, or n's digits where NULL) where it is outside. */
 static kl_status check_whole(const kl_workload *w, const kl_param *p,
-                             int64_t n) {
+                             int64_t n, const char *written) {
   const int above = p->max < 0x1p63 && n > (int64_t)p->max;
   const int below = p->min > -0x1p63 && n < (int64_t)p->min;
   if (!above && !below) return KL_OK;
   char text[32];
-  snprintf(text, sizeof text, "%lld", (long long)n);
-  return check_range(w, p, above ? INFINITY : -INFINITY, text);
+  if (!written) snprintf(text, sizeof text, "%lld", (long long)n);
+  return check_range(w, p, above ? INFINITY : -INFINITY,
+                     written ? written : text);
 }
 
 /* Parse one value of parameter p of workload w. */
@@ -93,10 +96,9 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
                      label_of(p), KL_CLIP(text), w->name, valid);
   }
   double v = 0;
-  /* An integer is held exactly until it is compared with the range: as a
-   * double, 2^62 + 1 would pass for 2^62 and 2^63 - 1 print as -2^63. */
+  /* An integer is held exactly until it is compared with the range. */
   int64_t whole = 0;
-  int integer = 0;
+  const int integer = p->kind == KL_PARAM_SIZE || p->kind == KL_PARAM_INT;
   if (p->kind == KL_PARAM_SIZE) {
     kl_status st = kl_parse_size(text, &whole);
     if (st != KL_OK) {
@@ -104,7 +106,6 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
       snprintf(why, sizeof why, "%s", kl_last_error());
       return kl__usage(st, "%s: %s: %s", w->name, p->name, why);
     }
-    integer = 1;
     v = (double)whole;
   } else {
     const char *why = NULL;
@@ -112,7 +113,6 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
       char *end = NULL;
       errno = 0;
       whole = strtoll(text, &end, 10);
-      integer = 1;
       v = (double)whole;
       if (end == text || *end != '\0') why = "is not an integer";
       else if (errno == ERANGE) why = "is beyond the range of a 64-bit integer";
@@ -123,12 +123,8 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
       return kl__usage(KL_USAGE, "%s: %s = " KL_Q " %s", w->name, p->name,
                        KL_CLIP(text), why);
   }
-  /* Exactly, where the bound is below 2^63 (a double's 2^63 is past
-   * every int64). */
-  if (integer && ((p->max < 0x1p63 && whole > (int64_t)p->max) ||
-                  (p->min > -0x1p63 && whole < (int64_t)p->min)))
-    v = whole > 0 ? INFINITY : -INFINITY;
-  kl_status st = check_range(w, p, v, text);
+  kl_status st = integer ? check_whole(w, p, whole, text) : KL_OK;
+  if (st == KL_OK) st = check_range(w, p, v, text);
   if (st == KL_OK) *value = v;
   return st;
 }
@@ -419,7 +415,7 @@ static kl_status apply_input(const kl_workload *w, const char *path,
   in->n = size;
   in->n_given = 1;
   if (main >= 0) {
-    st = check_whole(w, &w->params[main], size);
+    st = check_whole(w, &w->params[main], size, NULL);
     if (st != KL_OK) return st;
     give(w, in, main, (double)size);
   }
@@ -540,7 +536,7 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
     in->n_given = 1;
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
     if (main >= 0) {
-      st = check_whole(w, &w->params[main], n);
+      st = check_whole(w, &w->params[main], n, NULL);
       if (st != KL_OK) return st;
       give(w, in, main, (double)n);
     }
@@ -585,7 +581,7 @@ kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
   if (pb->n > 0) {
     const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
     if (main >= 0) {
-      const kl_status st = check_whole(w, &w->params[main], pb->n);
+      const kl_status st = check_whole(w, &w->params[main], pb->n, NULL);
       if (st != KL_OK) return st;
       give(w, in, main, (double)pb->n);
     }

@@ -1334,8 +1334,6 @@ kl_status kl_output_write(kl_output *o, const kl_report *rep) {
 
 void kl_output_discard(kl_output *o) { output_free(o); }
 
-const char *kl__output_temp(const kl_output *o) { return o ? o->temp : NULL; }
-
 static kl_status write_file(const kl_report *rep, const char *path,
                             kl_format format) {
   kl_output *o;

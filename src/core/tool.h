@@ -58,11 +58,6 @@ kl_status kl__shape_parse_dims(const char *text, kl_shape *s);
 kl_status kl__shape_parse_leads(const char *text, kl_shape *s);
 kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
 
-/* The temporary file an output is written to until it is complete, NULL
- * for a device or pipe written directly: a signal handler that must quit
- * at once removes it (unlink is async-signal-safe). */
-const char *kl__output_temp(const kl_output *out);
-
 /* `text` at most `width` columns a line, broken between words (a word
  * longer than the line stands alone), later lines indented by `indent`,
  * a control character written \xNN; a newline at the end. */

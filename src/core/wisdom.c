@@ -194,7 +194,7 @@ static void wisdom_load(void) {
                           sizeof refused); /* "-" is a file's name here */
   if (!f) {
     char why[sizeof wisdom.note];
-    if (errno == ENOENT || !refused[0])
+    if (errno == ENOENT)
       snprintf(why, sizeof why, "no wisdom file at %.300s (`kladder tune` "
                "writes this machine's)", path);
     else
