@@ -20,6 +20,21 @@ fail() {
 "$kladder" run -q -w read -b serial -n 4K --reps 3 --json a.json \
   >/dev/null 2>err || { fail "the run that makes a.json: exit $?"; exit 1; }
 
+# through_pipe COMMAND...: run COMMAND, whose output is a pipe that a
+# reader started in the background opens; the writer refuses a pipe that
+# no process reads yet, so a refusal of that kind is tried again while the
+# reader may still be starting (a loaded machine may start it late).
+through_pipe() {
+  tries=0
+  while :; do
+    "$@" >/dev/null 2>err && return 0
+    status=$?
+    grep -q "a pipe with no reader" err && [ "$tries" -lt 300 ] || return "$status"
+    sleep 0.1
+    tries=$((tries + 1))
+  done
+}
+
 # write NAME PIPE COMMAND...: COMMAND writes the output NAME (a word in
 # it); PIPE 1 where it is written once, so that a pipe can take it (tune
 # rewrites its file after each workload: a pipe takes only the first).
@@ -38,14 +53,19 @@ write() {
   if [ "$pipe" = 1 ] && mkfifo "$name" 2>/dev/null; then
     cat "$name" >got &
     reader=$!
-    "$@" >/dev/null 2>err || fail "$name as a pipe: exit $?"
-    if [ -p "$name" ]; then
-      wait "$reader"
-      [ -s got ] || fail "$name: the pipe's reader got nothing"
+    if through_pipe "$@"; then
+      if [ -p "$name" ]; then
+        wait "$reader"
+        [ -s got ] || fail "$name: the pipe's reader got nothing"
+      else
+        fail "$name: the pipe was replaced"
+      fi
     else
-      fail "$name: the pipe was replaced"
-      kill "$reader" 2>/dev/null # it waits for a writer that never comes
+      fail "$name as a pipe: exit $?"
     fi
+    # A reader still there waits for a writer that never comes.
+    kill "$reader" 2>/dev/null
+    wait "$reader" 2>/dev/null
     rm -f "$name"
   fi
   # A regular file: replaced whole.
