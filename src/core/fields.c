@@ -288,6 +288,15 @@ GET(get_launch_floor) {
   number(v, res->pub.status == KL_OK && res->launch_floor > 0,
          res->launch_floor);
 }
+/* Where a rung's time went, where it was measured. */
+GET(get_setup_seconds) {
+  (void)rep;
+  number(v, res->setup_seconds > 0, res->setup_seconds);
+}
+GET(get_timing_seconds) {
+  (void)rep;
+  number(v, res->timing_seconds > 0, res->timing_seconds);
+}
 GET(get_sm_mhz) {
   (void)rep;
   number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->sm_mhz);
@@ -660,6 +669,10 @@ const kl__field kl__fields[] = {
     {"rounds", "rounds", R, NULL, KL__NUMBER, "%.0f", get_rounds, NULL},
     {"launch_floor_s", "launch_floor_s", R, NULL, KL__SECONDS, "%.9g",
      get_launch_floor, "s"},
+    {"setup_s", "setup_s", R, NULL, KL__NUMBER, "%.4g", get_setup_seconds,
+     "s"},
+    {"timing_s", "timing_s", R, NULL, KL__NUMBER, "%.4g", get_timing_seconds,
+     "s"},
     {"sm_mhz", "sm_mhz", R, NULL, KL__NUMBER, "%.0f", get_sm_mhz, "MHz"},
     {"mem_mhz", "mem_mhz", R, NULL, KL__NUMBER, "%.0f", get_mem_mhz, "MHz"},
     {"clock_reasons", "clock_reasons", R, NULL, KL__TEXT, NULL,

@@ -344,6 +344,11 @@ typedef struct kl__result {
   int slowed_batches, throttled;
   /* Its context's launch floor (kl_backend.launch), seconds; 0: none. */
   double launch_floor;
+  /* Where the rung's wall-clock time went (run.c): its setup (inputs,
+   * upload, the checked run and the check, its ceiling's setup) and its
+   * timing (warm-ups, timed runs with their ceiling's, their energy
+   * window), seconds; 0: not measured. */
+  double setup_seconds, timing_seconds;
 } kl__result;
 
 struct kl_report {

@@ -879,9 +879,11 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
     kl__measuring *share = NULL;
     for (int k = 0; k < count && !share; k++)
       if (slots[k].m && slots[k].jb->ceiling == jb->ceiling) share = slots[k].m;
+    const double setup_from = kl__now();
     if (st == KL_OK)
       st = kl__measure_start(jb, ctx, &t, c, share, res, &sl->m);
     else kl__result_status(res, st);
+    res->setup_seconds = kl__now() - setup_from;
     res->max_seconds = t.max_seconds; /* after kl__measure_start */
     sl->st = st;
     count++;
@@ -901,13 +903,17 @@ static size_t run_group(const kl_options *o, const kl__jobs *jobs,
     for (int k = 0; k < count; k++) {
       int done = 0;
       if (!live[k]) continue;
+      const double from = kl__now();
       kl__measure_step(slots[k].m, others, &done);
+      slots[k].res->timing_seconds += kl__now() - from;
       if (done) live[k] = 0, going--;
     }
   }
   for (int k = 0; k < count; k++)
     if (slots[k].m) {
+      const double from = kl__now();
       slots[k].st = kl__measure_finish(slots[k].m, slots[k].energy);
+      slots[k].res->timing_seconds += kl__now() - from;
       slots[k].m = NULL;
       slots[k].res->interleaved = started;
       slots[k].res->launch_floor = cs->floor[at];

@@ -157,6 +157,11 @@ kl_cli_test(noise-fixed-reps 0 "" --json-stdout "(r := d['results'][0])['stop'] 
   run -w map -b serial -n 100000 --reps 3 --no-ceiling --json -)
 kl_cli_test(noise-max-time-said 0 "map serial: stopped at 0.005 s \\(--max-time\\) after [0-9]+ timed runs, its median within \\+/-"
   run -w map -b serial -n 100000 --precision 0.000001 --max-time 0.005 --no-ceiling)
+# Where each rung's time went: its setup and its timing, both measured,
+# the timing at least its timed runs' sum (the checked run timed as the
+# one timed run is setup's).
+kl_cli_test(setup-timing-fields 0 "" --json-stdout "all(r['setup_s'] > 0 and r['timing_s'] >= sum(r['times_s']) for r in d['results'])"
+  run -w stream -b serial -n 100000 --json - -q)
 # The rungs of one problem on one device are measured together, their
 # timed runs in rounds; alone, a rung is its own group; a fixed count is
 # one batch.
