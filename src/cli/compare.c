@@ -214,41 +214,6 @@ static int missing(const side *s, const json_value *at, size_t index,
               at->column, index + 1, what);
 }
 
-/* A member that must be a string. */
-static int need_text(const side *s, const json_value *item, size_t index,
-                     const char *key, const char **out, char *err,
-                     size_t errlen) {
-  const json_value *m = kl__doc_member(item, key);
-  char what[96];
-  if (!m) {
-    snprintf(what, sizeof what, "has no \"%s\"", key);
-    return missing(s, item, index, what, err, errlen);
-  }
-  if (m->kind != JSON_STRING) {
-    snprintf(what, sizeof what, "has a \"%s\" that is not a string", key);
-    return missing(s, m, index, what, err, errlen);
-  }
-  *out = m->text;
-  return 0;
-}
-
-/* A member that may be absent or null, else a number. */
-static int maybe_number(const side *s, const json_value *item, size_t index,
-                        const char *key, double *out, char *err,
-                        size_t errlen) {
-  const json_value *m = kl__doc_member(item, key);
-  *out = NAN;
-  if (!m || m->kind == JSON_NULL) return 0;
-  if (m->kind != JSON_NUMBER) {
-    char what[96];
-    snprintf(what, sizeof what, "has a \"%s\" that is not a number", key);
-    return missing(s, m, index, what, err, errlen);
-  }
-  *out = m->number;
-  return 0;
-}
-
-
 /* The checks kladder run does not count as failures
  * (docs/verification.md): a known-wrong rung caught or not, and UNVERIFIABLE. */
 static side_state state_of(const row *r) {
@@ -265,63 +230,46 @@ static side_state state_of(const row *r) {
   return ok ? SIDE_OK : SIDE_FAILED;
 }
 
-static int read_row(const side *s, const json_value *item, size_t index,
-                    row *r, char *err, size_t errlen) {
-  if (item->kind != JSON_OBJECT)
-    return said(-1, err, errlen, "%s:%d:%d: result %zu is not an object",
-                s->name, item->line, item->column, index + 1);
-  if (need_text(s, item, index, "workload", &r->workload, err, errlen) ||
-      need_text(s, item, index, "rung", &r->rung, err, errlen) ||
-      need_text(s, item, index, "backend", &r->backend, err, errlen) ||
-      need_text(s, item, index, "type", &r->type, err, errlen) ||
-      need_text(s, item, index, "check", &r->check, err, errlen) ||
-      need_text(s, item, index, "status", &r->status, err, errlen))
-    return -1;
+/* Result `index` of a side's file, which the library validated: what
+ * ran, the problem and the times as the file holds them. */
+static int read_row(const side *s, size_t index, row *r, char *err,
+                    size_t errlen) {
+  kl__row v;
+  kl__results_row(s->file, index, &v);
+  r->workload = v.workload;
+  r->rung = v.rung;
+  r->backend = v.backend;
+  r->type = v.type;
+  r->check = v.check;
+  r->status = v.status;
   /* The size: the shape's text, or n. */
-  const json_value *shape = kl__doc_member(item, "shape");
-  if (shape && shape->kind == JSON_STRING) {
-    r->shape = shape->text;
-  } else {
-    int has_n = 0;
-    const double n = kl__doc_number(item, "n", 0, &has_n);
-    if (!has_n) return missing(s, item, index, "has no \"shape\" or \"n\"",
-                               err, errlen);
-    snprintf(r->shape_text, sizeof r->shape_text, "%.17g", n);
+  r->shape = v.shape;
+  if (!r->shape[0]) {
+    if (isnan(v.n))
+      return missing(s, v.v, index, "has no shape or size", err, errlen);
+    snprintf(r->shape_text, sizeof r->shape_text, "%.17g", v.n);
     r->shape = r->shape_text;
   }
-  if (!kl__doc_member(item, "median_s"))
-    return missing(s, item, index, "has no \"median_s\"", err, errlen);
-  double device = 0;
-  if (maybe_number(s, item, index, "median_s", &r->median, err, errlen) ||
-      maybe_number(s, item, index, "percent_ceiling", &r->percent, err,
-                   errlen) ||
-      maybe_number(s, item, index, "ceiling", &r->ceiling_rate, err,
-                   errlen) ||
-      maybe_number(s, item, index, "device", &device, err, errlen))
-    return -1;
-  r->device = isfinite(device) && device >= 0 && device < 1e6 ? (int)device
-                                                              : 0;
-  r->op = kl__doc_string(item, "op", "");
-  r->inputs = kl__doc_string(item, "inputs", "");
-  r->params = kl__doc_string(item, "params", "");
-  r->flags = kl__doc_string(item, "flags", "");
-  r->device_name = kl__doc_string(item, "device_name", "");
+  if (!v.median_given)
+    return missing(s, v.v, index, "has no \"median_s\"", err, errlen);
+  r->median = v.median_s;
+  r->percent = v.percent_ceiling;
+  r->ceiling_rate = v.ceiling;
+  r->op = v.op;
+  r->inputs = v.inputs;
+  r->params = v.params;
+  r->flags = v.flags;
+  r->device_name = v.device_name;
+  r->device = v.device >= 0 && v.device < 1e6 ? (int)v.device : 0;
   r->ceiling = listed(r->flags, "ceiling");
-  const json_value *times = kl__doc_member(item, "times_s");
-  if (times && times->kind != JSON_NULL) {
-    if (times->kind != JSON_ARRAY)
-      return missing(s, times, index, "has a \"times_s\" that is not an array",
-                     err, errlen);
-    r->times = malloc((times->count ? times->count : 1) * sizeof *r->times);
+  if (v.times && v.times->kind == JSON_ARRAY) {
+    r->times = malloc((v.times->count ? v.times->count : 1) * sizeof *r->times);
     if (!r->times)
       return said(-1, err, errlen, "%s: out of memory", s->name);
-    for (size_t i = 0; i < times->count; i++) {
-      const json_value *t = kl__doc_item(times, i);
-      if (t->kind != JSON_NUMBER || !isfinite(t->number))
-        return missing(s, t, index, "has a time in \"times_s\" that is not "
-                       "a number", err, errlen);
-      r->times[r->reps++] = t->number;
-    }
+    /* The library took only finite numbers or null: a null is no run. */
+    for (size_t i = 0; i < v.times->count; i++)
+      if (v.times->items[i].kind == JSON_NUMBER)
+        r->times[r->reps++] = v.times->items[i].number;
   }
   r->state = state_of(r);
   return 0;
@@ -359,16 +307,17 @@ static int read_side(side *s, const char *path, char *err, size_t errlen,
    * results, every field of its kind (with line and column). */
   if (kl_results_read(path, &s->file) != KL_OK)
     return said(-1, err, errlen, "%s", kl_last_error());
-  const json_value *root = kl__results_root(s->file);
-  const json_value *results = kl__doc_member(root, "results");
-  s->format = kl__doc_string(root, "format", "");
+  kl__run_view run;
+  kl__results_run(s->file, &run);
+  const size_t results = kl_results_count(s->file);
+  s->format = run.format;
   s->major = kl_results_format(s->file);
-  s->rows = calloc(results->count, sizeof *s->rows);
+  s->rows = calloc(results, sizeof *s->rows);
   if (!s->rows)
     return said(-1, err, errlen, "%s: out of memory", s->name);
-  for (size_t i = 0; i < results->count; i++) {
+  for (size_t i = 0; i < results; i++) {
     row *r = &s->rows[s->count++];
-    if (read_row(s, kl__doc_item(results, i), i, r, err, errlen)) return -1;
+    if (read_row(s, i, r, err, errlen)) return -1;
     if (!(r->key = key_of(r)))
       return said(-1, err, errlen, "%s: out of memory", s->name);
   }
@@ -381,15 +330,12 @@ static int read_side(side *s, const char *path, char *err, size_t errlen,
       if (j <= i) r->occurrence++;
     }
   }
-  s->started = kl__doc_string(root, "started", "");
-  s->kladder = kl__doc_string(root, "kladder", "");
-  const json_value *build = kl__doc_member(root, "build");
-  s->commit = kl__doc_string(build, "commit", "");
-  const json_value *machine = kl__doc_member(root, "machine");
-  s->cpu = kl__doc_string(machine, "cpu", "");
-  s->gpu = kl__doc_string(machine, "gpu", "");
-  const json_value *stopped = kl__doc_member(root, "interrupted");
-  s->interrupted = stopped && stopped->kind == JSON_TRUE;
+  s->started = run.started;
+  s->kladder = run.kladder;
+  s->commit = run.commit;
+  s->cpu = run.cpu;
+  s->gpu = run.gpu;
+  s->interrupted = run.interrupted;
   if (kl_results_warning(s->file)[0] && warn && warnlen && !warn[0])
     snprintf(warn, warnlen, "%s; comparing the fields it knows",
              kl_results_warning(s->file));
@@ -1032,37 +978,38 @@ static void json_key(FILE *f, const char *key, const char *text) {
 
 /* A result's identity: the fields of its key. */
 static void json_identity(FILE *f, const row *r) {
-  json_key(f, "workload", r->workload);
+  json_key(f, field_key(KL__F_workload), r->workload);
   fputs(", ", f);
-  json_key(f, "rung", r->rung);
+  json_key(f, field_key(KL__F_rung), r->rung);
   fputs(", ", f);
-  json_key(f, "backend", r->backend);
+  json_key(f, field_key(KL__F_backend), r->backend);
   fputs(", ", f);
-  json_key(f, "type", r->type);
+  json_key(f, field_key(KL__F_type), r->type);
   fputs(", ", f);
-  json_key(f, "shape", r->shape);
+  json_key(f, field_key(KL__F_shape), r->shape);
   fputs(", ", f);
-  json_key(f, "op", r->op);
+  json_key(f, field_key(KL__F_op), r->op);
   fputs(", ", f);
-  json_key(f, "inputs", r->inputs);
+  json_key(f, field_key(KL__F_inputs), r->inputs);
   fputs(", ", f);
-  json_key(f, "params", r->params);
-  fprintf(f, ", \"ceiling\": %s, \"occurrence\": %d",
+  json_key(f, field_key(KL__F_params), r->params);
+  /* compare's own key: whether the result is a ceiling (its flags). */
+  fprintf(f, ", \"ceiling\": %s, \"occurrence\": %d", /* own key */
           r->ceiling ? "true" : "false", r->occurrence);
 }
 
 /* One side of a pair, or a result of one file. */
 static void json_side(FILE *f, const row *r) {
-  fprintf(f, "{\"device\": %d, ", r->device);
-  json_key(f, "device_name", r->device_name);
-  fputs(", \"median_s\": ", f);
+  fprintf(f, "{\"%s\": %d, ", field_key(KL__F_device), r->device);
+  json_key(f, field_key(KL__F_device_name), r->device_name);
+  fprintf(f, ", \"%s\": ", field_key(KL__F_median_s));
   json_num(f, r->median);
-  fputs(", \"percent_ceiling\": ", f);
+  fprintf(f, ", \"%s\": ", field_key(KL__F_percent_ceiling));
   json_num(f, r->percent);
-  fprintf(f, ", \"reps\": %zu, ", r->reps);
-  json_key(f, "check", r->check);
+  fprintf(f, ", \"reps\": %zu, ", r->reps); /* own key: its timed runs */
+  json_key(f, field_key(KL__F_check), r->check);
   fputs(", ", f);
-  json_key(f, "status", r->status);
+  json_key(f, field_key(KL__F_status), r->status);
   fputc('}', f);
 }
 
@@ -1072,22 +1019,23 @@ static void json_file(FILE *f, const side *s) {
   fputs(", ", f);
   json_key(f, "format", s->format);
   fputs(", ", f);
-  json_key(f, "started", s->started);
+  json_key(f, field_key(KL__F_started), s->started);
   fputs(", ", f);
-  json_key(f, "kladder", s->kladder);
+  json_key(f, field_key(KL__F_kladder), s->kladder);
   fputs(", ", f);
-  json_key(f, "commit", s->commit);
+  json_key(f, field_key(KL__F_commit), s->commit);
   fputs(", ", f);
-  json_key(f, "cpu", s->cpu);
+  json_key(f, field_key(KL__F_cpu), s->cpu);
   fputs(", ", f);
-  if (s->gpu && s->gpu[0]) json_key(f, "gpu", s->gpu);
-  else fputs("\"gpu\": null", f);
-  fprintf(f, ", \"interrupted\": %s, \"results\": %zu}",
+  if (s->gpu && s->gpu[0]) json_key(f, field_key(KL__F_gpu), s->gpu);
+  else fprintf(f, "\"%s\": null", field_key(KL__F_gpu));
+  fprintf(f, ", \"%s\": %s, \"results\": %zu}", field_key(KL__F_interrupted),
           s->interrupted ? "true" : "false", s->count);
 }
 
 static int write_json(FILE *f, const compare_result *c) {
-  fputs("{\n  \"format\": \"kladder-compare-1\",\n  \"kladder\": ", f);
+  fprintf(f, "{\n  \"format\": \"kladder-compare-1\",\n  \"%s\": ",
+          field_key(KL__F_kladder));
   json_text(f, KL_VERSION);
   fputs(",\n  \"base\": ", f);
   json_file(f, &c->base);
@@ -1153,12 +1101,13 @@ static int write_json(FILE *f, const compare_result *c) {
     }
     fputs(any ? "\n  ],\n" : "],\n", f);
   }
-  fputs("  \"notes\": [", f);
+  fputs("  \"notes\": [", f); /* own key: the comparison's notes */
   for (size_t i = 0; i < c->note_count; i++) {
     fputs(i ? ", " : "", f);
     json_text(f, c->notes[i]);
   }
-  fprintf(f, "],\n  \"summary\": {\"pairs\": %zu, \"slower\": %zu, "
+  fputs("],\n  \"summary\": ", f); /* own key: the comparison's summary */
+  fprintf(f, "{\"pairs\": %zu, \"slower\": %zu, "
           "\"faster\": %zu, \"machine\": %zu, \"same\": %zu, \"failed\": %zu, "
           "\"aside\": %zu, \"only_in_base\": %zu, \"only_in_new\": %zu, "
           "\"regression\": %s, \"exit_code\": %d}\n}\n", c->count,

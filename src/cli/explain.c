@@ -5,6 +5,7 @@
 #include "explain.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,36 +335,36 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
 
 /* ---- measurements -------------------------------------------------------- */
 
+/* 0 for a number the file does not give. */
+static double or_zero(double v) { return isnan(v) ? 0 : v; }
+
 static int measures_of_json(const kl_results *file, explain_measure **out,
                             size_t *count) {
-  const json_value *results = kl__doc_member(kl__results_root(file), "results");
+  const size_t results = kl_results_count(file);
   *out = NULL;
   *count = 0;
-  if (!results || results->kind != JSON_ARRAY) return -1;
-  explain_measure *m = calloc(results->count + 1, sizeof *m);
+  explain_measure *m = calloc(results + 1, sizeof *m);
   if (!m) return -1;
-  for (size_t i = 0; i < results->count; i++) {
-    const json_value *r = kl__doc_item(results, i);
-    explain_measure *e = &m[*count];
-    e->workload = kl__doc_string(r, "workload", "");
-    e->rung = kl__doc_string(r, "rung", "");
+  for (size_t i = 0; i < results; i++) {
+    kl__row r;
+    kl__results_row(file, i, &r);
     /* The ceiling's own job at its size is not the rung's measurement. */
-    const json_value *only = kl__doc_member(r, "ceiling_only");
-    if (only && only->kind == JSON_TRUE) continue;
-    e->ok = !strcmp(kl__doc_string(r, "status", ""), "success");
-    e->median_s = kl__doc_number(r, "median_s", 0, NULL);
-    e->rate = kl__doc_number(r, "rate", 0, NULL);
-    e->ceiling = kl__doc_number(r, "ceiling", 0, NULL);
-    e->percent = kl__doc_number(r, "percent_ceiling", 0, NULL);
-    e->unit = kl__doc_string(r, "unit", "");
-    e->check = kl__doc_string(r, "check", "");
-    e->ceiling_note = kl__doc_string(r, "ceiling_note", NULL);
-    e->bad_elements = (long long)kl__doc_number(r, "bad_elements", 0, NULL);
-    e->n = (long long)kl__doc_number(r, "n", 0, NULL);
-    e->abs_error = kl__doc_number(r, "abs_error", 0, NULL);
-    e->over_tolerance = kl__doc_number(r, "error_over_tolerance", 0, NULL);
-    if (!e->ok) e->check = kl__doc_string(r, "error", "an error");
-    (*count)++;
+    if (r.ceiling_only) continue;
+    explain_measure *e = &m[(*count)++];
+    e->workload = r.workload;
+    e->rung = r.rung;
+    e->ok = !strcmp(r.status, "success");
+    e->median_s = or_zero(r.median_s);
+    e->rate = or_zero(r.rate);
+    e->ceiling = or_zero(r.ceiling);
+    e->percent = or_zero(r.percent_ceiling);
+    e->unit = r.unit;
+    e->check = e->ok ? r.check : r.error[0] ? r.error : "an error";
+    e->ceiling_note = r.ceiling_note[0] ? r.ceiling_note : NULL;
+    e->bad_elements = (long long)or_zero(r.bad_elements);
+    e->n = (long long)or_zero(r.n);
+    e->abs_error = or_zero(r.abs_error);
+    e->over_tolerance = or_zero(r.error_over_tolerance);
   }
   *out = m;
   return 0;

@@ -248,12 +248,12 @@ static void rollback(history_db *h) {
 
 /* Field f's column: its JSON key, but for the two the first schema named
  * otherwise; NULL for a field that is not a text or a number. */
-static const char *field_column(const kl_field_info *f) {
+static const char *field_column(size_t i, const kl_field_info *f) {
   if (f->kind != KL_FIELD_TEXT && f->kind != KL_FIELD_NUMBER &&
       f->kind != KL_FIELD_SECONDS)
     return NULL;
-  if (!f->per_run && strcmp(f->name, "check") == 0) return "verdict";
-  if (f->per_run && strcmp(f->name, "commit") == 0) return "commit_id";
+  if (i == KL__F_check) return "verdict";
+  if (i == KL__F_commit) return "commit_id";
   return f->name;
 }
 
@@ -290,7 +290,7 @@ static int field_columns(history_db *h, char *err, size_t errlen) {
   for (size_t i = 0; i < kl_field_count() && !rc; i++) {
     kl_field_info f = {.size = sizeof f};
     if (kl_field_describe(i, &f) != KL_OK) continue;
-    const char *column = field_column(&f);
+    const char *column = field_column(i, &f);
     if (!column) continue;
     char key[128];
     snprintf(key, sizeof key, "\x1f%s\x1f", column);
@@ -508,23 +508,13 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
     snprintf(err, errlen, "%s", kl_last_error());
     return 2;
   }
-  const json_value *root = kl__results_root(l->file);
-  const json_value *results = kl__doc_member(root, "results");
+  kl__run_view run;
+  kl__results_run(l->file, &run);
   const char *why = NULL;
   if (kl_results_warning(l->file)[0])
     why = "a results format newer than this kladder reads";
-  else if (!kl__doc_string(root, "started", NULL))
-    why = "no \"started\" in it";
-  for (size_t i = 0; !why && i < results->count; i++) {
-    const json_value *r = &results->items[i];
-    if (!kl__doc_string(r, "backend", NULL)) {
-      snprintf(err, errlen, "%s:%d:%d: a result without its backend", path,
-               r->line, r->column);
-      kl_results_free(l->file);
-      l->file = NULL;
-      return 2;
-    }
-  }
+  else if (!run.started[0])
+    why = "no start time in it";
   if (why) {
     snprintf(err, errlen, "%s: %s", path, why);
     kl_results_free(l->file);
@@ -538,10 +528,9 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
  * the run saw devices (the results file's "gpu": a count such as "2
  * devices: " before the first device's name is left out, and so are the
  * details after its " ("). */
-static void machine_name(const json_value *m, char *dst, size_t size) {
-  const char *host = kl__doc_string(m, "host", "");
-  const char *cpu = kl__doc_string(m, "cpu", "unknown CPU");
-  const char *gpu = kl__doc_string(m, "gpu", NULL);
+static void machine_name(const kl__run_view *run, char *dst, size_t size) {
+  const char *host = run->host, *cpu = run->cpu[0] ? run->cpu : "unknown CPU";
+  const char *gpu = run->gpu[0] ? run->gpu : NULL;
   if (gpu) {
     const char *colon = strstr(gpu, " device");
     if (colon && strchr(colon, ':') && colon > gpu &&
@@ -561,15 +550,6 @@ static int bind_text(sqlite3_stmt *st, int i, const char *s) {
            : sqlite3_bind_null(st, i);
 }
 
-static int bind_number(sqlite3_stmt *st, int i, const json_value *v,
-                       const char *key, int integer) {
-  int present = 0;
-  const double x = kl__doc_number(v, key, 0, &present);
-  if (!present || !isfinite(x)) return sqlite3_bind_null(st, i);
-  if (integer && fabs(x) < 9e18) return sqlite3_bind_int64(st, i, (sqlite3_int64)x);
-  return sqlite3_bind_double(st, i, x);
-}
-
 static int step_done(history_db *h, sqlite3_stmt *st, char *err,
                      size_t errlen) {
   const int rc = sqlite3_step(st);
@@ -578,22 +558,17 @@ static int step_done(history_db *h, sqlite3_stmt *st, char *err,
   return rc == SQLITE_DONE ? 0 : SQL_FAIL(h, rc, "sqlite3_step");
 }
 
+/* The columns the first schema holds NOT NULL, and what is no field
+ * (the file's digest, path and format, when it was added, the machine's
+ * name); every other column is a field's, set after (extras). */
 static const char insert_run[] =
-    "INSERT INTO runs(digest, source, added, format, started, command_line,"
-    " notes, kladder, interrupted, machine, host, cpu, cpu_threads,"
-    " omp_threads, gpu, driver, version, commit_id, build_type, c_compiler,"
-    " c_flags, gpu_compiler, gpu_flags, seed, reps, warmup, max_time_s)"
+    "INSERT INTO runs(digest, source, added, format, started, interrupted,"
+    " machine, commit_id, build_type)"
     " VALUES(?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?3, ?4, ?5, ?6,"
-    " ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,"
-    " ?22, ?23, ?24, ?25, ?26)";
+    " ?7, ?8)";
 static const char insert_result[] =
-    "INSERT INTO results(run_id, ord, workload, rung, backend, flags, type,"
-    " n, shape, params, op, inputs, step, device, device_name, unit,"
-    " median_s, min_s, max_s, stddev_s, rate, ceiling, percent_ceiling,"
-    " speedup, bytes, flops, items, verdict, status, timed_runs)"
-    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-    " ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28,"
-    " ?29, ?30)";
+    "INSERT INTO results(run_id, ord, workload, rung, backend, type, shape,"
+    " params, op, inputs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
 static const char insert_time[] =
     "INSERT INTO times(result_id, ord, seconds) VALUES(?1, ?2, ?3)";
 
@@ -631,7 +606,7 @@ static int prepare_extras(history_db *h, int per_run, const char *insert,
     kl_field_info f = {.size = sizeof f};
     const char *column =
         kl_field_describe(i, &f) == KL_OK && f.per_run == per_run
-            ? field_column(&f)
+            ? field_column(i, &f)
             : NULL;
     if (!column || inserted(insert, column)) continue;
     x->text[x->count] = f.kind == KL_FIELD_TEXT;
@@ -660,13 +635,10 @@ static int set_extras(history_db *h, const extras *x, const kl_results *file,
   if (!x->st) return 0;
   int rc = SQLITE_OK;
   for (int k = 0; k < x->count && rc == SQLITE_OK; k++) {
-    char text[4096];
     double v = 0;
     if (x->text[k])
-      rc = kl_results_text(file, result, x->field[k], text, sizeof text) ==
-                   KL_OK
-               ? sqlite3_bind_text(x->st, k + 1, text, -1, SQLITE_TRANSIENT)
-               : sqlite3_bind_null(x->st, k + 1);
+      rc = bind_text(x->st, k + 1,
+                     kl__results_text_ref(file, result, x->field[k]));
     else
       rc = kl_results_number(file, result, x->field[k], &v) == KL_OK
                ? sqlite3_bind_double(x->st, k + 1, v)
@@ -685,7 +657,6 @@ typedef struct statements {
 /* One results file's rows; *added 1 where it was not there before. */
 static int append_one(history_db *h, statements *s, const loaded *l,
                       int *added, char *err, size_t errlen) {
-  const json_value *root = kl__results_root(l->file);
   *added = 0;
   int rc = sqlite3_bind_text(s->known, 1, l->digest, -1, SQLITE_TRANSIENT);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind_text");
@@ -693,19 +664,19 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   sqlite3_reset(s->known);
   if (rc == SQLITE_ROW) return 0;
   if (rc != SQLITE_DONE) return SQL_FAIL(h, rc, "sqlite3_step");
-  const json_value *m = kl__doc_member(root, "machine");
-  const json_value *b = kl__doc_member(root, "build");
-  const json_value *o = kl__doc_member(root, "options");
+  kl__run_view run;
+  kl__results_run(l->file, &run);
   char machine[160];
-  machine_name(m, machine, sizeof machine);
+  machine_name(&run, machine, sizeof machine);
   /* A run under mpirun is P processes of the host at once: its results
    * (every rank's work, the slowest rank's time) are a machine of their
    * own, not points of the one-process series. */
-  const json_value *all = kl__doc_member(root, "results");
+  const size_t results = kl_results_count(l->file);
   int ranks = 1;
-  for (size_t i = 0; all && i < all->count; i++) {
-    const double p = kl__doc_number(&all->items[i], "ranks", 1, NULL);
-    if (p > ranks && p < 1e6) ranks = (int)p;
+  for (size_t i = 0; i < results; i++) {
+    kl__row r;
+    kl__results_row(l->file, i, &r);
+    if (r.ranks > ranks && r.ranks < 1e6) ranks = (int)r.ranks;
   }
   if (ranks > 1) {
     char one[sizeof machine];
@@ -717,82 +688,42 @@ static int append_one(history_db *h, statements *s, const loaded *l,
     memcpy(machine + w, one, len);
     machine[w + len] = '\0';
   }
-  const json_value *interrupted = kl__doc_member(root, "interrupted");
   sqlite3_stmt *st = s->run;
   rc = bind_text(st, 1, l->digest);
   if (!rc) rc = bind_text(st, 2, l->path);
-  if (!rc) rc = bind_text(st, 3, kl__doc_string(root, "format", NULL));
-  if (!rc) rc = bind_text(st, 4, kl__doc_string(root, "started", NULL));
-  if (!rc) rc = bind_text(st, 5, kl__doc_string(root, "command_line", NULL));
-  if (!rc) rc = bind_text(st, 6, kl__doc_string(root, "notes", NULL));
-  if (!rc) rc = bind_text(st, 7, kl__doc_string(root, "kladder", NULL));
-  if (!rc)
-    rc = sqlite3_bind_int(st, 8, interrupted && interrupted->kind == JSON_TRUE);
-  if (!rc) rc = bind_text(st, 9, machine);
-  if (!rc) rc = bind_text(st, 10, kl__doc_string(m, "host", NULL));
-  if (!rc) rc = bind_text(st, 11, kl__doc_string(m, "cpu", NULL));
-  if (!rc) rc = bind_number(st, 12, m, "cpu_threads", 1);
-  if (!rc) rc = bind_number(st, 13, m, "omp_threads", 1);
-  if (!rc) rc = bind_text(st, 14, kl__doc_string(m, "gpu", NULL));
-  if (!rc) rc = bind_text(st, 15, kl__doc_string(m, "driver", NULL));
-  if (!rc) rc = bind_text(st, 16, kl__doc_string(b, "version", NULL));
-  if (!rc) rc = bind_text(st, 17, kl__doc_string(b, "commit", "unknown"));
-  if (!rc) rc = bind_text(st, 18, kl__doc_string(b, "build_type", ""));
-  if (!rc) rc = bind_text(st, 19, kl__doc_string(b, "c_compiler", NULL));
-  if (!rc) rc = bind_text(st, 20, kl__doc_string(b, "c_flags", NULL));
-  if (!rc) rc = bind_text(st, 21, kl__doc_string(b, "gpu_compiler", NULL));
-  if (!rc) rc = bind_text(st, 22, kl__doc_string(b, "gpu_flags", NULL));
-  if (!rc) rc = bind_number(st, 23, o, "seed", 1);
-  if (!rc) rc = bind_number(st, 24, o, "reps", 1);
-  if (!rc) rc = bind_number(st, 25, o, "warmup", 1);
-  if (!rc) rc = bind_number(st, 26, o, "max_time_s", 0);
+  if (!rc) rc = bind_text(st, 3, run.format);
+  if (!rc) rc = bind_text(st, 4, run.started);
+  if (!rc) rc = sqlite3_bind_int(st, 5, run.interrupted);
+  if (!rc) rc = bind_text(st, 6, machine);
+  if (!rc) rc = bind_text(st, 7, run.commit[0] ? run.commit : "unknown");
+  if (!rc) rc = bind_text(st, 8, run.build_type);
   if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
   rc = step_done(h, st, err, errlen);
   if (rc) return rc;
   const sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
   rc = set_extras(h, &s->run_extras, l->file, 0, run_id, err, errlen);
   if (rc) return rc;
-  const json_value *results = kl__doc_member(root, "results");
-  for (size_t i = 0; i < results->count; i++) {
-    const json_value *r = &results->items[i];
+  for (size_t i = 0; i < results; i++) {
+    kl__row r;
+    kl__results_row(l->file, i, &r);
     st = s->result;
     rc = sqlite3_bind_int64(st, 1, run_id);
     if (!rc) rc = sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-    if (!rc) rc = bind_text(st, 3, kl__doc_string(r, "workload", ""));
-    if (!rc) rc = bind_text(st, 4, kl__doc_string(r, "rung", ""));
-    if (!rc) rc = bind_text(st, 5, kl__doc_string(r, "backend", ""));
-    if (!rc) rc = bind_text(st, 6, kl__doc_string(r, "flags", ""));
-    if (!rc) rc = bind_text(st, 7, kl__doc_string(r, "type", ""));
-    if (!rc) rc = bind_number(st, 8, r, "n", 0);
-    if (!rc) rc = bind_text(st, 9, kl__doc_string(r, "shape", ""));
-    if (!rc) rc = bind_text(st, 10, kl__doc_string(r, "params", ""));
-    if (!rc) rc = bind_text(st, 11, kl__doc_string(r, "op", ""));
-    if (!rc) rc = bind_text(st, 12, kl__doc_string(r, "inputs", ""));
-    if (!rc) rc = bind_number(st, 13, r, "step", 1);
-    if (!rc) rc = bind_number(st, 14, r, "device", 1);
-    if (!rc) rc = bind_text(st, 15, kl__doc_string(r, "device_name", NULL));
-    if (!rc) rc = bind_text(st, 16, kl__doc_string(r, "unit", NULL));
-    if (!rc) rc = bind_number(st, 17, r, "median_s", 0);
-    if (!rc) rc = bind_number(st, 18, r, "min_s", 0);
-    if (!rc) rc = bind_number(st, 19, r, "max_s", 0);
-    if (!rc) rc = bind_number(st, 20, r, "stddev_s", 0);
-    if (!rc) rc = bind_number(st, 21, r, "rate", 0);
-    if (!rc) rc = bind_number(st, 22, r, "ceiling", 0);
-    if (!rc) rc = bind_number(st, 23, r, "percent_ceiling", 0);
-    if (!rc) rc = bind_number(st, 24, r, "speedup", 0);
-    if (!rc) rc = bind_number(st, 25, r, "bytes", 0);
-    if (!rc) rc = bind_number(st, 26, r, "flops", 0);
-    if (!rc) rc = bind_number(st, 27, r, "items", 0);
-    if (!rc) rc = bind_text(st, 28, kl__doc_string(r, "check", NULL));
-    if (!rc) rc = bind_text(st, 29, kl__doc_string(r, "status", NULL));
-    if (!rc) rc = bind_number(st, 30, r, "timed_runs", 1);
+    if (!rc) rc = bind_text(st, 3, r.workload);
+    if (!rc) rc = bind_text(st, 4, r.rung);
+    if (!rc) rc = bind_text(st, 5, r.backend);
+    if (!rc) rc = bind_text(st, 6, r.type);
+    if (!rc) rc = bind_text(st, 7, r.shape);
+    if (!rc) rc = bind_text(st, 8, r.params);
+    if (!rc) rc = bind_text(st, 9, r.op);
+    if (!rc) rc = bind_text(st, 10, r.inputs);
     if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
     rc = step_done(h, st, err, errlen);
     if (rc) return rc;
     const sqlite3_int64 result_id = sqlite3_last_insert_rowid(h->db);
     rc = set_extras(h, &s->result_extras, l->file, i, result_id, err, errlen);
     if (rc) return rc;
-    const json_value *times = kl__doc_member(r, "times_s");
+    const json_value *times = r.times;
     for (size_t k = 0; times && times->kind == JSON_ARRAY && k < times->count;
          k++) {
       st = s->time;
@@ -1208,35 +1139,43 @@ static void json_num(FILE *f, int present, double v) {
   else fputs("null", f);
 }
 
-static const char *const key_names[8] = {"workload", "rung", "backend",
-                                         "type", "shape", "params", "op",
-                                         "inputs"};
+/* The fields that make a point's key, in its key's order. */
+static const int key_fields[8] = {KL__F_workload, KL__F_rung, KL__F_backend,
+                                  KL__F_type,     KL__F_shape, KL__F_params,
+                                  KL__F_op,       KL__F_inputs};
 
 /* A point's numbers in the order of the CSV's columns and the JSON's
  * members: each with its name and whether it is there. */
 enum { NUMBERS = 6 };
 typedef struct number_field {
-  const char *name;
+  int field;
   int has;
   double value;
 } number_field;
 
 static void point_numbers(const point *r, number_field out[NUMBERS]) {
   const number_field all[NUMBERS] = {
-      {"median_s", r->has_median, r->median},
-      {"min_s", r->has_median, r->min},
-      {"max_s", r->has_median, r->max},
-      {"rate", r->has_rate, r->rate},
-      {"ceiling", r->has_ceiling, r->ceiling},
-      {"percent_ceiling", r->has_percent, r->percent}};
+      {KL__F_median_s, r->has_median, r->median},
+      {KL__F_min_s, r->has_median, r->min},
+      {KL__F_max_s, r->has_median, r->max},
+      {KL__F_rate, r->has_rate, r->rate},
+      {KL__F_ceiling, r->has_ceiling, r->ceiling},
+      {KL__F_percent_ceiling, r->has_percent, r->percent}};
   memcpy(out, all, sizeof all);
 }
 
 static void print_csv(FILE *f, const point *p, size_t n, const query *q,
                       const char *from) {
-  for (int k = 0; k < 8; k++) fprintf(f, "%s,", key_names[k]);
-  fputs("unit,started,commit,build_type,machine,median_s,min_s,max_s,rate,"
-        "ceiling,percent_ceiling,check,status,run\n", f);
+  for (int k = 0; k < 8; k++) fprintf(f, "%s,", field_key(key_fields[k]));
+  const int texts[4] = {KL__F_unit, KL__F_started, KL__F_commit,
+                        KL__F_build_type};
+  for (int k = 0; k < 4; k++) fprintf(f, "%s,", field_key(texts[k]));
+  fputs("machine,", f);
+  number_field num[NUMBERS];
+  const point none = {0};
+  point_numbers(&none, num);
+  for (int k = 0; k < NUMBERS; k++) fprintf(f, "%s,", field_key(num[k].field));
+  fprintf(f, "%s,%s,run\n", field_key(KL__F_check), field_key(KL__F_status));
   for (size_t i = 0; i < n; i++) {
     const point *r = &p[i];
     if (!kept(q, r, from)) continue;
@@ -1273,12 +1212,13 @@ static void print_json(FILE *f, const point *p, size_t n, const query *q,
     fputs(first ? "\n  {" : ",\n  {", f);
     first = 0;
     for (int k = 0; k < 8; k++) {
-      fprintf(f, "\"%s\": ", key_names[k]);
+      fprintf(f, "\"%s\": ", field_key(key_fields[k]));
       json_text(f, r->key[k]);
       fputs(", ", f);
     }
-    const char *names[5] = {"unit", "started", "commit", "build_type",
-                            "machine"};
+    const char *names[5] = {field_key(KL__F_unit), field_key(KL__F_started),
+                            field_key(KL__F_commit),
+                            field_key(KL__F_build_type), "machine"};
     const char *text[5] = {r->unit, r->started, r->commit, r->build_type,
                            r->machine};
     for (int k = 0; k < 5; k++) {
@@ -1289,13 +1229,13 @@ static void print_json(FILE *f, const point *p, size_t n, const query *q,
     number_field num[NUMBERS];
     point_numbers(r, num);
     for (int k = 0; k < NUMBERS; k++) {
-      fprintf(f, "\"%s\": ", num[k].name);
+      fprintf(f, "\"%s\": ", field_key(num[k].field));
       json_num(f, num[k].has, num[k].value);
       fputs(", ", f);
     }
-    fputs("\"check\": ", f);
+    fprintf(f, "\"%s\": ", field_key(KL__F_check));
     json_text(f, r->verdict);
-    fputs(", \"status\": ", f);
+    fprintf(f, ", \"%s\": ", field_key(KL__F_status));
     json_text(f, r->status);
     fprintf(f, ", \"run\": %lld}", r->run);
   }
@@ -1408,17 +1348,17 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
       if (q->json) {
         fputs(flagged ? ",\n  {" : "\n  {", f);
         for (int k = 0; k < 8; k++) {
-          fprintf(f, "\"%s\": ", key_names[k]);
+          fprintf(f, "\"%s\": ", field_key(key_fields[k]));
           json_text(f, c->key[k]);
           fputs(", ", f);
         }
         fputs("\"machine\": ", f);
         json_text(f, c->machine);
-        fputs(", \"build_type\": ", f);
+        fprintf(f, ", \"%s\": ", field_key(KL__F_build_type));
         json_text(f, c->build_type);
-        fputs(", \"commit\": ", f);
+        fprintf(f, ", \"%s\": ", field_key(KL__F_commit));
         json_text(f, c->commit);
-        fputs(", \"started\": ", f);
+        fprintf(f, ", \"%s\": ", field_key(KL__F_started));
         json_text(f, c->started);
         fputs(", \"baseline_s\": ", f);
         shortest(f, fd.base);

@@ -57,7 +57,8 @@
 
 typedef struct row {
   int file, index; /* the file, and the result's place in its "results" */
-  const json_value *v;
+  const kl_results *doc; /* the file */
+  kl__row f;             /* its fields, as the file gives them */
   const char *workload, *rung, *backend, *flags, *type, *shape, *params,
       *op, *inputs, *device, *unit, *check, *status, *summary, *wsummary;
   double step, n, median, min, max, rate, ceiling, bytes, flops;
@@ -89,10 +90,6 @@ typedef struct report {
   int db_failed; /* a read of it failed: the page says so once */
 } report;
 
-static const char *str(const json_value *v, const char *key) {
-  return kl__doc_string(v, key, "");
-}
-
 static int has_flag(const row *r, const char *flag) {
   return listed(r->flags, flag);
 }
@@ -101,43 +98,56 @@ static int ran(const row *r) {
   return strcmp(r->status, "success") == 0 && r->has_median && r->median > 0;
 }
 
-static void read_row(row *r, const json_value *v, int file, int index) {
+/* A text, or `none` where the file gives none. */
+static const char *or_text(const char *text, const char *none) {
+  return text[0] ? text : none;
+}
+
+/* 0 for a number the file does not give; *has (where not NULL) says
+ * whether it does. */
+static double given(double v, int *has) {
+  if (has) *has = !isnan(v);
+  return isnan(v) ? 0 : v;
+}
+
+static void read_row(row *r, const kl_results *doc, int file, int index) {
   memset(r, 0, sizeof *r);
   r->file = file;
   r->index = index;
-  r->v = v;
-  r->workload = str(v, "workload");
-  r->rung = str(v, "rung");
-  r->backend = str(v, "backend");
-  r->flags = str(v, "flags");
-  r->type = str(v, "type");
-  r->shape = str(v, "shape");
-  r->params = str(v, "params");
-  r->op = str(v, "op");
-  r->inputs = str(v, "inputs");
-  r->device = str(v, "device_name");
-  r->unit = str(v, "unit");
-  r->check = str(v, "check");
-  r->status = str(v, "status");
-  r->summary = str(v, "summary");
-  r->wsummary = str(v, "workload_summary");
-  r->step = kl__doc_number(v, "step", 0, NULL);
-  r->n = kl__doc_number(v, "n", 0, NULL);
-  r->median = kl__doc_number(v, "median_s", 0, &r->has_median);
-  r->min = kl__doc_number(v, "min_s", r->median, NULL);
-  r->max = kl__doc_number(v, "max_s", r->median, NULL);
-  r->rate = kl__doc_number(v, "rate", 0, &r->has_rate);
-  r->ceiling = kl__doc_number(v, "ceiling", 0, &r->has_ceiling);
-  r->bytes = kl__doc_number(v, "bytes", 0, NULL);
-  r->flops = kl__doc_number(v, "flops", 0, NULL);
-  const json_value *only = kl__doc_member(v, "ceiling_only");
-  r->ceiling_only = only && only->kind == JSON_TRUE;
+  r->doc = doc;
+  kl__results_row(doc, (size_t)index, &r->f);
+  const kl__row *v = &r->f;
+  r->workload = v->workload;
+  r->rung = v->rung;
+  r->backend = v->backend;
+  r->flags = v->flags;
+  r->type = v->type;
+  r->shape = v->shape;
+  r->params = v->params;
+  r->op = v->op;
+  r->inputs = v->inputs;
+  r->device = v->device_name;
+  r->unit = v->unit;
+  r->check = v->check;
+  r->status = v->status;
+  r->summary = v->summary;
+  r->wsummary = v->workload_summary;
+  r->step = given(v->step, NULL);
+  r->n = given(v->n, NULL);
+  r->median = given(v->median_s, &r->has_median);
+  r->min = isnan(v->min_s) ? r->median : v->min_s;
+  r->max = isnan(v->max_s) ? r->median : v->max_s;
+  r->rate = given(v->rate, &r->has_rate);
+  r->ceiling = given(v->ceiling, &r->has_ceiling);
+  r->bytes = given(v->bytes, NULL);
+  r->flops = given(v->flops, NULL);
+  r->ceiling_only = v->ceiling_only;
   int watts = 0, pj = 0;
-  r->energy_w = kl__doc_number(v, "energy_w", 0, &watts);
-  r->energy_pj = kl__doc_number(v, "energy_pj", 0, &pj);
+  r->energy_w = given(v->energy_w, &watts);
+  r->energy_pj = given(v->energy_pj, &pj);
   r->has_energy = watts && pj && r->energy_w > 0 && r->energy_pj > 0;
-  r->energy_per = str(v, "energy_per");
-  r->dispatched = str(v, "dispatched");
+  r->energy_per = v->energy_per;
+  r->dispatched = v->dispatched;
   r->group = -1;
 }
 
@@ -149,21 +159,19 @@ static int load(report *rep, const char *path, char *err, size_t errlen) {
     snprintf(err, errlen, "%s", kl_last_error());
     return 2;
   }
-  const json_value *results = kl__doc_member(kl__results_root(doc), "results");
+  const size_t results = kl_results_count(doc);
   if (kl_results_warning(doc)[0])
     fprintf(stderr, "kladder: warning: %s: showing the fields it knows\n",
             kl_results_warning(doc));
-  row *grown = realloc(rep->rows, (rep->count + results->count) * sizeof *grown);
+  row *grown = realloc(rep->rows, (rep->count + results) * sizeof *grown);
   if (!grown) {
     snprintf(err, errlen, "%s: out of memory", path);
     kl_results_free(doc);
     return 2;
   }
   rep->rows = grown;
-  for (size_t i = 0; i < results->count; i++) {
-    read_row(&rep->rows[rep->count++], &results->items[i], rep->files,
-             (int)i);
-  }
+  for (size_t i = 0; i < results; i++)
+    read_row(&rep->rows[rep->count++], doc, rep->files, (int)i);
   rep->paths[rep->files] = path;
   rep->docs[rep->files++] = doc;
   return 0;
@@ -225,20 +233,23 @@ static const char *kind_name(int kind) {
                                  : kind == F_TIMES ? "times" : "num";
 }
 
-/* A table cell with a number of a result: its JSON text kept beside. */
-static void cell_field(FILE *f, const row *r, const char *key, int kind,
+/* A table cell with a number of a result, field `id` of its file: the
+ * number as the file holds it kept beside, with the field's key. */
+static void cell_field(FILE *f, const row *r, kl__field_id id, int kind,
                        const char *unit) {
-  const json_value *m = kl__doc_member(r->v, key);
-  if (!m || m->kind != JSON_NUMBER) {
+  double v = 0;
+  kl_field_info info = {.size = sizeof info};
+  if (kl_results_number(r->doc, (size_t)r->index, id, &v) != KL_OK ||
+      kl_field_describe(id, &info) != KL_OK) {
     fputs("<td class=\"n\">-</td>", f);
     return;
   }
   char text[64];
-  number_text(m->number, kind, unit, text, sizeof text);
+  number_text(v, kind, unit, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-r=\"%d.%d\" data-k=\"%s\" data-f=\"%s\" "
-          "data-u=\"", r->file, r->index, key, kind_name(kind));
+          "data-u=\"", r->file, r->index, info.name, kind_name(kind));
   html_escape(f, unit ? unit : "");
-  fprintf(f, "\" data-v=\"%s\">", m->text);
+  fprintf(f, "\" data-v=\"%.17g\">", v);
   html_escape(f, text);
   fputs("</td>", f);
 }
@@ -596,21 +607,21 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     fputs("</td><td>", f);
     html_escape(f, r->device);
     fputs("</td>", f);
-    cell_field(f, r, "median_s", F_TIME, NULL);
-    cell_field(f, r, "rate", F_NUM, r->unit);
+    cell_field(f, r, KL__F_median_s, F_TIME, NULL);
+    cell_field(f, r, KL__F_rate, F_NUM, r->unit);
     if (energy) {
-      cell_field(f, r, "energy_pj", F_NUM, r->energy_per);
-      cell_field(f, r, "energy_w", F_NUM, "W");
+      cell_field(f, r, KL__F_energy_pj, F_NUM, r->energy_per);
+      cell_field(f, r, KL__F_energy_w, F_NUM, "W");
     }
-    cell_field(f, r, "percent_ceiling", F_PCT, NULL);
+    cell_field(f, r, KL__F_percent_ceiling, F_PCT, NULL);
     cell_computed(f, before && ran(r) && ran(before),
                   before ? before->median / r->median : 0, F_TIMES);
-    cell_field(f, r, "speedup", F_TIMES, NULL);
+    cell_field(f, r, KL__F_speedup, F_TIMES, NULL);
     fprintf(f, "<td class=\"check %s\">", failed ? "fail" : "");
     html_escape(f, r->check[0] ? r->check : r->status);
     fputs("</td><td class=\"what\">", f);
     html_escape(f, r->summary);
-    const char *error = str(r->v, "error");
+    const char *error = r->f.error;
     if (error[0]) {
       fputs("<br><span class=\"error\">", f);
       html_escape(f, error);
@@ -634,9 +645,7 @@ static void head_cells(FILE *f, const char *const *names, int count) {
 /* A result over several ranks: its file gives the ranks (more than one),
  * the scaling, rank 0's time alone and the efficiency. */
 static int scaled(const row *r) {
-  int has = 0;
-  kl__doc_number(r->v, "efficiency", 0, &has);
-  return has && ran(r) && kl__doc_number(r->v, "ranks", 1, NULL) > 1;
+  return !isnan(r->f.efficiency) && ran(r) && r->f.ranks > 1;
 }
 
 /* Where the problem ran over several ranks (a distributed workload): each
@@ -651,7 +660,7 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
   for (size_t i = 0; i < count; i++) {
     if (!scaled(rows[i])) continue;
     any = 1;
-    const json_value *ph = kl__doc_member(rows[i]->v, "phases");
+    const json_value *ph = rows[i]->f.phases;
     for (size_t k = 0; ph && ph->kind == JSON_OBJECT && k < ph->count; k++) {
       int seen = 0;
       for (int q = 0; q < phases && !seen; q++)
@@ -675,17 +684,16 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
     fputs("<tr><td>", f);
     html_escape(f, r->rung);
     fputs("</td>", f);
-    const char *grid = str(r->v, "rank_grid");
-    fprintf(f, "<td class=\"n\">%.0f</td><td>",
-            kl__doc_number(r->v, "ranks", 1, NULL));
+    const char *grid = r->f.rank_grid;
+    fprintf(f, "<td class=\"n\">%.0f</td><td>", r->f.ranks);
     html_escape(f, grid[0] ? grid : "-");
     fputs("</td><td>", f);
-    html_escape(f, str(r->v, "scaling"));
+    html_escape(f, r->f.scaling);
     fputs("</td>", f);
-    cell_field(f, r, "median_s", F_TIME, NULL);
-    cell_field(f, r, "one_rank_seconds", F_TIME, NULL);
-    cell_field(f, r, "efficiency", F_NUM, NULL);
-    const json_value *ph = kl__doc_member(r->v, "phases");
+    cell_field(f, r, KL__F_median_s, F_TIME, NULL);
+    cell_field(f, r, KL__F_one_rank_seconds, F_TIME, NULL);
+    cell_field(f, r, KL__F_efficiency, F_NUM, NULL);
+    const json_value *ph = r->f.phases;
     for (int q = 0; q < phases; q++) {
       const json_value *v = kl__doc_member(ph, names[q]);
       const int present = v && v->kind == JSON_NUMBER;
@@ -871,7 +879,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
         fputs("<td class=\"n\">-</td>", f);
         continue;
       }
-      cell_field(f, p, "rate", F_NUM, p->unit);
+      cell_field(f, p, KL__F_rate, F_NUM, p->unit);
     }
     fputs("</tr>\n", f);
   }
@@ -885,7 +893,7 @@ static void named_peers(report *rep, const row **rows, size_t count) {
   FILE *f = rep->f;
   int any = 0;
   for (size_t i = 0; i < count; i++) {
-    const char *peer = str(rows[i]->v, "peer");
+    const char *peer = rows[i]->f.peer;
     const row *p = NULL;
     for (size_t k = 0; k < count && !p && peer[0]; k++)
       if (!strcmp(rows[k]->rung, peer) && ran(rows[k])) p = rows[k];
@@ -899,11 +907,11 @@ static void named_peers(report *rep, const row **rows, size_t count) {
     fputs("<tr><td>", f);
     html_escape(f, rows[i]->rung);
     fputs("</td>", f);
-    cell_field(f, rows[i], "rate", F_NUM, rows[i]->unit);
+    cell_field(f, rows[i], KL__F_rate, F_NUM, rows[i]->unit);
     fputs("<td>", f);
     html_escape(f, p->rung);
     fputs("</td>", f);
-    cell_field(f, p, "rate", F_NUM, p->unit);
+    cell_field(f, p, KL__F_rate, F_NUM, p->unit);
     cell_computed(f, 1, p->median / rows[i]->median, F_TIMES);
     fputs("</tr>\n", f);
   }
@@ -1112,8 +1120,8 @@ static void ceilings(report *rep) {
     fputs("</td><td>", f);
     html_escape(f, r->shape);
     fputs("</td>", f);
-    cell_field(f, r, "median_s", F_TIME, NULL);
-    cell_field(f, r, "rate", F_NUM, r->unit);
+    cell_field(f, r, KL__F_median_s, F_TIME, NULL);
+    cell_field(f, r, KL__F_rate, F_NUM, r->unit);
     fputs("<td>", f);
     html_escape(f, r->check);
     fputs("</td></tr>\n", f);
@@ -1518,14 +1526,14 @@ static void dispatch_table(report *rep, const row *c) {
       fputs("</td><td>", f);
       html_escape(f, fast->rung);
       fputs("</td>", f);
-      cell_field(f, fast, "median_s", F_TIME, NULL);
-      if (vend) cell_field(f, vend, "median_s", F_TIME, NULL);
+      cell_field(f, fast, KL__F_median_s, F_TIME, NULL);
+      if (vend) cell_field(f, vend, KL__F_median_s, F_TIME, NULL);
       else fputs("<td class=\"n\">-</td>", f);
       fputs("<td>", f);
       html_escape(f, r->dispatched);
       if (!disp) fputs(" <span class=\"tag\">not run</span>", f);
       fputs("</td>", f);
-      if (disp) cell_field(f, disp, "median_s", F_TIME, NULL);
+      if (disp) cell_field(f, disp, KL__F_median_s, F_TIME, NULL);
       else fputs("<td class=\"n\">-</td>", f);
       cell_computed(f, disp != NULL, disp ? fast->median / disp->median : 0,
                     F_TIMES);
@@ -1607,8 +1615,7 @@ static void growth(report *rep) {
 /* ---- timelines --------------------------------------------------------------- */
 
 static const json_value *events_of(const row *r) {
-  const json_value *trace = kl__doc_member(r->v, "trace");
-  const json_value *events = kl__doc_member(trace, "events");
+  const json_value *events = kl__doc_member(r->f.trace, "events");
   return events && events->kind == JSON_ARRAY ? events : NULL;
 }
 
@@ -1729,19 +1736,21 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             palette[p % 10]);
     html_escape(f, phases[p]);
   }
-  const json_value *ov = kl__doc_member(r->v, "overlap");
-  if (ov && ov->kind == JSON_NUMBER) {
+  kl_field_info overlap = {.size = sizeof overlap};
+  if (!isnan(r->f.overlap) &&
+      kl_field_describe(KL__F_overlap, &overlap) == KL_OK) {
     char o[32];
-    sig3(ov->number, o, sizeof o);
-    fprintf(f, "; overlap <span data-r=\"%d.%d\" data-k=\"overlap\" "
-            "data-f=\"num\" data-u=\"\" data-v=\"%s\">%s</span> (wall time "
-            "over the busiest phase's)", r->file, r->index, ov->text, o);
+    sig3(r->f.overlap, o, sizeof o);
+    fprintf(f, "; overlap <span data-r=\"%d.%d\" data-k=\"%s\" "
+            "data-f=\"num\" data-u=\"\" data-v=\"%.17g\">%s</span> (wall "
+            "time over the busiest phase's)", r->file, r->index, overlap.name,
+            r->f.overlap, o);
   }
   rep->marks += drawn;
   if ((size_t)drawn < events->count)
     fprintf(f, "; %zu events drawn as %d marks (those within a pixel of "
             "each other on a track merged)", events->count, drawn);
-  const double dropped = kl__doc_number(kl__doc_member(r->v, "trace"), "dropped", 0, NULL);
+  const double dropped = kl__doc_number(r->f.trace, "dropped", 0, NULL);
   if (dropped > 0) fprintf(f, "; the first %zu events (%.0f more in the run "
                            "were not kept)", events->count, dropped);
   fputs(".</figcaption></figure>\n", f);
@@ -1789,7 +1798,7 @@ static int rank_run_ok(const json_value *u) {
 }
 
 static const json_value *rank_runs_of(const row *r) {
-  const json_value *runs = kl__doc_member(kl__doc_member(r->v, "rank_runs"), "runs");
+  const json_value *runs = kl__doc_member(r->f.rank_runs, "runs");
   return runs && runs->kind == JSON_ARRAY ? runs : NULL;
 }
 
@@ -1821,7 +1830,7 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
       const row *r = &rep->rows[i];
       const json_value *runs = rank_runs_of(r);
       const double from =
-          kl__doc_number(kl__doc_member(r->v, "rank_runs"), "from_s", 0, NULL);
+          kl__doc_number(r->f.rank_runs, "from_s", 0, NULL);
       char name[200];
       snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
                r->type, r->shape);
@@ -2070,29 +2079,27 @@ static void meta_row(FILE *f, const char *name, const char *value) {
 static void header(report *rep) {
   FILE *f = rep->f;
   for (int i = 0; i < rep->files; i++) {
-    const json_value *root = kl__results_root(rep->docs[i]);
-    const json_value *machine = kl__doc_member(root, "machine");
-    const json_value *build = kl__doc_member(root, "build");
+    kl__run_view run;
+    kl__results_run(rep->docs[i], &run);
     if (rep->files > 1) {
       fprintf(f, "<h2>File %d: ", i + 1);
       html_escape(f, rep->paths[i]);
       fputs("</h2>\n", f);
     }
     fputs("<table class=\"meta\">\n", f);
-    meta_row(f, "started", kl__doc_string(root, "started", ""));
-    meta_row(f, "command", kl__doc_string(root, "command_line", ""));
+    meta_row(f, "started", run.started);
+    meta_row(f, "command", run.command_line);
     char cpu[256];
     snprintf(cpu, sizeof cpu, "%s, %.0f hardware threads, %.0f OpenMP threads",
-             kl__doc_string(machine, "cpu", "?"),
-             kl__doc_number(machine, "cpu_threads", 0, NULL),
-             kl__doc_number(machine, "omp_threads", 0, NULL));
+             or_text(run.cpu, "?"), given(run.cpu_threads, NULL),
+             given(run.omp_threads, NULL));
     meta_row(f, "CPU", cpu);
     char gpu[256] = "";
-    if (kl__doc_string(machine, "gpu", NULL))
-      snprintf(gpu, sizeof gpu, "%s, driver %s", kl__doc_string(machine, "gpu", ""),
-               kl__doc_string(machine, "driver", "?"));
+    if (run.gpu[0])
+      snprintf(gpu, sizeof gpu, "%s, driver %s", run.gpu,
+               or_text(run.driver, "?"));
     meta_row(f, "GPU", gpu[0] ? gpu : "none");
-    meta_row(f, "host", kl__doc_string(machine, "host", ""));
+    meta_row(f, "host", run.host);
     /* The devices the results ran on. */
     char devices[1024] = "";
     for (size_t k = 0; k < rep->count; k++) {
@@ -2110,34 +2117,27 @@ static void header(report *rep) {
     meta_row(f, "devices", devices);
     char b[512];
     snprintf(b, sizeof b, "kladder %s, commit %s, %s; %s %s",
-             kl__doc_string(build, "version", "?"), kl__doc_string(build, "commit", "?"),
-             kl__doc_string(build, "build_type", "?"),
-             kl__doc_string(build, "c_compiler", "?"),
-             kl__doc_string(build, "c_flags", ""));
+             or_text(run.version, "?"), or_text(run.commit, "?"),
+             or_text(run.build_type, "?"), or_text(run.c_compiler, "?"),
+             run.c_flags);
     meta_row(f, "build", b);
-    if (kl__doc_string(build, "gpu_compiler", "")[0]) {
-      snprintf(b, sizeof b, "%s %s", kl__doc_string(build, "gpu_compiler", ""),
-               kl__doc_string(build, "gpu_flags", ""));
+    if (run.gpu_compiler[0]) {
+      snprintf(b, sizeof b, "%s %s", run.gpu_compiler, run.gpu_flags);
       meta_row(f, "GPU build", b);
     }
-    const json_value *opt = kl__doc_member(root, "options");
-    int counted = 0;
-    const double reps = kl__doc_number(opt, "reps", 0, &counted);
-    if (counted)
+    if (!isnan(run.reps))
       snprintf(b, sizeof b, "%.0f timed runs after %.0f warm-up, seed %.0f; "
-               "time: the median", reps, kl__doc_number(opt, "warmup", 0, NULL),
-               kl__doc_number(opt, "seed", 0, NULL));
+               "time: the median", run.reps, given(run.warmup, NULL),
+               given(run.seed, NULL));
     else
       snprintf(b, sizeof b, "timed runs until the median is known to "
                "+/-%g%%, after %.0f warm-up, seed %.0f; time: the median",
-               100 * kl__doc_number(opt, "precision", 0, NULL),
-               kl__doc_number(opt, "warmup", 0, NULL),
-               kl__doc_number(opt, "seed", 0, NULL));
+               100 * given(run.precision, NULL), given(run.warmup, NULL),
+               given(run.seed, NULL));
     meta_row(f, "runs", b);
-    meta_row(f, "format", kl__doc_string(root, "format", ""));
-    meta_row(f, "notes", kl__doc_string(root, "notes", ""));
-    const json_value *stopped = kl__doc_member(root, "interrupted");
-    if (stopped && stopped->kind == JSON_TRUE)
+    meta_row(f, "format", run.format);
+    meta_row(f, "notes", run.notes);
+    if (run.interrupted)
       meta_row(f, "interrupted", "the run was stopped: these are the rungs "
                "that finished");
     fputs("</table>\n", f);

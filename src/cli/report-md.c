@@ -15,6 +15,7 @@
  * the files and the options: the same files make the same page. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,8 +42,8 @@ typedef struct problem {
   char workload[NAME], type[16], op[32];
   int rows;
   char row[MAX_ROWS][NAME];
-  const json_value *best[MAX_ROWS][MAX_MACHINES];
-  const json_value *vendor[MAX_ROWS][MAX_MACHINES];
+  const kl__row *best[MAX_ROWS][MAX_MACHINES];
+  const kl__row *vendor[MAX_ROWS][MAX_MACHINES];
 } problem;
 
 typedef struct page {
@@ -101,53 +102,43 @@ static problem *problem_of(page *pg, const char *w, const char *type,
 }
 
 /* One file's results into the page, under machine mi. */
-static void take_results(page *pg, int mi, const json_value *root) {
-  const json_value *results = kl__doc_member(root, "results");
-  for (size_t i = 0; results && i < results->count; i++) {
-    const json_value *r = kl__doc_item(results, i);
-    const json_value *only = kl__doc_member(r, "ceiling_only");
-    if (only && only->kind == JSON_TRUE) continue;
-    if (strcmp(kl__doc_string(r, "status", ""), "success") ||
-        strcmp(kl__doc_string(r, "check", ""), "PASS"))
+static void take_results(page *pg, int mi, const kl__row *rows, size_t count) {
+  for (size_t i = 0; i < count; i++) {
+    const kl__row *r = &rows[i];
+    if (r->ceiling_only || strcmp(r->status, "success") ||
+        strcmp(r->check, "PASS") || !(r->rate > 0))
       continue;
-    int have = 0;
-    const double rate = kl__doc_number(r, "rate", 0, &have);
-    if (!have || !(rate > 0)) continue;
-    problem *p = problem_of(pg, kl__doc_string(r, "workload", "?"),
-                            kl__doc_string(r, "type", ""),
-                            kl__doc_string(r, "op", ""));
+    problem *p = problem_of(pg, r->workload[0] ? r->workload : "?", r->type,
+                            r->op);
     if (!p) continue;
     char row[NAME];
-    const int ranks = (int)kl__doc_number(r, "ranks", 1, NULL);
-    if (ranks > 1)
-      snprintf(row, sizeof row, "%s, %d ranks",
-               kl__doc_string(r, "backend", "?"), ranks);
+    const char *backend = r->backend[0] ? r->backend : "?";
+    if (r->ranks > 1)
+      snprintf(row, sizeof row, "%s, %d ranks", backend, (int)r->ranks);
     else
-      snprintf(row, sizeof row, "%s", kl__doc_string(r, "backend", "?"));
+      snprintf(row, sizeof row, "%s", backend);
     const int k = row_index(p, row);
     if (k < 0) continue;
-    const json_value **best = &p->best[k][mi];
-    if (!*best || rate > kl__doc_number(*best, "rate", 0, NULL)) *best = r;
-    if (listed(kl__doc_string(r, "flags", ""), "vendor")) {
-      const json_value **v = &p->vendor[k][mi];
-      if (!*v || rate > kl__doc_number(*v, "rate", 0, NULL)) *v = r;
+    const kl__row **best = &p->best[k][mi];
+    if (!*best || r->rate > (*best)->rate) *best = r;
+    if (listed(r->flags, "vendor")) {
+      const kl__row **v = &p->vendor[k][mi];
+      if (!*v || r->rate > (*v)->rate) *v = r;
     }
   }
 }
 
-static void take_machine(machine *m, const json_value *root) {
-  const json_value *mach = kl__doc_member(root, "machine");
-  const char *gpu = kl__doc_string(mach, "gpu", NULL);
-  const char *started = kl__doc_string(root, "started", "");
+static void take_machine(machine *m, const kl__run_view *run) {
   char date[16];
-  snprintf(date, sizeof date, "%.10s", started);
+  snprintf(date, sizeof date, "%.10s", run->started);
   if (!m->files || strcmp(date, m->last) > 0) {
-    snprintf(m->device, sizeof m->device, "%s", gpu ? gpu : "no GPU");
+    snprintf(m->device, sizeof m->device, "%s",
+             run->gpu[0] ? run->gpu : "no GPU");
     snprintf(m->host, sizeof m->host, "%s, %d threads",
-             kl__doc_string(mach, "cpu", "unknown CPU"),
-             (int)kl__doc_number(mach, "cpu_threads", 0, NULL));
+             run->cpu[0] ? run->cpu : "unknown CPU",
+             isnan(run->cpu_threads) ? 0 : (int)run->cpu_threads);
     snprintf(m->version, sizeof m->version, "%s",
-             kl__doc_string(root, "kladder", "?"));
+             run->kladder[0] ? run->kladder : "?");
     snprintf(m->last, sizeof m->last, "%s", date);
   }
   if (!m->files || strcmp(date, m->first) < 0)
@@ -171,27 +162,24 @@ static void rate_text(double rate, const char *unit, char *dst, size_t size) {
 
 /* A cell: the rung, its rate, its share of the ceiling and its speed
  * over the vendor rung; brief, the rate alone ("-": not measured). */
-static void cell(FILE *f, const json_value *best, const json_value *vendor,
+static void cell(FILE *f, const kl__row *best, const kl__row *vendor,
                  int brief) {
   if (!best) {
     fputs(brief ? " - |" : " not measured |", f);
     return;
   }
   char rate[64];
-  rate_text(kl__doc_number(best, "rate", 0, NULL), kl__doc_string(best, "unit", ""),
-            rate, sizeof rate);
+  rate_text(best->rate, best->unit, rate, sizeof rate);
   if (brief) {
     fprintf(f, " %s |", rate);
     return;
   }
-  fprintf(f, " %s: %s", kl__doc_string(best, "rung", "?"), rate);
-  int have = 0;
-  const double pc = kl__doc_number(best, "percent_ceiling", 0, &have);
-  if (have) fprintf(f, ", %.0f%% of ceiling", pc);
+  fprintf(f, " %s: %s", best->rung[0] ? best->rung : "?", rate);
+  if (!isnan(best->percent_ceiling))
+    fprintf(f, ", %.0f%% of ceiling", best->percent_ceiling);
   if (vendor && vendor != best)
-    fprintf(f, ", %.2fx %s", kl__doc_number(best, "rate", 0, NULL) /
-                                 kl__doc_number(vendor, "rate", 1, NULL),
-            kl__doc_string(vendor, "rung", "?"));
+    fprintf(f, ", %.2fx %s", best->rate / vendor->rate,
+            vendor->rung[0] ? vendor->rung : "?");
   else if (vendor)
     fputs(" (vendor)", f);
   fputs(" |", f);
@@ -258,8 +246,7 @@ static void write_page(FILE *f, page *pg) {
       int best = -1;
       for (int k = 0; k < p->rows; k++)
         if (p->best[k][m] &&
-            (best < 0 || kl__doc_number(p->best[k][m], "rate", 0, NULL) >
-                             kl__doc_number(p->best[best][m], "rate", 0, NULL)))
+            (best < 0 || p->best[k][m]->rate > p->best[best][m]->rate))
           best = k;
       cell(f, best < 0 ? NULL : p->best[best][m],
            best < 0 ? NULL : p->vendor[best][m], 1);
@@ -329,14 +316,25 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     rc = said(2, err, errlen, "no results file");
   kl_results **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
                                          sizeof *docs);
-  if (!rc && !docs)
+  kl__row **rows = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
+                                      sizeof *rows);
+  if (!rc && (!docs || !rows))
     rc = said(2, err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
     if (kl_results_read(inputs[i], &docs[i]) != KL_OK) {
       rc = said(2, err, errlen, "%s", kl_last_error());
       break;
     }
-    const json_value *root = kl__results_root(docs[i]);
+    const size_t results = kl_results_count(docs[i]);
+    rows[i] = calloc(results, sizeof **rows);
+    if (!rows[i]) {
+      rc = said(2, err, errlen, "out of memory");
+      break;
+    }
+    for (size_t k = 0; k < results; k++)
+      kl__results_row(docs[i], k, &rows[i][k]);
+    kl__run_view run;
+    kl__results_run(docs[i], &run);
     char folder[NAME];
     folder_of(inputs[i], folder, sizeof folder);
     const int mi = machine_index(pg, folder, !pg->fixed);
@@ -345,8 +343,8 @@ int report_markdown(const char *out, const char *const *inputs, int count,
                 inputs[i], folder);
       break;
     }
-    take_machine(&pg->m[mi], root);
-    take_results(pg, mi, root);
+    take_machine(&pg->m[mi], &run);
+    take_results(pg, mi, rows[i], results);
   }
   if (!rc) {
     /* The page made in memory, then written as every output is. */
@@ -364,9 +362,12 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     }
     free(text);
   }
-  for (int i = 0; docs && i < count; i++)
+  for (int i = 0; docs && i < count; i++) {
     kl_results_free(docs[i]);
+    if (rows) free(rows[i]);
+  }
   free(docs);
+  free(rows);
   free(pg->p);
   free(pg);
   return rc;

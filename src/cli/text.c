@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "text.h"
 
+#include "kladder-run.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,6 +62,11 @@ int said(int code, char *dst, size_t size, const char *fmt, ...) {
   vsnprintf(dst, size, fmt, ap);
   va_end(ap);
   return code;
+}
+
+const char *field_key(int id) {
+  kl_field_info f = {.size = sizeof f};
+  return id >= 0 && kl_field_describe((size_t)id, &f) == KL_OK ? f.name : "?";
 }
 
 int listed(const char *list, const char *name) {

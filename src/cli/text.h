@@ -36,6 +36,10 @@ void html_escape(FILE *f, const char *s);
  * failure in one statement. */
 PRINTF_LIKE(4, 5)
 int said(int code, char *dst, size_t size, const char *fmt, ...);
+/* Field id's JSON key, as the library's field table names it (the
+ * command's own outputs name a field by it, never by a text of their
+ * own). */
+const char *field_key(int id);
 /* Whether `name` is an item of `list`, a results file's flags
  * ("ceiling,vendor"; items apart by ',', ';' or a space). */
 int listed(const char *list, const char *name);

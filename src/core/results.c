@@ -9,6 +9,7 @@
 #include "fields.h"
 #include "internal.h"
 #include "json-read.h"
+#include "tool.h"
 
 /* The format version this library writes; older ones are read as they
  * are (a field they lack is not measured), newer ones for the fields
@@ -99,13 +100,26 @@ static kl_status validate(const kl_results *r, const char *name) {
         return kl__usage(KL_USAGE, "%s:%d:%d: \"%s\" %s", name, v->line,
                          v->column, f->name, why);
     }
-    static const char *const named[] = {"workload", "rung"};
-    for (size_t k = 0; k < sizeof named / sizeof *named; k++) {
+    /* What every reader takes a result by: what ran (a name that is not
+     * empty), where, on what and how it ended; of a format known here, as
+     * its writer always gives them. A newer format may name them
+     * otherwise: its readers take the fields it has. */
+    static const char *const named[] = {"workload", "rung", "backend",
+                                        "type", "check", "status"};
+    const size_t needed = r->format <= KNOWN_FORMAT ? 6 : 2;
+    for (size_t k = 0; k < needed; k++) {
       const json_value *v = kl__doc_member(res, named[k]);
-      if (!v || v->kind != JSON_STRING || !v->text[0])
+      if (!v || v->kind != JSON_STRING || (k < 2 && !v->text[0]))
         return kl__usage(KL_USAGE, "%s:%d:%d: result %zu has no \"%s\"",
                          name, res->line, res->column, i + 1, named[k]);
     }
+    if (r->format <= KNOWN_FORMAT && !kl__doc_member(res, "shape") &&
+        !kl__doc_member(res, "n"))
+      return kl__usage(KL_USAGE, "%s:%d:%d: result %zu has no \"shape\" or "
+                       "\"n\"", name, res->line, res->column, i + 1);
+    if (r->format <= KNOWN_FORMAT && !kl__doc_member(res, "median_s"))
+      return kl__usage(KL_USAGE, "%s:%d:%d: result %zu has no \"median_s\"",
+                       name, res->line, res->column, i + 1);
     /* A rung that ran has its time: a success without one would be read
      * as a time of nothing (0 s, or a verdict on nothing). A newer format
      * may name it otherwise: its readers say what they lack. */
@@ -273,4 +287,76 @@ static kl_status results_text(const kl_results *r, size_t result,
 kl_status kl_results_text(const kl_results *r, size_t result, size_t field,
                           char *out, size_t size) {
   return kl__done(results_text(r, result, field, out, size));
+}
+
+/* ---- the command's views ------------------------------------------------
+ * Field `id`'s value where its holder keeps it (NULL where absent or
+ * null). */
+static const json_value *named(const kl_results *r, const json_value *result,
+                               kl__field_id id) {
+  const kl__field *f = &kl__fields[id];
+  const json_value *v = kl__doc_member(holder(r, f, result), f->name);
+  return v && v->kind != JSON_NULL ? v : NULL;
+}
+
+static const char *text(const kl_results *r, const json_value *result,
+                        kl__field_id id) {
+  const json_value *v = named(r, result, id);
+  return v && v->kind == JSON_STRING ? v->text : "";
+}
+
+static double number(const kl_results *r, const json_value *result,
+                     kl__field_id id) {
+  const json_value *v = named(r, result, id);
+  if (v && v->kind == JSON_NUMBER) return v->number;
+  if (v && (v->kind == JSON_TRUE || v->kind == JSON_FALSE))
+    return v->kind == JSON_TRUE;
+  return NAN;
+}
+
+void kl__results_row(const kl_results *r, size_t i, kl__row *out) {
+  memset(out, 0, sizeof *out);
+  const json_value *v = &r->results->items[i];
+  out->v = v;
+#define T(f) out->f = text(r, v, KL__F_##f)
+#define N(f) out->f = number(r, v, KL__F_##f)
+  T(workload), T(rung), T(backend), T(flags), T(type), T(shape), T(params);
+  T(op), T(inputs), T(device_name), T(unit), T(check), T(status), T(error);
+  T(summary), T(workload_summary), T(dispatched), T(energy_per);
+  T(ceiling_note), T(scaling), T(rank_grid), T(peer);
+  N(step), N(n), N(device), N(median_s), N(min_s), N(max_s), N(rate), N(ceiling);
+  N(percent_ceiling), N(bytes), N(flops), N(energy_w), N(energy_pj);
+  N(bad_elements), N(abs_error), N(error_over_tolerance), N(ranks);
+  N(efficiency), N(overlap), N(speedup), N(one_rank_seconds);
+  out->ceiling_only = number(r, v, KL__F_ceiling_only) == 1;
+  out->median_given =
+      kl__doc_member(v, kl__fields[KL__F_median_s].name) != NULL;
+  out->times = named(r, v, KL__F_times_s);
+  out->phases = named(r, v, KL__F_phases);
+  out->trace = named(r, v, KL__F_trace);
+  out->rank_runs = named(r, v, KL__F_rank_runs);
+}
+
+void kl__results_run(const kl_results *r, kl__run_view *out) {
+  memset(out, 0, sizeof *out);
+  const json_value *v = &r->results->items[0];
+  /* The format marker is the document's, not a field. */
+  out->format = kl__doc_string(r->root, "format", "");
+  T(started), T(kladder), T(command_line), T(notes);
+  out->interrupted = number(r, v, KL__F_interrupted) == 1;
+  T(host), T(cpu), T(gpu), T(driver), N(cpu_threads), N(omp_threads);
+  T(version), T(commit), T(build_type), T(c_compiler), T(c_flags);
+  T(gpu_compiler), T(gpu_flags);
+  N(seed), N(reps), N(warmup), N(precision), N(max_time_s);
+#undef T
+#undef N
+}
+
+const char *kl__results_text_ref(const kl_results *r, size_t result,
+                                 size_t field) {
+  const kl__field *f = NULL;
+  const json_value *v = NULL;
+  if (value_of(r, result, field, "kl__results_text_ref", &f, &v) != KL_OK)
+    return NULL;
+  return f->kind == KL__TEXT && v && v->kind == JSON_STRING ? v->text : NULL;
 }

@@ -14,10 +14,70 @@
 extern "C" {
 #endif
 
+/* Every field's id, its index in the field table (kl_field_describe,
+ * kl_results_number): KL__F_ and its JSON key, so that a reader names a
+ * field through the table, and a field renamed there is a build error
+ * here. */
+typedef enum kl__field_id {
+#define KL__FIELD(name, ...) KL__F_##name,
+#include "fields.def"
+#undef KL__FIELD
+  KL__F_COUNT
+} kl__field_id;
+
 /* A results file's JSON document, as kl_results_read read and validated
  * it: for the command's readers that walk it beyond the fields (compare's
  * runs, the report's notes). The results own it. */
 const json_value *kl__results_root(const kl_results *r);
+/* One result of a results file as the command's readers take it, every
+ * field named once, here (results.c), after the field table: its texts
+ * point into the file's tree ("" where absent or null), its numbers NAN
+ * where absent or null; its trace's parts as the file holds them (NULL
+ * where absent). Valid while the results are. */
+typedef struct kl__row {
+  const json_value *v; /* the result's object */
+  const char *workload, *rung, *backend, *flags, *type, *shape, *params, *op,
+      *inputs, *device_name, *unit, *check, *status, *error, *summary,
+      *workload_summary, *dispatched, *energy_per, *ceiling_note, *scaling,
+      *rank_grid, *peer;
+  double step, n, device, median_s, min_s, max_s, rate, ceiling, percent_ceiling,
+      bytes, flops, energy_w, energy_pj, bad_elements, abs_error,
+      error_over_tolerance, ranks, efficiency, overlap, speedup,
+      one_rank_seconds;
+  int ceiling_only;
+  /* 1 where the file gives median_s, a number or null (a newer format
+   * may not). */
+  int median_given;
+  /* times_s (an array of numbers), phases (an object of seconds), the
+   * trace (an object: its events, lost and dropped) and rank_runs (an
+   * object: from_s and the runs). */
+  const json_value *times, *phases, *trace, *rank_runs;
+} kl__row;
+/* Result i of r (i below kl_results_count). */
+void kl__results_row(const kl_results *r, size_t i, kl__row *out);
+
+/* Field `field` of result `result` where it is a text the file gives:
+ * the text in the file's tree, whole; NULL where it is absent, null or no
+ * text field. */
+const char *kl__results_text_ref(const kl_results *r, size_t result,
+                                 size_t field);
+
+/* The run a results file holds, as the command's readers take it: texts
+ * "" and numbers NAN where absent or null. */
+typedef struct kl__run_view {
+  const char *format, *started, *kladder, *command_line, *notes;
+  int interrupted;
+  /* The machine. */
+  const char *host, *cpu, *gpu, *driver;
+  double cpu_threads, omp_threads;
+  /* The build. */
+  const char *version, *commit, *build_type, *c_compiler, *c_flags,
+      *gpu_compiler, *gpu_flags;
+  /* The options. */
+  double seed, reps, warmup, precision, max_time_s;
+} kl__run_view;
+void kl__results_run(const kl_results *r, kl__run_view *out);
+
 /* kl_results_read of a text already read (len bytes; name stands for the
  * file in messages): for a reader that needs the bytes too (the history
  * hashes them). */

@@ -75,6 +75,10 @@ add_test(NAME workloads-read-no-environment COMMAND sh -c
 # the command): they find each other through src/registry.h and .c.
 add_test(NAME core-includes-no-layer-above COMMAND sh -c
   "! grep -rn '#include \"\\.\\./' '${PROJECT_SOURCE_DIR}/src/core'")
+# The command names no field of a result outside the library's field
+# table (src/core/fields.def): it reads and writes results through it.
+add_test(NAME cli-names-no-field COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/field_names.sh ${PROJECT_SOURCE_DIR})
 # No measured figure in README.md or docs/ but in docs/performance.md (and
 # README's summary quoted from it) and the workloads' LESSONS.md.
 add_test(NAME figures COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/figures.sh
