@@ -722,7 +722,7 @@ static double one_rank(const kl_options *o, const kl__job *jb,
     if (st == KL_OK && res->pub.check == KL_CHECK_PASS) t = res->pub.t_median;
     else if (st == KL_OK)
       progress(o, "    on one rank: the check did not pass");
-    else
+    else if (st != KL_INTERRUPTED) /* the rung's start stops every rank */
       progress(o, "    on one rank: %s", kl_last_error());
     if (res) kl__result_free(res);
     free(res);
