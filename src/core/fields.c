@@ -535,6 +535,10 @@ GET(get_unverifiable) {
   (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
 }
+GET(get_exchange) {
+  (void)res;
+  number(v, rep->exchange_seconds > 0, rep->exchange_seconds);
+}
 GET(get_interrupted) {
   (void)res;
   v->is_bool = 1;
@@ -637,6 +641,7 @@ const kl__field kl__fields[] = {
     {"command_line", "command_line", KL__RUN, "", KL__TEXT, NULL,
      get_command_line, NULL},
     {"notes", NULL, KL__RUN, "", KL__TEXT, NULL, get_notes, NULL},
+    {"exchange_s", NULL, KL__RUN, "", KL__SECONDS, "%.9g", get_exchange, "s"},
     {"kladder", NULL, KL__RUN, "", KL__TEXT, NULL, get_version, NULL},
     {"device", "device", R, NULL, KL__NUMBER, "%.0f", get_device, NULL},
     {"device_name", "device_name", R, NULL, KL__TEXT, NULL, get_device_name, NULL},

@@ -9,7 +9,7 @@
 #   2. reduce-dist, laplacian-dist and cg-dist on serial and OpenMP: every
 #      result passes over 2 ranks, but openmp-shared, which stands aside
 #      naming the other host; the table says what one exchange between
-#      the ranks costs;
+#      the ranks costs (a note, and exchange_s in the JSON);
 #   3. SIGKILL to the rank on host b: the job ends on both hosts within
 #      seconds, no results file or temporary one left;
 #   4. SIGINT to mpirun: the ranks stop together, the finished rungs kept.
@@ -115,9 +115,13 @@ finish
 tr '\n' ' ' <"$dir/out.txt" |
   grep -q "openmp-shared: stands aside: .* rank  *1, is on another host" ||
   fail "openmp-shared did not stand aside for host b"
+grep -q "^note: one exchange between the 2 ranks .* takes .* us here" \
+  "$dir/out.txt" || fail "no note of what one exchange costs"
 python3 -c '
 import json, sys
-rs = json.load(open(sys.argv[1]))["results"]
+d = json.load(open(sys.argv[1]))
+assert d["exchange_s"] > 0, d["exchange_s"]
+rs = d["results"]
 seen = set()
 for r in rs:
     seen.add(r["workload"])
