@@ -75,6 +75,10 @@ check() {
     absent="$absent, libopenmpi-dev and openmpi-bin (kladder run under mpirun)"
     absent_pkgs="$absent_pkgs libopenmpi-dev openmpi-bin"
   fi
+  if ! have ip; then
+    absent="$absent, iproute2 (the MPI test over two hosts made of network namespaces)"
+    absent_pkgs="$absent_pkgs iproute2"
+  fi
   if ! exists "$root"/usr/include/CL/cl.h; then
     absent="$absent, opencl-headers, ocl-icd-opencl-dev and pocl-opencl-icd (the OpenCL backend, run on this CPU by PoCL)"
     absent_pkgs="$absent_pkgs opencl-headers ocl-icd-opencl-dev pocl-opencl-icd"

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <signal.h> /* SIGINT, SIGTERM */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -438,7 +439,12 @@ int cli_ranks_gate(int code) {
 int cli_ranks_end(int code) {
   if (!started) return code;
   code = cli_ranks_gate(code);
-  MPI_Finalize();
+  /* An interrupted run (128 + SIGINT or SIGTERM, every rank's code now)
+   * ends without MPI_Finalize: a signal to mpirun has Open MPI's launcher
+   * end the job (SIGTERM to each rank, SIGKILL a second later), and
+   * MPI_Finalize would wait on it until killed. Nothing is lost: rank 0
+   * wrote the results before the gate above. */
+  if (code != 128 + SIGINT && code != 128 + SIGTERM) MPI_Finalize();
   started = 0;
   return code;
 }

@@ -544,6 +544,10 @@ GET(get_unverifiable) {
   (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
 }
+GET(get_exchange) {
+  (void)res;
+  number(v, rep->exchange_seconds > 0, rep->exchange_seconds);
+}
 GET(get_interrupted) {
   (void)res;
   v->is_bool = 1;

@@ -360,6 +360,9 @@ struct kl_report {
   kl__result *results;
   char notes[4096];
   int interrupted; /* stopped by options.stop before every job ran */
+  /* On several ranks: one exchange between them, timed before the
+   * first rung (run.c); 0 on one. */
+  double exchange_seconds;
 };
 
 /* A fresh result of rung r of w on device `device` of its backend: names,

@@ -60,10 +60,19 @@ typedef struct prepared {
   int users;
 } prepared;
 
-/* KL_INTERRUPTED once the run's stop flag is set: a run stops between
- * repetitions, never inside one. */
-static kl_status go_on(const prepared *pr) {
+/* KL_INTERRUPTED once this process's stop flag is set: a run stops
+ * between repetitions, never inside one. */
+static kl_status stopped(const prepared *pr) {
   return pr->stop && *pr->stop ? KL_INTERRUPTED : KL_OK;
+}
+
+/* Whether the next repetition runs: KL_OK, or this rank's failure st, or
+ * a stop; on several ranks agreed by all, so that they run it together or
+ * none does (a rank that ran it alone would wait in its exchanges for the
+ * others). A stop on any rank stops every one at the same repetition. */
+static kl_status go_on(const prepared *pr, kl_status st) {
+  if (st == KL_OK) st = stopped(pr);
+  return kl__ranks_agree(pr->ranks, st);
 }
 
 /* Whether the backend queues what stands ahead of a timed run
@@ -291,12 +300,13 @@ static kl_status harness_batch(prepared *pr, series *s, int first,
                                int count) {
   kl_status st = KL_OK;
   for (int i = first; i < first + count && st == KL_OK; i++) {
-    st = go_on(pr);
-    if (st == KL_OK) st = reset(&pr->args);
+    st = go_on(pr, KL_OK);
+    if (st != KL_OK) break;
+    st = reset(&pr->args);
     if (st == KL_OK) st = ahead(pr);
-    /* Every rank starts the repetition together; a rank that failed or
-     * was stopped still meets the others, and the agreement after it
-     * stops them all. */
+    /* Every rank starts the repetition together; a rank that failed
+     * still meets the others, and the agreement after it stops them
+     * all. */
     kl__ranks_barrier(pr->ranks);
     s->trace_origin = kl__now();
     if (i == 0) s->own_origin = s->trace_origin;
@@ -318,8 +328,7 @@ static kl_status own_batch(prepared *pr, series *s, int first, int count) {
   kl_reps timed = {count, s->seconds + first,
                    s->phase_seconds + (size_t)first * KL_MAX_PHASES,
                    s->trace, s->trace_capacity, 0, 0};
-  kl_status st = go_on(pr);
-  st = kl__ranks_agree(pr->ranks, st);
+  kl_status st = go_on(pr, KL_OK);
   kl__ranks_barrier(pr->ranks);
   const double origin = kl__now();
   if (first == 0) s->own_origin = origin;
@@ -354,12 +363,14 @@ static kl_status warm_up(prepared *pr, int count, series *s) {
   if (st == KL_OK && !r->run && count > 0) {
     kl_reps warm = {count, s->seconds, s->phase_seconds, s->trace,
                     s->trace_capacity, 0, 0};
-    st = go_on(pr);
+    st = go_on(pr, st);
     if (st == KL_OK) st = r->run_reps(&pr->args, &warm);
   }
-  for (int i = 0; r->run && i < count && st == KL_OK; i++) {
-    st = go_on(pr);
-    if (st == KL_OK) st = reset(&pr->args);
+  /* A failure on one rank ends the loop on all at the next go_on. */
+  for (int i = 0; r->run && i < count; i++) {
+    st = go_on(pr, st);
+    if (st != KL_OK) break;
+    st = reset(&pr->args);
     if (st == KL_OK) st = one_repetition(pr, NULL);
   }
   if (st == KL_OK) st = pr->ctx->backend->sync(pr->ctx);
@@ -374,7 +385,7 @@ static kl_status rewarm(prepared *pr, series *s) {
   if (pr->r->run) return warm_up(pr, 1, s);
   double seconds, phases[KL_MAX_PHASES];
   kl_reps once = {1, &seconds, phases, s->trace, s->trace_capacity, 0, 0};
-  kl_status st = go_on(pr);
+  kl_status st = go_on(pr, KL_OK);
   if (st == KL_OK) st = pr->r->run_reps(&pr->args, &once);
   if (st == KL_OK) st = pr->ctx->backend->sync(pr->ctx);
   return kl__ranks_agree(pr->ranks, st);
@@ -559,7 +570,7 @@ typedef struct energy_run {
 static kl_status energy_batch(void *arg, int count) {
   energy_run *er = arg;
   prepared *pr = er->pr;
-  kl_status st = go_on(pr);
+  kl_status st = stopped(pr);
   if (st == KL_OK && !pr->r->run) {
     kl_reps batch = {count, er->seconds, er->phases, er->s->trace,
                      er->s->trace_capacity, 0, 0};
@@ -743,6 +754,11 @@ kl_status kl__measure_start(const kl__job *job, kl_context *ctx,
     res->cache_bytes = (double)ctx->device.cache_bytes;
   }
   kl_status st = refused(job, ctx, t);
+  /* A stop before the set-up (on several ranks, one that came while rank
+   * 0 ran the rung alone): nothing is prepared, on any rank. */
+  if (st == KL_OK)
+    st = kl__ranks_agree(t->ranks, t->stop && *t->stop ? KL_INTERRUPTED
+                                                       : KL_OK);
   if (st != KL_OK) return kl__result_status(res, st);
   kl__measuring *m = calloc(1, sizeof *m);
   if (!m)

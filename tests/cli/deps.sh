@@ -61,6 +61,8 @@ for p; do
     printf '#!$sh\\n' >'$bin'/\$p; '$chmod' +x '$bin'/\$p ;;
   openmpi-bin)
     printf '#!$sh\\n' >'$bin'/mpiexec; '$chmod' +x '$bin'/mpiexec ;;
+  iproute2)
+    printf '#!$sh\\n' >'$bin'/ip; '$chmod' +x '$bin'/ip ;;
   libopenblas-dev) : >'$sys/usr/lib/x86_64-linux-gnu/libopenblas.so' ;;
   opencl-headers) '$mkdir' -p '$sys/usr/include/CL'; : >'$sys/usr/include/CL/cl.h' ;;
   libsqlite3-dev) '$mkdir' -p '$sys/usr/include'; : >'$sys/usr/include/sqlite3.h' ;;
@@ -90,7 +92,7 @@ for uid in 0 1000; do
   [ $code = 0 ] || fail "all required here (uid $uid): exit $code, not 0"
   [ ! -e "$log" ] || fail "all required here (uid $uid): apt-get was called"
   [ ! -s "$tmp/err" ] || fail "all required here (uid $uid): wrote to stderr"
-  grep -q '^kladder: optional, not installed: libopenblas-dev (.*gcc-12-offload-nvptx (.*pkg-config (.*python3 (.*libopenmpi-dev and openmpi-bin (.*opencl-headers, ocl-icd-opencl-dev and pocl-opencl-icd (.*libsqlite3-dev (.*chromium (.*nvcc (' "$tmp/out" ||
+  grep -q '^kladder: optional, not installed: libopenblas-dev (.*gcc-12-offload-nvptx (.*pkg-config (.*python3 (.*libopenmpi-dev and openmpi-bin (.*iproute2 (.*opencl-headers, ocl-icd-opencl-dev and pocl-opencl-icd (.*libsqlite3-dev (.*chromium (.*nvcc (' "$tmp/out" ||
     fail "all required here: no line naming the optional packages absent"
   [ "$(lines "$tmp/out")" = 1 ] || fail "all required here: more than one line"
 done
@@ -169,7 +171,7 @@ fresh
 deps 0 --optional
 [ $code = 0 ] || fail "--optional: exit $code, not 0"
 printf '%s\n' "apt-get update -qq" \
-  "apt-get install -y -qq --no-install-recommends libopenblas-dev gcc-12-offload-nvptx pkg-config python3 libopenmpi-dev openmpi-bin opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libsqlite3-dev chromium" >"$tmp/expect"
+  "apt-get install -y -qq --no-install-recommends libopenblas-dev gcc-12-offload-nvptx pkg-config python3 libopenmpi-dev openmpi-bin iproute2 opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libsqlite3-dev chromium" >"$tmp/expect"
 cmp -s "$log" "$tmp/expect" || { cat "$tmp/expect" >&2; fail "--optional: apt-get not called as above"; }
 grep -q '^kladder: optional, not installed: nvcc (the CUDA backend' "$tmp/out" ||
   fail "--optional: nvcc not named as absent"

@@ -10,6 +10,19 @@ if(KL_MPI_FOUND)
     ${MPIEXEC_EXECUTABLE})
   set_tests_properties(cli-mpi-dist PROPERTIES TIMEOUT 900 LABELS mpi
     PROCESSORS 2)
+  # A run under mpirun stopped by a signal (mpi-signals.sh).
+  add_test(NAME cli-mpi-signals COMMAND sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/mpi-signals.sh $<TARGET_FILE:kladder-cli>
+    ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(cli-mpi-signals PROPERTIES TIMEOUT 300 LABELS mpi
+    PROCESSORS 2)
+  # The distributed workloads over two hosts made of network namespaces
+  # (mpi-hosts.sh): skipped, saying why, where they cannot be made.
+  add_test(NAME cli-mpi-hosts COMMAND sh
+    ${CMAKE_CURRENT_SOURCE_DIR}/mpi-hosts.sh $<TARGET_FILE:kladder-cli>
+    ${MPIEXEC_EXECUTABLE})
+  set_tests_properties(cli-mpi-hosts PROPERTIES TIMEOUT 300 LABELS mpi
+    PROCESSORS 2 SKIP_RETURN_CODE 77)
 else()
   # Built without MPI yet started by a launcher as several processes (its
   # environment, as mpirun sets it): one message from launcher rank 0,
