@@ -104,7 +104,8 @@ static void test_old_and_new(void) {
   const char *v1 =
       "{\"format\": \"kladder-results-1\", \"machine\": {\"cpu\": \"c\"},\n"
       " \"results\": [{\"workload\": \"reduce\", \"rung\": \"serial\",\n"
-      "  \"median_s\": 0.25, \"status\": \"ok\"}]}\n";
+      "  \"backend\": \"serial\", \"type\": \"f64\", \"n\": 4, \"check\": "
+      "\"PASS\",\n  \"median_s\": 0.25, \"status\": \"ok\"}]}\n";
   EXPECT(write_temp(path, sizeof path, v1));
   kl_results *r = NULL;
   EXPECT(kl_results_read(path, &r) == KL_OK && r);
@@ -183,12 +184,26 @@ static void test_refused(void) {
           ":1:60:", "\"cpu_threads\" is not a finite number");
   /* A success has its time: without one it would read as 0 s. */
   refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
-          "{\"workload\": \"w\", \"rung\": \"r\", \"status\": \"success\"}]}",
+          "{\"workload\": \"w\", \"rung\": \"r\", \"backend\": \"b\", \"type\": \"f64\", \"n\": 1, \"check\": \"PASS\", \"status\": "
+          "\"success\"}]}",
           ":2:1:", "succeeded but has no \"median_s\"");
   refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
-          "{\"workload\": \"w\", \"rung\": \"r\", \"status\": \"success\", "
-          "\"median_s\": null}]}",
+          "{\"workload\": \"w\", \"rung\": \"r\", \"backend\": \"b\", \"type\": \"f64\", \"n\": 1, \"check\": \"PASS\", \"status\": "
+          "\"success\", \"median_s\": null}]}",
           ":2:1:", "succeeded but has no \"median_s\"");
+  /* Of a format known here, every reader's identity of a result, its
+   * size and its time (null where it did not run). */
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\", \"type\": \"f64\"}]}",
+          ":2:1:", "has no \"backend\"");
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\", \"backend\": \"b\", "
+          "\"type\": \"f64\", \"check\": \"PASS\", \"status\": \"x\"}]}",
+          ":2:1:", "has no \"shape\" or \"n\"");
+  refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
+          "{\"workload\": \"w\", \"rung\": \"r\", \"backend\": \"b\", \"type\": \"f64\", \"n\": 1, \"check\": \"PASS\", \"status\": "
+          "\"error\"}]}",
+          ":2:1:", "has no \"median_s\"");
   /* A NUL would end the name early: "r\u0000junk" read as "r". */
   refused("{\"format\": \"kladder-results-2\", \"results\": [\n"
           "{\"workload\": \"w\", \"rung\": \"r\\u0000junk\"}]}",
