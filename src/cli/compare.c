@@ -1543,7 +1543,8 @@ static int parse_fraction(const char *text, const char *flag, double low,
   char *end = NULL, show[SHOWN_SIZE];
   errno = 0;
   const double v = strtod(text, &end);
-  const int ok = errno == 0 && end != text && *end == '\0' && isfinite(v) &&
+  const int ok = errno == 0 && end != text && *end == '\0' &&
+                 plain_number(text) && isfinite(v) &&
                  (low_open ? v > low : v >= low) && v < high;
   if (!ok) {
     if (high > 1)
@@ -1554,46 +1555,6 @@ static int parse_fraction(const char *text, const char *flag, double low,
   }
   *out = v;
   return 0;
-}
-
-/* A path made absolute: realpath where it exists, else its directory's
- * realpath and its name; NULL where neither resolves. */
-static char *canonical(const char *path) {
-  char *whole = realpath(path, NULL);
-  if (whole) return whole;
-  const char *slash = strrchr(path, '/');
-  char *dir;
-  if (!slash) dir = realpath(".", NULL);
-  else if (slash == path) dir = realpath("/", NULL);
-  else {
-    char *head = malloc((size_t)(slash - path) + 1);
-    if (!head) return NULL;
-    memcpy(head, path, (size_t)(slash - path));
-    head[slash - path] = '\0';
-    dir = realpath(head, NULL);
-    free(head);
-  }
-  if (!dir) return NULL;
-  const char *name = slash ? slash + 1 : path;
-  char *joined = malloc(strlen(dir) + strlen(name) + 2);
-  if (joined) sprintf(joined, "%s/%s", dir, name);
-  free(dir);
-  return joined;
-}
-
-/* Two paths that name one file: the same device and inode where both
- * exist (a link included), else the same absolute path. */
-static int same_file(const char *a, const char *b) {
-  if (strcmp(a, b) == 0) return 1;
-  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
-  struct stat sa, sb;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  char *ca = canonical(a), *cb = canonical(b);
-  const int same = ca && cb && strcmp(ca, cb) == 0;
-  free(ca);
-  free(cb);
-  return same;
 }
 
 int compare_main(int argc, char **argv) {

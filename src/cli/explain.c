@@ -4,6 +4,7 @@
  * (json-read.c) or a report. */
 #include "explain.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -437,6 +438,14 @@ int explain_main(int argc, char **argv) {
     const int c = getopt_long(argc, argv, ":w:b:r:n:h", longs, NULL);
     if (c == -1) break;
     const char *seen = argv[before < argc ? before : argc - 1];
+    /* Each option takes one value, once: which of two would count is not
+     * for their order to decide. */
+    const char *const *once = c == 'w' ? &workload : c == 'b' ? &backends
+                              : c == 'r' ? &rungs : c == 'n' ? &size
+                              : c == 'R' ? &results : NULL;
+    if (once && *once)
+      return usage_error("option '%s' given twice; it takes one value",
+                         c == 'R' ? "--results" : (char[]){'-', (char)c, 0});
     switch (c) {
     case 'w': workload = optarg; break;
     case 'b': backends = optarg; break;
@@ -509,7 +518,11 @@ int explain_main(int argc, char **argv) {
   } else {
     code = explain_workload(stdout, wi, backends, rungs, n,
                             results ? m : NULL, count);
-    if (fflush(stdout) != 0) code = 3;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "kladder: error: writing the lesson: %s\n",
+              strerror(errno ? errno : EIO));
+      code = 3;
+    }
   }
   free(m);
   kl_results_free(file);

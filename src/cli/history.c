@@ -1417,7 +1417,7 @@ static int bad(const char *fmt, const char *arg) {
 static int parse(query *q, int argc, char **argv) {
   memset(q, 0, sizeof *q);
   q->threshold = 0.05;
-  int only_files = 0;
+  int only_files = 0, given[7] = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (only_files || a[0] != '-' || !a[1]) {
@@ -1461,6 +1461,10 @@ static int parse(query *q, int argc, char **argv) {
     }
     if (which < 0) return bad("unknown option '%s'", a);
     if (!*value) return bad("option '%s' needs a value", a);
+    /* Each takes one value, once (-w and --workload are one). */
+    const int option = which == 0 ? 0 : which <= 6 ? (which + 1) / 2 : which - 3;
+    if (given[option]++)
+      return bad("option '%s' given twice; it takes one value", a);
     switch (which) {
     case 0: q->db = value; break;
     case 1: case 2: q->workloads = value; break;
@@ -1472,12 +1476,15 @@ static int parse(query *q, int argc, char **argv) {
       char *end = NULL;
       errno = 0;
       q->threshold = strtod(value, &end);
-      if (errno || end == value || *end || !(q->threshold >= 0) ||
+      if (errno || end == value || *end || !plain_number(value) ||
+          !(q->threshold >= 0) ||
           q->threshold > 100)
         return bad("--threshold '%s' must be a fraction from 0 to 100", value);
     }
     }
   }
+  if (q->import && !q->count)
+    return bad("--import needs the results files to add%s", NULL);
   if (q->count && !q->import)
     return bad("'%s': a file given without --import", q->files[0]);
   if (!q->db) return bad("no history given (--db FILE)%s", NULL);

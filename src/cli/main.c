@@ -928,8 +928,6 @@ static int list(int argc, char **argv) {
 
 /* The results files a run can write, in kl_format order. */
 enum { OUTPUTS = KL_FORMAT_TRACE + 1 };
-static const char *const output_flags[OUTPUTS] = {"--csv", "--json",
-                                                  "--trace"};
 
 /* What the options of a run add up to. */
 typedef struct run_command {
@@ -941,6 +939,7 @@ typedef struct run_command {
   const char *output[OUTPUTS];
   const char *html; /* --html: the report of the run (report-html.c) */
   const char *db;   /* --db: the results history (history.c) */
+  char input_flag[64]; /* -i, --input or --matrix, as typed */
   char *command_line;
 } run_command;
 
@@ -949,7 +948,8 @@ static int parse_count(const char *text, const char *what, long min,
   char *end = NULL, show[SHOWN_SIZE];
   errno = 0;
   long v = strtol(text, &end, 10);
-  if (errno || end == text || *end != '\0' || v < min || v > KL_MAX_REPS) {
+  if (errno || end == text || *end != '\0' || !plain_number(text) ||
+      v < min || v > KL_MAX_REPS) {
     fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
             "%d\n", what, shown(text, show), min, KL_MAX_REPS);
     return 0;
@@ -961,11 +961,22 @@ static int parse_count(const char *text, const char *what, long min,
 /* --alpha, --beta and --scalars fill the same scalars: each may be set by
  * one of them only, or which value counts would depend on their order. */
 static int set_scalars(run_command *c, const char *help, const char *name,
-                       const char *text) {
+                       const char *text, int first) {
   kl_shape fresh;
   memset(&fresh, 0, sizeof fresh);
   kl_status st = kl__shape_parse_scalars(text, &fresh);
-  if (st != KL_OK) return fail(st);
+  if (st != KL_OK) {
+    /* The option's name before the reason: --alpha and --beta share it. */
+    fprintf(stderr, "kladder: error: %s: ", name);
+    one_line(stderr, kl_last_error());
+    fputc('\n', stderr);
+    return kl_exit_code(st);
+  }
+  /* --beta's one number is the second scalar. */
+  if (first) {
+    fresh.scalars[1] = fresh.scalars[0];
+    fresh.scalars_set <<= 1;
+  }
   const uint64_t again = fresh.scalars_set & c->o.shape.scalars_set;
   for (int i = 0; i < KL_MAX_DIMS; i++) {
     if (again >> i & 1)
@@ -1019,6 +1030,7 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     break;
   case 'i':
     c->o.input_file = v;
+    snprintf(c->input_flag, sizeof c->input_flag, "%s", g->name);
     break;
   case OPT_RHS:
   case OPT_SOLUTION: {
@@ -1035,16 +1047,13 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     st = kl__shape_parse_leads(v, &c->o.shape);
     break;
   case OPT_SCALARS:
-    return set_scalars(c, ps->help, g->name, v);
+    return set_scalars(c, ps->help, g->name, v, 0);
   case OPT_ALPHA:
-  case OPT_BETA: {
+  case OPT_BETA:
     /* Shorthands for the first and second scalar. */
-    char text[80];
-    if (strchr(v, ',') || strlen(v) > 60)
+    if (strchr(v, ','))
       return bad_usage(ps->help, "%s takes one number", g->name);
-    snprintf(text, sizeof text, "%s%s", g->val == OPT_BETA ? "," : "", v);
-    return set_scalars(c, ps->help, g->name, text);
-  }
+    return set_scalars(c, ps->help, g->name, v, g->val == OPT_BETA);
   case OPT_REPS:
     if (!parse_count(v, "--reps", 1, &count)) return 2;
     c->o.reps = (int)count;
@@ -1057,7 +1066,7 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     char *end = NULL;
     errno = 0;
     unsigned long long s = strtoull(v, &end, 10);
-    if (errno || end == v || *end != '\0' || v[0] == '-')
+    if (errno || end == v || *end != '\0' || !plain_number(v) || v[0] == '-')
       return bad_usage(ps->help, "--seed '%s' must be a non-negative integer",
                        shown(v, show));
     c->o.seed = s;
@@ -1075,7 +1084,8 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     errno = 0;
     double p = strtod(v, &end);
     if (end && end != v && *end == '%' && end[1] == '\0') p /= 100, end++;
-    if (errno || end == v || *end != '\0' || !(p > 0) || p >= 1)
+    if (errno || end == v || *end != '\0' || !plain_number(v) || !(p > 0) ||
+        p >= 1)
       return bad_usage(ps->help, "--precision '%s' must be above 0 and below "
                        "1 (or 100%%): 0.005 or 0.5%%", shown(v, show));
     c->o.precision = p;
@@ -1085,7 +1095,8 @@ static int run_option(run_command *c, const parser *ps, const option_read *g) {
     char *end = NULL;
     errno = 0;
     double t = strtod(v, &end);
-    if (errno || end == v || *end != '\0' || !(t >= 0) || t > 1e6)
+    if (errno || end == v || *end != '\0' || !plain_number(v) || !(t >= 0) ||
+        t > 1e6)
       return bad_usage(ps->help, "--max-time '%s' must be seconds from 0 to "
                        "1e6", shown(v, show));
     c->o.max_seconds = t;
@@ -1236,41 +1247,33 @@ static int parse_run(run_command *c, int argc, char **argv) {
   int code = no_operands(&ps, "run");
   if (code == 0 && c->params.text) code = twice_in_params(c->params.text,
                                                            ps.help);
-  const char *const *files = c->output;
-  for (int i = 0; i < OUTPUTS && code == 0; i++)
-    for (int j = i + 1; j < OUTPUTS && code == 0; j++)
-      if (files[i] && files[j] && strcmp(files[i], files[j]) == 0) {
-        char show[SHOWN_SIZE];
+  /* The files written, each its own (a link or another spelling of a
+   * path included), and none a file the run reads. */
+  const char *const out_flag[] = {"--csv", "--json", "--trace", "--html",
+                                  "--db", "--solution"};
+  const char *const out_path[] = {c->output[KL_FORMAT_CSV],
+                                  c->output[KL_FORMAT_JSON],
+                                  c->output[KL_FORMAT_TRACE], c->html, c->db,
+                                  c->o.files[1].path};
+  const char *const in_flag[] = {c->input_flag, "--rhs"};
+  const char *const in_path[] = {c->o.input_file, c->o.files[0].path};
+  enum { OUTS = sizeof out_path / sizeof *out_path };
+  _Static_assert(OUTPUTS == 3, "the results files first, in kl_format order");
+  char show[SHOWN_SIZE];
+  for (int i = 0; i < OUTS && code == 0; i++) {
+    if (!out_path[i]) continue;
+    for (int j = i + 1; j < OUTS && code == 0; j++)
+      if (out_path[j] && same_file(out_path[i], out_path[j]))
         code = bad_usage(ps.help, "%s and %s name the same file '%s'",
-                         output_flags[i], output_flags[j],
-                         shown(files[i], show));
-      }
-  for (int i = 0; i < OUTPUTS && code == 0 && c->html; i++)
-    if (files[i] && strcmp(files[i], c->html) == 0) {
-      char show[SHOWN_SIZE];
-      code = bad_usage(ps.help, "%s and --html name the same file '%s'",
-                       output_flags[i], shown(c->html, show));
-    }
-  for (int i = 0; i < OUTPUTS && code == 0 && c->db; i++)
-    if (files[i] && strcmp(files[i], c->db) == 0) {
-      char show[SHOWN_SIZE];
-      code = bad_usage(ps.help, "%s and --db name the same file '%s'",
-                       output_flags[i], shown(c->db, show));
-    }
-  if (code == 0 && c->db && c->html && strcmp(c->db, c->html) == 0) {
-    char show[SHOWN_SIZE];
-    code = bad_usage(ps.help, "--html and --db name the same file '%s'",
-                     shown(c->db, show));
+                         out_flag[i], out_flag[j], shown(out_path[i], show));
+    /* --solution against the inputs: the library's (it reads them). */
+    for (int k = 0; k < 2 && code == 0 && i < OUTS - 1; k++)
+      if (in_path[k] && strcmp(out_path[i], "-") != 0 &&
+          same_file(out_path[i], in_path[k]))
+        code = bad_usage(ps.help, "%s '%s' is the file of %s, an input: "
+                         "refusing to write over it", out_flag[i],
+                         shown(out_path[i], show), in_flag[k]);
   }
-  /* --solution against the results files (the library compares it with
-   * the files the run reads). */
-  const char *solution = c->o.files[1].path;
-  for (int i = 0; i < OUTPUTS && code == 0 && solution; i++)
-    if (files[i] && strcmp(files[i], solution) == 0) {
-      char show[SHOWN_SIZE];
-      code = bad_usage(ps.help, "%s and --solution name the same file '%s'",
-                       output_flags[i], shown(solution, show));
-    }
   if (code) return code;
   c->o.workloads = c->workloads.text;
   c->o.backends = c->backends.text;
@@ -1548,15 +1551,30 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
   return code;
 }
 
+static int command(int argc, char **argv);
+
+/* What a command printed on standard output that did not reach it (a
+ * full disk, a closed pipe) fails the command, unless it said so
+ * already. */
 int main(int argc, char **argv) {
+  int code = command(argc, argv);
+  if ((fflush(stdout) != 0 || ferror(stdout)) && code < 2) {
+    fprintf(stderr, "kladder: error: writing standard output: %s\n",
+            strerror(errno));
+    code = 3;
+  }
+  return code;
+}
+
+static int command(int argc, char **argv) {
   /* A message is written in pieces (prefix, text, newline); line buffering
    * makes each line one write, so a launcher that forwards the pipes in
    * chunks (mpirun) never splits or interleaves it. */
   setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
-  if (argc < 2) {
-    fputs(usage_main, stderr);
-    return 2;
-  }
+  if (argc < 2)
+    return bad_usage("kladder --help", "no command; usage: kladder <command> "
+                     "[options], the commands list, run, report, compare, "
+                     "tune, history, explain");
   /* Every error is reported here, in one line of our own. */
   opterr = 0;
   const char *cmd = argv[1];

@@ -2189,12 +2189,6 @@ static void page(report *rep) {
 
 /* ---- files ------------------------------------------------------------------- */
 
-static int same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  if (stat(a, &sa) != 0 || stat(b, &sb) != 0) return 0;
-  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int write_whole(const char *out, const char *text, size_t len,
                        char *err, size_t errlen) {
   if (strcmp(out, "-") == 0) {
@@ -2308,6 +2302,13 @@ static const char usage_report[] =
     "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
     "written (one line naming it; nothing is written).\n";
 
+/* An error of the command, on one line whatever the path in it holds. */
+static void error_one_line(const char *text) {
+  fputs("kladder: error: ", stderr);
+  one_line(stderr, text);
+  fputc('\n', stderr);
+}
+
 int report_main(int argc, char **argv) {
   const char *out = NULL, *db_path = NULL, *machines = NULL,
              *backends = NULL;
@@ -2339,6 +2340,10 @@ int report_main(int argc, char **argv) {
         fprintf(stderr, "kladder: error: option '%s' needs a file name\n", a);
         return 2;
       }
+      if (db_path) {
+        fprintf(stderr, "kladder: error: option '--db' given twice\n");
+        return 2;
+      }
       db_path = argv[++i];
     } else if (!only_files && !strcmp(a, "--markdown")) {
       markdown = 1;
@@ -2349,17 +2354,25 @@ int report_main(int argc, char **argv) {
                 a);
         return 2;
       }
-      *(a[2] == 'm' ? &machines : &backends) = argv[++i];
-    } else if (!only_files && !strncmp(a, "--db=", 5) && a[5]) {
-      db_path = a + 5;
-    } else if (!only_files && !strncmp(a, "--output=", 9)) {
-      out = a + 9;
-    } else if (!only_files && a[0] == '-' && a[1] == 'o' && a[2]) {
-      out = a + 2;
+      const char **to = a[2] == 'm' ? &machines : &backends;
+      if (*to) {
+        fprintf(stderr, "kladder: error: option '%s' given twice\n", a);
+        return 2;
+      }
+      *to = argv[++i];
+    } else if (!only_files && (!strncmp(a, "--db=", 5) ||
+                               !strncmp(a, "--output=", 9) ||
+                               (a[0] == '-' && a[1] == 'o' && a[2]))) {
+      const int db = a[2] == 'd';
+      const char **to = db ? &db_path : &out;
+      if (*to) {
+        fprintf(stderr, "kladder: error: option '%s' given twice\n",
+                db ? "--db" : "-o");
+        return 2;
+      }
+      *to = a + (db ? 5 : a[1] == 'o' ? 2 : 9);
     } else if (!only_files && a[0] == '-' && a[1]) {
-      fprintf(stderr, "kladder: error: report: unknown option '%s' (`kladder "
-              "report --help`)\n", a);
-      return 2;
+      return usage_error_of("report", "unknown option '%s'", a);
     } else {
       if (count == MAX_PAGE_FILES) {
         fprintf(stderr, "kladder: error: report: at most %d results files\n",
@@ -2393,7 +2406,7 @@ int report_main(int argc, char **argv) {
     }
     const int rc = report_markdown(out, inputs, count, machines, backends,
                                    err, sizeof err);
-    if (rc) fprintf(stderr, "kladder: error: %s\n", err);
+    if (rc) error_one_line(err);
     return rc;
   }
   history_db *db = NULL;
@@ -2405,6 +2418,6 @@ int report_main(int argc, char **argv) {
   }
   const int rc = report_write_db(out, inputs, count, db, err, sizeof err);
   history_close(db);
-  if (rc) fprintf(stderr, "kladder: error: %s\n", err);
+  if (rc) error_one_line(err);
   return rc;
 }

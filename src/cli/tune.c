@@ -16,6 +16,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen, setenv, mkdir */
 #include "tune.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -220,12 +221,16 @@ static void on_signal(int sig) {
 
 /* The file so far, whole (kl__file_write: a regular file through a
  * temporary renamed over it, a device in place). */
-static int save(FILE *f, const char *path, char *const *text,
+static int save(FILE *f, const char *path, int own_folder, char *const *text,
                 const size_t *len) {
   if (fflush(f) != 0) return -1;
-  make_parents(path);
+  /* The cache's folder is made; that of a path given (-o) is not, as no
+   * output's is. */
+  if (own_folder) make_parents(path);
   if (kl__file_write(path, *text, *len) == KL_OK) return 0;
-  fprintf(stderr, "kladder: error: tune: %s\n", kl_last_error());
+  fputs("kladder: error: tune: ", stderr);
+  one_line(stderr, kl_last_error());
+  fputc('\n', stderr);
   return -1;
 }
 
@@ -250,7 +255,7 @@ static int check_file(const char *path) {
 
 int tune_main(int argc, char **argv) {
   const char *workloads = NULL, *backends = NULL, *sizes_text = NULL;
-  const char *out = NULL;
+  const char *out = NULL, *reps_text = NULL;
   int reps = 5, quiet = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -269,14 +274,22 @@ int tune_main(int argc, char **argv) {
                !strcmp(a, "-o") || !strcmp(a, "--output") ||
                !strcmp(a, "--reps")) {
       if (!v || !*v) return usage_error("option '%s' needs a value", a);
-      if (a[1] == 'w' || a[2] == 'w') workloads = v;
-      else if (a[1] == 'b' || a[2] == 'b') backends = v;
-      else if (a[1] == 'n' || !strcmp(a, "--size")) sizes_text = v;
-      else if (a[1] == 'o' || !strcmp(a, "--output")) out = v;
-      else {
+      const char **to = a[1] == 'w' || a[2] == 'w'   ? &workloads
+                        : a[1] == 'b' || a[2] == 'b' ? &backends
+                        : a[1] == 'n' || !strcmp(a, "--size") ? &sizes_text
+                        : a[1] == 'o' || !strcmp(a, "--output") ? &out
+                                                                : &reps_text;
+      /* Each takes one value, once: which of two would count is not for
+       * their order to decide. */
+      if (*to) return usage_error("option '%s' given twice; it takes one "
+                                  "value", a);
+      *to = v;
+      if (to == &reps_text) {
         char *end = NULL;
+        errno = 0;
         long r = strtol(v, &end, 10);
-        if (*end || r < 1 || r > 1000)
+        if (errno || !isdigit((unsigned char)v[0]) || *end || r < 1 ||
+            r > 1000)
           return usage_error("--reps '%s' must be 1 to 1000", v);
         reps = (int)r;
       }
@@ -426,7 +439,7 @@ int tune_main(int argc, char **argv) {
                 kl_last_error());
         code = st == KL_USAGE ? 2 : 3;
       }
-      if (code == 0 && lines > before && save(f, path, &text, &len) != 0)
+      if (code == 0 && lines > before && save(f, path, !out, &text, &len) != 0)
         code = 2;
       kl_report_free(rep);
       kl_report_free(copied);

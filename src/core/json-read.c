@@ -396,9 +396,21 @@ FILE *kl__file_open(const char *path, char *err, size_t errlen) {
     return NULL;
   }
   struct stat st;
-  if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (fstat(fd, &st) != 0) {
+    snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if (S_ISDIR(st.st_mode)) {
     close(fd);
     snprintf(err, errlen, "%s: a directory, not a file to read", path);
+    return NULL;
+  }
+  /* A device (/dev/zero) or a socket may never end: only a file or a
+   * pipe is read. */
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    close(fd);
+    snprintf(err, errlen, "%s: a device, not a file to read", path);
     return NULL;
   }
   /* A pipe is read once something writes to it; one that no process has

@@ -65,6 +65,14 @@ static int take_line(char *line, int number, const char *path, int *seen_head,
                      size_t *cap) {
   char *nl = strchr(line, '\n');
   if (nl) *nl = '\0';
+  /* A line that ends before its line break, or is empty without one,
+   * holds a NUL byte: binary, not a wisdom file (and /dev/zero's lines
+   * would never end). */
+  if (!builtin && !nl && !line[0]) {
+    snprintf(wisdom.note, sizeof wisdom.note, "wisdom %s: a NUL byte on line "
+             "%d: not a wisdom file; ignored", path, number);
+    return -1;
+  }
   if (!line[0] || line[0] == '#') return 0;
   char word[32] = "";
   if (sscanf(line, "%31s", word) != 1) return 0;

@@ -34,3 +34,10 @@ kl_cli_test(cg-scale-unverifiable 0 "cg serial: UNVERIFIABLE, not failed: .*over
   run -w cg -b serial --matrix ${CG_DATA}/huge-scale.mtx --reps 1)
 kl_cli_test(gemm-subnormal-alpha 0 "gemm +serial-loop-order .*PASS"
   run -w gemm -b serial -t f32 -s 8x8x8 --alpha 1e-40 --reps 1)
+
+# Every command's arguments, input files and outputs given badly, a table
+# of cases (bad_args.sh): the exit code, one line, nothing changed, no
+# hang. About two minutes on two cores (a 2 GB sparse file is read whole
+# by several readers).
+add_test(NAME cli-bad-args COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/bad_args.sh ${KL})
+set_tests_properties(cli-bad-args PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
