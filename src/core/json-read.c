@@ -454,8 +454,16 @@ int kl__file_read(const char *path, char **out, size_t *out_len, char *err,
   size_t len = 0, cap = 1 << 16;
   char *text = malloc(cap);
   int rc = 0;
+  const char *nul = NULL;
   while (text) {
-    len += fread(text + len, 1, cap - len, f);
+    const size_t got = fread(text + len, 1, cap - len, f);
+    /* A text has no NUL byte: a binary or sparse file is refused at its
+     * first, not read whole (gigabytes of zeros). */
+    if ((nul = memchr(text + len, '\0', got)) != NULL) {
+      len += got;
+      break;
+    }
+    len += got;
     if (len < cap) break;
     char *bigger = cap < SIZE_MAX / 2 ? realloc(text, cap * 2) : NULL;
     if (!bigger) {
@@ -468,6 +476,10 @@ int kl__file_read(const char *path, char **out, size_t *out_len, char *err,
   }
   if (!text) {
     snprintf(err, errlen, "%s: out of memory", path);
+    rc = -1;
+  } else if (nul) {
+    snprintf(err, errlen, "%s: a NUL byte at byte %zu: not a text file",
+             path, (size_t)(nul - text) + 1);
     rc = -1;
   } else if (ferror(f)) {
     snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));

@@ -48,7 +48,9 @@ int kl__doc_read(const char *path, json_doc **out, char *err, size_t errlen);
 FILE *kl__file_open(const char *path, char *err, size_t errlen);
 /* PATH ("-": standard input) read whole into *text (malloc'd, len bytes,
  * not NUL-terminated): 0, or -1 with one line in err naming the file (it
- * cannot be read, with strerror; a directory; out of memory). */
+ * cannot be read, with strerror; a directory; out of memory; a NUL byte,
+ * which no text has, found as the file is read, so that a binary or
+ * sparse file of gigabytes is refused at once). */
 int kl__file_read(const char *path, char **text, size_t *len, char *err,
                   size_t errlen);
 /* The same over a text of len bytes; name stands for the path in errors. */
