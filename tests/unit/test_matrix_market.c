@@ -4,8 +4,10 @@
  * it names), a generated matrix with long rows in both storages, the
  * cache of scan (a file changed without changing its size or time is not
  * read again; a touched one is), load's KL_IO for a file that changed
- * after its scan, and vectors read and written. Its argument: the folder
- * of the files (tests/data/cg). */
+ * after its scan, and vectors read and written; then the one value parser
+ * (the same text the same through a coordinate and an array file) and the
+ * format without cg's rules. Its argument: the folder of the files
+ * (tests/data/cg). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <locale.h>
@@ -702,6 +704,103 @@ static void test_vectors(void) {
   remove(path);
 }
 
+/* ---- the one value parser: the same text the same through both formats */
+
+/* No checks past the format's own: a value's verdict is the parser's. */
+static const kl_mm_rules plain = {"matrix", "a test", 0};
+
+/* text as the one value of a 1x1 coordinate file and of a vector of one,
+ * of the field given: the same verdict, the same value to the bit or the
+ * same message. */
+static void expect_same_value(const char *field, const char *text) {
+  char path_buf[TEMP_PATH], coordinate[160], array[160], message[512];
+  const char *path = temp(path_buf, "value.mtx");
+  snprintf(coordinate, sizeof coordinate, "%%%%MatrixMarket matrix "
+           "coordinate %s general\n1 1 1\n1 1 %s\n", field, text);
+  snprintf(array, sizeof array, "%%%%MatrixMarket matrix array %s "
+           "general\n1 1\n%s\n", field, text);
+  kl_mm_info info;
+  int64_t offsets[2];
+  int32_t column;
+  double a = -1, b = -2;
+  EXPECT(write_text(path, coordinate));
+  kl_status sa = kl__mm_scan(&plain, path, &info);
+  if (sa == KL_OK)
+    sa = kl__mm_load(&plain, path, &info, offsets, &column, &a);
+  snprintf(message, sizeof message, "%s", kl_last_error());
+  EXPECT(write_text(path, array));
+  kl_status sb = kl__mm_vector_scan(&plain, path, 1);
+  if (sb == KL_OK) sb = kl__mm_vector_load(&plain, path, 1, &b);
+  printf("%s '%s': %s %s | %s %s\n", field, text, kl_status_name(sa),
+         sa ? message : "", kl_status_name(sb), sb ? kl_last_error() : "");
+  EXPECT(sa == sb);
+  if (sa == KL_OK) EXPECT(memcmp(&a, &b, sizeof a) == 0);
+  else EXPECT(strcmp(message, kl_last_error()) == 0);
+  remove(path);
+}
+
+static void test_one_parser(void) {
+  static const char *const text[] = {
+      "1", "-0", "+2.5", "5.", ".5", "1E5", "1e-400", "0.1",
+      "1.7976931348623157e308", "12345678901234567890123456789",
+      "1e999", "-1e999", "1.7976931348623159e308", "nan", "NaN", "-inf",
+      "Infinity", "nan(0x1)", "0x1p3", "1e", ".", "-", "1.5e+", "1,5",
+      "2.0x", "1.0", "1e3", "-4", "99999999999999999999999"};
+  for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+    expect_same_value("real", text[k]);
+    expect_same_value("integer", text[k]);
+  }
+}
+
+/* Beyond cg's rules: a pattern file (each value 1), a matrix that is not
+ * square, and what the format itself refuses. */
+static void test_plain(void) {
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "plain.mtx");
+  kl_mm_info info;
+  int64_t offsets[3];
+  int32_t columns[3];
+  double values[3];
+  EXPECT(write_text(path, "%%MatrixMarket matrix coordinate pattern general"
+                          "\n2 3 3\n2 1\n1 3\n1 2\n"));
+  EXPECT(kl__mm_scan(&plain, path, &info) == KL_OK && info.rows == 2 &&
+         info.columns == 3 && info.nnz == 3 && info.field == KL_MM_PATTERN);
+  EXPECT(kl__mm_load(&plain, path, &info, offsets, columns, values) ==
+         KL_OK);
+  EXPECT(offsets[0] == 0 && offsets[1] == 2 && offsets[2] == 3 &&
+         columns[0] == 1 && columns[1] == 2 && columns[2] == 0 &&
+         values[0] == 1 && values[1] == 1 && values[2] == 1);
+  static const struct {
+    const char *text, *word;
+  } bad[] = {
+      {"%%MatrixMarket matrix coordinate pattern general\n1 1 1\n1 1 5\n",
+       "line 3: unexpected '5' after the indices"},
+      {"%%MatrixMarket matrix coordinate real general\n2 3 1\n1 4 1\n",
+       "column index '4' is out of range 1..3"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n",
+       "not square: 2 rows, 3 columns (symmetric storage"},
+      {"%%MatrixMarket matrix coordinate real general\n2 0 0\n",
+       "the size line gives 0 columns"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n1 1 0\n",
+       "'skew-symmetric' is not taken; valid: general, symmetric"},
+      {"%%MatrixMarket matrix coordinate double general\n1 1 0\n",
+       "unknown field 'double'; valid: real, integer, pattern"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n1 2 1\n",
+       "entry (1, 2) is given twice, on lines 3 and 4"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    EXPECT(write_text(path, bad[k].text));
+    const kl_status st = kl__mm_scan(&plain, path, &info);
+    printf("plain %zu: %s: %s\n", k, kl_status_name(st), kl_last_error());
+    EXPECT(st == KL_USAGE && strstr(kl_last_error(), bad[k].word));
+  }
+  /* Taken without KL_MM_SPD: no diagonal, a negative one, unsymmetric. */
+  EXPECT(write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                          "2 2 2\n1 2 -1\n2 2 -3\n"));
+  EXPECT(kl__mm_scan(&plain, path, &info) == KL_OK && info.nnz == 2);
+  remove(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
     printf("usage: test_matrix_market DATA_DIR (tests/data/cg)\n");
@@ -731,6 +830,8 @@ int main(int argc, char **argv) {
   test_cache();
   test_changed();
   test_vectors();
+  test_one_parser();
+  test_plain();
   /* Every test removed what it wrote: the folder is empty. */
   EXPECT(rmdir(temp_dir) == 0);
   printf("%d passed, %d failed\n", passes, failures);
