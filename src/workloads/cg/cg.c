@@ -10,6 +10,7 @@
 
 #include "cg-host.h"
 #include "kladder-cg.h"
+#include "../../core/matrix-market.h"
 #include "../../registry.h"
 
 /* The 27-point matrix's rows pass 2^31 from here on (1291^3); column
@@ -31,11 +32,14 @@
 /* The named files (kl_named_file), in the order of the input hooks' list:
  * b from a file (--rhs), x written (--solution). */
 enum { CG_FILE_RHS, CG_FILE_SOLUTION };
-#define CG_RHS_KIND "right-hand side"
+/* The Matrix Market reader's rules (matrix-market.h): A, refused where it
+ * cannot be symmetric positive definite, and b. */
+static const kl_mm_rules cg_matrix = {"matrix", "cg", KL_MM_VALUES | KL_MM_SPD};
+static const kl_mm_rules cg_rhs = {"right-hand side", "cg", 0};
 
 static kl_status input_size(const char *path, int64_t *n) {
-  kl_cg_matrix_info info;
-  kl_status st = kl__cg_mm_scan(path, &info);
+  kl_mm_info info;
+  kl_status st = kl__mm_scan(&cg_matrix, path, &info);
   if (st == KL_OK) *n = info.rows;
   return st;
 }
@@ -60,13 +64,13 @@ static kl_status plan(kl_plan *p) {
                        "stencil; give the file or stencil=, not both");
     if (nnz_given)
       return kl__usage(KL_USAGE, "cg: nnz is the matrix file's");
-    kl_cg_matrix_info info;
-    kl_status st = kl__cg_mm_scan(p->input_file, &info);
+    kl_mm_info info;
+    kl_status st = kl__mm_scan(&cg_matrix, p->input_file, &info);
     if (st != KL_OK) return st;
     v[CG_P_STENCIL] = CG_STENCIL_NONE;
     rows = info.rows;
     nnz = info.nnz;
-    if (rhs) st = kl__cg_mm_vector_scan(rhs, CG_RHS_KIND, rows);
+    if (rhs) st = kl__mm_vector_scan(&cg_rhs, rhs, rows);
     if (st != KL_OK) return st;
   } else if (CG_STENCIL(p) == CG_STENCIL_NONE) {
     if (!p->caller_inputs)
@@ -108,8 +112,8 @@ static kl_status plan(kl_plan *p) {
 static kl_status finish_inputs(const kl_plan *p, void *const *host) {
   memset(host[CG_X], 0, sizeof(double) * (size_t)CG_ROWS(p));
   if (p->files[CG_FILE_RHS])
-    return kl__cg_mm_vector_load(p->files[CG_FILE_RHS], CG_RHS_KIND,
-                                 CG_ROWS(p), host[CG_B]);
+    return kl__mm_vector_load(&cg_rhs, p->files[CG_FILE_RHS], CG_ROWS(p),
+                              host[CG_B]);
   kl__cg_matrix m;
   kl__cg_matrix_of(p, host, &m);
   kl__cg_make_b(&m, p->seed, host[CG_B]);
@@ -125,14 +129,14 @@ static void init(const kl_plan *p, void *const *host) {
 }
 
 static kl_status load_chunk(const kl_plan *p, void *const *host) {
-  kl_cg_matrix_info info;
-  kl_status st = kl__cg_mm_scan(p->input_file, &info);
+  kl_mm_info info;
+  kl_status st = kl__mm_scan(&cg_matrix, p->input_file, &info);
   if (st == KL_OK && (info.rows != CG_ROWS(p) || info.nnz != CG_NNZ(p)))
     st = kl__usage(KL_IO, "cg: matrix file " KL_Q " changed during the run",
                    KL_CLIP(p->input_file));
   if (st == KL_OK)
-    st = kl__cg_mm_load(p->input_file, &info, host[CG_OFFSETS],
-                        host[CG_COLUMNS], host[CG_VALUES]);
+    st = kl__mm_load(&cg_matrix, p->input_file, &info, host[CG_OFFSETS],
+                     host[CG_COLUMNS], host[CG_VALUES]);
   if (st == KL_OK) st = finish_inputs(p, host);
   return st;
 }
@@ -156,7 +160,7 @@ static kl_status write_solution(const kl_plan *p, const kl_rung *r,
            info[CG_INFO_ITERATIONS],
            CG_MODE(p) == CG_FIXED ? "fixed" : "tolerance", CG_TOL(p),
            (long long)CG_MAXIT(p), v->abs_error);
-  kl__cg_mm_vector_write(f, out[CG_X], CG_ROWS(p), comment);
+  kl__mm_vector_write(f, out[CG_X], CG_ROWS(p), comment);
   return KL_OK;
 }
 

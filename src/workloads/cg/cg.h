@@ -164,43 +164,6 @@ kl_status kl__cg_acc_copied(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 
-/* Matrix Market files (cg-mm.c). scan reads and checks the whole file:
- * a real (or integer, or pattern-free) coordinate matrix, square,
- * symmetric (stored as symmetric, or general with A(i,j) = A(j,i)
- * exactly), every value finite, no entry given twice, every diagonal
- * entry present and positive and every 2x2 principal minor positive
- * (necessary for positive definiteness); KL_USAGE with one line naming
- * the file, the line and what is wrong otherwise. Symmetric storage may
- * give either triangle (each pair once); symmetry is bitwise; explicit
- * zeros are kept and counted; a data line may not pass 4 MiB. rows and
- * nnz are the full matrix's (both triangles). load fills CSR arrays of
- * exactly that size, columns sorted within each row, and fails with
- * KL_IO where the file changed since the scan. Results are kept for the
- * last file scanned (its path, size and modification time). */
-typedef struct kl_cg_matrix_info {
-  int64_t rows, nnz;
-  int symmetric_storage;
-} kl_cg_matrix_info;
-kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info);
-kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
-                         int64_t *offsets, int32_t *columns, double *values);
-/* Vectors in Matrix Market array files (cg-mm.c): '%%MatrixMarket matrix
- * array real|integer general', the size line 'rows 1', the values one a
- * line. scan checks the file (its rows must be `rows`, every value
- * finite), KL_USAGE with one line naming it as a `kind` file ("right-hand
- * side"), the line and what is wrong; the verdict is kept for the last
- * file scanned. load reads the values into out (rows of them), KL_IO where
- * the file changed since its scan. write writes x so (17 significant
- * digits: each value reads back the same), each line of `comment` (or
- * none, NULL) a comment line; a write error is the caller's to find
- * (ferror). */
-kl_status kl__cg_mm_vector_scan(const char *path, const char *kind,
-                                int64_t rows);
-kl_status kl__cg_mm_vector_load(const char *path, const char *kind,
-                                int64_t rows, double *out);
-void kl__cg_mm_vector_write(FILE *f, const double *x, int64_t rows,
-                            const char *comment);
-
 /* The OpenCL rungs (cg-cl.c, cg.cl): the seed's three kernels in the host
  * solve's loop, and opencl-fused's SpMV with p.Ap and update with r.r. */
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps);

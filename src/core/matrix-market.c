@@ -1,21 +1,20 @@
-/* Matrix Market files for cg (cg.h: kl__cg_mm_scan, kl__cg_mm_load): a
- * strict reader of coordinate files of a symmetric positive definite
- * matrix, fast enough for files of hundreds of MB on one core, that
- * refuses every file it cannot take with one line naming the file, the
- * line and the fault.
+/* Matrix Market files (matrix-market.h): a strict reader, fast enough for
+ * files of hundreds of MB on one core, and a vector's writer.
  *
  * scan and load make the same pass. The file is read in blocks of
- * BLOCK_BYTES; every entry goes into COO arrays as given (0-based) and is
- * counted in its row (and its mirror's row for symmetric storage); a
- * counting sort makes CSR, each row is sorted, and the checks that need
- * the whole matrix (entries given twice, symmetry, the diagonal, the 2x2
- * minors) run on the CSR. scan does it into arrays of its own, frees them
- * and keeps only the counts, or a refusal's message, for the last file
- * (path, size, modification time, inode). load does it again into the
- * caller's arrays: nothing of the matrix's size outlives a call, which the
- * harness's memory check could not see. Errors found on the CSR have lost
- * their line numbers; a second read of the file finds them (the error
- * path only). */
+ * BLOCK_BYTES; every entry of a coordinate file goes into COO arrays as
+ * given (0-based) and is counted in its row (and its mirror's row for
+ * symmetric storage); a counting sort makes CSR, each row is sorted, and
+ * the checks that need the whole matrix (entries given twice, symmetry,
+ * the diagonal, the 2x2 minors) run on the CSR. scan does it into arrays
+ * of its own, frees them and keeps only the counts, or a refusal's
+ * message, for the last file (path, size, modification time, inode).
+ * load does it again into the caller's arrays: nothing of the matrix's
+ * size outlives a call, which the harness's memory check could not see.
+ * Errors found on the CSR have lost their line numbers; a second read of
+ * the file finds them (the error path only). An array file (a vector) is
+ * read by the same reader, header, size line and value parser, its values
+ * straight into the caller's array. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <float.h>
@@ -28,13 +27,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cg.h"
+#include "internal.h"
+#include "matrix-market.h"
 
 /* Bytes read at a time, and the longest line taken: comment lines may be
  * any length, a data line that does not fit is refused. */
 #define BLOCK_BYTES ((size_t)4 << 20)
 /* The shortest entry line, "1 1 1", and the newline that ends all but the
- * last: n entries take at least 6 n - 1 bytes. */
+ * last: n entries take at least 6 n - 1 bytes (4 n - 1 of a pattern). */
 #define MIN_ENTRY_BYTES 6
 /* Rows up to this long are sorted by insertion (most are sorted already,
  * which insertion sees in one pass); longer ones by qsort. */
@@ -56,9 +56,9 @@
 /* ---- the cache ----------------------------------------------------------
  * A file is the same file while its size, modification time (to the
  * nanosecond where the file system keeps it) and inode are: a rewrite in
- * place changes the time, a copy put in its place the inode. Per thread,
- * as kl_last_error() is: a scan on one thread neither sees nor races with
- * another's. */
+ * place changes the time, a copy put in its place the inode. A verdict
+ * per format (coordinate, array) and per thread, as kl_last_error() is: a
+ * scan on one thread neither sees nor races with another's. */
 typedef struct file_id {
   int64_t size, mtime_s, mtime_ns;
   uint64_t dev, ino;
@@ -75,29 +75,38 @@ static int same_id(const file_id *a, const file_id *b) {
          a->mtime_ns == b->mtime_ns && a->dev == b->dev && a->ino == b->ino;
 }
 
-static _Thread_local struct {
+typedef struct verdict {
   int valid;
   char path[CACHE_PATH_BYTES];
   file_id id;
+  const kl_mm_rules *rules;
+  int64_t rows; /* a vector's rows asked for */
   kl_status status; /* KL_OK, or KL_USAGE with message */
-  kl_cg_matrix_info info;
+  kl_mm_info info;
   char message[MESSAGE_BYTES];
-} cache;
+} verdict;
 
-static int cached(const char *path, const file_id *id) {
-  return cache.valid && strcmp(cache.path, path) == 0 &&
-         same_id(&cache.id, id);
+static _Thread_local verdict cache[2];
+
+static const verdict *cached(int array, const char *path, const file_id *id,
+                             const kl_mm_rules *rules, int64_t rows) {
+  const verdict *c = &cache[array];
+  return c->valid && c->rules == rules && c->rows == rows &&
+                 strcmp(c->path, path) == 0 && same_id(&c->id, id)
+             ? c
+             : NULL;
 }
 
-static void remember(const char *path, const file_id *id, kl_status st,
-                     const kl_cg_matrix_info *info) {
-  if (strlen(path) >= sizeof cache.path) return;
-  cache.valid = 1;
-  strcpy(cache.path, path);
-  cache.id = *id;
-  cache.status = st;
-  if (st == KL_OK) cache.info = *info;
-  else snprintf(cache.message, sizeof cache.message, "%s", kl_last_error());
+static void remember(int array, const char *path, const file_id *id,
+                     const kl_mm_rules *rules, int64_t rows, kl_status st,
+                     const kl_mm_info *info) {
+  verdict *c = &cache[array];
+  if (strlen(path) >= sizeof c->path) return;
+  *c = (verdict){.valid = 1, .id = *id, .rules = rules, .rows = rows,
+                 .status = st, .info = *info};
+  strcpy(c->path, path);
+  if (st != KL_OK) snprintf(c->message, sizeof c->message, "%s",
+                            kl_last_error());
 }
 
 /* ---- text ---------------------------------------------------------------
@@ -333,17 +342,19 @@ static int next_line(reader *r, char **s) {
   }
 }
 
-/* ---- the matrix --------------------------------------------------------- */
+/* ---- the file ----------------------------------------------------------- */
 typedef struct matrix {
   const char *path;
-  const char *kind; /* what messages call the file: NULL, "matrix" */
-  int symmetric, integer;
-  int64_t rows, entries, nnz;
+  const kl_mm_rules *rules;
+  int array; /* an array file (a vector), else coordinate */
+  int symmetric, field;
+  int64_t rows, cols, entries, nnz; /* an array's entries: its values */
   int32_t *ei, *ej; /* the entries as given, 0-based */
   double *ev;
   int64_t *offsets;
   int32_t *columns;
   double *values;
+  double *out; /* an array's values, where loaded */
 } matrix;
 
 /* Where entries are, for a message about them: the lines of the first
@@ -357,6 +368,8 @@ typedef struct place {
 
 enum mode { SCAN, LOAD, LOCATE };
 
+static int spd(const matrix *m) { return m->rules->checks & KL_MM_SPD; }
+
 static kl_status refuse(const matrix *m, int64_t line, const char *fmt, ...)
     PRINTF_LIKE(3, 4);
 static kl_status refuse(const matrix *m, int64_t line, const char *fmt, ...) {
@@ -365,21 +378,24 @@ static kl_status refuse(const matrix *m, int64_t line, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
-  const char *kind = m->kind ? m->kind : "matrix";
   if (line > 0)
-    return kl__usage(KL_USAGE, "%s file " KL_Q ", line %lld: %s", kind,
-                     KL_CLIP(m->path), (long long)line, why);
-  return kl__usage(KL_USAGE, "%s file " KL_Q ": %s", kind, KL_CLIP(m->path),
-                   why);
+    return kl__usage(KL_USAGE, "%s file " KL_Q ", line %lld: %s",
+                     m->rules->kind, KL_CLIP(m->path), (long long)line, why);
+  return kl__usage(KL_USAGE, "%s file " KL_Q ": %s", m->rules->kind,
+                   KL_CLIP(m->path), why);
 }
 
 static kl_status no_memory(const matrix *m, const char *what) {
-  return KL_FAIL(KL_NO_MEMORY, "out of host memory (%s) reading matrix "
-                 "file " KL_Q, what, KL_CLIP(m->path));
+  return KL_FAIL(KL_NO_MEMORY, "out of host memory (%s) reading %s file "
+                 KL_Q, what, m->rules->kind, KL_CLIP(m->path));
 }
 
+/* '%%MatrixMarket matrix', the format read (coordinate or array), the
+ * field and the symmetry, and nothing after. */
 static kl_status read_header(matrix *m, char *p) {
   char w[WORD_BYTES];
+  const char *format = m->array ? "array" : "coordinate", *who = m->rules->who;
+  const int values = m->array || (m->rules->checks & KL_MM_VALUES);
   if (!word_is(p, "%%matrixmarket"))
     return refuse(m, 1, "no Matrix Market header: the file does not start "
                   "with %%%%MatrixMarket");
@@ -388,46 +404,52 @@ static kl_status read_header(matrix *m, char *p) {
     p = next_word(p);
     if (*p == '\n')
       return refuse(m, 1, "the header has no %s: it is '%%%%MatrixMarket "
-                    "matrix coordinate real|integer general|symmetric'",
-                    what[k]);
+                    "matrix %s'", what[k], m->array
+                    ? "array real|integer general"
+                    : "coordinate real|integer general|symmetric");
     if (k == 0 && !word_is(p, "matrix"))
       return refuse(m, 1, "object " KL_Q " is not 'matrix'",
                     KL_CLIP(quote(p, w)));
-    if (k == 1 && word_is(p, "array"))
-      return refuse(m, 1, "format 'array' is a dense matrix; cg reads "
-                    "sparse 'coordinate' files");
-    if (k == 1 && !word_is(p, "coordinate"))
-      return refuse(m, 1, "format " KL_Q " is not 'coordinate'",
-                    KL_CLIP(quote(p, w)));
-    if (k == 2) {
-      if (word_is(p, "real") || word_is(p, "integer")) {
-        m->integer = word_is(p, "integer");
-      } else if (word_is(p, "pattern")) {
-        return refuse(m, 1, "field 'pattern' gives no values; cg needs "
-                      "'real' or 'integer'");
-      } else if (word_is(p, "complex")) {
-        return refuse(m, 1, "field 'complex' is not taken: cg solves real "
-                      "systems ('real' or 'integer')");
-      } else {
-        return refuse(m, 1, "unknown field " KL_Q "; valid: real, integer",
-                      KL_CLIP(quote(p, w)));
-      }
-    }
-    if (k == 3) {
-      if (word_is(p, "general") || word_is(p, "symmetric")) {
-        m->symmetric = word_is(p, "symmetric");
-      } else if (word_is(p, "skew-symmetric")) {
-        return refuse(m, 1, "symmetry 'skew-symmetric' is not taken: a "
-                      "skew-symmetric matrix has a zero diagonal and is "
-                      "never positive definite");
-      } else if (word_is(p, "hermitian")) {
-        return refuse(m, 1, "symmetry 'hermitian' is not taken: cg needs a "
-                      "real matrix, 'symmetric' or 'general'");
-      } else {
-        return refuse(m, 1, "unknown symmetry " KL_Q "; valid: general, "
-                      "symmetric", KL_CLIP(quote(p, w)));
-      }
-    }
+    if (k == 1 && !m->array && word_is(p, "array"))
+      return refuse(m, 1, "format 'array' is a dense matrix; %s reads "
+                    "sparse 'coordinate' files", who);
+    if (k == 1 && m->array && word_is(p, "coordinate"))
+      return refuse(m, 1, "format 'coordinate' is a sparse matrix; a "
+                    "vector is an 'array' file of one column");
+    if (k == 1 && !word_is(p, format))
+      return refuse(m, 1, "format " KL_Q " is not '%s'",
+                    KL_CLIP(quote(p, w)), format);
+    const int pattern = word_is(p, "pattern");
+    if (k == 2 && word_is(p, "complex"))
+      return refuse(m, 1, "field 'complex' is not taken: %s reads real "
+                    "numbers ('real' or 'integer')", who);
+    if (k == 2 && pattern && m->array)
+      return refuse(m, 1, "field 'pattern' is not taken; valid: real, "
+                    "integer");
+    if (k == 2 && pattern && values)
+      return refuse(m, 1, "field 'pattern' gives no values; %s needs "
+                    "'real' or 'integer'", who);
+    if (k == 2 && !pattern && !word_is(p, "real") && !word_is(p, "integer"))
+      return refuse(m, 1, "unknown field " KL_Q "; valid: real, integer%s",
+                    KL_CLIP(quote(p, w)), values ? "" : ", pattern");
+    if (k == 2)
+      m->field = pattern ? KL_MM_PATTERN
+                 : word_is(p, "integer") ? KL_MM_INTEGER : KL_MM_REAL;
+    if (k == 3 && m->array && !word_is(p, "general"))
+      return refuse(m, 1, "symmetry " KL_Q " is not taken: a vector (one "
+                    "column) is 'general'", KL_CLIP(quote(p, w)));
+    if (k == 3 && word_is(p, "skew-symmetric"))
+      return refuse(m, 1, "symmetry 'skew-symmetric' is not taken%s",
+                    spd(m) ? ": a skew-symmetric matrix has a zero diagonal "
+                    "and is never positive definite"
+                    : "; valid: general, symmetric");
+    if (k == 3 && word_is(p, "hermitian"))
+      return refuse(m, 1, "symmetry 'hermitian' is not taken: %s needs a "
+                    "real matrix, 'symmetric' or 'general'", who);
+    if (k == 3 && !word_is(p, "general") && !word_is(p, "symmetric"))
+      return refuse(m, 1, "unknown symmetry " KL_Q "; valid: general, "
+                    "symmetric", KL_CLIP(quote(p, w)));
+    if (k == 3) m->symmetric = word_is(p, "symmetric");
   }
   p = next_word(p);
   if (*p != '\n')
@@ -436,63 +458,84 @@ static kl_status read_header(matrix *m, char *p) {
   return KL_OK;
 }
 
-/* The size line, and the bounds that keep a malicious one from sizing an
- * allocation: rows <= entries (every diagonal entry must be given) <=
- * what the bytes after the line can hold. */
-static kl_status read_size(matrix *m, const reader *r, int64_t size,
-                           char *s) {
+/* The size line, 'rows columns entries' or a vector's 'rows 1', and the
+ * bounds that keep a malicious one from sizing an allocation: entries <=
+ * what the bytes after the line can hold (and rows <= entries where every
+ * diagonal entry must be given). */
+static kl_status read_size(matrix *m, const reader *r, int64_t size, char *s,
+                           const kl_mm_info *expect) {
+  const int want = m->array ? 2 : 3;
+  const char *shape = m->array ? "rows columns" : "rows columns entries";
   int64_t v[3];
   int n = 0;
   char *p = skip_blanks(s);
   while (*p != '\n') {
-    char *q = n < 3 ? parse_count(p, &v[n]) : NULL;
+    char *q = n < want ? parse_count(p, &v[n]) : NULL;
     if (!q) {
       char w[WORD_BYTES];
-      return refuse(m, r->line, "malformed size line: " KL_Q " is not "
-                    "'rows columns entries' (three integers)",
-                    KL_CLIP(quote_to(skip_blanks(s), 1, w)));
+      return refuse(m, r->line, "malformed size line: " KL_Q " is not '%s' "
+                    "(%s integers)", KL_CLIP(quote_to(skip_blanks(s), 1, w)),
+                    shape, m->array ? "two" : "three");
     }
     n++;
     p = skip_blanks(q);
   }
-  if (n != 3)
-    return refuse(m, r->line, "malformed size line: %d integer%s, not "
-                  "'rows columns entries'", n, n == 1 ? "" : "s");
-  if (v[0] != v[1])
+  if (n != want)
+    return refuse(m, r->line, "malformed size line: %d integer%s, not '%s'",
+                  n, n == 1 ? "" : "s", shape);
+  if (m->array && v[1] != 1)
+    return refuse(m, r->line, "%lld columns: a vector is one column ('rows "
+                  "1')", (long long)v[1]);
+  if (m->array && v[0] != expect->rows)
+    return refuse(m, r->line, "%lld rows, but the matrix has %lld",
+                  (long long)v[0], (long long)expect->rows);
+  m->rows = m->entries = v[0];
+  m->cols = v[1];
+  if (m->array) return KL_OK;
+  if ((spd(m) || m->symmetric) && v[0] != v[1])
     return refuse(m, r->line, "the matrix is not square: %lld rows, %lld "
-                  "columns", (long long)v[0], (long long)v[1]);
-  if (v[0] == 0)
-    return refuse(m, r->line, "the size line gives 0 rows: an empty matrix");
-  if (v[0] < 1 || v[0] > INT32_MAX)
-    return refuse(m, r->line, "rows = %lld is outside 1..%d (column indices "
-                  "are int32)", (long long)v[0], INT32_MAX);
+                  "columns%s", (long long)v[0], (long long)v[1],
+                  spd(m) ? "" : " (symmetric storage is of a square one)");
+  const char *name[2] = {"rows", "columns"};
+  for (int k = 0; k < 2; k++) {
+    if (v[k] == 0)
+      return refuse(m, r->line, "the size line gives 0 %s: an empty matrix",
+                    name[k]);
+    if (v[k] < 1 || v[k] > INT32_MAX)
+      return refuse(m, r->line, "%s = %lld is outside 1..%d (indices are "
+                    "int32)", name[k], (long long)v[k], INT32_MAX);
+  }
   if (v[2] < 0)
     return refuse(m, r->line, "entries = %lld is negative", (long long)v[2]);
   const int64_t after = size - (r->base + (int64_t)r->pos),
-                most = (after + 1) / MIN_ENTRY_BYTES;
+                most = (after + 1) / (m->field == KL_MM_PATTERN
+                                          ? MIN_ENTRY_BYTES - 2
+                                          : MIN_ENTRY_BYTES);
   if (v[2] > most)
     return refuse(m, r->line, "the size line gives %lld entries; the %lld "
                   "bytes after it can hold at most %lld: the file is "
                   "truncated or the size line wrong", (long long)v[2],
                   (long long)after, (long long)most);
-  if (v[0] > v[2])
+  if (spd(m) && v[0] > v[2])
     return refuse(m, r->line, "%lld rows but %lld entries: a diagonal entry "
                   "is missing, so the matrix is not positive definite",
                   (long long)v[0], (long long)v[2]);
-  m->rows = v[0];
   m->entries = v[2];
   return KL_OK;
 }
 
-/* One entry line, from its first non-blank byte. */
-/* The value at *p, of the header's field (integer or real), into *v,
- * *p then past it and its blanks; or the line refused, saying why. An
- * entry's and an array's value alike. */
+/* The one value parser of both formats: the value at *p, of the header's
+ * field, into *v (a pattern entry's is 1, and nothing is read), *p then
+ * past it and its blanks; or the line refused, saying why. */
 static kl_status read_value(const matrix *m, int64_t line, char **p,
                             double *v) {
   char w[WORD_BYTES];
   char *q = *p;
-  switch (parse_value(*p, m->integer, &q, v)) {
+  if (m->field == KL_MM_PATTERN) {
+    *v = 1;
+    return KL_OK;
+  }
+  switch (parse_value(*p, m->field == KL_MM_INTEGER, &q, v)) {
   case VALUE_OK: break;
   case VALUE_NOT_INTEGER:
     return refuse(m, line, "value " KL_Q " is not an integer (the header "
@@ -511,35 +554,39 @@ static kl_status read_value(const matrix *m, int64_t line, char **p,
   return KL_OK;
 }
 
-static kl_status read_entry(const matrix *m, int64_t line, char *p,
-                            int64_t *i, int64_t *j, double *v) {
+/* One line of data from its first non-blank byte: a coordinate file's
+ * entry (*j NULL: an array's value), and nothing after it. */
+static kl_status read_data(const matrix *m, int64_t line, char *p,
+                           int64_t *i, int64_t *j, double *v) {
   char w[WORD_BYTES];
-  int64_t *index[2] = {i, j};
+  int64_t *index[2] = {i, j}, bound[2] = {m->rows, m->cols};
   const char *name[2] = {"row", "column"};
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; j && k < 2; k++) {
     if (*p == '\n')
       return refuse(m, line, "the entry has no %s index", name[k]);
     char *q = parse_index(p, index[k]);
     if (!q)
       return refuse(m, line, "%s index " KL_Q " is not a positive integer",
                     name[k], KL_CLIP(quote(p, w)));
-    if (*index[k] < 1 || *index[k] > m->rows)
+    if (*index[k] < 1 || *index[k] > bound[k])
       return refuse(m, line, "%s index " KL_Q " is out of range 1..%lld%s",
-                    name[k], KL_CLIP(quote(p, w)), (long long)m->rows,
+                    name[k], KL_CLIP(quote(p, w)), (long long)bound[k],
                     *index[k] == 0 ? " (indices start at 1)" : "");
     p = skip_blanks(q);
   }
-  if (*p == '\n')
+  if (j && *p == '\n' && m->field != KL_MM_PATTERN)
     return refuse(m, line, "entry (%lld, %lld) has no value", (long long)*i,
                   (long long)*j);
   kl_status st = read_value(m, line, &p, v);
   if (st != KL_OK) return st;
   if (*p != '\n')
-    return refuse(m, line, "unexpected " KL_Q " after the value",
-                  KL_CLIP(quote(p, w)));
+    return refuse(m, line, "unexpected " KL_Q " after the %s%s",
+                  KL_CLIP(quote(p, w)), m->field == KL_MM_PATTERN
+                  ? "indices" : "value", j ? ""
+                  : ": an array file gives one value a line");
   /* The one check that needs no other entry, here where the line is. */
   char shown[32];
-  if (*i == *j && !(*v > 0))
+  if (j && spd(m) && *i == *j && !(*v > 0))
     return refuse(m, line, "diagonal entry A(%lld, %lld) = %s is not "
                   "positive: the matrix is not positive definite",
                   (long long)*i, (long long)*i, show(*v, shown));
@@ -560,12 +607,14 @@ static void note(place *pl, int places, int symmetric, int64_t line,
   }
 }
 
-/* Header, size line, entries, and nothing but comments after them; in
- * LOAD mode, rows and storage as scanned (the caller's offsets have
- * expect->rows + 1 elements); in LOCATE mode, only where the places are. */
+/* Header, size line, data, and nothing but comments after them; in LOAD
+ * mode, a coordinate file's rows and storage as scanned (the caller's
+ * offsets have expect->rows + 1 elements); in LOCATE mode, only where the
+ * places are. */
 static kl_status read_lines(matrix *m, reader *r, int64_t size,
-                            enum mode mode, const kl_cg_matrix_info *expect,
+                            enum mode mode, const kl_mm_info *expect,
                             place *pl, int places) {
+  const char *noun = m->array ? "values" : "entries";
   char *s;
   int got = next_line(r, &s);
   kl_status st = KL_OK;
@@ -580,18 +629,18 @@ static kl_status read_lines(matrix *m, reader *r, int64_t size,
      * files end in a blank line, and they hold nothing. */
     if (*p == '\n' || *p == '%') continue;
     if (!sized) {
-      st = read_size(m, r, size, s);
+      st = read_size(m, r, size, s, expect);
       sized = 1;
-      if (st != KL_OK || mode == LOCATE) continue;
-      if (mode == LOAD &&
-          (m->rows != expect->rows ||
-           m->symmetric != expect->symmetric_storage)) {
-        st = kl__usage(KL_IO, "matrix file " KL_Q " changed after it was "
+      if (st != KL_OK || mode == LOCATE || m->array) continue;
+      if (mode == LOAD && (m->rows != expect->rows ||
+                           m->symmetric != expect->symmetric)) {
+        st = kl__usage(KL_IO, "%s file " KL_Q " changed after it was "
                        "scanned: %lld rows in %s storage now, %lld in %s "
-                       "then", KL_CLIP(m->path), (long long)m->rows,
+                       "then", m->rules->kind, KL_CLIP(m->path),
+                       (long long)m->rows,
                        m->symmetric ? "symmetric" : "general",
                        (long long)expect->rows,
-                       expect->symmetric_storage ? "symmetric" : "general");
+                       expect->symmetric ? "symmetric" : "general");
         continue;
       }
       const size_t e = (size_t)m->entries;
@@ -607,43 +656,45 @@ static kl_status read_lines(matrix *m, reader *r, int64_t size,
       continue;
     }
     if (k == m->entries) {
-      st = refuse(m, r->line, "data after the last of the %lld entries the "
-                  "size line gives", (long long)m->entries);
+      st = refuse(m, r->line, "data after the last of the %lld %s the size "
+                  "line gives", (long long)m->entries, noun);
       break;
     }
     int64_t i = 0, j = 0;
     double v = 0;
-    st = read_entry(m, r->line, p, &i, &j, &v);
+    st = read_data(m, r->line, p, &i, m->array ? NULL : &j, &v);
     if (st != KL_OK) break;
     k++;
-    if (mode == LOCATE) {
+    if (m->array) {
+      if (m->out) m->out[k - 1] = v;
+    } else if (mode == LOCATE) {
       note(pl, places, m->symmetric, r->line, i - 1, j - 1);
-      continue;
+    } else {
+      m->ei[k - 1] = (int32_t)(i - 1);
+      m->ej[k - 1] = (int32_t)(j - 1);
+      m->ev[k - 1] = v;
+      m->offsets[i]++;
+      if (m->symmetric && i != j) m->offsets[j]++;
     }
-    m->ei[k - 1] = (int32_t)(i - 1);
-    m->ej[k - 1] = (int32_t)(j - 1);
-    m->ev[k - 1] = v;
-    m->offsets[i]++;
-    if (m->symmetric && i != j) m->offsets[j]++;
   }
   if (st != KL_OK) return st;
   if (got == TOO_LONG)
     return refuse(m, r->line + 1, "the line is longer than %zu bytes",
                   BLOCK_BYTES);
   if (got == READ_ERROR)
-    return kl__usage(KL_IO, "reading matrix file " KL_Q ": %s",
+    return kl__usage(KL_IO, "reading %s file " KL_Q ": %s", m->rules->kind,
                      KL_CLIP(m->path), strerror(errno));
   if (r->total != size)
-    return kl__usage(KL_IO, "matrix file " KL_Q " changed while it was "
-                     "read: %lld bytes, then %lld", KL_CLIP(m->path),
-                     (long long)size, (long long)r->total);
+    return kl__usage(KL_IO, "%s file " KL_Q " changed while it was read: "
+                     "%lld bytes, then %lld", m->rules->kind,
+                     KL_CLIP(m->path), (long long)size, (long long)r->total);
   if (!sized)
     return refuse(m, r->line, "malformed size line: the file ends before "
-                  "'rows columns entries'");
+                  "'%s'", m->array ? "rows columns" : "rows columns entries");
   if (k < m->entries)
     return refuse(m, r->line, "the file is truncated: it ends after %lld of "
-                  "the %lld entries the size line gives", (long long)k,
-                  (long long)m->entries);
+                  "the %lld %s the size line gives", (long long)k,
+                  (long long)m->entries, noun);
   return KL_OK;
 }
 
@@ -673,15 +724,10 @@ static kl_status open_file(const char *path, const char *kind, FILE **f,
   return KL_OK;
 }
 
-static kl_status open_matrix(const char *path, FILE **f, file_id *id) {
-  return open_file(path, "matrix", f, id);
-}
-
 /* The whole file through read_lines, under the C locale's decimal point
  * (the calling program's locale may have another). */
-static kl_status read_matrix(matrix *m, FILE *f, int64_t size, enum mode mode,
-                             const kl_cg_matrix_info *expect, place *pl,
-                             int places) {
+static kl_status read_file(matrix *m, FILE *f, int64_t size, enum mode mode,
+                           const kl_mm_info *expect, place *pl, int places) {
   reader r = {.f = f};
   r.buf = malloc(BLOCK_BYTES + 1);
   if (!r.buf) return no_memory(m, "reading");
@@ -704,9 +750,9 @@ static void locate(const matrix *m, place *pl, int places) {
   FILE *f;
   file_id id;
   /* What this read says is lost: the caller's message follows it. */
-  if (open_matrix(m->path, &f, &id) == KL_OK) {
-    matrix again = {.path = m->path};
-    read_matrix(&again, f, id.size, LOCATE, NULL, pl, places);
+  if (open_file(m->path, m->rules->kind, &f, &id) == KL_OK) {
+    matrix again = {.path = m->path, .rules = m->rules};
+    read_file(&again, f, id.size, LOCATE, NULL, pl, places);
     fclose(f);
   }
 }
@@ -890,8 +936,8 @@ static int mirrored(const matrix *m) {
   return above == below;
 }
 
-/* The checks that need the whole matrix, each over the rows in order so
- * that the first fault is the one named. */
+/* The checks that need the whole matrix (KL_MM_SPD's but the first),
+ * each over the rows in order so that the first fault is the one named. */
 static kl_status check(const matrix *m) {
   const int64_t *o = m->offsets;
   const int32_t *c = m->columns;
@@ -899,6 +945,7 @@ static kl_status check(const matrix *m) {
   for (int64_t i = 0; i < m->rows; i++)
     for (int64_t k = o[i] + 1; k < o[i + 1]; k++)
       if (c[k] == c[k - 1]) return twice(m, i, c[k]);
+  if (!spd(m)) return KL_OK;
   if (!m->symmetric && !mirrored(m))
     for (int64_t i = 0; i < m->rows; i++)
       for (int64_t k = o[i]; k < o[i + 1]; k++) {
@@ -952,17 +999,18 @@ static void free_entries(matrix *m) {
 }
 
 /* The file into m's CSR: read, count, (in SCAN mode allocate,) fill,
- * check. */
+ * check; an array file read alone. */
 static kl_status build(matrix *m, FILE *f, int64_t size, enum mode mode,
-                       const kl_cg_matrix_info *expect) {
-  kl_status st = read_matrix(m, f, size, mode, expect, NULL, 0);
+                       const kl_mm_info *expect) {
+  kl_status st = read_file(m, f, size, mode, expect, NULL, 0);
+  if (m->array) return st;
   if (st == KL_OK) {
     /* Row r's count is in offsets[r + 1]: offsets[r] becomes its start. */
     for (int64_t r = 0; r < m->rows; r++) m->offsets[r + 1] += m->offsets[r];
     m->nnz = m->offsets[m->rows];
     if (mode == LOAD && m->nnz != expect->nnz) {
-      st = kl__usage(KL_IO, "matrix file " KL_Q " changed after it was "
-                     "scanned: %lld nonzeros now, %lld then",
+      st = kl__usage(KL_IO, "%s file " KL_Q " changed after it was scanned: "
+                     "%lld nonzeros now, %lld then", m->rules->kind,
                      KL_CLIP(m->path), (long long)m->nnz,
                      (long long)expect->nnz);
     } else if (mode == SCAN) {
@@ -978,56 +1026,61 @@ static kl_status build(matrix *m, FILE *f, int64_t size, enum mode mode,
   return st;
 }
 
-kl_status kl__cg_mm_scan(const char *path, kl_cg_matrix_info *info) {
+/* Either format's scan: a vector's rows asked for in info->rows. */
+static kl_status scan(const char *path, const kl_mm_rules *rules, int array,
+                      kl_mm_info *info) {
+  const int64_t rows = array ? info->rows : 0;
   struct stat s;
   if (stat(path, &s) == 0) {
     const file_id id = id_of(&s);
-    if (cached(path, &id)) {
-      if (cache.status != KL_OK)
-        return kl__usage(cache.status, "%s", cache.message);
-      *info = cache.info;
+    const verdict *c = cached(array, path, &id, rules, rows);
+    if (c && c->status != KL_OK)
+      return kl__usage(c->status, "%s", c->message);
+    if (c) {
+      *info = c->info;
       return KL_OK;
     }
   }
   FILE *f;
-  file_id id;
-  kl_status st = open_matrix(path, &f, &id);
+  file_id id = {0};
+  kl_status st = open_file(path, rules->kind, &f, &id);
   if (st != KL_OK) return st;
-  matrix m = {.path = path};
-  st = build(&m, f, id.size, SCAN, NULL);
+  matrix m = {.path = path, .rules = rules, .array = array};
+  st = build(&m, f, id.size, SCAN, array ? info : NULL);
   fclose(f);
   free(m.offsets);
   free(m.columns);
   free(m.values);
-  kl_cg_matrix_info got = {m.rows, m.nnz, m.symmetric};
+  const kl_mm_info got = {m.rows, m.cols, m.nnz, m.symmetric, m.field};
   /* A refusal is the file's content and comes again for the same file;
    * memory and I/O failures may not. */
-  if (st == KL_OK || st == KL_USAGE) remember(path, &id, st, &got);
+  if (st == KL_OK || st == KL_USAGE)
+    remember(array, path, &id, rules, rows, st, &got);
   if (st == KL_OK) *info = got;
   return st;
 }
 
-kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
-                         int64_t *offsets, int32_t *columns, double *values) {
+/* Either format's load into m's arrays. */
+static kl_status load(matrix *m, const kl_mm_info *expect) {
   FILE *f;
-  file_id id;
-  kl_status st = open_matrix(path, &f, &id);
-  if (st == KL_OK && cache.valid && strcmp(cache.path, path) == 0 &&
-      !same_id(&cache.id, &id)) {
-    if (id.size != cache.id.size)
-      st = kl__usage(KL_IO, "matrix file " KL_Q " changed after it was "
-                     "scanned: %lld bytes now, %lld then", KL_CLIP(path),
-                     (long long)id.size, (long long)cache.id.size);
+  file_id id = {0};
+  const verdict *c = &cache[m->array];
+  const char *kind = m->rules->kind;
+  kl_status st = open_file(m->path, kind, &f, &id);
+  if (st == KL_OK && c->valid && strcmp(c->path, m->path) == 0 &&
+      !same_id(&c->id, &id)) {
+    if (id.size != c->id.size)
+      st = kl__usage(KL_IO, "%s file " KL_Q " changed after it was scanned: "
+                     "%lld bytes now, %lld then", kind, KL_CLIP(m->path),
+                     (long long)id.size, (long long)c->id.size);
     else
-      st = kl__usage(KL_IO, "matrix file " KL_Q " changed after it was "
-                     "scanned: it was modified or replaced", KL_CLIP(path));
+      st = kl__usage(KL_IO, "%s file " KL_Q " changed after it was scanned: "
+                     "it was modified or replaced", kind, KL_CLIP(m->path));
     fclose(f);
     return st;
   }
   if (st == KL_OK) {
-    matrix m = {.path = path, .offsets = offsets, .columns = columns,
-                .values = values};
-    st = build(&m, f, id.size, LOAD, info);
+    st = build(m, f, id.size, LOAD, expect);
     fclose(f);
   }
   /* The file scanned was taken: one that is not now has changed. */
@@ -1039,232 +1092,34 @@ kl_status kl__cg_mm_load(const char *path, const kl_cg_matrix_info *info,
   return st;
 }
 
-/* ---- vectors: Matrix Market array files -----------------------------------
- * A vector of `rows` values (cg's right-hand side, its solution): the
- * header '%%MatrixMarket matrix array real|integer general', the size line
- * 'rows 1', then the values in order, one a line, each finite; comments
- * and blank lines anywhere after the header, as in a coordinate file. The
- * same reader, value parser and messages as a matrix's, named by `kind`
- * ("right-hand side file 'b.mtx', line 7: ..."). scan keeps its verdict
- * for the last file scanned on the thread (its path, size, time, inode and
- * the rows asked for), as the matrix's scan does. */
-
-static kl_status read_vector_header(matrix *m, char *p) {
-  char w[WORD_BYTES];
-  if (!word_is(p, "%%matrixmarket"))
-    return refuse(m, 1, "no Matrix Market header: the file does not start "
-                  "with %%%%MatrixMarket");
-  const char *what[] = {"object", "format", "field", "symmetry"};
-  for (int k = 0; k < 4; k++) {
-    p = next_word(p);
-    if (*p == '\n')
-      return refuse(m, 1, "the header has no %s: it is '%%%%MatrixMarket "
-                    "matrix array real|integer general'", what[k]);
-    if (k == 0 && !word_is(p, "matrix"))
-      return refuse(m, 1, "object " KL_Q " is not 'matrix'",
-                    KL_CLIP(quote(p, w)));
-    if (k == 1 && word_is(p, "coordinate"))
-      return refuse(m, 1, "format 'coordinate' is a sparse matrix; a "
-                    "vector is an 'array' file of one column");
-    if (k == 1 && !word_is(p, "array"))
-      return refuse(m, 1, "format " KL_Q " is not 'array'",
-                    KL_CLIP(quote(p, w)));
-    if (k == 2 && word_is(p, "complex"))
-      return refuse(m, 1, "field 'complex' is not taken: cg solves real "
-                    "systems ('real' or 'integer')");
-    if (k == 2 && !word_is(p, "real") && !word_is(p, "integer"))
-      return refuse(m, 1, "field " KL_Q " is not taken; valid: real, "
-                    "integer", KL_CLIP(quote(p, w)));
-    if (k == 2) m->integer = word_is(p, "integer");
-    if (k == 3 && !word_is(p, "general"))
-      return refuse(m, 1, "symmetry " KL_Q " is not taken: a vector (one "
-                    "column) is 'general'", KL_CLIP(quote(p, w)));
-  }
-  p = next_word(p);
-  if (*p != '\n')
-    return refuse(m, 1, "unexpected " KL_Q " after the header's symmetry",
-                  KL_CLIP(quote(p, w)));
-  return KL_OK;
+kl_status kl__mm_scan(const kl_mm_rules *rules, const char *path,
+                      kl_mm_info *info) {
+  return scan(path, rules, 0, info);
 }
 
-/* The size line 'rows columns': one column, as many rows as asked for. */
-static kl_status read_vector_size(const matrix *m, const reader *r, char *s,
-                                  int64_t rows) {
-  int64_t v[2];
-  int n = 0;
-  char *p = skip_blanks(s);
-  while (*p != '\n') {
-    char *q = n < 2 ? parse_count(p, &v[n]) : NULL;
-    if (!q) {
-      char w[WORD_BYTES];
-      return refuse(m, r->line, "malformed size line: " KL_Q " is not "
-                    "'rows columns' (two integers)",
-                    KL_CLIP(quote_to(skip_blanks(s), 1, w)));
-    }
-    n++;
-    p = skip_blanks(q);
-  }
-  if (n != 2)
-    return refuse(m, r->line, "malformed size line: %d integer%s, not 'rows "
-                  "columns'", n, n == 1 ? "" : "s");
-  if (v[1] != 1)
-    return refuse(m, r->line, "%lld columns: a vector is one column ('rows "
-                  "1')", (long long)v[1]);
-  if (v[0] != rows)
-    return refuse(m, r->line, "%lld rows, but the matrix has %lld",
-                  (long long)v[0], (long long)rows);
-  return KL_OK;
+kl_status kl__mm_load(const kl_mm_rules *rules, const char *path,
+                      const kl_mm_info *info, int64_t *offsets,
+                      int32_t *columns, double *values) {
+  matrix m = {.path = path, .rules = rules, .offsets = offsets,
+              .columns = columns, .values = values};
+  return load(&m, info);
 }
 
-/* One value line, from its first non-blank byte. */
-static kl_status read_vector_value(const matrix *m, int64_t line, char *p,
-                                   double *v) {
-  char w[WORD_BYTES];
-  kl_status st = read_value(m, line, &p, v);
-  if (st != KL_OK) return st;
-  if (*p != '\n')
-    return refuse(m, line, "unexpected " KL_Q " after the value: an array "
-                  "file gives one value a line", KL_CLIP(quote(p, w)));
-  return KL_OK;
+kl_status kl__mm_vector_scan(const kl_mm_rules *rules, const char *path,
+                             int64_t rows) {
+  kl_mm_info info = {.rows = rows};
+  return scan(path, rules, 1, &info);
 }
 
-/* The whole file: header, size line, `rows` values into out (NULL: only
- * checked), nothing but comments after them. */
-static kl_status read_vector_lines(matrix *m, reader *r, int64_t size,
-                                   int64_t rows, double *out) {
-  char *s;
-  int got = next_line(r, &s);
-  kl_status st = KL_OK;
-  if (got == LINE) st = read_vector_header(m, s);
-  int64_t k = 0;
-  int sized = 0;
-  while (st == KL_OK && got == LINE) {
-    got = next_line(r, &s);
-    if (got != LINE) break;
-    char *p = skip_blanks(s);
-    if (*p == '\n' || *p == '%') continue;
-    if (!sized) {
-      st = read_vector_size(m, r, s, rows);
-      sized = 1;
-      continue;
-    }
-    if (k == rows) {
-      st = refuse(m, r->line, "data after the last of the %lld values the "
-                  "size line gives", (long long)rows);
-      break;
-    }
-    double v = 0;
-    st = read_vector_value(m, r->line, p, &v);
-    if (st == KL_OK && out) out[k] = v;
-    k++;
-  }
-  if (st != KL_OK) return st;
-  const char *kind = m->kind ? m->kind : "vector";
-  if (got == TOO_LONG)
-    return refuse(m, r->line + 1, "the line is longer than %zu bytes",
-                  BLOCK_BYTES);
-  if (got == READ_ERROR)
-    return kl__usage(KL_IO, "reading %s file " KL_Q ": %s", kind,
-                     KL_CLIP(m->path), strerror(errno));
-  if (r->total != size)
-    return kl__usage(KL_IO, "%s file " KL_Q " changed while it was read: "
-                     "%lld bytes, then %lld", kind, KL_CLIP(m->path),
-                     (long long)size, (long long)r->total);
-  if (!sized)
-    return refuse(m, r->line, "malformed size line: the file ends before "
-                  "'rows columns'");
-  if (k < rows)
-    return refuse(m, r->line, "the file is truncated: it ends after %lld of "
-                  "the %lld values the size line gives", (long long)k,
-                  (long long)rows);
-  return KL_OK;
+kl_status kl__mm_vector_load(const kl_mm_rules *rules, const char *path,
+                             int64_t rows, double *out) {
+  matrix m = {.path = path, .rules = rules, .array = 1, .out = out};
+  const kl_mm_info want = {.rows = rows};
+  return load(&m, &want);
 }
 
-static kl_status read_vector(const char *path, const char *kind, FILE *f,
-                             int64_t size, int64_t rows, double *out) {
-  matrix m = {.path = path, .kind = kind};
-  reader r = {.f = f};
-  r.buf = malloc(BLOCK_BYTES + 1);
-  if (!r.buf)
-    return KL_FAIL(KL_NO_MEMORY, "out of host memory reading %s file " KL_Q,
-                   kind, KL_CLIP(path));
-  setvbuf(f, NULL, _IONBF, 0);
-  const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-  const locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
-  const kl_status st = read_vector_lines(&m, &r, size, rows, out);
-  if (c_locale) {
-    uselocale(old);
-    freelocale(c_locale);
-  }
-  free(r.buf);
-  return st;
-}
-
-static _Thread_local struct {
-  int valid;
-  char path[CACHE_PATH_BYTES];
-  file_id id;
-  int64_t rows;
-  kl_status status;
-  char message[MESSAGE_BYTES];
-} vector_cache;
-
-kl_status kl__cg_mm_vector_scan(const char *path, const char *kind,
-                                int64_t rows) {
-  struct stat s;
-  if (stat(path, &s) == 0) {
-    const file_id id = id_of(&s);
-    if (vector_cache.valid && vector_cache.rows == rows &&
-        strcmp(vector_cache.path, path) == 0 && same_id(&vector_cache.id, &id))
-      return vector_cache.status == KL_OK
-                 ? KL_OK
-                 : kl__usage(vector_cache.status, "%s", vector_cache.message);
-  }
-  FILE *f;
-  file_id id;
-  kl_status st = open_file(path, kind, &f, &id);
-  if (st != KL_OK) return st;
-  st = read_vector(path, kind, f, id.size, rows, NULL);
-  fclose(f);
-  if ((st == KL_OK || st == KL_USAGE) &&
-      strlen(path) < sizeof vector_cache.path) {
-    vector_cache.valid = 1;
-    strcpy(vector_cache.path, path);
-    vector_cache.id = id;
-    vector_cache.rows = rows;
-    vector_cache.status = st;
-    snprintf(vector_cache.message, sizeof vector_cache.message, "%s",
-             st == KL_OK ? "" : kl_last_error());
-  }
-  return st;
-}
-
-kl_status kl__cg_mm_vector_load(const char *path, const char *kind,
-                                int64_t rows, double *out) {
-  FILE *f;
-  file_id id;
-  kl_status st = open_file(path, kind, &f, &id);
-  if (st == KL_OK && vector_cache.valid &&
-      strcmp(vector_cache.path, path) == 0 &&
-      !same_id(&vector_cache.id, &id)) {
-    fclose(f);
-    return kl__usage(KL_IO, "%s file " KL_Q " changed after it was scanned: "
-                     "it was modified or replaced", kind, KL_CLIP(path));
-  }
-  if (st == KL_OK) {
-    st = read_vector(path, kind, f, id.size, rows, out);
-    fclose(f);
-  }
-  if (st == KL_USAGE) {
-    char why[MESSAGE_BYTES];
-    snprintf(why, sizeof why, "%s", kl_last_error());
-    st = kl__usage(KL_IO, "%s (the file changed after it was scanned)", why);
-  }
-  return st;
-}
-
-void kl__cg_mm_vector_write(FILE *f, const double *x, int64_t rows,
-                            const char *comment) {
+void kl__mm_vector_write(FILE *f, const double *x, int64_t rows,
+                         const char *comment) {
   const locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
   const locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
   fputs("%%MatrixMarket matrix array real general\n", f);

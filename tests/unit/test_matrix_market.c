@@ -1,10 +1,13 @@
-/* cg's Matrix Market reader (src/workloads/cg/cg-mm.c): the good files'
- * CSR element by element against matrices written here, one refusal per
- * bad file (KL_USAGE, a word of its message and the line it names), a
- * generated matrix with long rows in both storages, the cache of scan
- * (a file changed without changing its size or time is not read again; a
- * touched one is) and load's KL_IO for a file that changed after its scan.
- * Its argument: the folder of the files (tests/data/cg). */
+/* The Matrix Market reader (src/core/matrix-market.c), under cg's rules:
+ * the good files' CSR element by element against matrices written here,
+ * one refusal per bad file (KL_USAGE, a word of its message and the line
+ * it names), a generated matrix with long rows in both storages, the
+ * cache of scan (a file changed without changing its size or time is not
+ * read again; a touched one is), load's KL_IO for a file that changed
+ * after its scan, and vectors read and written; then the one value parser
+ * (the same text the same through a coordinate and an array file) and the
+ * format without cg's rules. Its argument: the folder of the files
+ * (tests/data/cg). */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <locale.h>
@@ -16,7 +19,12 @@
 #include <unistd.h>
 
 #include "expect.h"
-#include "workloads/cg/cg.h"
+#include "core/matrix-market.h"
+
+/* cg's rules (cg.c): its matrix, which must pass for symmetric positive
+ * definite, and its right-hand side. */
+static const kl_mm_rules spd = {"matrix", "cg", KL_MM_VALUES | KL_MM_SPD};
+static const kl_mm_rules rhs = {"right-hand side", "cg", 0};
 
 static const char *data_dir;
 static char temp_dir[512];
@@ -71,14 +79,14 @@ static const elem integer[] = {{0, 0, 2}, {0, 2, -1}, {1, 1, 3}, {2, 0, -1},
  * compare every element. */
 static void expect_matrix(const char *path, int64_t rows, const elem *want,
                           int64_t nnz, int symmetric_storage) {
-  kl_cg_matrix_info info = {0, 0, -1};
-  kl_status st = kl__cg_mm_scan(path, &info);
+  kl_mm_info info = {.symmetric = -1};
+  kl_status st = kl__mm_scan(&spd, path, &info);
   printf("%s: %s, %lld rows, %lld nonzeros, %s storage\n", path,
          kl_status_name(st), (long long)info.rows, (long long)info.nnz,
-         info.symmetric_storage ? "symmetric" : "general");
+         info.symmetric ? "symmetric" : "general");
   EXPECT(st == KL_OK);
   EXPECT(info.rows == rows && info.nnz == nnz &&
-         info.symmetric_storage == symmetric_storage);
+         info.symmetric == symmetric_storage);
   if (st != KL_OK || info.rows != rows || info.nnz != nnz) return;
   int64_t *offsets = malloc((size_t)(rows + 1) * sizeof *offsets);
   int32_t *columns = malloc((size_t)nnz * sizeof *columns);
@@ -92,7 +100,7 @@ static void expect_matrix(const char *path, int64_t rows, const elem *want,
   memset(offsets, 0xFF, (size_t)(rows + 1) * sizeof *offsets);
   memset(columns, 0xFF, (size_t)nnz * sizeof *columns);
   memset(values, 0xFF, (size_t)nnz * sizeof *values);
-  st = kl__cg_mm_load(path, &info, offsets, columns, values);
+  st = kl__mm_load(&spd, path, &info, offsets, columns, values);
   EXPECT(st == KL_OK);
   int64_t bad = 0;
   bad += offsets[0] != 0 || offsets[rows] != nnz;
@@ -169,8 +177,8 @@ static void test_bad_files(void) {
        "line 8:"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
-    kl_cg_matrix_info info;
-    const kl_status st = kl__cg_mm_scan(data(bad[k].file), &info);
+    kl_mm_info info;
+    const kl_status st = kl__mm_scan(&spd, data(bad[k].file), &info);
     const char *error = kl_last_error();
     printf("%-26s %s: %s\n", bad[k].file, kl_status_name(st), error);
     EXPECT(st == KL_USAGE);
@@ -180,12 +188,12 @@ static void test_bad_files(void) {
     EXPECT(strstr(error, bad[k].word) != NULL);
     EXPECT(!bad[k].line || strstr(error, bad[k].line) != NULL);
   }
-  kl_cg_matrix_info info;
-  EXPECT(kl__cg_mm_scan(data("missing.mtx"), &info) == KL_USAGE &&
+  kl_mm_info info;
+  EXPECT(kl__mm_scan(&spd, data("missing.mtx"), &info) == KL_USAGE &&
          strstr(kl_last_error(), "No such file or directory"));
-  EXPECT(kl__cg_mm_scan(".", &info) == KL_USAGE &&
+  EXPECT(kl__mm_scan(&spd, ".", &info) == KL_USAGE &&
          strstr(kl_last_error(), "is a directory"));
-  EXPECT(kl__cg_mm_scan("", &info) == KL_USAGE &&
+  EXPECT(kl__mm_scan(&spd, "", &info) == KL_USAGE &&
          strstr(kl_last_error(), "name is empty"));
 }
 
@@ -252,8 +260,8 @@ static void test_edges(void) {
   const char *path = temp(path_buf, "edge.mtx");
   for (size_t k = 0; k < sizeof edge / sizeof *edge; k++) {
     EXPECT(write_text(path, edge[k].text));
-    kl_cg_matrix_info info;
-    const kl_status st = kl__cg_mm_scan(path, &info);
+    kl_mm_info info;
+    const kl_status st = kl__mm_scan(&spd, path, &info);
     printf("edge %zu: %s%s%s\n", k, kl_status_name(st), st ? ": " : "",
            st ? kl_last_error() : "");
     if (!edge[k].word) {
@@ -289,12 +297,12 @@ static void test_values(void) {
           (int)N, (int)N, (int)N);
   for (int k = 0; k < N; k++) fprintf(f, "%d %d %s\n", k + 1, k + 1, text[k]);
   fclose(f);
-  kl_cg_matrix_info info;
+  kl_mm_info info;
   int64_t offsets[N + 1];
   int32_t columns[N];
   double values[N];
-  EXPECT(kl__cg_mm_scan(path, &info) == KL_OK && info.nnz == N);
-  EXPECT(kl__cg_mm_load(path, &info, offsets, columns, values) == KL_OK);
+  EXPECT(kl__mm_scan(&spd, path, &info) == KL_OK && info.nnz == N);
+  EXPECT(kl__mm_load(&spd, path, &info, offsets, columns, values) == KL_OK);
   for (int k = 0; k < N; k++) {
     const double want = strtod(text[k], NULL);
     if (memcmp(&want, &values[k], sizeof want) != 0)
@@ -320,8 +328,8 @@ static void test_long_lines(void) {
     for (size_t k = 0; k < long_bytes; k++) fputc(comment ? 'x' : ' ', f);
     fputs(comment ? "\n1 1 1\n1 1 2\n" : "\n1 1 2\n", f);
     fclose(f);
-    kl_cg_matrix_info info;
-    const kl_status st = kl__cg_mm_scan(path, &info);
+    kl_mm_info info;
+    const kl_status st = kl__mm_scan(&spd, path, &info);
     printf("line of %zu bytes (%s): %s %s\n", long_bytes,
            comment ? "comment" : "data", kl_status_name(st),
            st ? kl_last_error() : "");
@@ -442,20 +450,20 @@ static void test_cache(void) {
     return;
   }
   const long at = (long)(diagonal - text) + 4;
-  kl_cg_matrix_info info, again;
-  EXPECT(kl__cg_mm_scan(path, &info) == KL_OK && info.nnz == 17);
+  kl_mm_info info, again;
+  EXPECT(kl__mm_scan(&spd, path, &info) == KL_OK && info.nnz == 17);
   struct stat before;
   EXPECT(stat(path, &before) == 0);
   /* A(5,5) = -55: refused, were the file read. */
   patch(path, at, "-55");
   set_mtime(path, &before.st_mtim);
-  EXPECT(kl__cg_mm_scan(path, &again) == KL_OK && again.nnz == 17 &&
+  EXPECT(kl__mm_scan(&spd, path, &again) == KL_OK && again.nnz == 17 &&
          again.rows == 5);
   /* Touched: read again. */
   struct timespec later = before.st_mtim;
   later.tv_sec += 10;
   set_mtime(path, &later);
-  EXPECT(kl__cg_mm_scan(path, &again) == KL_USAGE &&
+  EXPECT(kl__mm_scan(&spd, path, &again) == KL_USAGE &&
          strstr(kl_last_error(), "A(5, 5) = -55 is not positive"));
   char first[512];
   snprintf(first, sizeof first, "%s", kl_last_error());
@@ -463,11 +471,11 @@ static void test_cache(void) {
    * good again under the same size and time. */
   patch(path, at, "5.5");
   set_mtime(path, &later);
-  EXPECT(kl__cg_mm_scan(path, &again) == KL_USAGE &&
+  EXPECT(kl__mm_scan(&spd, path, &again) == KL_USAGE &&
          strcmp(first, kl_last_error()) == 0);
   later.tv_sec += 10;
   set_mtime(path, &later);
-  EXPECT(kl__cg_mm_scan(path, &again) == KL_OK && again.nnz == 17);
+  EXPECT(kl__mm_scan(&spd, path, &again) == KL_OK && again.nnz == 17);
   /* A copy put in its place, size and time kept: another inode. */
   char copy_buf[TEMP_PATH];
   const char *copy = temp(copy_buf, "cache-copy.mtx");
@@ -475,7 +483,7 @@ static void test_cache(void) {
   patch(copy, at, "-55");
   set_mtime(copy, &later);
   EXPECT(rename(copy, path) == 0);
-  EXPECT(kl__cg_mm_scan(path, &again) == KL_USAGE &&
+  EXPECT(kl__mm_scan(&spd, path, &again) == KL_USAGE &&
          strstr(kl_last_error(), "is not positive"));
   remove(path);
   free(text);
@@ -496,50 +504,50 @@ static void test_changed(void) {
   int64_t offsets[6];
   int32_t columns[17];
   double values[17];
-  kl_cg_matrix_info info;
+  kl_mm_info info;
   EXPECT(write_text(path, small_text));
-  EXPECT(kl__cg_mm_scan(path, &info) == KL_OK);
-  EXPECT(kl__cg_mm_load(path, &info, offsets, columns, values) == KL_OK);
+  EXPECT(kl__mm_scan(&spd, path, &info) == KL_OK);
+  EXPECT(kl__mm_load(&spd, path, &info, offsets, columns, values) == KL_OK);
   EXPECT(write_text(path, general_text));
-  kl_status st = kl__cg_mm_load(path, &info, offsets, columns, values);
+  kl_status st = kl__mm_load(&spd, path, &info, offsets, columns, values);
   printf("grown: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "changed after it was "
                                                 "scanned"));
   /* The same size, written later. */
   EXPECT(write_text(path, small_text));
-  EXPECT(kl__cg_mm_scan(path, &info) == KL_OK);
+  EXPECT(kl__mm_scan(&spd, path, &info) == KL_OK);
   struct stat s;
   EXPECT(stat(path, &s) == 0);
   struct timespec later = s.st_mtim;
   later.tv_sec += 10;
   set_mtime(path, &later);
-  st = kl__cg_mm_load(path, &info, offsets, columns, values);
+  st = kl__mm_load(&spd, path, &info, offsets, columns, values);
   printf("touched: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "modified or replaced"));
   /* Removed. */
-  EXPECT(kl__cg_mm_scan(path, &info) == KL_OK);
+  EXPECT(kl__mm_scan(&spd, path, &info) == KL_OK);
   remove(path);
-  st = kl__cg_mm_load(path, &info, offsets, columns, values);
+  st = kl__mm_load(&spd, path, &info, offsets, columns, values);
   printf("removed: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "No such file"));
   /* With no scan of this file to compare with (the cache holds another),
    * the counts: another matrix, or one that is no longer taken. */
-  EXPECT(kl__cg_mm_scan(data("small.mtx"), &info) == KL_OK);
-  st = kl__cg_mm_load(data("integer.mtx"), &info, offsets, columns, values);
+  EXPECT(kl__mm_scan(&spd, data("small.mtx"), &info) == KL_OK);
+  st = kl__mm_load(&spd, data("integer.mtx"), &info, offsets, columns, values);
   printf("other counts: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "3 rows in symmetric storage "
                                                 "now, 5 in symmetric then"));
-  st = kl__cg_mm_load(data("bad-negative-diagonal.mtx"), &info, offsets,
+  st = kl__mm_load(&spd, data("bad-negative-diagonal.mtx"), &info, offsets,
                       columns, values);
   EXPECT(st == KL_IO);
-  kl_cg_matrix_info three = {3, 5, 1};
-  st = kl__cg_mm_load(data("bad-negative-diagonal.mtx"), &three, offsets,
+  kl_mm_info three = {.rows = 3, .nnz = 5, .symmetric = 1};
+  st = kl__mm_load(&spd, data("bad-negative-diagonal.mtx"), &three, offsets,
                       columns, values);
   printf("now refused: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "is not positive") &&
          strstr(kl_last_error(), "changed after it was scanned"));
-  kl_cg_matrix_info more = {5, 16, 1};
-  st = kl__cg_mm_load(data("small.mtx"), &more, offsets, columns, values);
+  kl_mm_info more = {.rows = 5, .nnz = 16, .symmetric = 1};
+  st = kl__mm_load(&spd, data("small.mtx"), &more, offsets, columns, values);
   printf("other nonzeros: %s: %s\n", kl_status_name(st), kl_last_error());
   EXPECT(st == KL_IO && strstr(kl_last_error(), "17 nonzeros now, 16 then"));
   free(small_text);
@@ -549,7 +557,6 @@ static void test_changed(void) {
 /* ---- vectors: Matrix Market array files (cg's --rhs and --solution) ---- */
 
 #define ARRAY "%%MatrixMarket matrix array real general\n"
-#define RHS "right-hand side"
 
 /* The values a good file holds, bit for bit. */
 static void expect_vector(const char *text, const double *want, int64_t rows) {
@@ -558,8 +565,8 @@ static void expect_vector(const char *text, const double *want, int64_t rows) {
   EXPECT(write_text(path, text));
   double got[8];
   memset(got, 0xFF, sizeof got);
-  kl_status st = kl__cg_mm_vector_scan(path, RHS, rows);
-  if (st == KL_OK) st = kl__cg_mm_vector_load(path, RHS, rows, got);
+  kl_status st = kl__mm_vector_scan(&rhs, path, rows);
+  if (st == KL_OK) st = kl__mm_vector_load(&rhs, path, rows, got);
   printf("vector of %lld: %s %s\n", (long long)rows, kl_status_name(st),
          kl_last_error());
   EXPECT(st == KL_OK && memcmp(got, want, (size_t)rows * sizeof *got) == 0);
@@ -575,7 +582,7 @@ static void test_vectors(void) {
   expect_vector("%%MatrixMarket matrix array integer general\r\n% b\r\n\r\n"
                 "  3   1 \r\n 1\r\n% between\r\n-2 \r\n\r\n+7", ints, 3);
   /* The file the CLI tests solve with. */
-  EXPECT(kl__cg_mm_vector_scan(data("rhs-small.mtx"), RHS, 5) == KL_OK);
+  EXPECT(kl__mm_vector_scan(&rhs, data("rhs-small.mtx"), 5) == KL_OK);
   static const struct {
     const char *text, *word, *line;
   } bad[] = {
@@ -624,7 +631,7 @@ static void test_vectors(void) {
   const char *path = temp(path_buf, "bad.mtx");
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     EXPECT(write_text(path, bad[k].text));
-    const kl_status st = kl__cg_mm_vector_scan(path, RHS, 3);
+    const kl_status st = kl__mm_vector_scan(&rhs, path, 3);
     const char *error = kl_last_error();
     printf("bad vector %zu: %s: %s\n", k, kl_status_name(st), error);
     EXPECT(st == KL_USAGE && strstr(error, "right-hand side file '"));
@@ -632,21 +639,21 @@ static void test_vectors(void) {
     EXPECT(!bad[k].line || strstr(error, bad[k].line) != NULL);
     /* A load of it (the file changed after a scan that took it). */
     double x[3];
-    EXPECT(kl__cg_mm_vector_load(path, RHS, 3, x) == KL_IO);
+    EXPECT(kl__mm_vector_load(&rhs, path, 3, x) == KL_IO);
     remove(path);
   }
-  EXPECT(kl__cg_mm_vector_scan("missing.mtx", RHS, 3) == KL_USAGE &&
+  EXPECT(kl__mm_vector_scan(&rhs, "missing.mtx", 3) == KL_USAGE &&
          strstr(kl_last_error(), "cannot read right-hand side file "
                                  "'missing.mtx': No such file"));
-  EXPECT(kl__cg_mm_vector_scan(".", RHS, 3) == KL_USAGE &&
+  EXPECT(kl__mm_vector_scan(&rhs, ".", 3) == KL_USAGE &&
          strstr(kl_last_error(), "is a directory"));
 
   /* The cache: the same file asked for other rows is refused. */
   EXPECT(write_text(path, ARRAY "3 1\n1\n2\n3\n"));
-  EXPECT(kl__cg_mm_vector_scan(path, RHS, 3) == KL_OK);
-  EXPECT(kl__cg_mm_vector_scan(path, RHS, 4) == KL_USAGE &&
+  EXPECT(kl__mm_vector_scan(&rhs, path, 3) == KL_OK);
+  EXPECT(kl__mm_vector_scan(&rhs, path, 4) == KL_USAGE &&
          strstr(kl_last_error(), "3 rows, but the matrix has 4"));
-  EXPECT(kl__cg_mm_vector_scan(path, RHS, 3) == KL_OK);
+  EXPECT(kl__mm_vector_scan(&rhs, path, 3) == KL_OK);
   /* Touched after its scan: load says it changed. */
   struct stat st;
   EXPECT(stat(path, &st) == 0);
@@ -654,7 +661,7 @@ static void test_vectors(void) {
   later.tv_sec += 10;
   set_mtime(path, &later);
   double x[3];
-  const kl_status loaded = kl__cg_mm_vector_load(path, RHS, 3, x);
+  const kl_status loaded = kl__mm_vector_load(&rhs, path, 3, x);
   printf("touched vector: %s: %s\n", kl_status_name(loaded),
          kl_last_error());
   EXPECT(loaded == KL_IO && strstr(kl_last_error(), "modified or replaced"));
@@ -676,15 +683,15 @@ static void test_vectors(void) {
   FILE *f = fopen(path, "wb");
   EXPECT(f != NULL);
   if (f) {
-    kl__cg_mm_vector_write(f, awkward, rows, "first line\nsecond\tline");
+    kl__mm_vector_write(f, awkward, rows, "first line\nsecond\tline");
     EXPECT(!ferror(f));
     EXPECT(fclose(f) == 0);
   }
   setlocale(LC_NUMERIC, saved);
   double back[8];
   memset(back, 0, sizeof back);
-  kl_status got = kl__cg_mm_vector_scan(path, RHS, rows);
-  if (got == KL_OK) got = kl__cg_mm_vector_load(path, RHS, rows, back);
+  kl_status got = kl__mm_vector_scan(&rhs, path, rows);
+  if (got == KL_OK) got = kl__mm_vector_load(&rhs, path, rows, back);
   printf("written and read back: %s %s\n", kl_status_name(got),
          kl_last_error());
   EXPECT(got == KL_OK &&
@@ -697,9 +704,106 @@ static void test_vectors(void) {
   remove(path);
 }
 
+/* ---- the one value parser: the same text the same through both formats */
+
+/* No checks past the format's own: a value's verdict is the parser's. */
+static const kl_mm_rules plain = {"matrix", "a test", 0};
+
+/* text as the one value of a 1x1 coordinate file and of a vector of one,
+ * of the field given: the same verdict, the same value to the bit or the
+ * same message. */
+static void expect_same_value(const char *field, const char *text) {
+  char path_buf[TEMP_PATH], coordinate[160], array[160], message[512];
+  const char *path = temp(path_buf, "value.mtx");
+  snprintf(coordinate, sizeof coordinate, "%%%%MatrixMarket matrix "
+           "coordinate %s general\n1 1 1\n1 1 %s\n", field, text);
+  snprintf(array, sizeof array, "%%%%MatrixMarket matrix array %s "
+           "general\n1 1\n%s\n", field, text);
+  kl_mm_info info;
+  int64_t offsets[2];
+  int32_t column;
+  double a = -1, b = -2;
+  EXPECT(write_text(path, coordinate));
+  kl_status sa = kl__mm_scan(&plain, path, &info);
+  if (sa == KL_OK)
+    sa = kl__mm_load(&plain, path, &info, offsets, &column, &a);
+  snprintf(message, sizeof message, "%s", kl_last_error());
+  EXPECT(write_text(path, array));
+  kl_status sb = kl__mm_vector_scan(&plain, path, 1);
+  if (sb == KL_OK) sb = kl__mm_vector_load(&plain, path, 1, &b);
+  printf("%s '%s': %s %s | %s %s\n", field, text, kl_status_name(sa),
+         sa ? message : "", kl_status_name(sb), sb ? kl_last_error() : "");
+  EXPECT(sa == sb);
+  if (sa == KL_OK) EXPECT(memcmp(&a, &b, sizeof a) == 0);
+  else EXPECT(strcmp(message, kl_last_error()) == 0);
+  remove(path);
+}
+
+static void test_one_parser(void) {
+  static const char *const text[] = {
+      "1", "-0", "+2.5", "5.", ".5", "1E5", "1e-400", "0.1",
+      "1.7976931348623157e308", "12345678901234567890123456789",
+      "1e999", "-1e999", "1.7976931348623159e308", "nan", "NaN", "-inf",
+      "Infinity", "nan(0x1)", "0x1p3", "1e", ".", "-", "1.5e+", "1,5",
+      "2.0x", "1.0", "1e3", "-4", "99999999999999999999999"};
+  for (size_t k = 0; k < sizeof text / sizeof *text; k++) {
+    expect_same_value("real", text[k]);
+    expect_same_value("integer", text[k]);
+  }
+}
+
+/* Beyond cg's rules: a pattern file (each value 1), a matrix that is not
+ * square, and what the format itself refuses. */
+static void test_plain(void) {
+  char path_buf[TEMP_PATH];
+  const char *path = temp(path_buf, "plain.mtx");
+  kl_mm_info info;
+  int64_t offsets[3];
+  int32_t columns[3];
+  double values[3];
+  EXPECT(write_text(path, "%%MatrixMarket matrix coordinate pattern general"
+                          "\n2 3 3\n2 1\n1 3\n1 2\n"));
+  EXPECT(kl__mm_scan(&plain, path, &info) == KL_OK && info.rows == 2 &&
+         info.columns == 3 && info.nnz == 3 && info.field == KL_MM_PATTERN);
+  EXPECT(kl__mm_load(&plain, path, &info, offsets, columns, values) ==
+         KL_OK);
+  EXPECT(offsets[0] == 0 && offsets[1] == 2 && offsets[2] == 3 &&
+         columns[0] == 1 && columns[1] == 2 && columns[2] == 0 &&
+         values[0] == 1 && values[1] == 1 && values[2] == 1);
+  static const struct {
+    const char *text, *word;
+  } bad[] = {
+      {"%%MatrixMarket matrix coordinate pattern general\n1 1 1\n1 1 5\n",
+       "line 3: unexpected '5' after the indices"},
+      {"%%MatrixMarket matrix coordinate real general\n2 3 1\n1 4 1\n",
+       "column index '4' is out of range 1..3"},
+      {"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n",
+       "not square: 2 rows, 3 columns (symmetric storage"},
+      {"%%MatrixMarket matrix coordinate real general\n2 0 0\n",
+       "the size line gives 0 columns"},
+      {"%%MatrixMarket matrix coordinate real skew-symmetric\n1 1 0\n",
+       "'skew-symmetric' is not taken; valid: general, symmetric"},
+      {"%%MatrixMarket matrix coordinate double general\n1 1 0\n",
+       "unknown field 'double'; valid: real, integer, pattern"},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n1 2 1\n",
+       "entry (1, 2) is given twice, on lines 3 and 4"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    EXPECT(write_text(path, bad[k].text));
+    const kl_status st = kl__mm_scan(&plain, path, &info);
+    printf("plain %zu: %s: %s\n", k, kl_status_name(st), kl_last_error());
+    EXPECT(st == KL_USAGE && strstr(kl_last_error(), bad[k].word));
+  }
+  /* Taken without KL_MM_SPD: no diagonal, a negative one, unsymmetric. */
+  EXPECT(write_text(path, "%%MatrixMarket matrix coordinate real general\n"
+                          "2 2 2\n1 2 -1\n2 2 -3\n"));
+  EXPECT(kl__mm_scan(&plain, path, &info) == KL_OK && info.nnz == 2);
+  remove(path);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) {
-    printf("usage: test_cg_mm DATA_DIR (tests/data/cg)\n");
+    printf("usage: test_matrix_market DATA_DIR (tests/data/cg)\n");
     return 2;
   }
   data_dir = argv[1];
@@ -707,7 +811,7 @@ int main(int argc, char **argv) {
     printf("cannot enter %s\n", data_dir);
     return 1;
   }
-  temp_template(temp_dir, sizeof temp_dir, "kladder-cg-mm");
+  temp_template(temp_dir, sizeof temp_dir, "kladder-matrix-market");
   if (!mkdtemp(temp_dir)) {
     printf("no temporary directory\n");
     return 1;
@@ -726,6 +830,8 @@ int main(int argc, char **argv) {
   test_cache();
   test_changed();
   test_vectors();
+  test_one_parser();
+  test_plain();
   /* Every test removed what it wrote: the folder is empty. */
   EXPECT(rmdir(temp_dir) == 0);
   printf("%d passed, %d failed\n", passes, failures);
