@@ -94,3 +94,17 @@ assert all(r["interrupted"] == "1" for r in rows), "the CSV says not"
   fi
   grep -q "kladder: interrupted" "$dir/out.txt" || fail "$name: no message"
 }
+
+# rank_1_killed: once the run ($name) has finished its first rung, SIGKILL
+# to rank 1's group (the rank and mpi-rank.sh, whose pid file says it);
+# mpirun must end the job within 15 s, not with exit 0.
+rank_1_killed() {
+  wait_for "^\[2/" "$name: the first rung did not finish"
+  sleep 1
+  killed=$(date +%s)
+  kill -s KILL -- "-$(cat "$dir/rank-1.pid")"
+  finish
+  took=$(($(date +%s) - killed))
+  [ "$code" != 0 ] || fail "$name: mpirun exited 0"
+  [ "$took" -le 15 ] || fail "$name: the job took $took s to end"
+}
