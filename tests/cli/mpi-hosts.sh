@@ -90,7 +90,8 @@ export KLADDER_TEST_HOSTS="$dir/hosts"
 # background ($job) under a timeout; mpirun's process id in
 # $dir/mpirun.pid, its output in $dir/out.txt.
 across() {
-  rm -f "$dir"/rank-* "$dir/mpirun.pid"
+  # The last run's output goes first: a pattern waited for is this run's.
+  rm -f "$dir"/rank-* "$dir/mpirun.pid" "$dir/out.txt"
   timeout 120 nsenter -t $a -n -u sh -c 'echo $$ >"$0"; exec "$@"' \
     "$dir/mpirun.pid" "$mpiexec" --mca plm_rsh_agent "$agent" \
     --host 10.77.0.1,10.77.0.2 -n 2 --mca btl tcp,self \

@@ -24,7 +24,8 @@ export OMP_NUM_THREADS=1
 # $dir/NAME.json and .csv; mpirun's process id in $dir/mpirun.pid.
 start() {
   name=$1
-  rm -f "$dir"/rank-* "$dir/mpirun.pid"
+  # The last run's output goes first: a pattern waited for is this run's.
+  rm -f "$dir"/rank-* "$dir/mpirun.pid" "$dir/out.txt"
   timeout 120 sh -c 'echo $$ >"$0"; exec "$@"' "$dir/mpirun.pid" \
     "$mpiexec" -n 2 sh "$rank_sh" "$dir" \
     "$kladder" run -w cg-dist -b openmp -n 16 --reps 1000 --max-time 2 \
