@@ -1627,11 +1627,11 @@ int compare_main(int argc, char **argv) {
   for (int i = 0; i < OUTS; i++) {
     if (!paths[i]) continue;
     for (int j = i + 1; j < OUTS; j++)
-      if (paths[j] && same_file(paths[i], paths[j]))
+      if (paths[j] && kl__same_file(paths[i], paths[j]))
         return bad_usage("%s and %s name the same file '%s'", out_flags[i],
                          out_flags[j], shown(paths[i], show));
     for (int k = 0; k < 2; k++)
-      if (strcmp(paths[i], "-") != 0 && same_file(paths[i], inputs[k]))
+      if (strcmp(paths[i], "-") != 0 && kl__same_file(paths[i], inputs[k]))
         return error_line("%s '%s' is %s, an input: refusing to write over "
                           "it", out_flags[i], shown(paths[i], show),
                           k ? "NEW" : "BASE");

@@ -1263,13 +1263,13 @@ static int parse_run(run_command *c, int argc, char **argv) {
   for (int i = 0; i < OUTS && code == 0; i++) {
     if (!out_path[i]) continue;
     for (int j = i + 1; j < OUTS && code == 0; j++)
-      if (out_path[j] && same_file(out_path[i], out_path[j]))
+      if (out_path[j] && kl__same_file(out_path[i], out_path[j]))
         code = bad_usage(ps.help, "%s and %s name the same file '%s'",
                          out_flag[i], out_flag[j], shown(out_path[i], show));
     /* --solution against the inputs: the library's (it reads them). */
     for (int k = 0; k < 2 && code == 0 && i < OUTS - 1; k++)
       if (in_path[k] && strcmp(out_path[i], "-") != 0 &&
-          same_file(out_path[i], in_path[k]))
+          kl__same_file(out_path[i], in_path[k]))
         code = bad_usage(ps.help, "%s '%s' is the file of %s, an input: "
                          "refusing to write over it", out_flag[i],
                          shown(out_path[i], show), in_flag[k]);

@@ -27,7 +27,7 @@
  * data-c where it is computed from them (a ratio), so a test can read both
  * (tests/cli/check_report.py). Numbers are shown with at least three
  * significant digits, as the table of `kladder run` shows them. */
-#define _POSIX_C_SOURCE 200809L /* open_memstream, fileno, realpath */
+#define _POSIX_C_SOURCE 200809L /* open_memstream, fileno */
 #include "report-html.h"
 #include "report-md.h"
 
@@ -2250,7 +2250,7 @@ int report_write_db(const char *out, const char *const *inputs, int count,
                     history_db *db, char *err, size_t errlen) {
   for (int i = 0; i < count; i++)
     if (strcmp(out, "-") != 0 &&
-        (strcmp(out, inputs[i]) == 0 || same_file(out, inputs[i]))) {
+        kl__same_file(out, inputs[i])) {
       snprintf(err, errlen, "the report %s would overwrite the results file "
                "it reads", out);
       return 2;

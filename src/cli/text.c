@@ -1,5 +1,5 @@
 /* The command's shared text helpers (text.h). */
-#define _XOPEN_SOURCE 700 /* mkstemp, fdopen, realpath */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include "text.h"
 
 #include <ctype.h>
@@ -294,46 +294,6 @@ void machine_cut(const char *name, int width, char *dst, size_t size) {
   size_t end = bytes_of(words, width - 1);
   while (end > 0 && strchr(" /|:,", words[end - 1])) end--;
   snprintf(dst, size, "%.*s~", (int)end, words);
-}
-
-/* A path made absolute: realpath where it exists, else its directory's
- * realpath and its name; NULL where neither resolves. */
-static char *canonical(const char *path) {
-  char *whole = realpath(path, NULL);
-  if (whole) return whole;
-  const char *slash = strrchr(path, '/');
-  char *dir;
-  if (!slash) dir = realpath(".", NULL);
-  else if (slash == path) dir = realpath("/", NULL);
-  else {
-    char *head = malloc((size_t)(slash - path) + 1);
-    if (!head) return NULL;
-    memcpy(head, path, (size_t)(slash - path));
-    head[slash - path] = '\0';
-    dir = realpath(head, NULL);
-    free(head);
-  }
-  if (!dir) return NULL;
-  const char *name = slash ? slash + 1 : path;
-  char *joined = malloc(strlen(dir) + strlen(name) + 2);
-  if (joined) sprintf(joined, "%s/%s", dir, name);
-  free(dir);
-  return joined;
-}
-
-/* Two paths that name one file: the same device and inode where both
- * exist (a link included), else the same absolute path. */
-int same_file(const char *a, const char *b) {
-  if (strcmp(a, b) == 0) return 1;
-  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
-  struct stat sa, sb;
-  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  char *ca = canonical(a), *cb = canonical(b);
-  const int same = ca && cb && strcmp(ca, cb) == 0;
-  free(ca);
-  free(cb);
-  return same;
 }
 
 int plain_number(const char *s) {

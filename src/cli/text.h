@@ -74,10 +74,6 @@ void machine_cut(const char *name, int width, char *dst, size_t size);
  * digit (or a point and a digit); no leading space, no hexadecimal, no
  * "nan" or "inf". strtod and strtol take more than the user means. */
 int plain_number(const char *s);
-/* Two paths that name one file: the same device and inode where both
- * exist (a link included), else the same absolute path; "-" (standard
- * input or output) is no file. */
-int same_file(const char *a, const char *b);
 /* fn the handler of SIGINT and SIGTERM, the signals that stop a run or a
  * tune after the repetition in progress. */
 void catch_stop_signals(void (*fn)(int));

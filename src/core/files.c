@@ -1,7 +1,7 @@
 /* The results files' POSIX side: where a file is written, checked before
  * the run, and written beside its destination so that a failed run leaves
  * nothing behind. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -236,4 +236,42 @@ kl_status kl__input_read(const char *path, int64_t planned, int64_t offset,
   }
   fclose(f);
   return st;
+}
+
+/* A path made absolute: realpath where it exists, else its directory's
+ * realpath and its name; NULL where neither resolves. */
+static char *canonical(const char *path) {
+  char *whole = realpath(path, NULL);
+  if (whole) return whole;
+  const char *slash = strrchr(path, '/');
+  char *dir;
+  if (!slash) dir = realpath(".", NULL);
+  else if (slash == path) dir = realpath("/", NULL);
+  else {
+    char *head = malloc((size_t)(slash - path) + 1);
+    if (!head) return NULL;
+    memcpy(head, path, (size_t)(slash - path));
+    head[slash - path] = '\0';
+    dir = realpath(head, NULL);
+    free(head);
+  }
+  if (!dir) return NULL;
+  const char *name = slash ? slash + 1 : path;
+  char *joined = malloc(strlen(dir) + strlen(name) + 2);
+  if (joined) sprintf(joined, "%s/%s", dir, name);
+  free(dir);
+  return joined;
+}
+
+int kl__same_file(const char *a, const char *b) {
+  if (strcmp(a, b) == 0) return 1;
+  if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  char *ca = canonical(a), *cb = canonical(b);
+  const int same = ca && cb && strcmp(ca, cb) == 0;
+  free(ca);
+  free(cb);
+  return same;
 }

@@ -14,15 +14,7 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-
-/* Whether two paths name one file: the same text, or one existing file
- * by two names (x.mtx and ./x.mtx, a link). */
-static int same_file(const char *a, const char *b) {
-  struct stat sa, sb;
-  return strcmp(a, b) == 0 || (stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-                               sa.st_dev == sb.st_dev &&
-                               sa.st_ino == sb.st_ino);
-}
+#include "tool.h"
 
 /* A sentence appended to a run's notes: each followed by a space (one is
  * put after a last sentence that was trimmed of it). */
@@ -91,12 +83,12 @@ kl_status kl__named_files_apply(const kl_workload *w, const kl_options *o,
       if (!*path)
         return kl__usage(KL_USAGE, "the %s file's name is empty", name);
       const char *read =
-          in->input_file && same_file(in->input_file, path) ? "input" : NULL;
+          in->input_file && kl__same_file(in->input_file, path) ? "input" : NULL;
       for (int j = 0; j < KL_MAX_FILES && !read; j++) {
         int kj = 0;
         const kl_named_file *g =
             given[j].name ? file_of(w, given[j].name, &kj) : NULL;
-        if (g && g->role == KL_IN && same_file(given[j].path, path))
+        if (g && g->role == KL_IN && kl__same_file(given[j].path, path))
           read = g->name;
       }
       if (read)

@@ -92,6 +92,12 @@ kl_status kl__results_parse(const char *name, const char *text, size_t len,
  * writing failed). */
 kl_status kl__file_write(const char *path, const void *data, size_t len);
 
+/* Whether two paths name one file: the same text; the same device and
+ * inode where both exist (x.mtx and ./x.mtx, a link); else the same
+ * absolute path (an output not made yet). "-" (standard input or output)
+ * is no file but itself. */
+int kl__same_file(const char *a, const char *b);
+
 /* Parse a sweep of sizes (kladder-run.h says its form): the values in
  * the order given into out[0 .. *count - 1]. KL_USAGE, with one line in kl_last_error(), for an empty
  * item, a size that does not parse, a range that runs down (LO above HI)
