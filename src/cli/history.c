@@ -674,9 +674,10 @@ static int append_one(history_db *h, statements *s, const loaded *l,
   const size_t results = kl_results_count(l->file);
   int ranks = 1;
   for (size_t i = 0; i < results; i++) {
-    kl__row r;
-    kl__results_row(l->file, i, &r);
-    if (r.ranks > ranks && r.ranks < 1e6) ranks = (int)r.ranks;
+    double p = 1;
+    if (kl_results_number(l->file, i, KL__F_ranks, &p) == KL_OK && p > ranks &&
+        p < 1e6)
+      ranks = (int)p;
   }
   if (ranks > 1) {
     char one[sizeof machine];
