@@ -293,81 +293,23 @@ int64_t kl__host_cache_bytes(void) {
   return bytes > 0 ? bytes : kl__host_l2_bytes();
 }
 
-/* ---- how far past the last-level cache quick sizes go -------------------
- * STREAM's rule, four times the last-level cache, assumes the process may
- * fill the cache. A 16-core slice of a host with a 320 MB L3 read 39% faster
- * at one time the L3 and 16% faster at two than at four; a 2-core virtual
- * machine shown a 260 MB L3 (its host's, shared with the other guests) read
- * at one, two and four times it alike. Four times there is a suite four
- * times as slow for nothing, so the multiple is measured, once per process:
- * a buffer of four times the cache, first touched in parallel, read whole
- * by every thread
- * (XOR of its words) and then its first half and quarter, each the best of
- * PROBE_PASSES passes after one untimed, where that buffer is at most a
- * quarter of the free memory; the least multiple whose rate is
- * within KL__PROBE_SAME of four times' is taken. Both machines above are far
- * from that line (1.6% against 16%). */
-#define PROBE_PASSES 3
-
-int kl__host_cache_multiple_pick(double at1, double at2, double at4) {
-  if (!(at4 > 0)) return 4;
-  if (at1 > 0 && at1 <= (1 + KL__PROBE_SAME) * at4) return 1;
-  if (at2 > 0 && at2 <= (1 + KL__PROBE_SAME) * at4) return 2;
-  return 4;
-}
-
-/* The best rate of reading the first `bytes` of p, in bytes a second. */
-static double probe_rate(const uint64_t *p, size_t bytes) {
-  const int64_t words = (int64_t)(bytes / sizeof(uint64_t));
-  double best = 0;
-  for (int pass = 0; pass <= PROBE_PASSES; pass++) {
-    uint64_t x = 0;
-    const double t0 = kl__now();
-#pragma omp parallel for simd reduction(^ : x) schedule(static)
-    for (int64_t i = 0; i < words; i++) x ^= p[i];
-    const double t = kl__now() - t0;
-    volatile uint64_t sink = x; /* the reads are the point */
-    (void)sink;
-    if (pass > 0 && t > 0 && (double)bytes / t > best)
-      best = (double)bytes / t;
-  }
-  return best;
-}
-
-static once_flag probe_once = ONCE_FLAG_INIT;
-static int probe_multiple = 4;
-static char probe_why[160];
-
-static void probe(void) {
-  const int64_t cache = kl__host_cache_bytes();
-  /* Only where four times the cache is a small share of the free memory:
-   * a probe must not be what runs a small machine out of it. */
-  size_t free_bytes = 0, total = 0;
-  if (cache <= 0 || kl__host_memory(0, &free_bytes, &total) != KL_OK ||
-      4 * (double)cache > (double)free_bytes / 4) {
-    (void)kl__done(KL_OK);
-    return;
-  }
-  void *p = NULL;
-  if (kl__host_alloc(&p, 4 * (size_t)cache) != KL_OK) {
-    (void)kl__done(KL_OK); /* a probe that cannot run leaves no error */
-    return;
-  }
-  (void)kl__host_fill_bytes(NULL, KL_MEM_PAGEABLE, p, 1, 4 * (size_t)cache);
-  const double at4 = probe_rate(p, 4 * (size_t)cache);
-  const double at2 = probe_rate(p, 2 * (size_t)cache);
-  const double at1 = probe_rate(p, (size_t)cache);
-  kl__host_release(p);
-  probe_multiple = kl__host_cache_multiple_pick(at1, at2, at4);
-  snprintf(probe_why, sizeof probe_why,
-           "reads at 1x, 2x and 4x its %.0f MB ran at %.1f, %.1f and %.1f GB/s",
-           (double)cache / 1e6, at1 / 1e9, at2 / 1e9, at4 / 1e9);
-}
-
-int kl__host_cache_multiple(char *why, size_t size) {
-  call_once(&probe_once, probe);
-  if (why && size) snprintf(why, size, "%s", probe_why);
-  return probe_multiple;
+/* ---- how far past its cache a host's quick sizes go --------------------
+ * STREAM's rule, four times the last-level cache, assumes the process
+ * owns that cache. A virtual machine is often shown its host's whole L3,
+ * shared with the other guests: a 2-core one shown 260 MB read at one, two
+ * and four times it alike (25.5, 25.1, 25.1 GB/s), and four times it made
+ * its suite four times as slow for nothing. Such a cache is told by its
+ * size a thread: current CPUs give a hardware thread 1 to 6 MB of L3,
+ * stacked-cache parts up to 24 MB; past KL__CACHE_THREAD_MOST a thread,
+ * the quick sizes go past the cache once. A fact of the machine, not a
+ * measurement, so that one machine always gets the same quick sizes and
+ * its runs compare row by row: a choice measured from read rates at one,
+ * two and four times the cache came out 1, 2 and 4 on one host in three
+ * runs. */
+double kl__host_cache_multiple(int64_t cache, int threads, double wanted) {
+  const int64_t most = (int64_t)(threads > 0 ? threads : 1) *
+                       KL__CACHE_THREAD_MOST;
+  return cache > most && wanted > 1 ? 1 : wanted;
 }
 
 int64_t kl__host_l2_bytes(void) {

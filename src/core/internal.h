@@ -263,17 +263,12 @@ size_t kl__host_pool_bytes(void);
 int64_t kl__host_l2_bytes(void);
 /* The host's last-level cache: its L3, else its L2. */
 int64_t kl__host_cache_bytes(void);
-/* How many times its last-level cache a host's quick sizes must hold for
- * reads to run at memory's rate, measured once per process (host.c):
- * 1, 2 or 4, with the rates that chose it in `why` ("" where none were
- * measured: no cache size, or no memory for the probe, and then 4). The
- * choice from the rates at one, two and four times the cache, in bytes a
- * second: kl__host_cache_multiple_pick. */
-int kl__host_cache_multiple(char *why, size_t size);
-int kl__host_cache_multiple_pick(double at1, double at2, double at4);
-/* The least multiple is taken whose rate is within this share of four
- * times'. */
-#define KL__PROBE_SAME 0.05
+/* How many times its last-level cache `cache` a host of `threads`
+ * hardware threads has its quick sizes go past, where a workload wants
+ * `wanted`: once where the cache is larger than KL__CACHE_THREAD_MOST a
+ * thread (a virtual machine's host's), else `wanted` (host.c says why). */
+double kl__host_cache_multiple(int64_t cache, int threads, double wanted);
+#define KL__CACHE_THREAD_MOST ((int64_t)32 << 20)
 /* The host's free and total memory (its one device: `device` is 0). */
 kl_status kl__host_memory(int device, size_t *free_bytes, size_t *total_bytes);
 /* The host as a device: its CPU, memory, hardware threads, L2. */

@@ -275,8 +275,8 @@ static double plan_bytes_at(kl__planner *pl, const kl_workload *w,
   return bytes;
 }
 
-/* A quick default past the caches (kl_param.cache_multiple, or the host's
- * measured multiple where smaller: kl__host_cache_multiple): the least
+/* A quick default past the caches (kl_param.cache_multiple times the
+ * cache, a host's as many as kl__host_cache_multiple says): the least
  * size from `start` to `cap` (by bisection, rounded up to the main size's
  * step) whose plan holds that many times the largest last-level cache of
  * the rungs' devices on that side (host backends where `host`, the others
@@ -287,24 +287,24 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
                            size_t count, int host, int64_t start,
                            int64_t cap) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
-  double multiple = main >= 0 ? w->params[main].cache_multiple : 0;
+  const double multiple = main >= 0 ? w->params[main].cache_multiple : 0;
   if (multiple <= 0 || !in->quick) return start;
-  double cache = 0;
+  double want = 0; /* bytes the plan must hold */
   for (size_t j = 0; j < count; j++) {
     const kl_backend *b = rungs[j].r->backend;
     if (kl_backend_host_memory(b) != host) continue;
     const kl_device *d = kl__device_at(b, rungs[j].device);
-    if (d && (double)d->cache_bytes > cache) cache = (double)d->cache_bytes;
+    if (!d || d->cache_bytes <= 0) continue;
+    const double times =
+        host ? kl__host_cache_multiple(d->cache_bytes, d->compute_units,
+                                       multiple)
+             : multiple;
+    if (times * (double)d->cache_bytes > want)
+      want = times * (double)d->cache_bytes;
   }
-  if (cache <= 0) return start;
-  /* A host's own multiple, where it measured a smaller one (host.c). */
-  if (host) {
-    const int measured = kl__host_cache_multiple(NULL, 0);
-    if (measured < multiple) multiple = measured;
-  }
+  if (want <= 0) return start;
   const int64_t step = w->params[main].step > 0 ? w->params[main].step : 1;
   const int64_t kept_n = in->n, kept_host = in->host_quick;
-  const double want = multiple * cache;
   int64_t n = start;
   if (start < cap && plan_bytes_at(pl, w, in, start, host) < want) {
     int64_t lo = start, hi = cap; /* lo falls short; hi holds, or is cap */
@@ -321,23 +321,28 @@ static int64_t past_caches(kl__planner *pl, const kl_workload *w,
   return n;
 }
 
-/* Once a run, where the host's quick sizes went past fewer times its
- * cache than a workload asks: how many, and the rates that said so. */
-static void host_multiple_note(const kl_workload *w, const kl__placed *rungs,
-                               size_t count, char *note, size_t note_size) {
+/* Once a run, where a host's quick sizes go past its last-level cache
+ * fewer times than the workload asks (kl__host_cache_multiple): why. */
+static void host_cache_note(const kl_workload *w, const kl__placed *rungs,
+                            size_t count, char *note, size_t note_size) {
   const int main = kl__param_with(w, KL_PARAM_MAIN_SIZE);
   if (main < 0 || w->params[main].cache_multiple <= 0) return;
-  int host = 0;
-  for (size_t j = 0; j < count; j++)
-    host |= kl_backend_host_memory(rungs[j].r->backend);
-  char why[160];
-  const int m = host ? kl__host_cache_multiple(why, sizeof why) : 4;
-  if (m >= w->params[main].cache_multiple) return;
-  char said[256];
-  snprintf(said, sizeof said, "Host quick sizes reach %dx its last-level "
-           "cache, not %gx: its %s (within %.0f%%). ", m,
-           w->params[main].cache_multiple, why, 100 * KL__PROBE_SAME);
-  if (!strstr(note, said)) kl__append(note, note_size, "%s", said);
+  const double wanted = w->params[main].cache_multiple;
+  for (size_t j = 0; j < count; j++) {
+    if (!kl_backend_host_memory(rungs[j].r->backend)) continue;
+    const kl_device *d = kl__device_at(rungs[j].r->backend, rungs[j].device);
+    if (!d || kl__host_cache_multiple(d->cache_bytes, d->compute_units,
+                                      wanted) >= wanted)
+      continue;
+    char said[256];
+    snprintf(said, sizeof said,
+             "Host quick sizes go past its %.0f MiB last-level cache once, "
+             "not %gx: more than %.0f MiB for each of its %d threads is a "
+             "cache it shares. ", (double)d->cache_bytes / (1 << 20), wanted,
+             (double)KL__CACHE_THREAD_MOST / (1 << 20), d->compute_units);
+    if (!strstr(note, said)) kl__append(note, note_size, "%s", said);
+    return;
+  }
 }
 
 kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
@@ -357,7 +362,7 @@ kl_status kl__fit_default_size(kl__planner *pl, const kl_workload *w,
     in->host_quick = past_caches(pl, w, in, rungs, count, 1,
                                  kl__default_size(w, 1, 1), full);
     if (in->host_quick > wanted) wanted = in->host_quick;
-    host_multiple_note(w, rungs, count, note, note_size);
+    host_cache_note(w, rungs, count, note, note_size);
   }
   in->n = wanted;
   if (count > MAX_SIZED_RUNGS)
