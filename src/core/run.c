@@ -112,11 +112,25 @@ static kl_status check_workload_name(const char *name, void *ctx) {
 typedef struct devices {
   kl__device_ref items[MAX_DEVICES];
   size_t count;
-  char note[512]; /* the backends a run that named none leaves out */
+  char note[1024]; /* the backends a run that named none leaves out */
 } devices;
 
+/* Whether any workload has a rung of `b` built in: a backend with none
+ * was not asked for by this build, and a run need not say it is absent. */
+static int has_rungs(const kl_backend *b) {
+  for (size_t i = 0; i < kl_workload_count(); i++) {
+    const kl_workload *w = kl_workload_at(i);
+    for (size_t j = 0; j < w->rung_count; j++)
+      if (w->rungs[j].backend == b && (w->rungs[j].run || w->rungs[j].run_reps))
+        return 1;
+  }
+  return 0;
+}
+
 /* Device 0 of every available backend, but those that ask to be left out
- * of a run that names none (each says why in the note). */
+ * of a run that names none; the note says why of each left out, and of
+ * each built with rungs but not here (no device, or its module missing:
+ * a run must not drop a GPU's rows in silence). */
 /* The device a backend named without an index runs on: 0, or over
  * several ranks on a host of several devices, the rank's among those on
  * its host (kl_ranks.local_rank) modulo the devices: one GPU per rank. */
@@ -134,7 +148,12 @@ static void every_backend(const kl_options *o, devices *d) {
   for (size_t i = 0; i < kl_backend_count() && d->count < MAX_DEVICES; i++) {
     const kl_backend *b = kl_backend_at(i);
     char why[256] = "";
-    if (!kl_backend_available(b, NULL, 0)) continue;
+    if (!kl_backend_available(b, why, sizeof why)) {
+      if (has_rungs(b))
+        kl__append(d->note, sizeof d->note, "%s is not here: %s. ", b->name,
+                   why);
+      continue;
+    }
     if (b->left_out && b->left_out(why, sizeof why)) {
       kl__append(d->note, sizeof d->note, "%s. ", why);
       continue;

@@ -97,6 +97,11 @@ hidden() {
   "$kladder" run -w map -b serial -n 1000 --reps 1 >"$tmp/run" 2>&1 ||
     { cat "$tmp/run"; fail "$1: the serial run: exit $?"; }
   grep -Eq "map +serial .*PASS" "$tmp/run" || { cat "$tmp/run"; fail "$1: the serial run did not pass"; }
+  # A run that names no backend says why the GPU's rows are missing.
+  "$kladder" run -w read -n 1000 --reps 1 >"$tmp/default" 2>&1 ||
+    { cat "$tmp/default"; fail "$1: a run naming no backend: exit $?"; }
+  tr -d '\n ' <"$tmp/default" | grep -Eq "note:(cuda|hip)isnothere:module" ||
+    { cat "$tmp/default"; fail "$1: a run naming no backend does not say the GPU backend is missing"; }
   code=0
   backend=$(printf '%s\n' "$line" | awk '{print $1}')
   "$kladder" run -w map -b "$backend" -n 1000 >"$tmp/gpu" 2>&1 || code=$?
