@@ -8,7 +8,11 @@
  * the outputs back in each repetition (kl_options.host_data). pick serves
  * a call on a context, whose data may be on the device already: the
  * rungs' runs alone, the backend's library rung kept unless another is
- * faster than its every run (tune_pick). The file is rewritten whole
+ * faster than its every run (tune_pick). tuned: for a rung that reads
+ * tunings not fixed by -p, their candidates (kl_param.tune_values, a
+ * choice's choices) swept at each size, the fastest values; the rung's
+ * time in pick is its fastest. Every line names its kind of device (the
+ * device lines' keys, wisdom.c). The file is rewritten whole
  * after each workload and type, so that an interrupted tune (SIGINT,
  * SIGTERM: exit 128 + the signal's number) keeps what finished.
  * `kladder tune --check [FILE]`: whether a file applies to this build
@@ -34,8 +38,8 @@
 #define MAX_UNITS 16
 
 static const char usage_tune[] =
-    "usage: kladder tune [-w W[,W...]] [-b B[,B...]] [-n SIZES] [--reps N]\n"
-    "                    [-o FILE] [-q]\n"
+    "usage: kladder tune [-w W[,W...]] [-b B[,B...]] [-n SIZES]\n"
+    "                    [-p NAME=VALUE[,...]] [--reps N] [-o FILE] [-q]\n"
     "       kladder tune --check [FILE]\n"
     "\n"
     "Times the rungs of each workload that has library entry points\n"
@@ -50,7 +54,11 @@ static const char usage_tune[] =
     "outputs back (run --host-data, a second run on those backends); within\n"
     "one (pick lines, where the data may be on the device) they do not,\n"
     "and the backend's library rung stays unless another's median is below\n"
-    "its fastest run (the noise of a few runs picks no rung).\n"
+    "its fastest run (the noise of a few runs picks no rung). A rung that\n"
+    "reads tunings (-p m= of laplacian's tiled kernels) is run at each of\n"
+    "their candidates, and its fastest values are written beside the picks\n"
+    "(tuned lines), for each kind of device; runs and entry points take\n"
+    "them where no value is given.\n"
     "The file is rewritten after each workload and type: an interrupted\n"
     "tune (Ctrl-C, SIGTERM) keeps what finished.\n"
     "\n"
@@ -60,6 +68,8 @@ static const char usage_tune[] =
     "  -n, --size SIZES         the sweep, as run -n takes it (default: from\n"
     "                           the workload's smallest size to a quarter of\n"
     "                           its host default, about ten points)\n"
+    "  -p, --params NAME=VALUE[,...]  fixed values, one each: a tuning given\n"
+    "                           is not swept\n"
     "      --reps N             timed runs per rung and size (default 5)\n"
     "  -o, --output FILE        the wisdom file (default: KLADDER_WISDOM, else\n"
     "                           $XDG_CACHE_HOME/kladder/wisdom or\n"
