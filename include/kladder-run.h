@@ -101,6 +101,9 @@ typedef struct kl_param_info {
   const char *const *choices; /* a choice's names, NULL-terminated */
   int main_size;        /* the main size: -n */
   int tuning;           /* how some rungs run, not what they compute */
+  /* A tuning's values that `kladder tune` sweeps, as -p takes a list
+   * ("1,2,4,8,16"); NULL: a choice's every choice, a number's none. */
+  const char *tune_values;
 } kl_param_info;
 
 typedef struct kl_rung_info {

@@ -129,6 +129,7 @@ static void param_info(const kl_param *p, kl_param_info *full) {
   full->choices = p->kind == KL_PARAM_CHOICE ? p->choices : NULL;
   full->main_size = (p->flags & KL_PARAM_MAIN_SIZE) != 0;
   full->tuning = (p->flags & KL_PARAM_TUNING) != 0;
+  full->tune_values = full->tuning ? p->tune_values : NULL;
 }
 
 static kl_status param_describe(size_t workload, int i, kl_param_info *out) {

@@ -372,7 +372,7 @@ GET(get_counts) {
 }
 GET(get_summary) { (void)rep; text(v, res->pub.summary); }
 GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
-/* The rung the library's entry point on a context of this rung's backend
+/* The rung the library's entry point on a context of this rung's device
  * runs for this problem's type and size (the wisdom's pick, else the
  * backend's library rung); absent for a workload without entry points or
  * a backend without a rung for it. */
@@ -382,7 +382,7 @@ GET(get_dispatched) {
       res->r ? kl__dispatched(res->w, res->pub.type,
                               kl__wisdom_size(res->w, res->pub.n,
                                               res->plan.value),
-                              res->r->backend)
+                              res->r->backend, res->pub.device)
              : NULL;
   text(v, d ? d->name : NULL);
 }

@@ -71,15 +71,31 @@ const kl_device *kl__device_at(const kl_backend *b, int index);
 /* ---- wisdom.c: which rung the entry points run, by size -------------------
  * The pick for w at type t and size n: across the available backends
  * (only NULL: the best line's backend, and its own pick line's rung where
- * it has one) or within `only`; NULL where the wisdom has none. */
+ * it has one, each for the backend's device 0, a call's default context)
+ * or within `only`, for its device `device`; NULL where the wisdom has
+ * none. */
 const kl_rung *kl__wisdom_rung(const kl_workload *w, kl_type t, int64_t n,
-                               const kl_backend *only);
+                               const kl_backend *only, int device);
+/* The tuned values for rung r of w at type t and size n on device
+ * `device` of r's backend: the parameters set (KL_PARAM_BIT), their
+ * values in value[] (the workload's order); 0 where the wisdom has no
+ * tuned line for them. */
+uint64_t kl__wisdom_tuned(const kl_workload *w, const kl_rung *r, kl_type t,
+                          int64_t n, int device, double *value);
 /* The rung an entry point runs for w at type t and size n on backend `on`
- * (NULL: with no context): the wisdom's pick for the size (wisdom.c),
- * else the library rung of `on` or of the preferred available backend;
- * NULL where none serves. library.c; kl_dispatch says it by name. */
+ * (NULL: with no context) and its device `device`: the wisdom's pick for
+ * the size (wisdom.c), else the library rung of `on` or of the preferred
+ * available backend; NULL where none serves. library.c; kl_dispatch says
+ * it by name. */
 const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
-                              const kl_backend *on);
+                              const kl_backend *on, int device);
+/* Parameter i of w parsed from `text` as -p takes one value, its range
+ * checked; KL_USAGE with one line where it is not one (params.c). */
+kl_status kl__param_value(const kl_workload *w, int i, const char *text,
+                          double *value);
+/* A workload added to the registry's end, for a test program's fake
+ * workloads: before anything else is called, never again (registry.c). */
+void kl__workload_add(const kl_workload *w);
 /* The size w's wisdom knows a problem of main size n and parameter values
  * `value` by (kl_workload.wisdom_size; n without one). */
 int64_t kl__wisdom_size(const kl_workload *w, int64_t n, const double *value);

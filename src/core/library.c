@@ -37,8 +37,8 @@ int64_t kl__wisdom_size(const kl_workload *w, int64_t n,
 }
 
 const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
-                              const kl_backend *on) {
-  const kl_rung *r = kl__wisdom_rung(w, t, n, on);
+                              const kl_backend *on, int device) {
+  const kl_rung *r = kl__wisdom_rung(w, t, n, on, device);
   if (r) return r;
   const kl_backend *b = on ? on : preferred_backend(w, t);
   return b ? library_rung(w, b, t) : NULL;
@@ -49,7 +49,7 @@ const kl_rung *kl__dispatched(const kl_workload *w, kl_type t, int64_t n,
 static kl_status choose(const kl_workload *w, kl_type t, int64_t n,
                         const kl_context *ctx, const kl_rung **out) {
   const kl_backend *on = ctx ? ctx->backend : NULL;
-  *out = kl__dispatched(w, t, n, on);
+  *out = kl__dispatched(w, t, n, on, ctx ? ctx->device.index : 0);
   if (*out) return KL_OK;
   const kl_backend *b = on ? on : preferred_backend(w, t);
   if (!b)

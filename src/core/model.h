@@ -38,8 +38,10 @@ extern "C" {
  * GPU's architecture, per device, for rungs on one generation's
  * instructions); 12: kl_backend.adopt_stream (a caller's stream); 13:
  * kl_rung.family (hooks shared by a workload's rungs); 14: kl_backend.ahead
- * (the hold and the cold cache's flush queued ahead of a timed run). */
-#define KL_MODEL_VERSION 14
+ * (the hold and the cold cache's flush queued ahead of a timed run); 15:
+ * kl_param.tune_values (the values `kladder tune` sweeps) and
+ * kl_plan.tuned (values the wisdom gave). */
+#define KL_MODEL_VERSION 15
 
 /* ---- parameters --------------------------------------------------------
  * A workload declares its parameters; `kladder run -p NAME=VALUE` sets any
@@ -109,6 +111,10 @@ typedef struct kl_param {
    * full default: the rate measured is memory's, never a cache's, on any
    * machine. */
   double cache_multiple;
+  /* KL_PARAM_TUNING: the values `kladder tune` sweeps for the rungs that
+   * read it, as -p takes a list ("1,2,4,8,16", "1..16:x2"); NULL: every
+   * choice of a choice, no sweep of a number. */
+  const char *tune_values;
 } kl_param;
 
 /* A parameter's value as text ("sum", "1.5", "1024"). */
@@ -163,6 +169,9 @@ typedef struct kl_plan {
    * what it derives. */
   double value[KL_MAX_PARAMS];
   uint64_t given;
+  /* bit i: parameter i, a tuning not given, took the value of the
+   * wisdom's tuned line for this rung, device, type and size. */
+  uint64_t tuned;
   /* A problem whose input does not fit in memory at once (a histogram of a
    * file larger than memory) runs in chunks: the harness runs the rung once
    * per chunk, chunk = 0 .. chunk_count - 1, with that chunk's inputs loaded

@@ -129,6 +129,11 @@ static kl_status parse_value(const kl_workload *w, const kl_param *p,
   return st;
 }
 
+kl_status kl__param_value(const kl_workload *w, int i, const char *text,
+                          double *value) {
+  return parse_value(w, &w->params[i], text, value);
+}
+
 /* Parameter i is given: the main size also sets n. */
 static void give(const kl_workload *w, kl__instance *in, int i, double v) {
   /* The same parameter set twice to different values, by -p and by an
@@ -646,10 +651,12 @@ static _Thread_local long plans_made;
 
 long kl__plans_made(void) { return plans_made; }
 
-kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
-                        const kl__instance *in, int host_backend,
-                        const kl_device *device, kl_plan *p,
-                        double *problem_bytes) {
+/* The plan; with `wisdom`, each tuning r reads that is not given takes
+ * the wisdom's tuned value for r, its device, type and size (p->tuned). */
+static kl_status plan_make(const kl_workload *w, const kl_rung *r,
+                           const kl__instance *in, int host_backend,
+                           const kl_device *device, kl_plan *p,
+                           double *problem_bytes, int wisdom) {
   plans_made++;
   memset(p, 0, sizeof *p);
   p->device = device;
@@ -667,6 +674,16 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
     else if (q->flags & KL_PARAM_MAIN_SIZE) p->value[i] = (double)p->n;
     else if (host_backend && q->host_default > 0) p->value[i] = q->host_default;
     else p->value[i] = q->default_value;
+  }
+  if (wisdom && r && (r->tunings & ~in->given)) {
+    double tuned[KL_MAX_PARAMS];
+    const uint64_t set =
+        kl__wisdom_tuned(w, r, in->type, kl__wisdom_size(w, p->n, p->value),
+                         device ? device->index : 0, tuned) &
+        r->tunings & ~in->given;
+    for (int i = 0; i < w->param_count; i++)
+      if (set & KL_PARAM_BIT(i)) p->value[i] = tuned[i];
+    p->tuned = set;
   }
   /* One chunk, the whole problem, unless an input file does not fit. */
   p->input_file = in->input_file;
@@ -696,6 +713,19 @@ kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
   if (st == KL_OK && r && aside && strcmp(aside, r->name) == 0)
     st = kl__usage(KL_UNAVAILABLE, "%s %s cannot serve this problem "
                    "(KLADDER_INJECT_ASIDE)", w->name, r->name);
+  return st;
+}
+
+kl_status kl__plan_make(const kl_workload *w, const kl_rung *r,
+                        const kl__instance *in, int host_backend,
+                        const kl_device *device, kl_plan *p,
+                        double *problem_bytes) {
+  kl_status st =
+      plan_make(w, r, in, host_backend, device, p, problem_bytes, 1);
+  /* A tuned value this problem cannot take (a wisdom of other sizes): the
+   * rung's defaults instead. */
+  if (st != KL_OK && p->tuned)
+    st = plan_make(w, r, in, host_backend, device, p, problem_bytes, 0);
   return st;
 }
 

@@ -409,6 +409,24 @@ static size_t stand_aside(kl__planner *pl, const kl_workload *w,
   return kept;
 }
 
+/* A note, once, of the tunings a job took from the wisdom's tuned line
+ * (kl_plan.tuned): its params show the values, the note where they came
+ * from. */
+static void note_tuned(kl_report *rep, const kl_workload *w,
+                       const kl_rung *r, const kl_plan *p) {
+  char note[256];
+  snprintf(note, sizeof note, "%s %s:", w->name, r->name);
+  for (int i = 0; i < w->param_count; i++) {
+    if (!(p->tuned & KL_PARAM_BIT(i))) continue;
+    char value[64];
+    kl_param_text(&w->params[i], p->value[i], value, sizeof value);
+    kl__append(note, sizeof note, " %s=%s", w->params[i].name, value);
+  }
+  kl__append(note, sizeof note, " from the wisdom (kladder tune). ");
+  if (!strstr(rep->notes, note))
+    kl__append(rep->notes, sizeof rep->notes, "%s", note);
+}
+
 /* The jobs of one problem of a workload (one point of a sweep): its
  * selected rungs in ladder order, on each selected device of their
  * backend, at the size asked for or its default shrunk to fit them all;
@@ -460,6 +478,7 @@ static kl_status problem_jobs(kl__planner *pl, const kl_options *o,
     jb.ceiling = -1;
     st = kl__plan_get(pl, w, jb.r, &jb.in, host, kl__device_at(b, jb.device),
                       &jb.plan, &jb.problem_bytes);
+    if (st == KL_OK && jb.plan.tuned) note_tuned(rep, w, jb.r, &jb.plan);
     if (st == KL_OK) st = kl__check_fits(w, &jb.plan, b, jb.device, 1);
     if (st == KL_OK) st = kl__jobs_push(selected, &jb);
   }

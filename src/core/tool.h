@@ -106,6 +106,12 @@ int kl__same_file(const char *a, const char *b);
 kl_status kl__parse_sizes(const char *text, int64_t *out, size_t max,
                          size_t *count);
 
+/* The key of a kind of device in a wisdom file (wisdom.c), for device
+ * `index` of the backend named: "BACKEND UNITS GIB NAME" (compute units,
+ * memory in whole GiB, the device's name); KL_USAGE where it is not here. */
+kl_status kl__wisdom_device(const char *backend, int index, char *dst,
+                            size_t size);
+
 /* 1 where `name` is selected by `patterns`, the selection patterns of
  * kladder-run.h. */
 int kl__selects(const char *patterns, const char *name);

@@ -121,7 +121,7 @@ kill -INT $pid
 wait $pid
 code=$?
 [ "$code" = 130 ] || fail "tune: exit $code, not 130"
-grep -q "^pick map f32 0 serial " "$dir/wisdom.txt" ||
+grep -q "^pick d0 map f32 0 serial " "$dir/wisdom.txt" ||
   fail "tune: map's finished lines not written"
 if grep -q "reduce" "$dir/wisdom.txt"; then
   fail "tune: the unfinished workload written"

@@ -163,9 +163,9 @@ int main(int argc, char **argv) {
     EXPECT(big == 215);
     EXPECT(wisdom_size_of("gemm", 300, "m", 0, "k", 0) == 300);
     if (gw && sb) {
-      const kl_rung *r = kl__dispatched(gw, KL_F64, big, sb);
+      const kl_rung *r = kl__dispatched(gw, KL_F64, big, sb, 0);
       EXPECT(r && strcmp(r->name, "serial-loop-order") == 0);
-      r = kl__dispatched(gw, KL_F64, small, sb);
+      r = kl__dispatched(gw, KL_F64, small, sb, 0);
       EXPECT(r && strcmp(r->name, "serial-naive") == 0);
     }
     /* laplacian's grid as the cube of as many points: 100 x 100 x 1 has

@@ -345,7 +345,8 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
     [LAP_P_M] = {.name = "m", .kind = KL_PARAM_INT, .flags = KL_PARAM_TUNING,
                  .help = "points per thread along y of the tiled kernels (1, "
                          "2, 4, 8 or 16)",
-                 .default_value = 4, .min = 1, .max = 16},
+                 .default_value = 4, .min = 1, .max = 16,
+                 .tune_values = "1,2,4,8,16"},
     /* 0: each z-marching kernel's chunk as measured best on the H100
      * (LESSONS.md, "What did not work"): 8 planes for cuda-zmarch, 4 for
      * the vector kernel, 16 for the shared-memory one. */
@@ -353,7 +354,8 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
                       .flags = KL_PARAM_TUNING,
                       .help = "planes per chunk of the z-marching GPU "
                               "rungs (0: each kernel's measured best)",
-                      .default_value = 0, .min = 0, .max = 65536},
+                      .default_value = 0, .min = 0, .max = 65536,
+                      .tune_values = "0,2,4,8,16,32"},
 };
 
 /* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),
