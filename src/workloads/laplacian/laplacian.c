@@ -242,15 +242,18 @@ static const kl_rung rungs[] = {
             .run = KL_GPU_FN(kl__laplacian_gpu_streaming)),
     KL_RUNG("cuda-zmarch", gpu, "beyond the seed: marching along z over 8 "
             "planes, k-1, k, k+1 in registers, x and y neighbours through L1",
+            .tunings = KL_PARAM_BIT(LAP_P_PLANES),
             .run = KL_GPU_FN(kl__laplacian_gpu_zmarch),
             .family = &gpu_family),
     KL_RUNG("cuda-zmarch-shared", gpu, "marching along z, plane k's tile and "
             "halo in shared memory (2.5D blocking)",
+            .tunings = KL_PARAM_BIT(LAP_P_PLANES),
             .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_shared),
             .family = &gpu_family),
     KL_RUNG("cuda-zmarch-vector", gpu, "cuda-zmarch over 4 planes with "
             "16-byte vector loads and stores along x (nx a multiple of 2 f64 "
             "or 4 f32; else as cuda-zmarch)", .library = FLOATS,
+            .tunings = KL_PARAM_BIT(LAP_P_PLANES),
             .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector),
             .family = &gpu_family),
     KL_RUNG("openacc", openacc, "rows over gangs (collapse(2)), each row's "
