@@ -43,8 +43,9 @@ py=$tmp/venv/bin/python
 # The wheel, built outside SOURCE (its build folder in $tmp), and what it
 # holds: the library, the command, the package; no headers.
 quiet "$tmp/wheel.log" "$py" -m pip wheel --no-build-isolation --no-deps \
-  -w "$tmp/dist" -C "build-dir=$tmp/build" \
-  -C cmake.define.KL_CUDA=OFF -C cmake.define.KL_OPENACC=OFF "$source"
+  -w "$tmp/dist" --config-settings "build-dir=$tmp/build" \
+  --config-settings cmake.define.KL_CUDA=OFF \
+  --config-settings cmake.define.KL_OPENACC=OFF "$source"
 wheel=$(ls "$tmp"/dist/kladder-*.whl)
 "$py" - "$wheel" <<'PY' || fail "the wheel's contents"
 import sys, zipfile
