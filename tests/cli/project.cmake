@@ -19,6 +19,17 @@ add_test(NAME install COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/check.sh
   ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${KL_GPU_MODULE_FILE}")
 set_tests_properties(install PROPERTIES TIMEOUT 300)
 
+# The Python package (tests/cli/python_package.sh): its wheel built from
+# this source tree by scikit-build-core (pyproject.toml), installed into a
+# fresh virtual environment in a temporary folder, and python/tests run
+# there by pytest. Skips without python3, its venv, pip, or the packages
+# it installs into the venv (numpy, scipy, pytest, scikit-build-core).
+# A few minutes: it builds the library and the command again.
+add_test(NAME python-package COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/python_package.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(python-package PROPERTIES SKIP_RETURN_CODE 77
+  TIMEOUT 1500 COST 100)
+
 # The ABI (tests/install/abi.sh): libkladder.so's exports against
 # src/kladder.map, its public node against the installed headers' functions
 # (each with a doc comment), the tree's own users' needs exported,
