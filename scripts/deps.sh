@@ -71,6 +71,10 @@ check() {
       absent_pkgs="$absent_pkgs $cmd"
     fi
   done
+  if ! have python3 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then
+    absent="$absent, python3-venv (the Python package's wheel tested in a fresh virtual environment)"
+    absent_pkgs="$absent_pkgs python3-venv"
+  fi
   if ! have mpiexec; then
     absent="$absent, libopenmpi-dev and openmpi-bin (kladder run under mpirun)"
     absent_pkgs="$absent_pkgs libopenmpi-dev openmpi-bin"
