@@ -203,7 +203,7 @@ kl_cli_test(usage-one-line-top 2
   "^kladder: error: unknown command '--bogus'.* \\(see `kladder --help`\\)$"
   --lines 1 --bogus)
 kl_cli_test(usage-one-line-explain 2
-  "^kladder: error: unknown argument '--bogus' \\(see `kladder explain --help`\\)$"
+  "^kladder: error: unknown option '--bogus' \\(see `kladder explain --help`\\)$"
   --lines 1 explain --bogus)
 kl_cli_test(usage-one-line-run 2
   "^kladder: error: unknown option '--bogus' \\(see `kladder run --help`\\)$"
