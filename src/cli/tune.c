@@ -86,7 +86,8 @@ static const char usage_tune[] =
     "or runtime error, 128 + the signal's number interrupted.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
-  return usage_error_of("tune", fmt, arg);
+  char show[SHOWN_SIZE];
+  return args_error("tune", fmt, arg ? shown(arg, show) : "");
 }
 
 static void default_path(char *dst, size_t size) {
