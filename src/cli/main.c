@@ -63,7 +63,7 @@ static const char usage_main[] =
     "\n"
     "Options follow GNU conventions: -w map, -wmap, --workload map,\n"
     "--workload=map, or any unambiguous prefix of a long name (--work);\n"
-    "-- ends the options. list and run take no other arguments.\n"
+    "-- ends the options. list, run and explain take no other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error; compare and history --check: 1 a\n"

@@ -1,5 +1,5 @@
-# The command line's grammar: GNU-style options through
-# getopt_long, and the results files checked before any rung runs.
+# The command line's grammar: GNU-style options through one parser
+# (src/cli/args.c), and the results files checked before any rung runs.
 # Included by cli/CMakeLists.txt after kl_cli_test is defined.
 #
 # Runs are one small map on the serial backend, no ceiling: a few
