@@ -15,12 +15,11 @@
  * mannwhitneyu): the exact distribution of U where there are no ties and
  * 50 runs or fewer in all, else the normal approximation with the tie
  * correction and a continuity correction of 1/2. */
-#define _GNU_SOURCE /* getopt_long, with CMAKE_C_EXTENSIONS off */
+#define _POSIX_C_SOURCE 200809L
 #include "compare.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "report-html.h"
 #include "text.h"
 #include "kladder-run.h"
@@ -109,17 +109,6 @@ static int error_line(const char *fmt, ...) {
   one_line(stderr, text);
   fputc('\n', stderr);
   return 2;
-}
-
-/* A mistake in the command line: one line, and where the rules are. */
-PRINTF_LIKE(1, 2)
-static int bad_usage(const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  return error_line("%s (see `kladder compare --help`)", text);
 }
 
 /* ---- the model --------------------------------------------------------- */
@@ -1447,11 +1436,11 @@ static int field_option(const char *name, size_t *field) {
   kl_field_info f = {.size = sizeof f};
   if (kl_field_index(name, field) != KL_OK ||
       kl_field_describe(*field, &f) != KL_OK)
-    return bad_usage("--field '%.60s': no such field of the results "
-                     "(`kladder list --fields` names them)", name);
+    return args_error("compare", "--field '%.60s': no such field of the "
+                      "results (`kladder list --fields` names them)", name);
   if (f.kind != KL_FIELD_NUMBER && f.kind != KL_FIELD_SECONDS)
-    return bad_usage("--field '%.60s': not a number, which compare needs",
-                     name);
+    return args_error("compare", "--field '%.60s': not a number, which "
+                      "compare needs", name);
   return 0;
 }
 
@@ -1498,138 +1487,63 @@ static int write_field_table(FILE *f, const compare_result *c, size_t field,
 
 /* ---- the command --------------------------------------------------------- */
 
-enum { OPT_THRESHOLD = 256, OPT_ALPHA, OPT_CSV, OPT_JSON, OPT_HTML,
-       OPT_FIELD };
-
-static const struct option compare_longs[] = {
-    {"threshold", required_argument, NULL, OPT_THRESHOLD},
-    {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"html", required_argument, NULL, OPT_HTML},
-    {"field", required_argument, NULL, OPT_FIELD},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-
-static const char *long_name(int val) {
-  for (const struct option *o = compare_longs; o->name; o++)
-    if (o->val == val) return o->name;
-  return "?";
-}
-
-/* A long option getopt_long refused with none to blame: unknown, or a
- * prefix of several. */
-static int unknown_long(const char *typed) {
-  char name[SHOWN_BYTES + 2], show[SHOWN_SIZE], matches[256] = "";
-  const size_t len = strcspn(typed, "=");
-  snprintf(name, sizeof name, "%.*s",
-           (int)(len < sizeof name - 1 ? len : sizeof name - 1), typed);
-  int count = 0;
-  for (const struct option *o = compare_longs; o->name && len > 2; o++)
-    if (strncmp(o->name, typed + 2, len - 2) == 0) {
-      const size_t used = strlen(matches);
-      snprintf(matches + used, sizeof matches - used, " --%s", o->name);
-      count++;
-    }
-  if (count > 1)
-    return bad_usage("option '%s' is ambiguous; possibilities:%s",
-                     shown(name, show), matches);
-  return bad_usage("unknown option '%s'", shown(name, show));
-}
-
 /* A fraction: finite, and within [low, high] (open where said). */
 static int parse_fraction(const char *text, const char *flag, double low,
                           int low_open, double high, double *out) {
-  char *end = NULL, show[SHOWN_SIZE];
-  errno = 0;
-  const double v = strtod(text, &end);
-  const int ok = errno == 0 && end != text && *end == '\0' &&
-                 plain_number(text) && isfinite(v) &&
-                 (low_open ? v > low : v >= low) && v < high;
-  if (!ok) {
-    if (high > 1)
-      return bad_usage("%s '%s' must be a number from 0 up (0.05: 5%%)", flag,
-                       shown(text, show));
-    return bad_usage("%s '%s' must be a number above 0 and below 1", flag,
-                     shown(text, show));
+  char show[SHOWN_SIZE];
+  double v;
+  if (args_real(text, 0, &v) && (low_open ? v > low : v >= low) && v < high) {
+    *out = v;
+    return 0;
   }
-  *out = v;
-  return 0;
+  if (high > 1)
+    return args_error("compare", "%s '%s' must be a number from 0 up (0.05: "
+                      "5%%)", flag, shown(text, show));
+  return args_error("compare", "%s '%s' must be a number above 0 and below 1",
+                    flag, shown(text, show));
 }
 
 int compare_main(int argc, char **argv) {
-  const char *paths[OUTS] = {NULL};
+  const char *paths[OUTS] = {NULL}, *inputs[2];
+  const char *threshold_text = NULL, *alpha_text = NULL, *field_name = NULL;
   double threshold = 0.05, alpha = 0.05;
-  int given[OPT_FIELD + 1] = {0};
-  const char *field_name = NULL;
   size_t field = 0;
   char show[SHOWN_SIZE];
-  opterr = 0;
-  int c, index;
-  while ((index = -1,
-          c = getopt_long(argc, argv, ":h", compare_longs, &index)) != -1) {
-    const char *typed = argv[optind - 1];
-    const int typed_long = strncmp(typed, "--", 2) == 0;
-    if (c == ':') {
-      if (typed_long || optopt >= 256)
-        return bad_usage("option '--%s' needs a value", long_name(optopt));
-      return bad_usage("option '-%c' needs a value", optopt);
-    }
-    if (c == '?') {
-      if (optopt == 0) return unknown_long(typed);
-      if (typed_long && optopt == 'h')
-        return bad_usage("option '--help' takes no value");
-      if (optopt > ' ' && optopt < 0x7f)
-        return bad_usage("unknown option '-%c'", optopt);
-      return bad_usage("unknown option '-\\x%02x'", optopt & 0xff);
-    }
-    if (c == 'h') {
-      fputs(usage_compare, stdout);
-      return 0;
-    }
-    if (!*optarg)
-      return bad_usage("option '--%s' needs a non-empty value", long_name(c));
-    if (given[c]++)
-      return bad_usage("option '--%s' given twice; it takes one value",
-                       long_name(c));
-    int bad = 0;
-    switch (c) {
-    case OPT_THRESHOLD:
-      bad = parse_fraction(optarg, "--threshold", 0, 0, INFINITY, &threshold);
-      break;
-    case OPT_ALPHA:
-      bad = parse_fraction(optarg, "--alpha", 0, 1, 1, &alpha);
-      break;
-    case OPT_CSV: paths[OUT_CSV] = optarg; break;
-    case OPT_JSON: paths[OUT_JSON] = optarg; break;
-    case OPT_HTML: paths[OUT_HTML] = optarg; break;
-    case OPT_FIELD: bad = field_option(optarg, &field); field_name = optarg;
-      break;
-    }
-    if (bad) return bad;
-  }
-  const int operands = argc - optind;
-  if (operands != 2) {
-    if (operands > 2)
-      return bad_usage("unexpected argument '%s'; compare takes two results "
-                       "files, BASE and NEW", shown(argv[optind + 2], show));
-    return bad_usage("compare takes two results files, BASE and NEW; %s",
-                     operands ? "only one given" : "none given");
-  }
+  arg_option options[] = {
+      {"threshold", 0, ARG_VALUE, &threshold_text, NULL, 0},
+      {"alpha", 0, ARG_VALUE, &alpha_text, NULL, 0},
+      {"csv", 0, ARG_VALUE, &paths[OUT_CSV], NULL, 0},
+      {"json", 0, ARG_VALUE, &paths[OUT_JSON], NULL, 0},
+      {"html", 0, ARG_VALUE, &paths[OUT_HTML], NULL, 0},
+      {"field", 0, ARG_VALUE, &field_name, NULL, 0},
+      {0}};
+  args a = {"compare", usage_compare, options, inputs, 2,
+            "compare takes two results files, BASE and NEW", 0};
+  int bad = args_parse(&a, argc, argv);
+  if (bad >= 0) return bad;
+  if ((threshold_text && (bad = parse_fraction(threshold_text, "--threshold",
+                                               0, 0, INFINITY, &threshold))) ||
+      (alpha_text &&
+       (bad = parse_fraction(alpha_text, "--alpha", 0, 1, 1, &alpha))) ||
+      (field_name && (bad = field_option(field_name, &field))))
+    return bad;
+  if (a.count != 2)
+    return args_error("compare", "compare takes two results files, BASE and "
+                      "NEW; %s", a.count ? "only one given" : "none given");
   if (field_name && (paths[OUT_CSV] || paths[OUT_JSON] || paths[OUT_HTML]))
-    return bad_usage("--field shows its table alone: no --csv, --json or "
-                     "--html with it");
-  const char *inputs[2] = {argv[optind], argv[optind + 1]};
+    return args_error("compare", "--field shows its table alone: no --csv, "
+                      "--json or --html with it");
   if (strcmp(inputs[0], "-") == 0 && strcmp(inputs[1], "-") == 0)
-    return bad_usage("BASE and NEW cannot both be standard input ('-')");
+    return args_error("compare", "BASE and NEW cannot both be standard input "
+                      "('-')");
   /* The outputs: each its own file, none an input; refused before any
    * file is read or written. */
   for (int i = 0; i < OUTS; i++) {
     if (!paths[i]) continue;
     for (int j = i + 1; j < OUTS; j++)
       if (paths[j] && kl__same_file(paths[i], paths[j]))
-        return bad_usage("%s and %s name the same file '%s'", out_flags[i],
-                         out_flags[j], shown(paths[i], show));
+        return args_error("compare", "%s and %s name the same file '%s'",
+                          out_flags[i], out_flags[j], shown(paths[i], show));
     for (int k = 0; k < 2; k++)
       if (strcmp(paths[i], "-") != 0 && kl__same_file(paths[i], inputs[k]))
         return error_line("%s '%s' is %s, an input: refusing to write over "

@@ -5,13 +5,12 @@
 #include "explain.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/tool.h"
+#include "args.h"
 #include "lesson.h"
 #include "text.h"
 
@@ -41,17 +40,6 @@ static const char usage_explain[] =
     "\n"
     "exit codes: 0 every lesson shown whole; 1 a lesson or its code missing\n"
     "(the rest is shown); 2 bad usage or an unreadable results file.\n";
-
-PRINTF_LIKE(1, 2)
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  fputs("kladder: error: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs(" (see `kladder explain --help`)\n", stderr);
-  return 2;
-}
 
 /* ---- printing ------------------------------------------------------------ */
 
@@ -422,64 +410,27 @@ int explain_report(const kl_report *rep, FILE *f) {
 int explain_main(int argc, char **argv) {
   const char *workload = NULL, *backends = NULL, *rungs = NULL;
   const char *results = NULL, *size = NULL;
-  static const struct option longs[] = {
-      {"workload", required_argument, NULL, 'w'},
-      {"backend", required_argument, NULL, 'b'},
-      {"rung", required_argument, NULL, 'r'},
-      {"size", required_argument, NULL, 'n'},
-      {"results", required_argument, NULL, 'R'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  char show[SHOWN_SIZE];
-  optind = 1;
-  opterr = 0;
-  for (;;) {
-    const int before = optind;
-    const int c = getopt_long(argc, argv, ":w:b:r:n:h", longs, NULL);
-    if (c == -1) break;
-    const char *seen = argv[before < argc ? before : argc - 1];
-    /* Each option takes one value, once: which of two would count is not
-     * for their order to decide. */
-    const char *const *once = c == 'w' ? &workload : c == 'b' ? &backends
-                              : c == 'r' ? &rungs : c == 'n' ? &size
-                              : c == 'R' ? &results : NULL;
-    if (once && *once)
-      return usage_error("option '%s' given twice; it takes one value",
-                         c == 'R' ? "--results" : (char[]){'-', (char)c, 0});
-    switch (c) {
-    case 'w': workload = optarg; break;
-    case 'b': backends = optarg; break;
-    case 'r': rungs = optarg; break;
-    case 'n': size = optarg; break;
-    case 'R': results = optarg; break;
-    case 'h':
-      fputs(usage_explain, stdout);
-      return 0;
-    case ':':
-      return usage_error("option '%s' needs a value", shown(seen, show));
-    default:
-      return usage_error("unknown argument '%s'", shown(seen, show));
-    }
-  }
-  if (optind < argc)
-    return usage_error("explain takes no operand ('%s')",
-                       shown(argv[optind], show));
-  if (!workload) return usage_error("explain needs a workload: -w W");
+  /* Each option takes one value, once: which of two would count is not
+   * for their order to decide. */
+  arg_option options[] = {{"workload", 'w', ARG_VALUE, &workload, NULL, 0},
+                          {"backend", 'b', ARG_VALUE, &backends, NULL, 0},
+                          {"rung", 'r', ARG_VALUE, &rungs, NULL, 0},
+                          {"size", 'n', ARG_VALUE, &size, NULL, 0},
+                          {"results", 0, ARG_VALUE, &results, NULL, 0},
+                          {0}};
+  args a = {"explain", usage_explain, options, NULL, 0, NULL, 0};
+  const int parsed = args_parse(&a, argc, argv);
+  if (parsed >= 0) return parsed;
+  if (!workload)
+    return args_error("explain", "explain needs a workload: -w W");
   size_t wi;
-  if (strchr(workload, ',') || kl_workload_index(workload, &wi) != KL_OK) {
-    fputs("kladder: error: ", stderr);
-    one_line(stderr, strchr(workload, ',') ? "explain takes one workload"
-                                           : kl_last_error());
-    fputs(" (see `kladder explain --help`)\n", stderr);
-    return 2;
-  }
+  if (strchr(workload, ',') || kl_workload_index(workload, &wi) != KL_OK)
+    return args_error("explain", "%s", strchr(workload, ',')
+                                             ? "explain takes one workload"
+                                             : kl_last_error());
   int64_t n = 0;
-  if (size && kl_parse_size(size, &n) != KL_OK) {
-    fputs("kladder: error: ", stderr);
-    one_line(stderr, kl_last_error());
-    fputs(" (see `kladder explain --help`)\n", stderr);
-    return 2;
-  }
+  if (size && kl_parse_size(size, &n) != KL_OK)
+    return args_error("explain", "%s", kl_last_error());
   if (!kl__lesson_embedded)
     fputs("kladder: note: this build has no lessons (built with "
           "KL_LESSONS=OFF): the model's predictions alone\n", stderr);
@@ -514,7 +465,8 @@ int explain_main(int argc, char **argv) {
   }
   int code;
   if (!selected) {
-    code = usage_error("no rung of %s matches the -b and -r given", w.name);
+    code = args_error("explain", "no rung of %s matches the -b and -r given",
+                      w.name);
   } else {
     code = explain_workload(stdout, wi, backends, rungs, n,
                             results ? m : NULL, count);

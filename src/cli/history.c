@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "../core/tool.h"
+#include "args.h"
 #include "text.h"
 
 
@@ -77,6 +78,8 @@ static const char usage_history[] =
     "found a regression, 2 bad usage or input (one line; the history\n"
     "unchanged).\n";
 
+#if !defined(KL_HAVE_SQLITE)
+
 static int asks_help(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--")) return 0;
@@ -84,8 +87,6 @@ static int asks_help(int argc, char **argv) {
   }
   return 0;
 }
-
-#if !defined(KL_HAVE_SQLITE)
 
 static const char no_sqlite[] =
     "this kladder was built without SQLite, which the results history "
@@ -1411,90 +1412,47 @@ static int run_check(FILE *f, const point *p, size_t n, const query *q,
 
 /* ---- options ------------------------------------------------------------------ */
 
-static int bad(const char *fmt, const char *arg) {
-  return usage_error_of("history", fmt, arg);
-}
-
 static int parse(query *q, int argc, char **argv) {
   memset(q, 0, sizeof *q);
   q->threshold = 0.05;
-  int only_files = 0, given[7] = {0};
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (only_files || a[0] != '-' || !a[1]) {
-      if (q->count == (int)(sizeof q->files / sizeof q->files[0]))
-        return bad("too many files%s", NULL);
-      q->files[q->count++] = a;
-      continue;
-    }
-    if (!strcmp(a, "--")) {
-      only_files = 1;
-      continue;
-    }
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage_history, stdout);
-      return 0;
-    }
-    if (!strcmp(a, "--csv")) { q->csv = 1; continue; }
-    if (!strcmp(a, "--json")) { q->json = 1; continue; }
-    if (!strcmp(a, "--check")) { q->check = 1; continue; }
-    if (!strcmp(a, "--import")) { q->import = 1; continue; }
-    static const char *const valued[] = {"--db", "-w", "--workload", "-r",
-                                         "--rung", "-b", "--backend",
-                                         "--machine", "--since",
-                                         "--threshold"};
-    const char *value = NULL;
-    int which = -1;
-    for (int k = 0; k < 10 && which < 0; k++) {
-      const size_t len = strlen(valued[k]);
-      if (!strcmp(a, valued[k])) {
-        if (i + 1 >= argc) return bad("option '%s' needs a value", a);
-        value = argv[++i];
-        which = k;
-      } else if (!strncmp(a, valued[k], len) && a[len] == '=' &&
-                 valued[k][1] == '-') {
-        value = a + len + 1;
-        which = k;
-      } else if (valued[k][1] != '-' && !strncmp(a, valued[k], 2) && a[2]) {
-        value = a + 2;
-        which = k;
-      }
-    }
-    if (which < 0) return bad("unknown option '%s'", a);
-    if (!*value) return bad("option '%s' needs a value", a);
-    /* Each takes one value, once (-w and --workload are one). */
-    const int option = which == 0 ? 0 : which <= 6 ? (which + 1) / 2 : which - 3;
-    if (given[option]++)
-      return bad("option '%s' given twice; it takes one value", a);
-    switch (which) {
-    case 0: q->db = value; break;
-    case 1: case 2: q->workloads = value; break;
-    case 3: case 4: q->rungs = value; break;
-    case 5: case 6: q->backends = value; break;
-    case 7: q->machine = value; break;
-    case 8: q->since = value; break;
-    default: {
-      char *end = NULL;
-      errno = 0;
-      q->threshold = strtod(value, &end);
-      if (errno || end == value || *end || !plain_number(value) ||
-          !(q->threshold >= 0) ||
-          q->threshold > 100)
-        return bad("--threshold '%s' must be a fraction from 0 to 100", value);
-    }
-    }
-  }
+  const char *threshold = NULL;
+  arg_option options[] = {{"db", 0, ARG_VALUE, &q->db, NULL, 0},
+                          {"workload", 'w', ARG_VALUE, &q->workloads, NULL, 0},
+                          {"rung", 'r', ARG_VALUE, &q->rungs, NULL, 0},
+                          {"backend", 'b', ARG_VALUE, &q->backends, NULL, 0},
+                          {"machine", 0, ARG_VALUE, &q->machine, NULL, 0},
+                          {"since", 0, ARG_VALUE, &q->since, NULL, 0},
+                          {"csv", 0, ARG_FLAG, &q->csv, NULL, 0},
+                          {"json", 0, ARG_FLAG, &q->json, NULL, 0},
+                          {"check", 0, ARG_FLAG, &q->check, NULL, 0},
+                          {"threshold", 0, ARG_VALUE, &threshold, NULL, 0},
+                          {"import", 0, ARG_FLAG, &q->import, NULL, 0},
+                          {0}};
+  args a = {"history", usage_history, options, q->files,
+            (int)(sizeof q->files / sizeof q->files[0]),
+            "too many results files", 0};
+  const int rc = args_parse(&a, argc, argv);
+  if (rc >= 0) return rc;
+  q->count = a.count;
+  char show[SHOWN_SIZE];
+  if (threshold && (!args_real(threshold, 0, &q->threshold) ||
+                    q->threshold < 0 || q->threshold > 100))
+    return args_error("history", "--threshold '%s' must be a fraction from 0 "
+                      "to 100", shown(threshold, show));
   if (q->import && !q->count)
-    return bad("--import needs the results files to add%s", NULL);
+    return args_error("history", "--import needs the results files to add");
   if (q->count && !q->import)
-    return bad("'%s': a file given without --import", q->files[0]);
-  if (!q->db) return bad("no history given (--db FILE)%s", NULL);
-  if (q->csv + q->json > 1) return bad("--csv and --json: one of them%s", NULL);
+    return args_error("history", "'%s': a file given without --import",
+                      shown(q->files[0], show));
+  if (!q->db) return args_error("history", "no history given (--db FILE)");
+  if (q->csv + q->json > 1)
+    return args_error("history", "--csv and --json: one of them");
   if (q->import && (q->check || q->csv || q->json || q->workloads ||
                     q->rungs || q->backends || q->machine || q->since))
-    return bad("--import takes files alone (no selection, --check or "
-               "output options)%s", NULL);
-  if (q->check && q->csv) return bad("--check writes text or --json%s", NULL);
+    return args_error("history", "--import takes files alone (no selection, "
+                      "--check or output options)");
+  if (q->check && q->csv)
+    return args_error("history", "--check writes text or --json");
   return -1;
 }
 
@@ -1509,10 +1467,6 @@ static void forget(const char *db) {
 }
 
 int history_main(int argc, char **argv) {
-  if (asks_help(argc, argv)) {
-    fputs(usage_history, stdout);
-    return 0;
-  }
   query q;
   int rc = parse(&q, argc, argv);
   if (rc >= 0) return rc;

@@ -1,10 +1,10 @@
 /* The kladder command: a thin layer over the library. Its options follow
- * GNU getopt_long, so that -n5, --size=5 and -- mean what they mean in
- * every other tool; every mistake is one line on stderr and exit code 2,
- * found before any rung runs. */
-#define _GNU_SOURCE /* getopt_long, with CMAKE_C_EXTENSIONS off */
+ * the GNU conventions (args.h), so that -n5, --size=5 and -- mean what
+ * they mean in every other tool; every mistake is one line on stderr and
+ * exit code 2, found before any rung runs. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "compare.h"
 #include "history.h"
 #include "kladder-run.h"
@@ -62,7 +63,7 @@ static const char usage_main[] =
     "\n"
     "Options follow GNU conventions: -w map, -wmap, --workload map,\n"
     "--workload=map, or any unambiguous prefix of a long name (--work);\n"
-    "-- ends the options. list and run take no other arguments.\n"
+    "-- ends the options. list, run and explain take no other arguments.\n"
     "\n"
     "exit codes: 0 all checks passed, 1 a check failed, 2 bad usage or\n"
     "input, 3 a device or runtime error; compare and history --check: 1 a\n"
@@ -257,253 +258,11 @@ static int out_of_memory(void) {
   return 3;
 }
 
-/* A mistake in the command line's grammar: one line, and where the rules
- * are. */
-PRINTF_LIKE(2, 3)
-static int bad_usage(const char *help, const char *fmt, ...) {
-  va_list ap;
-  fputs("kladder: error: ", stderr);
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, " (see `%s`)\n", help);
-  return 2;
-}
-
 static void print_progress(void *ctx, const char *line) {
   (void)ctx;
   fprintf(stderr, "%s\n", line);
   fflush(stderr);
 }
-
-/* ---- options ----------------------------------------------------------- */
-
-/* getopt_long's values of the long-only options (short ones are their
- * letter). */
-enum {
-  OPT_INPUTS = 256,
-  OPT_LD,
-  OPT_ALPHA,
-  OPT_BETA,
-  OPT_SCALARS,
-  OPT_REPS,
-  OPT_WARMUP,
-  OPT_MAX_TIME,
-  OPT_PRECISION,
-  OPT_CACHE,
-  OPT_SEED,
-  OPT_CSV,
-  OPT_JSON,
-  OPT_TRACE,
-  OPT_HTML,
-  OPT_DB,
-  OPT_NO_CEILING,
-  OPT_HOST_DATA,
-  OPT_SCALING,
-  OPT_FULL,
-  OPT_EXPLAIN,
-  OPT_RHS,
-  OPT_SOLUTION,
-  OPT_ENERGY,
-  OPT_FIELDS,
-  OPT_END
-};
-
-/* ':' first: a missing value is told apart from an unknown option. */
-static const char run_shorts[] = ":w:b:r:p:n:t:o:s:i:qvh";
-static const struct option run_longs[] = {
-    {"workload", required_argument, NULL, 'w'},
-    {"backend", required_argument, NULL, 'b'},
-    {"rung", required_argument, NULL, 'r'},
-    {"param", required_argument, NULL, 'p'},
-    {"size", required_argument, NULL, 'n'},
-    {"type", required_argument, NULL, 't'},
-    {"op", required_argument, NULL, 'o'},
-    {"inputs", required_argument, NULL, OPT_INPUTS},
-    {"input", required_argument, NULL, 'i'},
-    {"matrix", required_argument, NULL, 'i'},
-    {"rhs", required_argument, NULL, OPT_RHS},
-    {"solution", required_argument, NULL, OPT_SOLUTION},
-    {"shape", required_argument, NULL, 's'},
-    {"ld", required_argument, NULL, OPT_LD},
-    {"alpha", required_argument, NULL, OPT_ALPHA},
-    {"beta", required_argument, NULL, OPT_BETA},
-    {"scalars", required_argument, NULL, OPT_SCALARS},
-    {"reps", required_argument, NULL, OPT_REPS},
-    {"warmup", required_argument, NULL, OPT_WARMUP},
-    {"max-time", required_argument, NULL, OPT_MAX_TIME},
-    {"precision", required_argument, NULL, OPT_PRECISION},
-    {"cache", required_argument, NULL, OPT_CACHE},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"csv", required_argument, NULL, OPT_CSV},
-    {"json", required_argument, NULL, OPT_JSON},
-    {"trace", required_argument, NULL, OPT_TRACE},
-    {"html", required_argument, NULL, OPT_HTML},
-    {"db", required_argument, NULL, OPT_DB},
-    {"no-ceiling", no_argument, NULL, OPT_NO_CEILING},
-    {"host-data", no_argument, NULL, OPT_HOST_DATA},
-    {"energy", no_argument, NULL, OPT_ENERGY},
-    {"scaling", required_argument, NULL, OPT_SCALING},
-    {"full", no_argument, NULL, OPT_FULL},
-    {"explain", no_argument, NULL, OPT_EXPLAIN},
-    {"quiet", no_argument, NULL, 'q'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-
-static const char list_shorts[] = ":w:ah";
-static const struct option list_longs[] = {
-    {"workload", required_argument, NULL, 'w'},
-    {"all", no_argument, NULL, 'a'},
-    {"json", no_argument, NULL, OPT_JSON},
-    {"fields", no_argument, NULL, OPT_FIELDS},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0}};
-
-/* One command's options as getopt_long reads them. */
-typedef struct parser {
-  const char *help; /* where the rules are: "kladder run --help" */
-  const char *shorts;
-  const struct option *longs;
-  const char *lists; /* the options whose values add up */
-  int argc;
-  char **argv;
-  unsigned char given[OPT_END]; /* single-value options seen */
-  /* Each one's long name as first given, and as typed (--matrix and
-   * --input are one option; -i and --input one spelling each). */
-  char first[OPT_END][64], typed[OPT_END][64];
-} parser;
-
-/* One option read: its value (getopt_long's val), its name as typed
- * ("-n", or "--size" also where a prefix of it was typed) and its value,
- * NULL for a flag. */
-typedef struct option_read {
-  int val;
-  char name[64];
-  const char *value;
-} option_read;
-
-static const struct option *long_of(const parser *ps, int val) {
-  for (const struct option *o = ps->longs; o->name; o++)
-    if (o->val == val) return o;
-  return NULL;
-}
-
-static void name_option(const parser *ps, int val, int as_long,
-                        option_read *got) {
-  const struct option *o = long_of(ps, val);
-  if (as_long && o) snprintf(got->name, sizeof got->name, "--%s", o->name);
-  else snprintf(got->name, sizeof got->name, "-%c", val);
-}
-
-/* A long option getopt_long refused with no option to blame: unknown, or
- * a prefix of several. */
-static void unknown_long(const parser *ps, const char *typed) {
-  char name[SHOWN_BYTES + 2], show[SHOWN_SIZE], matches[512] = "";
-  const size_t len = strcspn(typed, "=");
-  snprintf(name, sizeof name, "%.*s",
-           (int)(len < sizeof name - 1 ? len : sizeof name - 1), typed);
-  int count = 0;
-  for (const struct option *o = ps->longs; o->name && len > 2; o++)
-    if (strncmp(o->name, typed + 2, len - 2) == 0) {
-      size_t used = strlen(matches);
-      snprintf(matches + used, sizeof matches - used, " --%s", o->name);
-      count++;
-    }
-  if (count > 1)
-    bad_usage(ps->help, "option '%s' is ambiguous; possibilities:%s",
-              shown(name, show), matches);
-  else
-    bad_usage(ps->help, "unknown option '%s'", shown(name, show));
-}
-
-/* The next option into *got: 1, or 0 at the end of the options, or -1
- * after a mistake (printed; exit code 2). Values are never empty, and a
- * single-value option comes once. */
-static int next_option(parser *ps, option_read *got) {
-  int index = -1;
-  int c = getopt_long(ps->argc, ps->argv, ps->shorts, ps->longs, &index);
-  if (c == -1) return 0;
-  const char *typed = ps->argv[optind - 1];
-  const int typed_long = strncmp(typed, "--", 2) == 0;
-  got->value = NULL;
-  if (c == ':') {
-    name_option(ps, optopt, typed_long, got);
-    bad_usage(ps->help, "option '%s' needs a value", got->name);
-    return -1;
-  }
-  if (c == '?') {
-    const struct option *o = optopt ? long_of(ps, optopt) : NULL;
-    if (optopt == 0) {
-      unknown_long(ps, typed);
-    } else if (typed_long && o && o->has_arg == no_argument) {
-      name_option(ps, optopt, 1, got);
-      bad_usage(ps->help, "option '%s' takes no value", got->name);
-    } else if (optopt > ' ' && optopt < 0x7f) {
-      char letter[3] = {'-', (char)optopt, '\0'};
-      bad_usage(ps->help, "unknown option '%s'", letter);
-    } else {
-      bad_usage(ps->help, "unknown option '-\\x%02x'", optopt & 0xff);
-    }
-    return -1;
-  }
-  got->val = c;
-  name_option(ps, c, index >= 0, got);
-  /* --matrix and --input are one option: name the one typed. */
-  if (index >= 0)
-    snprintf(got->name, sizeof got->name, "--%s", ps->longs[index].name);
-  const struct option *o = long_of(ps, c);
-  if (o && o->has_arg == no_argument) return 1;
-  got->value = optarg;
-  if (!*optarg) {
-    bad_usage(ps->help, "option '%s' needs a non-empty value", got->name);
-    return -1;
-  }
-  const int list = c < 256 && strchr(ps->lists, c) != NULL;
-  const struct option *as = index >= 0 ? &ps->longs[index] : long_of(ps, c);
-  const char *canonical = as ? as->name : "";
-  if (!list && ps->given[c] && strcmp(ps->first[c], canonical) != 0) {
-    bad_usage(ps->help, "options '%s' and '%s' are one option, given twice; "
-              "it takes one value", ps->typed[c], got->name);
-    return -1;
-  }
-  if (!list && !ps->given[c]) {
-    snprintf(ps->first[c], sizeof ps->first[c], "%s", canonical);
-    snprintf(ps->typed[c], sizeof ps->typed[c], "%s", got->name);
-  }
-  if (!list && ps->given[c]++) {
-    bad_usage(ps->help, "option '%s' given twice; it takes one value",
-              got->name);
-    return -1;
-  }
-  return 1;
-}
-
-/* After the options: run and list take no arguments. */
-static int no_operands(const parser *ps, const char *command) {
-  if (optind >= ps->argc) return 0;
-  char show[SHOWN_SIZE];
-  return bad_usage(ps->help, "unexpected argument '%s'; %s takes options only",
-                   shown(ps->argv[optind], show), command);
-}
-
-/* A comma-separated list that repeated options add up to. */
-typedef struct list_text {
-  char *text;
-  size_t len;
-} list_text;
-
-static int list_add(list_text *l, const char *items) {
-  size_t add = strlen(items);
-  char *t = realloc(l->text, l->len + add + 2);
-  if (!t) return 0;
-  if (l->len) t[l->len++] = ',';
-  memcpy(t + l->len, items, add + 1);
-  l->len += add;
-  l->text = t;
-  return 1;
-}
-
 
 /* ---- list ------------------------------------------------------------------
  * Everything here comes through the public API: the info structs. Every
@@ -883,36 +642,28 @@ static void list_fields(void) {
 
 /* argv[0] is "list". */
 static int list(int argc, char **argv) {
-  parser ps = {"kladder list --help", list_shorts, list_longs, "w", argc, argv,
-               {0}, {{0}}, {{0}}};
-  list_text only = {NULL, 0};
-  int json = 0, all = 0, fields = 0, code = 0, more = 0;
-  option_read got;
-  while (code == 0 && (more = next_option(&ps, &got)) == 1) {
-    if (got.val == 'h') {
-      fputs(usage_list, stdout);
-      free(only.text);
-      return 0;
-    }
-    if (got.val == OPT_JSON) json = 1;
-    else if (got.val == OPT_FIELDS) fields = 1;
-    else if (got.val == 'a') all = 1;
-    else if (got.val == 'w' && !list_add(&only, got.value))
-      code = out_of_memory();
+  char *only = NULL;
+  int json = 0, all = 0, fields = 0;
+  arg_option options[] = {{"workload", 'w', ARG_LIST, &only, NULL, 0},
+                          {"all", 'a', ARG_FLAG, &all, NULL, 0},
+                          {"json", 0, ARG_FLAG, &json, NULL, 0},
+                          {"fields", 0, ARG_FLAG, &fields, NULL, 0},
+                          {0}};
+  args a = {"list", usage_list, options, NULL, 0, NULL, 0};
+  int code = args_parse(&a, argc, argv);
+  if (code >= 0) {
+    free(only);
+    return code;
   }
-  if (code == 0 && more < 0) code = 2;
-  if (code == 0) code = no_operands(&ps, "list");
-  if (code == 0 && only.text) code = check_workloads(only.text);
-  if (code == 0 && fields && (json || all || only.text)) {
-    fprintf(stderr, "kladder: error: --fields takes no other option\n");
-    code = 2;
-  }
+  code = only ? check_workloads(only) : 0;
+  if (code == 0 && fields && (json || all || only))
+    code = args_error("list", "--fields takes no other option");
   if (code == 0) {
     kl_status st = KL_OK;
     if (fields) list_fields();
-    else if (json) st = kl__list_write_json(stdout, only.text);
-    else if (!only.text && !all) list_brief();
-    else list_long(only.text, all);
+    else if (json) st = kl__list_write_json(stdout, only);
+    else if (!only && !all) list_brief();
+    else list_long(only, all);
     if (st != KL_OK) code = fail(st);
     if (code == 0 && fflush(stdout) != 0) {
       fprintf(stderr, "kladder: error: writing the list: %s\n",
@@ -920,7 +671,7 @@ static int list(int argc, char **argv) {
       code = 3;
     }
   }
-  free(only.text);
+  free(only);
   return code;
 }
 
@@ -934,7 +685,7 @@ typedef struct run_command {
   kl_options o;
   int verbose; /* -v: the wide table */
   int explain; /* --explain: each ladder as a lesson after the table */
-  list_text workloads, backends, rungs, params;
+  char *workloads, *backends, *rungs, *params; /* -w, -b, -r, -p */
   /* The results files' paths, by kl_format: --csv, --json, --trace. */
   const char *output[OUTPUTS];
   const char *html; /* --html: the report of the run (report-html.c) */
@@ -943,25 +694,13 @@ typedef struct run_command {
   char *command_line;
 } run_command;
 
-static int parse_count(const char *text, const char *what, long min,
-                       long *out) {
-  char *end = NULL, show[SHOWN_SIZE];
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end != '\0' || !plain_number(text) ||
-      v < min || v > KL_MAX_REPS) {
-    fprintf(stderr, "kladder: error: %s '%s' must be an integer from %ld to "
-            "%d\n", what, shown(text, show), min, KL_MAX_REPS);
-    return 0;
-  }
-  *out = v;
-  return 1;
-}
-
 /* --alpha, --beta and --scalars fill the same scalars: each may be set by
  * one of them only, or which value counts would depend on their order. */
-static int set_scalars(run_command *c, const char *help, const char *name,
-                       const char *text, int first) {
+static int set_scalars(run_command *c, const char *name, const char *text,
+                       int first) {
+  /* --alpha and --beta are shorthands for the first and second scalar. */
+  if (name[2] != 's' && strchr(text, ','))
+    return args_error("run", "%s takes one number", name);
   kl_shape fresh;
   memset(&fresh, 0, sizeof fresh);
   kl_status st = kl__shape_parse_scalars(text, &fresh);
@@ -980,180 +719,112 @@ static int set_scalars(run_command *c, const char *help, const char *name,
   const uint64_t again = fresh.scalars_set & c->o.shape.scalars_set;
   for (int i = 0; i < KL_MAX_DIMS; i++) {
     if (again >> i & 1)
-      return bad_usage(help, "option '%s' sets scalar %d, which --alpha, "
-                       "--beta or --scalars set already", name, i + 1);
+      return args_error("run", "option '%s' sets scalar %d, which --alpha, "
+                        "--beta or --scalars set already", name, i + 1);
     if (fresh.scalars_set >> i & 1) c->o.shape.scalars[i] = fresh.scalars[i];
   }
   c->o.shape.scalars_set |= fresh.scalars_set;
   return 0;
 }
 
-/* One option of run: 0, or the exit code of its mistake. */
-static int run_option(run_command *c, const parser *ps, const option_read *g) {
-  const char *v = g->value;
+/* Each -p starts with NAME=: an item without '=' continues the list of
+ * the parameter before it, in the same -p (`-p nx=8 -p 16` is no list). */
+static int param_check(const char *command, const char *value) {
   char show[SHOWN_SIZE];
-  long count;
+  if (memchr(value, '=', strcspn(value, ","))) return 0;
+  return args_error(command, "parameter '%s' is not NAME=VALUE: each -p "
+                    "starts with one", shown(value, show));
+}
+
+/* A --reps or --warmup count: 0, or the exit code of its mistake. */
+static int set_count(const char *name, const char *text, int min, int *out) {
+  char show[SHOWN_SIZE];
+  unsigned long long v;
+  if (!args_count(text, (unsigned)min, KL_MAX_REPS, &v))
+    return args_error("run", "%s '%s' must be an integer from %d to %d",
+                      name, shown(text, show), min, KL_MAX_REPS);
+  *out = (int)v;
+  return 0;
+}
+
+/* Which of two words text is: 0 or 1 into *out, or the exit code of the
+ * mistake. */
+static int set_word(const char *name, const char *text, const char *one,
+                    const char *two, int *out) {
+  char show[SHOWN_SIZE];
+  if (strcmp(text, one) && strcmp(text, two))
+    return args_error("run", "%s '%s' must be %s or %s", name,
+                      shown(text, show), one, two);
+  *out = strcmp(text, one) != 0;
+  return 0;
+}
+
+/* The values of run's options, read after them all: 0, or the exit code
+ * of the first mistake. */
+enum { V_SIZE, V_TYPE, V_SHAPE, V_LD, V_ALPHA, V_BETA, V_SCALARS, V_REPS,
+       V_WARMUP, V_SEED, V_CACHE, V_PRECISION, V_MAX_TIME, V_SCALING,
+       V_COUNT };
+static int run_values(run_command *c, const char *const v[V_COUNT]) {
+  char show[SHOWN_SIZE];
   kl_status st = KL_OK;
-  switch (g->val) {
-  case 'w':
-    return list_add(&c->workloads, v) ? 0 : out_of_memory();
-  case 'b':
-    return list_add(&c->backends, v) ? 0 : out_of_memory();
-  case 'r':
-    return list_add(&c->rungs, v) ? 0 : out_of_memory();
-  case 'p':
-    /* An item without '=' continues the list of the parameter before it,
-     * in the same -p: `-p nx=8 -p 16` is not a list. */
-    if (!memchr(v, '=', strcspn(v, ",")))
-      return bad_usage(ps->help, "parameter '%s' is not NAME=VALUE: each "
-                       "-p starts with one", shown(v, show));
-    return list_add(&c->params, v) ? 0 : out_of_memory();
-  case 'n':
-    if (strchr(v, ',') || strstr(v, "..")) {
-      /* A sweep: checked here, run by the library. */
-      int64_t sizes[KL_MAX_SWEEP];
-      size_t count = 0;
-      st = kl__parse_sizes(v, sizes, KL_MAX_SWEEP, &count);
-      c->o.sizes = v;
-    } else {
-      st = kl_parse_size(v, &c->o.n);
-    }
-    break;
-  case 't':
-    st = kl_type_parse(v, &c->o.type);
-    break;
-  case 'o':
-    c->o.op = v;
-    break;
-  case OPT_INPUTS:
-    c->o.inputs = v;
-    break;
-  case 'i':
-    c->o.input_file = v;
-    snprintf(c->input_flag, sizeof c->input_flag, "%s", g->name);
-    break;
-  case OPT_RHS:
-  case OPT_SOLUTION: {
-    /* A workload's named file: the option's name is the file's. */
-    kl_named_path *f = &c->o.files[g->val == OPT_RHS ? 0 : 1];
-    f->name = g->val == OPT_RHS ? "rhs" : "solution";
-    f->path = v;
-    break;
+  if (v[V_SIZE] && (strchr(v[V_SIZE], ',') || strstr(v[V_SIZE], ".."))) {
+    /* A sweep: checked here, run by the library. */
+    int64_t sizes[KL_MAX_SWEEP];
+    size_t count = 0;
+    st = kl__parse_sizes(v[V_SIZE], sizes, KL_MAX_SWEEP, &count);
+    c->o.sizes = v[V_SIZE];
+  } else if (v[V_SIZE]) {
+    st = kl_parse_size(v[V_SIZE], &c->o.n);
   }
-  case 's':
-    st = kl__shape_parse_dims(v, &c->o.shape);
-    break;
-  case OPT_LD:
-    st = kl__shape_parse_leads(v, &c->o.shape);
-    break;
-  case OPT_SCALARS:
-    return set_scalars(c, ps->help, g->name, v, 0);
-  case OPT_ALPHA:
-  case OPT_BETA:
-    /* Shorthands for the first and second scalar. */
-    if (strchr(v, ','))
-      return bad_usage(ps->help, "%s takes one number", g->name);
-    return set_scalars(c, ps->help, g->name, v, g->val == OPT_BETA);
-  case OPT_REPS:
-    if (!parse_count(v, "--reps", 1, &count)) return 2;
-    c->o.reps = (int)count;
-    break;
-  case OPT_WARMUP:
-    if (!parse_count(v, "--warmup", 0, &count)) return 2;
-    c->o.warmup = (int)count;
-    break;
-  case OPT_SEED: {
-    char *end = NULL;
-    errno = 0;
-    unsigned long long s = strtoull(v, &end, 10);
-    if (errno || end == v || *end != '\0' || !plain_number(v) || v[0] == '-')
-      return bad_usage(ps->help, "--seed '%s' must be a non-negative integer",
-                       shown(v, show));
-    c->o.seed = s;
-    break;
-  }
-  case OPT_CACHE:
-    if (strcmp(v, "cold") == 0) c->o.cache = KL_CACHE_COLD;
-    else if (strcmp(v, "warm") == 0) c->o.cache = KL_CACHE_WARM;
-    else
-      return bad_usage(ps->help, "--cache '%s' must be cold or warm",
-                       shown(v, show));
-    break;
-  case OPT_PRECISION: {
-    char *end = NULL;
-    errno = 0;
-    double p = strtod(v, &end);
-    if (end && end != v && *end == '%' && end[1] == '\0') p /= 100, end++;
-    if (errno || end == v || *end != '\0' || !plain_number(v) || !(p > 0) ||
-        p >= 1)
-      return bad_usage(ps->help, "--precision '%s' must be above 0 and below "
-                       "1 (or 100%%): 0.005 or 0.5%%", shown(v, show));
-    c->o.precision = p;
-    break;
-  }
-  case OPT_MAX_TIME: {
-    char *end = NULL;
-    errno = 0;
-    double t = strtod(v, &end);
-    if (errno || end == v || *end != '\0' || !plain_number(v) || !(t >= 0) ||
-        t > 1e6)
-      return bad_usage(ps->help, "--max-time '%s' must be seconds from 0 to "
-                       "1e6", shown(v, show));
-    c->o.max_seconds = t;
-    break;
-  }
-  case OPT_CSV:
-    c->output[KL_FORMAT_CSV] = v;
-    break;
-  case OPT_JSON:
-    c->output[KL_FORMAT_JSON] = v;
-    break;
-  case OPT_TRACE:
-    c->output[KL_FORMAT_TRACE] = v;
-    break;
-  case OPT_HTML:
-    c->html = v;
-    break;
-  case OPT_DB:
-    c->db = v;
-    break;
-  case OPT_NO_CEILING:
-    c->o.skip_ceiling = 1;
-    break;
-  case OPT_HOST_DATA:
-    c->o.host_data = 1;
-    break;
-  case OPT_ENERGY:
-    c->o.energy = 1;
-    break;
-  case OPT_SCALING:
-    if (strcmp(v, "weak") == 0) c->o.scaling = KL_SCALING_WEAK;
-    else if (strcmp(v, "strong") == 0) c->o.scaling = KL_SCALING_STRONG;
-    else
-      return bad_usage(ps->help, "--scaling '%s' must be weak or strong",
-                       shown(v, show));
-    break;
-  case OPT_FULL:
-    c->o.full = 1;
-    break;
-  case OPT_EXPLAIN:
-    c->explain = 1;
-    break;
-  case 'v':
-    c->verbose = 1;
-    break;
-  case 'q':
-    c->o.progress = NULL;
-    break;
-  }
-  return st == KL_OK ? 0 : fail(st);
+  if (st == KL_OK && v[V_TYPE]) st = kl_type_parse(v[V_TYPE], &c->o.type);
+  if (st == KL_OK && v[V_SHAPE])
+    st = kl__shape_parse_dims(v[V_SHAPE], &c->o.shape);
+  if (st == KL_OK && v[V_LD]) st = kl__shape_parse_leads(v[V_LD], &c->o.shape);
+  if (st != KL_OK) return fail(st);
+  /* --scalars after --alpha and --beta: the list is named where it sets
+   * one of theirs. */
+  static const char *const scalar[] = {"--alpha", "--beta", "--scalars"};
+  int code = 0, word = 0;
+  for (int k = 0; k < 3; k++)
+    if (v[V_ALPHA + k] &&
+        (code = set_scalars(c, scalar[k], v[V_ALPHA + k], k == 1)))
+      return code;
+  if ((v[V_REPS] && (code = set_count("--reps", v[V_REPS], 1, &c->o.reps))) ||
+      (v[V_WARMUP] &&
+       (code = set_count("--warmup", v[V_WARMUP], 0, &c->o.warmup))))
+    return code;
+  unsigned long long seed = 0;
+  if (v[V_SEED] && !args_count(v[V_SEED], 0, ULLONG_MAX, &seed))
+    return args_error("run", "--seed '%s' must be a non-negative integer",
+                      shown(v[V_SEED], show));
+  if (v[V_SEED]) c->o.seed = seed;
+  if (v[V_CACHE] &&
+      (code = set_word("--cache", v[V_CACHE], "cold", "warm", &word)))
+    return code;
+  if (v[V_CACHE]) c->o.cache = word ? KL_CACHE_WARM : KL_CACHE_COLD;
+  if (v[V_SCALING] &&
+      (code = set_word("--scaling", v[V_SCALING], "weak", "strong", &word)))
+    return code;
+  if (v[V_SCALING]) c->o.scaling = word ? KL_SCALING_STRONG : KL_SCALING_WEAK;
+  double p = 0, t = 0;
+  if (v[V_PRECISION] &&
+      (!args_real(v[V_PRECISION], 1, &p) || !(p > 0) || p >= 1))
+    return args_error("run", "--precision '%s' must be above 0 and below 1 "
+                      "(or 100%%): 0.005 or 0.5%%",
+                      shown(v[V_PRECISION], show));
+  if (v[V_PRECISION]) c->o.precision = p;
+  if (v[V_MAX_TIME] && (!args_real(v[V_MAX_TIME], 0, &t) || t < 0 || t > 1e6))
+    return args_error("run", "--max-time '%s' must be seconds from 0 to 1e6",
+                      shown(v[V_MAX_TIME], show));
+  if (v[V_MAX_TIME]) c->o.max_seconds = t;
+  return 0;
 }
 
 /* A parameter given twice in the -p list, "n=1,n=2": which value would
  * count is not for the order of the options to decide. Names that are no
  * workload's parameter are left to the library, which names them; so at
  * most the few real names are compared, however long the list. */
-static int twice_in_params(const char *list, const char *help) {
+static int twice_in_params(const char *list) {
   const char *seen[64];
   size_t seen_len[64], count = 0;
   for (const char *p = list; p;) {
@@ -1177,7 +848,7 @@ static int twice_in_params(const char *list, const char *help) {
       }
       for (size_t k = 0; real && k < count; k++)
         if (seen_len[k] == name_len && memcmp(seen[k], p, name_len) == 0)
-          return bad_usage(help, "parameter '%s' given twice (-p)", name);
+          return args_error("run", "parameter '%s' given twice (-p)", name);
       if (real && count < sizeof seen / sizeof seen[0]) {
         seen[count] = p;
         seen_len[count++] = name_len;
@@ -1231,22 +902,58 @@ static char *command_line(int argc, char **argv) {
 
 /* The options of a run: -1 to go on, else the exit code (0 after --help). */
 static int parse_run(run_command *c, int argc, char **argv) {
-  parser ps = {"kladder run --help", run_shorts, run_longs, "wbrp", argc,
-               argv, {0}, {{0}}, {{0}}};
-  option_read got;
-  int more;
-  while ((more = next_option(&ps, &got)) == 1) {
-    if (got.val == 'h') {
-      fputs(usage_run, stdout);
-      return 0;
-    }
-    int code = run_option(c, &ps, &got);
-    if (code) return code;
-  }
-  if (more < 0) return 2;
-  int code = no_operands(&ps, "run");
-  if (code == 0 && c->params.text) code = twice_in_params(c->params.text,
-                                                           ps.help);
+  const char *v[V_COUNT] = {NULL};
+  int quiet = 0;
+  /* In the order of the help, which a prefix's possibilities follow. */
+  arg_option options[] = {
+      {"workload", 'w', ARG_LIST, &c->workloads, NULL, 0},
+      {"backend", 'b', ARG_LIST, &c->backends, NULL, 0},
+      {"rung", 'r', ARG_LIST, &c->rungs, NULL, 0},
+      {"param", 'p', ARG_LIST, &c->params, param_check, 0},
+      {"size", 'n', ARG_VALUE, &v[V_SIZE], NULL, 0},
+      {"type", 't', ARG_VALUE, &v[V_TYPE], NULL, 0},
+      {"op", 'o', ARG_VALUE, &c->o.op, NULL, 0},
+      {"inputs", 0, ARG_VALUE, &c->o.inputs, NULL, 0},
+      {"input", 'i', ARG_VALUE, &c->o.input_file, NULL, 0},
+      {"matrix", 0, ARG_VALUE, &c->o.input_file, NULL, 0},
+      {"rhs", 0, ARG_VALUE, &c->o.files[0].path, NULL, 0},
+      {"solution", 0, ARG_VALUE, &c->o.files[1].path, NULL, 0},
+      {"shape", 's', ARG_VALUE, &v[V_SHAPE], NULL, 0},
+      {"ld", 0, ARG_VALUE, &v[V_LD], NULL, 0},
+      {"alpha", 0, ARG_VALUE, &v[V_ALPHA], NULL, 0},
+      {"beta", 0, ARG_VALUE, &v[V_BETA], NULL, 0},
+      {"scalars", 0, ARG_VALUE, &v[V_SCALARS], NULL, 0},
+      {"reps", 0, ARG_VALUE, &v[V_REPS], NULL, 0},
+      {"warmup", 0, ARG_VALUE, &v[V_WARMUP], NULL, 0},
+      {"max-time", 0, ARG_VALUE, &v[V_MAX_TIME], NULL, 0},
+      {"precision", 0, ARG_VALUE, &v[V_PRECISION], NULL, 0},
+      {"cache", 0, ARG_VALUE, &v[V_CACHE], NULL, 0},
+      {"seed", 0, ARG_VALUE, &v[V_SEED], NULL, 0},
+      {"csv", 0, ARG_VALUE, &c->output[KL_FORMAT_CSV], NULL, 0},
+      {"json", 0, ARG_VALUE, &c->output[KL_FORMAT_JSON], NULL, 0},
+      {"trace", 0, ARG_VALUE, &c->output[KL_FORMAT_TRACE], NULL, 0},
+      {"html", 0, ARG_VALUE, &c->html, NULL, 0},
+      {"db", 0, ARG_VALUE, &c->db, NULL, 0},
+      {"no-ceiling", 0, ARG_FLAG, &c->o.skip_ceiling, NULL, 0},
+      {"host-data", 0, ARG_FLAG, &c->o.host_data, NULL, 0},
+      {"energy", 0, ARG_FLAG, &c->o.energy, NULL, 0},
+      {"scaling", 0, ARG_VALUE, &v[V_SCALING], NULL, 0},
+      {"full", 0, ARG_FLAG, &c->o.full, NULL, 0},
+      {"explain", 0, ARG_FLAG, &c->explain, NULL, 0},
+      {"quiet", 'q', ARG_FLAG, &quiet, NULL, 0},
+      {"verbose", 'v', ARG_FLAG, &c->verbose, NULL, 0},
+      {0}};
+  args a = {"run", usage_run, options, NULL, 0, NULL, 0};
+  int code = args_parse(&a, argc, argv);
+  if (code >= 0) return code;
+  code = run_values(c, v);
+  if (quiet) c->o.progress = NULL;
+  /* The file options name the files: -i, --input or --matrix as given. */
+  for (arg_option *o = options; o->name; o++)
+    if (o->given && o->slot == &c->o.input_file) args_name(o, c->input_flag);
+  if (c->o.files[0].path) c->o.files[0].name = "rhs";
+  if (c->o.files[1].path) c->o.files[1].name = "solution";
+  if (code == 0 && c->params) code = twice_in_params(c->params);
   /* The files written, each its own (a link or another spelling of a
    * path included), and none a file the run reads. */
   const char *const out_flag[] = {"--csv", "--json", "--trace", "--html",
@@ -1264,21 +971,21 @@ static int parse_run(run_command *c, int argc, char **argv) {
     if (!out_path[i]) continue;
     for (int j = i + 1; j < OUTS && code == 0; j++)
       if (out_path[j] && kl__same_file(out_path[i], out_path[j]))
-        code = bad_usage(ps.help, "%s and %s name the same file '%s'",
-                         out_flag[i], out_flag[j], shown(out_path[i], show));
+        code = args_error("run", "%s and %s name the same file '%s'",
+                          out_flag[i], out_flag[j], shown(out_path[i], show));
     /* --solution against the inputs: the library's (it reads them). */
     for (int k = 0; k < 2 && code == 0 && i < OUTS - 1; k++)
       if (in_path[k] && strcmp(out_path[i], "-") != 0 &&
           kl__same_file(out_path[i], in_path[k]))
-        code = bad_usage(ps.help, "%s '%s' is the file of %s, an input: "
-                         "refusing to write over it", out_flag[i],
-                         shown(out_path[i], show), in_flag[k]);
+        code = args_error("run", "%s '%s' is the file of %s, an input: "
+                          "refusing to write over it", out_flag[i],
+                          shown(out_path[i], show), in_flag[k]);
   }
   if (code) return code;
-  c->o.workloads = c->workloads.text;
-  c->o.backends = c->backends.text;
-  c->o.rungs = c->rungs.text;
-  c->o.params = c->params.text;
+  c->o.workloads = c->workloads;
+  c->o.backends = c->backends;
+  c->o.rungs = c->rungs;
+  c->o.params = c->params;
   return -1;
 }
 
@@ -1515,7 +1222,7 @@ static int run_parsed(run_command *c) {
 }
 
 /* argv[0] is "run"; full_argc and full_argv the whole command line, for
- * the results files (getopt_long reorders argv). */
+ * the results files. */
 static int run(int argc, char **argv, int full_argc, char **full_argv) {
   run_command c;
   memset(&c, 0, sizeof c);
@@ -1543,10 +1250,10 @@ static int run(int argc, char **argv, int full_argc, char **full_argv) {
   }
   if (code < 0) code = run_parsed(&c);
   code = cli_ranks_end(code);
-  free(c.workloads.text);
-  free(c.backends.text);
-  free(c.rungs.text);
-  free(c.params.text);
+  free(c.workloads);
+  free(c.backends);
+  free(c.rungs);
+  free(c.params);
   free(c.command_line);
   return code;
 }
@@ -1572,11 +1279,9 @@ static int command(int argc, char **argv) {
    * chunks (mpirun) never splits or interleaves it. */
   setvbuf(stderr, NULL, _IOLBF, BUFSIZ);
   if (argc < 2)
-    return bad_usage("kladder --help", "no command; usage: kladder <command> "
-                     "[options], the commands list, run, report, compare, "
-                     "tune, history, explain");
-  /* Every error is reported here, in one line of our own. */
-  opterr = 0;
+    return args_error(NULL, "no command; usage: kladder <command> "
+                      "[options], the commands list, run, report, compare, "
+                      "tune, history, explain");
   const char *cmd = argv[1];
   char show[SHOWN_SIZE];
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
@@ -1595,7 +1300,6 @@ static int command(int argc, char **argv) {
   if (strcmp(cmd, "tune") == 0) return tune_main(argc - 1, argv + 1);
   if (strcmp(cmd, "history") == 0) return history_main(argc - 1, argv + 1);
   if (strcmp(cmd, "explain") == 0) return explain_main(argc - 1, argv + 1);
-  return bad_usage("kladder --help", "unknown command '%s'; valid: list, run, "
-                   "report, compare, tune, history, explain",
-                   shown(cmd, show));
+  return args_error(NULL, "unknown command '%s'; valid: list, run, report, "
+                    "compare, tune, history, explain", shown(cmd, show));
 }

@@ -40,6 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "history.h"
 #include "../core/tool.h"
 #include "kladder-run.h"
@@ -2316,94 +2317,32 @@ int report_main(int argc, char **argv) {
   /* The HTML page takes MAX_FILES; the performance page, a machine's
    * file per workload for every machine. */
   const char *inputs[MAX_PAGE_FILES];
-  int count = 0, only_files = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!only_files && (!strcmp(a, "-h") || !strcmp(a, "--help"))) {
-      fputs(usage_report, stdout);
-      return 0;
-    }
-    if (!only_files && !strcmp(a, "--")) {
-      only_files = 1;
-    } else if (!only_files && (!strcmp(a, "-o") || !strcmp(a, "--output"))) {
-      if (i + 1 >= argc) {
-        fprintf(stderr, "kladder: error: option '%s' needs a file name\n", a);
-        return 2;
-      }
-      if (out) {
-        fprintf(stderr, "kladder: error: option '-o' given twice\n");
-        return 2;
-      }
-      out = argv[++i];
-    } else if (!only_files && !strcmp(a, "--db")) {
-      if (i + 1 >= argc || !*argv[i + 1]) {
-        fprintf(stderr, "kladder: error: option '%s' needs a file name\n", a);
-        return 2;
-      }
-      if (db_path) {
-        fprintf(stderr, "kladder: error: option '--db' given twice\n");
-        return 2;
-      }
-      db_path = argv[++i];
-    } else if (!only_files && !strcmp(a, "--markdown")) {
-      markdown = 1;
-    } else if (!only_files &&
-               (!strcmp(a, "--machines") || !strcmp(a, "--backends"))) {
-      if (i + 1 >= argc || !*argv[i + 1]) {
-        fprintf(stderr, "kladder: error: option '%s' needs a list of names\n",
-                a);
-        return 2;
-      }
-      const char **to = a[2] == 'm' ? &machines : &backends;
-      if (*to) {
-        fprintf(stderr, "kladder: error: option '%s' given twice\n", a);
-        return 2;
-      }
-      *to = argv[++i];
-    } else if (!only_files && (!strncmp(a, "--db=", 5) ||
-                               !strncmp(a, "--output=", 9) ||
-                               (a[0] == '-' && a[1] == 'o' && a[2]))) {
-      const int db = a[2] == 'd';
-      const char **to = db ? &db_path : &out;
-      if (*to) {
-        fprintf(stderr, "kladder: error: option '%s' given twice\n",
-                db ? "--db" : "-o");
-        return 2;
-      }
-      *to = a + (db ? 5 : a[1] == 'o' ? 2 : 9);
-    } else if (!only_files && a[0] == '-' && a[1]) {
-      return usage_error_of("report", "unknown option '%s'", a);
-    } else {
-      if (count == MAX_PAGE_FILES) {
-        fprintf(stderr, "kladder: error: report: at most %d results files\n",
-                MAX_PAGE_FILES);
-        return 2;
-      }
-      inputs[count++] = a;
-    }
-  }
-  if (!count) {
-    fprintf(stderr, "kladder: error: report: no results file given (kladder "
-            "report RESULTS.json -o REPORT.html)\n");
-    return 2;
-  }
-  if (!out || !*out) {
-    fprintf(stderr, "kladder: error: report: no output given (-o "
-            "REPORT.html)\n");
-    return 2;
-  }
+  char too_many[64];
+  snprintf(too_many, sizeof too_many, "report takes at most %d results "
+           "files", MAX_PAGE_FILES);
+  arg_option options[] = {{"output", 'o', ARG_VALUE, &out, NULL, 0},
+                          {"db", 0, ARG_VALUE, &db_path, NULL, 0},
+                          {"markdown", 0, ARG_FLAG, &markdown, NULL, 0},
+                          {"machines", 0, ARG_VALUE, &machines, NULL, 0},
+                          {"backends", 0, ARG_VALUE, &backends, NULL, 0},
+                          {0}};
+  args a = {"report", usage_report, options, inputs, MAX_PAGE_FILES,
+            too_many, 0};
+  const int parsed = args_parse(&a, argc, argv);
+  if (parsed >= 0) return parsed;
+  const int count = a.count;
+  if (!count)
+    return args_error("report", "no results file given: kladder report "
+                      "RESULTS.json -o REPORT.html");
+  if (!out) return args_error("report", "no output given: -o REPORT.html");
+  if ((machines || backends) && !markdown)
+    return args_error("report", "--machines and --backends go with "
+                      "--markdown");
+  if (markdown && db_path)
+    return args_error("report", "--db goes with the HTML report, not "
+                      "--markdown");
   char err[1024];
-  if ((machines || backends) && !markdown) {
-    fprintf(stderr, "kladder: error: report: --machines and --backends go "
-            "with --markdown\n");
-    return 2;
-  }
   if (markdown) {
-    if (db_path) {
-      fprintf(stderr, "kladder: error: report: --db goes with the HTML "
-              "report, not --markdown\n");
-      return 2;
-    }
     const int rc = report_markdown(out, inputs, count, machines, backends,
                                    err, sizeof err);
     if (rc) error_one_line(err);
@@ -2411,9 +2350,7 @@ int report_main(int argc, char **argv) {
   }
   history_db *db = NULL;
   if (db_path && history_open(db_path, 0, &db, err, sizeof err)) {
-    fputs("kladder: error: ", stderr);
-    one_line(stderr, err);
-    fputc('\n', stderr);
+    error_one_line(err);
     return 2;
   }
   const int rc = report_write_db(out, inputs, count, db, err, sizeof err);

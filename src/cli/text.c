@@ -29,14 +29,6 @@ const char *shown(const char *arg, char dst[SHOWN_SIZE]) {
   return dst;
 }
 
-int usage_error_of(const char *command, const char *fmt, const char *arg) {
-  char show[SHOWN_SIZE];
-  fprintf(stderr, "kladder: error: %s: ", command);
-  fprintf(stderr, fmt, arg ? shown(arg, show) : "");
-  fprintf(stderr, " (`kladder %s --help`)\n", command);
-  return 2;
-}
-
 void one_line(FILE *f, const char *text) {
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\x%02x", *p);

@@ -22,10 +22,6 @@
 /* arg as a message shows it: cut at a character boundary and marked with
  * "...", control characters written \xNN so the message stays one line. */
 const char *shown(const char *arg, char dst[SHOWN_SIZE]);
-/* A subcommand's bad usage: "kladder: error: COMMAND: " and fmt with arg
- * (shown) on stderr, then where its help is; returns 2, the exit code of
- * bad usage. */
-int usage_error_of(const char *command, const char *fmt, const char *arg);
 /* A message on one line: a control character in it (a newline in a name
  * the user typed) is written \xNN. */
 void one_line(FILE *f, const char *text);

@@ -32,6 +32,7 @@
 
 #include "kladder-run.h"
 #include "../core/tool.h"
+#include "args.h"
 #include "text.h"
 
 #define MAX_POINTS 16
@@ -85,7 +86,8 @@ static const char usage_tune[] =
     "or runtime error, 128 + the signal's number interrupted.\n";
 
 static int usage_error(const char *fmt, const char *arg) {
-  return usage_error_of("tune", fmt, arg);
+  char show[SHOWN_SIZE];
+  return args_error("tune", fmt, arg ? shown(arg, show) : "");
 }
 
 static void default_path(char *dst, size_t size) {
@@ -484,49 +486,31 @@ int tune_main(int argc, char **argv) {
   const char *workloads = NULL, *backends = NULL, *sizes_text = NULL;
   const char *out = NULL, *reps_text = NULL, *params = NULL;
   int reps = 5, quiet = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage_tune, stdout);
-      return 0;
-    } else if (!strcmp(a, "--check")) {
-      if (i + 2 < argc) return usage_error("--check takes one file%s", NULL);
-      return check_file(v);
-    } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-      quiet = 1;
-    } else if (!strcmp(a, "-w") || !strcmp(a, "--workload") ||
-               !strcmp(a, "-b") || !strcmp(a, "--backend") ||
-               !strcmp(a, "-n") || !strcmp(a, "--size") ||
-               !strcmp(a, "-o") || !strcmp(a, "--output") ||
-               !strcmp(a, "-p") || !strcmp(a, "--params") ||
-               !strcmp(a, "--reps")) {
-      if (!v || !*v) return usage_error("option '%s' needs a value", a);
-      const char **to = a[1] == 'w' || a[2] == 'w'   ? &workloads
-                        : a[1] == 'b' || a[2] == 'b' ? &backends
-                        : a[1] == 'n' || !strcmp(a, "--size") ? &sizes_text
-                        : a[1] == 'o' || !strcmp(a, "--output") ? &out
-                        : a[1] == 'p' || !strcmp(a, "--params") ? &params
-                                                                : &reps_text;
-      /* Each takes one value, once: which of two would count is not for
-       * their order to decide. */
-      if (*to) return usage_error("option '%s' given twice; it takes one "
-                                  "value", a);
-      *to = v;
-      if (to == &reps_text) {
-        char *end = NULL;
-        errno = 0;
-        long r = strtol(v, &end, 10);
-        if (errno || !isdigit((unsigned char)v[0]) || *end || r < 1 ||
-            r > 1000)
-          return usage_error("--reps '%s' must be 1 to 1000", v);
-        reps = (int)r;
-      }
-      i++;
-    } else {
-      return usage_error("unknown argument '%s'", a);
-    }
-  }
+  /* Each takes one value, once: which of two would count is not for
+   * their order to decide. --check's file is the one operand. */
+  const char *file = NULL;
+  int check = 0;
+  arg_option options[] = {{"workload", 'w', ARG_VALUE, &workloads, NULL, 0},
+                          {"backend", 'b', ARG_VALUE, &backends, NULL, 0},
+                          {"size", 'n', ARG_VALUE, &sizes_text, NULL, 0},
+                          {"params", 'p', ARG_VALUE, &params, NULL, 0},
+                          {"reps", 0, ARG_VALUE, &reps_text, NULL, 0},
+                          {"output", 'o', ARG_VALUE, &out, NULL, 0},
+                          {"check", 0, ARG_FLAG, &check, NULL, 0},
+                          {"quiet", 'q', ARG_FLAG, &quiet, NULL, 0},
+                          {0}};
+  args a = {"tune", usage_tune, options, &file, 1, "--check takes one file",
+            0};
+  const int parsed = args_parse(&a, argc, argv);
+  if (parsed >= 0) return parsed;
+  if (check) return check_file(file);
+  if (file)
+    return usage_error("unexpected argument '%s'; a file goes with --check",
+                       file);
+  unsigned long long r = 5;
+  if (reps_text && !args_count(reps_text, 1, 1000, &r))
+    return usage_error("--reps '%s' must be 1 to 1000", reps_text);
+  reps = (int)r;
   char path[4096];
   if (out) snprintf(path, sizeof path, "%s", out);
   else default_path(path, sizeof path);

@@ -9,7 +9,7 @@ kl_cli_test(explain-unknown 2 "^kladder: error: unknown workload" explain
   -w nosuch)
 kl_cli_test(explain-no-rung 2 "^kladder: error: no rung of map matches" explain
   -w map -r nosuch)
-kl_cli_test(explain-bad-option 2 "^kladder: error: unknown argument '--nosuch'"
+kl_cli_test(explain-bad-option 2 "^kladder: error: unknown option '--nosuch'"
   explain -w map --nosuch)
 kl_cli_test(explain-bad-results 2 "^kladder: error: /no/such.json: cannot read"
   explain -w map --results /no/such.json)

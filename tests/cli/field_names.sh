@@ -7,7 +7,7 @@
 # one place a field is named. A field's name is looked for where it would
 # be a key: an argument of the JSON reader's kl__doc_* calls, of json_key,
 # a key written literally (\"NAME\": ), or the first of a list of names
-# ({"NAME", ...}); option tables (getopt's) are options, not fields, and a
+# ({"NAME", ...}); option tables (args.h's) are options, not fields, and a
 # line marked `own key` is a key of the command's own output format that
 # happens to share a field's name.
 src=$1
@@ -18,7 +18,7 @@ names=$(sed -n 's/^KL__FIELD(\([a-z_0-9]*\),.*/\1/p' "$def")
 found=0
 for n in $names; do
   hits=$(grep -nE "kl__doc_[a-z]+\([^;]*\"$n\"|json_key\([^,]*, *\"$n\"|\\\\\"$n\\\\\": |\\{ *\"$n\"," \
-    "$src"/src/cli/*.c | grep -v "_argument" | grep -v "own key")
+    "$src"/src/cli/*.c | grep -vE "ARG_(FLAG|VALUE|LIST)" | grep -v "own key")
   if [ -n "$hits" ]; then
     echo "field '$n' named in src/cli:"
     echo "$hits"

@@ -8,7 +8,8 @@ set_tests_properties(history PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 kl_cli_test(history-help 0 "^usage: kladder history --db FILE" history --help)
 if(KL_SQLITE_FOUND)
   kl_cli_test(history-no-db 2
-    "^kladder: error: history: no history given \\(--db FILE\\)" history --check)
+    "^kladder: error: no history given \\(--db FILE\\) \\(see `kladder history --help`\\)$"
+    history --check)
 else()
   kl_cli_test(history-no-sqlite 2 "built without SQLite" history --check)
 endif()

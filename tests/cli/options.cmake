@@ -1,5 +1,5 @@
-# The command line's grammar: GNU-style options through
-# getopt_long, and the results files checked before any rung runs.
+# The command line's grammar: GNU-style options through one parser
+# (src/cli/args.c), and the results files checked before any rung runs.
 # Included by cli/CMakeLists.txt after kl_cli_test is defined.
 #
 # Runs are one small map on the serial backend, no ceiling: a few
@@ -203,7 +203,7 @@ kl_cli_test(usage-one-line-top 2
   "^kladder: error: unknown command '--bogus'.* \\(see `kladder --help`\\)$"
   --lines 1 --bogus)
 kl_cli_test(usage-one-line-explain 2
-  "^kladder: error: unknown argument '--bogus' \\(see `kladder explain --help`\\)$"
+  "^kladder: error: unknown option '--bogus' \\(see `kladder explain --help`\\)$"
   --lines 1 explain --bogus)
 kl_cli_test(usage-one-line-run 2
   "^kladder: error: unknown option '--bogus' \\(see `kladder run --help`\\)$"
