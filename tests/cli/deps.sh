@@ -171,7 +171,7 @@ fresh
 deps 0 --optional
 [ $code = 0 ] || fail "--optional: exit $code, not 0"
 printf '%s\n' "apt-get update -qq" \
-  "apt-get install -y -qq --no-install-recommends libopenblas-dev gcc-12-offload-nvptx pkg-config python3 libopenmpi-dev openmpi-bin iproute2 opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libsqlite3-dev chromium" >"$tmp/expect"
+  "apt-get install -y -qq --no-install-recommends libopenblas-dev gcc-12-offload-nvptx pkg-config python3 python3-venv libopenmpi-dev openmpi-bin iproute2 opencl-headers ocl-icd-opencl-dev pocl-opencl-icd libsqlite3-dev chromium" >"$tmp/expect"
 cmp -s "$log" "$tmp/expect" || { cat "$tmp/expect" >&2; fail "--optional: apt-get not called as above"; }
 grep -q '^kladder: optional, not installed: nvcc (the CUDA backend' "$tmp/out" ||
   fail "--optional: nvcc not named as absent"
