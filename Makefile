@@ -17,7 +17,7 @@ DEPS_FLAGS = $(if $(filter-out 0 no,$(OPTIONAL)),--optional)
 # for (CMake's build runs make again inside build/).
 MAKEFLAGS += --no-print-directory
 
-.PHONY: all deps configure build run test performance install uninstall clean
+.PHONY: all deps configure build run test performance install uninstall deb clean
 
 all: build
 
@@ -75,6 +75,12 @@ uninstall:
 	@sed -n 's|/kladderConfig\.cmake$$||p' $(BUILD)/install_manifest.txt | \
 	  while IFS= read -r d || [ -n "$$d" ]; do rmdir "$$d" 2>/dev/null || true; done
 	@rm -f $(BUILD)/install_manifest.txt
+
+# The Debian packages of the build, by CPack (cmake/packaging.cmake):
+# $(BUILD)/kladder_VERSION_ARCH.deb, and kladder-cuda_VERSION_ARCH.deb where
+# the GPU module is built; `apt-get install ./$(BUILD)/kladder_*.deb` as root.
+deb: build
+	cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD)

@@ -30,6 +30,16 @@ add_test(NAME python-package COMMAND sh
 set_tests_properties(python-package PROPERTIES SKIP_RETURN_CODE 77
   TIMEOUT 1500 COST 100)
 
+# The Debian packages (tests/install/deb.sh): cpack -G DEB into a
+# temporary folder, their files and control fields read with dpkg-deb;
+# the GPU module in a package of its own. Skipped without dpkg-deb. About
+# ten seconds (cpack builds the preinstall target first: nothing, after a
+# build).
+add_test(NAME deb-package COMMAND sh ${PROJECT_SOURCE_DIR}/tests/install/deb.sh
+  ${PROJECT_BINARY_DIR} ${PROJECT_VERSION} ${CMAKE_CPACK_COMMAND}
+  "${KL_MAN_PAGE}" "${KL_GPU_MODULE_FILE}")
+set_tests_properties(deb-package PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+
 # The ABI (tests/install/abi.sh): libkladder.so's exports against
 # src/kladder.map, its public node against the installed headers' functions
 # (each with a doc comment), the tree's own users' needs exported,
