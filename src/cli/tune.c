@@ -138,7 +138,7 @@ static void default_sizes(size_t w, char *dst, size_t size) {
 typedef struct unit {
   const char *backend;
   int index, host;
-  char id[48], key[8], kind[200];
+  char id[48], key[16], kind[200];
 } unit;
 
 /* Every result of a workload and type's runs, each once. */
@@ -595,7 +595,7 @@ int tune_main(int argc, char **argv) {
       for (int k = 0; k < nu && !seen; k++) seen = !strcmp(units[k].kind, u.kind);
       if (seen) continue;
       snprintf(u.id, sizeof u.id, "%s:%d", bi.name, d);
-      snprintf(u.key, sizeof u.key, "d%d", nu);
+      snprintf(u.key, sizeof u.key, "d%u", (unsigned)nu);
       fprintf(f, "device %s %s\n", u.key, u.kind);
       units[nu++] = u;
     }
