@@ -615,17 +615,34 @@ static inline kl_status device_solve(const kl_args *a, const geometry *g,
 /* One batch captured as a graph at the rung's first call (untimed) and
  * kept for the problem; teardown destroys it. g->graph is then set.
  * run_reps receives its args const, but they are the caller's own object,
- * whose state is the rung's to keep. */
+ * whose state is the rung's to keep. The capture is made on a stream of
+ * its own: the context's may be one a caller handed over
+ * (kl_context_adopt_stream), and the legacy default stream cannot be
+ * captured; capturing runs nothing, and the graph is launched on the
+ * context's stream, in its order. */
 static inline kl_status ensure_graph(const kl_args *a, geometry *g,
                                      iterations_fn iterations) {
   if (!a->state.pointer[0]) {
     cudaGraph_t graph = NULL;
     cudaGraphExec_t exec = NULL;
+    cudaStream_t capture = NULL;
     g->graph = NULL;
-    KL_GPU_CHECK(
-        cudaStreamBeginCapture(g->s, cudaStreamCaptureModeThreadLocal));
-    const kl_status st = iterations(a, g, 0, BATCH);
-    const cudaError_t ended = cudaStreamEndCapture(g->s, &graph);
+    KL_GPU_CHECK(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+    const cudaStream_t kept = g->s;
+    g->s = capture;
+    const cudaError_t began =
+        cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal);
+    const kl_status st =
+        began == cudaSuccess ? iterations(a, g, 0, BATCH) : KL_OK;
+    const cudaError_t ended =
+        began == cudaSuccess ? cudaStreamEndCapture(capture, &graph) : began;
+    g->s = kept;
+    (void)cudaStreamDestroy(capture);
+    if (began != cudaSuccess) {
+      (void)cudaGetLastError();
+      return KL_FAIL(KL_DEVICE, "cudaStreamBeginCapture failed: %s",
+                     cudaGetErrorString(began));
+    }
     if (st != KL_OK || ended != cudaSuccess) {
       if (graph) (void)cudaGraphDestroy(graph);
       (void)cudaGetLastError();
