@@ -58,7 +58,7 @@ static arg_option *long_option(const args *a, const char *typed, size_t len) {
     found = o;
   }
   if (found && !several) return found;
-  char name[SHOWN_BYTES + 3], show[SHOWN_SIZE];
+  char name[SHOWN_BYTES + 4], show[SHOWN_SIZE];
   snprintf(name, sizeof name, "--%.*s",
            (int)(len < SHOWN_BYTES ? len : SHOWN_BYTES + 1), typed);
   if (found)

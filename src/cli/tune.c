@@ -450,7 +450,7 @@ static kl_status tune_rungs(size_t w, const kl_options *base,
     }
     if (!group_count) continue;
     /* All tunings at once, else each alone. */
-    char all[2048] = "";
+    char all[sizeof groups] = ""; /* every group, a comma between */
     for (int g = 0; g < group_count; g++)
       snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s",
                g ? "," : "", groups[g]);
