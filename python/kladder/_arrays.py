@@ -5,6 +5,7 @@ dtype, and for device memory its device and stream. Nothing is copied:
 the library gets the array's own pointer. The contexts the entry points
 run on, one per device, are cached here."""
 import ctypes
+import math
 import threading
 
 import numpy as np
@@ -43,7 +44,7 @@ class Arr:
 
     @property
     def size(self):
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def contiguous(self, order):
         """Whether the elements are one dense block in C or F order."""
@@ -86,14 +87,15 @@ def _device_ordinal(obj, ptr):
     global _cuda_driver
     if _cuda_driver is None:
         try:
-            _cuda_driver = ctypes.CDLL("libcuda.so.1")
-        except OSError:
+            get = ctypes.CDLL("libcuda.so.1").cuPointerGetAttribute
+            get.restype = ctypes.c_int
+            get.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint64]
+            _cuda_driver = get
+        except (OSError, AttributeError):
             _cuda_driver = False
     if _cuda_driver and ptr:
         ordinal = ctypes.c_int(-1)
-        rc = _cuda_driver.cuPointerGetAttribute(
-            ctypes.byref(ordinal), ctypes.c_int(9),  # DEVICE_ORDINAL
-            ctypes.c_uint64(ptr))
+        rc = _cuda_driver(ctypes.byref(ordinal), 9, ptr)  # DEVICE_ORDINAL
         if rc == 0 and ordinal.value >= 0:
             return ordinal.value
     device = getattr(obj, "device", None)
