@@ -9,16 +9,11 @@
 #include <string.h>
 
 int args_error(const char *command, const char *fmt, ...) {
-  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  const int code = error_vline(command ? command : "", fmt, ap);
   va_end(ap);
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, text);
-  fprintf(stderr, " (see `kladder %s%s--help`)\n", command ? command : "",
-          command ? " " : "");
-  return 2;
+  return code;
 }
 
 /* An option's name as given: "--size" (a prefix typed too), or "-n". */

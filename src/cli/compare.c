@@ -100,15 +100,11 @@ static const char usage_compare[] =
 /* Every mistake: one line, exit code 2. */
 PRINTF_LIKE(1, 2)
 static int error_line(const char *fmt, ...) {
-  char text[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
+  const int code = error_vline(NULL, fmt, ap);
   va_end(ap);
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, text);
-  fputc('\n', stderr);
-  return 2;
+  return code;
 }
 
 /* ---- the model --------------------------------------------------------- */

@@ -36,6 +36,18 @@ void one_line(FILE *f, const char *text) {
   }
 }
 
+int error_vline(const char *hint_command, const char *fmt, va_list ap) {
+  char text[1024];
+  vsnprintf(text, sizeof text, fmt, ap);
+  fputs("kladder: error: ", stderr);
+  one_line(stderr, text);
+  if (hint_command)
+    fprintf(stderr, " (see `kladder %s%s--help`)", hint_command,
+            *hint_command ? " " : "");
+  fputc('\n', stderr);
+  return 2;
+}
+
 void html_escape(FILE *f, const char *s) {
   for (; s && *s; s++) {
     switch (*s) {

@@ -5,6 +5,7 @@
 #ifndef KL_CLI_TEXT_H
 #define KL_CLI_TEXT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 /* A function whose argument f is a printf format, its arguments from a. */
@@ -25,6 +26,11 @@ const char *shown(const char *arg, char dst[SHOWN_SIZE]);
 /* A message on one line: a control character in it (a newline in a name
  * the user typed) is written \xNN. */
 void one_line(FILE *f, const char *text);
+/* An error on one line of stderr, "kladder: error: " and the message,
+ * with "(see `kladder COMMAND --help`)" after it where hint_command is
+ * not NULL ("": the command's own --help); returns 2, bad usage's exit
+ * code. */
+int error_vline(const char *hint_command, const char *fmt, va_list ap);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void html_escape(FILE *f, const char *s);
 /* A message into dst (size bytes, cut to fit), printf-like; returns
