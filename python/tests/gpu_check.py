@@ -26,14 +26,19 @@ def spy(name):
     return calls, lambda: setattr(_lib.lib, name, real)
 
 
-def timed(fn, reps=20):
-    fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
+def timed(fns, reps=50):
+    """The median time of each of fns, their calls interleaved (one of each
+    in turn, after one untimed), so that drift of the machine falls on all
+    alike."""
+    for fn in fns:
         fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, kept in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            kept.append(time.perf_counter() - t)
+    return [statistics.median(kept) for kept in times]
 
 
 def main():
@@ -84,11 +89,13 @@ def main():
         x.sum()
         cupy.cuda.get_current_stream().synchronize()
 
-    rows = [("kladder.reduce (Python)", timed(lambda: kladder.reduce(x))),
-            ("kl_reduce (C, same pointer)", timed(c_entry)),
-            ("cupy.sum + synchronize", timed(cupy_sum))]
+    names = ("kladder.reduce (Python)", "kl_reduce (C, same pointer)",
+             "cupy.sum + synchronize")
+    rows = list(zip(names, timed([lambda: kladder.reduce(x), c_entry,
+                                  cupy_sum])))
     gb = n * 8 / 1e9
-    print("\nreduce, %d doubles (%.2f GB), median of 20" % (n, gb))
+    print("\nreduce, %d doubles (%.2f GB), medians of 50, calls interleaved"
+          % (n, gb))
     print("%-30s %12s %10s %8s" % ("call", "time", "GB/s", "vs C"))
     for name, t in rows:
         print("%-30s %9.3f ms %10.1f %7.2fx" % (name, t * 1e3, gb / t,
