@@ -158,7 +158,7 @@ static void rung_info(const kl_workload *w, const kl_rung *r,
   full->flags = r->flags;
   full->types = r->types ? r->types & w->types : w->types;
   full->library = r->library;
-  full->built = r->run || r->run_reps;
+  full->built = kl__rung_built(r);
   full->available = full->built && kl_backend_available(r->backend, NULL, 0);
   full->peer = r->peer;
   for (int i = 0; i < w->param_count; i++)

@@ -33,13 +33,12 @@
 
 #include "harness.h"
 
-static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
 
 /* The ceiling-flagged rung of workload `of` on backend b, or NULL. */
 static const kl_rung *ceiling_rung(const kl_workload *of, const kl_backend *b) {
   for (size_t i = 0; i < of->rung_count; i++) {
     const kl_rung *r = &of->rungs[i];
-    if ((r->flags & KL_RUNG_CEILING) && r->backend == b && rung_built(r))
+    if ((r->flags & KL_RUNG_CEILING) && r->backend == b && kl__rung_built(r))
       return r;
   }
   return NULL;
@@ -260,7 +259,7 @@ static double ceiling_rate(const kl_workload *w, const kl_result *r,
 static int has_vendor_for(const kl_workload *w, const kl_backend *b) {
   for (size_t i = 0; i < w->rung_count; i++) {
     const kl_rung *r = &w->rungs[i];
-    if ((r->flags & KL_RUNG_VENDOR) && rung_built(r) &&
+    if ((r->flags & KL_RUNG_VENDOR) && kl__rung_built(r) &&
         (r->backend == b ||
          (kl_backend_host_memory(r->backend) && kl_backend_host_memory(b))))
       return 1;

@@ -174,6 +174,11 @@ kl_status kl__instance_from_options(const kl_options *o, const kl_workload *w,
                                     size_t note_size);
 kl_status kl__instance_from_problem(const kl_workload *w, const kl_problem *pb,
                                     kl__instance *in);
+/* Whether rung r is built into this library: it has a run function (a
+ * rung on a backend left out of the build has none). */
+static inline int kl__rung_built(const kl_rung *r) {
+  return r->run || r->run_reps;
+}
 /* The plan of an instance for rung r (its scratch included; r may be NULL)
  * on a backend whose memory is host memory or not; *problem_bytes (where
  * not NULL) the bytes of the problem's own buffers, before the rung's

@@ -13,7 +13,7 @@ static const kl_rung *library_rung(const kl_workload *w, const kl_backend *b,
   for (size_t i = 0; i < w->rung_count; i++) {
     const kl_rung *r = &w->rungs[i];
     if (r->backend == b && (r->library & KL_TYPE_BIT(type)) &&
-        (r->run || r->run_reps))
+        kl__rung_built(r))
       return r;
   }
   return NULL;

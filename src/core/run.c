@@ -121,7 +121,7 @@ static int has_rungs(const kl_backend *b) {
   for (size_t i = 0; i < kl_workload_count(); i++) {
     const kl_workload *w = kl_workload_at(i);
     for (size_t j = 0; j < w->rung_count; j++)
-      if (w->rungs[j].backend == b && (w->rungs[j].run || w->rungs[j].run_reps))
+      if (w->rungs[j].backend == b && kl__rung_built(&w->rungs[j]))
         return 1;
   }
   return 0;
@@ -314,7 +314,6 @@ static int workload_selected(const kl_options *o, const kl_workload *w) {
                              !w->distributed || kl__ranks_count(o->ranks) > 1);
 }
 
-static int rung_built(const kl_rung *r) { return r->run || r->run_reps; }
 
 static kl_status check_rung_name(const char *name, void *ctx) {
   const kl_options *o = ctx;
@@ -335,7 +334,7 @@ static kl_status check_rung_name(const char *name, void *ctx) {
     const kl_rung *r = kl_rung_find(w, name);
     if (r) {
       char info[256] = "";
-      if (!rung_built(r))
+      if (!kl__rung_built(r))
         return kl__usage(KL_UNAVAILABLE, "rung '%s' is not built into this "
                          "library", name);
       if (!kl_backend_available(r->backend, info, sizeof info))
@@ -357,7 +356,8 @@ static kl_status check_rung_name(const char *name, void *ctx) {
 }
 
 static int rung_selected(const kl_options *o, const kl_rung *r, kl_type t) {
-  if (!rung_built(r) || !kl_backend_available(r->backend, NULL, 0)) return 0;
+  if (!kl__rung_built(r) || !kl_backend_available(r->backend, NULL, 0))
+    return 0;
   if (!kl__selects(o->rungs, r->name)) return 0;
   return r->types == 0 || (r->types & KL_TYPE_BIT(t));
 }
