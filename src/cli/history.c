@@ -934,19 +934,6 @@ typedef struct query {
   int count;
 } query;
 
-/* Whether name is an item of the comma-separated list (NULL: any). */
-static int in_list(const char *list, const char *name) {
-  if (!list) return 1;
-  const size_t len = strlen(name);
-  for (const char *p = list; *p;) {
-    const size_t item = strcspn(p, ",");
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    p += item;
-    if (*p == ',') p++;
-  }
-  return 0;
-}
-
 /* Digits s[0..n) as a number, or -1 where one is not a digit. */
 static int digits(const char *s, int n) {
   int v = 0;

@@ -36,6 +36,17 @@ void one_line(FILE *f, const char *text) {
   }
 }
 
+int in_list(const char *list, const char *name) {
+  if (!list) return 1;
+  const size_t len = strlen(name);
+  for (const char *p = list; *p;) {
+    const size_t item = strcspn(p, ",");
+    if (item == len && strncmp(p, name, len) == 0) return 1;
+    p += item + (p[item] == ',');
+  }
+  return 0;
+}
+
 int error_vline(const char *hint_command, const char *fmt, va_list ap) {
   char text[1024];
   vsnprintf(text, sizeof text, fmt, ap);

@@ -31,6 +31,9 @@ void one_line(FILE *f, const char *text);
  * not NULL ("": the command's own --help); returns 2, bad usage's exit
  * code. */
 int error_vline(const char *hint_command, const char *fmt, va_list ap);
+/* Whether name is an item of the comma-separated list, exactly (NULL:
+ * any name is). */
+int in_list(const char *list, const char *name);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void html_escape(FILE *f, const char *s);
 /* A message into dst (size bytes, cut to fit), printf-like; returns

@@ -248,17 +248,6 @@ static int write_kind(FILE *f, const char *kind, const kl_result *const *at,
   return lines;
 }
 
-/* Whether `name` is an item of the comma-separated `list`. */
-static int in_list(const char *list, const char *name) {
-  const size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    const size_t len = strcspn(p, ",");
-    if (len == n && !strncmp(p, name, n)) return 1;
-    p += len + (p[len] == ',');
-  }
-  return 0;
-}
-
 /* The values of the tunings `names` (comma-separated) in a result's
  * params ("a=1;m=2"), as "m=2 planes=8"; "" where none is there. */
 static void tuned_values(const kl_result *r, const char *names, char *dst,
