@@ -36,18 +36,16 @@ def reduce(x, op="sum", *, device=None):
                          _lib.USAGE)
     rtype = (np.int64 if a.dtype == np.int32 else np.float64) if op == "sum" \
         else a.dtype.type
-    out = _SCALARS[np.dtype(rtype).char]()
+    out = _SCALARS[rtype]()
     ctx, stream, on_device = where("reduce", [a], device)
     _call(ctx, stream, lib.kl_reduce, op.encode(), t, a.ptr, a.size,
           on_device, ctypes.addressof(out))
     return rtype(out.value)
 
 
-# The C scalar a reduce writes, by NumPy's type character.
-_SCALARS = {np.dtype(np.float64).char: ctypes.c_double,
-            np.dtype(np.float32).char: ctypes.c_float,
-            np.dtype(np.int64).char: ctypes.c_int64,
-            np.dtype(np.int32).char: ctypes.c_int32}
+# The C scalar a reduce writes, by the NumPy type of its result.
+_SCALARS = {np.float64: ctypes.c_double, np.float32: ctypes.c_float,
+            np.int64: ctypes.c_int64, np.int32: ctypes.c_int32}
 
 
 def histogram(buf, *, device=None):
