@@ -81,9 +81,16 @@ _cuda_driver = None
 
 
 def _device_ordinal(obj, ptr):
-    """The CUDA device of a device pointer: the driver's answer
-    (cuPointerGetAttribute, DEVICE_ORDINAL), else what the object says
-    (CuPy's .device.id, PyTorch's .device.index)."""
+    """The CUDA device of a device array: what the object says (CuPy's
+    .device.id, PyTorch's .device.index), else the driver's answer for its
+    pointer (cuPointerGetAttribute, DEVICE_ORDINAL), else 0. The object is
+    asked first: on a GPU the driver's query costs more than the rest of a
+    call's Python put together."""
+    device = getattr(obj, "device", None)
+    for attr in ("id", "index"):
+        value = getattr(device, attr, None)
+        if isinstance(value, int):
+            return value
     global _cuda_driver
     if _cuda_driver is None:
         try:
@@ -98,11 +105,6 @@ def _device_ordinal(obj, ptr):
         rc = _cuda_driver(ctypes.byref(ordinal), 9, ptr)  # DEVICE_ORDINAL
         if rc == 0 and ordinal.value >= 0:
             return ordinal.value
-    device = getattr(obj, "device", None)
-    for attr in ("id", "index"):
-        value = getattr(device, attr, None)
-        if isinstance(value, int):
-            return value
     return 0
 
 
