@@ -83,9 +83,7 @@ _cuda_driver = None
 def _device_ordinal(obj, ptr):
     """The CUDA device of a device array: what the object says (CuPy's
     .device.id, PyTorch's .device.index), else the driver's answer for its
-    pointer (cuPointerGetAttribute, DEVICE_ORDINAL), else 0. The object is
-    asked first: on a GPU the driver's query costs more than the rest of a
-    call's Python put together."""
+    pointer (cuPointerGetAttribute, DEVICE_ORDINAL), else 0."""
     device = getattr(obj, "device", None)
     for attr in ("id", "index"):
         value = getattr(device, attr, None)
