@@ -40,7 +40,10 @@ static int in_host_memory(const kl_plan *p, const kl_context *ctx, int i) {
 void kl__buffers_release(const kl_plan *p, kl_context *ctx,
                          kl__buffers *bufs) {
   for (int i = 0; i < p->buffer_count; i++)
-    if (bufs->dev[i] && !bufs->borrowed[i])
+    if (bufs->dev[i] && bufs->kept[i])
+      kl__context_keep(ctx, p->buffers[i].placement, bufs->dev[i],
+                       bufs->kept[i]);
+    else if (bufs->dev[i] && !bufs->borrowed[i])
       ctx->backend->release(ctx, p->buffers[i].placement, bufs->dev[i]);
   for (int i = 0; i < bufs->owned_count; i++) kl__host_release(bufs->owned[i]);
   memset(bufs, 0, sizeof *bufs);
@@ -167,7 +170,8 @@ kl_status kl__buffers_adopt(const kl_plan *p, kl_context *ctx,
       bufs->borrowed[i] = 1;
       continue;
     }
-    st = b->alloc(ctx, s->placement, &bufs->dev[i], bytes);
+    st = kl__context_take(ctx, s->placement, bytes, &bufs->dev[i],
+                          &bufs->kept[i]);
     if (st == KL_OK && scratch) st = fill_scratch(s, ctx, bufs->dev[i], bytes);
     if (st == KL_OK && !scratch && s->role != KL_OUT)
       st = b->copy(ctx, 0, bufs->dev[i], user[i], bytes);

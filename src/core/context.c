@@ -7,9 +7,18 @@
 
 #include "harness.h"
 
-/* The core's part of a context: its lock. */
+/* The core's part of a context: its lock, and the blocks the library's
+ * entry points allocated, kept for the next call (kl__context_take). */
+typedef struct kept_block {
+  kl_placement where;
+  size_t bytes;
+  void *ptr;
+} kept_block;
+
 struct kl__context_core {
   mtx_t lock;
+  int kept_count;
+  kept_block kept[KL__KEPT_BLOCKS]; /* the oldest first */
 };
 
 /* ---- naming devices ----------------------------------------------------- */
@@ -156,12 +165,56 @@ kl_status kl__context_open(const kl_backend *b, int index, kl_context *ctx) {
 void kl__context_close(kl_context *ctx) {
   if (!ctx || !ctx->backend) return;
   if (ctx->backend->enter) (void)ctx->backend->enter(ctx);
+  for (int i = 0; ctx->core && i < ctx->core->kept_count; i++)
+    ctx->backend->release(ctx, ctx->core->kept[i].where,
+                          ctx->core->kept[i].ptr);
   ctx->backend->close(ctx);
   if (ctx->core) {
     mtx_destroy(&ctx->core->lock);
     free(ctx->core);
   }
   memset(ctx, 0, sizeof *ctx);
+}
+
+/* ---- blocks kept between the entry points' calls ------------------------ */
+
+kl_status kl__context_take(kl_context *ctx, kl_placement where, size_t bytes,
+                           void **ptr, size_t *got) {
+  struct kl__context_core *c = ctx->core;
+  /* The smallest kept block of the placement that holds bytes and is at
+   * most twice as large. */
+  int best = -1;
+  for (int i = 0; i < c->kept_count; i++)
+    if (c->kept[i].where == where && c->kept[i].bytes >= bytes &&
+        c->kept[i].bytes / 2 <= bytes &&
+        (best < 0 || c->kept[i].bytes < c->kept[best].bytes))
+      best = i;
+  if (best >= 0) {
+    *ptr = c->kept[best].ptr;
+    *got = c->kept[best].bytes;
+    c->kept_count--;
+    memmove(&c->kept[best], &c->kept[best + 1],
+            (size_t)(c->kept_count - best) * sizeof c->kept[0]);
+    return KL_OK;
+  }
+  kl_status st = ctx->backend->alloc(ctx, where, ptr, bytes);
+  *got = st == KL_OK ? bytes : 0;
+  return st;
+}
+
+void kl__context_keep(kl_context *ctx, kl_placement where, void *ptr,
+                      size_t bytes) {
+  struct kl__context_core *c = ctx->core;
+  if (bytes > KL__KEPT_BYTES) {
+    ctx->backend->release(ctx, where, ptr);
+    return;
+  }
+  if (c->kept_count == KL__KEPT_BLOCKS) { /* the oldest makes room */
+    ctx->backend->release(ctx, c->kept[0].where, c->kept[0].ptr);
+    c->kept_count--;
+    memmove(&c->kept[0], &c->kept[1], (size_t)c->kept_count * sizeof c->kept[0]);
+  }
+  c->kept[c->kept_count++] = (kept_block){where, bytes, ptr};
 }
 
 kl_status kl__enter(kl_context *ctx) {

@@ -49,6 +49,21 @@ void kl__device_text(const kl_backend *b, int index, char *dst, size_t size);
  * calling thread for the rung's hooks. */
 kl_status kl__context_open(const kl_backend *b, int index, kl_context *ctx);
 void kl__context_close(kl_context *ctx);
+/* A library call's block of `bytes` in placement `where` on an entered
+ * context: one the context kept from an earlier call (of that placement,
+ * holding bytes and at most twice as large), else allocated; *got is the
+ * block's size, which kl__context_keep takes back. A kept block saves a
+ * small problem's allocation and free, which on a GPU cost more than its
+ * kernel. The context keeps at most KL__KEPT_BLOCKS, none above
+ * KL__KEPT_BYTES, and frees them when it closes. */
+#define KL__KEPT_BLOCKS 8
+#define KL__KEPT_BYTES ((size_t)64 << 20)
+kl_status kl__context_take(kl_context *ctx, kl_placement where, size_t bytes,
+                           void **ptr, size_t *got);
+/* The block back to the context's kept ones (the oldest freed where they
+ * are full; a block above KL__KEPT_BYTES freed at once). */
+void kl__context_keep(kl_context *ctx, kl_placement where, void *ptr,
+                      size_t bytes);
 kl_status kl__enter(kl_context *ctx);
 void kl__leave(kl_context *ctx);
 /* The public description of a device of backend b. */
@@ -290,6 +305,8 @@ typedef struct kl__buffers {
   void *owned[2 * KL_MAX_BUFFERS]; /* host copies to free */
   int owned_count;
   int borrowed[KL_MAX_BUFFERS]; /* dev[i] is the caller's: not freed */
+  size_t kept[KL_MAX_BUFFERS];  /* dev[i] the context's block of these
+                                   bytes (a library call's): kept again */
 } kl__buffers;
 
 /* Allocate every buffer, make fresh inputs, upload them, poison outputs

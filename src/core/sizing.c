@@ -86,6 +86,21 @@ static const char *bytes_text(double bytes, char *dst, size_t size) {
   return dst;
 }
 
+/* The refusal of a plan that needs `need` bytes of memory where `have`
+ * are (`where`: "cuda memory; the device has", "host memory; ..."). */
+static kl_status too_large(const kl_workload *w, const kl_plan *p,
+                           double need, const char *where, double have,
+                           const char *tail, size_t limit) {
+  char needed[32], had[32], shape[96];
+  kl__shape_text(w, p, shape, sizeof shape);
+  /* Say so where the limit, not the machine, refuses the size. */
+  return kl__usage(KL_TOO_LARGE, "%s: %s%s needs %s of %s %s%s%s", w->name,
+                   kl__param_with(w, KL_PARAM_EXTENT) >= 0 ? "shape " : "n=",
+                   shape, bytes_text(need, needed, sizeof needed), where,
+                   bytes_text(have, had, sizeof had), tail,
+                   limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "");
+}
+
 kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
                          const kl_backend *b, int device, int host_copies) {
   footprint f;
@@ -93,36 +108,28 @@ kl_status kl__check_fits(const kl_workload *w, const kl_plan *p,
   kl_status st = kl__memory_limit(&limit);
   if (st == KL_OK) st = plan_footprint(p, b, host_copies, &f);
   if (st != KL_OK) return st;
-  /* Say so where the limit, not the machine, refuses the size. */
-  const char *limited = limit < SIZE_MAX ? " under KLADDER_MEMORY_LIMIT" : "";
-  char need[32], have[32], shape[96], size[112];
-  kl__shape_text(w, p, shape, sizeof shape);
-  snprintf(size, sizeof size, "%s%s",
-           kl__param_with(w, KL_PARAM_EXTENT) >= 0 ? "shape " : "n=", shape);
   /* The device first: where both fall short, its limit is the one that
-   * the user can do nothing about on this machine. */
-  if (!kl_backend_host_memory(b)) {
+   * the user can do nothing about on this machine. Each memory is asked
+   * only where the plan needs some of it (a device's query and the host's
+   * /proc/meminfo cost more than a small library call). */
+  if (!kl_backend_host_memory(b) && f.device > 0) {
     size_t dev_free = 0, dev_total = 0;
-    char where[64];
-    kl__device_text(b, device, where, sizeof where);
     st = kl__backend_memory(b, device, &dev_free, &dev_total);
     if (st != KL_OK) return st;
-    if (f.device > (double)dev_total)
-      return kl__usage(KL_TOO_LARGE,
-                       "%s: %s needs %s of %s memory; the device has %s%s",
-                       w->name, size,
-                       bytes_text(f.device, need, sizeof need), where,
-                       bytes_text((double)dev_total, have, sizeof have),
-                       limited);
+    if (f.device > (double)dev_total) {
+      char where[96];
+      kl__device_text(b, device, where, sizeof where);
+      strncat(where, " memory; the device has",
+              sizeof where - strlen(where) - 1);
+      return too_large(w, p, f.device, where, (double)dev_total, "", limit);
+    }
   }
-  double host_free = (double)kl__host_free();
-  if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
-    return kl__usage(KL_TOO_LARGE,
-                     "%s: %s needs %s of host memory; %s are "
-                     "available%s",
-                     w->name, size,
-                     bytes_text(f.host, need, sizeof need),
-                     bytes_text(host_free, have, sizeof have), limited);
+  if (f.host > 0) {
+    const double host_free = (double)kl__host_free();
+    if (host_free > 0 && f.host > EXPLICIT_HOST_SHARE * host_free)
+      return too_large(w, p, f.host, "host memory;", host_free,
+                       " are available", limit);
+  }
   return KL_OK;
 }
 

@@ -936,6 +936,62 @@ static void test_host_pool(void) {
   EXPECT(kl__host_pool_bytes() == 0);
 }
 
+/* A context keeps a library call's blocks for the next (context.c): a
+ * kept block serves a request it holds that is at least half its size, of
+ * its placement, the smallest such first; the oldest go when more are
+ * kept than the context holds; a block above KL__KEPT_BYTES is not kept;
+ * every kept block is freed when the context closes (the sanitizer
+ * build's leak check sees any left). */
+static void test_kept_blocks(const kl_backend *serial) {
+  kl_context ctx;
+  void *b = NULL, *c = NULL, *d = NULL;
+  size_t gb = 0, gc = 0, gd = 0;
+  EXPECT(kl__context_open(serial, 0, &ctx) == KL_OK);
+  EXPECT(kl__enter(&ctx) == KL_OK);
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 4096, &b, &gb) == KL_OK && b &&
+         gb == 4096);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, b, gb);
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 3000, &d, &gd) == KL_OK &&
+         d == b && gd == 4096);
+  /* Taken: a second request of its size gets a block of its own. */
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 3000, &c, &gc) == KL_OK && c &&
+         c != b && gc == 3000);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, b, gb);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, c, gc);
+  /* 1000 bytes: both kept blocks more than twice as large. */
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 1000, &d, &gd) == KL_OK && d &&
+         d != b && d != c && gd == 1000);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, d, gd);
+  /* Another placement: none of these. */
+  EXPECT(kl__context_take(&ctx, KL_MEM_PINNED, 3000, &d, &gd) == KL_OK && d &&
+         d != b && d != c && gd == 3000);
+  kl__context_keep(&ctx, KL_MEM_PINNED, d, gd);
+  /* The smallest that holds it: c (3000) before b (4096). */
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 2900, &d, &gd) == KL_OK &&
+         d == c && gd == 3000);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, d, gd);
+  /* KL__KEPT_BLOCKS more kept: the four before go, c among them, so that
+   * 2900 bytes are allocated anew. */
+  void *live[KL__KEPT_BLOCKS];
+  for (int i = 0; i < KL__KEPT_BLOCKS; i++)
+    EXPECT(kl__context_take(&ctx, KL_MEM_PAGEABLE, 64, &live[i], &gd) ==
+               KL_OK && live[i]);
+  for (int i = 0; i < KL__KEPT_BLOCKS; i++)
+    kl__context_keep(&ctx, KL_MEM_PAGEABLE, live[i], 64);
+  EXPECT(kl__context_take(&ctx, KL_MEM_DEVICE, 2900, &d, &gd) == KL_OK && d &&
+         gd == 2900);
+  kl__context_keep(&ctx, KL_MEM_DEVICE, d, gd);
+  /* Above KL__KEPT_BYTES: freed at once, not kept. */
+  EXPECT(kl__context_take(&ctx, KL_MEM_PAGEABLE, KL__KEPT_BYTES + 1, &d,
+                          &gd) == KL_OK && d);
+  kl__context_keep(&ctx, KL_MEM_PAGEABLE, d, gd);
+  EXPECT(kl__context_take(&ctx, KL_MEM_PAGEABLE, KL__KEPT_BYTES / 2 + 1, &d,
+                          &gd) == KL_OK && d && gd == KL__KEPT_BYTES / 2 + 1);
+  kl__context_keep(&ctx, KL_MEM_PAGEABLE, d, gd);
+  kl__leave(&ctx);
+  kl__context_close(&ctx);
+}
+
 int main(void) {
   const kl_backend *serial = kl_backend_find("serial");
   rungs[0] = (kl_rung){.name = "harness-loop", .backend = serial,
@@ -1027,6 +1083,7 @@ int main(void) {
   test_quick_past_caches();
   test_cache_multiple();
   test_host_pool();
+  test_kept_blocks(serial);
   printf("%d passed, %d failed\n", passes, failures);
   return failures ? 1 : 0;
 }
