@@ -118,6 +118,7 @@ struct kl_comparison {
   size_t field;
   char field_name[64];
   char warning[512];
+  char *paths[2]; /* the files', as given: the HTML page reads them again */
 };
 
 /* ---- reading a results file ---------------------------------------------- */
@@ -639,7 +640,13 @@ kl_status kl_compare(const char *base, const char *new_path,
     snprintf(c->field_name, sizeof c->field_name, "%s", fi.name);
   }
   char err[1024];
-  if (compare_files(c, base, new_path, err, sizeof err)) {
+  c->paths[0] = strdup(base);
+  c->paths[1] = strdup(new_path);
+  if (!c->paths[0] || !c->paths[1]) {
+    kl_comparison_free(c);
+    return kl__usage(KL_NO_MEMORY, "kl_compare: out of memory");
+  }
+  if (compare_files(c, c->paths[0], c->paths[1], err, sizeof err)) {
     kl_comparison_free(c);
     return kl__usage(KL_USAGE, "%s", err);
   }
@@ -659,6 +666,8 @@ void kl_comparison_free(kl_comparison *c) {
   free(c->pairs);
   for (size_t i = 0; i < c->note_count; i++) free(c->notes[i]);
   free(c->notes);
+  free(c->paths[0]);
+  free(c->paths[1]);
   free(c);
 }
 
