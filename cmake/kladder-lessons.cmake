@@ -1,6 +1,6 @@
 # cmake -DSOURCE_DIR=... -DOUT_C=FILE -DEMBED=ON|OFF -P kladder-lessons.cmake
 #
-# The lessons of `kladder explain` and the report (src/cli/lesson.c): every
+# The lessons of `kladder explain` and the report (src/results/lesson.c): every
 # src/workloads/*/LESSONS.md and every source their Kernel: lines can name
 # (the .c .cu .h .cl files of src/workloads and src/backends), as C strings
 # in OUT_C: a table kl__lesson_files[] of {path relative to src/, text,

@@ -632,7 +632,13 @@ typedef enum kl_format {
    * process per rank after them, each result's timed runs on that rank
    * (kl_result.rank_runs) with their phases nested. Perfetto and
    * chrome://tracing open it. */
-  KL_FORMAT_TRACE
+  KL_FORMAT_TRACE,
+  /* The text a command prints (kl_comparison_print, kl_history_print);
+   * not a results file. */
+  KL_FORMAT_TABLE,
+  /* A self-contained HTML page (kl_comparison_print); not a results
+   * file. */
+  KL_FORMAT_HTML
 } kl_format;
 typedef struct kl_output kl_output;
 kl_status kl_output_open(const char *path, kl_format format, kl_output **out);
@@ -673,6 +679,124 @@ static inline void kl_problem_init(kl_problem *p) {
 kl_status kl_run_rung(kl_context *ctx, const char *workload, const char *rung,
                       const kl_problem *problem, int reps, int warmup,
                       kl_report **out);
+
+/* ---- results compared, kept and drawn ------------------------------------
+ * What `kladder compare`, `kladder history` and `kladder report` do with
+ * results files (kladder run --json, kl_report_write_json), the same code
+ * for the command and any caller. Each function returns KL_OK, or
+ * KL_USAGE (bad input: a file named, with line:column for a parse error),
+ * KL_IO (an output that cannot be written) or KL_UNAVAILABLE (a history
+ * in a library built without SQLite), with one line in kl_last_error(). */
+
+/* Two results files compared (docs/compare.md): each result of NEW with
+ * BASE's of the same workload, rung, backend, type, size and parameters
+ * (the device is not part of the match; a match found more than once in
+ * a file pairs in order of occurrence). Per pair: the median times, NEW
+ * over BASE, a two-sided Mann-Whitney U test over the timed runs, the
+ * interval of the time ratio it inverts, and a verdict at threshold and
+ * alpha: same, faster, slower, machine (the ceiling timed beside the rung
+ * moved too), failed, aside. With `field`, a numeric field of the results
+ * (kl_field_index) compared instead: each pair's value in BASE and NEW,
+ * NEW over BASE, and higher, lower, same (within the threshold) or "not
+ * measured". o NULL: the defaults, KL_COMPARE_OPTIONS_INIT. "-" reads
+ * standard input (for one of the two). */
+typedef struct kl_compare_options {
+  size_t size;      /* the caller's sizeof(kl_compare_options) */
+  double threshold; /* the smallest change that counts, a fraction: 0 up */
+  double alpha;     /* the U test's significance level, in (0, 1) */
+  const char *field; /* NULL: the times; else a number field's name */
+} kl_compare_options;
+#define KL_COMPARE_OPTIONS_INIT {sizeof(kl_compare_options), 0.05, 0.05, NULL}
+typedef struct kl_comparison kl_comparison;
+kl_status kl_compare(const char *base, const char *new_path,
+                     const kl_compare_options *o, kl_comparison **out);
+/* Frees a comparison (NULL: nothing). */
+void kl_comparison_free(kl_comparison *c);
+/* Its pairs, in BASE's order (results of one file alone are not pairs:
+ * the CSV and JSON list them). */
+size_t kl_comparison_count(const kl_comparison *c);
+/* Pair i: what ran (the texts live as long as the comparison), BASE's
+ * and NEW's figure (median seconds, or the field's value; NaN where there
+ * is none), NEW over BASE, the time ratio's interval at 1 - alpha and the
+ * U test's p (NaN: none), the verdict in words and whether it is a
+ * regression (slower, or failing in NEW where BASE passed; with a field,
+ * moved). KL_USAGE for i past the end. */
+typedef struct kl_compare_pair {
+  size_t size; /* the caller's sizeof(kl_compare_pair) */
+  const char *workload, *rung, *backend, *type, *shape, *op, *inputs,
+      *params;
+  int occurrence; /* the k-th of its match in its file, from 1 */
+  int ceiling;    /* 1: a ceiling's result */
+  double base, new_value, ratio, low, high, p_value;
+  const char *verdict;
+  int regression;
+} kl_compare_pair;
+kl_status kl_comparison_pair(const kl_comparison *c, size_t i,
+                             kl_compare_pair *out);
+/* 1 where a pair regressed (`kladder compare` exits 1), else 0. */
+int kl_comparison_regressed(const kl_comparison *c);
+/* A file's format newer than this library reads, compared for the fields
+ * it knows: one line; "" otherwise. */
+const char *kl_comparison_warning(const kl_comparison *c);
+/* The comparison as `kladder compare` writes it: KL_FORMAT_TABLE its
+ * table, KL_FORMAT_CSV, KL_FORMAT_JSON (kladder-compare-1), KL_FORMAT_HTML
+ * the report of both files with the comparison first; with a field, the
+ * table alone. print writes to f; write to path, whole or not at all
+ * ("-": standard output). */
+kl_status kl_comparison_print(const kl_comparison *c, kl_format format,
+                              FILE *f);
+kl_status kl_comparison_write(const kl_comparison *c, kl_format format,
+                              const char *path);
+
+/* The results history (docs/history.md): results files kept in an SQLite
+ * database. open: write 1 creates it where missing and migrates an older
+ * schema forward; 0 reads it (read-only files too). Refused, the file
+ * unchanged: not an SQLite database, another program's, a newer schema,
+ * locked past KLADDER_DB_TIMEOUT seconds (default 10). One connection is
+ * one thread's at a time. */
+typedef struct kl_history kl_history;
+kl_status kl_history_open(const char *path, int write, kl_history **out);
+/* Closes a history (NULL: nothing). */
+void kl_history_close(kl_history *h);
+/* Appends results files, all in one transaction: all or none. A file
+ * already in the history (the same bytes) is skipped; *added (may be
+ * NULL) counts the runs added. */
+kl_status kl_history_append(kl_history *h, const char *const *paths,
+                            size_t count, size_t *added);
+/* A selection of the history's runs: comma-separated names (NULL: any),
+ * a part of the machine's name, and since: a date (YYYY-MM-DD, UTC) or a
+ * commit's prefix, the runs from it on. */
+typedef struct kl_history_query {
+  size_t size; /* the caller's sizeof(kl_history_query) */
+  const char *workloads, *rungs, *backends, *machine, *since;
+} kl_history_query;
+/* The runs selected (q NULL: all), each rung's by date, as `kladder
+ * history` prints them: KL_FORMAT_TABLE, KL_FORMAT_CSV or KL_FORMAT_JSON
+ * (kladder-history-1). */
+kl_status kl_history_print(kl_history *h, const kl_history_query *q,
+                           kl_format format, FILE *f);
+/* The regression check (`kladder history --check`) over the runs
+ * selected: each series' latest runs against those before them on the
+ * same machine and build type, slower beyond threshold (a fraction) and
+ * the baseline's noise. The findings to f (KL_FORMAT_TABLE or
+ * KL_FORMAT_JSON; f NULL: none); *regressed 1 where one was found. */
+kl_status kl_history_check(kl_history *h, const kl_history_query *q,
+                           double threshold, kl_format format, FILE *f,
+                           int *regressed);
+
+/* The HTML report of results files (`kladder report`): one self-contained
+ * page, each workload's ladders, rooflines, growth and timelines, and
+ * where db is not NULL each rung's history beside its ladder; to out,
+ * whole or not at all ("-": standard output). At most 16 files. */
+kl_status kl_report_write_html(const char *out, const char *const *inputs,
+                               size_t count, kl_history *db);
+/* The performance page (`kladder report --markdown`): a file's machine
+ * is the folder it lies in, a column; machines and backends (NULL: as
+ * the files have them) the columns in order and rows every table has. */
+kl_status kl_report_write_markdown(const char *out,
+                                   const char *const *inputs, size_t count,
+                                   const char *machines,
+                                   const char *backends);
 
 #ifdef __cplusplus
 }

@@ -126,7 +126,29 @@ class FieldInfo(ctypes.Structure):
 
 FIELD_KINDS = ("text", "number", "seconds", "list", "pairs", "events",
                "rank_runs")
-FORMAT_CSV, FORMAT_JSON = 0, 1
+FORMAT_CSV, FORMAT_JSON, FORMAT_TRACE, FORMAT_TABLE, FORMAT_HTML = range(5)
+
+
+class CompareOptions(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("threshold", ctypes.c_double),
+                ("alpha", ctypes.c_double), ("field", ctypes.c_char_p)]
+
+
+class ComparePair(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t)] + [
+        (name, ctypes.c_char_p) for name in
+        ("workload", "rung", "backend", "type", "shape", "op", "inputs",
+         "params")] + [
+        ("occurrence", ctypes.c_int), ("ceiling", ctypes.c_int)] + [
+        (name, ctypes.c_double) for name in
+        ("base", "new", "ratio", "low", "high", "p_value")] + [
+        ("verdict", ctypes.c_char_p), ("regression", ctypes.c_int)]
+
+
+class HistoryQuery(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t)] + [
+        (name, ctypes.c_char_p) for name in
+        ("workloads", "rungs", "backends", "machine", "since")]
 
 
 def _proto(name, restype, *argtypes):
@@ -180,6 +202,28 @@ _proto("kl_result_number", c_status, c_p, ctypes.c_size_t, ctypes.c_size_t,
        ctypes.POINTER(ctypes.c_double))
 _proto("kl_result_text", c_status, c_p, ctypes.c_size_t, ctypes.c_size_t,
        ctypes.c_char_p, ctypes.c_size_t)
+_proto("kl_compare", c_status, ctypes.c_char_p, ctypes.c_char_p,
+       ctypes.POINTER(CompareOptions), ctypes.POINTER(c_p))
+_proto("kl_comparison_free", None, c_p)
+_proto("kl_comparison_count", ctypes.c_size_t, c_p)
+_proto("kl_comparison_pair", c_status, c_p, ctypes.c_size_t,
+       ctypes.POINTER(ComparePair))
+_proto("kl_comparison_regressed", ctypes.c_int, c_p)
+_proto("kl_comparison_warning", ctypes.c_char_p, c_p)
+_proto("kl_comparison_print", c_status, c_p, ctypes.c_int, c_p)
+_proto("kl_comparison_write", c_status, c_p, ctypes.c_int, ctypes.c_char_p)
+_proto("kl_history_open", c_status, ctypes.c_char_p, ctypes.c_int,
+       ctypes.POINTER(c_p))
+_proto("kl_history_close", None, c_p)
+_proto("kl_history_append", c_status, c_p,
+       ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t,
+       ctypes.POINTER(ctypes.c_size_t))
+_proto("kl_history_print", c_status, c_p, ctypes.POINTER(HistoryQuery),
+       ctypes.c_int, c_p)
+_proto("kl_history_check", c_status, c_p, ctypes.POINTER(HistoryQuery),
+       ctypes.c_double, ctypes.c_int, c_p, ctypes.POINTER(ctypes.c_int))
+_proto("kl_report_write_html", c_status, ctypes.c_char_p,
+       ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t, c_p)
 
 
 def text(b):

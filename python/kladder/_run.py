@@ -1,15 +1,14 @@
 """Runs from Python through the library's run API (kladder-run.h): kl_run
 with kl_options, its report read through the field table, written by the
-library's writers. The library has no HTML writer, compare or history
-(they are the command's): Report._repr_html_, compare() and history() run
-the installed command."""
+library's writers; its HTML page (kl_report_write_html), two results files
+compared (kl_compare) and the results history (kl_history_*), the same
+code the command runs."""
 import ctypes
 import html
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -169,13 +168,13 @@ class Report:
             _lib.text(lib.kl_status_name(self.status)))
 
     def html(self):
-        """The page `kladder report` draws of this run (the library has no
-        HTML writer: the installed command draws it)."""
+        """The page `kladder report` draws of this run, by the library's
+        HTML writer (kl_report_write_html)."""
         tmp = tempfile.mkdtemp(prefix="kladder-py.")
         try:
             path = os.path.join(tmp, "run.json")
             self.to_json(path)
-            return _command(["report", path, "-o", "-"]).stdout
+            return _report_html([path])
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
@@ -310,16 +309,44 @@ def _with_stop_flag(fn, stop):
         signal.signal(signal.SIGINT, previous)
 
 
-# ---- through the command ---------------------------------------------------------
-def _command(args, ok=(0,)):
-    proc = subprocess.run([_lib.command_path()] + args, capture_output=True,
-                          text=True)
-    if proc.returncode not in ok:
-        line = (proc.stderr.strip().splitlines() or ["exit %d"
-                                                     % proc.returncode])[-1]
-        cls = _lib.UsageError if proc.returncode == 2 else _lib.KladderError
-        raise cls(line, _lib.USAGE if proc.returncode == 2 else None)
-    return proc
+# ---- results compared, kept and drawn (the library's) ---------------------------
+def _printed(fn):
+    """What fn(FILE *) writes, as text; fn returns a kl_status."""
+    buf, size = ctypes.c_void_p(), ctypes.c_size_t()
+    f = _libc.open_memstream(ctypes.byref(buf), ctypes.byref(size))
+    if not f:
+        raise OSError(ctypes.get_errno(), "open_memstream failed")
+    try:
+        st = fn(f)
+    finally:
+        _libc.fclose(f)
+        text = ctypes.string_at(buf, size.value).decode("utf-8", "replace")
+        _libc.free(buf)
+    _lib.check(st)
+    return text
+
+
+def _paths(paths):
+    encoded = [os.fsencode(os.fspath(p)) for p in paths]
+    return (ctypes.c_char_p * max(1, len(encoded)))(*encoded), len(encoded)
+
+
+def _report_html(paths, db=None):
+    tmp = tempfile.mkdtemp(prefix="kladder-py.")
+    try:
+        out = os.path.join(tmp, "report.html")
+        arr, n = _paths(paths)
+        _lib.check(lib.kl_report_write_html(out.encode(), arr, n, db))
+        with open(out, encoding="utf-8") as f:
+            return f.read()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _iframe(page):
+    # A page of its own (style and script), apart from the notebook's.
+    return ('<iframe style="width:100%%;height:40em;border:0" '
+            'srcdoc="%s"></iframe>' % html.escape(page, quote=True))
 
 
 def _results_path(x, tmp, name):
@@ -330,59 +357,170 @@ def _results_path(x, tmp, name):
     return os.fspath(x)
 
 
+def _nan(v):
+    return None if v != v else v
+
+
 class Comparison(dict):
-    """kladder compare's JSON (format kladder-compare-1) as a dict, with
-    its table (.table) and whether anything regressed (.regression: the
-    command's exit code 1)."""
-    table = ""
-    regression = False
+    """Two runs compared by the library (kl_compare): the JSON `kladder
+    compare --json` writes (format kladder-compare-1) as a dict, its
+    pairs (.pairs, one dict each), its table (.table) and whether anything
+    regressed (.regressed, the command's exit code 1)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        field = None
+        try:
+            self.pairs = [self._pair(i) for i in
+                          range(lib.kl_comparison_count(handle))]
+            self.table = _printed(lambda f: lib.kl_comparison_print(
+                handle, _lib.FORMAT_TABLE, f))
+            self.regressed = bool(lib.kl_comparison_regressed(handle))
+            self.warning = _lib.text(lib.kl_comparison_warning(handle))
+            try:
+                doc = _printed(lambda f: lib.kl_comparison_print(
+                    handle, _lib.FORMAT_JSON, f))
+            except _lib.UsageError:  # a field's comparison: its table alone
+                doc, field = None, True
+            super().__init__(json.loads(doc) if doc else {})
+            self._html = None if field else _printed(
+                lambda f: lib.kl_comparison_print(handle, _lib.FORMAT_HTML, f))
+        finally:
+            lib.kl_comparison_free(handle)
+            self._handle = None
+
+    def _pair(self, i):
+        p = _lib.ComparePair()
+        p.size = ctypes.sizeof(p)
+        _lib.check(lib.kl_comparison_pair(self._handle, i, ctypes.byref(p)))
+        out = {}
+        for name, kind in _lib.ComparePair._fields_[1:]:
+            v = getattr(p, name)
+            out[name] = (_lib.text(v) if kind is ctypes.c_char_p
+                         else _nan(v) if kind is ctypes.c_double else v)
+        out["regression"] = bool(out["regression"])
+        out["ceiling"] = bool(out["ceiling"])
+        return out
+
+    @property
+    def regression(self):
+        return self.regressed
 
     def to_pandas(self):
         import pandas
-        return pandas.DataFrame.from_records(self.get("pairs", []))
+        return pandas.DataFrame.from_records(self.pairs)
+
+    def _repr_html_(self):
+        if self._html is None:
+            return "<pre>%s</pre>" % html.escape(self.table)
+        return _iframe(self._html)
 
     def __str__(self):
         return self.table
 
 
-def compare(base, new, *, threshold=None, alpha=None):
+def compare(base, new, *, threshold=0.05, alpha=0.05, field=None):
     """Compare two runs (Reports or results files) as `kladder compare
-    BASE NEW` does: the library has no compare function, so the installed
-    command compares them."""
+    BASE NEW` does, by the library's kl_compare: each pair's times, their
+    ratio, the U test and a verdict; with field, one numeric field of the
+    results instead (`kladder compare --field`)."""
     tmp = tempfile.mkdtemp(prefix="kladder-py.")
     try:
-        args = ["compare"]
-        if threshold is not None:
-            args += ["--threshold", str(threshold)]
-        if alpha is not None:
-            args += ["--alpha", str(alpha)]
-        args += ["--json", "-", _results_path(base, tmp, "base.json"),
-                 _results_path(new, tmp, "new.json")]
-        proc = _command(args, ok=(0, 1))
+        o = _lib.CompareOptions(ctypes.sizeof(_lib.CompareOptions),
+                                float(threshold), float(alpha), _enc(field))
+        handle = ctypes.c_void_p()
+        _lib.check(lib.kl_compare(
+            os.fsencode(_results_path(base, tmp, "base.json")),
+            os.fsencode(_results_path(new, tmp, "new.json")),
+            ctypes.byref(o), ctypes.byref(handle)))
+        return Comparison(handle.value)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    out = Comparison(json.loads(proc.stdout))
-    out.table, out.regression = proc.stderr, proc.returncode == 1
-    return out
 
 
 class History(dict):
-    """kladder history's JSON (format kladder-history-1) as a dict."""
+    """A results history (an SQLite database, `kladder run --db`), through
+    the library (kl_history_*). As a dict: the JSON `kladder history
+    --json` writes (format kladder-history-1) of the runs the filters given
+    to history() select; append() adds results files (or Reports),
+    query() selects runs as records, check() is `kladder history
+    --check`."""
 
-    def to_pandas(self):
+    def __init__(self, path, filters):
+        self.path = os.fspath(path)
+        self.filters = filters
+        super().__init__(self._json(filters) if os.path.exists(self.path)
+                         else {"format": "kladder-history-1", "points": []})
+
+    def _open(self, write):
+        handle = ctypes.c_void_p()
+        _lib.check(lib.kl_history_open(os.fsencode(self.path), int(write),
+                                       ctypes.byref(handle)))
+        return handle.value
+
+    def _query(self, filters):
+        keep = {k: _enc(_join(v)) for k, v in filters.items()}
+        return _lib.HistoryQuery(ctypes.sizeof(_lib.HistoryQuery), **keep)
+
+    def _json(self, filters):
+        h, q = self._open(False), self._query(filters)
+        try:
+            return json.loads(_printed(lambda f: lib.kl_history_print(
+                h, ctypes.byref(q), _lib.FORMAT_JSON, f)))
+        finally:
+            lib.kl_history_close(h)
+
+    def append(self, paths):
+        """Add results files or Reports, in one transaction; returns how
+        many runs were new (a file already there is skipped)."""
+        if isinstance(paths, (str, os.PathLike, Report)):
+            paths = [paths]
+        tmp = tempfile.mkdtemp(prefix="kladder-py.")
+        try:
+            files = [_results_path(p, tmp, "run%d.json" % i)
+                     for i, p in enumerate(paths)]
+            arr, n = _paths(files)
+            added, h = ctypes.c_size_t(), self._open(True)
+            try:
+                _lib.check(lib.kl_history_append(h, arr, n,
+                                                 ctypes.byref(added)))
+            finally:
+                lib.kl_history_close(h)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.clear()
+        self.update(self._json(self.filters))
+        return added.value
+
+    def query(self, **filters):
+        """The runs selected (workloads, rungs, backends, machine, since;
+        None: the filters given to history()) as records, one dict each."""
+        return self._json(filters or self.filters)["points"]
+
+    def check(self, threshold=0.05):
+        """The regression check: (found, its text)."""
+        h, q = self._open(False), self._query(self.filters)
+        found = ctypes.c_int()
+        try:
+            text = _printed(lambda f: lib.kl_history_check(
+                h, ctypes.byref(q), float(threshold), _lib.FORMAT_TABLE, f,
+                ctypes.byref(found)))
+        finally:
+            lib.kl_history_close(h)
+        return bool(found.value), text
+
+    def to_pandas(self, **filters):
         import pandas
-        return pandas.DataFrame.from_records(self.get("points", []))
+        return pandas.DataFrame.from_records(
+            self.query(**filters) if filters else self.get("points", []))
 
 
 def history(db, *, workloads=None, rungs=None, backends=None, machine=None,
             since=None):
-    """The runs of a results history (`kladder run --db`), as `kladder
-    history --db DB --json` gives them: the library has no history
-    function (SQLite is the command's), so the installed command reads
-    it."""
-    args = ["history", "--db", os.fspath(db), "--json"]
-    for flag, value in (("-w", workloads), ("-r", rungs), ("-b", backends),
-                        ("--machine", machine), ("--since", since)):
-        if value is not None:
-            args += [flag, _join(value)]
-    return History(json.loads(_command(args).stdout))
+    """A results history (`kladder run --db`) through the library: its
+    runs that the filters select, as `kladder history --db DB --json` gives
+    them, and append(), query(), check()."""
+    filters = {k: v for k, v in (("workloads", workloads), ("rungs", rungs),
+                                 ("backends", backends), ("machine", machine),
+                                 ("since", since)) if v is not None}
+    return History(db, filters)

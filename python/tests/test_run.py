@@ -1,6 +1,6 @@
 """Runs through the library's run API: the Report, its writers, the field
 table, Ctrl-C through the stop flag, and what the command gives
-(compare, history, the HTML page)."""
+(compare, history, the HTML page), through the library."""
 import ctypes
 import json
 import os
@@ -84,22 +84,46 @@ def test_compare(report, tmp_path):
     report.to_json(tmp_path / "base.json")
     c = kladder.compare(tmp_path / "base.json", report)
     assert c["format"] == "kladder-compare-1" and not c.regression
+    assert not c.regressed and len(c.pairs) == len(report)
     assert len(c["pairs"]) == len(report) and "reduce" in c.table
+    p = c.pairs[0]
+    assert p["workload"] and p["verdict"] in (
+        "same", "faster", "slower", "machine")
+    assert p["base"] > 0 and p["new"] > 0
+    assert c._repr_html_().startswith("<iframe")
     with pytest.raises(kladder.UsageError):
         kladder.compare(tmp_path / "missing.json", report)
+    f = kladder.compare(tmp_path / "base.json", report, field="bytes")
+    assert all(q["verdict"] == "same" for q in f.pairs) and not f.regressed
+    assert "bytes" in f.table
+    with pytest.raises(kladder.UsageError):
+        kladder.compare(tmp_path / "base.json", report, field="rung")
+
+
+def test_compare_to_pandas(report, tmp_path):
+    pandas = pytest.importorskip("pandas")
+    report.to_json(tmp_path / "base.json")
+    frame = kladder.compare(tmp_path / "base.json", report).to_pandas()
+    assert isinstance(frame, pandas.DataFrame) and len(frame) == len(report)
 
 
 def test_history(report, tmp_path):
     db = tmp_path / "history.db"
-    report.to_json(tmp_path / "run.json")
-    imp = subprocess.run([_lib.command_path(), "history", "--db", str(db),
-                          "--import", str(tmp_path / "run.json")],
-                         capture_output=True, text=True)
-    if imp.returncode == 2 and "SQLite" in imp.stderr:
+    h = kladder.history(db)
+    try:
+        assert h.append(report) == 1
+    except kladder.UnavailableError:
         pytest.skip("this kladder was built without SQLite")
-    assert imp.returncode == 0, imp.stderr
+    report.to_json(tmp_path / "run.json")
+    assert h.append([tmp_path / "run.json"]) == 0  # the same run, kept once
     h = kladder.history(db, workloads="reduce")
     assert h["format"] == "kladder-history-1" and h["points"]
+    records = h.query(rungs="no-such-rung")
+    assert records == [] and h.query()[0]["workload"] == "reduce"
+    found, text = h.check()
+    assert not found and "no regression" in text
+    with pytest.raises(kladder.UsageError):
+        kladder.history(tmp_path / "run.json")
 
 
 def test_run_options_and_errors():

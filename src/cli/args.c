@@ -58,9 +58,9 @@ static arg_option *long_option(const args *a, const char *typed, size_t len) {
            (int)(len < SHOWN_BYTES ? len : SHOWN_BYTES + 1), typed);
   if (found)
     args_error(a->command, "option '%s' is ambiguous; possibilities:%s",
-               shown(name, show), matches);
+               kl__shown(name, show), matches);
   else
-    args_error(a->command, "unknown option '%s'", shown(name, show));
+    args_error(a->command, "unknown option '%s'", kl__shown(name, show));
   return NULL;
 }
 
@@ -120,9 +120,9 @@ int args_parse(args *a, int argc, char **argv) {
       if (a->count == a->max_operands) {
         if (a->operands_are)
           return args_error(a->command, "unexpected argument '%s'; %s",
-                            shown(w, show), a->operands_are);
+                            kl__shown(w, show), a->operands_are);
         return args_error(a->command, "unexpected argument '%s'; %s takes "
-                          "options only", shown(w, show), a->command);
+                          "options only", kl__shown(w, show), a->command);
       }
       a->operands[a->count++] = w;
     } else if (!strcmp(w, "--")) {

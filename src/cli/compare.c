@@ -1,23 +1,7 @@
-/* `kladder compare BASE.json NEW.json` (compare.h; docs/compare.md).
- *
- * Each result of NEW is matched with the result of BASE of the same
- * workload, rung, backend, type, size and parameters (the params text, op
- * and inputs); the device's name is not part of the match, since comparing
- * machines is the point. A key found more than once in a file (a run on
- * two devices) is matched in order of occurrence, with a note.
- *
- * Per pair: NEW's median time over BASE's, NEW's share of its ceiling
- * over BASE's (fair across machines), a two-sided Mann-Whitney U test over
- * the timed runs and the interval of the time ratio it inverts, the
- * ceiling's change in the same runs, and a verdict at --threshold and
- * --alpha (decide() says the rule). The test is
- * the one google/benchmark's tools/compare.py makes (through SciPy's
- * mannwhitneyu): the exact distribution of U where there are no ties and
- * 50 runs or fewer in all, else the normal approximation with the tie
- * correction and a continuity correction of 1/2. */
+/* `kladder compare BASE.json NEW.json` (commands.h; docs/compare.md): its
+ * arguments and output files; the comparison is the results layer's
+ * (src/results/compare.c). */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
-
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -28,21 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "report-html.h"
-#include "text.h"
-#include "kladder-run.h"
 #include "../core/tool.h"
-
-/* Fewer timed runs than this on a side: no test, the ratio alone. */
-#define MIN_REPS 3
-/* The exact distribution of U up to this many runs in all (C(50, 25) is
- * below 2^53: every count exact in a double). */
-#define EXACT_MAX 50
-/* The table's width, as kladder run's. */
-#define WIDTH 100
-/* The results formats this kladder reads: kladder-results-1 and -2. */
-#define KNOWN_MAJOR 2
+#include "args.h"
+#include "commands.h"
+#include "text.h"
 
 static const char usage_compare[] =
     "usage: kladder compare [options] BASE.json NEW.json\n"
@@ -107,1160 +80,6 @@ static int error_line(const char *fmt, ...) {
   return code;
 }
 
-/* ---- the model --------------------------------------------------------- */
-
-typedef enum side_state { SIDE_OK, SIDE_FAILED, SIDE_ASIDE } side_state;
-
-/* One result of a results file; its texts point into the file's tree. */
-typedef struct row {
-  const char *workload, *rung, *backend, *type, *shape, *op, *inputs,
-      *params, *flags, *check, *status, *device_name;
-  char shape_text[32]; /* the shape where a file gives n alone */
-  int device;
-  double median, percent; /* NAN where absent or null */
-  double ceiling_rate;    /* its ceiling's rate in the same run; NAN: none */
-  double *times;
-  size_t reps;
-  side_state state;
-  int ceiling;
-  char *key;                /* what a match compares */
-  int occurrence, of_count; /* k-th of its key in its file, of so many */
-  int matched;
-} row;
-
-/* One results file. */
-typedef struct side {
-  const char *path, *name; /* as given; name: as messages show it */
-  kl_results *file; /* read and validated by the library */
-  const char *format, *started, *kladder, *commit, *cpu, *gpu;
-  int major, interrupted;
-  row *rows;
-  size_t count;
-} side;
-
-typedef enum verdict {
-  V_SAME,
-  V_FASTER,
-  V_SLOWER,
-  V_MACHINE,
-  V_FAILED,
-  V_ASIDE,
-  VERDICTS
-} verdict;
-static const char *const verdict_names[VERDICTS] = {
-    "same", "faster", "slower", "machine", "failed", "aside"};
-
-typedef enum test_kind { T_NONE, T_EXACT, T_NORMAL } test_kind;
-static const char *const test_names[] = {"none", "exact", "normal"};
-
-typedef struct pair {
-  const row *b, *n;
-  double ratio, ceil_ratio; /* NEW over BASE; NAN where not measured */
-  /* NEW's time over BASE's: the Hodges-Lehmann estimate, its interval at
-   * 1 - alpha and the wider one at 1 - alpha / 5; NAN where there is none
-   * (few runs, too many). */
-  double estimate, lo, hi, lo_wide, hi_wide;
-  /* The ceiling's rate, NEW's over BASE's, in the same runs; NAN: none. */
-  double machine;
-  double u, p;              /* NEW's U and the two-sided p; NAN: no test */
-  test_kind test;
-  int few;        /* too few runs: the ratio alone decides */
-  verdict v;
-  int regression; /* slower, or failing in NEW where BASE passed */
-} pair;
-
-struct compare_result {
-  side base, new_;
-  double threshold, alpha;
-  pair *pairs;
-  size_t count;
-  size_t verdicts[VERDICTS];
-  size_t only_base, only_new, few;
-  char **notes;
-  size_t note_count;
-  int regression;
-};
-
-/* ---- reading a results file ---------------------------------------------- */
-
-static const char *const known_formats = "kladder-results-1 and -2";
-
-/* Why a result lacks what a comparison needs: for a format this kladder
- * knows, a malformed file (with line and column); for a newer one, a
- * format it cannot read. */
-static int missing(const side *s, const json_value *at, size_t index,
-                   const char *what, char *err, size_t errlen) {
-  if (s->major > KNOWN_MAJOR)
-    return said(-1, err, errlen,
-                "%s: format %s is newer than this kladder reads "
-                "(%s), and its result %zu %s",
-                s->name, s->format, known_formats, index + 1, what);
-  return said(-1, err, errlen, "%s:%d:%d: result %zu %s", s->name, at->line,
-              at->column, index + 1, what);
-}
-
-/* The checks kladder run does not count as failures
- * (docs/verification.md): a known-wrong rung caught or not, and UNVERIFIABLE. */
-static side_state state_of(const row *r) {
-  if (strcmp(r->check, "ASIDE") == 0) return SIDE_ASIDE;
-  if (strcmp(r->status, "success") != 0) return SIDE_FAILED;
-  static const char *const passed[] = {"PASS", "UNVERIFIABLE",
-                                       "WRONG(expected)",
-                                       "PASS(known-wrong)"};
-  int ok = 0;
-  for (size_t i = 0; i < sizeof passed / sizeof *passed; i++)
-    ok |= strcmp(r->check, passed[i]) == 0;
-  /* A result that passed has a time. */
-  if (ok && !(r->median > 0 && isfinite(r->median))) ok = 0;
-  return ok ? SIDE_OK : SIDE_FAILED;
-}
-
-/* Result `index` of a side's file, which the library validated: what
- * ran, the problem and the times as the file holds them. */
-static int read_row(const side *s, size_t index, row *r, char *err,
-                    size_t errlen) {
-  kl__row v;
-  kl__results_row(s->file, index, &v);
-  r->workload = v.workload;
-  r->rung = v.rung;
-  r->backend = v.backend;
-  r->type = v.type;
-  r->check = v.check;
-  r->status = v.status;
-  /* The size: the shape's text, or n. */
-  r->shape = v.shape;
-  if (!r->shape[0]) {
-    if (isnan(v.n))
-      return missing(s, v.v, index, "has no shape or size", err, errlen);
-    snprintf(r->shape_text, sizeof r->shape_text, "%.17g", v.n);
-    r->shape = r->shape_text;
-  }
-  if (!v.median_given)
-    return missing(s, v.v, index, "has no \"median_s\"", err, errlen);
-  r->median = v.median_s;
-  r->percent = v.percent_ceiling;
-  r->ceiling_rate = v.ceiling;
-  r->op = v.op;
-  r->inputs = v.inputs;
-  r->params = v.params;
-  r->flags = v.flags;
-  r->device_name = v.device_name;
-  r->device = v.device >= 0 && v.device < 1e6 ? (int)v.device : 0;
-  r->ceiling = listed(r->flags, "ceiling");
-  if (v.times && v.times->kind == JSON_ARRAY) {
-    r->times = malloc((v.times->count ? v.times->count : 1) * sizeof *r->times);
-    if (!r->times)
-      return said(-1, err, errlen, "%s: out of memory", s->name);
-    /* The library took only finite numbers or null: a null is no run. */
-    for (size_t i = 0; i < v.times->count; i++)
-      if (v.times->items[i].kind == JSON_NUMBER)
-        r->times[r->reps++] = v.times->items[i].number;
-  }
-  r->state = state_of(r);
-  return 0;
-}
-
-/* What a match compares, fields apart by a separator no text holds. */
-static char *key_of(const row *r) {
-  const char *parts[] = {r->workload, r->rung, r->backend, r->type,
-                         r->shape, r->op, r->inputs, r->params};
-  size_t len = 1;
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-    len += strlen(parts[i]) + 1;
-  char *key = malloc(len), *o = key;
-  if (!key) return NULL;
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-    o += sprintf(o, "%s\x1f", parts[i]);
-  return key;
-}
-
-static void side_free(side *s) {
-  for (size_t i = 0; i < s->count; i++) {
-    free(s->rows[i].times);
-    free(s->rows[i].key);
-  }
-  free(s->rows);
-  kl_results_free(s->file);
-  memset(s, 0, sizeof *s);
-}
-
-static int read_side(side *s, const char *path, char *err, size_t errlen,
-                     char *warn, size_t warnlen) {
-  s->path = path;
-  s->name = strcmp(path, "-") == 0 ? "standard input" : path;
-  /* The library's one validation: the format, a non-empty list of
-   * results, every field of its kind (with line and column). */
-  if (kl_results_read(path, &s->file) != KL_OK)
-    return said(-1, err, errlen, "%s", kl_last_error());
-  kl__run_view run;
-  kl__results_run(s->file, &run);
-  const size_t results = kl_results_count(s->file);
-  s->format = run.format;
-  s->major = kl_results_format(s->file);
-  s->rows = calloc(results, sizeof *s->rows);
-  if (!s->rows)
-    return said(-1, err, errlen, "%s: out of memory", s->name);
-  for (size_t i = 0; i < results; i++) {
-    row *r = &s->rows[s->count++];
-    if (read_row(s, i, r, err, errlen)) return -1;
-    if (!(r->key = key_of(r)))
-      return said(-1, err, errlen, "%s: out of memory", s->name);
-  }
-  /* Each key's occurrences in this file. */
-  for (size_t i = 0; i < s->count; i++) {
-    row *r = &s->rows[i];
-    for (size_t j = 0; j < s->count; j++) {
-      if (strcmp(s->rows[j].key, r->key) != 0) continue;
-      r->of_count++;
-      if (j <= i) r->occurrence++;
-    }
-  }
-  s->started = run.started;
-  s->kladder = run.kladder;
-  s->commit = run.commit;
-  s->cpu = run.cpu;
-  s->gpu = run.gpu;
-  s->interrupted = run.interrupted;
-  if (kl_results_warning(s->file)[0] && warn && warnlen && !warn[0])
-    snprintf(warn, warnlen, "%s; comparing the fields it knows",
-             kl_results_warning(s->file));
-  return 0;
-}
-
-/* ---- statistics ------------------------------------------------------------
- * Mann-Whitney U (Mann and Whitney 1947), two-sided, as google/benchmark's
- * tools/gbench/report.py runs it through scipy.stats.mannwhitneyu. */
-
-typedef struct obs {
-  double v;
-  int from_new;
-} obs;
-
-static int by_value(const void *a, const void *b) {
-  const double x = ((const obs *)a)->v, y = ((const obs *)b)->v;
-  return (x > y) - (x < y);
-}
-
-/* U of y against x: the pairs (x_i, y_j) with y_j > x_i, ties counted 1/2,
- * from y's rank sum (midranks for ties); *ties, the sum of t^3 - t over
- * the groups of t equal values. NAN where memory is short. */
-static double u_of(const double *x, size_t nx, const double *y, size_t ny,
-                   double *ties) {
-  const size_t total = nx + ny;
-  obs *o = malloc(total * sizeof *o);
-  if (!o) return NAN;
-  for (size_t i = 0; i < nx; i++) o[i] = (obs){x[i], 0};
-  for (size_t j = 0; j < ny; j++) o[nx + j] = (obs){y[j], 1};
-  qsort(o, total, sizeof *o, by_value);
-  double rank_sum = 0, t3 = 0;
-  for (size_t i = 0; i < total;) {
-    size_t j = i;
-    while (j < total && o[j].v == o[i].v) j++;
-    const double rank = (double)(i + 1 + j) / 2, t = (double)(j - i);
-    t3 += t * t * t - t;
-    for (size_t k = i; k < j; k++)
-      if (o[k].from_new) rank_sum += rank;
-    i = j;
-  }
-  free(o);
-  *ties = t3;
-  return rank_sum - (double)ny * (double)(ny + 1) / 2;
-}
-
-/* C(m + n, m), the arrangements of two samples. */
-static double arrangements(size_t m, size_t n) {
-  double c = 1;
-  for (size_t i = 1; i <= m; i++) c = c * (double)(n + i) / (double)i;
-  return c;
-}
-
-/* The exact two-sided p of U = u for samples of m and n without ties:
- * the number of arrangements with each U is the coefficient of the
- * Gaussian binomial [m+n choose m]_q = prod_{i=1..m} (1 - q^(n+i)) /
- * (1 - q^i), built one factor pair at a time (every step a polynomial of
- * integer counts). */
-static double exact_p(size_t m, size_t n, double u) {
-  const size_t top = m * n;
-  double *c = calloc(top + m + 1, sizeof *c);
-  if (!c) return NAN;
-  c[0] = 1;
-  size_t degree = 0;
-  for (size_t i = 1; i <= m; i++) {
-    const size_t k = n + i;
-    for (size_t d = degree + k + 1; d-- > k;) c[d] -= c[d - k];
-    degree += k;
-    for (size_t d = i; d <= degree; d++) c[d] += c[d - i];
-    degree -= i;
-  }
-  double below = 0, above = 0, all = 0;
-  for (size_t d = 0; d <= top; d++) {
-    all += c[d];
-    if ((double)d <= u) below += c[d];
-    if ((double)d >= u) above += c[d];
-  }
-  free(c);
-  const double p = 2 * (below < above ? below : above) / all;
-  return p < 1 ? p : 1;
-}
-
-/* The normal approximation: mean m n / 2, variance m n / 12 ((N + 1) -
- * sum(t^3 - t) / (N (N - 1))) with the tie correction, and a continuity
- * correction of 1/2. */
-static double normal_p(size_t m, size_t n, double u, double ties) {
-  const double N = (double)(m + n), mn = (double)m * (double)n;
-  const double var = mn / 12 * ((N + 1) - ties / (N * (N - 1)));
-  if (!(var > 0)) return 1; /* every time equal */
-  double z = (fabs(u - mn / 2) - 0.5) / sqrt(var);
-  if (z < 0) z = 0;
-  const double p = erfc(z / sqrt(2.0));
-  return p < 1 ? p : 1;
-}
-
-static void u_test(pair *p, double alpha) {
-  const row *b = p->b, *n = p->n;
-  p->u = p->p = NAN;
-  p->test = T_NONE;
-  /* The smallest p the test can give at these counts: 2 / C(m+n, m). */
-  p->few = b->reps < MIN_REPS || n->reps < MIN_REPS ||
-           2 / arrangements(b->reps, n->reps) >= alpha;
-  if (b->reps == 0 || n->reps == 0) return;
-  double ties = 0;
-  p->u = u_of(b->times, b->reps, n->times, n->reps, &ties);
-  if (isnan(p->u)) return;
-  if (ties == 0 && b->reps + n->reps <= EXACT_MAX) {
-    p->test = T_EXACT;
-    p->p = exact_p(b->reps, n->reps, p->u);
-  } else {
-    p->test = T_NORMAL;
-    p->p = normal_p(b->reps, n->reps, p->u, ties);
-  }
-}
-
-/* The z of a two-sided level: erfc(z / sqrt 2) = alpha, by bisection. */
-static double z_of(double alpha) {
-  double lo = 0, hi = 40;
-  for (int i = 0; i < 200; i++) {
-    const double mid = (lo + hi) / 2;
-    if (erfc(mid / sqrt(2.0)) > alpha) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
-/* The most time ratios an interval is made from (64 MB of doubles). */
-#define MAX_RATIOS ((size_t)8 << 20)
-
-static int by_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* NEW's time over BASE's as an interval, the one the U test inverts
- * (Hodges and Lehmann, 1963; Lehmann, "Nonparametrics", 1975, 2.6): the
- * m n ratios new_i / base_j sorted, the estimate their median, the
- * interval from the C-th smallest to the C-th largest, with C = m n / 2 -
- * z sqrt(m n (m + n + 1) / 12) rounded down (U's normal approximation; at
- * least 1), z of the two-sided level: alpha, and alpha / 5 for the wider
- * one. Where C falls below 1 (too few runs for the level) or the ratios
- * would pass MAX_RATIOS, none. */
-static void ratio_interval(pair *p, double alpha) {
-  const row *b = p->b, *n = p->n;
-  p->estimate = p->lo = p->hi = p->lo_wide = p->hi_wide = NAN;
-  const size_t m = n->reps, k = b->reps;
-  if (m == 0 || k == 0 || m > MAX_RATIOS / k) return;
-  const double mn = (double)m * (double)k;
-  const double spread = sqrt(mn * (double)(m + k + 1) / 12);
-  const double c = floor(mn / 2 - z_of(alpha) * spread);
-  double wide = floor(mn / 2 - z_of(alpha / 5) * spread);
-  if (c < 1) return;
-  if (wide < 1) wide = 1;
-  double *r = malloc((size_t)(m * k) * sizeof *r);
-  if (!r) return;
-  size_t count = 0;
-  for (size_t i = 0; i < m; i++)
-    for (size_t j = 0; j < k; j++)
-      if (b->times[j] > 0 && n->times[i] > 0)
-        r[count++] = n->times[i] / b->times[j];
-  if (count == m * k) {
-    qsort(r, count, sizeof *r, by_double);
-    p->estimate = count % 2 ? r[count / 2]
-                            : (r[count / 2 - 1] + r[count / 2]) / 2;
-    p->lo = r[(size_t)c - 1];
-    p->hi = r[count - (size_t)c];
-    p->lo_wide = r[(size_t)wide - 1];
-    p->hi_wide = r[count - (size_t)wide];
-  }
-  free(r);
-}
-
-/* ---- matching and verdicts ----------------------------------------------- */
-
-/* The verdict of a time ratio's bounds, scaled by `scale` (1, or the
- * ceiling's rate ratio to take the machine's change out): slower where
- * the interval at 1 - alpha lies above 1 (a change beyond the runs'
- * noise), the wider one at 1 - alpha / 5 reaches 1 + threshold (the change
- * may be as large as the threshold) and the estimate is at least half the
- * threshold (sqrt(1 + threshold): noise that only just passes the first
- * test is not a regression of half the size). A change at the threshold
- * is flagged nearly always, one well below it measured tightly is not.
- * Faster the same way below 1. */
-static verdict by_interval(const pair *p, double scale, double threshold) {
-  const double half = sqrt(1 + threshold); /* half the change, in ratio */
-  if (p->lo * scale > 1 && p->hi_wide * scale >= 1 + threshold &&
-      p->estimate * scale >= half)
-    return V_SLOWER;
-  if (p->hi * scale < 1 && p->lo_wide * scale <= 1 / (1 + threshold) &&
-      p->estimate * scale <= 1 / half)
-    return V_FASTER;
-  return V_SAME;
-}
-
-/* Without an interval: the medians' ratio beyond the threshold, where the
- * U test's p is below alpha or too few runs leave no test. */
-static verdict by_ratio(const pair *p, double scale, double threshold,
-                        double alpha) {
-  const int decided = p->few || (!isnan(p->p) && p->p < alpha);
-  if (decided && p->ratio * scale > 1 + threshold) return V_SLOWER;
-  if (decided && p->ratio * scale < 1 / (1 + threshold)) return V_FASTER;
-  return V_SAME;
-}
-
-/* A pair's verdict: by its interval where it has one (ratio_interval),
- * else by its ratio (too few runs for an interval, or too many). A slower
- * or faster pair that the same rule no longer calls so once the change of
- * the ceiling timed beside it in the same runs is taken out (same, or the
- * other way) is `machine`: the machine moved, not the code; it is not a
- * regression. */
-static void decide(pair *p, double threshold, double alpha) {
-  const row *b = p->b, *n = p->n;
-  p->ratio = p->ceil_ratio = p->u = p->p = NAN;
-  p->estimate = p->lo = p->hi = p->lo_wide = p->hi_wide = p->machine = NAN;
-  p->test = T_NONE;
-  if (b->state != SIDE_OK || n->state != SIDE_OK) {
-    const int failed = b->state == SIDE_FAILED || n->state == SIDE_FAILED;
-    p->v = failed ? V_FAILED : V_ASIDE;
-    /* A new failure: NEW fails where BASE passed. */
-    p->regression = n->state == SIDE_FAILED && b->state == SIDE_OK;
-    return;
-  }
-  p->ratio = n->median / b->median;
-  if (b->percent > 0 && n->percent > 0 && isfinite(b->percent) &&
-      isfinite(n->percent))
-    p->ceil_ratio = n->percent / b->percent;
-  if (b->ceiling_rate > 0 && n->ceiling_rate > 0 &&
-      isfinite(b->ceiling_rate) && isfinite(n->ceiling_rate))
-    p->machine = n->ceiling_rate / b->ceiling_rate;
-  u_test(p, alpha);
-  if (!p->few) ratio_interval(p, alpha);
-  const int interval = !p->few && !isnan(p->lo);
-  p->v = interval ? by_interval(p, 1, threshold)
-                  : by_ratio(p, 1, threshold, alpha);
-  if ((p->v == V_SLOWER || p->v == V_FASTER) && !isnan(p->machine) &&
-      (interval ? by_interval(p, p->machine, threshold)
-                : by_ratio(p, p->machine, threshold, alpha)) != p->v)
-    p->v = V_MACHINE;
-  p->regression = p->v == V_SLOWER;
-}
-
-static int add_note(compare_result *c, const char *text) {
-  char **grown = realloc(c->notes, (c->note_count + 1) * sizeof *grown);
-  if (!grown) return -1;
-  c->notes = grown;
-  char *copy = malloc(strlen(text) + 1);
-  if (!copy) return -1;
-  c->notes[c->note_count++] = strcpy(copy, text);
-  return 0;
-}
-
-/* A result's parameters but op and inputs (said apart), ' ' between. */
-static void params_rest(const row *r, char *dst, size_t size) {
-  size_t used = 0;
-  dst[0] = '\0';
-  for (const char *p = r->params; *p && used < size;) {
-    const size_t len = strcspn(p, ";");
-    if (len && strncmp(p, "op=", 3) != 0 && strncmp(p, "inputs=", 7) != 0)
-      used += (size_t)snprintf(dst + used, size - used, "%s%.*s",
-                               used ? " " : "", (int)len, p);
-    p += len;
-    if (*p) p++;
-  }
-}
-
-/* A result in words: "reduce openmp-clause openmp:1 f64 sum n=65536". */
-static void label(const row *r, char *dst, size_t size) {
-  char dev[16] = "", rest[256];
-  if (r->device > 0) snprintf(dev, sizeof dev, ":%d", r->device);
-  params_rest(r, rest, sizeof rest);
-  snprintf(dst, size, "%s %s %s%s %s%s%s %s%s%s%s%s%s", r->workload, r->rung,
-           r->backend, dev, r->type, r->op[0] ? " " : "", r->op,
-           strchr(r->shape, 'x') ? "" : "n=", r->shape,
-           r->inputs[0] ? " inputs=" : "", r->inputs, rest[0] ? " " : "",
-           rest);
-}
-
-static size_t key_count(const side *s, const char *key) {
-  size_t count = 0;
-  for (size_t i = 0; i < s->count; i++)
-    count += strcmp(s->rows[i].key, key) == 0;
-  return count;
-}
-
-/* Pairs in BASE's order; the notes on keys found more than once. */
-static int match(compare_result *c, char *err, size_t errlen) {
-  side *b = &c->base, *n = &c->new_;
-  c->pairs = calloc(b->count, sizeof *c->pairs);
-  if (!c->pairs)
-    return said(-1, err, errlen, "out of memory");
-  for (size_t i = 0; i < b->count; i++) {
-    row *br = &b->rows[i];
-    for (size_t j = 0; j < n->count; j++) {
-      row *nr = &n->rows[j];
-      if (nr->matched || nr->occurrence != br->occurrence ||
-          strcmp(nr->key, br->key) != 0)
-        continue;
-      br->matched = nr->matched = 1;
-      pair *p = &c->pairs[c->count++];
-      p->b = br;
-      p->n = nr;
-      decide(p, c->threshold, c->alpha);
-      c->verdicts[p->v]++;
-      c->few += p->v <= V_MACHINE && p->few;
-      c->regression |= p->regression;
-      break;
-    }
-  }
-  for (size_t i = 0; i < b->count; i++) c->only_base += !b->rows[i].matched;
-  for (size_t j = 0; j < n->count; j++) c->only_new += !n->rows[j].matched;
-  /* Each key found more than once, in either file, once. */
-  char text[768], what[512];
-  for (int pass = 0; pass < 2; pass++) {
-    const side *s = pass ? n : b, *other = pass ? b : n;
-    for (size_t i = 0; i < s->count; i++) {
-      const row *r = &s->rows[i];
-      const size_t there = key_count(other, r->key);
-      if (r->occurrence != 1 || (r->of_count < 2 && there < 2)) continue;
-      if (pass == 1 && there > 0) continue; /* said in the first pass */
-      label(r, what, sizeof what);
-      snprintf(text, sizeof text, "%s occurs %zu times in BASE and %zu in "
-               "NEW (a run on several devices?): matched in order of "
-               "occurrence", what, pass ? there : (size_t)r->of_count,
-               pass ? (size_t)r->of_count : there);
-      if (add_note(c, text))
-        return said(-1, err, errlen, "out of memory");
-    }
-  }
-  return 0;
-}
-
-int compare_files(const char *base, const char *new_path, double threshold,
-                  double alpha, compare_result **out, char *err,
-                  size_t errlen, char *warn, size_t warnlen) {
-  *out = NULL;
-  if (warn && warnlen) warn[0] = '\0';
-  compare_result *c = calloc(1, sizeof *c);
-  if (!c)
-    return said(-1, err, errlen, "out of memory");
-  c->threshold = threshold;
-  c->alpha = alpha;
-  if (read_side(&c->base, base, err, errlen, warn, warnlen) ||
-      read_side(&c->new_, new_path, err, errlen, warn, warnlen) ||
-      match(c, err, errlen)) {
-    compare_free(c);
-    return -1;
-  }
-  *out = c;
-  return 0;
-}
-
-void compare_free(compare_result *c) {
-  if (!c) return;
-  side_free(&c->base);
-  side_free(&c->new_);
-  free(c->pairs);
-  for (size_t i = 0; i < c->note_count; i++) free(c->notes[i]);
-  free(c->notes);
-  free(c);
-}
-
-int compare_exit_code(const compare_result *c) {
-  return c && c->regression ? 1 : 0;
-}
-
-/* ---- the table ----------------------------------------------------------- */
-
-/* As kladder run's table: a time with three significant digits or more. */
-static void time_text(double s, char *dst, size_t size) {
-  if (!(s > 0) || !isfinite(s)) snprintf(dst, size, "-");
-  else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
-  else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
-  else snprintf(dst, size, "%.3f s", s);
-}
-
-static void ratio_text(double r, char *dst, size_t size) {
-  if (!(r > 0) || !isfinite(r)) snprintf(dst, size, "-");
-  else snprintf(dst, size, r < 100 ? "%.2fx" : "%.0fx", r);
-}
-
-/* The time ratio's interval, "0.98-1.03"; "few reps" without a test. */
-static void interval_text(const pair *p, char *dst, size_t size) {
-  if (p->v > V_MACHINE) snprintf(dst, size, "-");
-  else if (p->few) snprintf(dst, size, "few reps");
-  else if (isnan(p->lo)) snprintf(dst, size, "p %.2g", p->p);
-  else if (p->hi < 10) snprintf(dst, size, "%.2f-%.2f", p->lo, p->hi);
-  else snprintf(dst, size, "%.3g-%.3g", p->lo, p->hi);
-}
-
-static void backend_text(const pair *p, char *dst, size_t size) {
-  const int b = p->b->device, n = p->n->device;
-  if (b == n && b == 0) snprintf(dst, size, "%s", p->b->backend);
-  else if (b == n) snprintf(dst, size, "%s:%d", p->b->backend, b);
-  else snprintf(dst, size, "%s:%d>%d", p->b->backend, b, n);
-}
-
-/* A problem's heading, as kladder run's: "reduce: f64 sum, n=65536", with
- * its inputs and parameters (op and inputs said once). */
-static void heading(const row *r, char *dst, size_t size) {
-  snprintf(dst, size, "%s: %s%s%s, %s%s", r->workload, r->type,
-           r->op[0] ? " " : "", r->op, strchr(r->shape, 'x') ? "" : "n=",
-           r->shape);
-  size_t used = strlen(dst);
-  if (r->inputs[0] && strcmp(r->inputs, "random") != 0 && used < size)
-    used += (size_t)snprintf(dst + used, size - used, ", inputs %s",
-                             r->inputs);
-  char rest[256];
-  params_rest(r, rest, sizeof rest);
-  if (rest[0] && used < size) snprintf(dst + used, size - used, ", %s", rest);
-}
-
-/* Text wrapped at WIDTH, later lines indented, control characters
- * escaped. */
-static void wrapped(FILE *f, const char *text, int indent) {
-  kl__text_wrapped(f, text, WIDTH, indent);
-}
-
-static void side_line(FILE *f, const char *which, const side *s) {
-  char line[1024];
-  snprintf(line, sizeof line, "%s %s | kladder %s%s%s%s, %s | CPU: %s | "
-           "GPU: %s%s", which, s->name, s->kladder[0] ? s->kladder : "?",
-           s->commit[0] ? " (" : "", s->commit, s->commit[0] ? ")" : "",
-           s->started[0] ? s->started : "start unknown",
-           s->cpu[0] ? s->cpu : "?", s->gpu && s->gpu[0] ? s->gpu : "none",
-           s->interrupted ? " | interrupted" : "");
-  wrapped(f, line, 6);
-}
-
-static void table_row(FILE *f, const pair *p) {
-  char rung[96], where[64], bt[24], nt[24], ratio[24], ceil[24], iv[40];
-  if (p->b->occurrence > 1)
-    snprintf(rung, sizeof rung, "%s #%d", p->b->rung, p->b->occurrence);
-  else
-    snprintf(rung, sizeof rung, "%s", p->b->rung);
-  backend_text(p, where, sizeof where);
-  time_text(p->b->state == SIDE_OK ? p->b->median : NAN, bt, sizeof bt);
-  time_text(p->n->state == SIDE_OK ? p->n->median : NAN, nt, sizeof nt);
-  ratio_text(p->ratio, ratio, sizeof ratio);
-  ratio_text(p->ceil_ratio, ceil, sizeof ceil);
-  interval_text(p, iv, sizeof iv);
-  fprintf(f, "%-9s %-22s %-8s %10s %10s %6s %6s %9s  %s\n", p->b->workload,
-          rung, where, bt, nt, ratio, ceil, iv, verdict_names[p->v]);
-}
-
-static int write_table(FILE *f, const compare_result *c) {
-  char line[1024];
-  side_line(f, "base:", &c->base);
-  side_line(f, "new:", &c->new_);
-  fprintf(f, "time: the median of the timed runs; verdict beyond --threshold "
-          "%g%% at --alpha %g\n", c->threshold * 100, c->alpha);
-  fprintf(f, "\n%-9s %-22s %-8s %10s %10s %6s %6s %9s  %s\n", "workload",
-          "rung", "backend", "base", "new", "time", "%ceil", "interval",
-          "verdict");
-  /* Groups by problem in the order BASE ran them; the ceilings last. */
-  char *done = calloc(c->count ? c->count : 1, 1);
-  if (!done) return -1;
-  char key[512], other[512];
-  for (int pass = 0; pass < 2; pass++) {
-    int headed = 0;
-    for (size_t i = 0; i < c->count; i++) {
-      if (done[i] || c->pairs[i].b->ceiling != pass) continue;
-      if (pass == 1 && !headed) {
-        fprintf(f, "\nceilings, compared as the rungs are:\n");
-        headed = 1;
-      }
-      heading(c->pairs[i].b, key, sizeof key);
-      fprintf(f, "%s", pass == 0 ? "\n" : "");
-      wrapped(f, key, 2);
-      for (size_t j = i; j < c->count; j++) {
-        if (done[j] || c->pairs[j].b->ceiling != pass) continue;
-        heading(c->pairs[j].b, other, sizeof other);
-        if (strcmp(key, other) != 0) continue;
-        table_row(f, &c->pairs[j]);
-        done[j] = 1;
-      }
-    }
-  }
-  free(done);
-  if (c->count == 0) fprintf(f, "\n(no result of NEW matches one of BASE)\n");
-  fputc('\n', f);
-  snprintf(line, sizeof line, "time: NEW's median over BASE's (below 1: "
-           "faster); %%ceil: NEW's share of its ceiling over BASE's, fair "
-           "across machines; interval: NEW's time over BASE's at %g%%, the "
-           "one a two-sided Mann-Whitney U test over the timed runs inverts "
-           "(Hodges-Lehmann); machine: a change the ceiling timed beside the "
-           "rung made too.", 100 * (1 - c->alpha));
-  wrapped(f, line, 2);
-  if (c->few) {
-    snprintf(line, sizeof line, "few reps: fewer than %d timed runs on a "
-             "side, or too few for the test to reach p < %g at all: the time "
-             "ratio alone decides.", MIN_REPS, c->alpha);
-    wrapped(f, line, 2);
-  }
-  char what[512];
-  for (size_t i = 0; i < c->count; i++) {
-    const pair *p = &c->pairs[i];
-    if (p->v != V_FAILED && p->v != V_ASIDE) continue;
-    label(p->b, what, sizeof what);
-    snprintf(line, sizeof line, "%s: %s: BASE %s, NEW %s%s",
-             verdict_names[p->v], what, p->b->check, p->n->check,
-             p->regression ? " (a new failure)" : "");
-    wrapped(f, line, 2);
-  }
-  for (size_t i = 0; i < c->note_count; i++) {
-    snprintf(line, sizeof line, "note: %s", c->notes[i]);
-    wrapped(f, line, 2);
-  }
-  for (int pass = 0; pass < 2; pass++) {
-    const side *s = pass ? &c->new_ : &c->base;
-    for (size_t i = 0; i < s->count; i++) {
-      if (s->rows[i].matched) continue;
-      label(&s->rows[i], what, sizeof what);
-      snprintf(line, sizeof line, "only in %s: %s", pass ? "NEW" : "BASE",
-               what);
-      wrapped(f, line, 2);
-    }
-  }
-  for (int pass = 0; pass < 2; pass++)
-    if ((pass ? &c->new_ : &c->base)->interrupted)
-      fprintf(f, "note: %s was interrupted: it holds the rungs that "
-              "finished\n", pass ? "NEW" : "BASE");
-  fprintf(f, "%zu pair%s: %zu slower, %zu faster, %zu machine, %zu same, "
-          "%zu failed, %zu aside; %zu only in BASE, %zu only in NEW\n",
-          c->count, c->count == 1 ? "" : "s", c->verdicts[V_SLOWER],
-          c->verdicts[V_FASTER], c->verdicts[V_MACHINE], c->verdicts[V_SAME],
-          c->verdicts[V_FAILED], c->verdicts[V_ASIDE], c->only_base,
-          c->only_new);
-  return ferror(f) ? -1 : 0;
-}
-
-/* ---- CSV ----------------------------------------------------------------- */
-
-
-static void csv_number(FILE *f, double v) {
-  char text[40];
-  if (!isfinite(v)) return;
-  exact_number(v, text, sizeof text);
-  fputs(text, f);
-}
-
-static const char csv_header[] =
-    "workload,rung,backend,type,shape,op,inputs,params,ceiling,occurrence,"
-    "base_device,new_device,base_device_name,new_device_name,base_median_s,"
-    "new_median_s,time_ratio,base_percent_ceiling,new_percent_ceiling,"
-    "ceiling_ratio,base_reps,new_reps,u,p_value,test,few_reps,base_check,"
-    "new_check,verdict,regression,ratio_estimate,ratio_low,ratio_high,"
-    "machine_ratio\n";
-
-/* One line: a pair (both rows), or a result of one file (the other NULL). */
-static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
-                     const char *verdict_text) {
-  const row *r = b ? b : n;
-  const char *key[] = {r->workload, r->rung, r->backend, r->type, r->shape,
-                       r->op, r->inputs, r->params};
-  for (size_t i = 0; i < sizeof key / sizeof *key; i++) {
-    csv_text(f, key[i]);
-    fputc(',', f);
-  }
-  fprintf(f, "%d,%d,", r->ceiling, r->occurrence);
-  if (b) fprintf(f, "%d", b->device);
-  fputc(',', f);
-  if (n) fprintf(f, "%d", n->device);
-  fputc(',', f);
-  csv_text(f, b ? b->device_name : "");
-  fputc(',', f);
-  csv_text(f, n ? n->device_name : "");
-  fputc(',', f);
-  csv_number(f, b ? b->median : NAN);
-  fputc(',', f);
-  csv_number(f, n ? n->median : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->ratio : NAN);
-  fputc(',', f);
-  csv_number(f, b ? b->percent : NAN);
-  fputc(',', f);
-  csv_number(f, n ? n->percent : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->ceil_ratio : NAN);
-  fputc(',', f);
-  if (b) fprintf(f, "%zu", b->reps);
-  fputc(',', f);
-  if (n) fprintf(f, "%zu", n->reps);
-  fputc(',', f);
-  csv_number(f, p ? p->u : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->p : NAN);
-  fprintf(f, ",%s,%s,", p ? test_names[p->test] : "none",
-          p && p->v <= V_MACHINE ? (p->few ? "1" : "0") : "");
-  csv_text(f, b ? b->check : "");
-  fputc(',', f);
-  csv_text(f, n ? n->check : "");
-  fprintf(f, ",%s,%d,", verdict_text, p ? p->regression : 0);
-  csv_number(f, p ? p->estimate : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->lo : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->hi : NAN);
-  fputc(',', f);
-  csv_number(f, p ? p->machine : NAN);
-  fputc('\n', f);
-}
-
-static int write_csv(FILE *f, const compare_result *c) {
-  fputs(csv_header, f);
-  for (size_t i = 0; i < c->count; i++)
-    csv_line(f, c->pairs[i].b, c->pairs[i].n, &c->pairs[i],
-             verdict_names[c->pairs[i].v]);
-  for (size_t i = 0; i < c->base.count; i++)
-    if (!c->base.rows[i].matched)
-      csv_line(f, &c->base.rows[i], NULL, NULL, "only-in-base");
-  for (size_t i = 0; i < c->new_.count; i++)
-    if (!c->new_.rows[i].matched)
-      csv_line(f, NULL, &c->new_.rows[i], NULL, "only-in-new");
-  return ferror(f) ? -1 : 0;
-}
-
-/* ---- JSON ---------------------------------------------------------------- */
-
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p == '\n') fputs("\\n", f);
-    else if (*p == '\t') fputs("\\t", f);
-    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) csv_number(f, v);
-  else fputs("null", f);
-}
-
-static void json_key(FILE *f, const char *key, const char *text) {
-  fprintf(f, "\"%s\": ", key);
-  json_text(f, text);
-}
-
-/* A result's identity: the fields of its key. */
-static void json_identity(FILE *f, const row *r) {
-  json_key(f, field_key(KL__F_workload), r->workload);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_rung), r->rung);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_backend), r->backend);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_type), r->type);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_shape), r->shape);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_op), r->op);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_inputs), r->inputs);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_params), r->params);
-  /* compare's own key: whether the result is a ceiling (its flags). */
-  fprintf(f, ", \"ceiling\": %s, \"occurrence\": %d", /* own key */
-          r->ceiling ? "true" : "false", r->occurrence);
-}
-
-/* One side of a pair, or a result of one file. */
-static void json_side(FILE *f, const row *r) {
-  fprintf(f, "{\"%s\": %d, ", field_key(KL__F_device), r->device);
-  json_key(f, field_key(KL__F_device_name), r->device_name);
-  fprintf(f, ", \"%s\": ", field_key(KL__F_median_s));
-  json_num(f, r->median);
-  fprintf(f, ", \"%s\": ", field_key(KL__F_percent_ceiling));
-  json_num(f, r->percent);
-  fprintf(f, ", \"reps\": %zu, ", r->reps); /* own key: its timed runs */
-  json_key(f, field_key(KL__F_check), r->check);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_status), r->status);
-  fputc('}', f);
-}
-
-static void json_file(FILE *f, const side *s) {
-  fputs("{", f);
-  json_key(f, "file", s->name);
-  fputs(", ", f);
-  json_key(f, "format", s->format);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_started), s->started);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_kladder), s->kladder);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_commit), s->commit);
-  fputs(", ", f);
-  json_key(f, field_key(KL__F_cpu), s->cpu);
-  fputs(", ", f);
-  if (s->gpu && s->gpu[0]) json_key(f, field_key(KL__F_gpu), s->gpu);
-  else fprintf(f, "\"%s\": null", field_key(KL__F_gpu));
-  fprintf(f, ", \"%s\": %s, \"results\": %zu}", field_key(KL__F_interrupted),
-          s->interrupted ? "true" : "false", s->count);
-}
-
-static int write_json(FILE *f, const compare_result *c) {
-  fprintf(f, "{\n  \"format\": \"kladder-compare-1\",\n  \"%s\": ",
-          field_key(KL__F_kladder));
-  json_text(f, KL_VERSION);
-  fputs(",\n  \"base\": ", f);
-  json_file(f, &c->base);
-  fputs(",\n  \"new\": ", f);
-  json_file(f, &c->new_);
-  fputs(",\n  \"threshold\": ", f);
-  json_num(f, c->threshold);
-  fputs(", \"alpha\": ", f);
-  json_num(f, c->alpha);
-  fprintf(f, ", \"min_reps\": %d,\n  \"method\": \"two-sided Mann-Whitney "
-          "U over the timed runs: exact without ties up to %d runs in all, "
-          "else the normal approximation with tie and continuity "
-          "correction; the time ratio's interval the one the test inverts "
-          "(Hodges-Lehmann, U's normal approximation)\",\n  \"pairs\": [",
-          MIN_REPS, EXACT_MAX);
-  for (size_t i = 0; i < c->count; i++) {
-    const pair *p = &c->pairs[i];
-    fprintf(f, "%s\n    {", i ? "," : "");
-    json_identity(f, p->b);
-    fputs(", \"time_ratio\": ", f);
-    json_num(f, p->ratio);
-    fputs(", \"ceiling_ratio\": ", f);
-    json_num(f, p->ceil_ratio);
-    fputs(", \"ratio_estimate\": ", f);
-    json_num(f, p->estimate);
-    fputs(", \"ratio_interval\": ", f);
-    if (isnan(p->lo)) {
-      fputs("null", f);
-    } else {
-      fputc('[', f);
-      json_num(f, p->lo);
-      fputs(", ", f);
-      json_num(f, p->hi);
-      fputc(']', f);
-    }
-    fputs(", \"machine_ratio\": ", f);
-    json_num(f, p->machine);
-    fputs(", \"u\": ", f);
-    json_num(f, p->u);
-    fputs(", \"p_value\": ", f);
-    json_num(f, p->p);
-    fprintf(f, ", \"test\": \"%s\", \"few_reps\": %s, \"verdict\": \"%s\", "
-            "\"regression\": %s, \"base\": ", test_names[p->test],
-            p->v <= V_MACHINE && p->few ? "true" : "false",
-            verdict_names[p->v], p->regression ? "true" : "false");
-    json_side(f, p->b);
-    fputs(", \"new\": ", f);
-    json_side(f, p->n);
-    fputc('}', f);
-  }
-  fputs(c->count ? "\n  ],\n" : "],\n", f);
-  for (int pass = 0; pass < 2; pass++) {
-    const side *s = pass ? &c->new_ : &c->base;
-    fprintf(f, "  \"only_in_%s\": [", pass ? "new" : "base");
-    int any = 0;
-    for (size_t i = 0; i < s->count; i++) {
-      if (s->rows[i].matched) continue;
-      fprintf(f, "%s\n    {", any++ ? "," : "");
-      json_identity(f, &s->rows[i]);
-      fputs(", \"result\": ", f);
-      json_side(f, &s->rows[i]);
-      fputc('}', f);
-    }
-    fputs(any ? "\n  ],\n" : "],\n", f);
-  }
-  fputs("  \"notes\": [", f); /* own key: the comparison's notes */
-  for (size_t i = 0; i < c->note_count; i++) {
-    fputs(i ? ", " : "", f);
-    json_text(f, c->notes[i]);
-  }
-  fputs("],\n  \"summary\": ", f); /* own key: the comparison's summary */
-  fprintf(f, "{\"pairs\": %zu, \"slower\": %zu, "
-          "\"faster\": %zu, \"machine\": %zu, \"same\": %zu, \"failed\": %zu, "
-          "\"aside\": %zu, \"only_in_base\": %zu, \"only_in_new\": %zu, "
-          "\"regression\": %s, \"exit_code\": %d}\n}\n", c->count,
-          c->verdicts[V_SLOWER], c->verdicts[V_FASTER], c->verdicts[V_MACHINE],
-          c->verdicts[V_SAME], c->verdicts[V_FAILED], c->verdicts[V_ASIDE],
-          c->only_base, c->only_new,
-          c->regression ? "true" : "false", compare_exit_code(c));
-  return ferror(f) ? -1 : 0;
-}
-
-/* ---- HTML ---------------------------------------------------------------- */
-
-
-static void html_cell(FILE *f, const char *cls, const char *text) {
-  fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
-          cls ? "\"" : "");
-  html_escape(f, text);
-  fputs("</td>", f);
-}
-
-static void html_side(FILE *f, const char *which, const side *s) {
-  fprintf(f, "<p><b>%s</b> ", which);
-  html_escape(f, s->name);
-  fputs(": kladder ", f);
-  html_escape(f, s->kladder[0] ? s->kladder : "?");
-  if (s->commit[0]) {
-    fputs(" (", f);
-    html_escape(f, s->commit);
-    fputc(')', f);
-  }
-  fputs(", ", f);
-  html_escape(f, s->started);
-  fputs(" | CPU: ", f);
-  html_escape(f, s->cpu);
-  fputs(" | GPU: ", f);
-  html_escape(f, s->gpu && s->gpu[0] ? s->gpu : "none");
-  if (s->interrupted) fputs(" | interrupted", f);
-  fputs("</p>\n", f);
-}
-
-int compare_write_html(FILE *f, const compare_result *c, int page) {
-  if (page)
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset="
-          "\"utf-8\">\n<title>kladder compare</title>\n</head>\n<body>\n", f);
-  fputs("<section class=\"kl-compare\">\n<style>\n"
-        ".kl-compare{font-family:sans-serif;font-size:14px}\n"
-        ".kl-compare table{border-collapse:collapse}\n"
-        ".kl-compare th,.kl-compare td{padding:2px 8px;text-align:right;"
-        "border-bottom:1px solid #ddd;white-space:nowrap}\n"
-        ".kl-compare th.t,.kl-compare td.t{text-align:left}\n"
-        ".kl-compare tr.slower td.v,.kl-compare tr.failed td.v{color:#b00;"
-        "font-weight:bold}\n"
-        ".kl-compare tr.faster td.v{color:#070;font-weight:bold}\n"
-        ".kl-compare tr.machine td.v{color:#a60}\n"
-        ".kl-compare tr.ceiling{color:#666}\n"
-        "</style>\n<h2>kladder compare</h2>\n", f);
-  html_side(f, "base:", &c->base);
-  html_side(f, "new:", &c->new_);
-  fprintf(f, "<p>time: NEW's median over BASE's; %%ceil: NEW's share of its "
-          "ceiling over BASE's; interval: NEW's time over BASE's at %g%%, "
-          "the one a two-sided Mann-Whitney U test over the timed runs "
-          "inverts; p: that test's; verdict beyond a threshold of %g%%; "
-          "machine: a change the ceiling timed beside the rung made too."
-          "</p>\n", 100 * (1 - c->alpha), c->threshold * 100);
-  fputs("<table>\n<thead><tr><th class=\"t\">workload</th><th class=\"t\">"
-        "problem</th><th class=\"t\">rung</th><th class=\"t\">backend</th>"
-        "<th>base</th><th>new</th><th>time</th><th>base %ceil</th>"
-        "<th>new %ceil</th><th>%ceil</th><th>reps</th><th>interval</th>"
-        "<th>p</th><th class=\"t\">verdict</th></tr></thead>\n<tbody>\n", f);
-  char text[512];
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < c->count; i++) {
-      const pair *p = &c->pairs[i];
-      if (p->b->ceiling != pass) continue;
-      fprintf(f, "<tr class=\"%s%s\">", verdict_names[p->v],
-              pass ? " ceiling" : "");
-      html_cell(f, "t", p->b->workload);
-      heading(p->b, text, sizeof text);
-      const char *problem = strchr(text, ':');
-      html_cell(f, "t", problem ? problem + 2 : text);
-      char nth[16] = "";
-      if (p->b->occurrence > 1)
-        snprintf(nth, sizeof nth, " #%d", p->b->occurrence);
-      snprintf(text, sizeof text, "%s%s%s", p->b->rung, nth,
-               pass ? " [ceiling]" : "");
-      html_cell(f, "t", text);
-      backend_text(p, text, sizeof text);
-      html_cell(f, "t", text);
-      time_text(p->b->state == SIDE_OK ? p->b->median : NAN, text,
-                sizeof text);
-      html_cell(f, NULL, text);
-      time_text(p->n->state == SIDE_OK ? p->n->median : NAN, text,
-                sizeof text);
-      html_cell(f, NULL, text);
-      ratio_text(p->ratio, text, sizeof text);
-      html_cell(f, NULL, text);
-      for (int s = 0; s < 2; s++) {
-        const double pct = (s ? p->n : p->b)->percent;
-        if (pct > 0 && isfinite(pct)) snprintf(text, sizeof text, "%.1f%%",
-                                               pct);
-        else snprintf(text, sizeof text, "-");
-        html_cell(f, NULL, text);
-      }
-      ratio_text(p->ceil_ratio, text, sizeof text);
-      html_cell(f, NULL, text);
-      snprintf(text, sizeof text, "%zu/%zu", p->b->reps, p->n->reps);
-      html_cell(f, NULL, text);
-      interval_text(p, text, sizeof text);
-      html_cell(f, NULL, text);
-      if (p->v > V_MACHINE || p->few || isnan(p->p))
-        snprintf(text, sizeof text, "-");
-      else
-        snprintf(text, sizeof text, "%.2g", p->p);
-      html_cell(f, NULL, text);
-      if (p->v == V_FAILED || p->v == V_ASIDE)
-        snprintf(text, sizeof text, "%s (BASE %s, NEW %s)",
-                 verdict_names[p->v], p->b->check, p->n->check);
-      else
-        snprintf(text, sizeof text, "%s", verdict_names[p->v]);
-      html_cell(f, "t v", text);
-      fputs("</tr>\n", f);
-    }
-  fputs("</tbody>\n</table>\n<ul>\n", f);
-  if (c->few)
-    fprintf(f, "<li>few reps: fewer than %d timed runs on a side, or too few "
-            "for the test to reach p &lt; %g at all: the time ratio alone "
-            "decides.</li>\n", MIN_REPS, c->alpha);
-  for (size_t i = 0; i < c->note_count; i++) {
-    fputs("<li>", f);
-    html_escape(f, c->notes[i]);
-    fputs("</li>\n", f);
-  }
-  for (int pass = 0; pass < 2; pass++) {
-    const side *s = pass ? &c->new_ : &c->base;
-    for (size_t i = 0; i < s->count; i++) {
-      if (s->rows[i].matched) continue;
-      label(&s->rows[i], text, sizeof text);
-      fprintf(f, "<li>only in %s: ", pass ? "NEW" : "BASE");
-      html_escape(f, text);
-      fputs("</li>\n", f);
-    }
-  }
-  fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu machine, %zu same, "
-          "%zu failed, %zu aside; %zu only in BASE, %zu only in NEW</li>\n"
-          "</ul>\n</section>\n", c->count, c->verdicts[V_SLOWER],
-          c->verdicts[V_FASTER], c->verdicts[V_MACHINE], c->verdicts[V_SAME],
-          c->verdicts[V_FAILED], c->verdicts[V_ASIDE], c->only_base,
-          c->only_new);
-  if (page) fputs("</body>\n</html>\n", f);
-  return ferror(f) ? -1 : 0;
-}
-
-/* --html: the report of both files (report-html.c), the comparison as
- * its first section. */
-static void embed_comparison(FILE *f, const void *ctx) {
-  (void)compare_write_html(f, (const compare_result *)ctx, 0);
-}
-
-static int write_html(FILE *f, const compare_result *c) {
-  const char *inputs[2] = {c->base.path, c->new_.path};
-  char err[512];
-  if (report_page(f, inputs, 2, embed_comparison, c, err, sizeof err) != 0) {
-    fprintf(stderr, "kladder: error: %s\n", err);
-    return -1;
-  }
-  return ferror(f) ? -1 : 0;
-}
-
 /* ---- output files -----------------------------------------------------------
  * Each is opened before any is written: a regular file under a temporary
  * name beside it, renamed into place once every file is complete; a
@@ -1269,8 +88,8 @@ static int write_html(FILE *f, const compare_result *c) {
 
 enum { OUT_CSV, OUT_JSON, OUT_HTML, OUTS };
 static const char *const out_flags[OUTS] = {"--csv", "--json", "--html"};
-static int (*const out_writers[OUTS])(FILE *, const compare_result *) = {
-    write_csv, write_json, write_html};
+static const kl_format out_formats[OUTS] = {KL_FORMAT_CSV, KL_FORMAT_JSON,
+                                           KL_FORMAT_HTML};
 
 typedef struct output {
   const char *path;
@@ -1311,7 +130,7 @@ static int output_open(output *o, char *why, size_t len) {
   mode_t mode;
   if (stat(o->path, &info) == 0) {
     if (S_ISDIR(info.st_mode))
-      return said(-1, why, len, "it is a directory");
+      return kl__said(-1, why, len, "it is a directory");
     if (!S_ISREG(info.st_mode)) {
       /* A device or a pipe; a pipe with no reader is refused, not
        * waited for. */
@@ -1327,25 +146,25 @@ static int output_open(output *o, char *why, size_t len) {
       if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
         const int e = errno;
         if (fd >= 0) close(fd);
-        return said(-1, why, len, "%s",
+        return kl__said(-1, why, len, "%s",
                     fifo && e == ENXIO ? "a pipe with no reader" : strerror(e));
       }
       o->direct = 1;
       return 0;
     }
     if (access(o->path, W_OK) != 0)
-      return said(-1, why, len, "%s", strerror(errno));
+      return kl__said(-1, why, len, "%s", strerror(errno));
     mode = info.st_mode & 07777;
   } else if (errno == ENOENT) {
     const mode_t mask = umask(0);
     umask(mask);
     mode = 0666 & ~mask;
   } else {
-    return said(-1, why, len, "%s", strerror(errno));
+    return kl__said(-1, why, len, "%s", strerror(errno));
   }
   o->temp = malloc(strlen(o->path) + 16);
   if (!o->temp)
-    return said(-1, why, len, "out of memory");
+    return kl__said(-1, why, len, "out of memory");
   sprintf(o->temp, "%s.tmp-XXXXXX", o->path);
   const int fd = mkstemp(o->temp);
   if (fd < 0) {
@@ -1353,8 +172,8 @@ static int output_open(output *o, char *why, size_t len) {
     free(o->temp);
     o->temp = NULL;
     if (!directory_exists(o->path))
-      return said(-1, why, len, "its directory does not exist");
-    return said(-1, why, len, "its directory takes no new file (%s)",
+      return kl__said(-1, why, len, "its directory does not exist");
+    return kl__said(-1, why, len, "its directory takes no new file (%s)",
                 strerror(e));
   }
   if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
@@ -1363,16 +182,19 @@ static int output_open(output *o, char *why, size_t len) {
     remove(o->temp);
     free(o->temp);
     o->temp = NULL;
-    return said(-1, why, len, "%s", strerror(e));
+    return kl__said(-1, why, len, "%s", strerror(e));
   }
   return 0;
 }
 
 /* Writes one output; closes it unless it is standard output. */
-static int output_fill(output *o, int which, const compare_result *c,
+static int output_fill(output *o, int which, const kl_comparison *c,
                        char *why, size_t len) {
   errno = 0;
-  int bad = out_writers[which](o->f, c) != 0;
+  const kl_status st = kl_comparison_print(c, out_formats[which], o->f);
+  int bad = st != KL_OK;
+  /* A report that cannot be drawn says why first. */
+  if (bad && st != KL_IO) error_line("%s", kl_last_error());
   if (fflush(o->f) != 0) bad = 1;
   int e = bad ? (errno ? errno : EIO) : 0;
   if (o->f != stdout) {
@@ -1382,11 +204,11 @@ static int output_fill(output *o, int which, const compare_result *c,
     }
     o->f = NULL;
   }
-  return bad ? said(-1, why, len, "%s", strerror(e)) : 0;
+  return bad ? kl__said(-1, why, len, "%s", strerror(e)) : 0;
 }
 
 /* Every output whole, or none: 0, or the exit code after one line. */
-static int write_outputs(const char *paths[OUTS], const compare_result *c) {
+static int write_outputs(const char *paths[OUTS], const kl_comparison *c) {
   output outs[OUTS];
   memset(outs, 0, sizeof outs);
   char why[256], show[SHOWN_SIZE];
@@ -1410,7 +232,7 @@ static int write_outputs(const char *paths[OUTS], const compare_result *c) {
   for (int i = 0; i < OUTS && !code; i++)
     if (outs[i].temp) {
       if (rename(outs[i].temp, outs[i].path) != 0) {
-        said(-1, why, sizeof why, "%s", strerror(errno));
+        kl__said(-1, why, sizeof why, "%s", strerror(errno));
         code = 2;
         failed = i;
         break;
@@ -1421,64 +243,22 @@ static int write_outputs(const char *paths[OUTS], const compare_result *c) {
   for (int i = 0; i < OUTS; i++) output_discard(&outs[i]);
   if (code)
     error_line("cannot write %s '%s': %s", out_flags[failed],
-               shown(paths[failed], show), why);
+               kl__shown(paths[failed], show), why);
   return code;
 }
 
-/* ---- one field (--field) ------------------------------------------------ */
-
 /* NAME a field of the results that is a number (or seconds). */
-static int field_option(const char *name, size_t *field) {
+static int field_option(const char *name) {
   kl_field_info f = {.size = sizeof f};
-  if (kl_field_index(name, field) != KL_OK ||
-      kl_field_describe(*field, &f) != KL_OK)
+  size_t field = 0;
+  if (kl_field_index(name, &field) != KL_OK ||
+      kl_field_describe(field, &f) != KL_OK)
     return args_error("compare", "--field '%.60s': no such field of the "
                       "results (`kladder list --fields` names them)", name);
   if (f.kind != KL_FIELD_NUMBER && f.kind != KL_FIELD_SECONDS)
     return args_error("compare", "--field '%.60s': not a number, which "
                       "compare needs", name);
   return 0;
-}
-
-/* Each pair's value of the field in BASE and NEW (read from the files
- * through the library), NEW over BASE and whether it moved beyond the
- * threshold; *moved 1 where one did. */
-static int write_field_table(FILE *f, const compare_result *c, size_t field,
-                             const char *name, int *moved) {
-  enum { HIGHER, LOWER, SAME, UNMEASURED };
-  static const char *const says[] = {"higher", "lower", "same",
-                                     "not measured"};
-  size_t tally[4] = {0};
-  fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", "workload", "rung",
-          "backend", "BASE", "NEW", "NEW/BASE", name);
-  for (size_t i = 0; i < c->count; i++) {
-    const pair *p = &c->pairs[i];
-    double x = NAN, y = NAN;
-    const int have =
-        kl_results_number(c->base.file, (size_t)(p->b - c->base.rows), field,
-                          &x) == KL_OK &&
-        kl_results_number(c->new_.file, (size_t)(p->n - c->new_.rows), field,
-                          &y) == KL_OK;
-    const double ratio = have && x != 0 ? y / x : NAN;
-    const int k = !have ? UNMEASURED
-                  : x == y || (isfinite(ratio) &&
-                               fabs(ratio - 1) <= c->threshold)
-                      ? SAME
-                  : y > x ? HIGHER
-                          : LOWER;
-    tally[k]++;
-    char bs[24] = "-", ns[24] = "-", rs[24] = "-";
-    if (have) snprintf(bs, sizeof bs, "%.6g", x);
-    if (have) snprintf(ns, sizeof ns, "%.6g", y);
-    if (isfinite(ratio)) snprintf(rs, sizeof rs, "%.3fx", ratio);
-    fprintf(f, "%-10s %-24s %-8s %12s %12s %9s  %s\n", p->n->workload,
-            p->n->rung, p->n->backend, bs, ns, rs, says[k]);
-  }
-  fprintf(f, "%zu pairs: %zu higher, %zu lower, %zu same, %zu not measured "
-          "(%s; threshold %g)\n", c->count, tally[HIGHER], tally[LOWER],
-          tally[SAME], tally[UNMEASURED], name, c->threshold);
-  *moved = tally[HIGHER] + tally[LOWER] > 0;
-  return ferror(f) ? -1 : 0;
 }
 
 /* ---- the command --------------------------------------------------------- */
@@ -1494,16 +274,15 @@ static int parse_fraction(const char *text, const char *flag, double low,
   }
   if (high > 1)
     return args_error("compare", "%s '%s' must be a number from 0 up (0.05: "
-                      "5%%)", flag, shown(text, show));
+                      "5%%)", flag, kl__shown(text, show));
   return args_error("compare", "%s '%s' must be a number above 0 and below 1",
-                    flag, shown(text, show));
+                    flag, kl__shown(text, show));
 }
 
 int compare_main(int argc, char **argv) {
   const char *paths[OUTS] = {NULL}, *inputs[2];
   const char *threshold_text = NULL, *alpha_text = NULL, *field_name = NULL;
   double threshold = 0.05, alpha = 0.05;
-  size_t field = 0;
   char show[SHOWN_SIZE];
   arg_option options[] = {
       {"threshold", 0, ARG_VALUE, &threshold_text, NULL, 0},
@@ -1521,7 +300,7 @@ int compare_main(int argc, char **argv) {
                                                0, 0, INFINITY, &threshold))) ||
       (alpha_text &&
        (bad = parse_fraction(alpha_text, "--alpha", 0, 1, 1, &alpha))) ||
-      (field_name && (bad = field_option(field_name, &field))))
+      (field_name && (bad = field_option(field_name))))
     return bad;
   if (a.count != 2)
     return args_error("compare", "compare takes two results files, BASE and "
@@ -1539,44 +318,46 @@ int compare_main(int argc, char **argv) {
     for (int j = i + 1; j < OUTS; j++)
       if (paths[j] && kl__same_file(paths[i], paths[j]))
         return args_error("compare", "%s and %s name the same file '%s'",
-                          out_flags[i], out_flags[j], shown(paths[i], show));
+                          out_flags[i], out_flags[j],
+                          kl__shown(paths[i], show));
     for (int k = 0; k < 2; k++)
       if (strcmp(paths[i], "-") != 0 && kl__same_file(paths[i], inputs[k]))
         return error_line("%s '%s' is %s, an input: refusing to write over "
-                          "it", out_flags[i], shown(paths[i], show),
+                          "it", out_flags[i], kl__shown(paths[i], show),
                           k ? "NEW" : "BASE");
   }
-  char err[1024], warn[512];
-  compare_result *result = NULL;
-  if (compare_files(inputs[0], inputs[1], threshold, alpha, &result, err,
-                    sizeof err, warn, sizeof warn))
-    return error_line("%s", err);
-  if (warn[0]) {
+  kl_compare_options o = {sizeof o, threshold, alpha, field_name};
+  kl_comparison *result = NULL;
+  if (kl_compare(inputs[0], inputs[1], &o, &result) != KL_OK)
+    return error_line("%s", kl_last_error());
+  if (kl_comparison_warning(result)[0]) {
     fputs("kladder: warning: ", stderr);
-    one_line(stderr, warn);
+    one_line(stderr, kl_comparison_warning(result));
     fputc('\n', stderr);
   }
   if (field_name) {
     /* One field's table in place of the times': its own exit code. */
-    int moved = 0, code = 0;
-    if (write_field_table(stdout, result, field, field_name, &moved) != 0 ||
+    int code = 0;
+    if (kl_comparison_print(result, KL_FORMAT_TABLE, stdout) != KL_OK ||
         fflush(stdout) != 0)
       code = error_line("writing the table: %s", strerror(errno ? errno : EIO));
-    compare_free(result);
-    return code ? code : moved ? 1 : 0;
+    code = code ? code : kl_comparison_regressed(result);
+    kl_comparison_free(result);
+    return code;
   }
   int code = write_outputs(paths, result);
   if (code == 0) {
     int piped = 0;
     for (int i = 0; i < OUTS; i++) piped |= paths[i] && !strcmp(paths[i], "-");
     FILE *table = piped ? stderr : stdout;
-    if (write_table(table, result) != 0 || fflush(table) != 0)
+    if (kl_comparison_print(result, KL_FORMAT_TABLE, table) != KL_OK ||
+        fflush(table) != 0)
       code = error_line("writing the table: %s", strerror(errno ? errno : EIO));
   }
-  if (code == 0) code = compare_exit_code(result);
+  if (code == 0) code = kl_comparison_regressed(result);
   if (code == 1)
     fprintf(stderr, "kladder: a regression (a pair slower beyond the "
             "threshold, or a new failure): see the table\n");
-  compare_free(result);
+  kl_comparison_free(result);
   return code;
 }

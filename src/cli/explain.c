@@ -11,7 +11,7 @@
 
 #include "../core/tool.h"
 #include "args.h"
-#include "lesson.h"
+#include "../results/lesson.h"
 #include "text.h"
 
 #define WIDTH 80
@@ -138,7 +138,7 @@ static void print_measured(FILE *f, const step *s, const step *before,
                      m->ceiling, m->unit);
   snprintf(line + used, sizeof line - (size_t)used, "; check %s",
            verdict_of(m));
-  lesson_wrap(f, line, 2, WIDTH - 2);
+  kl__lesson_wrap(f, line, 2, WIDTH - 2);
   if (s->info.flags & KL_RUNG_KNOWN_WRONG) {
     const int caught = !strcmp(verdict_of(m), "WRONG(expected)");
     snprintf(line, sizeof line, "Verdict: known wrong, %s%s%s%s",
@@ -153,19 +153,19 @@ static void print_measured(FILE *f, const step *s, const step *before,
                caught ? "caught" : "not caught", m->bad_elements,
                m->bad_elements == 1 ? "" : "s", m->abs_error,
                m->over_tolerance);
-    lesson_wrap(f, line, 2, WIDTH - 2);
+    kl__lesson_wrap(f, line, 2, WIDTH - 2);
     return;
   }
   if (!passed(m)) {
     snprintf(line, sizeof line, "Verdict: check %s: not a result%s%s",
              verdict_of(m), m->ceiling_note ? "; " : "",
              m->ceiling_note ? m->ceiling_note : "");
-    lesson_wrap(f, line, 2, WIDTH - 2);
+    kl__lesson_wrap(f, line, 2, WIDTH - 2);
     return;
   }
   if (!before) {
-    lesson_wrap(f, "Verdict: the first step measured: the base of the "
-                   "speedups below", 2, WIDTH - 2);
+    kl__lesson_wrap(f, "Verdict: the first step measured: the base of the "
+                       "speedups below", 2, WIDTH - 2);
     return;
   }
   const double speedup = before->m->median_s / m->median_s;
@@ -177,7 +177,7 @@ static void print_measured(FILE *f, const step *s, const step *before,
   else
     snprintf(line, sizeof line, "Verdict: %.3gx over %s from %s", speedup,
              before_name, s->info.summary);
-  lesson_wrap(f, line, 2, WIDTH - 2);
+  kl__lesson_wrap(f, line, 2, WIDTH - 2);
 }
 
 /* The lessons of workload wi's rungs selected by backends and rungs, with
@@ -199,8 +199,8 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
     step *s = &steps[r];
     s->info.size = sizeof s->info;
     kl_rung_describe(wi, r, &s->info);
-    s->found = lesson_find(w.name, s->info.name, &s->les, s->why,
-                           sizeof s->why) == 0;
+    s->found = kl__lesson_find(w.name, s->info.name, &s->les, s->why,
+                               sizeof s->why) == 0;
     for (size_t k = 0; k < count; k++)
       if (!strcmp(measures[k].workload, w.name) &&
           !strcmp(measures[k].rung, s->info.name) &&
@@ -215,11 +215,11 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
                 kl__selects(rungs, steps[r].info.name);
   char head[512];
   snprintf(head, sizeof head, "%s: %s", w.name, w.summary);
-  lesson_wrap(f, head, 0, WIDTH);
+  kl__lesson_wrap(f, head, 0, WIDTH);
   snprintf(head, sizeof head, "%d rung%s in ladder order, naive first; "
            "rate in %s; from %s", selected, selected == 1 ? "" : "s", w.unit,
            w.source ? w.source : "the project");
-  lesson_wrap(f, head, 2, WIDTH - 2);
+  kl__lesson_wrap(f, head, 2, WIDTH - 2);
   for (int r = 0; r < w.rung_count; r++) {
     step *s = &steps[r];
     if (!kl__selects(backends, s->info.backend) ||
@@ -236,21 +236,21 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
     fputs(title, f);
     for (int k = len; k < WIDTH; k++) fputc('=', f);
     fputc('\n', f);
-    lesson_wrap(f, s->info.summary, 2, WIDTH - 2);
+    kl__lesson_wrap(f, s->info.summary, 2, WIDTH - 2);
     if (!s->found) {
       char line[512];
       snprintf(line, sizeof line, "(no lesson: %s)", s->why);
-      lesson_wrap(f, line, 2, WIDTH - 2);
+      kl__lesson_wrap(f, line, 2, WIDTH - 2);
       code = 1;
     } else {
       fputc('\n', f);
       if (s->les.from[0]) fprintf(f, "  From %s.\n", s->les.from);
-      lesson_wrap(f, s->les.text, 2, WIDTH - 2);
+      kl__lesson_wrap(f, s->les.text, 2, WIDTH - 2);
       fputc('\n', f);
       if (s->les.line_count == 0) {
         char line[512];
         snprintf(line, sizeof line, "Code: not found (%s)", s->why);
-        lesson_wrap(f, line, 2, WIDTH - 2);
+        kl__lesson_wrap(f, line, 2, WIDTH - 2);
         code = 1;
       } else {
         fputs("  Code:\n", f);
@@ -274,7 +274,7 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
       } else {
         diff_line *d = NULL;
         int lines = 0, changed = 0;
-        if (lesson_diff(&prev->les, &s->les, &d, &lines, &changed) != 0) {
+        if (kl__lesson_diff(&prev->les, &s->les, &d, &lines, &changed) != 0) {
           fprintf(f, "\n  Changes from %s: too long to compare\n",
                   prev->info.name);
         } else if (changed == 0) {
@@ -299,12 +299,12 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
                "items per repetition; ceiling: %s", (long long)p.n,
                kl_type_name(p.type), bytes, flops, p.cost.items, p.ceiling);
       fputc('\n', f);
-      lesson_wrap(f, line, 2, WIDTH - 2);
+      kl__lesson_wrap(f, line, 2, WIDTH - 2);
     } else {
       char line[512];
       snprintf(line, sizeof line, "Model: %s", kl_last_error());
       fputc('\n', f);
-      lesson_wrap(f, line, 2, WIDTH - 2);
+      kl__lesson_wrap(f, line, 2, WIDTH - 2);
     }
     if (measures) {
       /* The previous step measured and passed, on any backend. */
@@ -317,7 +317,7 @@ static int explain_workload(FILE *f, size_t wi, const char *backends,
       print_measured(f, s, before, before ? before->info.name : "");
     }
   }
-  for (int r = 0; r < w.rung_count; r++) lesson_free(&steps[r].les);
+  for (int r = 0; r < w.rung_count; r++) kl__lesson_free(&steps[r].les);
   free(steps);
   return code;
 }

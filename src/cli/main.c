@@ -15,11 +15,9 @@
 #include <unistd.h>
 
 #include "args.h"
-#include "compare.h"
-#include "history.h"
+#include "commands.h"
 #include "kladder-run.h"
 #include "../core/tool.h"
-#include "report-html.h"
 #include "ranks.h"
 #include "text.h"
 #include "tune.h"
@@ -286,7 +284,7 @@ static void list_line(int indent, const char *fmt, ...) {
     vsnprintf(text, (size_t)len + 1, fmt, ap);
     va_end(ap);
   }
-  wrap_text(stdout, text ? text : small, LIST_WIDTH, indent);
+  kl__wrap_text(stdout, text ? text : small, LIST_WIDTH, indent);
   if (text != small) free(text);
 }
 
@@ -443,7 +441,7 @@ static void devices_text(const kl_backend_info *b, char *dst, size_t size) {
       continue;
     if (from >= 0) { /* the devices from..d-1 are alike */
       char name[sizeof first.name], ids[64], units[48] = "";
-      machine_words(first.name, name, sizeof name);
+      kl__machine_words(first.name, name, sizeof name);
       if (d - 1 > from) snprintf(ids, sizeof ids, "%s:%d-%d", b->name, from, d - 1);
       else snprintf(ids, sizeof ids, "%s", first.id);
       if (first.compute_units > 0)
@@ -461,12 +459,12 @@ static void devices_text(const kl_backend_info *b, char *dst, size_t size) {
  * one ends in the cut's last third ("copy and triad over three~"), else
  * where the width ends; '~' marks the cut. */
 static void cut_words(const char *s, int width, char *dst, size_t size) {
-  cut_text(s, width, dst, size);
+  kl__cut_text(s, width, dst, size);
   const size_t len = strlen(dst);
   if (len == 0 || dst[len - 1] != '~' || !strcmp(dst, s)) return;
   size_t end = len - 1;
   while (end > 0 && dst[end] != ' ') end--;
-  if (dst[end] != ' ' || text_columns(dst) - (int)end > width / 3) return;
+  if (dst[end] != ' ' || kl__text_columns(dst) - (int)end > width / 3) return;
   while (end > 0 && strchr(" ,;:(", dst[end - 1])) end--;
   if (end == 0) return;
   dst[end] = '~';
@@ -564,7 +562,7 @@ static void list_brief(void) {
     cut_words(w.summary, summary_width, summary, sizeof summary);
     /* Padded by columns, not bytes. */
     snprintf(line, sizeof line, "  %-*s  %s%*s", name_width, w.name, summary,
-             summary_width - text_columns(summary), "");
+             summary_width - kl__text_columns(summary), "");
     for (size_t k = 0; k < nb; k++) {
       char cell[32];
       const int *c = &counts[(i * nb + k) * 2];
@@ -590,7 +588,7 @@ static int check_workloads(const char *list) {
     char name[128];
     if (len == 0 || len >= sizeof name) {
       fprintf(stderr, "kladder: error: bad workload list '%s'\n",
-              shown(list, show));
+              kl__shown(list, show));
       return 2;
     }
     memcpy(name, p, len);
@@ -605,10 +603,10 @@ static int check_workloads(const char *list) {
     if (pattern ? matched == 0 : kl_workload_index(name, &index) != KL_OK) {
       if (pattern)
         fprintf(stderr, "kladder: error: workload pattern '%s' matches no "
-                "workload; valid:", shown(name, show));
+                "workload; valid:", kl__shown(name, show));
       else
         fprintf(stderr, "kladder: error: unknown workload '%s'; valid:",
-                shown(name, show));
+                kl__shown(name, show));
       for (size_t i = 0; i < kl_workload_count(); i++) {
         kl_workload_info w = {.size = sizeof w};
         if (kl_workload_describe(i, &w) == KL_OK)
@@ -733,7 +731,7 @@ static int param_check(const char *command, const char *value) {
   char show[SHOWN_SIZE];
   if (memchr(value, '=', strcspn(value, ","))) return 0;
   return args_error(command, "parameter '%s' is not NAME=VALUE: each -p "
-                    "starts with one", shown(value, show));
+                    "starts with one", kl__shown(value, show));
 }
 
 /* A --reps or --warmup count: 0, or the exit code of its mistake. */
@@ -742,7 +740,7 @@ static int set_count(const char *name, const char *text, int min, int *out) {
   unsigned long long v;
   if (!args_count(text, (unsigned)min, KL_MAX_REPS, &v))
     return args_error("run", "%s '%s' must be an integer from %d to %d",
-                      name, shown(text, show), min, KL_MAX_REPS);
+                      name, kl__shown(text, show), min, KL_MAX_REPS);
   *out = (int)v;
   return 0;
 }
@@ -754,7 +752,7 @@ static int set_word(const char *name, const char *text, const char *one,
   char show[SHOWN_SIZE];
   if (strcmp(text, one) && strcmp(text, two))
     return args_error("run", "%s '%s' must be %s or %s", name,
-                      shown(text, show), one, two);
+                      kl__shown(text, show), one, two);
   *out = strcmp(text, one) != 0;
   return 0;
 }
@@ -796,7 +794,7 @@ static int run_values(run_command *c, const char *const v[V_COUNT]) {
   unsigned long long seed = 0;
   if (v[V_SEED] && !args_count(v[V_SEED], 0, ULLONG_MAX, &seed))
     return args_error("run", "--seed '%s' must be a non-negative integer",
-                      shown(v[V_SEED], show));
+                      kl__shown(v[V_SEED], show));
   if (v[V_SEED]) c->o.seed = seed;
   if (v[V_CACHE] &&
       (code = set_word("--cache", v[V_CACHE], "cold", "warm", &word)))
@@ -811,11 +809,11 @@ static int run_values(run_command *c, const char *const v[V_COUNT]) {
       (!args_real(v[V_PRECISION], 1, &p) || !(p > 0) || p >= 1))
     return args_error("run", "--precision '%s' must be above 0 and below 1 "
                       "(or 100%%): 0.005 or 0.5%%",
-                      shown(v[V_PRECISION], show));
+                      kl__shown(v[V_PRECISION], show));
   if (v[V_PRECISION]) c->o.precision = p;
   if (v[V_MAX_TIME] && (!args_real(v[V_MAX_TIME], 0, &t) || t < 0 || t > 1e6))
     return args_error("run", "--max-time '%s' must be seconds from 0 to 1e6",
-                      shown(v[V_MAX_TIME], show));
+                      kl__shown(v[V_MAX_TIME], show));
   if (v[V_MAX_TIME]) c->o.max_seconds = t;
   return 0;
 }
@@ -971,15 +969,16 @@ static int parse_run(run_command *c, int argc, char **argv) {
     if (!out_path[i]) continue;
     for (int j = i + 1; j < OUTS && code == 0; j++)
       if (out_path[j] && kl__same_file(out_path[i], out_path[j]))
-        code = args_error("run", "%s and %s name the same file '%s'",
-                          out_flag[i], out_flag[j], shown(out_path[i], show));
+        code =
+            args_error("run", "%s and %s name the same file '%s'", out_flag[i],
+                       out_flag[j], kl__shown(out_path[i], show));
     /* --solution against the inputs: the library's (it reads them). */
     for (int k = 0; k < 2 && code == 0 && i < OUTS - 1; k++)
       if (in_path[k] && strcmp(out_path[i], "-") != 0 &&
           kl__same_file(out_path[i], in_path[k]))
         code = args_error("run", "%s '%s' is the file of %s, an input: "
                           "refusing to write over it", out_flag[i],
-                          shown(out_path[i], show), in_flag[k]);
+                          kl__shown(out_path[i], show), in_flag[k]);
   }
   if (code) return code;
   c->o.workloads = c->workloads;
@@ -1033,7 +1032,7 @@ static int html_open(const char *path, html_output *h) {
     const int exists = stat(path, &st) == 0;
     if (exists && S_ISDIR(st.st_mode)) {
       fprintf(stderr, "kladder: error: cannot write the report to '%s': a "
-              "directory\n", shown(path, show));
+              "directory\n", kl__shown(path, show));
       return 2;
     }
     /* A device or a pipe is written in place, as every output is: only a
@@ -1050,7 +1049,7 @@ static int html_open(const char *path, html_output *h) {
     const int fd = mkstemp(probe);
     if (fd < 0) {
       fprintf(stderr, "kladder: error: cannot write the report to '%s': %s\n",
-              shown(path, show), strerror(errno));
+              kl__shown(path, show), strerror(errno));
       return 2;
     }
     close(fd);
@@ -1092,13 +1091,12 @@ static int run_parsed(run_command *c) {
     if (c->output[i]) st = kl_output_open(c->output[i], (kl_format)i, &out[i]);
   int bad = st != KL_OK ? fail(st) : 0;
   html_output html = {0};
-  history_db *db = NULL;
+  kl_history *db = NULL;
   if (!bad && c->db) {
     /* The history checked before the run: a file that is not one, or
      * read-only, is refused at once. A new one is made when the run
      * has completed (a run that fails leaves none); its folder is tried
      * now. */
-    char err[1024];
     struct stat st;
     if (stat(c->db, &st) != 0 && errno == ENOENT) {
       char probe[4096];
@@ -1109,15 +1107,15 @@ static int run_parsed(run_command *c) {
       if (fd < 0) {
         char show[SHOWN_SIZE];
         fprintf(stderr, "kladder: error: %s: cannot make the history: %s\n",
-                shown(c->db, show), strerror(errno));
+                kl__shown(c->db, show), strerror(errno));
         bad = 2;
       } else {
         close(fd);
         unlink(probe);
       }
-    } else if (history_open(c->db, 1, &db, err, sizeof err)) {
+    } else if (kl_history_open(c->db, 1, &db) != KL_OK) {
       fputs("kladder: error: ", stderr);
-      one_line(stderr, err);
+      one_line(stderr, kl_last_error());
       fputc('\n', stderr);
       bad = 2;
     }
@@ -1129,7 +1127,7 @@ static int run_parsed(run_command *c) {
   if (bad) {
     discard_outputs(out);
     html_close(&html);
-    history_close(db);
+    kl_history_close(db);
     return bad;
   }
 
@@ -1164,7 +1162,7 @@ static int run_parsed(run_command *c) {
     /* Bad input or a device error: nothing is left behind. */
     discard_outputs(out);
     html_close(&html);
-    history_close(db);
+    kl_history_close(db);
     kl_report_free(rep);
     if (code) return code;
     fputs("kladder: error: ", stderr);
@@ -1184,28 +1182,25 @@ static int run_parsed(run_command *c) {
     html.json = NULL; /* written or discarded by the write */
     if (wrote != KL_OK && !code) code = fail(wrote);
     const char *from = html.json_path;
-    char err[1024];
     if (wrote == KL_OK && c->db) {
       /* One transaction: a run stopped while it is appended leaves the
        * history as it was. */
-      int bad = db ? 0 : history_open(c->db, 1, &db, err, sizeof err);
-      if (!bad) bad = history_append(db, &from, 1, NULL, err, sizeof err);
-      if (bad && !code) {
+      kl_status st = db ? KL_OK : kl_history_open(c->db, 1, &db);
+      if (st == KL_OK) st = kl_history_append(db, &from, 1, NULL);
+      if (st != KL_OK && !code) {
         fputs("kladder: error: ", stderr);
-        one_line(stderr, err);
+        one_line(stderr, kl_last_error());
         fputs(" (the run is not in the history)\n", stderr);
-        code = bad;
+        code = 2;
       }
     }
-    if (wrote == KL_OK && c->html) {
-      const int bad = report_write_db(c->html, &from, 1, db, err, sizeof err);
-      if (bad && !code) {
-        fprintf(stderr, "kladder: error: %s\n", err);
-        code = bad;
-      }
+    if (wrote == KL_OK && c->html &&
+        kl_report_write_html(c->html, &from, 1, db) != KL_OK && !code) {
+      fprintf(stderr, "kladder: error: %s\n", kl_last_error());
+      code = 2;
     }
   }
-  history_close(db);
+  kl_history_close(db);
   html_close(&html);
   kl_report_free(rep);
   if (code) return code;
@@ -1301,5 +1296,5 @@ static int command(int argc, char **argv) {
   if (strcmp(cmd, "history") == 0) return history_main(argc - 1, argv + 1);
   if (strcmp(cmd, "explain") == 0) return explain_main(argc - 1, argv + 1);
   return args_error(NULL, "unknown command '%s'; valid: list, run, report, "
-                    "compare, tune, history, explain", shown(cmd, show));
+                    "compare, tune, history, explain", kl__shown(cmd, show));
 }

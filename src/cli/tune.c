@@ -87,7 +87,7 @@ static const char usage_tune[] =
 
 static int usage_error(const char *fmt, const char *arg) {
   char show[SHOWN_SIZE];
-  return args_error("tune", fmt, arg ? shown(arg, show) : "");
+  return args_error("tune", fmt, arg ? kl__shown(arg, show) : "");
 }
 
 static void default_path(char *dst, size_t size) {
@@ -259,7 +259,7 @@ static void tuned_values(const kl_result *r, const char *names, char *dst,
     char name[64];
     if (eq && (size_t)(eq - p) < sizeof name) {
       snprintf(name, sizeof name, "%.*s", (int)(eq - p), p);
-      if (in_list(names, name))
+      if (kl__in_list(names, name))
         snprintf(dst + strlen(dst), size - strlen(dst), "%s%.*s",
                  dst[0] ? " " : "", (int)len, p);
     }
@@ -419,7 +419,7 @@ static kl_status tune_rungs(size_t w, const kl_options *base,
       char values[400];
       size_t n = 0;
       if (kl_param_describe(w, i, &pi) != KL_OK || !pi.tuning ||
-          !in_list(ri.tunings, pi.name))
+          !kl__in_list(ri.tunings, pi.name))
         continue;
       char given[80];
       snprintf(given, sizeof given, "%s=", pi.name);

@@ -6,7 +6,7 @@ from: every SVG chart parses as XML; every result of the files appears
 (its rung by name, and its median time where it has one); every number
 the page shows with its JSON text beside it (data-v, data-r, data-k) is
 that result's number, and is shown as kladder shows numbers (at least
-three significant digits: the rules of src/cli/report-html.c, written
+three significant digits: the rules of src/results/report-html.c, written
 again here); every computed number (data-c) is shown by the same rules.
 Exit 0 when all hold, 1 with a line per problem."""
 import html.parser

@@ -51,7 +51,7 @@ static void check_rung(const char *root, const char *workload,
                        const kl_rung_info *ri, int *missing) {
   lesson l;
   char why[320];
-  if (lesson_find(workload, ri->name, &l, why, sizeof why) != 0) {
+  if (kl__lesson_find(workload, ri->name, &l, why, sizeof why) != 0) {
     printf("missing: %s %s: %s\n", workload, ri->name, why);
     (*missing)++;
     return;
@@ -59,7 +59,7 @@ static void check_rung(const char *root, const char *workload,
   if (l.line_count == 0) {
     printf("missing: %s %s: its code: %s\n", workload, ri->name, why);
     (*missing)++;
-    lesson_free(&l);
+    kl__lesson_free(&l);
     return;
   }
   if (strlen(l.text) < 80)
@@ -72,8 +72,8 @@ static void check_rung(const char *root, const char *workload,
     snprintf(got, sizeof got, "%.*s", ln->length, ln->text);
     if (disk_line(root, ln->path, ln->number, want, sizeof want) != 0 ||
         strcmp(want, got) != 0) {
-      FAIL("%s %s: src/%s:%d is not the line shown (%s)", workload, ri->name,
-           ln->path, ln->number, got);
+      FAIL("%s %s: src/%s:%d is not the line kl__shown (%s)", workload,
+           ri->name, ln->path, ln->number, got);
       break;
     }
   }
@@ -105,19 +105,19 @@ static void check_rung(const char *root, const char *workload,
   /* Its code against itself: no change. */
   diff_line *d = NULL;
   int lines = 0, changed = -1;
-  if (lesson_diff(&l, &l, &d, &lines, &changed) != 0 || changed != 0)
+  if (kl__lesson_diff(&l, &l, &d, &lines, &changed) != 0 || changed != 0)
     FAIL("%s %s: the diff of its code with itself has %d changes", workload,
          ri->name, changed);
   free(d);
   char prev_name[64];
   lesson prev;
-  if (lesson_previous(workload, ri->name, prev_name, sizeof prev_name) &&
-      lesson_find(workload, prev_name, &prev, why, sizeof why) == 0) {
+  if (kl__lesson_previous(workload, ri->name, prev_name, sizeof prev_name) &&
+      kl__lesson_find(workload, prev_name, &prev, why, sizeof why) == 0) {
     int same_spec = prev.kernel_count == l.kernel_count;
     for (int k = 0; same_spec && k < l.kernel_count; k++)
       same_spec = !strcmp(prev.kernels[k], l.kernels[k]);
     if (prev.line_count > 0 &&
-        lesson_diff(&prev, &l, &d, &lines, &changed) == 0) {
+        kl__lesson_diff(&prev, &l, &d, &lines, &changed) == 0) {
       if (!same_spec && changed == 0)
         FAIL("%s %s: other code than %s, but an empty diff", workload,
              ri->name, prev_name);
@@ -135,9 +135,9 @@ static void check_rung(const char *root, const char *workload,
              ri->name, minus, plus, prev.line_count, l.line_count);
       free(d);
     }
-    lesson_free(&prev);
+    kl__lesson_free(&prev);
   }
-  lesson_free(&l);
+  kl__lesson_free(&l);
 }
 
 int main(int argc, char **argv) {

@@ -1,14 +1,14 @@
-/* The command's text in columns (src/cli/text.h): machine_cut keeps what
+/* The text in columns (src/results/results.h): kl__machine_cut keeps what
  * tells two machines apart at the widths the command cuts them to (the
- * history's machine column, the report's history labels), and cut_text
- * and wrap_text (list's lines) stay within their widths. */
+ * history's machine column, the report's history labels), and
+ * kl__cut_text and kl__wrap_text (list's lines) stay within their widths. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "expect.h"
-#include "text.h"
+#include "results.h"
 
 /* The widths machines' names are cut to: history's column (18), the
  * report's history labels (17, 26), and a few more. */
@@ -19,9 +19,10 @@ enum { WIDTHS = sizeof widths / sizeof *widths };
 static void apart(const char *a, const char *b) {
   for (int i = 0; i < WIDTHS; i++) {
     char ca[128], cb[128];
-    machine_cut(a, widths[i], ca, sizeof ca);
-    machine_cut(b, widths[i], cb, sizeof cb);
-    EXPECT(text_columns(ca) <= widths[i] && text_columns(cb) <= widths[i]);
+    kl__machine_cut(a, widths[i], ca, sizeof ca);
+    kl__machine_cut(b, widths[i], cb, sizeof cb);
+    EXPECT(kl__text_columns(ca) <= widths[i] &&
+           kl__text_columns(cb) <= widths[i]);
     if (strcmp(ca, cb) == 0)
       printf("at %d: '%s' and '%s' both '%s'\n", widths[i], a, b, ca);
     EXPECT(strcmp(ca, cb) != 0);
@@ -30,7 +31,7 @@ static void apart(const char *a, const char *b) {
 
 static void words_are(const char *name, const char *want) {
   char got[256];
-  machine_words(name, got, sizeof got);
+  kl__machine_words(name, got, sizeof got);
   if (strcmp(got, want) != 0)
     printf("'%s': '%s', not '%s'\n", name, got, want);
   EXPECT(strcmp(got, want) == 0);
@@ -38,7 +39,7 @@ static void words_are(const char *name, const char *want) {
 
 static void cut_is(const char *name, int width, const char *want) {
   char got[256];
-  machine_cut(name, width, got, sizeof got);
+  kl__machine_cut(name, width, got, sizeof got);
   if (strcmp(got, want) != 0)
     printf("'%s' at %d: '%s', not '%s'\n", name, width, got, want);
   EXPECT(strcmp(got, want) == 0);
@@ -79,11 +80,11 @@ int main(void) {
   cut_is("NVIDIA H100 80GB HBM3", 12, "H100 80GB H~");
 
   char out[64];
-  cut_text("bandwidth ceiling", 9, out, sizeof out);
+  kl__cut_text("bandwidth ceiling", 9, out, sizeof out);
   EXPECT(strcmp(out, "bandwidt~") == 0);
-  cut_text("copy", 9, out, sizeof out);
+  kl__cut_text("copy", 9, out, sizeof out);
   EXPECT(strcmp(out, "copy") == 0);
-  cut_text("\xc3\xa9t\xc3\xa9 long", 3, out, sizeof out); /* "été long" */
+  kl__cut_text("\xc3\xa9t\xc3\xa9 long", 3, out, sizeof out); /* "été long" */
   EXPECT(strcmp(out, "\xc3\xa9t~") == 0);
 
   /* Wrapped: every line within the width, the words all there. */
@@ -92,14 +93,14 @@ int main(void) {
   FILE *f = open_memstream(&text, &size);
   EXPECT(f != NULL);
   if (f) {
-    wrap_text(f, "    serial-copy   serial  one loop over every element of "
-              "the three arrays, then a second pass, a-very-long-word-that-"
-              "fills-more-than-one-line-by-itself-and-more end", 40, 10);
+    kl__wrap_text(f, "    serial-copy   serial  one loop over every element of "
+                  "the three arrays, then a second pass, a-very-long-word-that-"
+                  "fills-more-than-one-line-by-itself-and-more end", 40, 10);
     fclose(f);
     int lines = 0, words = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
       lines++;
-      EXPECT(text_columns(line) <= 40);
+      EXPECT(kl__text_columns(line) <= 40);
       if (lines > 1) EXPECT(strncmp(line, "          ", 10) == 0);
       words += strstr(line, "end") != NULL;
     }

@@ -63,23 +63,23 @@ typedef struct diff_line {
  * no Kernel: line, a file or symbol not found). A lesson whose text was
  * found but not its code is still returned, with line_count 0 and why in
  * err: the caller shows what there is. */
-int lesson_find(const char *workload, const char *rung, lesson *out,
-                char *err, size_t errlen);
-void lesson_free(lesson *l);
+int kl__lesson_find(const char *workload, const char *rung, lesson *out,
+                    char *err, size_t errlen);
+void kl__lesson_free(lesson *l);
 
 /* The unified diff of a's code and b's (3 lines of context): 0 with *out
  * (malloc'd, *count lines, free it) where it could be made; the changed
  * lines are counted in *changed. -1 where the code is too long to diff. */
-int lesson_diff(const lesson *a, const lesson *b, diff_line **out,
-                int *count, int *changed);
+int kl__lesson_diff(const lesson *a, const lesson *b, diff_line **out,
+                    int *count, int *changed);
 
 /* The rung before `rung` in its ladder on the same backend, not a
  * known-wrong one (a step to build on), into dst: 1, or 0 where there is
  * none (the first of its backend, or a name this build lacks). */
-int lesson_previous(const char *workload, const char *rung, char *dst,
-                    size_t size);
+int kl__lesson_previous(const char *workload, const char *rung, char *dst,
+                        size_t size);
 
 /* text wrapped at `width` columns, each line after `indent` spaces. */
-void lesson_wrap(FILE *f, const char *text, int indent, int width);
+void kl__lesson_wrap(FILE *f, const char *text, int indent, int width);
 
 #endif

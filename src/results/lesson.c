@@ -239,14 +239,14 @@ static int kernel_code(lesson *l, const char *folder, const char *spec,
   return 0;
 }
 
-void lesson_free(lesson *l) {
+void kl__lesson_free(lesson *l) {
   free(l->text);
   free(l->lines);
   memset(l, 0, sizeof *l);
 }
 
-int lesson_find(const char *workload, const char *rung, lesson *out,
-                char *err, size_t errlen) {
+int kl__lesson_find(const char *workload, const char *rung, lesson *out,
+                    char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
   if (!kl__lesson_embedded) {
     say(err, errlen, "this build has no lessons (built with KL_LESSONS=OFF)");
@@ -291,7 +291,7 @@ int lesson_find(const char *workload, const char *rung, lesson *out,
       const char *sep = !out->text ? "" : blank ? "\n\n" : " ";
       if (append(&out->text, &text_used, sep, strlen(sep)) != 0 ||
           append(&out->text, &text_used, piece, strlen(piece)) != 0) {
-        lesson_free(out);
+        kl__lesson_free(out);
         say(err, errlen, "out of memory");
         return -1;
       }
@@ -336,8 +336,8 @@ static int same(const lesson_line *a, const lesson_line *b) {
 #define CONTEXT 3
 #define MAX_CELLS (16 * 1024 * 1024)
 
-int lesson_diff(const lesson *a, const lesson *b, diff_line **out,
-                int *count, int *changed) {
+int kl__lesson_diff(const lesson *a, const lesson *b, diff_line **out,
+                    int *count, int *changed) {
   *out = NULL;
   *count = *changed = 0;
   const int n = a->line_count, m = b->line_count;
@@ -411,7 +411,7 @@ int lesson_diff(const lesson *a, const lesson *b, diff_line **out,
   return 0;
 }
 
-void lesson_wrap(FILE *f, const char *text, int indent, int width) {
+void kl__lesson_wrap(FILE *f, const char *text, int indent, int width) {
   const char *p = text;
   while (*p) {
     /* One paragraph. */
@@ -440,8 +440,8 @@ void lesson_wrap(FILE *f, const char *text, int indent, int width) {
   }
 }
 
-int lesson_previous(const char *workload, const char *rung, char *dst,
-                    size_t size) {
+int kl__lesson_previous(const char *workload, const char *rung, char *dst,
+                        size_t size) {
   size_t wi;
   kl_workload_info w;
   w.size = sizeof w;

@@ -14,7 +14,10 @@
  * version and the date its runs started. The page depends on nothing but
  * the files and the options: the same files make the same page. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include "results.h"
+#include "../core/internal.h"
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,8 +25,6 @@
 #include <string.h>
 
 #include "../core/tool.h"
-#include "report-md.h"
-#include "text.h"
 
 #define MAX_MACHINES 16
 #define MAX_ROWS 32
@@ -121,7 +122,7 @@ static void take_results(page *pg, int mi, const kl__row *rows, size_t count) {
     if (k < 0) continue;
     const kl__row **best = &p->best[k][mi];
     if (!*best || r->rate > (*best)->rate) *best = r;
-    if (listed(r->flags, "vendor")) {
+    if (kl__flagged(r->flags, "vendor")) {
       const kl__row **v = &p->vendor[k][mi];
       if (!*v || r->rate > (*v)->rate) *v = r;
     }
@@ -285,50 +286,50 @@ static int split_names(const char *list, char (*names)[NAME], int max,
   return 0;
 }
 
-int report_markdown(const char *out, const char *const *inputs, int count,
-                    const char *machines, const char *backends, char *err,
-                    size_t errlen) {
+int kl__report_markdown(const char *out, const char *const *inputs, int count,
+                        const char *machines, const char *backends, char *err,
+                        size_t errlen) {
   page *pg = calloc(1, sizeof *pg);
   if (pg) pg->p = calloc(MAX_PROBLEMS, sizeof *pg->p);
   if (!pg || !pg->p) {
     if (pg) free(pg->p);
     free(pg);
-    return said(2, err, errlen, "out of memory");
+    return kl__said(2, err, errlen, "out of memory");
   }
   int rc = 0;
   char names[MAX_MACHINES][NAME];
   int n = 0;
   if (machines && split_names(machines, names, MAX_MACHINES, &n))
-    rc = said(2, err, errlen,
-              "--machines '%s': names separated by commas, at most 16",
-              machines);
+    rc = kl__said(2, err, errlen,
+                  "--machines '%s': names separated by commas, at most 16",
+                  machines);
   for (int i = 0; i < n && !rc; i++) machine_index(pg, names[i], 1);
   pg->fixed = machines != NULL;
   if (!rc && backends &&
       split_names(backends, pg->extra_rows, MAX_ROWS, &pg->extras))
-    rc = said(2, err, errlen, "--backends '%s': names separated by commas",
-              backends);
+    rc = kl__said(2, err, errlen, "--backends '%s': names separated by commas",
+                  backends);
   for (int i = 0; i < count && !rc; i++)
     if (!strcmp(out, inputs[i]))
-      rc = said(2, err, errlen,
-                "-o %s would overwrite the results file it reads", out);
+      rc = kl__said(2, err, errlen,
+                    "-o %s would overwrite the results file it reads", out);
   if (!rc && count < 1)
-    rc = said(2, err, errlen, "no results file");
+    rc = kl__said(2, err, errlen, "no results file");
   kl_results **docs = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
                                          sizeof *docs);
   kl__row **rows = rc ? NULL : calloc((size_t)(count > 0 ? count : 1),
                                       sizeof *rows);
   if (!rc && (!docs || !rows))
-    rc = said(2, err, errlen, "out of memory");
+    rc = kl__said(2, err, errlen, "out of memory");
   for (int i = 0; i < count && !rc; i++) {
     if (kl_results_read(inputs[i], &docs[i]) != KL_OK) {
-      rc = said(2, err, errlen, "%s", kl_last_error());
+      rc = kl__said(2, err, errlen, "%s", kl_last_error());
       break;
     }
     const size_t results = kl_results_count(docs[i]);
     rows[i] = calloc(results, sizeof **rows);
     if (!rows[i]) {
-      rc = said(2, err, errlen, "out of memory");
+      rc = kl__said(2, err, errlen, "out of memory");
       break;
     }
     for (size_t k = 0; k < results; k++)
@@ -339,8 +340,8 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     folder_of(inputs[i], folder, sizeof folder);
     const int mi = machine_index(pg, folder, !pg->fixed);
     if (mi < 0) {
-      rc = said(2, err, errlen, "%s: machine '%s' is not among --machines",
-                inputs[i], folder);
+      rc = kl__said(2, err, errlen, "%s: machine '%s' is not among --machines",
+                    inputs[i], folder);
       break;
     }
     take_machine(&pg->m[mi], &run);
@@ -352,13 +353,13 @@ int report_markdown(const char *out, const char *const *inputs, int count,
     size_t len = 0;
     FILE *f = open_memstream(&text, &len);
     if (!f) {
-      rc = said(2, err, errlen, "out of memory");
+      rc = kl__said(2, err, errlen, "out of memory");
     } else {
       write_page(f, pg);
       if (fclose(f) != 0)
-        rc = said(2, err, errlen, "out of memory");
+        rc = kl__said(2, err, errlen, "out of memory");
       else if (kl__file_write(out, text, len) != KL_OK)
-        rc = said(2, err, errlen, "%s", kl_last_error());
+        rc = kl__said(2, err, errlen, "%s", kl_last_error());
     }
     free(text);
   }
@@ -371,4 +372,18 @@ int report_markdown(const char *out, const char *const *inputs, int count,
   free(pg->p);
   free(pg);
   return rc;
+}
+
+kl_status kl_report_write_markdown(const char *out,
+                                   const char *const *inputs, size_t count,
+                                   const char *machines,
+                                   const char *backends) {
+  char err[1024];
+  if (!out || (!inputs && count) || count > INT_MAX)
+    return kl__usage(KL_USAGE, "kl_report_write_markdown: no output or "
+                     "inputs");
+  if (kl__report_markdown(out, inputs, (int)count, machines, backends, err,
+                          sizeof err))
+    return kl__usage(KL_USAGE, "%s", err);
+  return kl__done(KL_OK);
 }

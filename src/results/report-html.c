@@ -28,10 +28,11 @@
  * (tests/cli/check_report.py). Numbers are shown with at least three
  * significant digits, as the table of `kladder run` shows them. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream, fileno */
-#include "report-html.h"
-#include "report-md.h"
+#include "results.h"
+#include "../core/internal.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -40,21 +41,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "history.h"
 #include "../core/tool.h"
 #include "kladder-run.h"
 #include "lesson.h"
-#include "text.h"
 
 #define MAX_FILES 16
-#define MAX_PAGE_FILES 512
 #define MAX_TIMELINES 40
 /* Timeline marks on a page at most (about 150 bytes each): with the saved
  * trace's bound, a page stays under 2 MB whatever ran. */
 #define MAX_MARKS 6000
 
-/* ---- the results, as read ------------------------------------------------- */
+/* ---- the results, as read ------------------------------------------------ */
 
 typedef struct row {
   int file, index; /* the file, and the result's place in its "results" */
@@ -85,14 +82,14 @@ typedef struct report {
   FILE *f;
   int charts; /* SVGs written */
   int marks; /* timeline marks drawn, against MAX_MARKS */
-  report_extra extra; /* a section after the header, or NULL */
+  kl__report_extra extra; /* a section after the header, or NULL */
   const void *extra_ctx;
-  history_db *db; /* --db: the results history, or NULL */
+  kl_history *db; /* --db: the results history, or NULL */
   int db_failed; /* a read of it failed: the page says so once */
 } report;
 
 static int has_flag(const row *r, const char *flag) {
-  return listed(r->flags, flag);
+  return kl__flagged(r->flags, flag);
 }
 
 static int ran(const row *r) {
@@ -178,7 +175,7 @@ static int load(report *rep, const char *path, char *err, size_t errlen) {
   return 0;
 }
 
-/* ---- text ----------------------------------------------------------------- */
+/* ---- text ---------------------------------------------------------------- */
 
 
 /* At least three significant digits, as `kladder run` prints rates. */
@@ -249,9 +246,9 @@ static void cell_field(FILE *f, const row *r, kl__field_id id, int kind,
   number_text(v, kind, unit, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-r=\"%d.%d\" data-k=\"%s\" data-f=\"%s\" "
           "data-u=\"", r->file, r->index, info.name, kind_name(kind));
-  html_escape(f, unit ? unit : "");
+  kl__html_escape(f, unit ? unit : "");
   fprintf(f, "\" data-v=\"%.17g\">", v);
-  html_escape(f, text);
+  kl__html_escape(f, text);
   fputs("</td>", f);
 }
 
@@ -265,7 +262,7 @@ static void cell_computed(FILE *f, int present, double v, int kind) {
   number_text(v, kind, NULL, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-c=\"%.17g\" data-f=\"%s\">", v,
           kind_name(kind));
-  html_escape(f, text);
+  kl__html_escape(f, text);
   fputs("</td>", f);
 }
 
@@ -311,31 +308,31 @@ static size_t group_rows(const report *rep, int g, const row **out) {
 
 static void problem_heading(FILE *f, const report *rep, const row *r) {
   fputs("<h3>", f);
-  html_escape(f, r->workload);
+  kl__html_escape(f, r->workload);
   fputs(": ", f);
-  html_escape(f, r->type);
+  kl__html_escape(f, r->type);
   fputs(r->shape[0] && strchr(r->shape, 'x') ? ", " : ", n = ", f);
-  html_escape(f, r->shape);
+  kl__html_escape(f, r->shape);
   /* The parameters name the operation and the inputs where there are
    * any; else they are named alone. */
   if (r->params[0]) {
     fputs(", ", f);
-    html_escape(f, r->params);
+    kl__html_escape(f, r->params);
   } else {
     if (r->op[0]) {
       fputs(", op ", f);
-      html_escape(f, r->op);
+      kl__html_escape(f, r->op);
     }
     if (r->inputs[0]) {
       fputs(", inputs ", f);
-      html_escape(f, r->inputs);
+      kl__html_escape(f, r->inputs);
     }
   }
   if (rep->files > 1) fprintf(f, " <span class=\"file\">(file %d)</span>", r->file + 1);
   fputs("</h3>\n", f);
 }
 
-/* ---- axes ------------------------------------------------------------------ */
+/* ---- axes ---------------------------------------------------------------- */
 
 typedef struct axis {
   double lo, hi; /* the values at the ends */
@@ -418,7 +415,7 @@ static void svg_open(report *rep, int w, int h, const char *label) {
   fprintf(rep->f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
           "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"", w, h, w, h);
-  html_escape(rep->f, label);
+  kl__html_escape(rep->f, label);
   fputs("\">\n", rep->f);
 }
 
@@ -426,7 +423,7 @@ static void text_at(FILE *f, double x, double y, const char *anchor,
                     const char *cls, const char *s) {
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s%s>", x, y,
           anchor, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-  html_escape(f, s);
+  kl__html_escape(f, s);
   fputs("</text>\n", f);
 }
 
@@ -485,7 +482,7 @@ static void clipped(const char *s, size_t max, char *dst, size_t size) {
   snprintf(dst, size, "%.*s\xe2\x80\xa6", (int)(max - 1), s);
 }
 
-/* ---- the ladder ------------------------------------------------------------ */
+/* ---- the ladder ---------------------------------------------------------- */
 
 #define LADDER_W 760
 #define LABEL_W 236
@@ -549,16 +546,16 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
     const double x = at(&a, r->rate);
     /* The bar opens its lesson, below the table. */
     fputs("<a class=\"lesson-link\" href=\"#lesson-", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputc('-', f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs("\">", f);
     fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%d\"><title>", cls, BAR_X0, y + 3,
             x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs(": ", f);
-    html_escape(f, r->summary);
+    kl__html_escape(f, r->summary);
     fputs(" (click: its lesson)</title></rect></a>\n", f);
     if (r->min > 0 && r->max > 0) {
       const double x0 = at(&a, r->rate * r->median / r->max);
@@ -599,14 +596,14 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     const int wrong = has_flag(r, "known-wrong");
     fprintf(f, "<tr class=\"%s\">", failed ? "fail" : wrong ? "wrong" : "");
     fprintf(f, "<td>%.0f</td><td>", r->step);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     if (has_flag(r, "vendor")) fputs(" <span class=\"tag\">vendor</span>", f);
     if (wrong) fputs(" <span class=\"tag wrong\">known wrong</span>", f);
     if (has_flag(r, "ceiling")) fputs(" <span class=\"tag\">ceiling</span>", f);
     fputs("</td><td>", f);
-    html_escape(f, r->backend);
+    kl__html_escape(f, r->backend);
     fputs("</td><td>", f);
-    html_escape(f, r->device);
+    kl__html_escape(f, r->device);
     fputs("</td>", f);
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_rate, F_NUM, r->unit);
@@ -619,13 +616,13 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
                   before ? before->median / r->median : 0, F_TIMES);
     cell_field(f, r, KL__F_speedup, F_TIMES, NULL);
     fprintf(f, "<td class=\"check %s\">", failed ? "fail" : "");
-    html_escape(f, r->check[0] ? r->check : r->status);
+    kl__html_escape(f, r->check[0] ? r->check : r->status);
     fputs("</td><td class=\"what\">", f);
-    html_escape(f, r->summary);
+    kl__html_escape(f, r->summary);
     const char *error = r->f.error;
     if (error[0]) {
       fputs("<br><span class=\"error\">", f);
-      html_escape(f, error);
+      kl__html_escape(f, error);
       fputs("</span>", f);
     }
     fputs("</td></tr>\n", f);
@@ -638,7 +635,7 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
 static void head_cells(FILE *f, const char *const *names, int count) {
   for (int i = 0; i < count; i++) {
     fputs("<th>", f);
-    html_escape(f, names[i]);
+    kl__html_escape(f, names[i]);
     fputs("</th>", f);
   }
 }
@@ -683,13 +680,13 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
     const row *r = rows[i];
     if (!scaled(r)) continue;
     fputs("<tr><td>", f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs("</td>", f);
     const char *grid = r->f.rank_grid;
     fprintf(f, "<td class=\"n\">%.0f</td><td>", r->f.ranks);
-    html_escape(f, grid[0] ? grid : "-");
+    kl__html_escape(f, grid[0] ? grid : "-");
     fputs("</td><td>", f);
-    html_escape(f, r->f.scaling);
+    kl__html_escape(f, r->f.scaling);
     fputs("</td>", f);
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_one_rank_seconds, F_TIME, NULL);
@@ -716,7 +713,7 @@ static void html_line(FILE *f, const lesson_line *ln, char op) {
   if (op) fprintf(f, "<span class=\"%s\">%c", op == '+' ? "add"
                   : op == '-' ? "del" : "same", op);
   fprintf(f, "%5d | ", ln->number);
-  html_escape(f, text);
+  kl__html_escape(f, text);
   fputs(op ? "</span>\n" : "\n", f);
 }
 
@@ -742,26 +739,26 @@ static void ladder_lessons(report *rep, const char *workload) {
     if (seen) continue;
     lesson les, prev;
     char why[320], prev_name[64];
-    const int found = lesson_find(r->workload, r->rung, &les, why,
-                                  sizeof why) == 0;
+    const int found = kl__lesson_find(r->workload, r->rung, &les, why,
+                                      sizeof why) == 0;
     fputs("<details class=\"lesson\" id=\"lesson-", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputc('-', f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs("\"><summary>lesson: ", f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs(" (", f);
-    html_escape(f, r->backend);
+    kl__html_escape(f, r->backend);
     fputs(")</summary>\n", f);
     if (!found) {
       fputs("<p class=\"nolesson\">no lesson: ", f);
-      html_escape(f, why);
+      kl__html_escape(f, why);
       fputs("</p></details>\n", f);
       continue;
     }
     if (les.from[0]) {
       fputs("<p class=\"from\">From ", f);
-      html_escape(f, les.from);
+      kl__html_escape(f, les.from);
       fputs(".</p>\n", f);
     }
     fputs("<p>", f);
@@ -771,13 +768,13 @@ static void ladder_lessons(report *rep, const char *workload) {
         t++;
       } else {
         char one[2] = {*t, 0};
-        html_escape(f, one);
+        kl__html_escape(f, one);
       }
     }
     fputs("</p>\n", f);
     if (les.line_count == 0) {
       fputs("<p class=\"nolesson\">code not found: ", f);
-      html_escape(f, why);
+      kl__html_escape(f, why);
       fputs("</p>\n", f);
     } else {
       const char *path = NULL;
@@ -787,20 +784,22 @@ static void ladder_lessons(report *rep, const char *workload) {
             (!path || strcmp(path, les.lines[k].path) != 0)) {
           path = les.lines[k].path;
           fputs("<span class=\"file\">src/", f);
-          html_escape(f, path);
+          kl__html_escape(f, path);
           fputs("</span>\n", f);
         }
         html_line(f, &les.lines[k], 0);
       }
       fputs("</pre>\n", f);
-      if (lesson_previous(r->workload, r->rung, prev_name, sizeof prev_name) &&
-          lesson_find(r->workload, prev_name, &prev, why, sizeof why) == 0) {
+      if (kl__lesson_previous(r->workload, r->rung, prev_name,
+                              sizeof prev_name) &&
+          kl__lesson_find(r->workload, prev_name, &prev, why, sizeof why) ==
+              0) {
         diff_line *d = NULL;
         int lines = 0, changed = 0;
         if (prev.line_count > 0 &&
-            lesson_diff(&prev, &les, &d, &lines, &changed) == 0) {
+            kl__lesson_diff(&prev, &les, &d, &lines, &changed) == 0) {
           fputs("<p class=\"what\">Changes from ", f);
-          html_escape(f, prev_name);
+          kl__html_escape(f, prev_name);
           fprintf(f, ": %d lines</p>\n<pre class=\"diff\">", changed);
           for (int k = 0; k < lines; k++) {
             if (d[k].op == '@')
@@ -811,10 +810,10 @@ static void ladder_lessons(report *rep, const char *workload) {
           fputs("</pre>\n", f);
           free(d);
         }
-        lesson_free(&prev);
+        kl__lesson_free(&prev);
       }
     }
-    lesson_free(&les);
+    kl__lesson_free(&les);
     fputs("</details>\n", f);
   }
   fputs("</div>\n", f);
@@ -868,7 +867,7 @@ static void peers_table(report *rep, const row **rows, size_t count) {
     }
     if (!first || !others) continue;
     fputs("<tr><td>", f);
-    html_escape(f, work[0] ? work : "(the backend's one rung)");
+    kl__html_escape(f, work[0] ? work : "(the backend's one rung)");
     fputs("</td>", f);
     for (int b = 0; b < nb; b++) {
       const row *p = NULL;
@@ -906,11 +905,11 @@ static void named_peers(report *rep, const row **rows, size_t count) {
             "<th>time, peer over rung</th></tr></thead><tbody>\n", f);
     any = 1;
     fputs("<tr><td>", f);
-    html_escape(f, rows[i]->rung);
+    kl__html_escape(f, rows[i]->rung);
     fputs("</td>", f);
     cell_field(f, rows[i], KL__F_rate, F_NUM, rows[i]->unit);
     fputs("<td>", f);
-    html_escape(f, p->rung);
+    kl__html_escape(f, p->rung);
     fputs("</td>", f);
     cell_field(f, p, KL__F_rate, F_NUM, p->unit);
     cell_computed(f, 1, p->median / rows[i]->median, F_TIMES);
@@ -955,10 +954,10 @@ static void history_chart(report *rep, const row *r) {
   FILE *f = rep->f;
   const char *key[8] = {r->workload, r->rung, r->backend, r->type,
                         r->shape, r->params, r->op, r->inputs};
-  history_point *p = NULL;
+  kl__history_point *p = NULL;
   size_t n = 0;
   char err[512];
-  if (history_series(rep->db, key, &p, &n, err, sizeof err)) {
+  if (kl__history_series(rep->db, key, &p, &n, err, sizeof err)) {
     if (!rep->db_failed)
       fprintf(stderr, "kladder: warning: report: the history: %s\n", err);
     rep->db_failed = 1;
@@ -1016,11 +1015,11 @@ static void history_chart(report *rep, const row *r) {
       time_text(p[i].median_s, tt, sizeof tt);
       fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
               "<title>", x, at(&ay, p[i].median_s), colour);
-      html_escape(f, p[i].started);
+      kl__html_escape(f, p[i].started);
       fputs(", commit ", f);
-      html_escape(f, p[i].commit);
+      kl__html_escape(f, p[i].commit);
       fputs(", ", f);
-      html_escape(f, p[i].machine);
+      kl__html_escape(f, p[i].machine);
       fprintf(f, ": %s</title></circle>\n", tt);
     }
   }
@@ -1033,10 +1032,10 @@ static void history_chart(report *rep, const row *r) {
   }
   for (int m = 0; m < nm; m++) {
     char label[40];
-    machine_cut(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
+    kl__machine_cut(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
     fprintf(f, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
             4 + 118 * m, HIST_H - 8, palette[m % 10]);
-    html_escape(f, label);
+    kl__html_escape(f, label);
     fputs("</text>\n", f);
   }
   fputs("</svg>\n", f);
@@ -1071,11 +1070,11 @@ static void ladders(report *rep, int groups) {
         first = 0;
     if (!first) continue;
     fprintf(f, "<section class=\"workload\" id=\"w-");
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputs("\"><h2>", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputs("</h2><p class=\"what\">", f);
-    html_escape(f, r->wsummary);
+    kl__html_escape(f, r->wsummary);
     fputs("</p>\n", f);
     for (int g = 0; g < groups; g++) {
       size_t count = group_rows(rep, g, rows);
@@ -1111,26 +1110,26 @@ static void ceilings(report *rep) {
     const row *r = &rep->rows[i];
     if (!r->ceiling_only) continue;
     fputs("<tr><td>", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputs("</td><td>", f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fputs("</td><td>", f);
-    html_escape(f, r->backend);
+    kl__html_escape(f, r->backend);
     fputs("</td><td>", f);
-    html_escape(f, r->device);
+    kl__html_escape(f, r->device);
     fputs("</td><td>", f);
-    html_escape(f, r->shape);
+    kl__html_escape(f, r->shape);
     fputs("</td>", f);
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_rate, F_NUM, r->unit);
     fputs("<td>", f);
-    html_escape(f, r->check);
+    kl__html_escape(f, r->check);
     fputs("</td></tr>\n", f);
   }
   fputs("</tbody></table></section>\n", f);
 }
 
-/* ---- the roofline ---------------------------------------------------------- */
+/* ---- the roofline -------------------------------------------------------- */
 
 static void roofline_one(report *rep, int file, const char *device) {
   FILE *f = rep->f;
@@ -1184,13 +1183,13 @@ static void roofline_one(report *rep, int file, const char *device) {
     fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
             "<title>", has_flag(r, "vendor") ? " vendor" : "", at(&ax, x),
             at(&ay, y));
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputc(' ', f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fprintf(f, ": %.3g flop/byte, %.3g GFLOP/s</title></circle>\n", x, y);
   }
   fputs("</svg><figcaption>", f);
-  html_escape(f, device);
+  kl__html_escape(f, device);
   char a[48], b[48];
   number_text(bw, F_NUM, "GB/s", a, sizeof a);
   number_text(peak, F_NUM, "GFLOP/s", b, sizeof b);
@@ -1270,27 +1269,27 @@ static void energy_one(report *rep, int file, const char *device,
     fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" "
             "r=\"4\"><title>", has_flag(r, "vendor") ? " vendor" : "",
             at(&ax, r->energy_w), at(&ay, r->rate));
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputc(' ', f);
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fprintf(f, ": %.3g W, %.3g ", r->energy_w, r->rate);
-    html_escape(f, unit);
+    kl__html_escape(f, unit);
     fprintf(f, ", %.3g ", r->energy_pj);
-    html_escape(f, r->energy_per);
+    kl__html_escape(f, r->energy_per);
     fputs("</title></circle>\n", f);
   }
   fputs("</svg><figcaption>", f);
-  html_escape(f, device);
+  kl__html_escape(f, device);
   fputs(", ", f);
-  html_escape(f, unit);
+  kl__html_escape(f, unit);
   fputs(": the least energy per unit of work: ", f);
-  html_escape(f, best->workload);
+  kl__html_escape(f, best->workload);
   fputc(' ', f);
-  html_escape(f, best->rung);
+  kl__html_escape(f, best->rung);
   char text[48];
   number_text(best->energy_pj, F_NUM, best->energy_per, text, sizeof text);
   fputs(" (", f);
-  html_escape(f, text);
+  kl__html_escape(f, text);
   fputs("), the dashed line; hover a point for its rung.</figcaption>"
         "</figure>\n", f);
 }
@@ -1435,7 +1434,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
       last = next->n;
     }
     fputs("\"><title>", f);
-    html_escape(f, s->rung);
+    kl__html_escape(f, s->rung);
     fputs("</title></polyline>\n", f);
   }
   /* A ring on the point of the rung the library dispatches at each size. */
@@ -1448,7 +1447,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
     if (y <= 0) continue;
     fprintf(f, "<circle class=\"dispatched\" cx=\"%.1f\" cy=\"%.1f\" "
             "r=\"5\"><title>the library runs ", at(&ax, r->n), at(&ay, y));
-    html_escape(f, r->rung);
+    kl__html_escape(f, r->rung);
     fprintf(f, " at n = %.0f</title></circle>\n", r->n);
   }
   fputs("</svg>\n", f);
@@ -1523,15 +1522,15 @@ static void dispatch_table(report *rep, const row *c) {
       const row *vend = chart_row(rep, c, n, r->backend, NULL, 1);
       const row *disp = chart_row(rep, c, n, r->backend, r->dispatched, 0);
       fprintf(f, "<tr><td class=\"n\">%.0f</td><td>", n);
-      html_escape(f, r->backend);
+      kl__html_escape(f, r->backend);
       fputs("</td><td>", f);
-      html_escape(f, fast->rung);
+      kl__html_escape(f, fast->rung);
       fputs("</td>", f);
       cell_field(f, fast, KL__F_median_s, F_TIME, NULL);
       if (vend) cell_field(f, vend, KL__F_median_s, F_TIME, NULL);
       else fputs("<td class=\"n\">-</td>", f);
       fputs("<td>", f);
-      html_escape(f, r->dispatched);
+      kl__html_escape(f, r->dispatched);
       if (!disp) fputs(" <span class=\"tag\">not run</span>", f);
       fputs("</td>", f);
       if (disp) cell_field(f, disp, KL__F_median_s, F_TIME, NULL);
@@ -1581,14 +1580,14 @@ static void growth(report *rep) {
     growth_chart(rep, c, 0, floor);
     growth_chart(rep, c, 1, floor);
     fputs("<figcaption>", f);
-    html_escape(f, c->workload);
+    kl__html_escape(f, c->workload);
     fputs(" on ", f);
-    html_escape(f, c->device);
+    kl__html_escape(f, c->device);
     fputs(", ", f);
-    html_escape(f, c->type);
+    kl__html_escape(f, c->type);
     if (c->params[0]) {
       fputs(", ", f);
-      html_escape(f, c->params);
+      kl__html_escape(f, c->params);
     }
     fputs(". Lines: ", f);
     int series = 0;
@@ -1604,7 +1603,7 @@ static void growth(report *rep) {
       if (seen) continue;
       fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ",
               series ? ", " : "", palette[series % 10]);
-      html_escape(f, s->rung);
+      kl__html_escape(f, s->rung);
       series++;
     }
     fputs(".</figcaption></figure>\n", f);
@@ -1613,7 +1612,7 @@ static void growth(report *rep) {
   if (open) fputs("</section>\n", f);
 }
 
-/* ---- timelines --------------------------------------------------------------- */
+/* ---- timelines ----------------------------------------------------------- */
 
 static const json_value *events_of(const row *r) {
   const json_value *events = kl__doc_member(r->f.trace, "events");
@@ -1641,7 +1640,7 @@ static int event_mark(FILE *f, const span *sp, int y, int h,
   fprintf(f, "<rect class=\"event\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
           "height=\"%d\" fill=\"%s\"><title>", sp->x0, y,
           sp->x1 - sp->x0 > 0.5 ? sp->x1 - sp->x0 : 0.5, h, colour);
-  html_escape(f, phase);
+  kl__html_escape(f, phase);
   char d[32];
   time_text(sp->busy, d, sizeof d);
   if (sp->count > 1) fprintf(f, ": %d events, %s busy", sp->count, d);
@@ -1726,16 +1725,16 @@ static void timeline(report *rep, const row *r, const json_value *events) {
             "axis", tt);
   }
   fputs("</svg><figcaption>", f);
-  html_escape(f, r->workload);
+  kl__html_escape(f, r->workload);
   fputc(' ', f);
-  html_escape(f, r->rung);
+  kl__html_escape(f, r->rung);
   fputs(" (", f);
-  html_escape(f, r->shape);
+  kl__html_escape(f, r->shape);
   fputs("): the last timed run; phases ", f);
   for (int p = 0; p < np; p++) {
     fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ", p ? ", " : "",
             palette[p % 10]);
-    html_escape(f, phases[p]);
+    kl__html_escape(f, phases[p]);
   }
   kl_field_info overlap = {.size = sizeof overlap};
   if (!isnan(r->f.overlap) &&
@@ -1980,7 +1979,7 @@ static void timelines(report *rep) {
   fputs("</section>\n", f);
 }
 
-/* ---- the page ---------------------------------------------------------------- */
+/* ---- the page ------------------------------------------------------------ */
 
 static const char style[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:24px auto;max-width:"
@@ -2071,9 +2070,9 @@ static const char check_script[] =
 static void meta_row(FILE *f, const char *name, const char *value) {
   if (!value || !*value) return;
   fputs("<tr><th>", f);
-  html_escape(f, name);
+  kl__html_escape(f, name);
   fputs("</th><td>", f);
-  html_escape(f, value);
+  kl__html_escape(f, value);
   fputs("</td></tr>\n", f);
 }
 
@@ -2084,7 +2083,7 @@ static void header(report *rep) {
     kl__results_run(rep->docs[i], &run);
     if (rep->files > 1) {
       fprintf(f, "<h2>File %d: ", i + 1);
-      html_escape(f, rep->paths[i]);
+      kl__html_escape(f, rep->paths[i]);
       fputs("</h2>\n", f);
     }
     fputs("<table class=\"meta\">\n", f);
@@ -2171,9 +2170,9 @@ static void page(report *rep) {
       first = rep->rows[k].group < 0 || strcmp(rep->rows[k].workload, r->workload);
     if (!first) continue;
     fputs("<a href=\"#w-", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputs("\">", f);
-    html_escape(f, r->workload);
+    kl__html_escape(f, r->workload);
     fputs("</a> ", f);
   }
   fputs("</p></nav>\n", f);
@@ -2188,7 +2187,7 @@ static void page(report *rep) {
   fputs("</body></html>\n", f);
 }
 
-/* ---- files ------------------------------------------------------------------- */
+/* ---- files --------------------------------------------------------------- */
 
 static int write_whole(const char *out, const char *text, size_t len,
                        char *err, size_t errlen) {
@@ -2213,7 +2212,7 @@ static int write_whole(const char *out, const char *text, size_t len,
 }
 
 static int page_of(FILE *f, const char *const *inputs, int count,
-                   report_extra extra, const void *ctx, history_db *db,
+                   kl__report_extra extra, const void *ctx, kl_history *db,
                    char *err, size_t errlen) {
   if (count < 1 || count > MAX_FILES) {
     snprintf(err, errlen, "a report reads 1 to %d results files, not %d",
@@ -2236,19 +2235,14 @@ static int page_of(FILE *f, const char *const *inputs, int count,
   return rc;
 }
 
-int report_page(FILE *f, const char *const *inputs, int count,
-                report_extra extra, const void *ctx, char *err,
-                size_t errlen) {
+int kl__report_page(FILE *f, const char *const *inputs, int count,
+                    kl__report_extra extra, const void *ctx, char *err,
+                    size_t errlen) {
   return page_of(f, inputs, count, extra, ctx, NULL, err, errlen);
 }
 
-int report_write(const char *out, const char *const *inputs, int count,
-                 char *err, size_t errlen) {
-  return report_write_db(out, inputs, count, NULL, err, errlen);
-}
-
-int report_write_db(const char *out, const char *const *inputs, int count,
-                    history_db *db, char *err, size_t errlen) {
+int kl__report_write(const char *out, const char *const *inputs, int count,
+                    kl_history *db, char *err, size_t errlen) {
   for (int i = 0; i < count; i++)
     if (strcmp(out, "-") != 0 &&
         kl__same_file(out, inputs[i])) {
@@ -2273,88 +2267,13 @@ int report_write_db(const char *out, const char *const *inputs, int count,
   return rc;
 }
 
-static const char usage_report[] =
-    "usage: kladder report RESULTS.json [MORE.json ...] [--db FILE] -o "
-    "REPORT.html\n"
-    "       kladder report --markdown [--machines M,...] [--backends B,...]\n"
-    "                      RESULTS.json [...] -o PAGE.md\n"
-    "\n"
-    "One self-contained HTML page from results files (kladder run --json):\n"
-    "each workload's ladders (a bar per rung, its ceiling, the spread of its\n"
-    "repetitions, speedups, verdicts), the peers on other backends, a\n"
-    "roofline per device, cost growth where rungs ran at several sizes, and\n"
-    "the timelines of traced runs. No network: it opens from disk in any\n"
-    "browser and prints.\n"
-    "\n"
-    "  -o, --output FILE   the page to write (\"-\": standard output)\n"
-    "  --db FILE           beside each ladder, each rung's history in the\n"
-    "                      results history FILE (`kladder history --help`)\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "--markdown: the performance page instead (docs/performance.md is made\n"
-    "so): a file's machine is the folder it lies in (results/h100/reduce.json:\n"
-    "h100), a column; each problem (workload, type, operation) a table whose\n"
-    "rows are backends; a cell the fastest rung that passed its check there,\n"
-    "its rate, its share of the ceiling and its speed over the vendor rung.\n"
-    "  --machines M,...    the columns and their order; one with no file reads\n"
-    "                      \"not measured\"; a file of another is refused\n"
-    "  --backends B,...    rows every table has (\"not measured\" where no run)\n"
-    "\n"
-    "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
-    "written (one line naming it; nothing is written).\n";
-
-/* An error of the command, on one line whatever the path in it holds. */
-static void error_one_line(const char *text) {
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, text);
-  fputc('\n', stderr);
-}
-
-int report_main(int argc, char **argv) {
-  const char *out = NULL, *db_path = NULL, *machines = NULL,
-             *backends = NULL;
-  int markdown = 0;
-  /* The HTML page takes MAX_FILES; the performance page, a machine's
-   * file per workload for every machine. */
-  const char *inputs[MAX_PAGE_FILES];
-  char too_many[64];
-  snprintf(too_many, sizeof too_many, "report takes at most %d results "
-           "files", MAX_PAGE_FILES);
-  arg_option options[] = {{"output", 'o', ARG_VALUE, &out, NULL, 0},
-                          {"db", 0, ARG_VALUE, &db_path, NULL, 0},
-                          {"markdown", 0, ARG_FLAG, &markdown, NULL, 0},
-                          {"machines", 0, ARG_VALUE, &machines, NULL, 0},
-                          {"backends", 0, ARG_VALUE, &backends, NULL, 0},
-                          {0}};
-  args a = {"report", usage_report, options, inputs, MAX_PAGE_FILES,
-            too_many, 0};
-  const int parsed = args_parse(&a, argc, argv);
-  if (parsed >= 0) return parsed;
-  const int count = a.count;
-  if (!count)
-    return args_error("report", "no results file given: kladder report "
-                      "RESULTS.json -o REPORT.html");
-  if (!out) return args_error("report", "no output given: -o REPORT.html");
-  if ((machines || backends) && !markdown)
-    return args_error("report", "--machines and --backends go with "
-                      "--markdown");
-  if (markdown && db_path)
-    return args_error("report", "--db goes with the HTML report, not "
-                      "--markdown");
+kl_status kl_report_write_html(const char *out, const char *const *inputs,
+                               size_t count, kl_history *db) {
   char err[1024];
-  if (markdown) {
-    const int rc = report_markdown(out, inputs, count, machines, backends,
-                                   err, sizeof err);
-    if (rc) error_one_line(err);
-    return rc;
-  }
-  history_db *db = NULL;
-  if (db_path && history_open(db_path, 0, &db, err, sizeof err)) {
-    error_one_line(err);
-    return 2;
-  }
-  const int rc = report_write_db(out, inputs, count, db, err, sizeof err);
-  history_close(db);
-  if (rc) error_one_line(err);
-  return rc;
+  if (!out || (!inputs && count))
+    return kl__usage(KL_USAGE, "kl_report_write_html: no output or inputs");
+  if (kl__report_write(out, inputs, count > INT_MAX ? INT_MAX : (int)count,
+                       db, err, sizeof err))
+    return kl__usage(KL_USAGE, "%s", err);
+  return kl__done(KL_OK);
 }
