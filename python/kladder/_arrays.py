@@ -19,7 +19,19 @@ _KL_TYPES = {("f", 4): 0, ("f", 8): 1, ("i", 4): 2, ("i", 8): 3,
 
 def kl_type(dtype, allowed, what):
     """The kl_type of dtype, where it is one of `allowed` (names "f64"...)."""
-    dtype = np.dtype(dtype)
+    t = _kl_types.get((dtype, allowed))
+    if t is not None:
+        return t
+    t = _kl_types[(dtype, allowed)] = _kl_type(np.dtype(dtype), allowed, what)
+    return t
+
+
+# kl_type's answers by (dtype, allowed): an entry point's call looks its
+# dtype up rather than working it out again.
+_kl_types = {}
+
+
+def _kl_type(dtype, allowed, what):
     t = _KL_TYPES.get((dtype.kind, dtype.itemsize))
     if t is None or _lib.TYPES[t] not in allowed or not dtype.isnative:
         raise DTypeError("kladder.%s: dtype %s is not one of %s" % (
@@ -48,6 +60,8 @@ class Arr:
 
     def contiguous(self, order):
         """Whether the elements are one dense block in C or F order."""
+        if len(self.shape) == 1:  # a vector: one stride to check
+            return self.shape[0] <= 1 or self.strides[0] == self.dtype.itemsize
         if 0 in self.shape:
             return True  # no element: nothing to lay out
         dims = list(zip(self.shape, self.strides))
@@ -106,6 +120,15 @@ def _device_ordinal(obj, ptr):
     return 0
 
 
+_dtypes = {}
+
+
+def _dtype(typestr):
+    """The NumPy dtype of an array interface's typestr, kept for the next."""
+    dtype = _dtypes[typestr] = np.dtype(typestr)
+    return dtype
+
+
 def view(x, what, name, writable=False):
     """x as an Arr: a device array through __cuda_array_interface__, else a
     NumPy array (array-likes are made one with np.asarray; an output must
@@ -114,8 +137,8 @@ def view(x, what, name, writable=False):
     cai = getattr(x, "__cuda_array_interface__", None)
     if cai is not None:
         a.obj = x
-        a.shape = tuple(int(s) for s in cai["shape"])
-        a.dtype = np.dtype(cai["typestr"])
+        a.shape = tuple(map(int, cai["shape"]))
+        a.dtype = _dtypes.get(cai["typestr"]) or _dtype(cai["typestr"])
         a.ptr, a.readonly = int(cai["data"][0] or 0), bool(cai["data"][1])
         strides = cai.get("strides")
         a.strides = (tuple(int(s) for s in strides) if strides is not None
@@ -211,6 +234,9 @@ def gpu_backend():
 def context(device):
     """The module's context of a device ("openmp", "cuda:1"), opened on
     first use and kept until the process exits."""
+    ctx = _contexts.get(device)  # opened: no lock to take
+    if ctx is not None:
+        return ctx
     with _contexts_lock:
         ctx = _contexts.get(device)
         if ctx is None:
@@ -228,24 +254,33 @@ def close_contexts():
 def where(what, arrays, device):
     """The context for a call on `arrays` (all host or all on one device),
     and the stream to adopt (None for host data)."""
-    on = [a for a in arrays if a.on_device]
-    if on and len(on) != len(arrays):
-        raise UsageError("kladder.%s: host and device arrays mixed in one call"
-                         % what, _lib.USAGE)
+    on = [a for a in arrays if a.device is not None]
     if not on:
         return context(device or host_device()), None, 0
-    ordinals = {a.device for a in on}
-    if len(ordinals) > 1:
+    if len(on) != len(arrays):
+        raise UsageError("kladder.%s: host and device arrays mixed in one call"
+                         % what, _lib.USAGE)
+    ordinal = on[0].device
+    if any(a.device != ordinal for a in on):
         raise UsageError("kladder.%s: arrays on devices %s in one call"
-                         % (what, sorted(ordinals)), _lib.USAGE)
+                         % (what, sorted({a.device for a in on})), _lib.USAGE)
+    name = _gpu_names.get(ordinal) or _gpu_name(what, ordinal)
+    if device and device not in (name, name[:-2] if ordinal == 0 else name):
+        raise UsageError("kladder.%s: device=%r, but the arrays are on %s"
+                         % (what, device, name), _lib.USAGE)
+    stream = next((a.stream for a in on if a.stream is not None), None)
+    return context(name), stream, 1
+
+
+_gpu_names = {}
+
+
+def _gpu_name(what, ordinal):
+    """The device name of GPU `ordinal` ("cuda:1"), kept for the next call."""
     backend = gpu_backend()
     if not backend:
         raise _lib.UnavailableError(
             "kladder.%s: a device array, but this kladder was built without a "
             "GPU backend" % what, _lib.UNAVAILABLE)
-    name = "%s:%d" % (backend, ordinals.pop())
-    if device and device not in (name, backend if name.endswith(":0") else name):
-        raise UsageError("kladder.%s: device=%r, but the arrays are on %s"
-                         % (what, device, name), _lib.USAGE)
-    streams = [a.stream for a in on if a.stream is not None]
-    return context(name), (streams[0] if streams else None), 1
+    name = _gpu_names[ordinal] = "%s:%d" % (backend, ordinal)
+    return name
