@@ -934,18 +934,6 @@ static int write_csv(FILE *f, const kl_comparison *c) {
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
-    else if (*p == '\n') fputs("\\n", f);
-    else if (*p == '\t') fputs("\\t", f);
-    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
-    else fputc(*p, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, double v) {
   if (isfinite(v)) csv_number(f, v);
   else fputs("null", f);
@@ -953,7 +941,7 @@ static void json_num(FILE *f, double v) {
 
 static void json_key(FILE *f, const char *key, const char *text) {
   fprintf(f, "\"%s\": ", key);
-  json_text(f, text);
+  kl__json_text(f, text);
 }
 
 /* A result's identity: the fields of its key. */
@@ -1017,7 +1005,7 @@ static void json_file(FILE *f, const side *s) {
 static int write_json(FILE *f, const kl_comparison *c) {
   fprintf(f, "{\n  \"format\": \"kladder-compare-1\",\n  \"%s\": ",
           kl__field_key(KL__F_kladder));
-  json_text(f, KL_VERSION);
+  kl__json_text(f, KL_VERSION);
   fputs(",\n  \"base\": ", f);
   json_file(f, &c->base);
   fputs(",\n  \"new\": ", f);
@@ -1085,7 +1073,7 @@ static int write_json(FILE *f, const kl_comparison *c) {
   fputs("  \"notes\": [", f); /* own key: the comparison's notes */
   for (size_t i = 0; i < c->note_count; i++) {
     fputs(i ? ", " : "", f);
-    json_text(f, c->notes[i]);
+    kl__json_text(f, c->notes[i]);
   }
   fputs("],\n  \"summary\": ", f); /* own key: the comparison's summary */
   fprintf(f, "{\"pairs\": %zu, \"slower\": %zu, "

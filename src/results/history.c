@@ -8,20 +8,25 @@
  * once wait their turn, and a process stopped in the middle leaves the
  * database as it was.
  *
- *   runs     one per results file: its digest (FNV-1a 64 of its bytes,
- *            UNIQUE: a file imported twice is added once), start, command
- *            line, machine (and its name, `machine`), build, options
- *   results  one per result: what ran, the problem, its statistics
+ *   runs     one per results file: its own columns (the file's digest,
+ *            FNV-1a 64 of its bytes, UNIQUE: a file imported twice is
+ *            added once; its path and format, when it was added, the
+ *            machine's name), then a column per run field
+ *   results  one per result: its run and place in the file, then a
+ *            column per result field
  *   times    each result's timed runs, in the order run
  *
- * Besides the columns of the schema, runs and results have one column
- * per field of the library's description (kl_field_describe) of a text or
- * a number, the run's fields in runs and a result's in results, named by
- * its JSON key (`check` is results' `verdict`, `commit` runs'
- * `commit_id`): a field the library adds becomes a column when the
- * history is next written (field_columns), with no schema step, and is
- * filled from the results file through kl_results_number and
- * kl_results_text.
+ * A field's column comes from the field table (fields.def, through
+ * kl_field_describe): every text or number field has one, named by its
+ * JSON key (`check` is results' `verdict`, `commit` runs' `commit_id`),
+ * TEXT, INTEGER or REAL (field_column). The tables are made with every
+ * field's column; a field the library adds since is added to a history
+ * when it is opened to write (add_columns), with no schema step, its rows
+ * before holding NULL there; a history opened to read reads NULL for a
+ * column it lacks (column_ref). The INSERTs name every field's column and
+ * bind each value by its kind through the library's reader
+ * (kl_results_number, kl__results_text_ref): a field is named nowhere
+ * here but where a query needs it (its id, KL__F_).
  *
  * The regression check (--check) is documented at check_series. */
 #define _POSIX_C_SOURCE 200809L
@@ -38,6 +43,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../core/fields.h"
 #include "../core/tool.h"
 
 
@@ -100,45 +106,11 @@ struct kl_history {
   sqlite3 *db;
   char path[4096];
   double timeout_s;
+  /* The columns runs and results have (column_names), read when the
+   * history is opened: a query reads NULL for a field's column that a
+   * history not yet written by this kladder lacks. */
+  char *columns[2];
 };
-
-/* Schema steps: migrations[v] takes a database of version v to v + 1. */
-static const char *const migrations[SCHEMA_VERSION] = {
-    /* 0 -> 1: the first schema. */
-    "CREATE TABLE runs("
-    " id INTEGER PRIMARY KEY,"
-    " digest TEXT NOT NULL UNIQUE,"
-    " source TEXT NOT NULL,"
-    " added TEXT NOT NULL,"
-    " format TEXT NOT NULL,"
-    " started TEXT NOT NULL,"
-    " command_line TEXT, notes TEXT, kladder TEXT,"
-    " interrupted INTEGER NOT NULL,"
-    " machine TEXT NOT NULL,"
-    " host TEXT, cpu TEXT, cpu_threads INTEGER, omp_threads INTEGER,"
-    " gpu TEXT, driver TEXT,"
-    " version TEXT, commit_id TEXT NOT NULL, build_type TEXT NOT NULL,"
-    " c_compiler TEXT, c_flags TEXT, gpu_compiler TEXT, gpu_flags TEXT,"
-    " seed INTEGER, reps INTEGER, warmup INTEGER, max_time_s REAL);"
-    "CREATE TABLE results("
-    " id INTEGER PRIMARY KEY,"
-    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-    " ord INTEGER NOT NULL,"
-    " workload TEXT NOT NULL, rung TEXT NOT NULL, backend TEXT NOT NULL,"
-    " flags TEXT, type TEXT NOT NULL, n REAL, shape TEXT NOT NULL,"
-    " params TEXT NOT NULL, op TEXT NOT NULL, inputs TEXT NOT NULL,"
-    " step INTEGER, device INTEGER, device_name TEXT, unit TEXT,"
-    " median_s REAL, min_s REAL, max_s REAL, stddev_s REAL,"
-    " rate REAL, ceiling REAL, percent_ceiling REAL, speedup REAL,"
-    " bytes REAL, flops REAL, items REAL,"
-    " verdict TEXT, status TEXT, timed_runs INTEGER);"
-    "CREATE TABLE times("
-    " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
-    " ord INTEGER NOT NULL, seconds REAL,"
-    " PRIMARY KEY(result_id, ord)) WITHOUT ROWID;"
-    "CREATE INDEX results_rung ON results(workload, rung, backend);"
-    "CREATE INDEX results_run ON results(run_id);"
-    "CREATE INDEX runs_started ON runs(started);"};
 
 static double timeout_seconds(void) {
   const char *t = getenv("KLADDER_DB_TIMEOUT");
@@ -203,17 +175,92 @@ static void rollback(kl_history *h) {
     (void)sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* ---- a column per field ------------------------------------------------ */
+/* ---- the schema: a column per field -------------------------------------- */
 
-/* Field f's column: its JSON key, but for the two the first schema named
- * otherwise; NULL for a field that is not a text or a number. */
-static const char *field_column(size_t i, const kl_field_info *f) {
-  if (f->kind != KL_FIELD_TEXT && f->kind != KL_FIELD_NUMBER &&
-      f->kind != KL_FIELD_SECONDS)
-    return NULL;
-  if (i == KL__F_check) return "verdict";
-  if (i == KL__F_commit) return "commit_id";
-  return f->name;
+/* The columns that are no field, runs' and results': the file's digest
+ * (a file imported twice is added once), path and format, when it was
+ * added, the machine's name (machine_name); a result's run and its place
+ * in the file. Every other column is a field's (field_column). */
+static const char runs_own[] =
+    "id INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE,"
+    " source TEXT NOT NULL, added TEXT NOT NULL, format TEXT NOT NULL,"
+    " machine TEXT NOT NULL";
+static const char results_own[] =
+    "id INTEGER PRIMARY KEY,"
+    " run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    " ord INTEGER NOT NULL";
+static const char times_table[] =
+    "CREATE TABLE times("
+    " result_id INTEGER NOT NULL REFERENCES results(id) ON DELETE CASCADE,"
+    " ord INTEGER NOT NULL, seconds REAL,"
+    " PRIMARY KEY(result_id, ord)) WITHOUT ROWID";
+/* Made where missing each time the history is written, once every column
+ * is there. */
+static const char indexes[] =
+    "CREATE INDEX IF NOT EXISTS results_rung ON results(workload, rung,"
+    " backend);"
+    "CREATE INDEX IF NOT EXISTS results_run ON results(run_id);"
+    "CREATE INDEX IF NOT EXISTS runs_started ON runs(started)";
+
+/* The fields a query matches a row on, never NULL: a series' key, and
+ * its run's start, commit, build type and whether it was interrupted;
+ * with the value a file that gives none stands for. */
+static const struct {
+  int field;
+  const char *absent;
+} required[] = {
+    {KL__F_workload, ""}, {KL__F_rung, ""},   {KL__F_backend, ""},
+    {KL__F_type, ""},     {KL__F_shape, ""},  {KL__F_params, ""},
+    {KL__F_op, ""},       {KL__F_inputs, ""}, {KL__F_started, ""},
+    {KL__F_commit, "unknown"}, {KL__F_build_type, ""},
+    {KL__F_interrupted, "0"}};
+
+/* A field's column. */
+typedef struct column {
+  size_t field;
+  const char *name; /* the field's JSON key (check and commit aside) */
+  int per_run;      /* in runs (else results) */
+  int text;         /* TEXT, else a number: INTEGER or REAL */
+  const char *type;
+  const char *absent; /* NOT NULL: what an absent value is; else NULL */
+} column;
+
+/* Field i's column, from the field table: 0 where it has none (a list,
+ * named numbers, the trace). Named by its JSON key, but for the two that
+ * are SQL's words and the first schema named otherwise (`check` is
+ * `verdict`, `commit` is `commit_id`); INTEGER for a number the CSV
+ * writes whole. (A field named as a column of runs_own or results_own
+ * would be a duplicate column, which the tests' first history refuses.) */
+static int field_column(size_t i, column *c) {
+  kl_field_info f = {.size = sizeof f};
+  if (kl_field_describe(i, &f) != KL_OK ||
+      (f.kind != KL_FIELD_TEXT && f.kind != KL_FIELD_NUMBER &&
+       f.kind != KL_FIELD_SECONDS))
+    return 0;
+  c->field = i;
+  c->name = i == KL__F_check ? "verdict" : i == KL__F_commit ? "commit_id"
+                                                              : f.name;
+  c->per_run = f.per_run;
+  c->text = f.kind == KL_FIELD_TEXT;
+  const char *format = kl__fields[i].format;
+  c->type = c->text ? "TEXT"
+            : format && strcmp(format, "%.0f") == 0 ? "INTEGER"
+                                                    : "REAL";
+  c->absent = NULL;
+  for (size_t k = 0; k < sizeof required / sizeof *required; k++)
+    if ((size_t)required[k].field == i) c->absent = required[k].absent;
+  return 1;
+}
+
+/* The column's definition in CREATE TABLE and ALTER TABLE ADD COLUMN (a
+ * NOT NULL one with a default, which the latter needs). */
+static void column_definition(const column *c, char *dst, size_t size) {
+  const char *quote = c->text ? "'" : "";
+  if (c->absent)
+    snprintf(dst, size, "\"%s\" %s NOT NULL DEFAULT %s%s%s", c->name, c->type,
+             quote, c->absent, quote);
+  else
+    snprintf(dst, size, "\"%s\" %s", c->name, c->type);
 }
 
 /* The names of table's columns, one string "\x1fa\x1fb\x1f..." (malloc'd,
@@ -240,29 +287,85 @@ static int column_names(kl_history *h, const char *table, char **names,
   return 0;
 }
 
-/* Every field's column added where its table lacks it (a field the
- * library added since the history was made): text or real. */
-static int field_columns(kl_history *h, char *err, size_t errlen) {
-  char *runs = NULL, *results = NULL;
-  int rc = column_names(h, "runs", &runs, err, errlen);
-  if (!rc) rc = column_names(h, "results", &results, err, errlen);
-  for (size_t i = 0; i < kl_field_count() && !rc; i++) {
-    kl_field_info f = {.size = sizeof f};
-    if (kl_field_describe(i, &f) != KL_OK) continue;
-    const char *column = field_column(i, &f);
-    if (!column) continue;
-    char key[128];
-    snprintf(key, sizeof key, "\x1f%s\x1f", column);
-    if (strstr(f.per_run ? runs : results, key)) continue;
-    char sql[160];
-    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN \"%s\" %s",
-             f.per_run ? "runs" : "results", column,
-             f.kind == KL_FIELD_TEXT ? "TEXT" : "REAL");
-    rc = exec(h, sql, err, errlen);
+static int has_column(const kl_history *h, int per_run, const char *name) {
+  char key[128];
+  snprintf(key, sizeof key, "\x1f%s\x1f", name);
+  return h->columns[per_run] && strstr(h->columns[per_run], key);
+}
+
+/* The columns of both tables read again (after a change to them). */
+static int read_columns(kl_history *h, char *err, size_t errlen) {
+  for (int t = 0; t < 2; t++) {
+    free(h->columns[t]);
+    h->columns[t] = NULL;
   }
-  free(runs);
-  free(results);
+  int rc = column_names(h, "results", &h->columns[0], err, errlen);
+  if (!rc) rc = column_names(h, "runs", &h->columns[1], err, errlen);
   return rc;
+}
+
+/* A statement built in memory (open_memstream): its text, NULL where
+ * memory ran out. */
+static char *built(FILE *f, char **text) {
+  if (fclose(f) != 0) {
+    free(*text);
+    *text = NULL;
+  }
+  return *text;
+}
+
+static int out_of_memory(kl_history *h, char *err, size_t errlen) {
+  return kl__said(2, err, errlen, "%s: out of memory", h->path);
+}
+
+/* The first schema (0 -> 1): runs and results, their own columns then a
+ * column per field, and times. */
+static int create_tables(kl_history *h, char *err, size_t errlen) {
+  int rc = 0;
+  for (int per_run = 1; per_run >= 0 && !rc; per_run--) {
+    char *sql = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&sql, &len);
+    if (!f) return out_of_memory(h, err, errlen);
+    fprintf(f, "CREATE TABLE %s(%s", per_run ? "runs" : "results",
+            per_run ? runs_own : results_own);
+    for (size_t i = 0; i < kl_field_count(); i++) {
+      column c;
+      char definition[160];
+      if (!field_column(i, &c) || c.per_run != per_run) continue;
+      column_definition(&c, definition, sizeof definition);
+      fprintf(f, ", %s", definition);
+    }
+    fputc(')', f);
+    if (!built(f, &sql)) return out_of_memory(h, err, errlen);
+    rc = exec(h, sql, err, errlen);
+    free(sql);
+  }
+  return rc ? rc : exec(h, times_table, err, errlen);
+}
+
+/* Schema steps: migrations[v] takes a database of version v to v + 1. A
+ * field's column is no step: add_columns adds it. */
+static int (*const migrations[SCHEMA_VERSION])(kl_history *, char *,
+                                               size_t) = {create_tables};
+
+/* Every field's column added where the history lacks it (a field this
+ * kladder has and the one that wrote the history had not), its rows
+ * before NULL there; then the indexes. */
+static int add_columns(kl_history *h, char *err, size_t errlen) {
+  int rc = read_columns(h, err, errlen), added = 0;
+  for (size_t i = 0; i < kl_field_count() && !rc; i++) {
+    column c;
+    if (!field_column(i, &c) || has_column(h, c.per_run, c.name)) continue;
+    char definition[160], sql[256];
+    column_definition(&c, definition, sizeof definition);
+    snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s",
+             c.per_run ? "runs" : "results", definition);
+    rc = exec(h, sql, err, errlen);
+    added = 1;
+  }
+  if (!rc && added) rc = read_columns(h, err, errlen);
+  return rc ? rc : exec(h, indexes, err, errlen);
 }
 
 /* The schema checked, created or migrated (write), in one transaction. */
@@ -306,13 +409,14 @@ static int check_schema(kl_history *h, int write, char *err, size_t errlen) {
   }
   if (!rc && version < SCHEMA_VERSION) {
     for (long long v = version; v < SCHEMA_VERSION && !rc; v++)
-      rc = exec(h, migrations[v], err, errlen);
+      rc = migrations[v](h, err, errlen);
     char sql[96];
     snprintf(sql, sizeof sql, "PRAGMA application_id=%d; PRAGMA "
              "user_version=%d", KL_APP_ID, SCHEMA_VERSION);
     if (!rc) rc = exec(h, sql, err, errlen);
   }
-  if (write && !rc) rc = field_columns(h, err, errlen);
+  if (!rc)
+    rc = write ? add_columns(h, err, errlen) : read_columns(h, err, errlen);
   if (write) {
     if (!rc) rc = exec(h, "COMMIT", err, errlen);
     if (rc) rollback(h);
@@ -433,6 +537,8 @@ int kl__history_open(const char *path, int write, kl_history **out, char *err,
 void kl__history_close(kl_history *h) {
   if (!h) return;
   if (h->db) sqlite3_close(h->db);
+  free(h->columns[0]);
+  free(h->columns[1]);
   free(h);
 }
 
@@ -517,100 +623,79 @@ static int step_done(kl_history *h, sqlite3_stmt *st, char *err,
   return rc == SQLITE_DONE ? 0 : SQL_FAIL(h, rc, "sqlite3_step");
 }
 
-/* The columns the first schema holds NOT NULL, and what is no field
- * (the file's digest, path and format, when it was added, the machine's
- * name); every other column is a field's, set after (extras). */
-static const char insert_run[] =
-    "INSERT INTO runs(digest, source, added, format, started, interrupted,"
-    " machine, commit_id, build_type)"
-    " VALUES(?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ','now'), ?3, ?4, ?5, ?6,"
-    " ?7, ?8)";
-static const char insert_result[] =
-    "INSERT INTO results(run_id, ord, workload, rung, backend, type, shape,"
-    " params, op, inputs) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)";
-static const char insert_time[] =
-    "INSERT INTO times(result_id, ord, seconds) VALUES(?1, ?2, ?3)";
-
-/* The field columns an INSERT above leaves out, set after it: an UPDATE
- * of the row just inserted, the fields' values from the results file. */
-#define MAX_EXTRAS 256
-typedef struct extras {
-  size_t field[MAX_EXTRAS];
-  int text[MAX_EXTRAS]; /* the field is text (else a number) */
-  int count;
+/* An INSERT into runs or results: the table's own columns first, then
+ * every field's column, its statement made from the field table
+ * (prepare_insert). */
+typedef struct insert {
   sqlite3_stmt *st;
-} extras;
+  int own; /* the own columns' parameters, ?1 to ?own */
+  column *columns;
+  size_t count;
+} insert;
 
-/* Whether column is in the column list of an INSERT statement. */
-static int inserted(const char *insert, const char *column) {
-  const char *p = strchr(insert, '('), *end = p ? strchr(p, ')') : NULL;
-  const size_t len = strlen(column);
-  while (p && p < end) {
-    p++;
-    while (*p == ' ') p++;
-    const size_t n = strcspn(p, ",)");
-    if (n == len && strncmp(p, column, len) == 0) return 1;
-    p += n;
+static int prepare_insert(kl_history *h, int per_run, insert *in, char *err,
+                          size_t errlen) {
+  memset(in, 0, sizeof *in);
+  in->columns = calloc(kl_field_count() + 1, sizeof *in->columns);
+  char *sql = NULL;
+  size_t len = 0;
+  FILE *f = in->columns ? open_memstream(&sql, &len) : NULL;
+  if (!f) return out_of_memory(h, err, errlen);
+  in->own = per_run ? 4 : 2;
+  fputs(per_run ? "INSERT INTO runs(digest, source, added, format, machine"
+                : "INSERT INTO results(run_id, ord", f);
+  for (size_t i = 0; i < kl_field_count(); i++) {
+    column *c = &in->columns[in->count];
+    if (!field_column(i, c) || c->per_run != per_run) continue;
+    fprintf(f, ", \"%s\"", c->name);
+    in->count++;
   }
-  return 0;
-}
-
-static int prepare_extras(kl_history *h, int per_run, const char *insert,
-                          extras *x, char *err, size_t errlen) {
-  memset(x, 0, sizeof *x);
-  char sql[8192];
-  size_t at = (size_t)snprintf(sql, sizeof sql, "UPDATE %s SET ",
-                               per_run ? "runs" : "results");
-  for (size_t i = 0; i < kl_field_count() && x->count < MAX_EXTRAS; i++) {
-    kl_field_info f = {.size = sizeof f};
-    const char *column =
-        kl_field_describe(i, &f) == KL_OK && f.per_run == per_run
-            ? field_column(i, &f)
-            : NULL;
-    if (!column || inserted(insert, column)) continue;
-    x->text[x->count] = f.kind == KL_FIELD_TEXT;
-    x->field[x->count++] = i;
-    at += (size_t)snprintf(sql + at, at < sizeof sql ? sizeof sql - at : 0,
-                           "%s\"%s\" = ?%d", x->count > 1 ? ", " : "",
-                           column, x->count);
-  }
-  if (x->count == 0) return 0;
-  at += (size_t)snprintf(sql + at, at < sizeof sql ? sizeof sql - at : 0,
-                         " WHERE id = ?%d", x->count + 1);
-  if (at >= sizeof sql) {
-    snprintf(err, errlen, "%s: the fields' UPDATE is longer than %zu bytes",
-             h->path, sizeof sql);
-    return 2;
-  }
-  const int rc = sqlite3_prepare_v2(h->db, sql, -1, &x->st, NULL);
+  fputs(per_run ? ") VALUES(?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ','now'),"
+                  " ?3, ?4"
+                : ") VALUES(?1, ?2", f);
+  for (size_t k = 0; k < in->count; k++)
+    fprintf(f, ", ?%zu", (size_t)in->own + 1 + k);
+  fputc(')', f);
+  if (!built(f, &sql)) return out_of_memory(h, err, errlen);
+  const int rc = sqlite3_prepare_v2(h->db, sql, -1, &in->st, NULL);
+  free(sql);
   return rc == SQLITE_OK ? 0 : SQL_FAIL(h, rc, "sqlite3_prepare_v2");
 }
 
-/* Row id's field columns from result `result` of the file (a run's
- * fields from its first). */
-static int set_extras(kl_history *h, const extras *x, const kl_results *file,
-                      size_t result, sqlite3_int64 id, char *err,
-                      size_t errlen) {
-  if (!x->st) return 0;
-  int rc = SQLITE_OK;
-  for (int k = 0; k < x->count && rc == SQLITE_OK; k++) {
-    double v = 0;
-    if (x->text[k])
-      rc = bind_text(x->st, k + 1,
-                     kl__results_text_ref(file, result, x->field[k]));
-    else
-      rc = kl_results_number(file, result, x->field[k], &v) == KL_OK
-               ? sqlite3_bind_double(x->st, k + 1, v)
-               : sqlite3_bind_null(x->st, k + 1);
-  }
-  if (rc == SQLITE_OK) rc = sqlite3_bind_int64(x->st, x->count + 1, id);
-  if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_bind");
-  return step_done(h, x->st, err, errlen);
+static void finish_insert(insert *in) {
+  sqlite3_finalize(in->st);
+  free(in->columns);
 }
 
+/* The fields' values of result `result` of the file (a run's from any
+ * result: its first) bound, each by its kind through the library's
+ * reader; a required one the file lacks as the schema says. */
+static int bind_fields(const insert *in, const kl_results *file,
+                       size_t result) {
+  int rc = SQLITE_OK;
+  for (size_t k = 0; k < in->count && rc == SQLITE_OK; k++) {
+    const column *c = &in->columns[k];
+    const int at = in->own + 1 + (int)k;
+    double v = 0;
+    if (c->text) {
+      const char *t = kl__results_text_ref(file, result, c->field);
+      rc = bind_text(in->st, at, c->absent && (!t || !*t) ? c->absent : t);
+    } else if (kl_results_number(file, result, c->field, &v) == KL_OK) {
+      rc = sqlite3_bind_double(in->st, at, v);
+    } else {
+      rc = c->absent ? sqlite3_bind_double(in->st, at, strtod(c->absent, NULL))
+                     : sqlite3_bind_null(in->st, at);
+    }
+  }
+  return rc;
+}
+
+static const char insert_time[] =
+    "INSERT INTO times(result_id, ord, seconds) VALUES(?1, ?2, ?3)";
+
 typedef struct statements {
-  sqlite3_stmt *known, *run, *result, *time;
-  extras run_extras, result_extras;
+  sqlite3_stmt *known, *time;
+  insert run, result;
 } statements;
 
 /* One results file's rows; *added 1 where it was not there before. */
@@ -648,41 +733,27 @@ static int append_one(kl_history *h, statements *s, const loaded *l,
     memcpy(machine + w, one, len);
     machine[w + len] = '\0';
   }
-  sqlite3_stmt *st = s->run;
+  sqlite3_stmt *st = s->run.st;
   rc = bind_text(st, 1, l->digest);
   if (!rc) rc = bind_text(st, 2, l->path);
   if (!rc) rc = bind_text(st, 3, run.format);
-  if (!rc) rc = bind_text(st, 4, run.started);
-  if (!rc) rc = sqlite3_bind_int(st, 5, run.interrupted);
-  if (!rc) rc = bind_text(st, 6, machine);
-  if (!rc) rc = bind_text(st, 7, run.commit[0] ? run.commit : "unknown");
-  if (!rc) rc = bind_text(st, 8, run.build_type);
+  if (!rc) rc = bind_text(st, 4, machine);
+  if (!rc) rc = bind_fields(&s->run, l->file, 0);
   if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
   rc = step_done(h, st, err, errlen);
   if (rc) return rc;
   const sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
-  rc = set_extras(h, &s->run_extras, l->file, 0, run_id, err, errlen);
-  if (rc) return rc;
   for (size_t i = 0; i < results; i++) {
-    kl__row r;
-    kl__results_row(l->file, i, &r);
-    st = s->result;
+    st = s->result.st;
     rc = sqlite3_bind_int64(st, 1, run_id);
     if (!rc) rc = sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
-    if (!rc) rc = bind_text(st, 3, r.workload);
-    if (!rc) rc = bind_text(st, 4, r.rung);
-    if (!rc) rc = bind_text(st, 5, r.backend);
-    if (!rc) rc = bind_text(st, 6, r.type);
-    if (!rc) rc = bind_text(st, 7, r.shape);
-    if (!rc) rc = bind_text(st, 8, r.params);
-    if (!rc) rc = bind_text(st, 9, r.op);
-    if (!rc) rc = bind_text(st, 10, r.inputs);
+    if (!rc) rc = bind_fields(&s->result, l->file, i);
     if (rc) return SQL_FAIL(h, rc, "sqlite3_bind");
     rc = step_done(h, st, err, errlen);
     if (rc) return rc;
     const sqlite3_int64 result_id = sqlite3_last_insert_rowid(h->db);
-    rc = set_extras(h, &s->result_extras, l->file, i, result_id, err, errlen);
-    if (rc) return rc;
+    kl__row r;
+    kl__results_row(l->file, i, &r);
     const json_value *times = r.times;
     for (size_t k = 0; times && times->kind == JSON_ARRAY && k < times->count;
          k++) {
@@ -718,25 +789,23 @@ int kl__history_append(kl_history *h, const char *const *paths, int count,
   statements s;
   memset(&s, 0, sizeof s);
   if (!rc) rc = exec(h, "BEGIN IMMEDIATE", err, errlen);
-  const char *sql[4] = {"SELECT 1 FROM runs WHERE digest = ?1", insert_run,
-                        insert_result, insert_time};
-  sqlite3_stmt **slot[4] = {&s.known, &s.run, &s.result, &s.time};
-  for (int i = 0; i < 4 && !rc; i++) {
+  const char *sql[2] = {"SELECT 1 FROM runs WHERE digest = ?1", insert_time};
+  sqlite3_stmt **slot[2] = {&s.known, &s.time};
+  for (int i = 0; i < 2 && !rc; i++) {
     const int prc = sqlite3_prepare_v2(h->db, sql[i], -1, slot[i], NULL);
     if (prc != SQLITE_OK) rc = SQL_FAIL(h, prc, "sqlite3_prepare_v2");
   }
-  if (!rc) rc = prepare_extras(h, 1, insert_run, &s.run_extras, err, errlen);
-  if (!rc)
-    rc = prepare_extras(h, 0, insert_result, &s.result_extras, err, errlen);
+  if (!rc) rc = prepare_insert(h, 1, &s.run, err, errlen);
+  if (!rc) rc = prepare_insert(h, 0, &s.result, err, errlen);
   int n = 0;
   for (int i = 0; i < count && !rc; i++) {
     int one = 0;
     rc = append_one(h, &s, &files[i], &one, err, errlen);
     n += one;
   }
-  for (int i = 0; i < 4; i++) sqlite3_finalize(*slot[i]);
-  sqlite3_finalize(s.run_extras.st);
-  sqlite3_finalize(s.result_extras.st);
+  for (int i = 0; i < 2; i++) sqlite3_finalize(*slot[i]);
+  finish_insert(&s.run);
+  finish_insert(&s.result);
   if (!rc) rc = exec(h, "COMMIT", err, errlen);
   if (rc && h->db) rollback(h);
   for (int i = 0; i < count; i++) kl_results_free(files[i].file);
@@ -780,27 +849,76 @@ static void free_points(point *p, size_t n) {
   free(p);
 }
 
-static const char select_points[] =
-    "SELECT r.workload, r.rung, r.backend, r.type, r.shape, r.params, r.op,"
-    " r.inputs, r.unit, u.started, u.commit_id, u.build_type, u.machine,"
-    " r.status, r.verdict, r.median_s, r.min_s, r.max_s, r.rate, r.ceiling,"
-    " r.percent_ceiling, u.interrupted, u.id, r.step"
-    " FROM results r JOIN runs u ON r.run_id = u.id";
+/* The fields that make a point's key, in its key's order. */
+static const int key_fields[8] = {KL__F_workload, KL__F_rung, KL__F_backend,
+                                  KL__F_type,     KL__F_shape, KL__F_params,
+                                  KL__F_op,       KL__F_inputs};
 
-/* Every point (where `where` binds the 8 keys: one series), ordered by
+/* The columns a point is read from, in their order (read_points): a
+ * field's (its id), or the history's own: the machine's name, the run's
+ * id (OWN_*). */
+enum { OWN_MACHINE = -1, OWN_RUN = -2 };
+static const int point_columns[] = {
+    KL__F_workload,    KL__F_rung,       KL__F_backend,    KL__F_type,
+    KL__F_shape,       KL__F_params,     KL__F_op,         KL__F_inputs,
+    KL__F_unit,        KL__F_started,    KL__F_commit,     KL__F_build_type,
+    OWN_MACHINE,       KL__F_status,     KL__F_check,      KL__F_median_s,
+    KL__F_min_s,       KL__F_max_s,      KL__F_rate,       KL__F_ceiling,
+    KL__F_percent_ceiling, KL__F_interrupted, OWN_RUN,     KL__F_step};
+/* A series' order: its key, the step, the rung (ORDER BY). */
+static const int series_order[] = {KL__F_workload, KL__F_type,   KL__F_shape,
+                                   KL__F_params,   KL__F_op,     KL__F_inputs,
+                                   KL__F_step,     KL__F_rung,   KL__F_backend};
+
+/* Field `field`'s column (or an OWN_ one) as a query of results r joined
+ * to runs u names it: NULL for a field's column the history lacks (one
+ * written by a kladder before the field, opened to read: only a write
+ * adds it). */
+static void column_ref(FILE *f, const kl_history *h, int field) {
+  column c;
+  if (field == OWN_MACHINE) fputs("u.machine", f);
+  else if (field == OWN_RUN) fputs("u.id", f);
+  else if (field_column((size_t)field, &c) && has_column(h, c.per_run, c.name))
+    fprintf(f, "%c.\"%s\"", c.per_run ? 'u' : 'r', c.name);
+  else fputs("NULL", f);
+}
+
+/* Every point (where `key` binds the 8 keys: one series), ordered by
  * series, then (by_machine) machine and build type, then date. */
 static int read_points(kl_history *h, const char *const *key, int by_machine,
                        point **out, size_t *count, char *err, size_t errlen) {
-  char sql[1024];
-  snprintf(sql, sizeof sql, "%s%s ORDER BY r.workload, r.type, r.shape,"
-           " r.params, r.op, r.inputs, r.step, r.rung, r.backend,%s"
-           " u.started, u.id, r.ord", select_points,
-           key ? " WHERE r.workload = ?1 AND r.rung = ?2 AND r.backend = ?3"
-                 " AND r.type = ?4 AND r.shape = ?5 AND r.params = ?6 AND"
-                 " r.op = ?7 AND r.inputs = ?8" : "",
-           by_machine ? " u.machine, u.build_type," : "");
+  char *sql = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&sql, &len);
+  if (!f) return out_of_memory(h, err, errlen);
+  const size_t columns = sizeof point_columns / sizeof *point_columns;
+  for (size_t k = 0; k < columns; k++) {
+    fputs(k ? ", " : "SELECT ", f);
+    column_ref(f, h, point_columns[k]);
+  }
+  fputs(" FROM results r JOIN runs u ON r.run_id = u.id", f);
+  for (int k = 0; key && k < 8; k++) {
+    fputs(k ? " AND " : " WHERE ", f);
+    column_ref(f, h, key_fields[k]);
+    fprintf(f, " = ?%d", k + 1);
+  }
+  fputs(" ORDER BY ", f);
+  for (size_t k = 0; k < sizeof series_order / sizeof *series_order; k++) {
+    column_ref(f, h, series_order[k]);
+    fputs(", ", f);
+  }
+  if (by_machine) {
+    column_ref(f, h, OWN_MACHINE);
+    fputs(", ", f);
+    column_ref(f, h, KL__F_build_type);
+    fputs(", ", f);
+  }
+  column_ref(f, h, KL__F_started);
+  fputs(", u.id, r.ord", f);
+  if (!built(f, &sql)) return out_of_memory(h, err, errlen);
   sqlite3_stmt *st = NULL;
   int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
+  free(sql);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
   for (int i = 0; key && i < 8 && rc == SQLITE_OK; i++)
     rc = sqlite3_bind_text(st, i + 1, key[i], -1, SQLITE_TRANSIENT);
@@ -946,10 +1064,14 @@ static int since_date(kl_history *h, const char *since, char *dst,
     snprintf(dst, size, "%s", since);
     return 0;
   }
+  column started, commit;
+  (void)field_column(KL__F_started, &started);
+  (void)field_column(KL__F_commit, &commit);
+  char sql[160];
+  snprintf(sql, sizeof sql, "SELECT min(\"%s\") FROM runs WHERE "
+           "substr(\"%s\", 1, length(?1)) = ?1", started.name, commit.name);
   sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(h->db, "SELECT min(started) FROM runs WHERE "
-                              "substr(commit_id, 1, length(?1)) = ?1", -1,
-                              &st, NULL);
+  int rc = sqlite3_prepare_v2(h->db, sql, -1, &st, NULL);
   if (rc != SQLITE_OK) return SQL_FAIL(h, rc, "sqlite3_prepare_v2");
   rc = sqlite3_bind_text(st, 1, since, -1, SQLITE_TRANSIENT);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
@@ -1064,25 +1186,10 @@ static void csv_number(FILE *f, int present, double v) {
   if (present && isfinite(v)) shortest(f, v);
 }
 
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-    if (*c == '"' || *c == '\\') fprintf(f, "\\%c", *c);
-    else if (*c < 0x20) fprintf(f, "\\u%04x", *c);
-    else fputc(*c, f);
-  }
-  fputc('"', f);
-}
-
 static void json_num(FILE *f, int present, double v) {
   if (present && isfinite(v)) shortest(f, v);
   else fputs("null", f);
 }
-
-/* The fields that make a point's key, in its key's order. */
-static const int key_fields[8] = {KL__F_workload, KL__F_rung, KL__F_backend,
-                                  KL__F_type,     KL__F_shape, KL__F_params,
-                                  KL__F_op,       KL__F_inputs};
 
 /* A point's numbers in the order of the CSV's columns and the JSON's
  * members: each with its name and whether it is there. */
@@ -1155,7 +1262,7 @@ static void print_json(FILE *f, const point *p, size_t n,
     first = 0;
     for (int k = 0; k < 8; k++) {
       fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-      json_text(f, r->key[k]);
+      kl__json_text(f, r->key[k]);
       fputs(", ", f);
     }
     const char *names[5] = {kl__field_key(KL__F_unit),
@@ -1166,7 +1273,7 @@ static void print_json(FILE *f, const point *p, size_t n,
                            r->machine};
     for (int k = 0; k < 5; k++) {
       fprintf(f, "\"%s\": ", names[k]);
-      json_text(f, text[k]);
+      kl__json_text(f, text[k]);
       fputs(", ", f);
     }
     number_field num[NUMBERS];
@@ -1177,9 +1284,9 @@ static void print_json(FILE *f, const point *p, size_t n,
       fputs(", ", f);
     }
     fprintf(f, "\"%s\": ", kl__field_key(KL__F_check));
-    json_text(f, r->verdict);
+    kl__json_text(f, r->verdict);
     fprintf(f, ", \"%s\": ", kl__field_key(KL__F_status));
-    json_text(f, r->status);
+    kl__json_text(f, r->status);
     fprintf(f, ", \"run\": %lld}", r->run);
   }
   fputs("\n]}\n", f);
@@ -1292,17 +1399,17 @@ static int run_check(FILE *f, const point *p, size_t n,
         fputs(flagged ? ",\n  {" : "\n  {", f);
         for (int k = 0; k < 8; k++) {
           fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-          json_text(f, c->key[k]);
+          kl__json_text(f, c->key[k]);
           fputs(", ", f);
         }
         fputs("\"machine\": ", f);
-        json_text(f, c->machine);
+        kl__json_text(f, c->machine);
         fprintf(f, ", \"%s\": ", kl__field_key(KL__F_build_type));
-        json_text(f, c->build_type);
+        kl__json_text(f, c->build_type);
         fprintf(f, ", \"%s\": ", kl__field_key(KL__F_commit));
-        json_text(f, c->commit);
+        kl__json_text(f, c->commit);
         fprintf(f, ", \"%s\": ", kl__field_key(KL__F_started));
-        json_text(f, c->started);
+        kl__json_text(f, c->started);
         fputs(", \"baseline_s\": ", f);
         shortest(f, fd.base);
         fputs(", \"recent_s\": ", f);

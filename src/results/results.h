@@ -54,6 +54,10 @@ int kl__flagged(const char *list, const char *name);
 /* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
  * comma, a quote or a line break. */
 void kl__csv_text(FILE *f, const char *s);
+/* s as a JSON string: quoted, a quote and a backslash escaped, a line
+ * break and a tab as JSON's short escapes, any other control character
+ * (and DEL) as a \u escape; NULL is "". */
+void kl__json_text(FILE *f, const char *s);
 /* v in its shortest form of 15 to 17 significant digits that reads back
  * exactly (strtod). */
 void kl__exact_number(double v, char *dst, size_t size);

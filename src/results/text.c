@@ -90,6 +90,18 @@ void kl__csv_text(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+void kl__json_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+    if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+    else if (*p == '\n') fputs("\\n", f);
+    else if (*p == '\t') fputs("\\t", f);
+    else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
+    else fputc(*p, f);
+  }
+  fputc('"', f);
+}
+
 void kl__exact_number(double v, char *dst, size_t size) {
   if (!dst || size == 0) return;
   for (int digits = 15; digits <= 17; digits++) {
