@@ -402,8 +402,9 @@ static int check_schema(kl_history *h, int write, char *err, size_t errlen) {
                "runs)", h->path);
     else
       snprintf(err, errlen, "%s: a history of schema %lld, which this "
-               "kladder migrates to %d when it writes to it (`kladder "
-               "history --import` with no file does)", h->path, version,
+               "kladder migrates to %d when it writes to it (`kladder run "
+               "--db FILE` or `kladder history --db FILE --import "
+               "RESULTS.json`)", h->path, version,
                SCHEMA_VERSION);
     rc = 2;
   }
