@@ -90,7 +90,10 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
   *f = NULL;
   *temp = NULL;
   *dest = copy_text(path, "");
-  if (!*dest) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  if (!*dest) {
+    snprintf(why, why_size, "out of host memory");
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
   struct stat info;
   int ok;
   if (stat(path, &info) == 0) {

@@ -12,13 +12,6 @@
 #include "internal.h"
 
 /* ---- files.c ----------------------------------------------------------- */
-/* Open the results file `path` for writing: *dest a copy of the path, *f
- * the stream, and *temp where it is written until it is complete (renamed
- * to *dest) or NULL for a device or pipe written directly. KL_USAGE, with
- * why the path cannot be written in `why`, where it cannot. */
-kl_status kl__output_file(const char *path, FILE **f, char **dest,
-                          char **temp, char *why, size_t why_size);
-
 /* An input file's size in bytes; KL_USAGE, with one line saying why, for
  * a file that is missing, unreadable, a directory, not a regular file or
  * empty. */

@@ -84,6 +84,14 @@ void kl__results_run(const kl_results *r, kl__run_view *out);
 kl_status kl__results_parse(const char *name, const char *text, size_t len,
                             kl_results **out);
 
+/* Open the output file `path` (not "-") for writing: *dest a copy of the
+ * path, *f the stream, and *temp where it is written until it is complete
+ * (renamed to *dest) or NULL for a device or pipe written directly.
+ * KL_USAGE, with why the path cannot be written in `why`, where it cannot.
+ * For outputs opened together and written all or none (compare's). */
+kl_status kl__output_file(const char *path, FILE **f, char **dest,
+                          char **temp, char *why, size_t why_size);
+
 /* A whole text written to a path as every output of the library is: a
  * regular file or a new path under a temporary name renamed into place, a
  * device, a pipe or a link to one written in place (never replaced), "-"
