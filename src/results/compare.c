@@ -1286,13 +1286,7 @@ kl_status kl_comparison_write(const kl_comparison *c, kl_format format,
   kl_status st = kl_comparison_print(c, format, f);
   if (fclose(f) != 0 && st == KL_OK)
     st = kl__usage(KL_NO_MEMORY, "out of memory");
-  if (st == KL_OK && strcmp(path, "-") == 0) {
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-      st = kl__usage(KL_IO, "cannot write to standard output: %s",
-                     strerror(errno));
-  } else if (st == KL_OK) {
-    st = kl__file_write(path, text, len);
-  }
+  if (st == KL_OK) st = kl__file_write(path, text, len); /* "-": stdout */
   free(text);
   return st == KL_OK ? kl__done(KL_OK) : st;
 }
