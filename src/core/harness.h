@@ -207,8 +207,6 @@ int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
 /* n, or the extents of a plan joined by 'x' ("MxNxK"). */
 void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
                     size_t size);
-/* Whether `name` is one of the comma-separated names in `list`. */
-int kl__listed(const char *list, const char *name);
 /* Selection by pattern (-w, -b, -r): a comma-separated list of names and
  * globs (fnmatch: *, ?, [...]) that select, and of the same after a '!'
  * that deselect: `name` is selected where no item excludes it and some
