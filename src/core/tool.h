@@ -25,10 +25,6 @@ typedef enum kl__field_id {
   KL__F_COUNT
 } kl__field_id;
 
-/* A results file's JSON document, as kl_results_read read and validated
- * it: for the command's readers that walk it beyond the fields (compare's
- * runs, the report's notes). The results own it. */
-const json_value *kl__results_root(const kl_results *r);
 /* One result of a results file as the command's readers take it, every
  * field named once, here (results.c), after the field table: its texts
  * point into the file's tree ("" where absent or null), its numbers NAN
