@@ -90,14 +90,6 @@ void kl__csv_text(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-void kl__exact_number(double v, char *dst, size_t size) {
-  if (!dst || size == 0) return;
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(dst, size, "%.*g", digits, v);
-    if (strtod(dst, NULL) == v) return;
-  }
-}
-
 /* ---- text in columns ----------------------------------------------------- */
 
 /* The columns s[0..len) takes: one a character, UTF-8's continuation
