@@ -1772,17 +1772,6 @@ static void b64(FILE *f, const unsigned char *s, size_t n) {
   }
 }
 
-static void json_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    const unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 /* At most this many events in the saved trace, so that the page stays
  * under 2 MB whatever ran: beyond it each run keeps its first events, an
  * equal share, and the page says so (`kladder run --trace` keeps all). */
@@ -1845,7 +1834,7 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
         const json_value *ph = &u->items[4];
         fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"name\": ",
                 p);
-        json_text(t, name);
+        kl__json_write_string(t, name);
         fputs(", \"cat\": \"run\"", t);
         trace_ns(t, "ts", a);
         trace_ns(t, "dur", b - a);
@@ -1854,7 +1843,7 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
         for (size_t q = 0; q < ph->count; q++) {
           if (ph->items[q].kind != JSON_NUMBER) continue;
           fputs(", ", t);
-          json_text(t, ph->keys[q]);
+          kl__json_write_string(t, ph->keys[q]);
           fprintf(t, ": %s", ph->items[q].text);
           sum += ph->items[q].number;
         }
@@ -1868,9 +1857,9 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
           if (end <= at) continue;
           fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, "
                   "\"name\": ", p);
-          json_text(t, ph->keys[q]);
+          kl__json_write_string(t, ph->keys[q]);
           fputs(", \"cat\": ", t);
-          json_text(t, ph->keys[q]);
+          kl__json_write_string(t, ph->keys[q]);
           trace_ns(t, "ts", at);
           trace_ns(t, "dur", end - at);
           fputs("},\n", t);
@@ -1909,16 +1898,16 @@ static void chrome_trace_link(report *rep) {
     char name[200];
     snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
              r->type, r->shape);
-    json_text(t, name);
+    kl__json_write_string(t, name);
     fputs("}},\n", t);
     for (size_t k = 0; k < events->count && k < share; k++) {
       const json_value *e = &events->items[k];
       if (!event_ok(e)) continue;
       fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ", pid,
               (int)e->items[0].number + 1);
-      json_text(t, e->items[1].text);
+      kl__json_write_string(t, e->items[1].text);
       fputs(", \"cat\": ", t);
-      json_text(t, e->items[1].text);
+      kl__json_write_string(t, e->items[1].text);
       fprintf(t, ", \"ts\": %.4f, \"dur\": %.4f},\n", e->items[3].number * 1e6,
               (e->items[4].number - e->items[3].number) * 1e6);
     }
