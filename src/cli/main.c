@@ -288,22 +288,11 @@ static void list_line(int indent, const char *fmt, ...) {
   if (text != small) free(text);
 }
 
-/* printf's text after dst's, within its size. */
-PRINTF_LIKE(3, 4)
-static void append(char *dst, size_t size, const char *fmt, ...) {
-  const size_t used = strlen(dst);
-  if (used + 1 >= size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst + used, size - used, fmt, ap);
-  va_end(ap);
-}
-
 static void print_types(const kl_workload_info *w) {
   char line[256] = "    types:";
   for (int t = 0; t < KL_TYPE_COUNT; t++)
     if (w->types & KL_TYPE_BIT(t))
-      append(line, sizeof line, " %s", kl_type_name((kl_type)t));
+      kl__append(line, sizeof line, " %s", kl_type_name((kl_type)t));
   list_line(6, "%s (default %s), rate in %s", line,
             kl_type_name(w->default_type), w->unit);
 }
@@ -333,20 +322,20 @@ static void print_params(size_t wi, const kl_workload_info *w) {
       snprintf(value, sizeof value, "%s",
                p.default_choice ? p.default_choice : "?");
     else number_text(p.default_value, value, sizeof value);
-    append(line, sizeof line, "      %-8s %s; default %s", p.name, p.help,
-           value);
+    kl__append(line, sizeof line, "      %-8s %s; default %s", p.name,
+               p.help, value);
     if (p.host_default > 0) {
       number_text(p.host_default, lo, sizeof lo);
-      append(line, sizeof line, " (%s on host backends)", lo);
+      kl__append(line, sizeof line, " (%s on host backends)", lo);
     }
     if (p.choices) {
-      append(line, sizeof line, "; one of");
+      kl__append(line, sizeof line, "; one of");
       for (size_t k = 0; p.choices[k]; k++)
-        append(line, sizeof line, "%s %s", k ? "," : "", p.choices[k]);
+        kl__append(line, sizeof line, "%s %s", k ? "," : "", p.choices[k]);
     } else {
       number_text(p.min, lo, sizeof lo);
       number_text(p.max, hi, sizeof hi);
-      append(line, sizeof line, "; from %s to %s", lo, hi);
+      kl__append(line, sizeof line, "; from %s to %s", lo, hi);
     }
     list_line(15, "%s%s%s", line, p.main_size ? " (-n)" : "",
               p.tuning ? " (a tuning: the rungs that read it say so)" : "");
@@ -447,8 +436,8 @@ static void devices_text(const kl_backend_info *b, char *dst, size_t size) {
       if (first.compute_units > 0)
         snprintf(units, sizeof units, ", %d %s", first.compute_units,
                  b->host_memory ? "hardware threads" : "compute units");
-      append(dst, size, "%s%s %s, %.1f GiB%s", dst[0] ? "; " : "", ids, name,
-             (double)first.memory_bytes / (1u << 30), units);
+      kl__append(dst, size, "%s%s %s, %.1f GiB%s", dst[0] ? "; " : "", ids,
+                 name, (double)first.memory_bytes / (1u << 30), units);
     }
     from = ok ? d : -1;
     if (ok) first = i;
@@ -553,7 +542,8 @@ static void list_brief(void) {
   snprintf(line, sizeof line, "  %-*s  %-*s", name_width, "workload",
            summary_width, "summary");
   for (size_t k = 0; k < nb; k++)
-    append(line, sizeof line, " %*s", widths[k], names[k] ? names[k] : "?");
+    kl__append(line, sizeof line, " %*s", widths[k],
+               names[k] ? names[k] : "?");
   brief_line(line);
   for (size_t i = 0; i < nw; i++) {
     kl_workload_info w = {.size = sizeof w};
@@ -567,7 +557,7 @@ static void list_brief(void) {
       char cell[32];
       const int *c = &counts[(i * nb + k) * 2];
       count_text(c[0], c[1], cell, sizeof cell);
-      append(line, sizeof line, " %*s", widths[k], cell);
+      kl__append(line, sizeof line, " %*s", widths[k], cell);
     }
     brief_line(line);
   }

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "tool.h"
 
 /* ---- files.c ----------------------------------------------------------- */
 /* An input file's size in bytes; KL_USAGE, with one line saying why, for
@@ -218,12 +219,6 @@ int kl__selects(const char *list, const char *name);
 /* The same, where a list that includes nothing (or none) selects `name`
  * only if by_default. */
 int kl__selects_by_name(const char *list, const char *name, int by_default);
-/* Append to a bounded message. */
-void kl__append(char *dst, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* ---- plans made once: a run's planner ------------------------------------
  * Sizing asks for the plans of the same rung at the same size more than

@@ -134,6 +134,13 @@ kl_status kl__shape_parse_dims(const char *text, kl_shape *s);
 kl_status kl__shape_parse_leads(const char *text, kl_shape *s);
 kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
 
+/* printf's text appended to dst's, within its size. */
+void kl__append(char *dst, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* `text` at most `width` columns a line, broken between words (a word
  * longer than the line stands alone), later lines indented by `indent`,
  * a control character written \xNN; a newline at the end. */
