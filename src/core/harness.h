@@ -674,8 +674,6 @@ int kl__same_problem(const kl_workload *w, const kl__instance *a,
                      const kl__instance *b);
 
 /* ---- the writers' shared parts (fields.c) -------------------------------- */
-/* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
-const char *kl__check_text(const kl_result *r);
 /* "ceiling,vendor,known-wrong", the flags that apply. */
 void kl__flags_text(unsigned flags, char *dst, size_t size);
 

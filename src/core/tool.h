@@ -140,6 +140,9 @@ void kl__append(char *dst, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* PASS, FAIL, WRONG(expected), ... as the table and progress print it
+ * (fields.c). */
+const char *kl__check_text(const kl_result *r);
 
 /* `text` at most `width` columns a line, broken between words (a word
  * longer than the line stands alone), later lines indented by `indent`,
