@@ -212,10 +212,9 @@ void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
  * globs (fnmatch: *, ?, [...]) that select, and of the same after a '!'
  * that deselect: `name` is selected where no item excludes it and some
  * item includes it, or the list includes nothing (`!openacc`: every
- * other). kl__matches: whether one item (its '!' skipped) matches. */
+ * other). kl__selects and kl__matches (one item, its '!' skipped) are
+ * tool.h's. */
 int kl__is_pattern(const char *item);
-int kl__matches(const char *pattern, const char *name);
-int kl__selects(const char *list, const char *name);
 /* The same, where a list that includes nothing (or none) selects `name`
  * only if by_default. */
 int kl__selects_by_name(const char *list, const char *name, int by_default);
