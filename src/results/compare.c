@@ -20,14 +20,10 @@
 #include "../core/internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "kladder-run.h"
 #include "../core/tool.h"

@@ -1,15 +1,9 @@
-/* The command's shared text helpers (text.h). */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+/* The text the results layer and the command share (results.h). */
 #include "results.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "kladder-run.h"
 
