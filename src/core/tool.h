@@ -1,7 +1,7 @@
-/* The command's helpers: what src/cli calls besides the installed API,
- * and the tests with it. Not installed; exported from libkladder.so only
- * in its private node (src/kladder.map), which may change in any
- * release. */
+/* The command's helpers: what src/cli and the results layer (src/results)
+ * call besides the installed API, and the tests with them. Not installed;
+ * those the command takes are exported from libkladder.so only in its
+ * private node (src/kladder.map), which may change in any release. */
 #ifndef KLADDER_TOOL_H
 #define KLADDER_TOOL_H
 
