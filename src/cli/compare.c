@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,19 +62,6 @@ static const char usage_compare[] =
     "check that passed in BASE failing in NEW (a CI regression gate), 2 bad\n"
     "usage or input (a file missing, empty, not JSON, not a results file or\n"
     "without results; an output that cannot be written or names an input).\n";
-
-/* ---- messages ---------------------------------------------------------- */
-
-
-/* Every mistake: one line, exit code 2. */
-PRINTF_LIKE(1, 2)
-static int error_line(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  const int code = error_vline(NULL, fmt, ap);
-  va_end(ap);
-  return code;
-}
 
 /* ---- output files -----------------------------------------------------------
  * Each is opened before any is written: a regular file under a temporary

@@ -427,12 +427,8 @@ int explain_main(int argc, char **argv) {
   explain_measure *m = NULL;
   size_t count = 0;
   if (results) {
-    if (kl_results_read(results, &file) != KL_OK) {
-      fputs("kladder: error: ", stderr);
-      one_line(stderr, kl_last_error());
-      fputc('\n', stderr);
-      return 2;
-    }
+    if (kl_results_read(results, &file) != KL_OK)
+      return error_line("%s", kl_last_error());
     if (measures_of_json(file, &m, &count) != 0) {
       kl_results_free(file);
       fputs("kladder: error: ", stderr);

@@ -245,9 +245,7 @@ static const char usage_run[] =
 /* ---- messages ---------------------------------------------------------- */
 
 static int fail(kl_status st) {
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
-  fputc('\n', stderr);
+  error_line("%s", kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
   return kl_exit_code(st);
 }
 
@@ -1104,10 +1102,7 @@ static int run_parsed(run_command *c) {
         unlink(probe);
       }
     } else if (kl_history_open(c->db, 1, &db) != KL_OK) {
-      fputs("kladder: error: ", stderr);
-      one_line(stderr, kl_last_error());
-      fputc('\n', stderr);
-      bad = 2;
+      bad = error_line("%s", kl_last_error());
     }
   }
   if (!bad && (c->html || c->db)) bad = html_open(c->html, &html);
@@ -1155,9 +1150,7 @@ static int run_parsed(run_command *c) {
     kl_history_close(db);
     kl_report_free(rep);
     if (code) return code;
-    fputs("kladder: error: ", stderr);
-    one_line(stderr, why);
-    fputc('\n', stderr);
+    error_line("%s", why);
     return kl_exit_code(st);
   }
   const kl_status run_st = st;
@@ -1177,12 +1170,9 @@ static int run_parsed(run_command *c) {
        * history as it was. */
       kl_status st = db ? KL_OK : kl_history_open(c->db, 1, &db);
       if (st == KL_OK) st = kl_history_append(db, &from, 1, NULL);
-      if (st != KL_OK && !code) {
-        fputs("kladder: error: ", stderr);
-        one_line(stderr, kl_last_error());
-        fputs(" (the run is not in the history)\n", stderr);
-        code = 2;
-      }
+      if (st != KL_OK && !code)
+        code = error_line("%s (the run is not in the history)",
+                          kl_last_error());
     }
     if (wrote == KL_OK && c->html &&
         kl_report_write_html(c->html, &from, 1, db) != KL_OK && !code) {
