@@ -823,14 +823,22 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
 
 /* ---- CSV ------------------------------------------------------------------- */
 
-static void csv_string(FILE *f, const char *s) {
+/* s as a CSV field, quoted (quotes doubled) where `always` or where it
+ * holds a comma, a quote or a line break. */
+static void csv_string(FILE *f, const char *s, int always) {
+  if (!always && !strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
   fputc('"', f);
-  for (; s && *s; s++) {
+  for (; *s; s++) {
     if (*s == '"') fputc('"', f);
     fputc(*s, f);
   }
   fputc('"', f);
 }
+
+void kl__csv_text(FILE *f, const char *s) { csv_string(f, s, 0); }
 
 /* Names, types, units and the check are written bare unless they hold a
  * comma, a quote or a line break (an input file's name may); other texts
@@ -865,14 +873,13 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
     kl__field_get(fd, rep, res, 0, &v);
     if (fd->kind == KL__TEXT) {
       const char *t = v.text ? v.text : "";
-      if (bare(fd->name) && !t[strcspn(t, ",\"\r\n")]) fputs(t, f);
-      else csv_string(f, t);
+      csv_string(f, t, !bare(fd->name));
     } else if (fd->kind == KL__PAIRS) {
       char text[512] = "";
       for (int k = 0; k < v.count; k++)
         kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
                    v.numbers[k]);
-      csv_string(f, text);
+      csv_string(f, text, 1);
     } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS &&
                fd->kind != KL__RANK_RUNS && v.present) {
       fprintf(f, kl__field_format(fd), v.number);

@@ -134,6 +134,9 @@ kl_status kl__shape_parse_dims(const char *text, kl_shape *s);
 kl_status kl__shape_parse_leads(const char *text, kl_shape *s);
 kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
 
+/* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
+ * comma, a quote or a line break (report.c). */
+void kl__csv_text(FILE *f, const char *s);
 /* printf's text appended to dst's, within its size. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

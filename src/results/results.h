@@ -52,9 +52,6 @@ const char *kl__field_key(int id);
 /* Whether `name` is an item of `list`, a results file's flags
  * ("ceiling,vendor"; items apart by ',', ';' or a space). */
 int kl__flagged(const char *list, const char *name);
-/* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
- * comma, a quote or a line break. */
-void kl__csv_text(FILE *f, const char *s);
 /* The columns s takes in a terminal: one a character (UTF-8). */
 int kl__text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */

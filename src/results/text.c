@@ -71,19 +71,6 @@ int kl__flagged(const char *list, const char *name) {
   return 0;
 }
 
-void kl__csv_text(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 /* ---- text in columns ----------------------------------------------------- */
 
 /* The columns s[0..len) takes: one a character, UTF-8's continuation
