@@ -137,6 +137,9 @@ kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
 /* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
  * comma, a quote or a line break (report.c). */
 void kl__csv_text(FILE *f, const char *s);
+/* A time as kladder run's table shows it, three significant digits or
+ * more ("12.34 us", "1.500 ms", "2.000 s"); "-" where not above 0. */
+void kl__time_text(double s, char *dst, size_t size);
 /* printf's text appended to dst's, within its size. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)
