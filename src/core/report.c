@@ -1057,9 +1057,7 @@ static void trace_meta(FILE *f, int pid, int tid, const char *what,
   fputs("}},\n", f);
 }
 
-/* A time in microseconds to the nanosecond, from whole nanoseconds, so
- * that an event written inside another stays inside it as written. */
-static void trace_ns(FILE *f, const char *key, long long ns) {
+void kl__trace_ns(FILE *f, const char *key, long long ns) {
   if (ns < 0) ns = 0;
   fprintf(f, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
 }
@@ -1097,8 +1095,8 @@ static void trace_ranks(FILE *f, const kl_report *rep, double zero) {
                 pid);
         kl__json_write_string(f, name);
         fputs(", \"cat\": \"run\"", f);
-        trace_ns(f, "ts", from);
-        trace_ns(f, "dur", to - from);
+        kl__trace_ns(f, "ts", from);
+        kl__trace_ns(f, "dur", to - from);
         fprintf(f, ", \"args\": {\"result\": %zu, \"run\": %d", i + 1,
                 u->run);
         double sum = 0;
@@ -1120,8 +1118,8 @@ static void trace_ranks(FILE *f, const kl_report *rep, double zero) {
           kl__json_write_string(f, r->phase_names[p]);
           fputs(", \"cat\": ", f);
           kl__json_write_string(f, r->phase_names[p]);
-          trace_ns(f, "ts", cursor);
-          trace_ns(f, "dur", end - cursor);
+          kl__trace_ns(f, "ts", cursor);
+          kl__trace_ns(f, "dur", end - cursor);
           fputs("},\n", f);
           cursor = end;
         }

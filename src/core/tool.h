@@ -140,6 +140,10 @@ void kl__csv_text(FILE *f, const char *s);
 /* A time as kladder run's table shows it, three significant digits or
  * more ("12.34 us", "1.500 ms", "2.000 s"); "-" where not above 0. */
 void kl__time_text(double s, char *dst, size_t size);
+/* A Chrome trace's member `key` (", \"ts\": 1.234"): a time in
+ * microseconds to the nanosecond, from whole nanoseconds, so that an
+ * event written inside another stays inside it as written (report.c). */
+void kl__trace_ns(FILE *f, const char *key, long long ns);
 /* printf's text appended to dst's, within its size. */
 void kl__append(char *dst, size_t size, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -1790,11 +1790,6 @@ static const json_value *rank_runs_of(const row *r) {
   return runs && runs->kind == JSON_ARRAY ? runs : NULL;
 }
 
-static void trace_ns(FILE *t, const char *key, long long ns) {
-  if (ns < 0) ns = 0;
-  fprintf(t, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
-}
-
 /* Over several ranks, as `kladder run --trace` writes it: a process per
  * rank (pids after *pid) holding each run of each result on that rank,
  * from the file's from_s, and its phases nested in it, end to end, where
@@ -1835,8 +1830,8 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
                 p);
         kl__json_write_string(t, name);
         fputs(", \"cat\": \"run\"", t);
-        trace_ns(t, "ts", a);
-        trace_ns(t, "dur", b - a);
+        kl__trace_ns(t, "ts", a);
+        kl__trace_ns(t, "dur", b - a);
         fprintf(t, ", \"args\": {\"run\": %.0f", u->items[1].number);
         double sum = 0;
         for (size_t q = 0; q < ph->count; q++) {
@@ -1859,8 +1854,8 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
           kl__json_write_string(t, ph->keys[q]);
           fputs(", \"cat\": ", t);
           kl__json_write_string(t, ph->keys[q]);
-          trace_ns(t, "ts", at);
-          trace_ns(t, "dur", end - at);
+          kl__trace_ns(t, "ts", at);
+          kl__trace_ns(t, "dur", end - at);
           fputs("},\n", t);
           at = end;
         }
