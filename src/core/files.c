@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "tool.h"
 
 static char *copy_text(const char *text, const char *suffix) {
   char *copy = malloc(strlen(text) + strlen(suffix) + 1);
