@@ -3,14 +3,10 @@
  * (src/results/compare.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../core/tool.h"
 #include "args.h"
@@ -67,19 +63,6 @@ static const char usage_compare[] =
     "usage or input (a file missing, empty, not JSON, not a results file or\n"
     "without results; an output that cannot be written or names an input).\n";
 
-/* ---- messages ---------------------------------------------------------- */
-
-
-/* Every mistake: one line, exit code 2. */
-PRINTF_LIKE(1, 2)
-static int error_line(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  const int code = error_vline(NULL, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
 /* ---- output files -----------------------------------------------------------
  * Each is opened before any is written: a regular file under a temporary
  * name beside it, renamed into place once every file is complete; a
@@ -106,85 +89,20 @@ static void output_discard(output *o) {
   o->temp = NULL;
 }
 
-static int directory_exists(const char *path) {
-  char *dir = malloc(strlen(path) + 2);
-  if (!dir) return 1;
-  strcpy(dir, path);
-  char *slash = strrchr(dir, '/');
-  if (!slash) strcpy(dir, ".");
-  else if (slash == dir) dir[1] = '\0';
-  else *slash = '\0';
-  struct stat info;
-  const int yes = stat(dir, &info) == 0 && S_ISDIR(info.st_mode);
-  free(dir);
-  return yes;
-}
-
+/* "-" is standard output; any other path is opened as every output of the
+ * library is (kl__output_file). */
 static int output_open(output *o, char *why, size_t len) {
   if (strcmp(o->path, "-") == 0) {
     o->f = stdout;
     o->direct = 1;
     return 0;
   }
-  struct stat info;
-  mode_t mode;
-  if (stat(o->path, &info) == 0) {
-    if (S_ISDIR(info.st_mode))
-      return kl__said(-1, why, len, "it is a directory");
-    if (!S_ISREG(info.st_mode)) {
-      /* A device or a pipe; a pipe with no reader is refused, not
-       * waited for. */
-      const int fifo = S_ISFIFO(info.st_mode);
-      int fd = open(o->path, O_WRONLY | (fifo ? O_NONBLOCK : 0));
-      if (fd >= 0 && fifo) {
-        const int fl = fcntl(fd, F_GETFL);
-        if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-          close(fd);
-          fd = -1;
-        }
-      }
-      if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
-        const int e = errno;
-        if (fd >= 0) close(fd);
-        return kl__said(-1, why, len, "%s",
-                    fifo && e == ENXIO ? "a pipe with no reader" : strerror(e));
-      }
-      o->direct = 1;
-      return 0;
-    }
-    if (access(o->path, W_OK) != 0)
-      return kl__said(-1, why, len, "%s", strerror(errno));
-    mode = info.st_mode & 07777;
-  } else if (errno == ENOENT) {
-    const mode_t mask = umask(0);
-    umask(mask);
-    mode = 0666 & ~mask;
-  } else {
-    return kl__said(-1, why, len, "%s", strerror(errno));
-  }
-  o->temp = malloc(strlen(o->path) + 16);
-  if (!o->temp)
-    return kl__said(-1, why, len, "out of memory");
-  sprintf(o->temp, "%s.tmp-XXXXXX", o->path);
-  const int fd = mkstemp(o->temp);
-  if (fd < 0) {
-    const int e = errno;
-    free(o->temp);
-    o->temp = NULL;
-    if (!directory_exists(o->path))
-      return kl__said(-1, why, len, "its directory does not exist");
-    return kl__said(-1, why, len, "its directory takes no new file (%s)",
-                strerror(e));
-  }
-  if (fchmod(fd, mode) != 0 || !(o->f = fdopen(fd, "w"))) {
-    const int e = errno;
-    close(fd);
-    remove(o->temp);
-    free(o->temp);
-    o->temp = NULL;
-    return kl__said(-1, why, len, "%s", strerror(e));
-  }
-  return 0;
+  char *dest = NULL;
+  const kl_status st =
+      kl__output_file(o->path, &o->f, &dest, &o->temp, why, len);
+  free(dest);
+  o->direct = !o->temp;
+  return st == KL_OK ? 0 : -1;
 }
 
 /* Writes one output; closes it unless it is standard output. */

@@ -359,17 +359,6 @@ static int measures_of_json(const kl_results *file, explain_measure **out,
   return 0;
 }
 
-static const char *check_text(const kl_result *r) {
-  switch (r->check) {
-  case KL_CHECK_PASS: return "PASS";
-  case KL_CHECK_FAIL: return "FAIL";
-  case KL_CHECK_CAUGHT: return "WRONG(expected)";
-  case KL_CHECK_MISSED: return "PASS(known-wrong)";
-  case KL_CHECK_UNVERIFIABLE: return "UNVERIFIABLE";
-  }
-  return "";
-}
-
 int explain_report(const kl_report *rep, FILE *f) {
   const size_t count = kl_report_count(rep);
   explain_measure *m = calloc(count + 1, sizeof *m);
@@ -378,8 +367,8 @@ int explain_report(const kl_report *rep, FILE *f) {
     const kl_result *r = kl_report_result(rep, i);
     m[i] = (explain_measure){r->workload, r->rung, r->status == KL_OK,
                              r->t_median, r->merit, r->ceiling, r->percent,
-                             r->unit, r->status == KL_OK ? check_text(r)
-                                                         : r->error,
+                             r->unit,
+                             r->status == KL_OK ? kl__check_text(r) : r->error,
                              r->ceiling_note, (long long)r->verdict.bad_count,
                              r->verdict.abs_error, r->verdict.max_error,
                              (long long)r->n};
@@ -438,12 +427,8 @@ int explain_main(int argc, char **argv) {
   explain_measure *m = NULL;
   size_t count = 0;
   if (results) {
-    if (kl_results_read(results, &file) != KL_OK) {
-      fputs("kladder: error: ", stderr);
-      one_line(stderr, kl_last_error());
-      fputc('\n', stderr);
-      return 2;
-    }
+    if (kl_results_read(results, &file) != KL_OK)
+      return error_line("%s", kl_last_error());
     if (measures_of_json(file, &m, &count) != 0) {
       kl_results_free(file);
       fputs("kladder: error: ", stderr);

@@ -136,12 +136,8 @@ int history_main(int argc, char **argv) {
   /* An import that fails leaves no history where there was none. */
   struct stat before;
   const int existed = stat(q.db, &before) == 0;
-  if (kl_history_open(q.db, q.import, &h) != KL_OK) {
-    fprintf(stderr, "kladder: error: ");
-    one_line(stderr, kl_last_error());
-    fputc('\n', stderr);
-    return 2;
-  }
+  if (kl_history_open(q.db, q.import, &h) != KL_OK)
+    return error_line("%s", kl_last_error());
   if (q.import) {
     size_t added = 0;
     const kl_status st =
@@ -149,10 +145,7 @@ int history_main(int argc, char **argv) {
     kl_history_close(h);
     if (st != KL_OK) {
       if (!existed) forget(q.db);
-      fprintf(stderr, "kladder: error: ");
-      one_line(stderr, kl_last_error());
-      fprintf(stderr, " (nothing imported)\n");
-      return 2;
+      return error_line("%s (nothing imported)", kl_last_error());
     }
     printf("history: %zu of %d results files added to %s", added, q.count,
            q.db);
@@ -171,12 +164,7 @@ int history_main(int argc, char **argv) {
                                  &regressed)
               : kl_history_print(h, &sel, format, stdout);
   kl_history_close(h);
-  if (st != KL_OK && st != KL_IO) {
-    fprintf(stderr, "kladder: error: ");
-    one_line(stderr, kl_last_error());
-    fputc('\n', stderr);
-    return 2;
-  }
+  if (st != KL_OK && st != KL_IO) return error_line("%s", kl_last_error());
   if (st == KL_IO || fflush(stdout) != 0) {
     fprintf(stderr, "kladder: error: history: cannot write: %s\n",
             strerror(errno));

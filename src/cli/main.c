@@ -245,9 +245,7 @@ static const char usage_run[] =
 /* ---- messages ---------------------------------------------------------- */
 
 static int fail(kl_status st) {
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
-  fputc('\n', stderr);
+  error_line("%s", kl_last_error()[0] ? kl_last_error() : kl_status_name(st));
   return kl_exit_code(st);
 }
 
@@ -288,22 +286,11 @@ static void list_line(int indent, const char *fmt, ...) {
   if (text != small) free(text);
 }
 
-/* printf's text after dst's, within its size. */
-PRINTF_LIKE(3, 4)
-static void append(char *dst, size_t size, const char *fmt, ...) {
-  const size_t used = strlen(dst);
-  if (used + 1 >= size) return;
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst + used, size - used, fmt, ap);
-  va_end(ap);
-}
-
 static void print_types(const kl_workload_info *w) {
   char line[256] = "    types:";
   for (int t = 0; t < KL_TYPE_COUNT; t++)
     if (w->types & KL_TYPE_BIT(t))
-      append(line, sizeof line, " %s", kl_type_name((kl_type)t));
+      kl__append(line, sizeof line, " %s", kl_type_name((kl_type)t));
   list_line(6, "%s (default %s), rate in %s", line,
             kl_type_name(w->default_type), w->unit);
 }
@@ -333,20 +320,20 @@ static void print_params(size_t wi, const kl_workload_info *w) {
       snprintf(value, sizeof value, "%s",
                p.default_choice ? p.default_choice : "?");
     else number_text(p.default_value, value, sizeof value);
-    append(line, sizeof line, "      %-8s %s; default %s", p.name, p.help,
-           value);
+    kl__append(line, sizeof line, "      %-8s %s; default %s", p.name,
+               p.help, value);
     if (p.host_default > 0) {
       number_text(p.host_default, lo, sizeof lo);
-      append(line, sizeof line, " (%s on host backends)", lo);
+      kl__append(line, sizeof line, " (%s on host backends)", lo);
     }
     if (p.choices) {
-      append(line, sizeof line, "; one of");
+      kl__append(line, sizeof line, "; one of");
       for (size_t k = 0; p.choices[k]; k++)
-        append(line, sizeof line, "%s %s", k ? "," : "", p.choices[k]);
+        kl__append(line, sizeof line, "%s %s", k ? "," : "", p.choices[k]);
     } else {
       number_text(p.min, lo, sizeof lo);
       number_text(p.max, hi, sizeof hi);
-      append(line, sizeof line, "; from %s to %s", lo, hi);
+      kl__append(line, sizeof line, "; from %s to %s", lo, hi);
     }
     list_line(15, "%s%s%s", line, p.main_size ? " (-n)" : "",
               p.tuning ? " (a tuning: the rungs that read it say so)" : "");
@@ -447,8 +434,8 @@ static void devices_text(const kl_backend_info *b, char *dst, size_t size) {
       if (first.compute_units > 0)
         snprintf(units, sizeof units, ", %d %s", first.compute_units,
                  b->host_memory ? "hardware threads" : "compute units");
-      append(dst, size, "%s%s %s, %.1f GiB%s", dst[0] ? "; " : "", ids, name,
-             (double)first.memory_bytes / (1u << 30), units);
+      kl__append(dst, size, "%s%s %s, %.1f GiB%s", dst[0] ? "; " : "", ids,
+                 name, (double)first.memory_bytes / (1u << 30), units);
     }
     from = ok ? d : -1;
     if (ok) first = i;
@@ -553,7 +540,8 @@ static void list_brief(void) {
   snprintf(line, sizeof line, "  %-*s  %-*s", name_width, "workload",
            summary_width, "summary");
   for (size_t k = 0; k < nb; k++)
-    append(line, sizeof line, " %*s", widths[k], names[k] ? names[k] : "?");
+    kl__append(line, sizeof line, " %*s", widths[k],
+               names[k] ? names[k] : "?");
   brief_line(line);
   for (size_t i = 0; i < nw; i++) {
     kl_workload_info w = {.size = sizeof w};
@@ -567,7 +555,7 @@ static void list_brief(void) {
       char cell[32];
       const int *c = &counts[(i * nb + k) * 2];
       count_text(c[0], c[1], cell, sizeof cell);
-      append(line, sizeof line, " %*s", widths[k], cell);
+      kl__append(line, sizeof line, " %*s", widths[k], cell);
     }
     brief_line(line);
   }
@@ -1114,10 +1102,7 @@ static int run_parsed(run_command *c) {
         unlink(probe);
       }
     } else if (kl_history_open(c->db, 1, &db) != KL_OK) {
-      fputs("kladder: error: ", stderr);
-      one_line(stderr, kl_last_error());
-      fputc('\n', stderr);
-      bad = 2;
+      bad = error_line("%s", kl_last_error());
     }
   }
   if (!bad && (c->html || c->db)) bad = html_open(c->html, &html);
@@ -1165,9 +1150,7 @@ static int run_parsed(run_command *c) {
     kl_history_close(db);
     kl_report_free(rep);
     if (code) return code;
-    fputs("kladder: error: ", stderr);
-    one_line(stderr, why);
-    fputc('\n', stderr);
+    error_line("%s", why);
     return kl_exit_code(st);
   }
   const kl_status run_st = st;
@@ -1187,12 +1170,9 @@ static int run_parsed(run_command *c) {
        * history as it was. */
       kl_status st = db ? KL_OK : kl_history_open(c->db, 1, &db);
       if (st == KL_OK) st = kl_history_append(db, &from, 1, NULL);
-      if (st != KL_OK && !code) {
-        fputs("kladder: error: ", stderr);
-        one_line(stderr, kl_last_error());
-        fputs(" (the run is not in the history)\n", stderr);
-        code = 2;
-      }
+      if (st != KL_OK && !code)
+        code = error_line("%s (the run is not in the history)",
+                          kl_last_error());
     }
     if (wrote == KL_OK && c->html &&
         kl_report_write_html(c->html, &from, 1, db) != KL_OK && !code) {

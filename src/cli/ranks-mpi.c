@@ -90,17 +90,20 @@ static void allreduce(void *context, void *values, int n, kl_type type,
                 MPI_COMM_WORLD);
 }
 
+/* Out of host memory on this rank: said, and every rank stopped. */
+static void *no_memory(void) {
+  fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
+          world.rank);
+  MPI_Abort(MPI_COMM_WORLD, 3);
+  return NULL;
+}
+
 static void *allreduce_start(void *context, void *values, int n,
                              kl_type type, kl_ranks_op op) {
   (void)context;
   const MPI_Datatype t = reduced_type(type);
   MPI_Request *req = malloc(sizeof *req);
-  if (!req) {
-    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
-            world.rank);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    return NULL;
-  }
+  if (!req) return no_memory();
   MPI_Iallreduce(MPI_IN_PLACE, values, n, t, reduced_op(op), MPI_COMM_WORLD,
                  req);
   return req;
@@ -123,12 +126,7 @@ typedef struct pending {
 static void *exchange_start(void *context, const kl_message *m, int count) {
   (void)context;
   pending *p = malloc(sizeof *p + sizeof(MPI_Request) * 2 * (size_t)count);
-  if (!p) {
-    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
-            world.rank);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    return NULL;
-  }
+  if (!p) return no_memory();
   p->count = 0;
   for (int i = 0; i < count; i++)
     if (m[i].bytes > INT_MAX) {
@@ -198,12 +196,7 @@ static void *shared_alloc(void *context, size_t bytes, void **parts) {
   (void)context;
   shared *h = malloc(sizeof *h);
   int *all = malloc(sizeof *all * 2 * (size_t)world.count);
-  if (!h || !all || bytes > (size_t)LLONG_MAX) {
-    fprintf(stderr, "kladder: error: rank %d: out of host memory\n",
-            world.rank);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    return NULL;
-  }
+  if (!h || !all || bytes > (size_t)LLONG_MAX) return no_memory();
   const int hosts = pretend_hosts();
   if (hosts)
     MPI_Comm_split(MPI_COMM_WORLD, world.rank % hosts, world.rank, &h->host);

@@ -40,13 +40,6 @@ static const char usage_report[] =
     "exit codes: 0 written, 2 bad usage or a file that cannot be read or\n"
     "written (one line naming it; nothing is written).\n";
 
-/* An error of the command, on one line whatever the path in it holds. */
-static void error_one_line(const char *text) {
-  fputs("kladder: error: ", stderr);
-  one_line(stderr, text);
-  fputc('\n', stderr);
-}
-
 int report_main(int argc, char **argv) {
   const char *out = NULL, *db_path = NULL, *machines = NULL,
              *backends = NULL;
@@ -86,6 +79,5 @@ int report_main(int argc, char **argv) {
           ? KL_USAGE
           : kl_report_write_html(out, inputs, (size_t)count, db);
   kl_history_close(db);
-  if (st != KL_OK) error_one_line(kl_last_error());
-  return st != KL_OK ? 2 : 0;
+  return st != KL_OK ? error_line("%s", kl_last_error()) : 0;
 }

@@ -27,6 +27,14 @@ int error_vline(const char *hint_command, const char *fmt, va_list ap) {
   return 2;
 }
 
+int error_line(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int code = error_vline(NULL, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
 void catch_stop_signals(void (*fn)(int)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

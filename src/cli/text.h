@@ -18,6 +18,10 @@ void one_line(FILE *f, const char *text);
  * not NULL ("": the command's own --help); returns 2, bad usage's exit
  * code. */
 int error_vline(const char *hint_command, const char *fmt, va_list ap);
+/* The same without the hint: a mistake or a failure of the command's own
+ * (a file that cannot be read or written). */
+PRINTF_LIKE(1, 2)
+int error_line(const char *fmt, ...);
 /* Whether s is written as a decimal number: an optional sign, then a
  * digit (or a point and a digit); no leading space, no hexadecimal, no
  * "nan" or "inf". strtod and strtol take more than the user means. */

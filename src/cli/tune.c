@@ -353,9 +353,7 @@ static int save(FILE *f, const char *path, int own_folder, char *const *text,
    * output's is. */
   if (own_folder) make_parents(path);
   if (kl__file_write(path, *text, *len) == KL_OK) return 0;
-  fputs("kladder: error: tune: ", stderr);
-  one_line(stderr, kl_last_error());
-  fputc('\n', stderr);
+  error_line("tune: %s", kl_last_error());
   return -1;
 }
 

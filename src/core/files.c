@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "tool.h"
 
 static char *copy_text(const char *text, const char *suffix) {
   char *copy = malloc(strlen(text) + strlen(suffix) + 1);
@@ -90,7 +89,10 @@ kl_status kl__output_file(const char *path, FILE **f, char **dest,
   *f = NULL;
   *temp = NULL;
   *dest = copy_text(path, "");
-  if (!*dest) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  if (!*dest) {
+    snprintf(why, why_size, "out of host memory");
+    return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+  }
   struct stat info;
   int ok;
   if (stat(path, &info) == 0) {

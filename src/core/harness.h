@@ -10,15 +10,9 @@
 #include <time.h>
 
 #include "internal.h"
+#include "tool.h"
 
 /* ---- files.c ----------------------------------------------------------- */
-/* Open the results file `path` for writing: *dest a copy of the path, *f
- * the stream, and *temp where it is written until it is complete (renamed
- * to *dest) or NULL for a device or pipe written directly. KL_USAGE, with
- * why the path cannot be written in `why`, where it cannot. */
-kl_status kl__output_file(const char *path, FILE **f, char **dest,
-                          char **temp, char *why, size_t why_size);
-
 /* An input file's size in bytes; KL_USAGE, with one line saying why, for
  * a file that is missing, unreadable, a directory, not a regular file or
  * empty. */
@@ -214,25 +208,16 @@ int64_t kl__instance_size(const kl_workload *w, const kl__instance *in,
 /* n, or the extents of a plan joined by 'x' ("MxNxK"). */
 void kl__shape_text(const kl_workload *w, const kl_plan *p, char *dst,
                     size_t size);
-/* Whether `name` is one of the comma-separated names in `list`. */
-int kl__listed(const char *list, const char *name);
 /* Selection by pattern (-w, -b, -r): a comma-separated list of names and
  * globs (fnmatch: *, ?, [...]) that select, and of the same after a '!'
  * that deselect: `name` is selected where no item excludes it and some
  * item includes it, or the list includes nothing (`!openacc`: every
- * other). kl__matches: whether one item (its '!' skipped) matches. */
+ * other). kl__selects and kl__matches (one item, its '!' skipped) are
+ * tool.h's. */
 int kl__is_pattern(const char *item);
-int kl__matches(const char *pattern, const char *name);
-int kl__selects(const char *list, const char *name);
 /* The same, where a list that includes nothing (or none) selects `name`
  * only if by_default. */
 int kl__selects_by_name(const char *list, const char *name, int by_default);
-/* Append to a bounded message. */
-void kl__append(char *dst, size_t size, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
 
 /* ---- plans made once: a run's planner ------------------------------------
  * Sizing asks for the plans of the same rung at the same size more than
@@ -688,8 +673,6 @@ int kl__same_problem(const kl_workload *w, const kl__instance *a,
                      const kl__instance *b);
 
 /* ---- the writers' shared parts (fields.c) -------------------------------- */
-/* PASS, FAIL, WRONG(expected), ... as the table and progress print it. */
-const char *kl__check_text(const kl_result *r);
 /* "ceiling,vendor,known-wrong", the flags that apply. */
 void kl__flags_text(unsigned flags, char *dst, size_t size);
 

@@ -57,11 +57,16 @@ void kl__json_write_number(FILE *f, double v) {
     return;
   }
   char text[40];
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(text, sizeof text, "%.*g", digits, v);
-    if (strtod(text, NULL) == v) break;
-  }
+  kl__exact_number(v, text, sizeof text);
   fputs(text, f);
+}
+
+void kl__exact_number(double v, char *dst, size_t size) {
+  if (!dst || size == 0) return;
+  for (int digits = 15; digits <= 17; digits++) {
+    snprintf(dst, size, "%.*g", digits, v);
+    if (strtod(dst, NULL) == v) return;
+  }
 }
 
 void kl__json_open(kl__json *j, const char *key, char bracket, int lines) {

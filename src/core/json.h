@@ -31,5 +31,8 @@ void kl__json_null(kl__json *j, const char *key);
 /* The scalars alone. */
 void kl__json_write_string(FILE *f, const char *s);
 void kl__json_write_number(FILE *f, double v);
+/* v in its shortest form of 15 to 17 significant digits that reads back
+ * exactly (strtod): a JSON number's, and the results layer's CSV's. */
+void kl__exact_number(double v, char *dst, size_t size);
 
 #endif

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "tool.h"
 
 /* A sentence appended to a run's notes: each followed by a space (one is
  * put after a last sentence that was trimmed of it). */

@@ -427,17 +427,6 @@ static kl_status apply_input(const kl_workload *w, const char *path,
   return check_ranges(w, in);
 }
 
-int kl__listed(const char *list, const char *name) {
-  size_t len = strlen(name);
-  for (const char *p = list; p && *p;) {
-    const char *end = strchr(p, ',');
-    size_t item = end ? (size_t)(end - p) : strlen(p);
-    if (item == len && strncmp(p, name, len) == 0) return 1;
-    p = end ? end + 1 : NULL;
-  }
-  return 0;
-}
-
 int kl__is_pattern(const char *item) {
   return item[0] == '!' || strpbrk(item, "*?[") != NULL;
 }

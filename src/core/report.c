@@ -133,8 +133,8 @@ static void format_spread(const kl_result *r, char *dst, size_t size) {
   else snprintf(dst, size, s < 0.1 ? "%.2f%%" : "%.0f%%", 100 * s);
 }
 
-static void format_time(double s, char *dst, size_t size) {
-  if (s <= 0) snprintf(dst, size, "-");
+void kl__time_text(double s, char *dst, size_t size) {
+  if (!(s > 0) || !isfinite(s)) snprintf(dst, size, "-");
   else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
   else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
   else snprintf(dst, size, "%.3f s", s);
@@ -151,7 +151,7 @@ static void cell_text(const column *c, const kl_report *rep,
     if (v.present && v.text && v.text[0]) snprintf(dst, size, "%s", v.text);
     break;
   case CELL_TIME:
-    if (v.present) format_time(v.number, dst, size);
+    if (v.present) kl__time_text(v.number, dst, size);
     break;
   case CELL_RATE:
     if (v.present) snprintf(dst, size, "%.1f %s", v.number, r->unit);
@@ -270,10 +270,10 @@ static void print_overlap(const kl_report *rep, FILE *f) {
         (r->overlap <= 0 && r->trace_lost == 0))
       continue;
     char t[32];
-    format_time(kl__trace_wall(r->trace, r->trace_count), t, sizeof t);
+    kl__time_text(kl__trace_wall(r->trace, r->trace_count), t, sizeof t);
     fprintf(f, "%s %s, last run: wall %s; busy", r->workload, r->rung, t);
     for (int k = 0; k < r->phase_count; k++) {
-      format_time(kl__trace_busy(r->trace, r->trace_count, k), t, sizeof t);
+      kl__time_text(kl__trace_busy(r->trace, r->trace_count, k), t, sizeof t);
       fprintf(f, "%s %s %s", k ? "," : "", r->phase_names[k], t);
     }
     if (r->overlap > 0) fprintf(f, "; overlap %.3f\n", r->overlap);
@@ -293,18 +293,18 @@ static void print_ranks(const kl_report *rep, FILE *f) {
         (r->efficiency <= 0 && !phases))
       continue;
     char t[32], alone[32];
-    format_time(r->t_median, t, sizeof t);
+    kl__time_text(r->t_median, t, sizeof t);
     fprintf(f, "%s %s: %d ranks", r->workload, r->rung, r->ranks);
     const int *d = res->plan.rank_grid;
     if (d[0] > 0) fprintf(f, " (%d x %d x %d)", d[0], d[1], d[2]);
     fprintf(f, " %s", t);
     if (r->efficiency > 0) {
-      format_time(r->one_rank_seconds, alone, sizeof alone);
+      kl__time_text(r->one_rank_seconds, alone, sizeof alone);
       fprintf(f, ", rank 0 alone %s%s: efficiency %.2f", alone,
               res->plan.strong ? " (the whole problem)" : "", r->efficiency);
     }
     for (int k = 0; phases && k < r->phase_count; k++) {
-      format_time(r->phase_median[k], t, sizeof t);
+      kl__time_text(r->phase_median[k], t, sizeof t);
       fprintf(f, "%s %s %s (%.0f%%)", k ? "," : "; phases", r->phase_names[k],
               t, r->t_median > 0 ? 100 * r->phase_median[k] / r->t_median : 0);
     }
@@ -333,7 +333,7 @@ static void print_builds(const kl_report *rep, FILE *f) {
           b->pub.setup_build_seconds <= 0)
         continue;
       char t[32];
-      format_time(b->pub.setup_build_seconds, t, sizeof t);
+      kl__time_text(b->pub.setup_build_seconds, t, sizeof t);
       fprintf(f, "%s %s %s", shown++ ? "," : "", b->pub.rung, t);
     }
     fputc('\n', f);
@@ -465,7 +465,7 @@ static void print_floors(const kl_report *rep, FILE *f) {
     }
     if (!near) continue;
     char t[32];
-    format_time(a->launch_floor, t, sizeof t);
+    kl__time_text(a->launch_floor, t, sizeof t);
     fprintf(f, "launch floor, %s: an empty launch takes %s between events; "
             "%d result%s within %dx of it, mostly launch:", a->pub.backend,
             t, near, near == 1 ? "" : "s", NEAR_FLOOR);
@@ -713,7 +713,7 @@ static void brief_row(FILE *f, const kl__result *res, int width) {
       spd[16] = "-";
   snprintf(where, sizeof where, "%s", r->backend);
   if (r->device > 0) kl__append(where, sizeof where, ":%d", r->device);
-  format_time(r->status == KL_OK ? r->t_median : 0, med, sizeof med);
+  kl__time_text(r->status == KL_OK ? r->t_median : 0, med, sizeof med);
   format_spread(r, spread, sizeof spread);
   if (r->status == KL_OK) rate_text(r->merit, r->unit, rate, sizeof rate);
   else snprintf(rate, sizeof rate, "-");
@@ -823,14 +823,22 @@ kl_status kl_report_print(const kl_report *rep, FILE *f) {
 
 /* ---- CSV ------------------------------------------------------------------- */
 
-static void csv_string(FILE *f, const char *s) {
+/* s as a CSV field, quoted (quotes doubled) where `always` or where it
+ * holds a comma, a quote or a line break. */
+static void csv_string(FILE *f, const char *s, int always) {
+  if (!always && !strpbrk(s, ",\"\r\n")) {
+    fputs(s, f);
+    return;
+  }
   fputc('"', f);
-  for (; s && *s; s++) {
+  for (; *s; s++) {
     if (*s == '"') fputc('"', f);
     fputc(*s, f);
   }
   fputc('"', f);
 }
+
+void kl__csv_text(FILE *f, const char *s) { csv_string(f, s, 0); }
 
 /* Names, types, units and the check are written bare unless they hold a
  * comma, a quote or a line break (an input file's name may); other texts
@@ -865,14 +873,13 @@ static void csv_row(FILE *f, const kl_report *rep, const kl__result *res) {
     kl__field_get(fd, rep, res, 0, &v);
     if (fd->kind == KL__TEXT) {
       const char *t = v.text ? v.text : "";
-      if (bare(fd->name) && !t[strcspn(t, ",\"\r\n")]) fputs(t, f);
-      else csv_string(f, t);
+      csv_string(f, t, !bare(fd->name));
     } else if (fd->kind == KL__PAIRS) {
       char text[512] = "";
       for (int k = 0; k < v.count; k++)
         kl__append(text, sizeof text, "%s%s=%.9g", k ? ";" : "", v.names[k],
                    v.numbers[k]);
-      csv_string(f, text);
+      csv_string(f, text, 1);
     } else if (fd->kind != KL__LIST && fd->kind != KL__EVENTS &&
                fd->kind != KL__RANK_RUNS && v.present) {
       fprintf(f, kl__field_format(fd), v.number);
@@ -1050,9 +1057,7 @@ static void trace_meta(FILE *f, int pid, int tid, const char *what,
   fputs("}},\n", f);
 }
 
-/* A time in microseconds to the nanosecond, from whole nanoseconds, so
- * that an event written inside another stays inside it as written. */
-static void trace_ns(FILE *f, const char *key, long long ns) {
+void kl__trace_ns(FILE *f, const char *key, long long ns) {
   if (ns < 0) ns = 0;
   fprintf(f, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
 }
@@ -1090,8 +1095,8 @@ static void trace_ranks(FILE *f, const kl_report *rep, double zero) {
                 pid);
         kl__json_write_string(f, name);
         fputs(", \"cat\": \"run\"", f);
-        trace_ns(f, "ts", from);
-        trace_ns(f, "dur", to - from);
+        kl__trace_ns(f, "ts", from);
+        kl__trace_ns(f, "dur", to - from);
         fprintf(f, ", \"args\": {\"result\": %zu, \"run\": %d", i + 1,
                 u->run);
         double sum = 0;
@@ -1113,8 +1118,8 @@ static void trace_ranks(FILE *f, const kl_report *rep, double zero) {
           kl__json_write_string(f, r->phase_names[p]);
           fputs(", \"cat\": ", f);
           kl__json_write_string(f, r->phase_names[p]);
-          trace_ns(f, "ts", cursor);
-          trace_ns(f, "dur", end - cursor);
+          kl__trace_ns(f, "ts", cursor);
+          kl__trace_ns(f, "dur", end - cursor);
           fputs("},\n", f);
           cursor = end;
         }

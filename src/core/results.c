@@ -227,10 +227,6 @@ const char *kl_results_warning(const kl_results *r) {
   return r ? r->warning : "";
 }
 
-const json_value *kl__results_root(const kl_results *r) {
-  return r ? r->root : NULL;
-}
-
 /* Field `field` of result `result`: its JSON value (NULL where absent or
  * null: not measured). */
 static kl_status value_of(const kl_results *r, size_t result, size_t field,

@@ -1,7 +1,7 @@
-/* The command's helpers: what src/cli calls besides the installed API,
- * and the tests with it. Not installed; exported from libkladder.so only
- * in its private node (src/kladder.map), which may change in any
- * release. */
+/* The command's helpers: what src/cli and the results layer (src/results)
+ * call besides the installed API, and the tests with them. Not installed;
+ * those the command takes are exported from libkladder.so only in its
+ * private node (src/kladder.map), which may change in any release. */
 #ifndef KLADDER_TOOL_H
 #define KLADDER_TOOL_H
 
@@ -25,10 +25,6 @@ typedef enum kl__field_id {
   KL__F_COUNT
 } kl__field_id;
 
-/* A results file's JSON document, as kl_results_read read and validated
- * it: for the command's readers that walk it beyond the fields (compare's
- * runs, the report's notes). The results own it. */
-const json_value *kl__results_root(const kl_results *r);
 /* One result of a results file as the command's readers take it, every
  * field named once, here (results.c), after the field table: its texts
  * point into the file's tree ("" where absent or null), its numbers NAN
@@ -84,6 +80,14 @@ void kl__results_run(const kl_results *r, kl__run_view *out);
 kl_status kl__results_parse(const char *name, const char *text, size_t len,
                             kl_results **out);
 
+/* Open the output file `path` (not "-") for writing: *dest a copy of the
+ * path, *f the stream, and *temp where it is written until it is complete
+ * (renamed to *dest) or NULL for a device or pipe written directly.
+ * KL_USAGE, with why the path cannot be written in `why`, where it cannot.
+ * For outputs opened together and written all or none (compare's). */
+kl_status kl__output_file(const char *path, FILE **f, char **dest,
+                          char **temp, char *why, size_t why_size);
+
 /* A whole text written to a path as every output of the library is: a
  * regular file or a new path under a temporary name renamed into place, a
  * device, a pipe or a link to one written in place (never replaced), "-"
@@ -129,6 +133,26 @@ kl_status kl__list_write_json(FILE *f, const char *workloads);
 kl_status kl__shape_parse_dims(const char *text, kl_shape *s);
 kl_status kl__shape_parse_leads(const char *text, kl_shape *s);
 kl_status kl__shape_parse_scalars(const char *text, kl_shape *s);
+
+/* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
+ * comma, a quote or a line break (report.c). */
+void kl__csv_text(FILE *f, const char *s);
+/* A time as kladder run's table shows it, three significant digits or
+ * more ("12.34 us", "1.500 ms", "2.000 s"); "-" where not above 0. */
+void kl__time_text(double s, char *dst, size_t size);
+/* A Chrome trace's member `key` (", \"ts\": 1.234"): a time in
+ * microseconds to the nanosecond, from whole nanoseconds, so that an
+ * event written inside another stays inside it as written (report.c). */
+void kl__trace_ns(FILE *f, const char *key, long long ns);
+/* printf's text appended to dst's, within its size. */
+void kl__append(char *dst, size_t size, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* PASS, FAIL, WRONG(expected), ... as the table and progress print it
+ * (fields.c). */
+const char *kl__check_text(const kl_result *r);
 
 /* `text` at most `width` columns a line, broken between words (a word
  * longer than the line stands alone), later lines indented by `indent`,

@@ -42,7 +42,6 @@
 
 #include "harness.h"
 #include "json-read.h"
-#include "tool.h"
 
 #define MAX_DEVICES 32
 

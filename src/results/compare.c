@@ -20,14 +20,10 @@
 #include "../core/internal.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "kladder-run.h"
 #include "../core/tool.h"
@@ -683,14 +679,6 @@ const char *kl_comparison_warning(const kl_comparison *c) {
 
 /* ---- the table ----------------------------------------------------------- */
 
-/* As kladder run's table: a time with three significant digits or more. */
-static void time_text(double s, char *dst, size_t size) {
-  if (!(s > 0) || !isfinite(s)) snprintf(dst, size, "-");
-  else if (s < 1e-3) snprintf(dst, size, "%.2f us", s * 1e6);
-  else if (s < 1.0) snprintf(dst, size, "%.3f ms", s * 1e3);
-  else snprintf(dst, size, "%.3f s", s);
-}
-
 static void ratio_text(double r, char *dst, size_t size) {
   if (!(r > 0) || !isfinite(r)) snprintf(dst, size, "-");
   else snprintf(dst, size, r < 100 ? "%.2fx" : "%.0fx", r);
@@ -751,8 +739,8 @@ static void table_row(FILE *f, const pair *p) {
   else
     snprintf(rung, sizeof rung, "%s", p->b->rung);
   backend_text(p, where, sizeof where);
-  time_text(p->b->state == SIDE_OK ? p->b->median : NAN, bt, sizeof bt);
-  time_text(p->n->state == SIDE_OK ? p->n->median : NAN, nt, sizeof nt);
+  kl__time_text(p->b->state == SIDE_OK ? p->b->median : NAN, bt, sizeof bt);
+  kl__time_text(p->n->state == SIDE_OK ? p->n->median : NAN, nt, sizeof nt);
   ratio_text(p->ratio, ratio, sizeof ratio);
   ratio_text(p->ceil_ratio, ceil, sizeof ceil);
   interval_text(p, iv, sizeof iv);
@@ -1164,11 +1152,11 @@ static int write_section(FILE *f, const kl_comparison *c) {
       html_cell(f, "t", text);
       backend_text(p, text, sizeof text);
       html_cell(f, "t", text);
-      time_text(p->b->state == SIDE_OK ? p->b->median : NAN, text,
-                sizeof text);
+      kl__time_text(p->b->state == SIDE_OK ? p->b->median : NAN, text,
+                    sizeof text);
       html_cell(f, NULL, text);
-      time_text(p->n->state == SIDE_OK ? p->n->median : NAN, text,
-                sizeof text);
+      kl__time_text(p->n->state == SIDE_OK ? p->n->median : NAN, text,
+                    sizeof text);
       html_cell(f, NULL, text);
       ratio_text(p->ratio, text, sizeof text);
       html_cell(f, NULL, text);
@@ -1274,13 +1262,7 @@ kl_status kl_comparison_write(const kl_comparison *c, kl_format format,
   kl_status st = kl_comparison_print(c, format, f);
   if (fclose(f) != 0 && st == KL_OK)
     st = kl__usage(KL_NO_MEMORY, "out of memory");
-  if (st == KL_OK && strcmp(path, "-") == 0) {
-    if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0)
-      st = kl__usage(KL_IO, "cannot write to standard output: %s",
-                     strerror(errno));
-  } else if (st == KL_OK) {
-    st = kl__file_write(path, text, len);
-  }
+  if (st == KL_OK) st = kl__file_write(path, text, len); /* "-": stdout */
   free(text);
   return st == KL_OK ? kl__done(KL_OK) : st;
 }

@@ -2,21 +2,14 @@
  * from the embedded sources, and the diff of two rungs' code (see
  * lesson.h). */
 #include "lesson.h"
+#include "results.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <kladder-run.h>
-
-static void say(char *err, size_t errlen, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-}
 
 static const kl__lesson_file *source(const char *path) {
   for (const kl__lesson_file *f = kl__lesson_files; f->path; f++)
@@ -200,28 +193,22 @@ static int kernel_code(lesson *l, const char *folder, const char *spec,
   char copy[256];
   snprintf(copy, sizeof copy, "%s", spec);
   char *file = strtok(copy, " \t");
-  if (!file) {
-    say(err, errlen, "an empty Kernel: line");
-    return -1;
-  }
+  if (!file) return kl__said(-1, err, errlen, "an empty Kernel: line");
   char path[320];
   if (strncmp(file, "backends/", 9) == 0 || strncmp(file, "workloads/", 10) == 0)
     snprintf(path, sizeof path, "%s", file);
   else snprintf(path, sizeof path, "%s%s", folder, file);
   const kl__lesson_file *f = source(path);
-  if (!f) {
-    say(err, errlen, "Kernel: file src/%s is not among the embedded sources",
-        path);
-    return -1;
-  }
+  if (!f)
+    return kl__said(-1, err, errlen, "Kernel: file src/%s is not among "
+                    "the embedded sources", path);
   int symbols = 0;
   for (char *sym = strtok(NULL, " \t"); sym;
        sym = strtok(NULL, " \t"), symbols++) {
     size_t from, to;
-    if (definition(f->text, f->length, sym, &from, &to) != 0) {
-      say(err, errlen, "no definition of %s in src/%s", sym, path);
-      return -1;
-    }
+    if (definition(f->text, f->length, sym, &from, &to) != 0)
+      return kl__said(-1, err, errlen, "no definition of %s in src/%s", sym,
+                      path);
     if (l->line_count > 0 && add_line(l, NULL, 0, "", 0) != 0) return -1;
     int number = line_of(f->text, from);
     for (size_t at = from; at < to; number++) {
@@ -232,10 +219,8 @@ static int kernel_code(lesson *l, const char *folder, const char *spec,
       at = e + 1;
     }
   }
-  if (symbols == 0) {
-    say(err, errlen, "Kernel: %s names no symbol", file);
-    return -1;
-  }
+  if (symbols == 0)
+    return kl__said(-1, err, errlen, "Kernel: %s names no symbol", file);
   return 0;
 }
 
@@ -248,10 +233,9 @@ void kl__lesson_free(lesson *l) {
 int kl__lesson_find(const char *workload, const char *rung, lesson *out,
                     char *err, size_t errlen) {
   memset(out, 0, sizeof *out);
-  if (!kl__lesson_embedded) {
-    say(err, errlen, "this build has no lessons (built with KL_LESSONS=OFF)");
-    return -1;
-  }
+  if (!kl__lesson_embedded)
+    return kl__said(-1, err, errlen, "this build has no lessons (built "
+                    "with KL_LESSONS=OFF)");
   for (const kl__lesson_file *f = kl__lesson_files; f->path; f++) {
     const size_t pl = strlen(f->path);
     if (pl < 10 || strcmp(f->path + pl - 10, "LESSONS.md") != 0) continue;
@@ -292,8 +276,7 @@ int kl__lesson_find(const char *workload, const char *rung, lesson *out,
       if (append(&out->text, &text_used, sep, strlen(sep)) != 0 ||
           append(&out->text, &text_used, piece, strlen(piece)) != 0) {
         kl__lesson_free(out);
-        say(err, errlen, "out of memory");
-        return -1;
+        return kl__said(-1, err, errlen, "out of memory");
       }
       blank = 0;
     }
@@ -301,16 +284,12 @@ int kl__lesson_find(const char *workload, const char *rung, lesson *out,
     /* The workload's folder: the lesson file's. */
     char folder[256];
     snprintf(folder, sizeof folder, "%.*s", (int)(pl - 10), f->path);
-    if (!out->text) {
-      say(err, errlen, "the lesson of %s %s in src/%s has no text", workload,
-          rung, f->path);
-      return -1;
-    }
-    if (out->kernel_count == 0) {
-      say(err, errlen, "the lesson of %s %s in src/%s has no Kernel: line",
-          workload, rung, f->path);
-      return -1;
-    }
+    if (!out->text)
+      return kl__said(-1, err, errlen, "the lesson of %s %s in src/%s has "
+                      "no text", workload, rung, f->path);
+    if (out->kernel_count == 0)
+      return kl__said(-1, err, errlen, "the lesson of %s %s in src/%s has "
+                      "no Kernel: line", workload, rung, f->path);
     err[0] = '\0';
     for (int k = 0; k < out->kernel_count; k++)
       if (kernel_code(out, folder, out->kernels[k], err, errlen) != 0) {
@@ -321,9 +300,8 @@ int kl__lesson_find(const char *workload, const char *rung, lesson *out,
       }
     return 0;
   }
-  say(err, errlen, "no lesson for %s %s in any src/workloads/*/LESSONS.md",
-      workload, rung);
-  return -1;
+  return kl__said(-1, err, errlen, "no lesson for %s %s in any "
+                  "src/workloads/*/LESSONS.md", workload, rung);
 }
 
 /* ---- the diff ------------------------------------------------------------ */

@@ -34,7 +34,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1791,11 +1790,6 @@ static const json_value *rank_runs_of(const row *r) {
   return runs && runs->kind == JSON_ARRAY ? runs : NULL;
 }
 
-static void trace_ns(FILE *t, const char *key, long long ns) {
-  if (ns < 0) ns = 0;
-  fprintf(t, ", \"%s\": %lld.%03lld", key, ns / 1000, ns % 1000);
-}
-
 /* Over several ranks, as `kladder run --trace` writes it: a process per
  * rank (pids after *pid) holding each run of each result on that rank,
  * from the file's from_s, and its phases nested in it, end to end, where
@@ -1834,16 +1828,16 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
         const json_value *ph = &u->items[4];
         fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, \"name\": ",
                 p);
-        kl__json_text(t, name);
+        kl__json_write_string(t, name);
         fputs(", \"cat\": \"run\"", t);
-        trace_ns(t, "ts", a);
-        trace_ns(t, "dur", b - a);
+        kl__trace_ns(t, "ts", a);
+        kl__trace_ns(t, "dur", b - a);
         fprintf(t, ", \"args\": {\"run\": %.0f", u->items[1].number);
         double sum = 0;
         for (size_t q = 0; q < ph->count; q++) {
           if (ph->items[q].kind != JSON_NUMBER) continue;
           fputs(", ", t);
-          kl__json_text(t, ph->keys[q]);
+          kl__json_write_string(t, ph->keys[q]);
           fprintf(t, ": %s", ph->items[q].text);
           sum += ph->items[q].number;
         }
@@ -1857,11 +1851,11 @@ static size_t rank_processes(report *rep, FILE *t, int *pid) {
           if (end <= at) continue;
           fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": 0, "
                   "\"name\": ", p);
-          kl__json_text(t, ph->keys[q]);
+          kl__json_write_string(t, ph->keys[q]);
           fputs(", \"cat\": ", t);
-          kl__json_text(t, ph->keys[q]);
-          trace_ns(t, "ts", at);
-          trace_ns(t, "dur", end - at);
+          kl__json_write_string(t, ph->keys[q]);
+          kl__trace_ns(t, "ts", at);
+          kl__trace_ns(t, "dur", end - at);
           fputs("},\n", t);
           at = end;
         }
@@ -1898,16 +1892,16 @@ static void chrome_trace_link(report *rep) {
     char name[200];
     snprintf(name, sizeof name, "%s %s %s %s", r->workload, r->rung,
              r->type, r->shape);
-    kl__json_text(t, name);
+    kl__json_write_string(t, name);
     fputs("}},\n", t);
     for (size_t k = 0; k < events->count && k < share; k++) {
       const json_value *e = &events->items[k];
       if (!event_ok(e)) continue;
       fprintf(t, "{\"ph\": \"X\", \"pid\": %d, \"tid\": %d, \"name\": ", pid,
               (int)e->items[0].number + 1);
-      kl__json_text(t, e->items[1].text);
+      kl__json_write_string(t, e->items[1].text);
       fputs(", \"cat\": ", t);
-      kl__json_text(t, e->items[1].text);
+      kl__json_write_string(t, e->items[1].text);
       fprintf(t, ", \"ts\": %.4f, \"dur\": %.4f},\n", e->items[3].number * 1e6,
               (e->items[4].number - e->items[3].number) * 1e6);
     }

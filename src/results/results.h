@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../core/json.h" /* the one JSON writer, kl__exact_number */
 #include "kladder-run.h"
 
 /* A function whose argument f is a printf format, its arguments from a. */
@@ -51,16 +52,10 @@ const char *kl__field_key(int id);
 /* Whether `name` is an item of `list`, a results file's flags
  * ("ceiling,vendor"; items apart by ',', ';' or a space). */
 int kl__flagged(const char *list, const char *name);
-/* s as a CSV field: as it is, or quoted (quotes doubled) where it holds a
- * comma, a quote or a line break. */
-void kl__csv_text(FILE *f, const char *s);
 /* s as a JSON string: quoted, a quote and a backslash escaped, a line
  * break and a tab as JSON's short escapes, any other control character
  * (and DEL) as a \u escape; NULL is "". */
 void kl__json_text(FILE *f, const char *s);
-/* v in its shortest form of 15 to 17 significant digits that reads back
- * exactly (strtod). */
-void kl__exact_number(double v, char *dst, size_t size);
 /* The columns s takes in a terminal: one a character (UTF-8). */
 int kl__text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */

@@ -1,15 +1,9 @@
-/* The command's shared text helpers (text.h). */
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
+/* The text the results layer and the command share (results.h). */
 #include "results.h"
 
-#include <ctype.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "kladder-run.h"
 
@@ -77,19 +71,6 @@ int kl__flagged(const char *list, const char *name) {
   return 0;
 }
 
-void kl__csv_text(FILE *f, const char *s) {
-  if (!strpbrk(s, ",\"\r\n")) {
-    fputs(s, f);
-    return;
-  }
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 void kl__json_text(FILE *f, const char *s) {
   fputc('"', f);
   for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
@@ -100,14 +81,6 @@ void kl__json_text(FILE *f, const char *s) {
     else fputc(*p, f);
   }
   fputc('"', f);
-}
-
-void kl__exact_number(double v, char *dst, size_t size) {
-  if (!dst || size == 0) return;
-  for (int digits = 15; digits <= 17; digits++) {
-    snprintf(dst, size, "%.*g", digits, v);
-    if (strtod(dst, NULL) == v) return;
-  }
 }
 
 /* ---- text in columns ----------------------------------------------------- */
