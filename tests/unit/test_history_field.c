@@ -24,7 +24,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "expect.h"
 #include "kladder-run.h"
 
 #ifndef KL_HAVE_SQLITE
@@ -34,6 +33,8 @@ int main(void) {
 }
 #else
 #include <sqlite3.h>
+
+#include "expect.h"
 
 static char dir[4096];
 static const char *kladder;
