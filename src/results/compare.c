@@ -837,13 +837,6 @@ static int write_table(FILE *f, const kl_comparison *c) {
 /* ---- CSV ----------------------------------------------------------------- */
 
 
-static void csv_number(FILE *f, double v) {
-  char text[40];
-  if (!isfinite(v)) return;
-  kl__exact_number(v, text, sizeof text);
-  fputs(text, f);
-}
-
 static const char csv_header[] =
     "workload,rung,backend,type,shape,op,inputs,params,ceiling,occurrence,"
     "base_device,new_device,base_device_name,new_device_name,base_median_s,"
@@ -871,38 +864,38 @@ static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
   fputc(',', f);
   kl__csv_text(f, n ? n->device_name : "");
   fputc(',', f);
-  csv_number(f, b ? b->median : NAN);
+  kl__csv_exact(f, b ? b->median : NAN);
   fputc(',', f);
-  csv_number(f, n ? n->median : NAN);
+  kl__csv_exact(f, n ? n->median : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->ratio : NAN);
+  kl__csv_exact(f, p ? p->ratio : NAN);
   fputc(',', f);
-  csv_number(f, b ? b->percent : NAN);
+  kl__csv_exact(f, b ? b->percent : NAN);
   fputc(',', f);
-  csv_number(f, n ? n->percent : NAN);
+  kl__csv_exact(f, n ? n->percent : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->ceil_ratio : NAN);
+  kl__csv_exact(f, p ? p->ceil_ratio : NAN);
   fputc(',', f);
   if (b) fprintf(f, "%zu", b->reps);
   fputc(',', f);
   if (n) fprintf(f, "%zu", n->reps);
   fputc(',', f);
-  csv_number(f, p ? p->u : NAN);
+  kl__csv_exact(f, p ? p->u : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->p : NAN);
+  kl__csv_exact(f, p ? p->p : NAN);
   fprintf(f, ",%s,%s,", p ? test_names[p->test] : "none",
           p && p->v <= V_MACHINE ? (p->few ? "1" : "0") : "");
   kl__csv_text(f, b ? b->check : "");
   fputc(',', f);
   kl__csv_text(f, n ? n->check : "");
   fprintf(f, ",%s,%d,", verdict_text, p ? p->regression : 0);
-  csv_number(f, p ? p->estimate : NAN);
+  kl__csv_exact(f, p ? p->estimate : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->lo : NAN);
+  kl__csv_exact(f, p ? p->lo : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->hi : NAN);
+  kl__csv_exact(f, p ? p->hi : NAN);
   fputc(',', f);
-  csv_number(f, p ? p->machine : NAN);
+  kl__csv_exact(f, p ? p->machine : NAN);
   fputc('\n', f);
 }
 
@@ -921,11 +914,6 @@ static int write_csv(FILE *f, const kl_comparison *c) {
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
-
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) csv_number(f, v);
-  else fputs("null", f);
-}
 
 static void json_key(FILE *f, const char *key, const char *text) {
   fprintf(f, "\"%s\": ", key);
@@ -959,9 +947,9 @@ static void json_side(FILE *f, const row *r) {
   fprintf(f, "{\"%s\": %d, ", kl__field_key(KL__F_device), r->device);
   json_key(f, kl__field_key(KL__F_device_name), r->device_name);
   fprintf(f, ", \"%s\": ", kl__field_key(KL__F_median_s));
-  json_num(f, r->median);
+  kl__json_exact(f, r->median);
   fprintf(f, ", \"%s\": ", kl__field_key(KL__F_percent_ceiling));
-  json_num(f, r->percent);
+  kl__json_exact(f, r->percent);
   fprintf(f, ", \"reps\": %zu, ", r->reps); /* own key: its timed runs */
   json_key(f, kl__field_key(KL__F_check), r->check);
   fputs(", ", f);
@@ -999,9 +987,9 @@ static int write_json(FILE *f, const kl_comparison *c) {
   fputs(",\n  \"new\": ", f);
   json_file(f, &c->new_);
   fputs(",\n  \"threshold\": ", f);
-  json_num(f, c->threshold);
+  kl__json_exact(f, c->threshold);
   fputs(", \"alpha\": ", f);
-  json_num(f, c->alpha);
+  kl__json_exact(f, c->alpha);
   fprintf(f, ", \"min_reps\": %d,\n  \"method\": \"two-sided Mann-Whitney "
           "U over the timed runs: exact without ties up to %d runs in all, "
           "else the normal approximation with tie and continuity "
@@ -1013,27 +1001,27 @@ static int write_json(FILE *f, const kl_comparison *c) {
     fprintf(f, "%s\n    {", i ? "," : "");
     json_identity(f, p->b);
     fputs(", \"time_ratio\": ", f);
-    json_num(f, p->ratio);
+    kl__json_exact(f, p->ratio);
     fputs(", \"ceiling_ratio\": ", f);
-    json_num(f, p->ceil_ratio);
+    kl__json_exact(f, p->ceil_ratio);
     fputs(", \"ratio_estimate\": ", f);
-    json_num(f, p->estimate);
+    kl__json_exact(f, p->estimate);
     fputs(", \"ratio_interval\": ", f);
     if (isnan(p->lo)) {
       fputs("null", f);
     } else {
       fputc('[', f);
-      json_num(f, p->lo);
+      kl__json_exact(f, p->lo);
       fputs(", ", f);
-      json_num(f, p->hi);
+      kl__json_exact(f, p->hi);
       fputc(']', f);
     }
     fputs(", \"machine_ratio\": ", f);
-    json_num(f, p->machine);
+    kl__json_exact(f, p->machine);
     fputs(", \"u\": ", f);
-    json_num(f, p->u);
+    kl__json_exact(f, p->u);
     fputs(", \"p_value\": ", f);
-    json_num(f, p->p);
+    kl__json_exact(f, p->p);
     fprintf(f, ", \"test\": \"%s\", \"few_reps\": %s, \"verdict\": \"%s\", "
             "\"regression\": %s, \"base\": ", test_names[p->test],
             p->v <= V_MACHINE && p->few ? "true" : "false",

@@ -1177,20 +1177,6 @@ static void print_table(FILE *f, const point *p, size_t n,
 }
 
 /* The fewest of 15 to 17 digits that read back as v. */
-static void shortest(FILE *f, double v) {
-  char b[40];
-  kl__exact_number(v, b, sizeof b);
-  fputs(b, f);
-}
-
-static void csv_number(FILE *f, int present, double v) {
-  if (present && isfinite(v)) shortest(f, v);
-}
-
-static void json_num(FILE *f, int present, double v) {
-  if (present && isfinite(v)) shortest(f, v);
-  else fputs("null", f);
-}
 
 /* A point's numbers in the order of the CSV's columns and the JSON's
  * members: each with its name and whether it is there. */
@@ -1242,7 +1228,7 @@ static void print_csv(FILE *f, const point *p, size_t n,
     number_field num[NUMBERS];
     point_numbers(r, num);
     for (int k = 0; k < NUMBERS; k++) {
-      csv_number(f, num[k].has, num[k].value);
+      kl__csv_exact(f, num[k].has ? num[k].value : NAN);
       fputc(',', f);
     }
     kl__csv_text(f, r->verdict);
@@ -1281,7 +1267,7 @@ static void print_json(FILE *f, const point *p, size_t n,
     point_numbers(r, num);
     for (int k = 0; k < NUMBERS; k++) {
       fprintf(f, "\"%s\": ", kl__field_key(num[k].field));
-      json_num(f, num[k].has, num[k].value);
+      kl__json_exact(f, num[k].has ? num[k].value : NAN);
       fputs(", ", f);
     }
     fprintf(f, "\"%s\": ", kl__field_key(KL__F_check));
@@ -1412,11 +1398,11 @@ static int run_check(FILE *f, const point *p, size_t n,
         fprintf(f, ", \"%s\": ", kl__field_key(KL__F_started));
         kl__json_text(f, c->started);
         fputs(", \"baseline_s\": ", f);
-        shortest(f, fd.base);
+        kl__json_exact(f, fd.base);
         fputs(", \"recent_s\": ", f);
-        shortest(f, fd.recent);
+        kl__json_exact(f, fd.recent);
         fputs(", \"ratio\": ", f);
-        shortest(f, fd.recent / fd.base);
+        kl__json_exact(f, fd.recent / fd.base);
         fprintf(f, ", \"runs\": %zu, \"baseline_runs\": %zu}", fd.runs,
                 fd.base_runs);
       } else {
@@ -1448,7 +1434,7 @@ static int run_check(FILE *f, const point *p, size_t n,
   if (json) {
     fprintf(f, "%s], \"series\": %zu, \"threshold\": ", flagged ? "\n" : "",
             series);
-    shortest(f, threshold);
+    kl__json_exact(f, threshold);
     fputs("}\n", f);
   } else if (flagged) {
     fprintf(f, "history: %zu of %zu series slower (the latest %d-%d runs "

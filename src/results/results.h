@@ -56,6 +56,12 @@ int kl__flagged(const char *list, const char *name);
  * break and a tab as JSON's short escapes, any other control character
  * (and DEL) as a \u escape; NULL is "". */
 void kl__json_text(FILE *f, const char *s);
+/* v in its shortest exact form (kl__exact_number) where finite; else
+ * nothing, an empty CSV field (csv), or null (json). Compare's and the
+ * history's outputs; the results files' writer (kl__json_write_number)
+ * writes whole numbers as integers instead. */
+void kl__csv_exact(FILE *f, double v);
+void kl__json_exact(FILE *f, double v);
 /* The columns s takes in a terminal: one a character (UTF-8). */
 int kl__text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */

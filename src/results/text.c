@@ -1,6 +1,7 @@
 /* The text the results layer and the command share (results.h). */
 #include "results.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,18 @@ void kl__json_text(FILE *f, const char *s) {
     else fputc(*p, f);
   }
   fputc('"', f);
+}
+
+void kl__csv_exact(FILE *f, double v) {
+  if (!isfinite(v)) return;
+  char text[40];
+  kl__exact_number(v, text, sizeof text);
+  fputs(text, f);
+}
+
+void kl__json_exact(FILE *f, double v) {
+  if (isfinite(v)) kl__csv_exact(f, v);
+  else fputs("null", f);
 }
 
 /* ---- text in columns ----------------------------------------------------- */
