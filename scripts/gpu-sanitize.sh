@@ -216,13 +216,13 @@ declare -A group=(
   [gemm-grid-race-f32]="$kl -t f32 -w gemm -s 2049x2177x3 --ld 2051,5,2050 --beta 0.5"
   # Grids of two blocks an SM and more with a part block, for kernels the
   # groups above launch only on smaller grids: map's vector kernel past a
-  # million elements, laplacian's vector z-march (rows a multiple of the
+  # million elements, laplacian's vector z-marches (rows a multiple of the
   # vector width, ny odd), cg's matrix-free rung past a thousand blocks of
   # rows, three iterations (an odd count: its last step on x after the
   # loop).
   [map-large]="$t/test_rungs --random-only --workloads map cuda 2000003"
-  [laplacian-vector-f64]="$kl -w laplacian -r cuda-zmarch-vector -s 512x255x34"
-  [laplacian-vector-f32]="$kl -t f32 -w laplacian -r cuda-zmarch-vector -s 512x255x34"
+  [laplacian-vector-f64]="$kl -w laplacian -r cuda-zmarch-vector,cuda-zmarch-prefetch -s 512x255x34"
+  [laplacian-vector-f32]="$kl -t f32 -w laplacian -r cuda-zmarch-vector,cuda-zmarch-prefetch -s 512x255x34"
   [cg-free]="$kl -w cg -r cuda-matrix-free -n 65 -p mode=fixed,maxit=3"
   # cuda-pipelined's residual replacement (every solve in tolerance mode
   # makes one where its recurrences say it converged) past a thousand

@@ -145,6 +145,17 @@ static __device__ __forceinline__ void kl_store_vector(V *p, V v) {
 #endif
 }
 
+/* A hint that the 16 bytes at p will be read soon: their line is fetched
+ * into L2 (prefetch.global.L2), with no register waiting for it and
+ * nothing to wait on. Nothing under HIP. */
+static __device__ __forceinline__ void kl_prefetch_l2(const void *p) {
+#if defined(KL_HAVE_HIP)
+  (void)p;
+#else
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+#endif
+}
+
 /* ---- asynchronous copies into shared memory --------------------------------
  * cp.async on NVIDIA GPUs (sm_80 and later); plain loads and stores under
  * HIP, where the copy is synchronous and the pipelines built on it run with

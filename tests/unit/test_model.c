@@ -573,7 +573,7 @@ static const struct {
     {"histogram", "cuda", U8, "cuda-best"},
     {"laplacian", "serial", F32 | F64, "serial"},
     {"laplacian", "openmp", F32 | F64, "openmp-streaming"},
-    {"laplacian", "cuda", F32 | F64, "cuda-zmarch-vector"},
+    {"laplacian", "cuda", F32 | F64, "cuda-zmarch-prefetch"},
     {"cg", "serial", F64, "serial"},
     {"cg", "openmp", F64, "openmp"},
     {"cg", "cuda", F64, "cuda-graph"},

@@ -344,6 +344,13 @@ static __device__ __forceinline__ float4 pack(const float *o) {
  * and 62 (f32), room for 4. */
 #define VECTOR_MIN_BLOCKS 5
 
+/* How many planes ahead of the one it loads a step the prefetching form
+ * asks L2 for (AHEAD below): 2, so plane k + 3 while it loads k + 2.
+ * Measured on the H200 at 512^3 f64 over 8-plane chunks (LESSONS.md): 1
+ * plane gained little (85% of the copy), 2 and 3 gave 90-91%, 4 no
+ * more. */
+#define PREFETCH_DISTANCE 2
+
 /* V points per thread along x, loaded and stored as one 16-byte vector.
  * The x neighbours at either end of the vector are the next lanes' end
  * elements, passed by shuffles; a lane at the tile's or the warp's edge
@@ -351,8 +358,10 @@ static __device__ __forceinline__ float4 pack(const float *o) {
  * the shuffles (lanes off the grid load and store nothing, `live`), since
  * a warp of 64 lanes holds two rows whose j may differ. The launcher runs
  * it only where every row starts on a 16-byte boundary (nx a multiple of
- * V, u and f aligned). */
-template <typename T>
+ * V, u and f aligned). AHEAD: each step also asks L2 for the plane
+ * PREFETCH_DISTANCE beyond the one it loads (cuda-zmarch-prefetch), so that
+ * more of u is on its way from memory than the registers hold. */
+template <typename T, bool AHEAD>
 __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmarch_vector_kernel(
     T *__restrict__ f, const T *__restrict__ u, grid3 g, coefficients<T> c,
     zsplit z) {
@@ -381,6 +390,8 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY, VECTOR_MIN_BLOCKS) void zmar
     for (int64_t k = k0; k < k1; k++, pos += slice) {
       W ahead = above, south = {}, north = {};
       if (live) {
+        if (AHEAD && k + 1 + PREFETCH_DISTANCE <= k1)
+          kl_prefetch_l2(u + pos + (1 + PREFETCH_DISTANCE) * slice);
         if (k + 1 < k1) ahead = *(const W *)(u + pos + 2 * slice);
         south = *(const W *)(u + pos - sy);
         north = *(const W *)(u + pos + sy);
@@ -474,8 +485,18 @@ __global__ __launch_bounds__(ZMARCH_BX * ZMARCH_BY) void zmarch_shared_kernel(
 /* The z-marching kernels: one block per tile and chunk, in address order;
  * the planes per chunk as measured best for each kernel (LESSONS.md), where
  * -p planes= does not give them. */
-typedef enum { ZMARCH_L1, ZMARCH_VECTOR, ZMARCH_SHARED, ZMARCH_KINDS } zmarch_kind;
-static const int zmarch_planes[ZMARCH_KINDS] = {8, 4, 16};
+typedef enum {
+  ZMARCH_L1,
+  ZMARCH_VECTOR,
+  ZMARCH_SHARED,
+  ZMARCH_PREFETCH,
+  ZMARCH_KINDS
+} zmarch_kind;
+/* Each kind's chunk where -p planes= is 0: as measured best, on the H100
+ * for the first three and on the H200 for the prefetching one (LESSONS.md:
+ * 10 planes there, within a point of the best of 6 to 16 at 512^3 and
+ * 1024^3 in f64 and f32). */
+static const int zmarch_planes[ZMARCH_KINDS] = {8, 4, 16, 10};
 
 template <typename T>
 struct zmarch_kernels {
@@ -486,7 +507,8 @@ struct zmarch_kernels {
 template <typename T>
 static zmarch_kernels<T> zmarch_kernels_of(void) {
   zmarch_kernels<T> k = {
-      {zmarch_kernel<T>, zmarch_vector_kernel<T>, zmarch_shared_kernel<T>}};
+      {zmarch_kernel<T>, zmarch_vector_kernel<T, false>,
+       zmarch_shared_kernel<T>, zmarch_vector_kernel<T, true>}};
   return k;
 }
 
@@ -516,11 +538,12 @@ static kl_status zmarch_on(const kl_args *a, zmarch_kind kind, grid3 g, T *f,
   const int vector = (int)(sizeof(typename vec16<T>::type) / sizeof(T));
   /* The vector loads need every row on a 16-byte boundary, and a row's
    * last vector inside it. */
-  if (kind == ZMARCH_VECTOR &&
+  if ((kind == ZMARCH_VECTOR || kind == ZMARCH_PREFETCH) &&
       (g.nx % vector != 0 || g.sy % vector != 0 || (uintptr_t)u % 16 != 0 ||
        (uintptr_t)f % 16 != 0))
     kind = ZMARCH_L1;
-  const int64_t width = ZMARCH_BX * (kind == ZMARCH_VECTOR ? vector : 1);
+  const bool vectors = kind == ZMARCH_VECTOR || kind == ZMARCH_PREFETCH;
+  const int64_t width = ZMARCH_BX * (vectors ? vector : 1);
   const int64_t tiles_x = (g.nx + width - 1) / width;
   const int64_t resident = a->state.integer[kind];
   /* A subdomain: as many tile rows as the GPU holds blocks, at most 65535
@@ -593,6 +616,12 @@ extern "C" kl_status kl__laplacian_gpu_zmarch(const kl_args *a) {
 extern "C" kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a) {
   KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
                     return zmarch<T>(a, ZMARCH_VECTOR));
+}
+
+/* cuda-zmarch-vector with each step's plane prefetch into L2. */
+extern "C" kl_status kl__laplacian_gpu_zmarch_prefetch(const kl_args *a) {
+  KL_FOR_FLOAT_TYPE(a->plan->type, T, return KL_USAGE,
+                    return zmarch<T>(a, ZMARCH_PREFETCH));
 }
 
 /* The points lo .. hi - 1 alone (laplacian-dist's overlapped rung: the

@@ -252,9 +252,15 @@ static const kl_rung rungs[] = {
             .family = &gpu_family),
     KL_RUNG("cuda-zmarch-vector", gpu, "cuda-zmarch over 4 planes with "
             "16-byte vector loads and stores along x (nx a multiple of 2 f64 "
-            "or 4 f32; else as cuda-zmarch)", .library = FLOATS,
+            "or 4 f32; else as cuda-zmarch)",
             .tunings = KL_PARAM_BIT(LAP_P_PLANES),
             .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_vector),
+            .family = &gpu_family),
+    KL_RUNG("cuda-zmarch-prefetch", gpu, "cuda-zmarch-vector over 10 planes, "
+            "each step asking L2 for the plane 3 ahead: more bytes in flight "
+            "than the registers hold", .library = FLOATS,
+            .tunings = KL_PARAM_BIT(LAP_P_PLANES),
+            .run = KL_GPU_FN(kl__laplacian_gpu_zmarch_prefetch),
             .family = &gpu_family),
     KL_RUNG("openacc", openacc, "rows over gangs (collapse(2)), each row's "
             "points over 128 vector lanes", .peer = "cuda-kernel1",
@@ -350,9 +356,10 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
                          "2, 4, 8 or 16)",
                  .default_value = 4, .min = 1, .max = 16,
                  .tune_values = "1,2,4,8,16"},
-    /* 0: each z-marching kernel's chunk as measured best on the H100
-     * (LESSONS.md, "What did not work"): 8 planes for cuda-zmarch, 4 for
-     * the vector kernel, 16 for the shared-memory one. */
+    /* 0: each z-marching kernel's chunk as measured best (LESSONS.md,
+     * "What did not work"): on the H100 8 planes for cuda-zmarch, 4 for
+     * the vector kernel, 16 for the shared-memory one; on the H200 10 for
+     * the prefetching one. */
     [LAP_P_PLANES] = {.name = "planes", .kind = KL_PARAM_INT,
                       .flags = KL_PARAM_TUNING,
                       .help = "planes per chunk of the z-marching GPU "

@@ -133,6 +133,7 @@ kl_status kl__laplacian_gpu_streaming(const kl_args *a);
  * blocks of each z-marching kernel. */
 kl_status kl__laplacian_gpu_zmarch(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_vector(const kl_args *a);
+kl_status kl__laplacian_gpu_zmarch_prefetch(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_shared(const kl_args *a);
 kl_status kl__laplacian_gpu_zmarch_setup(kl_args *a);
 /* cuda-zmarch-vector over the points lo .. hi - 1 of the plan's grid
