@@ -1069,25 +1069,16 @@ static int write_json(FILE *f, const kl_comparison *c) {
 static void html_cell(FILE *f, const char *cls, const char *text) {
   fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
           cls ? "\"" : "");
-  kl__html_escape(f, text);
-  fputs("</td>", f);
+  kl__html_text(f, "", text, "</td>");
 }
 
 static void html_side(FILE *f, const char *which, const side *s) {
   fprintf(f, "<p><b>%s</b> ", which);
-  kl__html_escape(f, s->name);
-  fputs(": kladder ", f);
+  kl__html_text(f, "", s->name, ": kladder ");
   kl__html_escape(f, s->kladder[0] ? s->kladder : "?");
-  if (s->commit[0]) {
-    fputs(" (", f);
-    kl__html_escape(f, s->commit);
-    fputc(')', f);
-  }
-  fputs(", ", f);
-  kl__html_escape(f, s->started);
-  fputs(" | CPU: ", f);
-  kl__html_escape(f, s->cpu);
-  fputs(" | GPU: ", f);
+  if (s->commit[0]) kl__html_text(f, " (", s->commit, ")");
+  kl__html_text(f, ", ", s->started, " | CPU: ");
+  kl__html_text(f, "", s->cpu, " | GPU: ");
   kl__html_escape(f, s->gpu && s->gpu[0] ? s->gpu : "none");
   if (s->interrupted) fputs(" | interrupted", f);
   fputs("</p>\n", f);
@@ -1179,19 +1170,15 @@ static int write_section(FILE *f, const kl_comparison *c) {
     fprintf(f, "<li>few reps: fewer than %d timed runs on a side, or too few "
             "for the test to reach p &lt; %g at all: the time ratio alone "
             "decides.</li>\n", MIN_REPS, c->alpha);
-  for (size_t i = 0; i < c->note_count; i++) {
-    fputs("<li>", f);
-    kl__html_escape(f, c->notes[i]);
-    fputs("</li>\n", f);
-  }
+  for (size_t i = 0; i < c->note_count; i++)
+    kl__html_text(f, "<li>", c->notes[i], "</li>\n");
   for (int pass = 0; pass < 2; pass++) {
     const side *s = pass ? &c->new_ : &c->base;
     for (size_t i = 0; i < s->count; i++) {
       if (s->rows[i].matched) continue;
       label(&s->rows[i], text, sizeof text);
       fprintf(f, "<li>only in %s: ", pass ? "NEW" : "BASE");
-      kl__html_escape(f, text);
-      fputs("</li>\n", f);
+      kl__html_text(f, "", text, "</li>\n");
     }
   }
   fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu machine, %zu same, "

@@ -41,6 +41,10 @@ const char *kl__shown(const char *arg, char dst[SHOWN_SIZE]);
 int kl__in_list(const char *list, const char *name);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void kl__html_escape(FILE *f, const char *s);
+/* before and after as they are, s escaped between them: an element's
+ * text, or an attribute's value, in one call. */
+void kl__html_text(FILE *f, const char *before, const char *s,
+                   const char *after);
 /* A message into dst (size bytes, cut to fit), printf-like; returns
  * `code`, so that a function refusing its input says why and returns its
  * failure in one statement. */

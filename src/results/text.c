@@ -48,6 +48,13 @@ void kl__html_escape(FILE *f, const char *s) {
   }
 }
 
+void kl__html_text(FILE *f, const char *before, const char *s,
+                   const char *after) {
+  fputs(before, f);
+  kl__html_escape(f, s);
+  fputs(after, f);
+}
+
 int kl__said(int code, char *dst, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
