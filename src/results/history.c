@@ -1247,33 +1247,23 @@ static void print_json(FILE *f, const point *p, size_t n,
     if (!kept(q, r, from)) continue;
     fputs(first ? "\n  {" : ",\n  {", f);
     first = 0;
-    for (int k = 0; k < 8; k++) {
-      fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-      kl__json_text(f, r->key[k]);
-      fputs(", ", f);
-    }
+    for (int k = 0; k < 8; k++)
+      kl__json_member(f, k ? ", " : "", kl__field_key(key_fields[k]),
+                      r->key[k]);
     const char *names[5] = {kl__field_key(KL__F_unit),
                             kl__field_key(KL__F_started),
                             kl__field_key(KL__F_commit),
                             kl__field_key(KL__F_build_type), "machine"};
     const char *text[5] = {r->unit, r->started, r->commit, r->build_type,
                            r->machine};
-    for (int k = 0; k < 5; k++) {
-      fprintf(f, "\"%s\": ", names[k]);
-      kl__json_text(f, text[k]);
-      fputs(", ", f);
-    }
+    for (int k = 0; k < 5; k++) kl__json_member(f, ", ", names[k], text[k]);
     number_field num[NUMBERS];
     point_numbers(r, num);
-    for (int k = 0; k < NUMBERS; k++) {
-      fprintf(f, "\"%s\": ", kl__field_key(num[k].field));
-      kl__json_exact(f, num[k].has ? num[k].value : NAN);
-      fputs(", ", f);
-    }
-    fprintf(f, "\"%s\": ", kl__field_key(KL__F_check));
-    kl__json_text(f, r->verdict);
-    fprintf(f, ", \"%s\": ", kl__field_key(KL__F_status));
-    kl__json_text(f, r->status);
+    for (int k = 0; k < NUMBERS; k++)
+      kl__json_member_exact(f, ", ", kl__field_key(num[k].field),
+                            num[k].has ? num[k].value : NAN);
+    kl__json_member(f, ", ", kl__field_key(KL__F_check), r->verdict);
+    kl__json_member(f, ", ", kl__field_key(KL__F_status), r->status);
     fprintf(f, ", \"run\": %lld}", r->run);
   }
   fputs("\n]}\n", f);
@@ -1384,25 +1374,17 @@ static int run_check(FILE *f, const point *p, size_t n,
       time_text(fd.recent, r, sizeof r);
       if (json) {
         fputs(flagged ? ",\n  {" : "\n  {", f);
-        for (int k = 0; k < 8; k++) {
-          fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-          kl__json_text(f, c->key[k]);
-          fputs(", ", f);
-        }
-        fputs("\"machine\": ", f);
-        kl__json_text(f, c->machine);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_build_type));
-        kl__json_text(f, c->build_type);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_commit));
-        kl__json_text(f, c->commit);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_started));
-        kl__json_text(f, c->started);
-        fputs(", \"baseline_s\": ", f);
-        kl__json_exact(f, fd.base);
-        fputs(", \"recent_s\": ", f);
-        kl__json_exact(f, fd.recent);
-        fputs(", \"ratio\": ", f);
-        kl__json_exact(f, fd.recent / fd.base);
+        for (int k = 0; k < 8; k++)
+          kl__json_member(f, k ? ", " : "", kl__field_key(key_fields[k]),
+                          c->key[k]);
+        kl__json_member(f, ", ", "machine", c->machine);
+        kl__json_member(f, ", ", kl__field_key(KL__F_build_type),
+                        c->build_type);
+        kl__json_member(f, ", ", kl__field_key(KL__F_commit), c->commit);
+        kl__json_member(f, ", ", kl__field_key(KL__F_started), c->started);
+        kl__json_member_exact(f, ", ", "baseline_s", fd.base);
+        kl__json_member_exact(f, ", ", "recent_s", fd.recent);
+        kl__json_member_exact(f, ", ", "ratio", fd.recent / fd.base);
         fprintf(f, ", \"runs\": %zu, \"baseline_runs\": %zu}", fd.runs,
                 fd.base_runs);
       } else {

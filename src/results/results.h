@@ -66,6 +66,12 @@ void kl__json_text(FILE *f, const char *s);
  * writes whole numbers as integers instead. */
 void kl__csv_exact(FILE *f, double v);
 void kl__json_exact(FILE *f, double v);
+/* A member of a JSON object: sep (", " or ""), "key": and the value, s
+ * as kl__json_text writes it or v as kl__json_exact does. */
+void kl__json_member(FILE *f, const char *sep, const char *key,
+                     const char *s);
+void kl__json_member_exact(FILE *f, const char *sep, const char *key,
+                           double v);
 /* The columns s takes in a terminal: one a character (UTF-8). */
 int kl__text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */

@@ -103,6 +103,18 @@ void kl__json_exact(FILE *f, double v) {
   else fputs("null", f);
 }
 
+void kl__json_member(FILE *f, const char *sep, const char *key,
+                     const char *s) {
+  fprintf(f, "%s\"%s\": ", sep, key);
+  kl__json_text(f, s);
+}
+
+void kl__json_member_exact(FILE *f, const char *sep, const char *key,
+                           double v) {
+  fprintf(f, "%s\"%s\": ", sep, key);
+  kl__json_exact(f, v);
+}
+
 /* ---- text in columns ----------------------------------------------------- */
 
 /* The columns s[0..len) takes: one a character, UTF-8's continuation
