@@ -36,12 +36,14 @@ static int launched(void) {
 static kl_ranks world;
 static int started;
 
+/* The transport's state is in MPI: no hook reads its context. */
+#define UNUSED __attribute__((unused))
+
 /* A barrier that spins for its first millisecond (a repetition's start,
  * where ranks arrive together and must leave together) and then sleeps
  * between tests: ranks that wait long (for rank 0's one-rank run) leave
  * the cores to it instead of polling them. */
-static void barrier(void *context) {
-  (void)context;
+static void barrier(void *context UNUSED) {
   MPI_Request req;
   MPI_Ibarrier(MPI_COMM_WORLD, &req);
   const double begun = MPI_Wtime();
@@ -83,9 +85,8 @@ static MPI_Op reduced_op(kl_ranks_op op) {
   return op == KL_RANKS_SUM ? MPI_SUM : op == KL_RANKS_MIN ? MPI_MIN : MPI_MAX;
 }
 
-static void allreduce(void *context, void *values, int n, kl_type type,
-                      kl_ranks_op op) {
-  (void)context;
+static void allreduce(void *context UNUSED, void *values, int n,
+                      kl_type type, kl_ranks_op op) {
   MPI_Allreduce(MPI_IN_PLACE, values, n, reduced_type(type), reduced_op(op),
                 MPI_COMM_WORLD);
 }
@@ -98,9 +99,8 @@ static void *no_memory(void) {
   return NULL;
 }
 
-static void *allreduce_start(void *context, void *values, int n,
+static void *allreduce_start(void *context UNUSED, void *values, int n,
                              kl_type type, kl_ranks_op op) {
-  (void)context;
   const MPI_Datatype t = reduced_type(type);
   MPI_Request *req = malloc(sizeof *req);
   if (!req) return no_memory();
@@ -109,8 +109,7 @@ static void *allreduce_start(void *context, void *values, int n,
   return req;
 }
 
-static void allreduce_wait(void *context, void *pending) {
-  (void)context;
+static void allreduce_wait(void *context UNUSED, void *pending) {
   MPI_Request *req = pending;
   if (!req) return;
   MPI_Wait(req, MPI_STATUS_IGNORE);
@@ -123,8 +122,8 @@ typedef struct pending {
   MPI_Request req[];
 } pending;
 
-static void *exchange_start(void *context, const kl_message *m, int count) {
-  (void)context;
+static void *exchange_start(void *context UNUSED, const kl_message *m,
+                            int count) {
   pending *p = malloc(sizeof *p + sizeof(MPI_Request) * 2 * (size_t)count);
   if (!p) return no_memory();
   p->count = 0;
@@ -146,23 +145,20 @@ static void *exchange_start(void *context, const kl_message *m, int count) {
   return p;
 }
 
-static void exchange_wait(void *context, void *handle) {
-  (void)context;
+static void exchange_wait(void *context UNUSED, void *handle) {
   pending *p = handle;
   if (!p) return;
   MPI_Waitall(p->count, p->req, MPI_STATUSES_IGNORE);
   free(p);
 }
 
-static void max(void *context, double *values, int n) {
-  (void)context;
+static void max(void *context UNUSED, double *values, int n) {
   MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
 }
 
 /* The lowest rank with a code, found by a minimum; its code and message
  * sent from it to all. */
-static int agree(void *context, int code, char *message, size_t size) {
-  (void)context;
+static int agree(void *context UNUSED, int code, char *message, size_t size) {
   int lowest = code ? world.rank : world.count;
   MPI_Allreduce(MPI_IN_PLACE, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (lowest == world.count) return 0;
@@ -192,8 +188,7 @@ typedef struct shared {
   MPI_Win win;
 } shared;
 
-static void *shared_alloc(void *context, size_t bytes, void **parts) {
-  (void)context;
+static void *shared_alloc(void *context UNUSED, size_t bytes, void **parts) {
   shared *h = malloc(sizeof *h);
   int *all = malloc(sizeof *all * 2 * (size_t)world.count);
   if (!h || !all || bytes > (size_t)LLONG_MAX) return no_memory();
@@ -229,13 +224,11 @@ static void *shared_alloc(void *context, size_t bytes, void **parts) {
   return h;
 }
 
-static void shared_fence(void *context, void *handle) {
-  (void)context;
+static void shared_fence(void *context UNUSED, void *handle) {
   MPI_Win_sync(((shared *)handle)->win);
 }
 
-static void shared_free(void *context, void *handle) {
-  (void)context;
+static void shared_free(void *context UNUSED, void *handle) {
   shared *h = handle;
   MPI_Win_unlock_all(h->win);
   MPI_Win_free(&h->win);

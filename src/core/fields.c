@@ -137,8 +137,11 @@ void kl__flags_text(unsigned flags, char *dst, size_t size) {
  * Each getter fills a kl__value: text, a number, or a list; `present` 0
  * where nothing was measured (CSV empty, JSON null, table "-"). */
 
-#define GET(name) \
-  static void name(const kl_report *rep, const kl__result *res, kl__value *v)
+/* A getter reads the report, the result or both; the other is unused. */
+#define GET(name)                                                             \
+  static void name(const kl_report *rep __attribute__((unused)),             \
+                   const kl__result *res __attribute__((unused)),            \
+                   kl__value *v)
 
 static void text(kl__value *v, const char *s) {
   v->present = s != NULL;
@@ -154,208 +157,159 @@ static void number(kl__value *v, int present, double x) {
 static int timed(const kl_result *r) { return r->status == KL_OK; }
 static int checked(const kl_result *r) { return r->verdict.checked > 0; }
 
-GET(get_workload) { (void)rep; text(v, res->pub.workload); }
-GET(get_rung) { (void)rep; text(v, res->pub.rung); }
-GET(get_backend) { (void)rep; text(v, res->pub.backend); }
-GET(get_device) { (void)rep; number(v, 1, res->pub.device); }
-GET(get_device_name) { (void)rep; text(v, res->pub.device_name); }
+GET(get_workload) { text(v, res->pub.workload); }
+GET(get_rung) { text(v, res->pub.rung); }
+GET(get_backend) { text(v, res->pub.backend); }
+GET(get_device) { number(v, 1, res->pub.device); }
+GET(get_device_name) { text(v, res->pub.device_name); }
 GET(get_flags) {
-  (void)rep;
   kl__flags_text(res->pub.flags, v->buffer, sizeof v->buffer);
   text(v, v->buffer);
 }
-GET(get_op) { (void)rep; text(v, res->pub.op); }
-GET(get_inputs) { (void)rep; text(v, res->pub.inputs); }
-GET(get_type) { (void)rep; text(v, kl_type_name(res->pub.type)); }
-GET(get_n) { (void)rep; number(v, 1, (double)res->pub.n); }
-GET(get_shape) { (void)rep; text(v, res->pub.shape); }
-GET(get_median) { (void)rep; number(v, timed(&res->pub), res->pub.t_median); }
-GET(get_min) { (void)rep; number(v, timed(&res->pub), res->pub.t_min); }
-GET(get_max) { (void)rep; number(v, timed(&res->pub), res->pub.t_max); }
+GET(get_op) { text(v, res->pub.op); }
+GET(get_inputs) { text(v, res->pub.inputs); }
+GET(get_type) { text(v, kl_type_name(res->pub.type)); }
+GET(get_n) { number(v, 1, (double)res->pub.n); }
+GET(get_shape) { text(v, res->pub.shape); }
+GET(get_median) { number(v, timed(&res->pub), res->pub.t_median); }
+GET(get_min) { number(v, timed(&res->pub), res->pub.t_min); }
+GET(get_max) { number(v, timed(&res->pub), res->pub.t_max); }
 GET(get_stddev) {
-  (void)rep;
   number(v, timed(&res->pub) && res->pub.reps > 1, res->pub.t_stddev);
 }
 /* The 95% interval of the median, where the runs give one (kl_stop). */
 GET(get_median_low) {
-  (void)rep;
   number(v, timed(&res->pub) && res->pub.t_low > 0, res->pub.t_low);
 }
 GET(get_median_high) {
-  (void)rep;
   number(v, timed(&res->pub) && res->pub.t_high > 0, res->pub.t_high);
 }
 GET(get_median_spread) {
-  (void)rep;
   const double s = kl__median_spread(&res->pub);
   number(v, timed(&res->pub) && s >= 0, s);
 }
 GET(get_stop) {
-  (void)rep;
   text(v, timed(&res->pub) ? kl_stop_name(res->pub.stop) : NULL);
 }
 GET(get_times) {
-  (void)rep;
   v->present = timed(&res->pub) && res->pub.times;
   v->numbers = res->pub.times;
   v->count = res->pub.reps;
 }
-GET(get_bytes) { (void)rep; number(v, timed(&res->pub), res->pub.cost.bytes); }
-GET(get_flops) { (void)rep; number(v, timed(&res->pub), res->pub.cost.flops); }
-GET(get_items) { (void)rep; number(v, timed(&res->pub), res->pub.cost.items); }
-GET(get_unit) { (void)rep; text(v, res->pub.unit); }
-GET(get_rate) { (void)rep; number(v, timed(&res->pub), res->pub.merit); }
-GET(get_ceiling) {
-  (void)rep;
-  number(v, res->pub.ceiling > 0, res->pub.ceiling);
-}
-GET(get_percent) {
-  (void)rep;
-  number(v, res->pub.ceiling > 0, res->pub.percent);
-}
-GET(get_ceiling_note) { (void)rep; text(v, res->pub.ceiling_note); }
-GET(get_speedup) {
-  (void)rep;
-  number(v, res->pub.speedup > 0, res->pub.speedup);
-}
-GET(get_check) { (void)rep; text(v, kl__check_text(&res->pub)); }
+GET(get_bytes) { number(v, timed(&res->pub), res->pub.cost.bytes); }
+GET(get_flops) { number(v, timed(&res->pub), res->pub.cost.flops); }
+GET(get_items) { number(v, timed(&res->pub), res->pub.cost.items); }
+GET(get_unit) { text(v, res->pub.unit); }
+GET(get_rate) { number(v, timed(&res->pub), res->pub.merit); }
+GET(get_ceiling) { number(v, res->pub.ceiling > 0, res->pub.ceiling); }
+GET(get_percent) { number(v, res->pub.ceiling > 0, res->pub.percent); }
+GET(get_ceiling_note) { text(v, res->pub.ceiling_note); }
+GET(get_speedup) { number(v, res->pub.speedup > 0, res->pub.speedup); }
+GET(get_check) { text(v, kl__check_text(&res->pub)); }
 GET(get_abs_error) {
-  (void)rep;
   number(v, checked(&res->pub), res->pub.verdict.abs_error);
 }
 GET(get_over_tolerance) {
-  (void)rep;
   number(v, checked(&res->pub), res->pub.verdict.max_error);
 }
 GET(get_bad) {
-  (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.bad_count);
 }
-GET(get_status) { (void)rep; text(v, kl_status_name(res->pub.status)); }
-GET(get_error) { (void)rep; text(v, res->pub.error); }
-GET(get_cpu) { (void)res; text(v, rep->machine.cpu); }
-GET(get_cpu_threads) { (void)res; number(v, 1, rep->machine.cpu_threads); }
-GET(get_omp_threads) { (void)res; number(v, 1, rep->machine.omp_threads); }
+GET(get_status) { text(v, kl_status_name(res->pub.status)); }
+GET(get_error) { text(v, res->pub.error); }
+GET(get_cpu) { text(v, rep->machine.cpu); }
+GET(get_cpu_threads) { number(v, 1, rep->machine.cpu_threads); }
+GET(get_omp_threads) { number(v, 1, rep->machine.omp_threads); }
 GET(get_gpu) {
-  (void)res;
   text(v, rep->machine.gpu[0] || !v->json ? rep->machine.gpu : NULL);
 }
 GET(get_driver) {
-  (void)res;
   text(v, rep->machine.driver[0] || !v->json ? rep->machine.driver : NULL);
 }
-GET(get_host) { (void)res; text(v, rep->machine.host); }
+GET(get_host) { text(v, rep->machine.host); }
 GET(get_cpu_governor) {
-  (void)res;
   text(v, rep->machine.cpu_governor[0] || !v->json ? rep->machine.cpu_governor
                                                    : NULL);
 }
-GET(get_cpu_mhz) {
-  (void)res;
-  number(v, rep->machine.cpu_mhz > 0, rep->machine.cpu_mhz);
-}
+GET(get_cpu_mhz) { number(v, rep->machine.cpu_mhz > 0, rep->machine.cpu_mhz); }
 /* The first watched GPU board's disclosure (run.c). */
 GET(get_gpu_power_limit) {
-  (void)res;
   number(v, rep->machine.gpu_power_limit_w > 0,
          rep->machine.gpu_power_limit_w);
 }
 GET(get_gpu_app_sm) {
-  (void)res;
   number(v, rep->machine.gpu_app_sm_mhz > 0, rep->machine.gpu_app_sm_mhz);
 }
 GET(get_gpu_app_mem) {
-  (void)res;
   number(v, rep->machine.gpu_app_mem_mhz > 0, rep->machine.gpu_app_mem_mhz);
 }
 GET(get_gpu_max_sm) {
-  (void)res;
   number(v, rep->machine.gpu_max_sm_mhz > 0, rep->machine.gpu_max_sm_mhz);
 }
 GET(get_gpu_ecc) {
-  (void)res;
   v->is_bool = 1;
   number(v, rep->machine.gpu_ecc >= 0, rep->machine.gpu_ecc);
 }
 GET(get_gpu_persistence) {
-  (void)res;
   v->is_bool = 1;
   number(v, rep->machine.gpu_persistence >= 0, rep->machine.gpu_persistence);
 }
 /* A result's board clocks, where they were watched. */
 GET(get_launch_floor) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->launch_floor > 0,
          res->launch_floor);
 }
 /* Where a rung's time went, where it was measured. */
 GET(get_setup_seconds) {
-  (void)rep;
   number(v, res->setup_seconds > 0, res->setup_seconds);
 }
 GET(get_timing_seconds) {
-  (void)rep;
   number(v, res->timing_seconds > 0, res->timing_seconds);
 }
 GET(get_sm_mhz) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->sm_mhz);
 }
 GET(get_mem_mhz) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->mem_mhz > 0, res->mem_mhz);
 }
 GET(get_clock_reasons) {
-  (void)rep;
   kl__clock_reasons_text(res->clock_reasons, v->buffer, sizeof v->buffer);
   text(v, res->pub.status == KL_OK && res->sm_mhz > 0 ? v->buffer : NULL);
 }
 GET(get_slowed_batches) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->sm_mhz > 0,
          res->slowed_batches);
 }
 GET(get_throttled) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->sm_mhz > 0, res->throttled);
 }
-GET(get_seed) { (void)res; number(v, 1, (double)rep->options.seed); }
+GET(get_seed) { number(v, 1, (double)rep->options.seed); }
 /* By noise: no count, the precision instead. */
-GET(get_reps) {
-  (void)res;
-  number(v, rep->options.reps > 0, rep->options.reps);
-}
+GET(get_reps) { number(v, rep->options.reps > 0, rep->options.reps); }
 GET(get_cache_option) {
-  (void)res;
   text(v, rep->options.cache == KL_CACHE_COLD ? "cold" : "warm");
 }
 GET(get_cold) {
-  (void)rep;
   number(v, res->pub.status == KL_OK, res->pub.cache == KL_CACHE_COLD);
 }
 GET(get_precision) {
-  (void)res;
   number(v, rep->options.reps == 0, rep->options.precision);
 }
-GET(get_warmup) { (void)res; number(v, 1, rep->options.warmup); }
+GET(get_warmup) { number(v, 1, rep->options.warmup); }
 GET(get_max_time) {
-  (void)res;
   number(v, rep->options.max_seconds > 0, rep->options.max_seconds);
 }
 GET(get_ceilings) {
-  (void)res;
   v->is_bool = 1;
   number(v, 1, !rep->options.skip_ceiling);
 }
 GET(get_host_data) {
-  (void)res;
   v->is_bool = 1;
   number(v, 1, rep->options.host_data != 0);
 }
-GET(get_timed_runs) { (void)rep; number(v, 1, res->pub.reps); }
-GET(get_params) { (void)rep; text(v, res->pub.params); }
+GET(get_timed_runs) { number(v, 1, res->pub.reps); }
+GET(get_params) { text(v, res->pub.params); }
 GET(get_phases) {
-  (void)rep;
   v->present = 1;
   v->names = res->pub.phase_names;
   v->numbers = res->pub.phase_median;
@@ -363,21 +317,19 @@ GET(get_phases) {
   v->numbers_present = timed(&res->pub);
 }
 GET(get_counts) {
-  (void)rep;
   v->present = 1;
   v->names = res->pub.count_names;
   v->numbers = res->pub.counts;
   v->count = res->pub.count_count;
   v->numbers_present = timed(&res->pub);
 }
-GET(get_summary) { (void)rep; text(v, res->pub.summary); }
-GET(get_workload_summary) { (void)rep; text(v, res->w->summary); }
+GET(get_summary) { text(v, res->pub.summary); }
+GET(get_workload_summary) { text(v, res->w->summary); }
 /* The rung the library's entry point on a context of this rung's device
  * runs for this problem's type and size (the wisdom's pick, else the
  * backend's library rung); absent for a workload without entry points or
  * a backend without a rung for it. */
 GET(get_dispatched) {
-  (void)rep;
   const kl_rung *d =
       res->r ? kl__dispatched(res->w, res->pub.type,
                               kl__wisdom_size(res->w, res->pub.n,
@@ -387,23 +339,15 @@ GET(get_dispatched) {
   text(v, d ? d->name : NULL);
 }
 /* The rung of another backend doing this one's work, where it names one. */
-GET(get_peer) {
-  (void)rep;
-  text(v, res->r->peer ? res->r->peer : "");
-}
+GET(get_peer) { text(v, res->r->peer ? res->r->peer : ""); }
 /* The rung's place in its ladder, from 1 (the naive rung). */
-GET(get_step) {
-  (void)rep;
-  number(v, 1, (double)(res->r - res->w->rungs) + 1);
-}
+GET(get_step) { number(v, 1, (double)(res->r - res->w->rungs) + 1); }
 /* Measured only as another rung's ceiling, not selected itself. */
 GET(get_ceiling_only) {
-  (void)rep;
   number(v, 1, res->ceiling_only);
   v->is_bool = 1;
 }
 GET(get_trace) {
-  (void)rep;
   v->present = timed(&res->pub) && res->pub.trace_count > 0;
   v->count = res->pub.trace_count;
   v->result = &res->pub;
@@ -424,14 +368,12 @@ GET(get_rank_runs) {
   v->number = res->pub.rank_origin - first;
 }
 GET(get_setup_build) {
-  (void)rep;
   number(v, res->pub.setup_build_seconds >= 0,
          res->pub.setup_build_seconds);
 }
 /* Energy (kl_options.energy): none where the result names no counter. */
 #define ENERGY(name, present, x)                                              \
   GET(name) {                                                                 \
-    (void)rep;                                                                \
     const kl_result *p = &res->pub;                                           \
     number(v, p->energy_source != NULL && (present), (x));                    \
   }
@@ -445,16 +387,14 @@ ENERGY(get_idle_watts, p->idle_watts > 0, p->idle_watts)
 ENERGY(get_sampled_watts, p->sampled_watts > 0, p->sampled_watts)
 #undef ENERGY
 GET(get_energy_mismatch) {
-  (void)rep;
   const kl_result *p = &res->pub;
   v->is_bool = 1;
   number(v, p->energy_source != NULL && p->sampled_watts > 0,
          p->energy_mismatch);
 }
-GET(get_energy_source) { (void)rep; text(v, res->pub.energy_source); }
+GET(get_energy_source) { text(v, res->pub.energy_source); }
 /* What the picojoules are per: the workload's metric's unit of work. */
 GET(get_energy_per) {
-  (void)rep;
   const kl_workload *w = res->w;
   text(v, !res->pub.energy_source ? NULL
           : w->metric == KL_METRIC_GBS    ? "pJ/B"
@@ -462,105 +402,76 @@ GET(get_energy_per) {
                                           : "pJ/item");
 }
 GET(get_energy_option) {
-  (void)res;
   v->is_bool = 1;
   number(v, 1, rep->options.energy != 0);
 }
 GET(get_overlap) {
-  (void)rep;
   number(v, timed(&res->pub) && res->pub.overlap > 0, res->pub.overlap);
 }
-GET(get_started) {
-  (void)res;
-  text(v, rep->started[0] || !v->json ? rep->started : NULL);
-}
-GET(get_version) { (void)rep, (void)res; text(v, kl_build()->version); }
+GET(get_started) { text(v, rep->started[0] || !v->json ? rep->started : NULL); }
+GET(get_version) { text(v, kl_build()->version); }
 GET(get_commit) {
-  (void)rep, (void)res;
   const char *c = kl_build()->commit;
   text(v, c[0] || !v->json ? c : NULL);
 }
-GET(get_build_type) { (void)rep, (void)res; text(v, kl_build()->build_type); }
-GET(get_c_compiler) { (void)rep, (void)res; text(v, kl_build()->c_compiler); }
-GET(get_c_flags) { (void)rep, (void)res; text(v, kl_build()->c_flags); }
+GET(get_build_type) { text(v, kl_build()->build_type); }
+GET(get_c_compiler) { text(v, kl_build()->c_compiler); }
+GET(get_c_flags) { text(v, kl_build()->c_flags); }
 GET(get_gpu_compiler) {
-  (void)rep, (void)res;
   const kl_build_info *b = kl_build();
   text(v, b->gpu_compiler[0] || !v->json ? b->gpu_compiler : NULL);
 }
 GET(get_gpu_flags) {
-  (void)rep, (void)res;
   const kl_build_info *b = kl_build();
   text(v, b->gpu_compiler[0] || !v->json ? b->gpu_flags : NULL);
 }
-GET(get_command_line) { (void)res; text(v, rep->command_line); }
-GET(get_notes) { (void)res; text(v, rep->notes); }
+GET(get_command_line) { text(v, rep->command_line); }
+GET(get_notes) { text(v, rep->notes); }
 GET(get_warmup_runs) {
-  (void)rep;
   number(v, res->pub.status == KL_OK, res->pub.warmup_runs);
 }
 GET(get_in_cache) {
-  (void)rep;
   number(v, res->pub.status == KL_OK, res->in_cache_bytes > 0);
 }
 GET(get_interleaved) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->interleaved > 0,
          res->interleaved);
 }
 GET(get_rounds) {
-  (void)rep;
   number(v, res->pub.status == KL_OK && res->rounds > 0, res->rounds);
 }
 GET(get_checked_timed) {
-  (void)rep;
   number(v, res->pub.status == KL_OK, res->checked_timed);
 }
-GET(get_ranks) {
-  (void)rep;
-  number(v, 1, res->pub.ranks);
-}
+GET(get_ranks) { number(v, 1, res->pub.ranks); }
 GET(get_one_rank_seconds) {
-  (void)rep;
   number(v, res->pub.one_rank_seconds > 0, res->pub.one_rank_seconds);
 }
-GET(get_efficiency) {
-  (void)rep;
-  number(v, res->pub.efficiency > 0, res->pub.efficiency);
-}
+GET(get_efficiency) { number(v, res->pub.efficiency > 0, res->pub.efficiency); }
 GET(get_rank_grid) {
-  (void)rep;
   const int *d = res->plan.rank_grid;
   snprintf(v->buffer, sizeof v->buffer, "%dx%dx%d", d[0], d[1], d[2]);
   text(v, res->pub.ranks > 1 && d[0] > 0 ? v->buffer : NULL);
 }
 GET(get_scaling) {
-  (void)rep;
   text(v, res->w->distributed && res->pub.ranks > 1
               ? (res->plan.strong ? "strong" : "weak")
               : NULL);
 }
 GET(get_unverifiable) {
-  (void)rep;
   number(v, checked(&res->pub), (double)res->pub.verdict.unverifiable);
 }
 GET(get_exchange) {
-  (void)res;
   number(v, rep->exchange_seconds > 0, rep->exchange_seconds);
 }
 GET(get_interrupted) {
-  (void)res;
   v->is_bool = 1;
   number(v, 1, rep->interrupted);
 }
 
 #ifdef KL_TEST_EXTRA_FIELD
 /* The test build's fields (fields.def): never measured. */
-GET(get_test_extra) {
-  (void)rep;
-  (void)res;
-  v->present = 0;
-}
+GET(get_test_extra) { v->present = 0; }
 #endif
 
 /* The table, from fields.def. */

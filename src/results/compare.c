@@ -845,6 +845,12 @@ static const char csv_header[] =
     "new_check,verdict,regression,ratio_estimate,ratio_low,ratio_high,"
     "machine_ratio\n";
 
+/* v as kl__csv_exact writes it, then sep. */
+static void csv_exact(FILE *f, double v, char sep) {
+  kl__csv_exact(f, v);
+  fputc(sep, f);
+}
+
 /* One line: a pair (both rows), or a result of one file (the other NULL). */
 static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
                      const char *verdict_text) {
@@ -864,24 +870,17 @@ static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
   fputc(',', f);
   kl__csv_text(f, n ? n->device_name : "");
   fputc(',', f);
-  kl__csv_exact(f, b ? b->median : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, n ? n->median : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, p ? p->ratio : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, b ? b->percent : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, n ? n->percent : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, p ? p->ceil_ratio : NAN);
-  fputc(',', f);
+  csv_exact(f, b ? b->median : NAN, ',');
+  csv_exact(f, n ? n->median : NAN, ',');
+  csv_exact(f, p ? p->ratio : NAN, ',');
+  csv_exact(f, b ? b->percent : NAN, ',');
+  csv_exact(f, n ? n->percent : NAN, ',');
+  csv_exact(f, p ? p->ceil_ratio : NAN, ',');
   if (b) fprintf(f, "%zu", b->reps);
   fputc(',', f);
   if (n) fprintf(f, "%zu", n->reps);
   fputc(',', f);
-  kl__csv_exact(f, p ? p->u : NAN);
-  fputc(',', f);
+  csv_exact(f, p ? p->u : NAN, ',');
   kl__csv_exact(f, p ? p->p : NAN);
   fprintf(f, ",%s,%s,", p ? test_names[p->test] : "none",
           p && p->v <= V_MACHINE ? (p->few ? "1" : "0") : "");
@@ -889,12 +888,9 @@ static void csv_line(FILE *f, const row *b, const row *n, const pair *p,
   fputc(',', f);
   kl__csv_text(f, n ? n->check : "");
   fprintf(f, ",%s,%d,", verdict_text, p ? p->regression : 0);
-  kl__csv_exact(f, p ? p->estimate : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, p ? p->lo : NAN);
-  fputc(',', f);
-  kl__csv_exact(f, p ? p->hi : NAN);
-  fputc(',', f);
+  csv_exact(f, p ? p->estimate : NAN, ',');
+  csv_exact(f, p ? p->lo : NAN, ',');
+  csv_exact(f, p ? p->hi : NAN, ',');
   kl__csv_exact(f, p ? p->machine : NAN);
   fputc('\n', f);
 }
@@ -915,28 +911,16 @@ static int write_csv(FILE *f, const kl_comparison *c) {
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void json_key(FILE *f, const char *key, const char *text) {
-  fprintf(f, "\"%s\": ", key);
-  kl__json_text(f, text);
-}
-
 /* A result's identity: the fields of its key. */
 static void json_identity(FILE *f, const row *r) {
-  json_key(f, kl__field_key(KL__F_workload), r->workload);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_rung), r->rung);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_backend), r->backend);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_type), r->type);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_shape), r->shape);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_op), r->op);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_inputs), r->inputs);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_params), r->params);
+  kl__json_member(f, "", kl__field_key(KL__F_workload), r->workload);
+  kl__json_member(f, ", ", kl__field_key(KL__F_rung), r->rung);
+  kl__json_member(f, ", ", kl__field_key(KL__F_backend), r->backend);
+  kl__json_member(f, ", ", kl__field_key(KL__F_type), r->type);
+  kl__json_member(f, ", ", kl__field_key(KL__F_shape), r->shape);
+  kl__json_member(f, ", ", kl__field_key(KL__F_op), r->op);
+  kl__json_member(f, ", ", kl__field_key(KL__F_inputs), r->inputs);
+  kl__json_member(f, ", ", kl__field_key(KL__F_params), r->params);
   /* compare's own key: whether the result is a ceiling (its flags). */
   fprintf(f, ", \"ceiling\": %s, \"occurrence\": %d", /* own key */
           r->ceiling ? "true" : "false", r->occurrence);
@@ -944,35 +928,27 @@ static void json_identity(FILE *f, const row *r) {
 
 /* One side of a pair, or a result of one file. */
 static void json_side(FILE *f, const row *r) {
-  fprintf(f, "{\"%s\": %d, ", kl__field_key(KL__F_device), r->device);
-  json_key(f, kl__field_key(KL__F_device_name), r->device_name);
-  fprintf(f, ", \"%s\": ", kl__field_key(KL__F_median_s));
-  kl__json_exact(f, r->median);
-  fprintf(f, ", \"%s\": ", kl__field_key(KL__F_percent_ceiling));
-  kl__json_exact(f, r->percent);
-  fprintf(f, ", \"reps\": %zu, ", r->reps); /* own key: its timed runs */
-  json_key(f, kl__field_key(KL__F_check), r->check);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_status), r->status);
+  fprintf(f, "{\"%s\": %d", kl__field_key(KL__F_device), r->device);
+  kl__json_member(f, ", ", kl__field_key(KL__F_device_name), r->device_name);
+  kl__json_member_exact(f, ", ", kl__field_key(KL__F_median_s), r->median);
+  kl__json_member_exact(f, ", ", kl__field_key(KL__F_percent_ceiling),
+                        r->percent);
+  fprintf(f, ", \"reps\": %zu", r->reps); /* own key: its timed runs */
+  kl__json_member(f, ", ", kl__field_key(KL__F_check), r->check);
+  kl__json_member(f, ", ", kl__field_key(KL__F_status), r->status);
   fputc('}', f);
 }
 
 static void json_file(FILE *f, const side *s) {
-  fputs("{", f);
-  json_key(f, "file", s->name);
-  fputs(", ", f);
-  json_key(f, "format", s->format);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_started), s->started);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_kladder), s->kladder);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_commit), s->commit);
-  fputs(", ", f);
-  json_key(f, kl__field_key(KL__F_cpu), s->cpu);
-  fputs(", ", f);
-  if (s->gpu && s->gpu[0]) json_key(f, kl__field_key(KL__F_gpu), s->gpu);
-  else fprintf(f, "\"%s\": null", kl__field_key(KL__F_gpu));
+  kl__json_member(f, "{", "file", s->name);
+  kl__json_member(f, ", ", "format", s->format);
+  kl__json_member(f, ", ", kl__field_key(KL__F_started), s->started);
+  kl__json_member(f, ", ", kl__field_key(KL__F_kladder), s->kladder);
+  kl__json_member(f, ", ", kl__field_key(KL__F_commit), s->commit);
+  kl__json_member(f, ", ", kl__field_key(KL__F_cpu), s->cpu);
+  if (s->gpu && s->gpu[0])
+    kl__json_member(f, ", ", kl__field_key(KL__F_gpu), s->gpu);
+  else fprintf(f, ", \"%s\": null", kl__field_key(KL__F_gpu));
   fprintf(f, ", \"%s\": %s, \"results\": %zu}",
           kl__field_key(KL__F_interrupted), s->interrupted ? "true" : "false",
           s->count);
@@ -986,10 +962,8 @@ static int write_json(FILE *f, const kl_comparison *c) {
   json_file(f, &c->base);
   fputs(",\n  \"new\": ", f);
   json_file(f, &c->new_);
-  fputs(",\n  \"threshold\": ", f);
-  kl__json_exact(f, c->threshold);
-  fputs(", \"alpha\": ", f);
-  kl__json_exact(f, c->alpha);
+  kl__json_member_exact(f, ",\n  ", "threshold", c->threshold);
+  kl__json_member_exact(f, ", ", "alpha", c->alpha);
   fprintf(f, ", \"min_reps\": %d,\n  \"method\": \"two-sided Mann-Whitney "
           "U over the timed runs: exact without ties up to %d runs in all, "
           "else the normal approximation with tie and continuity "
@@ -1000,12 +974,9 @@ static int write_json(FILE *f, const kl_comparison *c) {
     const pair *p = &c->pairs[i];
     fprintf(f, "%s\n    {", i ? "," : "");
     json_identity(f, p->b);
-    fputs(", \"time_ratio\": ", f);
-    kl__json_exact(f, p->ratio);
-    fputs(", \"ceiling_ratio\": ", f);
-    kl__json_exact(f, p->ceil_ratio);
-    fputs(", \"ratio_estimate\": ", f);
-    kl__json_exact(f, p->estimate);
+    kl__json_member_exact(f, ", ", "time_ratio", p->ratio);
+    kl__json_member_exact(f, ", ", "ceiling_ratio", p->ceil_ratio);
+    kl__json_member_exact(f, ", ", "ratio_estimate", p->estimate);
     fputs(", \"ratio_interval\": ", f);
     if (isnan(p->lo)) {
       fputs("null", f);
@@ -1016,12 +987,9 @@ static int write_json(FILE *f, const kl_comparison *c) {
       kl__json_exact(f, p->hi);
       fputc(']', f);
     }
-    fputs(", \"machine_ratio\": ", f);
-    kl__json_exact(f, p->machine);
-    fputs(", \"u\": ", f);
-    kl__json_exact(f, p->u);
-    fputs(", \"p_value\": ", f);
-    kl__json_exact(f, p->p);
+    kl__json_member_exact(f, ", ", "machine_ratio", p->machine);
+    kl__json_member_exact(f, ", ", "u", p->u);
+    kl__json_member_exact(f, ", ", "p_value", p->p);
     fprintf(f, ", \"test\": \"%s\", \"few_reps\": %s, \"verdict\": \"%s\", "
             "\"regression\": %s, \"base\": ", test_names[p->test],
             p->v <= V_MACHINE && p->few ? "true" : "false",
@@ -1069,25 +1037,16 @@ static int write_json(FILE *f, const kl_comparison *c) {
 static void html_cell(FILE *f, const char *cls, const char *text) {
   fprintf(f, "<td%s%s%s>", cls ? " class=\"" : "", cls ? cls : "",
           cls ? "\"" : "");
-  kl__html_escape(f, text);
-  fputs("</td>", f);
+  kl__html_text(f, "", text, "</td>");
 }
 
 static void html_side(FILE *f, const char *which, const side *s) {
   fprintf(f, "<p><b>%s</b> ", which);
-  kl__html_escape(f, s->name);
-  fputs(": kladder ", f);
+  kl__html_text(f, "", s->name, ": kladder ");
   kl__html_escape(f, s->kladder[0] ? s->kladder : "?");
-  if (s->commit[0]) {
-    fputs(" (", f);
-    kl__html_escape(f, s->commit);
-    fputc(')', f);
-  }
-  fputs(", ", f);
-  kl__html_escape(f, s->started);
-  fputs(" | CPU: ", f);
-  kl__html_escape(f, s->cpu);
-  fputs(" | GPU: ", f);
+  if (s->commit[0]) kl__html_text(f, " (", s->commit, ")");
+  kl__html_text(f, ", ", s->started, " | CPU: ");
+  kl__html_text(f, "", s->cpu, " | GPU: ");
   kl__html_escape(f, s->gpu && s->gpu[0] ? s->gpu : "none");
   if (s->interrupted) fputs(" | interrupted", f);
   fputs("</p>\n", f);
@@ -1179,19 +1138,15 @@ static int write_section(FILE *f, const kl_comparison *c) {
     fprintf(f, "<li>few reps: fewer than %d timed runs on a side, or too few "
             "for the test to reach p &lt; %g at all: the time ratio alone "
             "decides.</li>\n", MIN_REPS, c->alpha);
-  for (size_t i = 0; i < c->note_count; i++) {
-    fputs("<li>", f);
-    kl__html_escape(f, c->notes[i]);
-    fputs("</li>\n", f);
-  }
+  for (size_t i = 0; i < c->note_count; i++)
+    kl__html_text(f, "<li>", c->notes[i], "</li>\n");
   for (int pass = 0; pass < 2; pass++) {
     const side *s = pass ? &c->new_ : &c->base;
     for (size_t i = 0; i < s->count; i++) {
       if (s->rows[i].matched) continue;
       label(&s->rows[i], text, sizeof text);
       fprintf(f, "<li>only in %s: ", pass ? "NEW" : "BASE");
-      kl__html_escape(f, text);
-      fputs("</li>\n", f);
+      kl__html_text(f, "", text, "</li>\n");
     }
   }
   fprintf(f, "<li>%zu pairs: %zu slower, %zu faster, %zu machine, %zu same, "

@@ -54,40 +54,31 @@ static const char no_sqlite[] =
     "needs (Debian: libsqlite3-dev; cmake -DKL_SQLITE=ON)";
 
 const char *kl__history_missing(void) { return no_sqlite; }
-int kl__history_open(const char *path, int write, kl_history **out, char *err,
-                     size_t errlen) {
-  (void)path;
-  (void)write;
+/* Each stub's parameters but err are unused. */
+#define UNUSED __attribute__((unused))
+int kl__history_open(const char *path UNUSED, int write UNUSED,
+                     kl_history **out, char *err, size_t errlen) {
   *out = NULL;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-void kl__history_close(kl_history *db) { (void)db; }
-int kl__history_append(kl_history *db, const char *const *paths, int count,
-                       int *added, char *err, size_t errlen) {
-  (void)db;
-  (void)paths;
-  (void)count;
+void kl__history_close(kl_history *db UNUSED) {}
+int kl__history_append(kl_history *db UNUSED, const char *const *paths UNUSED,
+                       int count UNUSED, int *added, char *err,
+                       size_t errlen) {
   if (added) *added = 0;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-int kl__history_series(kl_history *db, const char *const key[8],
+int kl__history_series(kl_history *db UNUSED, const char *const key[8] UNUSED,
                        kl__history_point **points, size_t *count, char *err,
                        size_t errlen) {
-  (void)db;
-  (void)key;
   *points = NULL;
   *count = 0;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-int kl__history_print(kl_history *h, const kl__history_query *q, int format,
-                      int check, double threshold, FILE *f, char *err,
-                      size_t errlen) {
-  (void)h;
-  (void)q;
-  (void)format;
-  (void)check;
-  (void)threshold;
-  (void)f;
+int kl__history_print(kl_history *h UNUSED,
+                      const kl__history_query *q UNUSED, int format UNUSED,
+                      int check UNUSED, double threshold UNUSED,
+                      FILE *f UNUSED, char *err, size_t errlen) {
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
 
@@ -151,6 +142,10 @@ static int sql_fail(kl_history *h, int rc, const char *call, int line,
   return 2;
 }
 #define SQL_FAIL(h, rc, call) sql_fail(h, rc, call, __LINE__, err, errlen)
+
+static int out_of_memory(kl_history *h, char *err, size_t errlen) {
+  return kl__said(2, err, errlen, "%s: out of memory", h->path);
+}
 
 static int exec(kl_history *h, const char *sql, char *err, size_t errlen) {
   const int rc = sqlite3_exec(h->db, sql, NULL, NULL, NULL);
@@ -280,11 +275,7 @@ static int column_names(kl_history *h, const char *table, char **names,
   if (*names) sprintf(*names, "\x1f%s\x1f", t ? (const char *)t : "");
   sqlite3_finalize(st);
   if (rc != SQLITE_ROW) return SQL_FAIL(h, rc, "sqlite3_step");
-  if (!*names) {
-    snprintf(err, errlen, "%s: out of memory", h->path);
-    return 2;
-  }
-  return 0;
+  return *names ? 0 : out_of_memory(h, err, errlen);
 }
 
 static int has_column(const kl_history *h, int per_run, const char *name) {
@@ -312,10 +303,6 @@ static char *built(FILE *f, char **text) {
     *text = NULL;
   }
   return *text;
-}
-
-static int out_of_memory(kl_history *h, char *err, size_t errlen) {
-  return kl__said(2, err, errlen, "%s: out of memory", h->path);
 }
 
 /* The first schema (0 -> 1): runs and results, their own columns then a
@@ -456,43 +443,26 @@ static int uri_of(const char *path, char *out, size_t size) {
 int kl__history_open(const char *path, int write, kl_history **out, char *err,
                      size_t errlen) {
   *out = NULL;
-  kl_history *h = calloc(1, sizeof *h);
-  if (!h) {
-    snprintf(err, errlen, "out of memory");
-    return 2;
-  }
-  snprintf(h->path, sizeof h->path, "%s", path);
-  h->timeout_s = timeout_seconds();
-  if (h->timeout_s < 0) {
-    snprintf(err, errlen, "KLADDER_DB_TIMEOUT '%s' must be seconds from 0 "
-             "to 86400", getenv("KLADDER_DB_TIMEOUT"));
-    free(h);
-    return 2;
-  }
+  const double timeout = timeout_seconds();
+  if (timeout < 0)
+    return kl__said(2, err, errlen, "KLADDER_DB_TIMEOUT '%s' must be seconds "
+                    "from 0 to 86400", getenv("KLADDER_DB_TIMEOUT"));
   struct stat sb;
   const int exists = stat(path, &sb) == 0;
-  if (!*path || strcmp(path, "-") == 0) {
-    snprintf(err, errlen, "--db needs a file (not '%s')", path);
-    free(h);
-    return 2;
-  }
-  if (exists && !S_ISREG(sb.st_mode)) {
-    snprintf(err, errlen, "%s: not a regular file", path);
-    free(h);
-    return 2;
-  }
-  if (!exists && !write) {
-    snprintf(err, errlen, "%s: no such history (`kladder run --db FILE` or "
-             "`kladder history --import` makes it)", path);
-    free(h);
-    return 2;
-  }
-  if (exists && write && access(path, W_OK) != 0) {
-    snprintf(err, errlen, "%s: cannot write the history: %s", path,
-             strerror(errno));
-    free(h);
-    return 2;
-  }
+  if (!*path || strcmp(path, "-") == 0)
+    return kl__said(2, err, errlen, "--db needs a file (not '%s')", path);
+  if (exists && !S_ISREG(sb.st_mode))
+    return kl__said(2, err, errlen, "%s: not a regular file", path);
+  if (!exists && !write)
+    return kl__said(2, err, errlen, "%s: no such history (`kladder run --db "
+                    "FILE` or `kladder history --import` makes it)", path);
+  if (exists && write && access(path, W_OK) != 0)
+    return kl__said(2, err, errlen, "%s: cannot write the history: %s", path,
+                    strerror(errno));
+  kl_history *h = calloc(1, sizeof *h);
+  if (!h) return kl__said(2, err, errlen, "out of memory");
+  snprintf(h->path, sizeof h->path, "%s", path);
+  h->timeout_s = timeout;
   const int ro = !write && access(path, W_OK) != 0;
   int flags = ro ? SQLITE_OPEN_READONLY
                  : SQLITE_OPEN_READWRITE | (write ? SQLITE_OPEN_CREATE : 0);
@@ -570,10 +540,7 @@ static int load_file(loaded *l, const char *path, char *err, size_t errlen) {
   /* The bytes just hashed, parsed and checked: the file read once. */
   const kl_status st = kl__results_parse(path, text, len, &l->file);
   free(text);
-  if (st != KL_OK) {
-    snprintf(err, errlen, "%s", kl_last_error());
-    return 2;
-  }
+  if (st != KL_OK) return kl__said(2, err, errlen, "%s", kl_last_error());
   kl__run_view run;
   kl__results_run(l->file, &run);
   const char *why = NULL;
@@ -779,10 +746,7 @@ int kl__history_append(kl_history *h, const char *const *paths, int count,
                        int *added, char *err, size_t errlen) {
   if (added) *added = 0;
   loaded *files = calloc(count > 0 ? (size_t)count : 1, sizeof *files);
-  if (!files) {
-    snprintf(err, errlen, "out of memory");
-    return 2;
-  }
+  if (!files) return kl__said(2, err, errlen, "out of memory");
   /* Every file read and checked before the database is touched. */
   int rc = 0;
   for (int i = 0; i < count && !rc; i++)
@@ -982,8 +946,7 @@ int kl__history_series(kl_history *h, const char *const key[8],
   kl__history_point *out = calloc(n ? n : 1, sizeof *out);
   if (!out) {
     free_points(p, n);
-    snprintf(err, errlen, "out of memory");
-    return 2;
+    return kl__said(2, err, errlen, "out of memory");
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
@@ -1059,9 +1022,8 @@ static int since_date(kl_history *h, const char *since, char *dst,
   if (date != 0) {
     char show[SHOWN_SIZE];
     if (date < 0)
-      return snprintf(err, errlen, "--since '%s': not a date: %s",
-                      kl__shown(since, show), why),
-             2;
+      return kl__said(2, err, errlen, "--since '%s': not a date: %s",
+                      kl__shown(since, show), why);
     snprintf(dst, size, "%s", since);
     return 0;
   }
@@ -1082,9 +1044,9 @@ static int since_date(kl_history *h, const char *since, char *dst,
   if (rc != SQLITE_ROW) return SQL_FAIL(h, rc, "sqlite3_step");
   if (!t) {
     char show[SHOWN_SIZE];
-    snprintf(err, errlen, "--since '%s': neither a date (YYYY-MM-DD) nor a "
-             "commit of a run in the history", kl__shown(since, show));
-    return 2;
+    return kl__said(2, err, errlen, "--since '%s': neither a date "
+                    "(YYYY-MM-DD) nor a commit of a run in the history",
+                    kl__shown(since, show));
   }
   return 0;
 }
@@ -1247,33 +1209,23 @@ static void print_json(FILE *f, const point *p, size_t n,
     if (!kept(q, r, from)) continue;
     fputs(first ? "\n  {" : ",\n  {", f);
     first = 0;
-    for (int k = 0; k < 8; k++) {
-      fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-      kl__json_text(f, r->key[k]);
-      fputs(", ", f);
-    }
+    for (int k = 0; k < 8; k++)
+      kl__json_member(f, k ? ", " : "", kl__field_key(key_fields[k]),
+                      r->key[k]);
     const char *names[5] = {kl__field_key(KL__F_unit),
                             kl__field_key(KL__F_started),
                             kl__field_key(KL__F_commit),
                             kl__field_key(KL__F_build_type), "machine"};
     const char *text[5] = {r->unit, r->started, r->commit, r->build_type,
                            r->machine};
-    for (int k = 0; k < 5; k++) {
-      fprintf(f, "\"%s\": ", names[k]);
-      kl__json_text(f, text[k]);
-      fputs(", ", f);
-    }
+    for (int k = 0; k < 5; k++) kl__json_member(f, ", ", names[k], text[k]);
     number_field num[NUMBERS];
     point_numbers(r, num);
-    for (int k = 0; k < NUMBERS; k++) {
-      fprintf(f, "\"%s\": ", kl__field_key(num[k].field));
-      kl__json_exact(f, num[k].has ? num[k].value : NAN);
-      fputs(", ", f);
-    }
-    fprintf(f, "\"%s\": ", kl__field_key(KL__F_check));
-    kl__json_text(f, r->verdict);
-    fprintf(f, ", \"%s\": ", kl__field_key(KL__F_status));
-    kl__json_text(f, r->status);
+    for (int k = 0; k < NUMBERS; k++)
+      kl__json_member_exact(f, ", ", kl__field_key(num[k].field),
+                            num[k].has ? num[k].value : NAN);
+    kl__json_member(f, ", ", kl__field_key(KL__F_check), r->verdict);
+    kl__json_member(f, ", ", kl__field_key(KL__F_status), r->status);
     fprintf(f, ", \"run\": %lld}", r->run);
   }
   fputs("\n]}\n", f);
@@ -1384,25 +1336,17 @@ static int run_check(FILE *f, const point *p, size_t n,
       time_text(fd.recent, r, sizeof r);
       if (json) {
         fputs(flagged ? ",\n  {" : "\n  {", f);
-        for (int k = 0; k < 8; k++) {
-          fprintf(f, "\"%s\": ", kl__field_key(key_fields[k]));
-          kl__json_text(f, c->key[k]);
-          fputs(", ", f);
-        }
-        fputs("\"machine\": ", f);
-        kl__json_text(f, c->machine);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_build_type));
-        kl__json_text(f, c->build_type);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_commit));
-        kl__json_text(f, c->commit);
-        fprintf(f, ", \"%s\": ", kl__field_key(KL__F_started));
-        kl__json_text(f, c->started);
-        fputs(", \"baseline_s\": ", f);
-        kl__json_exact(f, fd.base);
-        fputs(", \"recent_s\": ", f);
-        kl__json_exact(f, fd.recent);
-        fputs(", \"ratio\": ", f);
-        kl__json_exact(f, fd.recent / fd.base);
+        for (int k = 0; k < 8; k++)
+          kl__json_member(f, k ? ", " : "", kl__field_key(key_fields[k]),
+                          c->key[k]);
+        kl__json_member(f, ", ", "machine", c->machine);
+        kl__json_member(f, ", ", kl__field_key(KL__F_build_type),
+                        c->build_type);
+        kl__json_member(f, ", ", kl__field_key(KL__F_commit), c->commit);
+        kl__json_member(f, ", ", kl__field_key(KL__F_started), c->started);
+        kl__json_member_exact(f, ", ", "baseline_s", fd.base);
+        kl__json_member_exact(f, ", ", "recent_s", fd.recent);
+        kl__json_member_exact(f, ", ", "ratio", fd.recent / fd.base);
         fprintf(f, ", \"runs\": %zu, \"baseline_runs\": %zu}", fd.runs,
                 fd.base_runs);
       } else {

@@ -247,8 +247,7 @@ static void cell_field(FILE *f, const row *r, kl__field_id id, int kind,
           "data-u=\"", r->file, r->index, info.name, kind_name(kind));
   kl__html_escape(f, unit ? unit : "");
   fprintf(f, "\" data-v=\"%.17g\">", v);
-  kl__html_escape(f, text);
-  fputs("</td>", f);
+  kl__html_text(f, "", text, "</td>");
 }
 
 /* A number computed from the files' (a ratio): marked data-c. */
@@ -261,8 +260,7 @@ static void cell_computed(FILE *f, int present, double v, int kind) {
   number_text(v, kind, NULL, text, sizeof text);
   fprintf(f, "<td class=\"n\" data-c=\"%.17g\" data-f=\"%s\">", v,
           kind_name(kind));
-  kl__html_escape(f, text);
-  fputs("</td>", f);
+  kl__html_text(f, "", text, "</td>");
 }
 
 /* ---- problems --------------------------------------------------------------
@@ -306,26 +304,17 @@ static size_t group_rows(const report *rep, int g, const row **out) {
 }
 
 static void problem_heading(FILE *f, const report *rep, const row *r) {
-  fputs("<h3>", f);
-  kl__html_escape(f, r->workload);
-  fputs(": ", f);
+  kl__html_text(f, "<h3>", r->workload, ": ");
   kl__html_escape(f, r->type);
   fputs(r->shape[0] && strchr(r->shape, 'x') ? ", " : ", n = ", f);
   kl__html_escape(f, r->shape);
   /* The parameters name the operation and the inputs where there are
    * any; else they are named alone. */
   if (r->params[0]) {
-    fputs(", ", f);
-    kl__html_escape(f, r->params);
+    kl__html_text(f, ", ", r->params, "");
   } else {
-    if (r->op[0]) {
-      fputs(", op ", f);
-      kl__html_escape(f, r->op);
-    }
-    if (r->inputs[0]) {
-      fputs(", inputs ", f);
-      kl__html_escape(f, r->inputs);
-    }
+    if (r->op[0]) kl__html_text(f, ", op ", r->op, "");
+    if (r->inputs[0]) kl__html_text(f, ", inputs ", r->inputs, "");
   }
   if (rep->files > 1) fprintf(f, " <span class=\"file\">(file %d)</span>", r->file + 1);
   fputs("</h3>\n", f);
@@ -414,16 +403,14 @@ static void svg_open(report *rep, int w, int h, const char *label) {
   fprintf(rep->f, "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
           "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
           "aria-label=\"", w, h, w, h);
-  kl__html_escape(rep->f, label);
-  fputs("\">\n", rep->f);
+  kl__html_text(rep->f, "", label, "\">\n");
 }
 
 static void text_at(FILE *f, double x, double y, const char *anchor,
                     const char *cls, const char *s) {
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\"%s%s%s>", x, y,
           anchor, cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
-  kl__html_escape(f, s);
-  fputs("</text>\n", f);
+  kl__html_text(f, "", s, "</text>\n");
 }
 
 /* The grid of a chart with two axes, its ticks labelled: x below, y to
@@ -544,18 +531,15 @@ static void ladder_chart(report *rep, const row **rows, size_t count) {
                                   : vendor ? "bar vendor" : "bar";
     const double x = at(&a, r->rate);
     /* The bar opens its lesson, below the table. */
-    fputs("<a class=\"lesson-link\" href=\"#lesson-", f);
-    kl__html_escape(f, r->workload);
-    fputc('-', f);
-    kl__html_escape(f, r->rung);
-    fputs("\">", f);
+    kl__html_text(f, "<a class=\"lesson-link\" href=\"#lesson-", r->workload,
+                  "-");
+    kl__html_text(f, "", r->rung, "\">");
     fprintf(f, "<rect class=\"%s\" x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
             "height=\"%d\"><title>", cls, BAR_X0, y + 3,
             x - BAR_X0 > 1 ? x - BAR_X0 : 1, ROW_H - 6);
-    kl__html_escape(f, r->rung);
-    fputs(": ", f);
-    kl__html_escape(f, r->summary);
-    fputs(" (click: its lesson)</title></rect></a>\n", f);
+    kl__html_text(f, "", r->rung, ": ");
+    kl__html_text(f, "", r->summary,
+                  " (click: its lesson)</title></rect></a>\n");
     if (r->min > 0 && r->max > 0) {
       const double x0 = at(&a, r->rate * r->median / r->max);
       const double x1 = at(&a, r->rate * r->median / r->min);
@@ -599,11 +583,8 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
     if (has_flag(r, "vendor")) fputs(" <span class=\"tag\">vendor</span>", f);
     if (wrong) fputs(" <span class=\"tag wrong\">known wrong</span>", f);
     if (has_flag(r, "ceiling")) fputs(" <span class=\"tag\">ceiling</span>", f);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->backend);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->device);
-    fputs("</td>", f);
+    kl__html_text(f, "</td><td>", r->backend, "</td><td>");
+    kl__html_text(f, "", r->device, "</td>");
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_rate, F_NUM, r->unit);
     if (energy) {
@@ -615,15 +596,12 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
                   before ? before->median / r->median : 0, F_TIMES);
     cell_field(f, r, KL__F_speedup, F_TIMES, NULL);
     fprintf(f, "<td class=\"check %s\">", failed ? "fail" : "");
-    kl__html_escape(f, r->check[0] ? r->check : r->status);
-    fputs("</td><td class=\"what\">", f);
+    kl__html_text(f, "", r->check[0] ? r->check : r->status,
+                  "</td><td class=\"what\">");
     kl__html_escape(f, r->summary);
     const char *error = r->f.error;
-    if (error[0]) {
-      fputs("<br><span class=\"error\">", f);
-      kl__html_escape(f, error);
-      fputs("</span>", f);
-    }
+    if (error[0])
+      kl__html_text(f, "<br><span class=\"error\">", error, "</span>");
     fputs("</td></tr>\n", f);
     if (ran(r)) before = r;
   }
@@ -632,11 +610,7 @@ static void ladder_table(report *rep, const row **rows, size_t count) {
 
 /* A table head's cells, one a name, escaped. */
 static void head_cells(FILE *f, const char *const *names, int count) {
-  for (int i = 0; i < count; i++) {
-    fputs("<th>", f);
-    kl__html_escape(f, names[i]);
-    fputs("</th>", f);
-  }
+  for (int i = 0; i < count; i++) kl__html_text(f, "<th>", names[i], "</th>");
 }
 
 /* A result over several ranks: its file gives the ranks (more than one),
@@ -678,15 +652,11 @@ static void scaling_table(report *rep, const row **rows, size_t count) {
   for (size_t i = 0; i < count; i++) {
     const row *r = rows[i];
     if (!scaled(r)) continue;
-    fputs("<tr><td>", f);
-    kl__html_escape(f, r->rung);
-    fputs("</td>", f);
+    kl__html_text(f, "<tr><td>", r->rung, "</td>");
     const char *grid = r->f.rank_grid;
     fprintf(f, "<td class=\"n\">%.0f</td><td>", r->f.ranks);
-    kl__html_escape(f, grid[0] ? grid : "-");
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->f.scaling);
-    fputs("</td>", f);
+    kl__html_text(f, "", grid[0] ? grid : "-", "</td><td>");
+    kl__html_text(f, "", r->f.scaling, "</td>");
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_one_rank_seconds, F_TIME, NULL);
     cell_field(f, r, KL__F_efficiency, F_NUM, NULL);
@@ -740,26 +710,18 @@ static void ladder_lessons(report *rep, const char *workload) {
     char why[320], prev_name[64];
     const int found = kl__lesson_find(r->workload, r->rung, &les, why,
                                       sizeof why) == 0;
-    fputs("<details class=\"lesson\" id=\"lesson-", f);
-    kl__html_escape(f, r->workload);
-    fputc('-', f);
-    kl__html_escape(f, r->rung);
-    fputs("\"><summary>lesson: ", f);
-    kl__html_escape(f, r->rung);
-    fputs(" (", f);
-    kl__html_escape(f, r->backend);
-    fputs(")</summary>\n", f);
+    kl__html_text(f, "<details class=\"lesson\" id=\"lesson-", r->workload,
+                  "-");
+    kl__html_text(f, "", r->rung, "\"><summary>lesson: ");
+    kl__html_text(f, "", r->rung, " (");
+    kl__html_text(f, "", r->backend, ")</summary>\n");
     if (!found) {
-      fputs("<p class=\"nolesson\">no lesson: ", f);
-      kl__html_escape(f, why);
-      fputs("</p></details>\n", f);
+      kl__html_text(f, "<p class=\"nolesson\">no lesson: ", why,
+                    "</p></details>\n");
       continue;
     }
-    if (les.from[0]) {
-      fputs("<p class=\"from\">From ", f);
-      kl__html_escape(f, les.from);
-      fputs(".</p>\n", f);
-    }
+    if (les.from[0])
+      kl__html_text(f, "<p class=\"from\">From ", les.from, ".</p>\n");
     fputs("<p>", f);
     for (const char *t = les.text; *t; t++) {
       if (t[0] == '\n' && t[1] == '\n') {
@@ -772,9 +734,7 @@ static void ladder_lessons(report *rep, const char *workload) {
     }
     fputs("</p>\n", f);
     if (les.line_count == 0) {
-      fputs("<p class=\"nolesson\">code not found: ", f);
-      kl__html_escape(f, why);
-      fputs("</p>\n", f);
+      kl__html_text(f, "<p class=\"nolesson\">code not found: ", why, "</p>\n");
     } else {
       const char *path = NULL;
       fputs("<pre class=\"code\">", f);
@@ -782,9 +742,7 @@ static void ladder_lessons(report *rep, const char *workload) {
         if (les.lines[k].path &&
             (!path || strcmp(path, les.lines[k].path) != 0)) {
           path = les.lines[k].path;
-          fputs("<span class=\"file\">src/", f);
-          kl__html_escape(f, path);
-          fputs("</span>\n", f);
+          kl__html_text(f, "<span class=\"file\">src/", path, "</span>\n");
         }
         html_line(f, &les.lines[k], 0);
       }
@@ -797,8 +755,7 @@ static void ladder_lessons(report *rep, const char *workload) {
         int lines = 0, changed = 0;
         if (prev.line_count > 0 &&
             kl__lesson_diff(&prev, &les, &d, &lines, &changed) == 0) {
-          fputs("<p class=\"what\">Changes from ", f);
-          kl__html_escape(f, prev_name);
+          kl__html_text(f, "<p class=\"what\">Changes from ", prev_name, "");
           fprintf(f, ": %d lines</p>\n<pre class=\"diff\">", changed);
           for (int k = 0; k < lines; k++) {
             if (d[k].op == '@')
@@ -865,9 +822,8 @@ static void peers_table(report *rep, const row **rows, size_t count) {
       if (strcmp(rows[k]->backend, rows[i]->backend)) others = 1;
     }
     if (!first || !others) continue;
-    fputs("<tr><td>", f);
-    kl__html_escape(f, work[0] ? work : "(the backend's one rung)");
-    fputs("</td>", f);
+    kl__html_text(f, "<tr><td>", work[0] ? work : "(the backend's one rung)",
+                  "</td>");
     for (int b = 0; b < nb; b++) {
       const row *p = NULL;
       for (size_t k = 0; k < count && !p; k++)
@@ -903,13 +859,9 @@ static void named_peers(report *rep, const row **rows, size_t count) {
             "<th>rung</th><th>rate</th><th>its peer</th><th>rate</th>"
             "<th>time, peer over rung</th></tr></thead><tbody>\n", f);
     any = 1;
-    fputs("<tr><td>", f);
-    kl__html_escape(f, rows[i]->rung);
-    fputs("</td>", f);
+    kl__html_text(f, "<tr><td>", rows[i]->rung, "</td>");
     cell_field(f, rows[i], KL__F_rate, F_NUM, rows[i]->unit);
-    fputs("<td>", f);
-    kl__html_escape(f, p->rung);
-    fputs("</td>", f);
+    kl__html_text(f, "<td>", p->rung, "</td>");
     cell_field(f, p, KL__F_rate, F_NUM, p->unit);
     cell_computed(f, 1, p->median / rows[i]->median, F_TIMES);
     fputs("</tr>\n", f);
@@ -1014,10 +966,8 @@ static void history_chart(report *rep, const row *r) {
       time_text(p[i].median_s, tt, sizeof tt);
       fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\">"
               "<title>", x, at(&ay, p[i].median_s), colour);
-      kl__html_escape(f, p[i].started);
-      fputs(", commit ", f);
-      kl__html_escape(f, p[i].commit);
-      fputs(", ", f);
+      kl__html_text(f, "", p[i].started, ", commit ");
+      kl__html_text(f, "", p[i].commit, ", ");
       kl__html_escape(f, p[i].machine);
       fprintf(f, ": %s</title></circle>\n", tt);
     }
@@ -1034,8 +984,7 @@ static void history_chart(report *rep, const row *r) {
     kl__machine_cut(machines[m], m + 1 < nm ? 17 : 26, label, sizeof label);
     fprintf(f, "<text x=\"%d\" y=\"%d\" style=\"fill:%s\">",
             4 + 118 * m, HIST_H - 8, palette[m % 10]);
-    kl__html_escape(f, label);
-    fputs("</text>\n", f);
+    kl__html_text(f, "", label, "</text>\n");
   }
   fputs("</svg>\n", f);
   free(p);
@@ -1069,12 +1018,9 @@ static void ladders(report *rep, int groups) {
         first = 0;
     if (!first) continue;
     fprintf(f, "<section class=\"workload\" id=\"w-");
-    kl__html_escape(f, r->workload);
-    fputs("\"><h2>", f);
-    kl__html_escape(f, r->workload);
-    fputs("</h2><p class=\"what\">", f);
-    kl__html_escape(f, r->wsummary);
-    fputs("</p>\n", f);
+    kl__html_text(f, "", r->workload, "\"><h2>");
+    kl__html_text(f, "", r->workload, "</h2><p class=\"what\">");
+    kl__html_text(f, "", r->wsummary, "</p>\n");
     for (int g = 0; g < groups; g++) {
       size_t count = group_rows(rep, g, rows);
       if (!count || strcmp(rows[0]->workload, r->workload)) continue;
@@ -1108,22 +1054,14 @@ static void ceilings(report *rep) {
   for (size_t i = 0; i < rep->count; i++) {
     const row *r = &rep->rows[i];
     if (!r->ceiling_only) continue;
-    fputs("<tr><td>", f);
-    kl__html_escape(f, r->workload);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->rung);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->backend);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->device);
-    fputs("</td><td>", f);
-    kl__html_escape(f, r->shape);
-    fputs("</td>", f);
+    kl__html_text(f, "<tr><td>", r->workload, "</td><td>");
+    kl__html_text(f, "", r->rung, "</td><td>");
+    kl__html_text(f, "", r->backend, "</td><td>");
+    kl__html_text(f, "", r->device, "</td><td>");
+    kl__html_text(f, "", r->shape, "</td>");
     cell_field(f, r, KL__F_median_s, F_TIME, NULL);
     cell_field(f, r, KL__F_rate, F_NUM, r->unit);
-    fputs("<td>", f);
-    kl__html_escape(f, r->check);
-    fputs("</td></tr>\n", f);
+    kl__html_text(f, "<td>", r->check, "</td></tr>\n");
   }
   fputs("</tbody></table></section>\n", f);
 }
@@ -1182,13 +1120,11 @@ static void roofline_one(report *rep, int file, const char *device) {
     fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\">"
             "<title>", has_flag(r, "vendor") ? " vendor" : "", at(&ax, x),
             at(&ay, y));
-    kl__html_escape(f, r->workload);
-    fputc(' ', f);
+    kl__html_text(f, "", r->workload, " ");
     kl__html_escape(f, r->rung);
     fprintf(f, ": %.3g flop/byte, %.3g GFLOP/s</title></circle>\n", x, y);
   }
-  fputs("</svg><figcaption>", f);
-  kl__html_escape(f, device);
+  kl__html_text(f, "</svg><figcaption>", device, "");
   char a[48], b[48];
   number_text(bw, F_NUM, "GB/s", a, sizeof a);
   number_text(peak, F_NUM, "GFLOP/s", b, sizeof b);
@@ -1268,27 +1204,20 @@ static void energy_one(report *rep, int file, const char *device,
     fprintf(f, "<circle class=\"point%s\" cx=\"%.1f\" cy=\"%.1f\" "
             "r=\"4\"><title>", has_flag(r, "vendor") ? " vendor" : "",
             at(&ax, r->energy_w), at(&ay, r->rate));
-    kl__html_escape(f, r->workload);
-    fputc(' ', f);
+    kl__html_text(f, "", r->workload, " ");
     kl__html_escape(f, r->rung);
     fprintf(f, ": %.3g W, %.3g ", r->energy_w, r->rate);
     kl__html_escape(f, unit);
     fprintf(f, ", %.3g ", r->energy_pj);
-    kl__html_escape(f, r->energy_per);
-    fputs("</title></circle>\n", f);
+    kl__html_text(f, "", r->energy_per, "</title></circle>\n");
   }
-  fputs("</svg><figcaption>", f);
-  kl__html_escape(f, device);
-  fputs(", ", f);
-  kl__html_escape(f, unit);
-  fputs(": the least energy per unit of work: ", f);
-  kl__html_escape(f, best->workload);
-  fputc(' ', f);
+  kl__html_text(f, "</svg><figcaption>", device, ", ");
+  kl__html_text(f, "", unit, ": the least energy per unit of work: ");
+  kl__html_text(f, "", best->workload, " ");
   kl__html_escape(f, best->rung);
   char text[48];
   number_text(best->energy_pj, F_NUM, best->energy_per, text, sizeof text);
-  fputs(" (", f);
-  kl__html_escape(f, text);
+  kl__html_text(f, " (", text, "");
   fputs("), the dashed line; hover a point for its rung.</figcaption>"
         "</figure>\n", f);
 }
@@ -1432,9 +1361,7 @@ static void growth_chart(report *rep, const row *c, int rate, double floor) {
               at(&ay, rate ? next->rate : next->median));
       last = next->n;
     }
-    fputs("\"><title>", f);
-    kl__html_escape(f, s->rung);
-    fputs("</title></polyline>\n", f);
+    kl__html_text(f, "\"><title>", s->rung, "</title></polyline>\n");
   }
   /* A ring on the point of the rung the library dispatches at each size. */
   for (size_t i = 0; i < rep->count; i++) {
@@ -1521,15 +1448,12 @@ static void dispatch_table(report *rep, const row *c) {
       const row *vend = chart_row(rep, c, n, r->backend, NULL, 1);
       const row *disp = chart_row(rep, c, n, r->backend, r->dispatched, 0);
       fprintf(f, "<tr><td class=\"n\">%.0f</td><td>", n);
-      kl__html_escape(f, r->backend);
-      fputs("</td><td>", f);
-      kl__html_escape(f, fast->rung);
-      fputs("</td>", f);
+      kl__html_text(f, "", r->backend, "</td><td>");
+      kl__html_text(f, "", fast->rung, "</td>");
       cell_field(f, fast, KL__F_median_s, F_TIME, NULL);
       if (vend) cell_field(f, vend, KL__F_median_s, F_TIME, NULL);
       else fputs("<td class=\"n\">-</td>", f);
-      fputs("<td>", f);
-      kl__html_escape(f, r->dispatched);
+      kl__html_text(f, "<td>", r->dispatched, "");
       if (!disp) fputs(" <span class=\"tag\">not run</span>", f);
       fputs("</td>", f);
       if (disp) cell_field(f, disp, KL__F_median_s, F_TIME, NULL);
@@ -1578,16 +1502,10 @@ static void growth(report *rep) {
     fputs("<figure class=\"growth\">", f);
     growth_chart(rep, c, 0, floor);
     growth_chart(rep, c, 1, floor);
-    fputs("<figcaption>", f);
-    kl__html_escape(f, c->workload);
-    fputs(" on ", f);
-    kl__html_escape(f, c->device);
-    fputs(", ", f);
+    kl__html_text(f, "<figcaption>", c->workload, " on ");
+    kl__html_text(f, "", c->device, ", ");
     kl__html_escape(f, c->type);
-    if (c->params[0]) {
-      fputs(", ", f);
-      kl__html_escape(f, c->params);
-    }
+    if (c->params[0]) kl__html_text(f, ", ", c->params, "");
     fputs(". Lines: ", f);
     int series = 0;
     for (size_t k = 0; k < rep->count; k++) {
@@ -1723,13 +1641,9 @@ static void timeline(report *rep, const row *r, const json_value *events) {
                                                                     : "middle",
             "axis", tt);
   }
-  fputs("</svg><figcaption>", f);
-  kl__html_escape(f, r->workload);
-  fputc(' ', f);
-  kl__html_escape(f, r->rung);
-  fputs(" (", f);
-  kl__html_escape(f, r->shape);
-  fputs("): the last timed run; phases ", f);
+  kl__html_text(f, "</svg><figcaption>", r->workload, " ");
+  kl__html_text(f, "", r->rung, " (");
+  kl__html_text(f, "", r->shape, "): the last timed run; phases ");
   for (int p = 0; p < np; p++) {
     fprintf(f, "%s<span style=\"color:%s\">&#9632;</span> ", p ? ", " : "",
             palette[p % 10]);
@@ -2052,11 +1966,8 @@ static const char check_script[] =
 
 static void meta_row(FILE *f, const char *name, const char *value) {
   if (!value || !*value) return;
-  fputs("<tr><th>", f);
-  kl__html_escape(f, name);
-  fputs("</th><td>", f);
-  kl__html_escape(f, value);
-  fputs("</td></tr>\n", f);
+  kl__html_text(f, "<tr><th>", name, "</th><td>");
+  kl__html_text(f, "", value, "</td></tr>\n");
 }
 
 static void header(report *rep) {
@@ -2066,8 +1977,7 @@ static void header(report *rep) {
     kl__results_run(rep->docs[i], &run);
     if (rep->files > 1) {
       fprintf(f, "<h2>File %d: ", i + 1);
-      kl__html_escape(f, rep->paths[i]);
-      fputs("</h2>\n", f);
+      kl__html_text(f, "", rep->paths[i], "</h2>\n");
     }
     fputs("<table class=\"meta\">\n", f);
     meta_row(f, "started", run.started);
@@ -2152,11 +2062,8 @@ static void page(report *rep) {
     for (size_t k = 0; k < i && first; k++)
       first = rep->rows[k].group < 0 || strcmp(rep->rows[k].workload, r->workload);
     if (!first) continue;
-    fputs("<a href=\"#w-", f);
-    kl__html_escape(f, r->workload);
-    fputs("\">", f);
-    kl__html_escape(f, r->workload);
-    fputs("</a> ", f);
+    kl__html_text(f, "<a href=\"#w-", r->workload, "\">");
+    kl__html_text(f, "", r->workload, "</a> ");
   }
   fputs("</p></nav>\n", f);
   ladders(rep, groups);

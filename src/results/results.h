@@ -41,6 +41,10 @@ const char *kl__shown(const char *arg, char dst[SHOWN_SIZE]);
 int kl__in_list(const char *list, const char *name);
 /* s with & < > " ' written as HTML's entities; NULL writes nothing. */
 void kl__html_escape(FILE *f, const char *s);
+/* before and after as they are, s escaped between them: an element's
+ * text, or an attribute's value, in one call. */
+void kl__html_text(FILE *f, const char *before, const char *s,
+                   const char *after);
 /* A message into dst (size bytes, cut to fit), printf-like; returns
  * `code`, so that a function refusing its input says why and returns its
  * failure in one statement. */
@@ -62,6 +66,12 @@ void kl__json_text(FILE *f, const char *s);
  * writes whole numbers as integers instead. */
 void kl__csv_exact(FILE *f, double v);
 void kl__json_exact(FILE *f, double v);
+/* A member of a JSON object: sep (", " or ""), "key": and the value, s
+ * as kl__json_text writes it or v as kl__json_exact does. */
+void kl__json_member(FILE *f, const char *sep, const char *key,
+                     const char *s);
+void kl__json_member_exact(FILE *f, const char *sep, const char *key,
+                           double v);
 /* The columns s takes in a terminal: one a character (UTF-8). */
 int kl__text_columns(const char *s);
 /* s in at most width columns: as it is, or cut and its last column '~'. */

@@ -48,6 +48,13 @@ void kl__html_escape(FILE *f, const char *s) {
   }
 }
 
+void kl__html_text(FILE *f, const char *before, const char *s,
+                   const char *after) {
+  fputs(before, f);
+  kl__html_escape(f, s);
+  fputs(after, f);
+}
+
 int kl__said(int code, char *dst, size_t size, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
@@ -94,6 +101,18 @@ void kl__csv_exact(FILE *f, double v) {
 void kl__json_exact(FILE *f, double v) {
   if (isfinite(v)) kl__csv_exact(f, v);
   else fputs("null", f);
+}
+
+void kl__json_member(FILE *f, const char *sep, const char *key,
+                     const char *s) {
+  fprintf(f, "%s\"%s\": ", sep, key);
+  kl__json_text(f, s);
+}
+
+void kl__json_member_exact(FILE *f, const char *sep, const char *key,
+                           double v) {
+  fprintf(f, "%s\"%s\": ", sep, key);
+  kl__json_exact(f, v);
 }
 
 /* ---- text in columns ----------------------------------------------------- */
