@@ -30,6 +30,11 @@ add_test(NAME cli-cg-hard-matrices COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/cg_hard.sh ${KL} $<TARGET_FILE:spd_gen>)
 set_tests_properties(cli-cg-hard-matrices PROPERTIES TIMEOUT 900 COST 130)
 
+# A row longer than opencl-stream's chunk of staged nonzeros (cg_long_row.sh).
+add_test(NAME cli-cg-long-row COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/cg_long_row.sh ${KL})
+set_tests_properties(cli-cg-long-row PROPERTIES SKIP_RETURN_CODE 77)
+
 # cg for a user's own system: b from a Matrix Market array file
 # (--rhs), the solution written as one (--solution) by the first rung
 # whose check passed, compared with the known x of small.mtx x =

@@ -23,12 +23,18 @@
 enum { K_MATVEC, K_WAXPBY, K_PARTIALS, K_FINAL };
 enum { K_MATVEC_DOT = K_MATVEC, K_UPDATE_DOT = K_FINAL };
 
+/* opencl-stream's group, and its chunk of nonzeros staged in local
+ * memory: 16 KiB, as cuda-csr-stream's (its lesson), so that 8 groups
+ * share a GPU's multiprocessor. */
+#define STREAM_GROUP 256
+#define STREAM_CHUNK 2048
+
 /* A rung's four kernels of cg.cl, built once, into the slots above. */
 static kl_status setup(kl_args *a, const char *const names[4]) {
-  char options[64];
+  char options[96];
   kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
-  snprintf(options + strlen(options), sizeof options - strlen(options), "%s",
-           kl__cl_stride_option(a));
+  snprintf(options + strlen(options), sizeof options - strlen(options),
+           "%s -DSTREAM_CHUNK=%d", kl__cl_stride_option(a), STREAM_CHUNK);
   for (int i = 0; i < 4 && st == KL_OK; i++)
     st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
   return st;
@@ -237,6 +243,60 @@ static double update(const kl__cg_host *hc, double alpha, double *x,
 kl_status kl__cg_cl_fused(const kl_args *a, kl_reps *reps) {
   static const kl__cg_kernels k = {fused_matvec, waxpby,     fused_dot,
                                    NULL,         NULL,       matvec_dot,
+                                   update};
+  return kl__cg_host_reps(a, reps, 0, &k);
+}
+
+/* ---- opencl-stream ------------------------------------------------------- */
+
+kl_status kl__cg_cl_stream_setup(kl_args *a) {
+  static const char *const names[] = {"cg_stream_dot", "cg_waxpby",
+                                      "cg_dot_partials", "cg_update_dot"};
+  return setup(a, names);
+}
+
+/* out = A v and each group's part of v.out, by cg_stream_dot: groups of
+ * STREAM_GROUP items on every device (on a CPU too, where the staging
+ * makes it slower than opencl-fused's rows but the kernel is the one a
+ * GPU runs), as many groups as kl__cl_stride_shape gives (8 a compute
+ * unit on a GPU), no more than the rows fill. */
+static size_t launch_stream_dot(kl__cg_host *h, const double *v,
+                                double *out) {
+  const kl_args *a = h->args;
+  cl_kernel k = a->state.pointer[K_MATVEC_DOT];
+  size_t local, groups;
+  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  const size_t need = ((size_t)h->matrix.rows + STREAM_GROUP - 1) /
+                      STREAM_GROUP;
+  if (groups > need) groups = need > 0 ? need : 1;
+  const cl_mem partials = a->buffers[CG_PARTIALS];
+  matrix_args(h, k, v, out);
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * STREAM_GROUP, NULL));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 8, sizeof(double) * STREAM_CHUNK, NULL));
+  keep(h, kl__cl_launch(a, k, groups * STREAM_GROUP, STREAM_GROUP));
+  return groups;
+}
+
+/* The start's r = b - A x: the streamed SpMV, its partials left unread. */
+static void stream_matvec(const kl__cg_host *hc, const double *v,
+                          double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  (void)launch_stream_dot(h, v, out);
+  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
+}
+
+/* Ap = A p and p.Ap: one kernel and one read. */
+static double stream_matvec_dot(const kl__cg_host *hc, const double *v,
+                                double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  return group_total(h, launch_stream_dot(h, v, out));
+}
+
+/* opencl-fused's iteration with the streamed SpMV. */
+kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps) {
+  static const kl__cg_kernels k = {stream_matvec, waxpby,   fused_dot,
+                                   NULL,          NULL,     stream_matvec_dot,
                                    update};
   return kl__cg_host_reps(a, reps, 0, &k);
 }

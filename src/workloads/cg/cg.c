@@ -542,6 +542,14 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__cg_cl_fused_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run_reps = KL_CL_FN(kl__cg_cl_fused)),
+    KL_RUNG("opencl-stream", opencl,
+            "opencl-fused with the SpMV streamed: a group's rows' nonzeros "
+            "loaded coalesced into local memory in chunks, then summed a row "
+            "an item", .variant = CG_FUSED, .peer = "cuda-csr-stream",
+            .phases = host_phases, .scratch = KL_CL_FN(kl__cg_cl_scratch),
+            .setup = KL_CL_FN(kl__cg_cl_stream_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run_reps = KL_CL_FN(kl__cg_cl_stream)),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

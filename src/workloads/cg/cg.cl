@@ -91,3 +91,48 @@ __kernel void cg_update_dot(const double alpha, __global double *restrict x,
   const double total = group_sum(acc, scratch);
   if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
 }
+
+/* opencl-stream (cuda-csr-stream's SpMV, with p.Ap): a group takes as many
+ * rows as it has items at a time and streams their nonzeros through local
+ * memory in chunks of STREAM_CHUNK (a -D option), every item loading
+ * neighbouring elements, so the matrix is read coalesced whatever the row
+ * lengths; then each item adds its row's products from local memory, in
+ * the row's order (the same sums as cg_matvec). Every item of a group
+ * reaches every barrier: the loops' bounds are the group's. */
+__kernel void cg_stream_dot(__global const long *restrict offsets,
+                            __global const int *restrict columns,
+                            __global const double *restrict values,
+                            __global const double *restrict v,
+                            __global double *restrict out, const ulong rows,
+                            __global double *restrict partials,
+                            __local double *scratch,
+                            __local double *products) {
+  const size_t item = get_local_id(0), size = get_local_size(0);
+  double acc = 0;
+  for (size_t first = get_group_id(0) * size; first < rows;
+       first += get_num_groups(0) * size) {
+    const size_t last = min(first + size, (size_t)rows), row = first + item;
+    const long begin = offsets[first], end = offsets[last];
+    long row_begin = 0, row_end = 0;
+    if (row < last) {
+      row_begin = offsets[row];
+      row_end = offsets[row + 1];
+    }
+    double sum = 0;
+    for (long chunk = begin; chunk < end; chunk += STREAM_CHUNK) {
+      const long chunk_end = min(chunk + STREAM_CHUNK, end);
+      for (long j = chunk + (long)item; j < chunk_end; j += (long)size)
+        products[j - chunk] = values[j] * v[columns[j]];
+      barrier(CLK_LOCAL_MEM_FENCE);
+      const long lo = max(row_begin, chunk), hi = min(row_end, chunk_end);
+      for (long j = lo; j < hi; j++) sum += products[j - chunk];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (row < last) {
+      out[row] = sum;
+      acc += v[row] * sum;
+    }
+  }
+  const double total = group_sum(acc, scratch);
+  if (item == 0) partials[get_group_id(0)] = total;
+}

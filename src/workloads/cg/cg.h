@@ -165,12 +165,15 @@ kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 
 /* The OpenCL rungs (cg-cl.c, cg.cl): the seed's three kernels in the host
- * solve's loop, and opencl-fused's SpMV with p.Ap and update with r.r. */
+ * solve's loop, opencl-fused's SpMV with p.Ap and update with r.r, and
+ * opencl-stream's SpMV streamed through local memory. */
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_setup(kl_args *a);
 kl_status kl__cg_cl_scratch(kl_plan *p);
 kl_status kl__cg_cl_fused(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_fused_setup(kl_args *a);
+kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_cl_stream_setup(kl_args *a);
 
 /* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
  * vendor rung. Every one owns its loop (run_reps). */
