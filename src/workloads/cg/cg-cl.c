@@ -177,26 +177,42 @@ static double group_total(kl__cg_host *h, size_t groups) {
   return sum;
 }
 
-/* out = A v and each group's part of v.out, in the stride shape. */
-static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out) {
+/* out = A v and each group's part of v.out: cg_matvec_dot in the stride
+ * shape, or (stream) cg_stream_dot in groups of STREAM_GROUP items on
+ * every device (on a CPU too, where the staging makes it slower than
+ * opencl-fused's rows but the kernel is the one a GPU runs), as many
+ * groups as the stride shape has (8 a compute unit on a GPU), no more
+ * than the rows fill. */
+static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out,
+                                int stream) {
   const kl_args *a = h->args;
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;
   kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  if (stream) {
+    local = STREAM_GROUP;
+    const size_t need = ((size_t)h->matrix.rows + local - 1) / local;
+    if (groups > need) groups = need > 0 ? need : 1;
+  }
   const cl_mem partials = a->buffers[CG_PARTIALS];
   matrix_args(h, k, v, out);
   ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * local, NULL));
+  if (stream)
+    ENQUEUE(h, kl__cl.SetKernelArg(k, 8, sizeof(double) * STREAM_CHUNK, NULL));
   keep(h, kl__cl_launch(a, k, groups * local, local));
   return groups;
 }
 
-/* The start's r = b - A x: the fused SpMV, its partials left unread. */
+/* The start's r = b - A x: the SpMV, its partials left unread. */
+static void product(kl__cg_host *h, const double *v, double *out,
+                    int stream) {
+  (void)launch_matvec_dot(h, v, out, stream);
+  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
+}
 static void fused_matvec(const kl__cg_host *hc, const double *v,
                          double *out) {
-  kl__cg_host *h = (kl__cg_host *)hc;
-  (void)launch_matvec_dot(h, v, out);
-  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
+  product((kl__cg_host *)hc, v, out, 0);
 }
 
 /* The start's r.r and b.b: cg_dot_partials, the host adding them. */
@@ -211,7 +227,7 @@ static double fused_dot(const kl__cg_host *hc, const double *x,
 static double matvec_dot(const kl__cg_host *hc, const double *v,
                          double *out) {
   kl__cg_host *h = (kl__cg_host *)hc;
-  return group_total(h, launch_matvec_dot(h, v, out));
+  return group_total(h, launch_matvec_dot(h, v, out, 0));
 }
 
 /* x += alpha p, r -= alpha Ap and the new r.r: one kernel and one read. */
@@ -255,42 +271,15 @@ kl_status kl__cg_cl_stream_setup(kl_args *a) {
   return setup(a, names);
 }
 
-/* out = A v and each group's part of v.out, by cg_stream_dot: groups of
- * STREAM_GROUP items on every device (on a CPU too, where the staging
- * makes it slower than opencl-fused's rows but the kernel is the one a
- * GPU runs), as many groups as kl__cl_stride_shape gives (8 a compute
- * unit on a GPU), no more than the rows fill. */
-static size_t launch_stream_dot(kl__cg_host *h, const double *v,
-                                double *out) {
-  const kl_args *a = h->args;
-  cl_kernel k = a->state.pointer[K_MATVEC_DOT];
-  size_t local, groups;
-  kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
-  const size_t need = ((size_t)h->matrix.rows + STREAM_GROUP - 1) /
-                      STREAM_GROUP;
-  if (groups > need) groups = need > 0 ? need : 1;
-  const cl_mem partials = a->buffers[CG_PARTIALS];
-  matrix_args(h, k, v, out);
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * STREAM_GROUP, NULL));
-  ENQUEUE(h, kl__cl.SetKernelArg(k, 8, sizeof(double) * STREAM_CHUNK, NULL));
-  keep(h, kl__cl_launch(a, k, groups * STREAM_GROUP, STREAM_GROUP));
-  return groups;
-}
-
-/* The start's r = b - A x: the streamed SpMV, its partials left unread. */
+/* The start's r = b - A x, and Ap = A p with p.Ap, by cg_stream_dot. */
 static void stream_matvec(const kl__cg_host *hc, const double *v,
                           double *out) {
-  kl__cg_host *h = (kl__cg_host *)hc;
-  (void)launch_stream_dot(h, v, out);
-  if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
+  product((kl__cg_host *)hc, v, out, 1);
 }
-
-/* Ap = A p and p.Ap: one kernel and one read. */
 static double stream_matvec_dot(const kl__cg_host *hc, const double *v,
                                 double *out) {
   kl__cg_host *h = (kl__cg_host *)hc;
-  return group_total(h, launch_stream_dot(h, v, out));
+  return group_total(h, launch_matvec_dot(h, v, out, 1));
 }
 
 /* opencl-fused's iteration with the streamed SpMV. */
