@@ -703,7 +703,11 @@ static void test_sweep(void) {
       ceiling_n[ceilings++] = r->n;
     if (strcmp(r->workload, "map") != 0 || maps >= 3) continue;
     EXPECT(r->n == want[maps]);
-    EXPECT(r->ceiling > 0 && r->percent > 0 && r->percent <= 150);
+    /* Both in cache and timed in microseconds on a host others share:
+     * the share has passed 150% under a loaded make test. The ceiling's
+     * size, which is the point, is checked exactly below; this bound only
+     * catches a share that no copy of these bytes could give. */
+    EXPECT(r->ceiling > 0 && r->percent > 0 && r->percent <= 400);
     maps++;
   }
   EXPECT(maps == 3 && ceilings == 3 && kl_report_count(rep) == 6);
