@@ -139,9 +139,8 @@ void kl__flags_text(unsigned flags, char *dst, size_t size) {
 
 /* A getter reads the report, the result or both; the other is unused. */
 #define GET(name)                                                             \
-  static void name(const kl_report *rep __attribute__((unused)),             \
-                   const kl__result *res __attribute__((unused)),            \
-                   kl__value *v)
+  static void name(const kl_report *rep KL__UNUSED,                           \
+                   const kl__result *res KL__UNUSED, kl__value *v)
 
 static void text(kl__value *v, const char *s) {
   v->present = s != NULL;

@@ -24,6 +24,13 @@ kl_status kl__usage(kl_status s, const char *fmt, ...)
 #endif
     ;
 #define KL_FAIL(s, ...) kl__fail_at((s), __FILE__, __LINE__, __VA_ARGS__)
+/* A parameter that a function of a fixed signature (a hook, a table's
+ * getter, a stub) does not read. */
+#if defined(__GNUC__)
+#define KL__UNUSED __attribute__((unused))
+#else
+#define KL__UNUSED
+#endif
 /* Every public function returns through this: KL_OK clears the message of
  * an earlier call (or of a step that failed and was recovered from). */
 kl_status kl__done(kl_status s);

@@ -55,30 +55,32 @@ static const char no_sqlite[] =
 
 const char *kl__history_missing(void) { return no_sqlite; }
 /* Each stub's parameters but err are unused. */
-#define UNUSED __attribute__((unused))
-int kl__history_open(const char *path UNUSED, int write UNUSED,
+int kl__history_open(const char *path KL__UNUSED, int write KL__UNUSED,
                      kl_history **out, char *err, size_t errlen) {
   *out = NULL;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-void kl__history_close(kl_history *db UNUSED) {}
-int kl__history_append(kl_history *db UNUSED, const char *const *paths UNUSED,
-                       int count UNUSED, int *added, char *err,
+void kl__history_close(kl_history *db KL__UNUSED) {}
+int kl__history_append(kl_history *db KL__UNUSED,
+                       const char *const *paths KL__UNUSED,
+                       int count KL__UNUSED, int *added, char *err,
                        size_t errlen) {
   if (added) *added = 0;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-int kl__history_series(kl_history *db UNUSED, const char *const key[8] UNUSED,
+int kl__history_series(kl_history *db KL__UNUSED,
+                       const char *const key[8] KL__UNUSED,
                        kl__history_point **points, size_t *count, char *err,
                        size_t errlen) {
   *points = NULL;
   *count = 0;
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
-int kl__history_print(kl_history *h UNUSED,
-                      const kl__history_query *q UNUSED, int format UNUSED,
-                      int check UNUSED, double threshold UNUSED,
-                      FILE *f UNUSED, char *err, size_t errlen) {
+int kl__history_print(kl_history *h KL__UNUSED,
+                      const kl__history_query *q KL__UNUSED,
+                      int format KL__UNUSED, int check KL__UNUSED,
+                      double threshold KL__UNUSED,
+                      FILE *f KL__UNUSED, char *err, size_t errlen) {
   return kl__said(2, err, errlen, "%s", no_sqlite);
 }
 
