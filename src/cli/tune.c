@@ -39,7 +39,7 @@
 #define MAX_UNITS 16
 
 static const char usage_tune[] =
-    "usage: kladder tune [-w W[,W...]] [-b B[,B...]] [-n SIZES]\n"
+    "usage: kladder tune [-w W[,W...]] [-b B[,B...]] [-n SIZES] [-t T[,T...]]\n"
     "                    [-p NAME=VALUE[,...]] [--reps N] [-o FILE] [-q]\n"
     "       kladder tune --check [FILE]\n"
     "\n"
@@ -69,6 +69,8 @@ static const char usage_tune[] =
     "  -n, --size SIZES         the sweep, as run -n takes it (default: from\n"
     "                           the workload's smallest size to a quarter of\n"
     "                           its host default, about ten points)\n"
+    "  -t, --type T[,T...]      only these element types (default: each\n"
+    "                           type a workload's entry points take)\n"
     "  -p, --params NAME=VALUE[,...]  fixed values, one each: a tuning given\n"
     "                           is not swept\n"
     "      --reps N             timed runs per rung and size (default 5)\n"
@@ -471,7 +473,7 @@ static kl_status tune_rungs(size_t w, const kl_options *base,
 
 int tune_main(int argc, char **argv) {
   const char *workloads = NULL, *backends = NULL, *sizes_text = NULL;
-  const char *out = NULL, *reps_text = NULL, *params = NULL;
+  const char *out = NULL, *reps_text = NULL, *params = NULL, *types = NULL;
   int reps = 5, quiet = 0;
   /* Each takes one value, once: which of two would count is not for
    * their order to decide. --check's file is the one operand. */
@@ -480,6 +482,7 @@ int tune_main(int argc, char **argv) {
   arg_option options[] = {{"workload", 'w', ARG_VALUE, &workloads, NULL, 0},
                           {"backend", 'b', ARG_VALUE, &backends, NULL, 0},
                           {"size", 'n', ARG_VALUE, &sizes_text, NULL, 0},
+                          {"type", 't', ARG_VALUE, &types, NULL, 0},
                           {"params", 'p', ARG_VALUE, &params, NULL, 0},
                           {"reps", 0, ARG_VALUE, &reps_text, NULL, 0},
                           {"output", 'o', ARG_VALUE, &out, NULL, 0},
@@ -511,6 +514,15 @@ int tune_main(int argc, char **argv) {
     snprintf(name, sizeof name, "%.*s", (int)len, p);
     size_t w;
     if (kl_workload_index(name, &w) != KL_OK)
+      return usage_error("%s", kl_last_error());
+    p += len + (p[len] == ',');
+  }
+  for (const char *p = types; p && *p;) {
+    char name[64];
+    const size_t len = strcspn(p, ",");
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    kl_type t;
+    if (kl_type_parse(name, &t) != KL_OK)
       return usage_error("%s", kl_last_error());
     p += len + (p[len] == ',');
   }
@@ -613,7 +625,9 @@ int tune_main(int argc, char **argv) {
       break;
     }
     for (int t = 0; t < KL_TYPE_COUNT && code == 0 && !stop_signal; t++) {
-      if (!(library & KL_TYPE_BIT(t))) continue;
+      if (!(library & KL_TYPE_BIT(t)) ||
+          !kl__selects(types, kl_type_name((kl_type)t)))
+        continue;
       kl_options o;
       kl_options_init(&o);
       o.workloads = wi.name;

@@ -31,3 +31,9 @@ kl_cli_test(tune-fixed-list 2 "tune takes NAME=VALUE items, each one value"
   tune -w laplacian -p m=2,4 -o w.txt)
 kl_cli_test(tune-fixed-unknown 2 "no workload tuned has a parameter 'frob'"
   tune -w laplacian -p frob=1 -o w.txt)
+# -t: only the types named (the file holds those alone); a name that is no
+# type is bad usage.
+kl_cli_test(tune-type 0 "^pick d0 reduce i32 0 serial serial$"
+  --not "^pick d0 reduce f(32|64) " tune -w reduce -b serial -t i32
+  -n 1000 --reps 1 -q -o w.txt)
+kl_cli_test(tune-unknown-type 2 "unknown type 'f65'" tune -t f32,f65)
