@@ -108,8 +108,11 @@ void kl__workload_add(const kl_workload *w);
 /* The size w's wisdom knows a problem of main size n and parameter values
  * `value` by (kl_workload.wisdom_size; n without one). */
 int64_t kl__wisdom_size(const kl_workload *w, int64_t n, const double *value);
-/* The built-in wisdom, a wisdom file's text (wisdom-builtin.c). */
+/* The built-in wisdom, a wisdom file's text (wisdom-builtin.c), and the
+ * text the library reads as it: kl__wisdom_builtin, or a test program's
+ * own, set before anything else is called. */
 extern const char kl__wisdom_builtin[];
+extern const char *kl__wisdom_builtin_text;
 
 /* The process's default context of device 0 of backend b: opened on first
  * use, shared by every thread (each call locks it), closed at exit. */

@@ -1,26 +1,38 @@
 /* The built-in wisdom: what the library's entry points run, by size,
  * where no wisdom file of this machine is read (none at its path, or one
- * ignored: of another build or device, or malformed; see wisdom.c). It is
- * `kladder tune`'s file as measured on one NVIDIA H100 80GB HBM3 with a
- * 16-core Xeon host: the default sweep (each workload from its smallest
- * size to a quarter of its host default), extended for map, reduce and
- * histogram by a sweep of serial, openmp and cuda from 1K to 256M in
- * steps of 8 (with the copies counted the host stays fastest to 256M),
- * for gemm by a sweep of the OpenMP and CUDA rungs from 256 to 4096, and
- * for the CUDA picks of reduce and histogram by a dispatch sweep of every
- * CUDA rung from 1K to 1G in steps of 4, 20 runs each. Each cell takes
- * tune's rule (tune_pick): cuda-best unless another rung's median is
- * below cuda-best's fastest run, which leaves cuda-best everywhere but
- * reduce f64 at 4K and i32 at 16K (cuda-single-pass-fence, faster in two
- * sweeps), f64 at 1G (cuda-grid-stride) and histogram below 1M
- * (cuda-shared, cuda-fat-interleaved). gemm on the device picks
- * cuda-dmma for f64 from 256 (cuBLAS at 1536) and cuda-pipelined or
- * cuBLAS for f32; the best lines (with the copies, the backend's choice)
- * are as the sweep wrote them.
- * Its device lines key each line by the device it was measured on: the
- * H100 (132 SMs, 79 GiB, as its results in results/h100 show) and the
- * host's 16 hardware threads, its memory not known (0). They are not
- * checked: each line serves every device of its backend.
+ * ignored: of another build or device, or malformed; see wisdom.c). Each
+ * device takes the lines of the key that names its kind (name, SMs, GiB),
+ * a device of another kind those of its backend's first key; the best
+ * lines serve every device of their backend.
+ *
+ * The host keys, h100's lines and every best line are `kladder tune`'s
+ * file as measured on one NVIDIA H100 80GB HBM3 with a 16-core Xeon host:
+ * the default sweep (each workload from its smallest size to a quarter of
+ * its host default), extended for map, reduce and histogram by a sweep of
+ * serial, openmp and cuda from 1K to 256M in steps of 8 (with the copies
+ * counted the host stays fastest to 256M), for gemm by a sweep of the
+ * OpenMP and CUDA rungs from 256 to 4096, and for the CUDA picks of reduce
+ * and histogram by a dispatch sweep of every CUDA rung from 1K to 1G in
+ * steps of 4, 20 runs each. Each cell takes tune's rule (tune_pick):
+ * cuda-best unless another rung's median is below cuda-best's fastest
+ * run, which leaves cuda-best everywhere but reduce f64 at 4K and i32 at
+ * 16K (cuda-single-pass-fence, faster in two sweeps), f64 at 1G
+ * (cuda-grid-stride) and histogram below 1M (cuda-shared,
+ * cuda-fat-interleaved). gemm on the device picks cuda-dmma for f64 from
+ * 256 (cuBLAS at 1536) and cuda-pipelined or cuBLAS for f32; the best
+ * lines (with the copies, the backend's choice) are as the sweep wrote
+ * them. That machine's tune had no tunings to sweep: h100 has no tuned
+ * lines, and its rungs run their defaults.
+ *
+ * h200's pick and tuned lines are `kladder tune -b cuda` on one NVIDIA
+ * H200 (132 SMs, 140 GiB) with a 16-core host, five reps a point: map,
+ * reduce and histogram from 1K to 256M in steps of 8; laplacian at 16,
+ * 32, 64, 128, 256, 432 and 512 (`planes` and `m` swept at each); gemm
+ * from 256 to 4096 in steps of 2 (the tile choices swept); cg and
+ * integrate over their default sweeps. The tunings within a point or two
+ * of each other at a size are noise's choice (laplacian's planes from 6
+ * to 16 at 512^3, LESSONS.md); the lines are as tune wrote them.
+ *
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
  * build does not have is skipped (kl_wisdom_note says how many; test
@@ -32,6 +44,7 @@ const char kl__wisdom_builtin[] =
     "device host-serial serial 16 0 Intel(R) Xeon(R) Processor\n"
     "device host-openmp openmp 16 0 Intel(R) Xeon(R) Processor\n"
     "device h100 cuda 132 79 NVIDIA H100 80GB HBM3\n"
+    "device h200 cuda 132 140 NVIDIA H200\n"
     "best host-serial map f32 0 serial serial\n"
     "best host-openmp map f32 262144 openmp openmp\n"
     "pick host-serial map f32 0 serial serial\n"
@@ -188,4 +201,114 @@ const char kl__wisdom_builtin[] =
     "pick h100 gemm f64 16 cuda cuda-shared-16\n"
     "pick h100 gemm f64 256 cuda cuda-dmma\n"
     "pick h100 gemm f64 1536 cuda cuda-cublas\n"
-    "pick h100 gemm f64 2048 cuda cuda-dmma\n";
+    "pick h100 gemm f64 2048 cuda cuda-dmma\n"
+    "pick h200 map f32 0 cuda cuda-vec4\n"
+    "pick h200 map f32 8192 cuda cuda-thread\n"
+    "pick h200 map f32 524288 cuda cuda-vec4\n"
+    "pick h200 reduce f32 0 cuda cuda-cub\n"
+    "pick h200 reduce f32 8192 cuda cuda-single-pass-fence\n"
+    "pick h200 reduce f32 65536 cuda cuda-best\n"
+    "pick h200 reduce f32 4194304 cuda cuda-single-pass-atomic\n"
+    "pick h200 reduce f32 33554432 cuda cuda-best\n"
+    "pick h200 reduce f32 268435456 cuda cuda-cub\n"
+    "pick h200 reduce f64 0 cuda cuda-best\n"
+    "pick h200 reduce f64 8192 cuda cuda-single-pass-fence\n"
+    "pick h200 reduce f64 65536 cuda cuda-best\n"
+    "pick h200 reduce f64 4194304 cuda cuda-single-pass-atomic\n"
+    "pick h200 reduce f64 33554432 cuda cuda-best\n"
+    "pick h200 reduce f64 268435456 cuda cuda-grid-stride\n"
+    "pick h200 reduce i32 0 cuda cuda-best\n"
+    "pick h200 reduce i32 8192 cuda cuda-single-pass-fence\n"
+    "pick h200 reduce i32 65536 cuda cuda-best\n"
+    "pick h200 reduce i32 4194304 cuda cuda-single-pass-atomic\n"
+    "pick h200 reduce i32 33554432 cuda cuda-best\n"
+    "pick h200 histogram u8 0 cuda cuda-shared\n"
+    "pick h200 histogram u8 524288 cuda cuda-vec16\n"
+    "pick h200 histogram u8 33554432 cuda cuda-best\n"
+    "pick h200 laplacian f32 0 cuda cuda-bounded\n"
+    "pick h200 laplacian f32 64 cuda cuda-zmarch-prefetch\n"
+    "pick h200 laplacian f32 128 cuda cuda-zmarch-vector\n"
+    "pick h200 laplacian f32 432 cuda cuda-zmarch-prefetch\n"
+    "tuned h200 laplacian f32 0 cuda cuda-tiled m=1\n"
+    "tuned h200 laplacian f32 32 cuda cuda-tiled m=4\n"
+    "tuned h200 laplacian f32 128 cuda cuda-tiled m=8\n"
+    "tuned h200 laplacian f32 256 cuda cuda-tiled m=4\n"
+    "tuned h200 laplacian f32 432 cuda cuda-tiled m=8\n"
+    "tuned h200 laplacian f32 0 cuda cuda-reordered m=1\n"
+    "tuned h200 laplacian f32 64 cuda cuda-reordered m=4\n"
+    "tuned h200 laplacian f32 0 cuda cuda-bounded m=1\n"
+    "tuned h200 laplacian f32 32 cuda cuda-bounded m=2\n"
+    "tuned h200 laplacian f32 64 cuda cuda-bounded m=4\n"
+    "tuned h200 laplacian f32 0 cuda cuda-streaming m=1\n"
+    "tuned h200 laplacian f32 32 cuda cuda-streaming m=2\n"
+    "tuned h200 laplacian f32 128 cuda cuda-streaming m=4\n"
+    "tuned h200 laplacian f32 0 cuda cuda-zmarch planes=2\n"
+    "tuned h200 laplacian f32 64 cuda cuda-zmarch planes=4\n"
+    "tuned h200 laplacian f32 128 cuda cuda-zmarch planes=12\n"
+    "tuned h200 laplacian f32 256 cuda cuda-zmarch planes=0\n"
+    "tuned h200 laplacian f32 432 cuda cuda-zmarch planes=32\n"
+    "tuned h200 laplacian f32 0 cuda cuda-zmarch-shared planes=2\n"
+    "tuned h200 laplacian f32 64 cuda cuda-zmarch-shared planes=4\n"
+    "tuned h200 laplacian f32 128 cuda cuda-zmarch-shared planes=0\n"
+    "tuned h200 laplacian f32 256 cuda cuda-zmarch-shared planes=12\n"
+    "tuned h200 laplacian f32 432 cuda cuda-zmarch-shared planes=32\n"
+    "tuned h200 laplacian f32 0 cuda cuda-zmarch-vector planes=2\n"
+    "tuned h200 laplacian f32 128 cuda cuda-zmarch-vector planes=0\n"
+    "tuned h200 laplacian f32 512 cuda cuda-zmarch-vector planes=8\n"
+    "tuned h200 laplacian f32 0 cuda cuda-zmarch-prefetch planes=2\n"
+    "tuned h200 laplacian f32 128 cuda cuda-zmarch-prefetch planes=4\n"
+    "tuned h200 laplacian f32 256 cuda cuda-zmarch-prefetch planes=6\n"
+    "tuned h200 laplacian f32 432 cuda cuda-zmarch-prefetch planes=0\n"
+    "tuned h200 laplacian f32 512 cuda cuda-zmarch-prefetch planes=8\n"
+    "pick h200 laplacian f64 0 cuda cuda-tiled\n"
+    "pick h200 laplacian f64 64 cuda cuda-reordered\n"
+    "pick h200 laplacian f64 128 cuda cuda-zmarch\n"
+    "pick h200 laplacian f64 256 cuda cuda-zmarch-prefetch\n"
+    "tuned h200 laplacian f64 0 cuda cuda-tiled m=1\n"
+    "tuned h200 laplacian f64 32 cuda cuda-tiled m=2\n"
+    "tuned h200 laplacian f64 64 cuda cuda-tiled m=4\n"
+    "tuned h200 laplacian f64 432 cuda cuda-tiled m=2\n"
+    "tuned h200 laplacian f64 0 cuda cuda-reordered m=1\n"
+    "tuned h200 laplacian f64 32 cuda cuda-reordered m=4\n"
+    "tuned h200 laplacian f64 0 cuda cuda-bounded m=1\n"
+    "tuned h200 laplacian f64 32 cuda cuda-bounded m=4\n"
+    "tuned h200 laplacian f64 0 cuda cuda-streaming m=1\n"
+    "tuned h200 laplacian f64 32 cuda cuda-streaming m=4\n"
+    "tuned h200 laplacian f64 0 cuda cuda-zmarch planes=2\n"
+    "tuned h200 laplacian f64 64 cuda cuda-zmarch planes=4\n"
+    "tuned h200 laplacian f64 128 cuda cuda-zmarch planes=16\n"
+    "tuned h200 laplacian f64 256 cuda cuda-zmarch planes=0\n"
+    "tuned h200 laplacian f64 512 cuda cuda-zmarch planes=16\n"
+    "tuned h200 laplacian f64 0 cuda cuda-zmarch-shared planes=2\n"
+    "tuned h200 laplacian f64 64 cuda cuda-zmarch-shared planes=4\n"
+    "tuned h200 laplacian f64 128 cuda cuda-zmarch-shared planes=0\n"
+    "tuned h200 laplacian f64 256 cuda cuda-zmarch-shared planes=8\n"
+    "tuned h200 laplacian f64 432 cuda cuda-zmarch-shared planes=32\n"
+    "tuned h200 laplacian f64 0 cuda cuda-zmarch-vector planes=2\n"
+    "tuned h200 laplacian f64 128 cuda cuda-zmarch-vector planes=8\n"
+    "tuned h200 laplacian f64 256 cuda cuda-zmarch-vector planes=0\n"
+    "tuned h200 laplacian f64 432 cuda cuda-zmarch-vector planes=8\n"
+    "tuned h200 laplacian f64 512 cuda cuda-zmarch-vector planes=12\n"
+    "tuned h200 laplacian f64 0 cuda cuda-zmarch-prefetch planes=2\n"
+    "tuned h200 laplacian f64 128 cuda cuda-zmarch-prefetch planes=8\n"
+    "tuned h200 laplacian f64 256 cuda cuda-zmarch-prefetch planes=6\n"
+    "tuned h200 laplacian f64 432 cuda cuda-zmarch-prefetch planes=0\n"
+    "tuned h200 laplacian f64 512 cuda cuda-zmarch-prefetch planes=12\n"
+    "pick h200 cg f64 0 cuda cuda-matrix-free\n"
+    "pick h200 integrate f32 0 cuda cuda-best\n"
+    "pick h200 integrate f64 0 cuda cuda-best\n"
+    "pick h200 gemm f32 0 cuda cuda-cublas\n"
+    "pick h200 gemm f32 1024 cuda cuda-pipelined\n"
+    "pick h200 gemm f32 2048 cuda cuda-cublas\n"
+    "tuned h200 gemm f32 0 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h200 gemm f32 2048 cuda cuda-pipelined pipelined_tile=256x128\n"
+    "tuned h200 gemm f32 4096 cuda cuda-pipelined pipelined_tile=auto\n"
+    "pick h200 gemm f64 0 cuda cuda-cublas\n"
+    "pick h200 gemm f64 2048 cuda cuda-dmma\n"
+    "tuned h200 gemm f64 0 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h200 gemm f64 1024 cuda cuda-pipelined pipelined_tile=128x128\n"
+    "tuned h200 gemm f64 2048 cuda cuda-pipelined pipelined_tile=256x128\n"
+    "tuned h200 gemm f64 4096 cuda cuda-pipelined pipelined_tile=128x128\n"
+    "tuned h200 gemm f64 0 cuda cuda-dmma dmma_tile=auto dmma_persist=off\n"
+    "tuned h200 gemm f64 1024 cuda cuda-dmma dmma_tile=64x64 dmma_persist=auto\n"
+    "tuned h200 gemm f64 2048 cuda cuda-dmma dmma_tile=auto dmma_persist=auto\n";

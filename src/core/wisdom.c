@@ -29,10 +29,11 @@
  * BACKEND:INDEX NAME`, one device a backend, lines without KEY) still
  * read, ignored whole where a device line names a device not here, as
  * that version's reader did. Where no file is read (none at the path, or
- * one ignored), the built-in wisdom serves (wisdom-builtin.c: tune's file
- * of an H100 machine), its build and device lines not checked (each line
- * serves every device of its backend), its lines of rungs this build
- * lacks skipped; KLADDER_WISDOM=none turns every wisdom off (each
+ * one ignored), the built-in wisdom serves (wisdom-builtin.c: tune's files
+ * of an H100 machine and an H200 one), its build line not checked, each
+ * device taking the lines of the key that names its kind, or of its
+ * backend's first key where none does, the best lines serving every
+ * device of their backend, its lines of rungs this build lacks skipped; KLADDER_WISDOM=none turns every wisdom off (each
  * backend's library rung). */
 #include <errno.h>
 #include <stdio.h>
@@ -82,6 +83,7 @@ static struct {
   wisdom_text t;
 } wisdom;
 static once_flag wisdom_once = ONCE_FLAG_INIT;
+const char *kl__wisdom_builtin_text = kl__wisdom_builtin;
 
 static void wisdom_path(char *dst, size_t size) {
   const char *env = getenv("KLADDER_WISDOM");
@@ -100,19 +102,33 @@ static long long gib_of(size_t bytes) {
   return (long long)((bytes + ((size_t)1 << 29)) >> 30);
 }
 
-/* Whether device line e stands for device `index` of backend b here (the
- * built-in wisdom's for every device of its backend). */
-static int device_is(const wisdom_text *t, const wdevice *e,
-                     const kl_backend *b, int index) {
-  if (e->b != b) return 0;
-  if (t->builtin) return 1;
-  if (!kl_backend_available(b, NULL, 0) || index < 0 ||
+/* Whether device line e names the kind of device `index` of backend b. */
+static int device_kind(const wdevice *e, const kl_backend *b, int index) {
+  if (e->b != b || !kl_backend_available(b, NULL, 0) || index < 0 ||
       index >= (b->device_count ? b->device_count() : 1))
     return 0;
   const kl_device *d = kl__device_at(b, index);
   return d && strcmp(d->name, e->name) == 0 &&
          (!e->units || e->units == d->compute_units) &&
          (e->gib < 0 || e->gib == gib_of(d->memory_bytes));
+}
+
+/* Whether device line e stands for device `index` of backend b here. In
+ * the built-in wisdom each device of a backend takes the lines of the key
+ * that names its kind, and a device of a kind it does not name those of
+ * the backend's first key, so that every device has one machine's lines. */
+static int device_is(const wisdom_text *t, const wdevice *e,
+                     const kl_backend *b, int index) {
+  if (e->b != b) return 0;
+  if (!t->builtin) return device_kind(e, b, index);
+  const wdevice *first = NULL;
+  for (int i = 0; i < t->device_count; i++) {
+    const wdevice *k = &t->devices[i];
+    if (k->b != b) continue;
+    if (device_kind(k, b, index)) return k == e;
+    if (!first) first = k;
+  }
+  return first == e;
 }
 
 /* Whether some device here is one of e's kind. */
@@ -224,6 +240,9 @@ static int take_pick(wisdom_text *t, int kind, const char *rest,
   if (p.device >= 0 && t->devices[p.device].b &&
       strcmp(t->devices[p.device].b->name, bk) != 0)
     return fail(t, "line %d: backend %s is not its device's", number, bk);
+  /* The built-in best lines, one machine's choice across its backends with
+   * the copies of host data, serve every device of their backend. */
+  if (t->builtin && kind == LINE_BEST) p.device = -1;
   size_t wi;
   if (kl_workload_index(wl, &wi) == KL_OK) {
     p.w = kl_workload_at(wi);
@@ -346,7 +365,7 @@ static void builtin_load(const char *why) {
   char line[512];
   int number = 0, bad = 0;
   wisdom_text t = {.path = "(built in)", .builtin = 1};
-  for (const char *at = kl__wisdom_builtin; *at && !bad;) {
+  for (const char *at = kl__wisdom_builtin_text; *at && !bad;) {
     const size_t len = strcspn(at, "\n");
     snprintf(line, sizeof line, "%.*s\n", (int)len, at);
     at += len + (at[len] == '\n');
@@ -361,9 +380,10 @@ static void builtin_load(const char *why) {
   if (t.skipped)
     snprintf(skips, sizeof skips, ", %d of rungs this build lacks skipped",
              t.skipped);
-  snprintf(wisdom.note, sizeof wisdom.note, "%.380s; the built-in wisdom "
-           "serves (kladder tune on an H100 machine, %zu picks%s)", why,
-           t.count, skips);
+  const size_t tuned = count_of(&t, LINE_TUNED);
+  snprintf(wisdom.note, sizeof wisdom.note, "%.360s; the built-in wisdom "
+           "serves (kladder tune on H100 and H200 machines, %zu picks, %zu "
+           "tunings%s)", why, t.count - tuned, tuned, skips);
 }
 
 static void wisdom_load(void) {

@@ -15,6 +15,12 @@
  *                 ignored; a malformed tuned line (a value out of range, a
  *                 parameter the rung does not read) ignored whole, with
  *                 its line number, and `tune --check` exits 1 on it
+ *   builtin DIR   the built-in wisdom (a text of the test's own, no file
+ *                 at the path) with keys of two kinds of serial device:
+ *                 the run takes the tuned value of the key that names
+ *                 this device; builtin-other DIR: of a kind it does not
+ *                 name, the first key's; its best lines, of a third key,
+ *                 serve either way
  * With no argument: each mode in a child, in a temporary folder. */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include <math.h>
@@ -281,13 +287,43 @@ static void mode_lines(const char *self, const char *dir) {
   EXPECT(strstr(note, "not a wisdom file") != NULL);
 }
 
+/* The built-in wisdom's keys: `b` names this device (or, other, a third
+ * kind), `a` and `c` others; a's tuned m is 2, b's 3; the best line is
+ * c's. */
+static void mode_builtin(const char *dir, int other) {
+  static char text[2048];
+  char here[256];
+  EXPECT(kl__wisdom_device("serial", 0, here, sizeof here) == KL_OK);
+  snprintf(text, sizeof text,
+           "kladder-wisdom 2\n"
+           "device a serial 999 1 Another CPU\n"
+           "device b %s\n"
+           "device c serial 998 1 Third CPU\n"
+           "best c fake-tuning f64 0 serial fake-tuned\n"
+           "tuned a fake-tuning f64 0 serial fake-tuned m=2\n"
+           "tuned b fake-tuning f64 0 serial fake-tuned m=3\n",
+           other ? "serial 997 1 Fourth CPU" : here);
+  kl__wisdom_builtin_text = text;
+  char path[1024];
+  snprintf(path, sizeof path, "%s/no-such-wisdom", dir);
+  setenv("KLADDER_WISDOM", path, 1);
+  const char *note = kl_wisdom_note();
+  printf("%s\n", note);
+  EXPECT(strstr(note, "the built-in wisdom serves") != NULL);
+  int from = 0;
+  EXPECT(run_m(NULL, &from) == (other ? 2 : 3));
+  const kl_workload *w = kl_workload_find("fake-tuning");
+  const kl_rung *r = w ? kl__wisdom_rung(w, KL_F64, 1000, NULL, 0) : NULL;
+  EXPECT(r == &rungs[0]);
+}
+
 /* Every mode, each in a child, in a temporary folder removed after. */
 static int all(const char *self) {
   char dir[512], cmd[2048], path[1100];
   temp_template(dir, sizeof dir, "kl-tune-params");
   EXPECT(mkdtemp(dir) != NULL);
-  const char *modes[] = {"tune", "run", "lines"};
-  for (int i = 0; i < 3; i++) {
+  const char *modes[] = {"tune", "run", "lines", "builtin", "builtin-other"};
+  for (int i = 0; i < 5; i++) {
     snprintf(cmd, sizeof cmd, "'%s' %s '%s'", self, modes[i], dir);
     const int rc = system(cmd);
     EXPECT(rc >= 0 && WIFEXITED(rc) && WEXITSTATUS(rc) == 0);
@@ -309,12 +345,14 @@ int main(int argc, char **argv) {
   if (!strcmp(mode, "tune")) mode_tune(argv[2]);
   else if (!strcmp(mode, "run")) mode_run(argv[2]);
   else if (!strcmp(mode, "lines")) mode_lines(argv[0], argv[2]);
+  else if (!strcmp(mode, "builtin")) mode_builtin(argv[2], 0);
+  else if (!strcmp(mode, "builtin-other")) mode_builtin(argv[2], 1);
   else if (!strcmp(mode, "check") && argc > 2) {
     /* tune --check FILE, for the reader's cases (cli/tune.cmake's). */
     char *args[] = {"tune", "--check", argv[2]};
     return tune_main(3, args);
   } else {
-    fprintf(stderr, "usage: test_tune_params tune|run|lines DIR, "
+    fprintf(stderr, "usage: test_tune_params tune|run|lines|builtin|builtin-other DIR, "
             "check FILE\n");
     return 2;
   }

@@ -365,7 +365,7 @@ const kl_param kl__laplacian_params[LAP_PARAMS] = {
                       .help = "planes per chunk of the z-marching GPU "
                               "rungs (0: each kernel's measured best)",
                       .default_value = 0, .min = 0, .max = 65536,
-                      .tune_values = "0,2,4,8,16,32"},
+                      .tune_values = "0,2,4,6,8,12,16,32"},
 };
 
 /* No interior at all (1x1x1, 2x2x2, and 2x5x7, 5x3x2: one extent of 2),
