@@ -471,6 +471,43 @@ static kl_status tune_rungs(size_t w, const kl_options *base,
   return KL_OK;
 }
 
+/* A name of a -w, -t or -b list: 0 where it is one, else bad usage said. */
+static int workload_known(const char *name) {
+  size_t w;
+  return kl_workload_index(name, &w) == KL_OK
+             ? 0
+             : usage_error("%s", kl_last_error());
+}
+
+static int type_known(const char *name) {
+  kl_type t;
+  return kl_type_parse(name, &t) == KL_OK ? 0
+                                          : usage_error("%s", kl_last_error());
+}
+
+static int backend_known(const char *name) {
+  for (size_t i = 0; i < kl_backend_count(); i++) {
+    kl_backend_info bi = {.size = sizeof bi};
+    if (kl_backend_describe(i, &bi) == KL_OK && !strcmp(bi.name, name))
+      return 0;
+  }
+  return usage_error("unknown backend '%s'", name);
+}
+
+/* Each comma-separated name of `list` through `known`: the first refusal's
+ * exit code, or 0. */
+static int each_known(const char *list, int (*known)(const char *name)) {
+  for (const char *p = list; p && *p;) {
+    char name[64];
+    const size_t len = strcspn(p, ",");
+    snprintf(name, sizeof name, "%.*s", (int)len, p);
+    const int code = known(name);
+    if (code) return code;
+    p += len + (p[len] == ',');
+  }
+  return 0;
+}
+
 int tune_main(int argc, char **argv) {
   const char *workloads = NULL, *backends = NULL, *sizes_text = NULL;
   const char *out = NULL, *reps_text = NULL, *params = NULL, *types = NULL;
@@ -508,36 +545,10 @@ int tune_main(int argc, char **argv) {
     return usage_error("no place for the wisdom file (no HOME): give -o "
                        "FILE%s", NULL);
   /* Every name given must be one. */
-  for (const char *p = workloads; p && *p;) {
-    char name[64];
-    const size_t len = strcspn(p, ",");
-    snprintf(name, sizeof name, "%.*s", (int)len, p);
-    size_t w;
-    if (kl_workload_index(name, &w) != KL_OK)
-      return usage_error("%s", kl_last_error());
-    p += len + (p[len] == ',');
-  }
-  for (const char *p = types; p && *p;) {
-    char name[64];
-    const size_t len = strcspn(p, ",");
-    snprintf(name, sizeof name, "%.*s", (int)len, p);
-    kl_type t;
-    if (kl_type_parse(name, &t) != KL_OK)
-      return usage_error("%s", kl_last_error());
-    p += len + (p[len] == ',');
-  }
-  for (const char *p = backends; p && *p;) {
-    char name[64];
-    const size_t len = strcspn(p, ",");
-    snprintf(name, sizeof name, "%.*s", (int)len, p);
-    int known = 0;
-    for (size_t i = 0; i < kl_backend_count() && !known; i++) {
-      kl_backend_info bi = {.size = sizeof bi};
-      known = kl_backend_describe(i, &bi) == KL_OK && !strcmp(bi.name, name);
-    }
-    if (!known) return usage_error("unknown backend '%s'", name);
-    p += len + (p[len] == ',');
-  }
+  int refused = each_known(workloads, workload_known);
+  if (!refused) refused = each_known(types, type_known);
+  if (!refused) refused = each_known(backends, backend_known);
+  if (refused) return refused;
   /* -p: fixed values, NAME=VALUE each, of a parameter of some workload
    * tuned: what it sets is not swept. */
   for (const char *p = params; p && *p;) {

@@ -178,13 +178,18 @@ static int run_m(const char *p, int *from_wisdom) {
   return m;
 }
 
-static void mode_run(const char *dir) {
+/* The note of the wisdom read from DIR/NAME (a process reads it once). */
+static const char *wisdom_in(const char *dir, const char *name) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/wisdom", dir);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   setenv("KLADDER_WISDOM", path, 1);
   const char *note = kl_wisdom_note();
   printf("%s\n", note);
-  EXPECT(strstr(note, "1 tunings") != NULL);
+  return note;
+}
+
+static void mode_run(const char *dir) {
+  EXPECT(strstr(wisdom_in(dir, "wisdom"), "1 tunings") != NULL);
   int from = 0;
   EXPECT(run_m(NULL, &from) == 3);
   EXPECT(from);
@@ -304,12 +309,8 @@ static void mode_builtin(const char *dir, int other) {
            "tuned b fake-tuning f64 0 serial fake-tuned m=3\n",
            other ? "serial 997 1 Fourth CPU" : here);
   kl__wisdom_builtin_text = text;
-  char path[1024];
-  snprintf(path, sizeof path, "%s/no-such-wisdom", dir);
-  setenv("KLADDER_WISDOM", path, 1);
-  const char *note = kl_wisdom_note();
-  printf("%s\n", note);
-  EXPECT(strstr(note, "the built-in wisdom serves") != NULL);
+  EXPECT(strstr(wisdom_in(dir, "no-such-wisdom"),
+                "the built-in wisdom serves") != NULL);
   int from = 0;
   EXPECT(run_m(NULL, &from) == (other ? 2 : 3));
   const kl_workload *w = kl_workload_find("fake-tuning");
