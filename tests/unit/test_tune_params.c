@@ -292,8 +292,9 @@ static void mode_lines(const char *self, const char *dir) {
   EXPECT(strstr(note, "not a wisdom file") != NULL);
 }
 
-/* The built-in wisdom's keys: `b` names this device (or, other, a third
- * kind), `a` and `c` others; a's tuned m is 2, b's 3; the best line is
+/* The built-in wisdom's keys: `b` names this device (or, other, a fourth
+ * kind), `a` and `c` others; a's tuned m is 2, b's 3, c's 4, c's line
+ * first (a rule that let every key serve would take it); the best line is
  * c's. */
 static void mode_builtin(const char *dir, int other) {
   static char text[2048];
@@ -305,6 +306,7 @@ static void mode_builtin(const char *dir, int other) {
            "device b %s\n"
            "device c serial 998 1 Third CPU\n"
            "best c fake-tuning f64 0 serial fake-tuned\n"
+           "tuned c fake-tuning f64 0 serial fake-tuned m=4\n"
            "tuned a fake-tuning f64 0 serial fake-tuned m=2\n"
            "tuned b fake-tuning f64 0 serial fake-tuned m=3\n",
            other ? "serial 997 1 Fourth CPU" : here);
