@@ -210,6 +210,7 @@ static void product(kl__cg_host *h, const double *v, double *out,
   (void)launch_matvec_dot(h, v, out, stream);
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
 }
+
 static void fused_matvec(const kl__cg_host *hc, const double *v,
                          double *out) {
   product((kl__cg_host *)hc, v, out, 0);

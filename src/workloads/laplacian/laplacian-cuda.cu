@@ -538,11 +538,13 @@ static kl_status zmarch_on(const kl_args *a, zmarch_kind kind, grid3 g, T *f,
   const int vector = (int)(sizeof(typename vec16<T>::type) / sizeof(T));
   /* The vector loads need every row on a 16-byte boundary, and a row's
    * last vector inside it. */
-  if ((kind == ZMARCH_VECTOR || kind == ZMARCH_PREFETCH) &&
+  bool vectors = kind == ZMARCH_VECTOR || kind == ZMARCH_PREFETCH;
+  if (vectors &&
       (g.nx % vector != 0 || g.sy % vector != 0 || (uintptr_t)u % 16 != 0 ||
-       (uintptr_t)f % 16 != 0))
+       (uintptr_t)f % 16 != 0)) {
     kind = ZMARCH_L1;
-  const bool vectors = kind == ZMARCH_VECTOR || kind == ZMARCH_PREFETCH;
+    vectors = false;
+  }
   const int64_t width = ZMARCH_BX * (vectors ? vector : 1);
   const int64_t tiles_x = (g.nx + width - 1) / width;
   const int64_t resident = a->state.integer[kind];
