@@ -66,11 +66,12 @@ static inline kl_status kl__gpu_status_at(cudaError_t e, const char *call,
 }
 
 /* What a rung's setup leaves in its GPU context for the rest of the run
- * (the ranks' NCCL communicator: ranks-nccl.cu), a slot per kind; the
+ * (the ranks' NCCL communicator: ranks-nccl.cu; a loaded image of
+ * rescheduled kernels: gemm-pipelined-cuda.cu), a slot per kind; the
  * context releases it, by its own function, when it closes (cuda.cu).
  * For a GPU rung's context (a->ctx) alone; NULL for a slot past the
  * last. */
-enum { KL_GPU_KEEP_NCCL, KL_GPU_KEEPS };
+enum { KL_GPU_KEEP_NCCL, KL_GPU_KEEP_SASS, KL_GPU_KEEPS };
 typedef struct kl__gpu_keep {
   void *thing;
   void (*release)(void *thing);

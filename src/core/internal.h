@@ -402,6 +402,13 @@ void kl__cl_teardown(kl_args *a);
 #else
 #define KL_NVIDIA_FN(fn) NULL
 #endif
+/* Kernels rescheduled in SASS after ptxas (scripts/sass-schedule.py): an
+ * image the build makes where it targets sm_90 and finds Python 3. */
+#if defined(KL_HAVE_SASS)
+#define KL_SASS_FN(fn) fn
+#else
+#define KL_SASS_FN(fn) NULL
+#endif
 #if defined(KL_HAVE_GPU_CUB)
 #define KL_GPU_CUB_FN(fn) fn
 #else

@@ -69,6 +69,7 @@
 #define cudaGraphExec_t hipGraphExec_t
 #define cudaGraphInstantiateWithFlags hipGraphInstantiateWithFlags
 #define cudaGraphLaunch hipGraphLaunch
+#define cudaLaunchKernel hipLaunchKernel
 #define cudaGraph_t hipGraph_t
 #define cudaStreamBeginCapture hipStreamBeginCapture
 #define cudaStreamCaptureModeThreadLocal hipStreamCaptureModeThreadLocal

@@ -26,6 +26,7 @@
 #include "../../backends/gpu.h"
 #include "gemm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #define THREADS 256
@@ -483,6 +484,52 @@ static int copy_width(const kl_args *a, const kl__gemm_shape *s,
   return 1;
 }
 
+/* The kernel of one instance: ptxas's, or where the rung's state holds a
+ * rescheduled image (cuda-rescheduled's setup, below) the same instance
+ * from it, by its mangled name (the Itanium C++ ABI's, as nvcc's host
+ * compiler writes it: the template's arguments are its only variable
+ * part). */
+template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
+          int LEAD, bool SPLIT>
+static kl_status kernel_of(const kl_args *a, const void **fn) {
+  *fn = (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
+                                       SPLIT>;
+#if defined(KL_HAVE_SASS)
+  if (sizeof(T) == 4 && a->state.pointer[0]) { /* its float kernels */
+    char name[160];
+    snprintf(name, sizeof name,
+             "_Z16pipelined_kernelIfLi%dELi%dELi%dELi%dELi%dELi%dELi%dELb%d"
+             "EEvlllT_PKS0_lS2_lS0_PS0_lilllll",
+             TM, TN, BK, STAGES, W, MINB, LEAD, (int)SPLIT);
+    cudaKernel_t kernel;
+    KL_GPU_CHECK(cudaLibraryGetKernel(
+        &kernel, (cudaLibrary_t)a->state.pointer[0], name));
+    *fn = (const void *)kernel;
+  }
+#else
+  (void)a;
+#endif
+  return KL_OK;
+}
+
+/* One launch of either kernel of an instance, its arguments by address
+ * (cudaLaunchKernel: a kernel from an image has no <<< >>> form). */
+template <typename T>
+static kl_status start(const void *fn, int64_t blocks, size_t smem,
+                       cudaStream_t stream, int64_t m, int64_t n, int64_t k,
+                       T alpha, const T *A, int64_t lda, const T *B,
+                       int64_t ldb, T beta, T *C, int64_t ldc, int c_vector,
+                       int64_t tile_offset, int64_t tiles_m, int64_t tiles_n,
+                       int64_t split_tiles, int64_t split_k) {
+  void *args[] = {&m,    &n,   &k,        &alpha,       &A,
+                  &lda,  &B,   &ldb,      &beta,        &C,
+                  &ldc,  &c_vector, &tile_offset, &tiles_m, &tiles_n,
+                  &split_tiles, &split_k};
+  KL_GPU_CHECK(cudaLaunchKernel(fn, dim3((unsigned)blocks), dim3(THREADS),
+                                args, smem, stream));
+  return KL_OK;
+}
+
 template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
           int LEAD>
 static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
@@ -498,46 +545,37 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   const int64_t tiles_n = (s->n + BN - 1) / BN;
   const int64_t tiles = tiles_m * tiles_n;
   cudaStream_t stream = (cudaStream_t)a->stream;
+  const void *whole_fn, *split_fn;
+  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>(a, &whole_fn)));
+  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>(a, &split_fn)));
   /* The kernels' shared-memory opt-in and fit, once a context. */
   int per_sm = 0, unused = 0;
-  KL_TRY(kl__gpu_fit(
-      a->ctx,
-      (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
-                                     false>,
-      THREADS, smem, 1, &per_sm));
+  KL_TRY(kl__gpu_fit(a->ctx, whole_fn, THREADS, smem, 1, &per_sm));
   int64_t split_tiles, split_k;
   kl__gemm_tail_split(tiles, (int64_t)per_sm * a->ctx->device.compute_units,
                       s->k, BK, &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
-    KL_TRY(kl__gpu_fit(
-        a->ctx,
-        (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
-                                       true>,
-        THREADS, smem, 1, &unused));
+    KL_TRY(kl__gpu_fit(a->ctx, split_fn, THREADS, smem, 1, &unused));
     /* The split tiles are the last ones: scale them, then sum into them. */
     kl__gemm_scale_tiles<T, BM, BN>
         <<<(unsigned)split_tiles, THREADS, 0, stream>>>(
         s->m, s->n, (T)s->beta, C, s->ldc, whole, tiles_m, tiles_n);
     KL_GPU_CHECK_LAUNCH(kl__gemm_scale_tiles);
     const int64_t splits = (s->k + split_k - 1) / split_k;
-    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>
-        <<<(unsigned)(split_tiles * splits), THREADS, smem, stream>>>(
-            s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
-            (T)s->beta, C, s->ldc, c_vector, whole, tiles_m, tiles_n,
-            split_tiles, split_k);
-    KL_GPU_CHECK_LAUNCH(pipelined_kernel);
+    KL_TRY(start<T>(split_fn, split_tiles * splits, smem, stream, s->m, s->n,
+                    s->k, (T)s->alpha, A, s->lda, B, s->ldb, (T)s->beta, C,
+                    s->ldc, c_vector, whole, tiles_m, tiles_n, split_tiles,
+                    split_k));
   }
   /* One block per tile, in launches of at most KL_GPU_MAX_BLOCKS. */
   for (int64_t offset = 0; offset < whole; offset += KL_GPU_MAX_BLOCKS) {
     const int64_t left = whole - offset;
-    const unsigned blocks =
-        (unsigned)(left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS);
-    pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>
-        <<<blocks, THREADS, smem, stream>>>(
-            s->m, s->n, s->k, (T)s->alpha, A, s->lda, B, s->ldb,
-            (T)s->beta, C, s->ldc, c_vector, offset, tiles_m, tiles_n, 0, 0);
-    KL_GPU_CHECK_LAUNCH(pipelined_kernel);
+    KL_TRY(start<T>(whole_fn,
+                    left < KL_GPU_MAX_BLOCKS ? left : KL_GPU_MAX_BLOCKS,
+                    smem, stream, s->m, s->n, s->k, (T)s->alpha, A, s->lda,
+                    B, s->ldb, (T)s->beta, C, s->ldc, c_vector, offset,
+                    tiles_m, tiles_n, 0, 0));
   }
   return KL_OK;
 }
@@ -611,3 +649,50 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
   return kl__usage(KL_UNAVAILABLE, "gemm pipelined: type %s not supported",
                    kl_type_name(a->plan->type));
 }
+
+/* ---- cuda-rescheduled: the float kernels above, rescheduled in SASS ------
+ * The build compiles this file once more to an sm_90 cubin, and
+ * scripts/sass-schedule.py reorders each float kernel's FFMAs there, after
+ * ptxas, so that more operands come from the reuse cache and fewer reads
+ * share a register bank; the image is linked in as kl__gemm_pipelined_sm90
+ * (CMakeLists.txt, KL_SASS). The setup finds it loaded in the run's
+ * context, or loads it there; the launches above then take its kernels. Only where the build made it (an
+ * sm_90 target and Python 3), and only on an sm_90 device. */
+#if defined(KL_HAVE_SASS)
+extern "C" const unsigned char kl__gemm_pipelined_sm90[];
+
+static void unload_image(void *image) {
+  (void)cudaLibraryUnload((cudaLibrary_t)image);
+}
+
+/* The image, loaded once a context (loading instruments every kernel of it
+ * under compute-sanitizer) and released when the context closes. */
+extern "C" kl_status kl__gemm_gpu_rescheduled_setup(kl_args *a) {
+  if (a->ctx->device.arch != 90)
+    return kl__usage(KL_UNAVAILABLE, "gemm rescheduled: its image is sm_90 "
+                     "SASS (this GPU is sm_%d)", a->ctx->device.arch);
+  kl__gpu_keep *kept = kl__gpu_kept(a->ctx, KL_GPU_KEEP_SASS);
+  if (!kept)
+    return KL_FAIL(KL_DEVICE, "gemm rescheduled: no GPU context to keep "
+                   "its image in");
+  if (!kept->thing) {
+    cudaLibrary_t image = NULL;
+    KL_GPU_CHECK(cudaLibraryLoadData(&image, kl__gemm_pipelined_sm90, NULL,
+                                     NULL, 0, NULL, NULL, 0));
+    kept->thing = image;
+    kept->release = unload_image;
+  }
+  a->state.pointer[0] = kept->thing;
+  return KL_OK;
+}
+
+extern "C" void kl__gemm_gpu_rescheduled_teardown(kl_args *a) {
+  a->state.pointer[0] = NULL;
+}
+
+extern "C" kl_status kl__gemm_gpu_rescheduled(const kl_args *a) {
+  if (a->plan->type != KL_F32)
+    return kl__usage(KL_USAGE, "gemm rescheduled: float only");
+  return kl__gemm_gpu_pipelined(a);
+}
+#endif

@@ -498,6 +498,14 @@ static const kl_rung rungs[] = {
             .library = KL_TYPE_BIT(KL_F32),
             .tunings = KL_PARAM_BIT(GEMM_P_PIPELINED_TILE),
             .run = KL_GPU_FN(kl__gemm_gpu_pipelined)),
+    KL_RUNG("cuda-rescheduled", gpu, "cuda-pipelined's float kernels with "
+            "their FFMAs reordered in SASS after ptxas, for the operand "
+            "reuse cache and the register banks (sm_90)",
+            .types = KL_TYPE_BIT(KL_F32),
+            .tunings = KL_PARAM_BIT(GEMM_P_PIPELINED_TILE),
+            .setup = KL_SASS_FN(kl__gemm_gpu_rescheduled_setup),
+            .teardown = KL_SASS_FN(kl__gemm_gpu_rescheduled_teardown),
+            .run = KL_SASS_FN(kl__gemm_gpu_rescheduled)),
     KL_RUNG("cuda-dmma", gpu, "FP64 tensor cores: mma.sync m16n8k8, 128x128 "
             "tiles, 4-stage cp.async pipeline", .types = KL_TYPE_BIT(KL_F64),
             .library = KL_TYPE_BIT(KL_F64),

@@ -162,6 +162,11 @@ kl_status kl__gemm_gpu_local_memory(const kl_args *a);
 kl_status kl__gemm_gpu_padded(const kl_args *a);
 kl_status kl__gemm_gpu_dynamic(const kl_args *a);
 kl_status kl__gemm_gpu_pipelined(const kl_args *a);
+/* cuda-rescheduled (gemm-pipelined-cuda.cu): cuda-pipelined's float
+ * kernels from the build's rescheduled sm_90 image. */
+kl_status kl__gemm_gpu_rescheduled_setup(kl_args *a);
+void kl__gemm_gpu_rescheduled_teardown(kl_args *a);
+kl_status kl__gemm_gpu_rescheduled(const kl_args *a);
 kl_status kl__gemm_gpu_dmma(const kl_args *a);
 kl_status kl__gemm_gpu_cublas(const kl_args *a);
 kl_status kl__gemm_gpu_cublas_setup(kl_args *a);
