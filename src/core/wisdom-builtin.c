@@ -29,9 +29,11 @@
  * reduce and histogram from 1K to 256M in steps of 8; laplacian at 16,
  * 32, 64, 128, 256, 432 and 512 (`planes` and `m` swept at each); gemm
  * from 256 to 4096 in steps of 2 (the tile choices swept); cg and
- * integrate over their default sweeps. The tunings within a point or two
- * of each other at a size are noise's choice (laplacian's planes from 6
- * to 16 at 512^3, LESSONS.md); the lines are as tune wrote them.
+ * integrate over their default sweeps; gemm's f32 lines again once
+ * cuda-rescheduled was built (the same sweep, f32 alone). The tunings
+ * within a point or two of each other at a size are noise's choice
+ * (laplacian's planes from 6 to 16 at 512^3, LESSONS.md); the lines are
+ * as tune wrote them.
  *
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
@@ -298,11 +300,13 @@ const char kl__wisdom_builtin[] =
     "pick h200 integrate f32 0 cuda cuda-best\n"
     "pick h200 integrate f64 0 cuda cuda-best\n"
     "pick h200 gemm f32 0 cuda cuda-cublas\n"
-    "pick h200 gemm f32 1024 cuda cuda-pipelined\n"
+    "pick h200 gemm f32 1024 cuda cuda-rescheduled\n"
     "pick h200 gemm f32 2048 cuda cuda-cublas\n"
     "tuned h200 gemm f32 0 cuda cuda-pipelined pipelined_tile=auto\n"
     "tuned h200 gemm f32 2048 cuda cuda-pipelined pipelined_tile=256x128\n"
     "tuned h200 gemm f32 4096 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h200 gemm f32 0 cuda cuda-rescheduled pipelined_tile=auto\n"
+    "tuned h200 gemm f32 2048 cuda cuda-rescheduled pipelined_tile=256x128\n"
     "pick h200 gemm f64 0 cuda cuda-cublas\n"
     "pick h200 gemm f64 2048 cuda cuda-dmma\n"
     "tuned h200 gemm f64 0 cuda cuda-pipelined pipelined_tile=auto\n"

@@ -455,7 +455,9 @@ static int serves(const pick *p, const kl_backend *b, int index) {
 /* The line of kind `kind` for w at type t and size n: within backend
  * `only` and its device `index`, or across the available ones (NULL), each
  * for its device 0; the one of the largest MIN_N not above n. rung: only
- * that rung's (tuned). */
+ * that rung's (tuned). A line naming a rung this build lists but did not
+ * build (the built-in wisdom's, made by a build with more) is passed
+ * over: the line before it serves its sizes. */
 static const pick *wisdom_line(int kind, const kl_workload *w, kl_type t,
                                int64_t n, const kl_backend *only, int index,
                                const kl_rung *rung) {
@@ -463,7 +465,7 @@ static const pick *wisdom_line(int kind, const kl_workload *w, kl_type t,
   for (size_t i = 0; i < wisdom.t.count; i++) {
     const pick *p = &wisdom.t.picks[i];
     if (p->kind != kind || p->w != w || p->type != t || p->min_n > n ||
-        (rung && p->rung != rung))
+        (rung && p->rung != rung) || !kl__rung_built(p->rung))
       continue;
     if (only ? !serves(p, only, index)
              : !kl_backend_available(p->rung->backend, NULL, 0) ||

@@ -20,7 +20,8 @@
  *                 the run takes the tuned value of the key that names
  *                 this device; builtin-other DIR: of a kind it does not
  *                 name, the first key's; its best lines, of a third key,
- *                 serve either way
+ *                 serve either way; lines naming a rung listed but not
+ *                 built (fake-unbuilt) dispatch nothing
  * With no argument: each mode in a child, in a temporary folder. */
 #define _POSIX_C_SOURCE 200809L /* setenv, mkdtemp */
 #include <math.h>
@@ -94,6 +95,10 @@ static kl_rung rungs[] = {
     {.name = "fake-tuned", .summary = "times itself by m",
      .run_reps = fake_reps, .library = KL_TYPE_BIT(KL_F64),
      .types = KL_TYPE_BIT(KL_F64), .tunings = KL_PARAM_BIT(P_M)},
+    /* Listed, not built (as a rung of a library this build lacks): a
+     * wisdom line naming it must never dispatch to it. */
+    {.name = "fake-unbuilt", .summary = "no run here",
+     .types = KL_TYPE_BIT(KL_F64)},
 };
 
 static const kl_workload fake = {
@@ -102,7 +107,7 @@ static const kl_workload fake = {
     .metric = KL_METRIC_GBS, .unit = "GB/s", .types = KL_TYPE_BIT(KL_F64),
     .default_type = KL_F64, .params = params, .param_count = 2,
     .plan = plan, .init = init, .check = check, .cost = cost,
-    .rungs = rungs, .rung_count = 1};
+    .rungs = rungs, .rung_count = 2};
 
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "r");
@@ -306,6 +311,9 @@ static void mode_builtin(const char *dir, int other) {
            "device b %s\n"
            "device c serial 998 1 Third CPU\n"
            "best c fake-tuning f64 0 serial fake-tuned\n"
+           "best c fake-tuning f64 500 serial fake-unbuilt\n"
+           "pick a fake-tuning f64 500 serial fake-unbuilt\n"
+           "pick b fake-tuning f64 500 serial fake-unbuilt\n"
            "tuned c fake-tuning f64 0 serial fake-tuned m=4\n"
            "tuned a fake-tuning f64 0 serial fake-tuned m=2\n"
            "tuned b fake-tuning f64 0 serial fake-tuned m=3\n",
@@ -318,6 +326,10 @@ static void mode_builtin(const char *dir, int other) {
   const kl_workload *w = kl_workload_find("fake-tuning");
   const kl_rung *r = w ? kl__wisdom_rung(w, KL_F64, 1000, NULL, 0) : NULL;
   EXPECT(r == &rungs[0]);
+  /* The unbuilt rung's lines are passed over: the serial backend's own
+   * choice is its library rung. */
+  EXPECT(w && kl__dispatched(w, KL_F64, 1000, rungs[0].backend, 0) ==
+                  &rungs[0]);
 }
 
 /* Every mode, each in a child, in a temporary folder removed after. */
@@ -343,7 +355,7 @@ static int all(const char *self) {
 int main(int argc, char **argv) {
   if (argc == 1) return all(argv[0]);
   const char *mode = argc > 2 ? argv[1] : "";
-  rungs[0].backend = kl_backend_find("serial");
+  rungs[0].backend = rungs[1].backend = kl_backend_find("serial");
   kl__workload_add(&fake);
   if (!strcmp(mode, "tune")) mode_tune(argv[2]);
   else if (!strcmp(mode, "run")) mode_run(argv[2]);
