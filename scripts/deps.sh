@@ -66,7 +66,7 @@ check() {
     if ! have $cmd; then
       case $cmd in
       pkg-config) absent="$absent, pkg-config (the install test's pkg-config builds)" ;;
-      python3) absent="$absent, python3 (the tests that read JSON and traces)" ;;
+      python3) absent="$absent, python3 (the tests that read JSON and traces; gemm's cuda-rescheduled, whose kernels it reschedules at build time)" ;;
       esac
       absent_pkgs="$absent_pkgs $cmd"
     fi
