@@ -96,7 +96,7 @@ def with_reuse(w, r):
     return (w & ~REUSE) | (r << 122)
 
 
-# ---- the cubin ---------------------------------------------------------------
+# ---- the cubin -------------------------------------------------------------
 def text_sections(image, prefix):
     """{kernel: (offset, size)} of the .text sections of kernels named
     prefix..."""
@@ -168,7 +168,7 @@ def pinned(old, new, run):
             any(r in written for _, r in sources(old[i]))}
 
 
-# ---- the reuse cache model -----------------------------------------------------
+# ---- the reuse cache model ----------------------------------------------
 def after(cache, w):
     """The cache, (slot, bank) -> register, once word w has issued."""
     if is_ffma(w):
@@ -197,7 +197,7 @@ def merit(cache, w):
     return 2 * hits - 1.5 * shared
 
 
-# ---- the schedule ----------------------------------------------------------------
+# ---- the schedule ---------------------------------------------------------
 def schedule(ws, done_ws, run, cache):
     """New words for the positions of run (ws: the old code, done_ws: the
     new one so far), or None to keep it."""
@@ -267,8 +267,9 @@ def flag_holds(ws, i, s, r):
 def set_flags(ws):
     for i, w in enumerate(ws):
         if is_ffma(w):
-            ws[i] = with_reuse(w, sum(1 << s for s, r in sources(w)
-                                      if r != dest(w) and flag_holds(ws, i, s, r)))
+            ws[i] = with_reuse(w, sum(
+                1 << s for s, r in sources(w)
+                if r != dest(w) and flag_holds(ws, i, s, r)))
 
 
 def reschedule(old):
@@ -291,7 +292,7 @@ def reschedule(old):
     return ws
 
 
-# ---- the check -------------------------------------------------------------------
+# ---- the check ------------------------------------------------------------
 def verify(old, new):
     """The first broken rule, or None."""
     if len(old) != len(new):
@@ -315,7 +316,8 @@ def verify(old, new):
                 if order and pa > pb:
                     return 'run at word %d: a dependency reversed' % run[0]
                 if r and cyc[pb] - cyc[pa] < min(LAT, cyc[b] - cyc[a]):
-                    return 'run at word %d: a read too soon after its write' % run[0]
+                    return ('run at word %d: a read too soon after its '
+                            'write' % run[0])
         for k in pinned(old, new, run):
             if pos[body[k]] != k:
                 return 'run at word %d: a pinned FFMA moved' % run[0]
@@ -327,12 +329,44 @@ def verify(old, new):
     for i, w in enumerate(new):
         if is_ffma(w):
             for s, r in sources(w):
-                if reuse(w) >> s & 1 and (r == dest(w) or not flag_holds(new, i, s, r)):
+                if reuse(w) >> s & 1 and (
+                        r == dest(w) or not flag_holds(new, i, s, r)):
                     return 'word %d: a reuse flag that cannot hold' % i
     return None
 
 
-# ---- the command -------------------------------------------------------------------
+# ---- the self-test --------------------------------------------------------
+def reversed_pair(old, new):
+    """new with the first dependent pair of a run swapped back, or None."""
+    for run in runs_of(old):
+        for b in range(len(run)):
+            for a in range(b):
+                x, y = run[a], run[b]
+                if depends(new[x], new[y])[0]:
+                    bad = list(new)
+                    bad[x] = (new[y] & ~CONTROL) | (new[x] & CONTROL)
+                    bad[y] = (new[x] & ~CONTROL) | (new[y] & CONTROL)
+                    return bad
+    return None
+
+
+def false_flag(new):
+    """new with a reuse flag on an FFMA whose next FFMA reads another
+    register of the same bank in that slot, or None."""
+    for i in range(len(new) - 1):
+        w, v = new[i], new[i + 1]
+        if not (is_ffma(w) and is_ffma(v)):
+            continue
+        s, r = sources(w)[0]
+        nxt = [x for t, x in sources(v) if t == s]
+        if nxt and nxt[0] != r and nxt[0] % NB == r % NB:
+            bad = list(new)
+            bad[i] = with_reuse(w, reuse(w) | 1 << s)
+            return bad
+    return None
+
+
+# ---- the command ----------------------------------------------------------
 def kernels(image, prefix):
     for name, (off, length) in sorted(text_sections(image, prefix).items()):
         yield name, off, length, words_of(image, off, length)
@@ -380,33 +414,12 @@ def main(argv):
             broken = verify(ws, new)
             if broken:
                 sys.exit('sass-schedule --selftest: %s: %s' % (name, broken))
-            catches = 0
-            for run in runs_of(ws):     # a dependent pair, swapped back
-                cyc = None
-                for b in range(len(run)):
-                    a = next((a for a in range(b) if depends(new[run[a]], new[run[b]])[0]), None)
-                    if a is not None:
-                        bad = list(new)
-                        x, y = run[a], run[b]
-                        bad[x] = (new[y] & ~CONTROL) | (new[x] & CONTROL)
-                        bad[y] = (new[x] & ~CONTROL) | (new[y] & CONTROL)
-                        catches += verify(ws, bad) is not None
-                        cyc = 1
-                        break
-                if cyc:
-                    break
-            for i, w in enumerate(new):  # a flag on a slot the next FFMA reads otherwise
-                if is_ffma(w) and i + 1 < len(new) and is_ffma(new[i + 1]):
-                    s, r = sources(w)[0]
-                    nxt = [x for t, x in sources(new[i + 1]) if t == s]
-                    if nxt and nxt[0] != r and nxt[0] % NB == r % NB:
-                        bad = list(new)
-                        bad[i] = with_reuse(w, reuse(w) | 1 << s)
-                        catches += verify(ws, bad) is not None
-                        break
-            if catches != 2:
-                sys.exit('sass-schedule --selftest: %s: --verify missed %d of 2 breaks'
-                         % (name, 2 - catches))
+            made = (reversed_pair(ws, new), false_flag(new))
+            breaks = [b for b in made if b]
+            caught = sum(verify(ws, b) is not None for b in breaks)
+            if len(breaks) != 2 or caught != 2:
+                sys.exit('sass-schedule --selftest: %s: %d of 2 breaks made, '
+                         '%d caught' % (name, len(breaks), caught))
         print('sass-schedule --selftest: the schedules keep every rule; '
               'both breaks caught')
         return

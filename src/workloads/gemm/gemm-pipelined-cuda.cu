@@ -656,8 +656,9 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
  * ptxas, so that more operands come from the reuse cache and fewer reads
  * share a register bank; the image is linked in as kl__gemm_pipelined_sm90
  * (CMakeLists.txt, KL_SASS). The setup finds it loaded in the run's
- * context, or loads it there; the launches above then take its kernels. Only where the build made it (an
- * sm_90 target and Python 3), and only on an sm_90 device. */
+ * context, or loads it there; the launches above then take its kernels.
+ * Only where the build made it (an sm_90 target and Python 3), and only
+ * on an sm_90 device. */
 #if defined(KL_HAVE_SASS)
 extern "C" const unsigned char kl__gemm_pipelined_sm90[];
 
