@@ -76,6 +76,12 @@ def sources(w):
                                 (2, bits(w, 64, 8))) if r != 255]
 
 
+def loaded(w):
+    """The registers an LDS writes: up to four from its destination (the
+    widest, LDS.128; fewer only makes the rules stricter)."""
+    return range(dest(w), dest(w) + 4)
+
+
 def stall(w):
     return max(1, bits(w, 105, 4))
 
@@ -178,8 +184,7 @@ def after(cache, w):
             del cache[k]
     elif is_lds(w):
         cache.pop((0, bits(w, 24, 8) % NB), None)
-        d = dest(w)
-        for k in [k for k, v in cache.items() if d <= v < d + 4]:
+        for k in [k for k, v in cache.items() if v in loaded(w)]:
             del cache[k]
     else:
         cache.clear()
@@ -247,7 +252,8 @@ def schedule(ws, done_ws, run, cache):
 
 def flag_holds(ws, i, s, r):
     """May slot s of FFMA i keep register r for a later word?"""
-    for w in ws[i + 1:]:
+    for j in range(i + 1, len(ws)):
+        w = ws[j]
         if is_ffma(w):
             same = [x for t, x in sources(w) if t == s and x % NB == r % NB]
             if same:
@@ -257,7 +263,7 @@ def flag_holds(ws, i, s, r):
         elif is_lds(w):
             if s == 0 and bits(w, 24, 8) % NB == r % NB:
                 return False
-            if dest(w) <= r < dest(w) + 4:
+            if r in loaded(w):
                 return False
         else:
             return False
