@@ -33,8 +33,10 @@
  * of an H100 machine and an H200 one), its build line not checked, each
  * device taking the lines of the key that names its kind, or of its
  * backend's first key where none does, the best lines serving every
- * device of their backend, its lines of rungs this build lacks skipped; KLADDER_WISDOM=none turns every wisdom off (each
- * backend's library rung). */
+ * device of their backend, its lines of rungs this build lacks skipped
+ * (and, in any wisdom, a line of a rung listed but not built passed over
+ * at lookup: wisdom_line); KLADDER_WISDOM=none turns every wisdom off
+ * (each backend's library rung). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

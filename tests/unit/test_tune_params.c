@@ -367,8 +367,8 @@ int main(int argc, char **argv) {
     char *args[] = {"tune", "--check", argv[2]};
     return tune_main(3, args);
   } else {
-    fprintf(stderr, "usage: test_tune_params tune|run|lines|builtin|builtin-other DIR, "
-            "check FILE\n");
+    fprintf(stderr, "usage: test_tune_params "
+            "tune|run|lines|builtin|builtin-other DIR, check FILE\n");
     return 2;
   }
   printf("%d passed, %d failed\n", passes, failures);

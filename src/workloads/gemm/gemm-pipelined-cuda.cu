@@ -546,8 +546,10 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   const int64_t tiles = tiles_m * tiles_n;
   cudaStream_t stream = (cudaStream_t)a->stream;
   const void *whole_fn, *split_fn;
-  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>(a, &whole_fn)));
-  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>(a, &split_fn)));
+  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>(
+      a, &whole_fn)));
+  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>(
+      a, &split_fn)));
   /* The kernels' shared-memory opt-in and fit, once a context. */
   int per_sm = 0, unused = 0;
   KL_TRY(kl__gpu_fit(a->ctx, whole_fn, THREADS, smem, 1, &per_sm));
