@@ -484,28 +484,67 @@ static int copy_width(const kl_args *a, const kl__gemm_shape *s,
   return 1;
 }
 
+#if defined(KL_HAVE_SASS)
+/* cuda-rescheduled's image as its context keeps it (the setup, below):
+ * the loaded library and the kernels found in it so far, each beside
+ * ptxas's stub of the same instance, so that a launch looks a kernel up
+ * by name once a context. Under the context's contract (one thread at a
+ * time), like kl__gpu_fit's answers. 18 float instances exist (3 tiles, 3
+ * copy widths, split or whole); a table that is full still answers, by
+ * name. */
+enum { IMAGE_KERNELS = 32 };
+typedef struct rescheduled_image {
+  cudaLibrary_t library;
+  int count;
+  struct {
+    const void *stub;
+    cudaKernel_t kernel;
+  } found[IMAGE_KERNELS];
+} rescheduled_image;
+#endif
+
+#if defined(KL_HAVE_SASS)
+/* The image's kernel of the float instance whose ptxas stub is *fn, into
+ * *fn: from the table, or found by its mangled name (the Itanium C++
+ * ABI's, as nvcc's host compiler writes it: the template's arguments are
+ * its only variable part) and added to it. */
+static kl_status image_kernel(rescheduled_image *image, const void **fn,
+                              int tm, int tn, int bk, int stages, int w,
+                              int minb, int lead, int split) {
+  for (int i = 0; i < image->count; i++)
+    if (image->found[i].stub == *fn) {
+      *fn = (const void *)image->found[i].kernel;
+      return KL_OK;
+    }
+  char name[160];
+  snprintf(name, sizeof name,
+           "_Z16pipelined_kernelIfLi%dELi%dELi%dELi%dELi%dELi%dELi%dELb%d"
+           "EEvlllT_PKS0_lS2_lS0_PS0_lilllll",
+           tm, tn, bk, stages, w, minb, lead, split);
+  cudaKernel_t kernel;
+  KL_GPU_CHECK(cudaLibraryGetKernel(&kernel, image->library, name));
+  if (image->count < IMAGE_KERNELS) {
+    image->found[image->count].stub = *fn;
+    image->found[image->count].kernel = kernel;
+    image->count++;
+  }
+  *fn = (const void *)kernel;
+  return KL_OK;
+}
+#endif
+
 /* The kernel of one instance: ptxas's, or where the rung's state holds a
- * rescheduled image (cuda-rescheduled's setup, below) the same instance
- * from it, by its mangled name (the Itanium C++ ABI's, as nvcc's host
- * compiler writes it: the template's arguments are its only variable
- * part). */
+ * rescheduled image the same instance from it (its float kernels). */
 template <typename T, int TM, int TN, int BK, int STAGES, int W, int MINB,
           int LEAD, bool SPLIT>
 static kl_status kernel_of(const kl_args *a, const void **fn) {
   *fn = (const void *)pipelined_kernel<T, TM, TN, BK, STAGES, W, MINB, LEAD,
                                        SPLIT>;
 #if defined(KL_HAVE_SASS)
-  if (sizeof(T) == 4 && a->state.pointer[0]) { /* its float kernels */
-    char name[160];
-    snprintf(name, sizeof name,
-             "_Z16pipelined_kernelIfLi%dELi%dELi%dELi%dELi%dELi%dELi%dELb%d"
-             "EEvlllT_PKS0_lS2_lS0_PS0_lilllll",
-             TM, TN, BK, STAGES, W, MINB, LEAD, (int)SPLIT);
-    cudaKernel_t kernel;
-    KL_GPU_CHECK(cudaLibraryGetKernel(
-        &kernel, (cudaLibrary_t)a->state.pointer[0], name));
-    *fn = (const void *)kernel;
-  }
+  rescheduled_image *image = (rescheduled_image *)a->state.pointer[0];
+  if (sizeof(T) == 4 && image)
+    return image_kernel(image, fn, TM, TN, BK, STAGES, W, MINB, LEAD,
+                        (int)SPLIT);
 #else
   (void)a;
 #endif
@@ -548,8 +587,6 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
   const void *whole_fn, *split_fn;
   KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, false>(
       a, &whole_fn)));
-  KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>(
-      a, &split_fn)));
   /* The kernels' shared-memory opt-in and fit, once a context. */
   int per_sm = 0, unused = 0;
   KL_TRY(kl__gpu_fit(a->ctx, whole_fn, THREADS, smem, 1, &per_sm));
@@ -558,6 +595,8 @@ static kl_status launch(const kl_args *a, const kl__gemm_shape *s) {
                       s->k, BK, &split_tiles, &split_k);
   const int64_t whole = tiles - split_tiles;
   if (split_tiles) {
+    KL_TRY((kernel_of<T, TM, TN, BK, STAGES, W, MINB, LEAD, true>(
+        a, &split_fn)));
     KL_TRY(kl__gpu_fit(a->ctx, split_fn, THREADS, smem, 1, &unused));
     /* The split tiles are the last ones: scale them, then sum into them. */
     kl__gemm_scale_tiles<T, BM, BN>
@@ -664,8 +703,10 @@ extern "C" kl_status kl__gemm_gpu_pipelined(const kl_args *a) {
 #if defined(KL_HAVE_SASS)
 extern "C" const unsigned char kl__gemm_pipelined_sm90[];
 
-static void unload_image(void *image) {
-  (void)cudaLibraryUnload((cudaLibrary_t)image);
+static void unload_image(void *thing) {
+  rescheduled_image *image = (rescheduled_image *)thing;
+  (void)cudaLibraryUnload(image->library);
+  free(image);
 }
 
 /* The image, loaded once a context (loading instruments every kernel of it
@@ -679,9 +720,17 @@ extern "C" kl_status kl__gemm_gpu_rescheduled_setup(kl_args *a) {
     return KL_FAIL(KL_DEVICE, "gemm rescheduled: no GPU context to keep "
                    "its image in");
   if (!kept->thing) {
-    cudaLibrary_t image = NULL;
-    KL_GPU_CHECK(cudaLibraryLoadData(&image, kl__gemm_pipelined_sm90, NULL,
-                                     NULL, 0, NULL, NULL, 0));
+    rescheduled_image *image =
+        (rescheduled_image *)calloc(1, sizeof *image);
+    if (!image) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
+    const cudaError_t e = cudaLibraryLoadData(
+        &image->library, kl__gemm_pipelined_sm90, NULL, NULL, 0, NULL, NULL,
+        0);
+    if (e != cudaSuccess) {
+      free(image);
+      return KL_FAIL(KL_DEVICE, "cudaLibraryLoadData failed: %s",
+                     cudaGetErrorString(e));
+    }
     kept->thing = image;
     kept->release = unload_image;
   }
