@@ -17,7 +17,7 @@
  *   fused           SpMV with p.Ap; x, r and r.r; p: two syncs an iteration
  *                                                       (cg-fused-cuda.cu)
  *   device_scalars  fused's kernels with alpha and beta on the device: one
- *                   sync per batch of BATCH iterations
+ *                   sync per batch of iterations (-p batch=)
  *   graph           device_scalars' batch captured once as a CUDA graph
  *   pipelined       Ghysels and Vanroose: one reduction an iteration; the
  *                   true vectors replace the recurrences' (Cools et al.)
@@ -48,14 +48,15 @@
 static_assert(CG_MAX_BLOCKS <= 16 * FINAL_BLOCK, "total() in one pass");
 
 /* Iterations the device-scalar rungs launch between two reads of the done
- * flag. Each read costs a copy and a sync (~10-20 us with the GPU idle
- * while the host launches again); after convergence at most BATCH - 1
- * iterations of empty kernels follow (each kernel ~2-3 us). At 201^3 an
- * iteration takes 0.2-1.2 ms, so either cost is under 1%; on test-sized
- * problems (~15 us an iteration) 16 keeps the syncs near 8% and the
- * wasted tail under a dozen iterations' time. Even, so that the
- * matrix-free rung's ping-pong of p starts every batch on the same
- * buffer, in a graph too. */
+ * flag: cg's tuning `batch` (geometry_of), BATCH where the plan has none
+ * (cg-dist's ranks). Each read costs a copy and a sync (~10-20 us with the
+ * GPU idle while the host launches again); after convergence at most
+ * batch - 1 iterations of empty kernels follow (each kernel ~2-3 us). At
+ * 201^3 an iteration takes 0.2-1.2 ms, so either cost is under 1%; on
+ * test-sized problems (~15 us an iteration) 16 keeps the syncs near 8% and
+ * the wasted tail under a dozen iterations' time. Even (cg's plan refuses
+ * an odd one), so that the matrix-free rung's ping-pong of p starts every
+ * batch on the same buffer, in a graph too. */
 #define BATCH 16
 static_assert(BATCH % 2 == 0, "batches start on the same p buffer");
 
@@ -125,6 +126,7 @@ typedef struct geometry {
   csr m;
   cudaGraphExec_t graph; /* one batch, for the rungs launched as graphs */
   int early; /* the iterations' kernels launched early (gpu.h) */
+  int batch; /* iterations between two reads of the done flag (BATCH) */
   /* cuda-copied: its host mirror and where each array lies in it. */
   unsigned char *mirror;
   int64_t mirror_at[8];
@@ -431,6 +433,7 @@ static inline geometry geometry_with(const kl_args *a, int64_t nnz,
   g.s = (cudaStream_t)a->stream;
   g.rows = CG_ROWS(p);
   g.nnz = nnz;
+  g.batch = BATCH;
   /* The smallest power of two at or above the mean row length, up to a
    * warp: 32 lanes for the 27-point matrix (26.6 a row at 201^3), 8 for
    * the 7-point one. */
@@ -467,6 +470,7 @@ static inline geometry geometry_of(const kl_args *a) {
   geometry g = geometry_with(a, CG_NNZ(p), stop);
   for (int i = 0; i < 3; i++) g.extent[i] = g.grid[i] = CG_N(p);
   g.stencil = CG_STENCIL(p);
+  g.batch = CG_BATCH(p);
   return g;
 }
 
@@ -566,7 +570,7 @@ static inline kl_status finish(const kl_args *a, const geometry *g, int which) {
   return KL_OK;
 }
 
-/* The start, then batches until the device says it stopped: BATCH
+/* The start, then batches until the device says it stopped: g->batch
  * iterations at a time (a graph's batch, or as many launched one by one,
  * to maxit at most), each followed by one read of {done, k, bad}. A batch
  * either moves k on or ends the solve, so the loop ends; the checks
@@ -579,7 +583,7 @@ static inline kl_status device_solve(const kl_args *a, const geometry *g,
   /* launched: iterations launched (the matrix-free rung's parity of p);
    * seen: the device's count at the last read. */
   for (int64_t launched = 0, seen = 0;;) {
-    int count = BATCH;
+    int count = g->batch;
     if (g->graph) {
       /* Iterations past maxit do nothing: the device stops at maxit. */
       KL_GPU_CHECK(cudaGraphLaunch(g->graph, g->s));
@@ -633,7 +637,7 @@ static inline kl_status ensure_graph(const kl_args *a, geometry *g,
     const cudaError_t began =
         cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal);
     const kl_status st =
-        began == cudaSuccess ? iterations(a, g, 0, BATCH) : KL_OK;
+        began == cudaSuccess ? iterations(a, g, 0, g->batch) : KL_OK;
     const cudaError_t ended =
         began == cudaSuccess ? cudaStreamEndCapture(capture, &graph) : began;
     g->s = kept;

@@ -295,6 +295,10 @@ extern "C" kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps) {
   KL_TRY(require(a, CG_Z, rows, "z (kl__cg_gpu_pipelined_scratch)"));
   KL_TRY(require(a, CG_S, rows, "s (kl__cg_gpu_pipelined_scratch)"));
   geometry g = geometry_of(a);
+  /* Batches of BATCH, not the tuning: a replacement, every REPLACE_PERIOD
+   * iterations, then falls at a batch's end, where the host makes it; in
+   * a longer batch the iterations after it would wait, empty. */
+  g.batch = BATCH;
   KL_TRY(ensure_graph(a, &g, pipe_iterations));
   return repeat(a, reps, &g, NULL, pipelined_solve);
 }

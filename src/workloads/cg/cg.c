@@ -91,6 +91,10 @@ static kl_status plan(kl_plan *p) {
     rows = p->n * p->n * p->n;
     nnz = kl__cg_stencil_nnz(p->n, CG_STENCIL(p));
   }
+  if (CG_BATCH(p) % 2 != 0)
+    return kl__usage(KL_USAGE, "cg: batch = %d is odd (the matrix-free "
+                     "rung's two p buffers take turns: a batch starts on "
+                     "the same one)", CG_BATCH(p));
   if (p->chunk_count > 1)
     return kl__usage(KL_TOO_LARGE, "cg: the matrix (%lld rows, %lld "
                      "nonzeros) does not fit in memory whole", (long long)rows,
@@ -467,11 +471,13 @@ static const kl_rung rungs[] = {
             "host waits once per batch",
             .variant = CG_FUSED,
             .run_reps = KL_GPU_FN(kl__cg_gpu_device_scalars),
+            .tunings = KL_PARAM_BIT(CG_P_BATCH),
             .family = &gpu_family),
     KL_RUNG("cuda-graph", gpu,
             "cuda-device-scalars' batch of iterations as one CUDA graph",
             .variant = CG_FUSED, .run_reps = KL_GPU_FN(kl__cg_gpu_graph),
             .library = F64,
+            .tunings = KL_PARAM_BIT(CG_P_BATCH),
             .family = &gpu_family),
     KL_RUNG("cuda-pipelined", gpu,
             "Ghysels and Vanroose's pipelined CG: one reduction per "
@@ -485,6 +491,7 @@ static const kl_rung rungs[] = {
             .variant = CG_MATRIX_FREE,
             .scratch = kl__cg_gpu_matrix_free_scratch,
             .run_reps = KL_GPU_FN(kl__cg_gpu_matrix_free),
+            .tunings = KL_PARAM_BIT(CG_P_BATCH),
             .family = &gpu_family),
     KL_RUNG("cusparse", gpu,
             "vendor: cuSPARSE SpMV (preprocessed once), cuBLAS dots and "
@@ -577,13 +584,22 @@ static const kl_param params[] = {
     [CG_P_MODE] = CG_PARAM_MODE,
     [CG_P_TOL] = CG_PARAM_TOL,
     [CG_P_MAXIT] = CG_PARAM_MAXIT,
+    /* 16, measured on the H100 at 201^3 and on test-sized problems
+     * (cg-gpu.h); kladder tune sweeps the candidates per device and size. */
+    [CG_P_BATCH] = {.name = "batch", .kind = KL_PARAM_INT,
+                    .flags = KL_PARAM_TUNING,
+                    .help = "iterations the device-scalar GPU rungs launch "
+                            "between two reads of the stop flag (even)",
+                    .default_value = 16, .min = 2, .max = 4096,
+                    .tune_values = "4,8,16,32,64"},
 };
 
 /* Grids without interior (1^3: one row, solved in one iteration; 2^3:
  * every row a boundary row), the smallest interior (3^3), 10^3, and 64^3,
  * both stencils; the fixed count, even and odd (cuda-matrix-free adds
  * an even last iteration's step to x after the loop); a tolerance the
- * 7-point matrix needs hundreds of iterations for. */
+ * 7-point matrix needs hundreds of iterations for; the shortest and a
+ * long batch. */
 static const kl_test_problem tests[] = {
     {"stencil=27", 1},  {"stencil=7", 1},
     {"stencil=27", 2},  {"stencil=7", 2},
@@ -594,6 +610,12 @@ static const kl_test_problem tests[] = {
     {"stencil=7,mode=fixed,maxit=30", 33},
     {"stencil=27,mode=fixed,maxit=7", 12},
     {"stencil=7,tol=1e-12", 17},
+    /* The device-scalar rungs' batch: the shortest, over an odd count
+     * (many reads of the flag, the matrix-free rung's last step after the
+     * loop), and a long one past convergence (its tail of empty
+     * iterations). */
+    {"stencil=27,mode=fixed,maxit=7,batch=2", 12},
+    {"stencil=7,batch=64", 9},
     {NULL, 0}};
 /* Past 2^31 nonzeros: 431^3 rows, 27-point (2.15e9 nonzeros, 26 GB), a
  * few fixed iterations. */

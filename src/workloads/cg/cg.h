@@ -63,7 +63,15 @@ enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
 #define CG_PARTIAL_COUNT (2 * 4 * CG_MAX_BLOCKS)
 
 /* The parameters, in the workload's order. */
-enum { CG_P_N, CG_P_STENCIL, CG_P_NNZ, CG_P_MODE, CG_P_TOL, CG_P_MAXIT };
+enum {
+  CG_P_N,
+  CG_P_STENCIL,
+  CG_P_NNZ,
+  CG_P_MODE,
+  CG_P_TOL,
+  CG_P_MAXIT,
+  CG_P_BATCH
+};
 enum { CG_STENCIL_27, CG_STENCIL_7, CG_STENCIL_NONE };
 enum { CG_TOLERANCE, CG_FIXED };
 #define CG_N(p) ((int64_t)(p)->value[CG_P_N])
@@ -71,6 +79,9 @@ enum { CG_TOLERANCE, CG_FIXED };
 #define CG_MODE(p) ((int)(p)->value[CG_P_MODE])
 #define CG_TOL(p) ((p)->value[CG_P_TOL])
 #define CG_MAXIT(p) ((int64_t)(p)->value[CG_P_MAXIT])
+/* The device-scalar GPU rungs' iterations between two reads of the stop
+ * flag (a tuning: cg-gpu.h). */
+#define CG_BATCH(p) ((int)(p)->value[CG_P_BATCH])
 /* Rows and nonzeros as planned (for a rung without a matrix too). */
 #define CG_ROWS(p) ((p)->buffers[CG_B].count)
 #define CG_NNZ(p) ((int64_t)(p)->value[CG_P_NNZ])
