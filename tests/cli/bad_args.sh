@@ -394,7 +394,7 @@ run_table <<'EOF'
 2|-|run -q -w "$BAD"
 2|-|run -q -w "$NL"
 2|-|run -q -w map -b bogus -n 1K
-2|-|run -q -w map -b cuda -n 1K
+2|-|run -q -w map -b cuda:99 -n 1K
 2|-|run -q -w map -b serial:5 -n 1K
 2|-|run -q -w map -b serial:-1 -n 1K
 2|-|run -q -w map -b serial:abc -n 1K
