@@ -501,9 +501,7 @@ typedef struct rescheduled_image {
     cudaKernel_t kernel;
   } found[IMAGE_KERNELS];
 } rescheduled_image;
-#endif
 
-#if defined(KL_HAVE_SASS)
 /* The image's kernel of the float instance whose ptxas stub is *fn, into
  * *fn: from the table, or found by its mangled name (the Itanium C++
  * ABI's, as nvcc's host compiler writes it: the template's arguments are
@@ -723,13 +721,12 @@ extern "C" kl_status kl__gemm_gpu_rescheduled_setup(kl_args *a) {
     rescheduled_image *image =
         (rescheduled_image *)calloc(1, sizeof *image);
     if (!image) return KL_FAIL(KL_NO_MEMORY, "out of host memory");
-    const cudaError_t e = cudaLibraryLoadData(
+    const kl_status st = KL_GPU_STATUS(cudaLibraryLoadData(
         &image->library, kl__gemm_pipelined_sm90, NULL, NULL, 0, NULL, NULL,
-        0);
-    if (e != cudaSuccess) {
+        0));
+    if (st != KL_OK) {
       free(image);
-      return KL_FAIL(KL_DEVICE, "cudaLibraryLoadData failed: %s",
-                     cudaGetErrorString(e));
+      return st;
     }
     kept->thing = image;
     kept->release = unload_image;
