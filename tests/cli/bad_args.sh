@@ -349,6 +349,7 @@ run_table <<'EOF'
 2|-|run -q -w cg -b serial --reps 2 -n 4 -p maxit=1000000001
 2|is odd|run -q -w cg -b serial --reps 2 -n 4 -p batch=5
 2|-|run -q -w cg -b serial --reps 2 -n 4 -p batch=0
+2|outside [3, 4]|run -q -w cg -b serial --reps 2 -n 4 -p planes=5
 # -s, --ld, --alpha, --beta, --scalars (gemm)
 2|-|run -q -w gemm -b serial --reps 2 -s ''
 2|-|run -q -w gemm -b serial --reps 2 -s 4x4x4x4

@@ -127,6 +127,7 @@ typedef struct geometry {
   cudaGraphExec_t graph; /* one batch, for the rungs launched as graphs */
   int early; /* the iterations' kernels launched early (gpu.h) */
   int batch; /* iterations between two reads of the done flag (BATCH) */
+  int planes; /* the plain matrix-free sweeps' planes a tile (MF_PLANES) */
   /* cuda-copied: its host mirror and where each array lies in it. */
   unsigned char *mirror;
   int64_t mirror_at[8];
@@ -434,6 +435,7 @@ static inline geometry geometry_with(const kl_args *a, int64_t nnz,
   g.rows = CG_ROWS(p);
   g.nnz = nnz;
   g.batch = BATCH;
+  g.planes = 0; /* the sweeps' own */
   /* The smallest power of two at or above the mean row length, up to a
    * warp: 32 lanes for the 27-point matrix (26.6 a row at 201^3), 8 for
    * the 7-point one. */
@@ -471,6 +473,7 @@ static inline geometry geometry_of(const kl_args *a) {
   for (int i = 0; i < 3; i++) g.extent[i] = g.grid[i] = CG_N(p);
   g.stencil = CG_STENCIL(p);
   g.batch = CG_BATCH(p);
+  g.planes = CG_PLANES(p);
   return g;
 }
 

@@ -17,9 +17,11 @@
  * lanes hold one column more on either side, the x neighbours reached by
  * shuffles), MF_ROWS rows a warp with the block's warps stacked in y (each
  * lane loads MF_ROWS + 2 rows, so a warp's halo rows are its neighbour
- * warps' own rows, found in L1), and MF_PLANES planes, which the lanes
- * march along z: each plane loaded serves as the z neighbour of the planes
- * before and after. No shared memory and no barrier.
+ * warps' own rows, found in L1), and PLANES planes, which the lanes march
+ * along z: each plane loaded serves as the z neighbour of the planes
+ * before and after. No shared memory and no barrier. The plain sweeps
+ * take cg's tuning `planes` (an instance for each count), the layered
+ * ones MF_PLANES.
  *
  * The blocks take the tiles in address order, one tile a block (a stride
  * only where the tiles outnumber CG_MAX_BLOCKS), so that the GPU sweeps
@@ -56,6 +58,8 @@
 #ifndef MF_PLANES
 #define MF_PLANES 3
 #endif
+static_assert(MF_PLANES >= CG_PLANES_MIN && MF_PLANES <= CG_PLANES_MAX,
+              "the default count is one of the plain sweeps' instances");
 
 /* The sweeps: the start; A, the new p; B, an even iteration's (r only)
  * or an odd one's (x for both iterations, and r). */
@@ -241,7 +245,7 @@ mf_layer_value(const mf_layer &layer, int x, int y, int z) {
 /* A block's tiles of one kind (TILES: every tile, the inner ones or the
  * edge ones): from the block's place among the launch's blocks of that
  * kind, striding by their count, its sums into *sum0 and *sum1. */
-template <int MODE, int STENCIL, bool LAYERED, int TILES>
+template <int MODE, int STENCIL, bool LAYERED, int TILES, int PLANES>
 static __device__ __forceinline__ void
 mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
          const mf_layer &layer, int64_t block, int64_t blocks,
@@ -280,15 +284,15 @@ mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
     }
     const int x = at[0] * width - 1 + lane;
     const int y0 = (at[1] * warps + warp) * MF_ROWS;
-    const int k0 = at[2] * MF_PLANES;
+    const int k0 = at[2] * PLANES;
     const bool in_x = x >= 0 && x < n;
     const bool owns = in_x && lane > 0 && lane <= width;
     /* Point (x, y0, k0): the tile's first own point. */
     const int64_t first = x + row * y0 + plane * k0;
-    double in[MF_PLANES][MF_ROWS][INPUTS > 0 ? INPUTS : 1];
+    double in[PLANES][MF_ROWS][INPUTS > 0 ? INPUTS : 1];
     if (INPUTS > 0) {
 #pragma unroll
-      for (int z = 0; z < MF_PLANES; z++)
+      for (int z = 0; z < PLANES; z++)
 #pragma unroll
         for (int m = 0; m < MF_ROWS; m++)
           if (owns && y0 + m < ny && k0 + z < nz)
@@ -301,7 +305,7 @@ mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
 #pragma unroll
     for (int m = 0; m < MF_ROWS; m++) pending[m] = centre[m] = below[m] = 0;
 #pragma unroll
-    for (int j = 0; j < MF_PLANES + 2; j++) {
+    for (int j = 0; j < PLANES + 2; j++) {
       const int k = k0 - 1 + j;
       const bool in_z = k >= 0 && k < nz;
       double rows[MF_ROWS + 2];
@@ -342,7 +346,7 @@ mf_tiles(const mf_grid &g, const mf_vectors &v, const double *scalars,
  * that they run beside the inner ones rather than after them). Sweep A
  * of both kinds takes 80 registers (6 blocks an SM); held to 7 blocks
  * (72, 36 bytes spilled) it ran no faster (LESSONS.md). */
-template <int MODE, int STENCIL, bool LAYERED, int TILES>
+template <int MODE, int STENCIL, bool LAYERED, int TILES, int PLANES>
 static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
     mf_grid g, mf_vectors v, const double *scalars, double *partials,
     mf_layer layer) {
@@ -355,15 +359,15 @@ static __global__ __launch_bounds__(MF_BLOCK) void stencil_kernel(
   double sum0 = 0, sum1 = 0;
   if (TILES == MF_TILES_BOTH) {
     if ((int)blockIdx.x < layer.edge_blocks)
-      mf_tiles<MODE, STENCIL, true, MF_TILES_EDGE>(
+      mf_tiles<MODE, STENCIL, true, MF_TILES_EDGE, PLANES>(
           g, v, scalars, layer, blockIdx.x, layer.edge_blocks,
           layer.edge_tiles, &sum0, &sum1);
     else
-      mf_tiles<MODE, STENCIL, true, MF_TILES_INNER>(
+      mf_tiles<MODE, STENCIL, true, MF_TILES_INNER, PLANES>(
           g, v, scalars, layer, blockIdx.x - layer.edge_blocks,
           gridDim.x - layer.edge_blocks, layer.inner_tiles, &sum0, &sum1);
   } else {
-    mf_tiles<MODE, STENCIL, LAYERED, TILES>(
+    mf_tiles<MODE, STENCIL, LAYERED, TILES, PLANES>(
         g, v, scalars, layer, blockIdx.x, gridDim.x,
         TILES == MF_TILES_ALL     ? g.tiles
         : TILES == MF_TILES_INNER ? layer.inner_tiles
@@ -386,9 +390,16 @@ mf_settle_kernel(double *__restrict__ x, const double *__restrict__ p,
 
 /* ---- the launches ------------------------------------------------------ */
 
+/* The geometry's planes a tile: cg's tuning where its plan gave one
+ * (geometry_of), else MF_PLANES (cg-dist's boxes). */
+static inline int mf_planes(const geometry *g) {
+  return g->planes ? g->planes : MF_PLANES;
+}
+
 /* The tiles of the geometry's box for the context's device's warp. */
 static inline mf_grid mf_grid_of(const kl_args *a, const geometry *g,
                                  unsigned *blocks) {
+  const int planes = mf_planes(g);
   mf_grid t;
   const int warp = a->ctx->device.lanes;
   const int64_t rows = MF_BLOCK / warp * MF_ROWS; /* a tile's */
@@ -396,7 +407,7 @@ static inline mf_grid mf_grid_of(const kl_args *a, const geometry *g,
   t.tiles_x = (t.n + warp - 3) / (warp - 2);
   t.tiles_y = (g->extent[1] + rows - 1) / rows;
   t.tiles = t.tiles_x * t.tiles_y *
-            ((g->extent[2] + MF_PLANES - 1) / MF_PLANES);
+            ((g->extent[2] + planes - 1) / planes);
   /* A block a tile, as long as the partials allow; then the blocks stride
    * over the tiles. */
   *blocks = (unsigned)(t.tiles < 1               ? 1
@@ -462,7 +473,7 @@ static inline bool mf_plain(const geometry *g) {
  * template's instance only where a template takes its address
  * (laplacian-cuda.cu); each includer instantiates the sweeps it launches.
  * Its partials from `partials` on (one a block). */
-template <int MODE, bool LAYERED, int TILES>
+template <int MODE, bool LAYERED, int TILES, int PLANES = MF_PLANES>
 static kl_status launch_tiles(const kl_args *a, const geometry *g,
                               const mf_grid &grid, const mf_layer &layer,
                               unsigned blocks, double *partials,
@@ -470,8 +481,8 @@ static kl_status launch_tiles(const kl_args *a, const geometry *g,
   void (*stencil_sweep)(mf_grid, mf_vectors, const double *, double *,
                         mf_layer) =
       g->stencil == CG_STENCIL_27
-          ? stencil_kernel<MODE, CG_STENCIL_27, LAYERED, TILES>
-          : stencil_kernel<MODE, CG_STENCIL_7, LAYERED, TILES>;
+          ? stencil_kernel<MODE, CG_STENCIL_27, LAYERED, TILES, PLANES>
+          : stencil_kernel<MODE, CG_STENCIL_7, LAYERED, TILES, PLANES>;
   /* The start follows the reset's copies, not a kernel. */
   KL_GPU_LAUNCH(early && MODE != MF_START, stencil_sweep, blocks,
                 MF_BLOCK, g->s, grid, v, SCALARS(a), partials, layer);
@@ -526,13 +537,26 @@ static kl_status launch_sweep(const kl_args *a, const geometry *g,
                    "whole cubic grid, not a box of %lld x %lld x %lld",
                    (long long)g->extent[0], (long long)g->extent[1],
                    (long long)g->extent[2]);
+  /* The plain sweeps: an instance for each count of planes; the layered
+   * ones: MF_PLANES. */
+  static_assert(CG_PLANES_MIN == 3 && CG_PLANES_MAX == 4,
+                "a plain sweep for each count of planes");
+  const int planes = mf_planes(g);
+  if (LAYERED ? planes != MF_PLANES
+              : planes < CG_PLANES_MIN || planes > CG_PLANES_MAX)
+    return KL_FAIL(KL_USAGE, "cg: the %s matrix-free sweeps do not take "
+                   "%d planes a tile", LAYERED ? "layered" : "plain",
+                   planes);
   unsigned blocks = 0;
   const mf_grid grid = mf_grid_of(a, g, &blocks);
   double *partials = PARTIALS(a);
   if (!LAYERED) {
     const mf_layer none = {};
-    return launch_tiles<MODE, false, MF_TILES_ALL>(a, g, grid, none, blocks,
-                                                   partials, v, g->early);
+    if (planes == 4)
+      return launch_tiles<MODE, false, MF_TILES_ALL, 4>(
+          a, g, grid, none, blocks, partials, v, g->early);
+    return launch_tiles<MODE, false, MF_TILES_ALL, 3>(
+        a, g, grid, none, blocks, partials, v, g->early);
   }
   /* The split launches count tiles in int (2^31 tiles: 3 10^12 points). */
   if (grid.tiles > INT_MAX)
