@@ -30,12 +30,13 @@
  * 32, 64, 128, 256, 432 and 512 (`planes` and `m` swept at each); gemm
  * from 256 to 4096 in steps of 2 (the tile choices swept); cg and
  * integrate over their default sweeps; gemm's f32 lines again once
- * cuda-rescheduled was built (the same sweep, f32 alone); cg's batch
- * lines once the batch was a tuning (`-w cg -n 16,32,64,201 --reps 5`,
- * which picked cuda-matrix-free again). The tunings within a point or
- * two of each other at a size are noise's choice (laplacian's planes
- * from 6 to 16 at 512^3, cg's batch at 201^3, LESSONS.md); the lines
- * are as tune wrote them.
+ * cuda-rescheduled was built (the same sweep, f32 alone); cg's tuned
+ * lines once its batch and planes were tunings (`-w cg -n 16,32,64,201
+ * --reps 5`, which picked cuda-matrix-free again). The tunings within a
+ * point or two of each other at a size are noise's choice (laplacian's
+ * planes from 6 to 16 at 512^3; cg's batch at 201^3, and below 32^3,
+ * where two tunes wrote 4 and 8, 8 and 16; LESSONS.md); the lines are
+ * as tune wrote them.
  *
  * The build line left out: the defaults of any build and machine, which
  * `kladder tune` replaces with this machine's. A line whose rung this
@@ -299,14 +300,15 @@ const char kl__wisdom_builtin[] =
     "tuned h200 laplacian f64 432 cuda cuda-zmarch-prefetch planes=0\n"
     "tuned h200 laplacian f64 512 cuda cuda-zmarch-prefetch planes=12\n"
     "pick h200 cg f64 0 cuda cuda-matrix-free\n"
-    "tuned h200 cg f64 0 cuda cuda-device-scalars batch=8\n"
+    "tuned h200 cg f64 0 cuda cuda-device-scalars batch=4\n"
     "tuned h200 cg f64 32 cuda cuda-device-scalars batch=64\n"
     "tuned h200 cg f64 64 cuda cuda-device-scalars batch=16\n"
-    "tuned h200 cg f64 0 cuda cuda-graph batch=16\n"
+    "tuned h200 cg f64 0 cuda cuda-graph batch=8\n"
     "tuned h200 cg f64 32 cuda cuda-graph batch=64\n"
     "tuned h200 cg f64 64 cuda cuda-graph batch=16\n"
-    "tuned h200 cg f64 0 cuda cuda-matrix-free batch=16\n"
-    "tuned h200 cg f64 32 cuda cuda-matrix-free batch=64\n"
+    "tuned h200 cg f64 0 cuda cuda-matrix-free batch=16 planes=3\n"
+    "tuned h200 cg f64 32 cuda cuda-matrix-free batch=64 planes=3\n"
+    "tuned h200 cg f64 201 cuda cuda-matrix-free batch=64 planes=4\n"
     "pick h200 integrate f32 0 cuda cuda-best\n"
     "pick h200 integrate f64 0 cuda cuda-best\n"
     "pick h200 gemm f32 0 cuda cuda-cublas\n"
