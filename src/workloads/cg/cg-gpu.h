@@ -57,7 +57,7 @@ static_assert(CG_MAX_BLOCKS <= 16 * FINAL_BLOCK, "total() in one pass");
  * the wasted tail under a dozen iterations' time. Even (cg's plan refuses
  * an odd one), so that the matrix-free rung's ping-pong of p starts every
  * batch on the same buffer, in a graph too. */
-#define BATCH 16
+#define BATCH CG_BATCH_DEFAULT
 static_assert(BATCH % 2 == 0, "batches start on the same p buffer");
 
 /* The device scalars, in CG_SCALARS. The first three are what the host

@@ -55,8 +55,8 @@
 #ifndef MF_ROWS
 #define MF_ROWS 4
 #endif
-#ifndef MF_PLANES
-#define MF_PLANES 3
+#ifndef MF_PLANES /* the plain sweeps' default, the layered ones' count */
+#define MF_PLANES CG_PLANES_DEFAULT
 #endif
 static_assert(MF_PLANES >= CG_PLANES_MIN && MF_PLANES <= CG_PLANES_MAX,
               "the default count is one of the plain sweeps' instances");

@@ -590,14 +590,16 @@ static const kl_param params[] = {
                     .flags = KL_PARAM_TUNING,
                     .help = "iterations the device-scalar GPU rungs launch "
                             "between two reads of the stop flag (even)",
-                    .default_value = 16, .min = 2, .max = 4096,
+                    .default_value = CG_BATCH_DEFAULT, .min = 2,
+                    .max = 4096,
                     .tune_values = "4,8,16,32,64"},
     /* 3, tuned on the H100; the H200 takes 4 (LESSONS.md, the sweeps'
      * shape), which its built-in wisdom has. */
     [CG_P_PLANES] = {.name = "planes", .kind = KL_PARAM_INT,
                      .flags = KL_PARAM_TUNING,
                      .help = "planes a tile of cuda-matrix-free's sweeps",
-                     .default_value = 3, .min = CG_PLANES_MIN,
+                     .default_value = CG_PLANES_DEFAULT,
+                     .min = CG_PLANES_MIN,
                      .max = CG_PLANES_MAX, .tune_values = "3,4"},
 };
 

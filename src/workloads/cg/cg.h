@@ -83,12 +83,14 @@ enum { CG_TOLERANCE, CG_FIXED };
 /* The device-scalar GPU rungs' iterations between two reads of the stop
  * flag (a tuning: cg-gpu.h). */
 #define CG_BATCH(p) ((int)(p)->value[CG_P_BATCH])
+#define CG_BATCH_DEFAULT 16
 /* The planes a tile of cuda-matrix-free's sweeps (a tuning: one instance
  * of each sweep for each count from CG_PLANES_MIN to CG_PLANES_MAX,
  * cg-matrix-free.h). */
 #define CG_PLANES(p) ((int)(p)->value[CG_P_PLANES])
 #define CG_PLANES_MIN 3
 #define CG_PLANES_MAX 4
+#define CG_PLANES_DEFAULT 3
 /* Rows and nonzeros as planned (for a rung without a matrix too). */
 #define CG_ROWS(p) ((p)->buffers[CG_B].count)
 #define CG_NNZ(p) ((int64_t)(p)->value[CG_P_NNZ])
