@@ -1,7 +1,10 @@
 /* cg's fused CUDA rungs (cg-gpu.h has the whole ladder): the SpMV with
  * p.Ap, then x, r and r.r in one kernel, then p. cuda-fused reads the
  * scalars on the host; cuda-device-scalars keeps them on the device and
- * reads a flag once per batch; cuda-graph launches the batch as a graph. */
+ * reads a flag once per batch; cuda-graph launches the batch as a graph;
+ * cuda-sell is cuda-graph with the matrix in sliced ELLPACK (cg.h). */
+#include <stdlib.h>
+
 #include "cg-gpu.h"
 
 /* ---- 5 to 7. the kernels after the SpMV --------------------------------- */
@@ -114,17 +117,26 @@ static kl_status scalar_start(const kl_args *a, const geometry *g) {
   return finish(a, g, FINISH_START);
 }
 
-static kl_status scalar_iterations(const kl_args *a, const geometry *g,
-                                   int64_t first, int count) {
+/* An iteration of the device-scalar rungs, on the SpMV with p.Ap that
+ * SPMV_DOT_FN launches. */
+typedef kl_status (*spmv_dot_fn)(const kl_args *a, const geometry *g);
+template <spmv_dot_fn SPMV_DOT_FN>
+static kl_status fused_iterations(const kl_args *a, const geometry *g,
+                                  int64_t first, int count) {
   (void)first;
   for (int i = 0; i < count; i++) {
-    KL_TRY(launch_spmv_dot<true>(a, g));
+    KL_TRY(SPMV_DOT_FN(a, g));
     KL_TRY(finish(a, g, FINISH_PAP));
     KL_TRY(launch_update<true>(a, g, 0));
     KL_TRY(finish(a, g, FINISH_RR));
     KL_TRY(launch_direction<true>(a, g, 0));
   }
   return KL_OK;
+}
+
+static kl_status scalar_iterations(const kl_args *a, const geometry *g,
+                                   int64_t first, int count) {
+  return fused_iterations<launch_spmv_dot<true>>(a, g, first, count);
 }
 
 static const device_rung scalar_rung = {scalar_start, scalar_iterations,
@@ -147,4 +159,205 @@ extern "C" kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps) {
   geometry g = geometry_of(a);
   KL_TRY(ensure_graph(a, &g, scalar_iterations));
   return repeat(a, reps, &g, NULL, device_scalars_solve);
+}
+
+/* ---- 8. sell: cuda-graph with the matrix in sliced ELLPACK -------------- */
+
+/* The CSR stream reads the matrix in chunks through shared memory, two
+ * barriers a chunk. Sliced ELLPACK (cg.h) needs neither: a thread takes a
+ * row, and the threads of a slice read entry e of their rows from one run
+ * of CG_SELL_HEIGHT values and columns, coalesced as a copy's loads are.
+ * The price is the padding (0.36% of the 27-point matrix at 201^3) and
+ * the conversion, made once in setup. */
+
+/* The sliced matrix as the kernels take it. */
+typedef struct sliced {
+  const int64_t *offsets;
+  const int32_t *columns;
+  const double *values;
+  int64_t rows;
+} sliced;
+
+static sliced sliced_of(const kl_args *a) {
+  sliced m;
+  m.offsets = (const int64_t *)a->buffers[CG_SELL_OFFSETS];
+  m.columns = (const int32_t *)a->buffers[CG_SELL_COLUMNS];
+  m.values = (const double *)a->buffers[CG_SELL_VALUES];
+  m.rows = CG_ROWS(a->plan);
+  return m;
+}
+
+/* Entries of its row a thread has in flight: a 27-point row in three
+ * turns, a 7-point one in one. */
+#define SELL_UNROLL 9
+
+/* spmv_stream_kernel's products (OUT: SPMV_DOT or SPMV_START) on the
+ * sliced matrix. A block takes consecutive tiles of BLOCK rows, as many
+ * as spread the rows over the grid, so that the blocks sweep the matrix
+ * in address order; a thread a row of each tile, its entries SELL_UNROLL
+ * at a time in two chains of additions. */
+template <int OUT, bool DEV>
+static __global__ void __launch_bounds__(BLOCK)
+spmv_sell_kernel(sliced m, const double *__restrict__ v,
+                 double *__restrict__ out, const double *__restrict__ b,
+                 double *__restrict__ p, const double *scalars,
+                 double *partials) {
+  if (DEV && stopped(scalars)) return;
+  const int64_t tiles = (m.rows + BLOCK - 1) / BLOCK;
+  const int64_t per_block = (tiles + gridDim.x - 1) / gridDim.x;
+  const int64_t first = (int64_t)blockIdx.x * per_block * BLOCK;
+  const int64_t last = first + per_block * BLOCK < m.rows
+                           ? first + per_block * BLOCK
+                           : m.rows;
+  double dot = 0, bb = 0;
+  for (int64_t row = first + threadIdx.x; row < last; row += BLOCK) {
+    const int64_t slice = row / CG_SELL_HEIGHT;
+    const int64_t end = m.offsets[slice + 1];
+    double even = 0, odd = 0;
+    for (int64_t j = m.offsets[slice] + row % CG_SELL_HEIGHT; j < end;
+         j += SELL_UNROLL * CG_SELL_HEIGHT) {
+      double value[SELL_UNROLL];
+      int32_t column[SELL_UNROLL];
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; u++) {
+        const int64_t e = j + u * CG_SELL_HEIGHT;
+        value[u] = e < end ? kl_load_streaming(&m.values[e]) : 0;
+        column[u] = e < end ? kl_load_streaming(&m.columns[e]) : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; u++)
+        if (j + u * CG_SELL_HEIGHT < end) {
+          if (u % 2) odd += value[u] * v[column[u]];
+          else even += value[u] * v[column[u]];
+        }
+    }
+    const double sum = even + odd;
+    if (OUT == SPMV_START) {
+      const double bi = b[row], ri = bi - sum;
+      out[row] = ri;
+      p[row] = ri;
+      dot += ri * ri;
+      bb += bi * bi;
+    } else {
+      out[row] = sum;
+      dot += v[row] * sum;
+    }
+  }
+  store_partial(dot, PARTIAL(partials, 0));
+  if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
+}
+
+/* The tiles of BLOCK rows spread over at most CG_MAX_BLOCKS blocks (the
+ * partials' room), address-ordered, where cuda-graph keeps a resident
+ * grid: one-shot blocks sweep memory as a copy does (laplacian's
+ * LESSONS.md), and no block waits at a barrier for another's loads. */
+static geometry sell_geometry(const kl_args *a) {
+  geometry g = geometry_of(a);
+  const int64_t tiles = (g.rows + BLOCK - 1) / BLOCK;
+  const int64_t per_block = (tiles + CG_MAX_BLOCKS - 1) / CG_MAX_BLOCKS;
+  g.blocks = (unsigned)((tiles + per_block - 1) / per_block);
+  return g;
+}
+
+static kl_status sell_start(const kl_args *a, const geometry *g) {
+  spmv_sell_kernel<SPMV_START, false><<<g->blocks, BLOCK, 0, g->s>>>(
+      sliced_of(a), VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_B), VEC(a, CG_P),
+      SCALARS(a), PARTIALS(a));
+  KL_GPU_CHECK_LAUNCH(spmv_sell_kernel);
+  return finish(a, g, FINISH_START);
+}
+
+static kl_status launch_sell_dot(const kl_args *a, const geometry *g) {
+  spmv_sell_kernel<SPMV_DOT, true><<<g->blocks, BLOCK, 0, g->s>>>(
+      sliced_of(a), VEC(a, CG_P), VEC(a, CG_AP), NULL, NULL, SCALARS(a),
+      PARTIALS(a));
+  KL_GPU_CHECK_LAUNCH(spmv_sell_kernel);
+  return KL_OK;
+}
+
+static kl_status sell_iterations(const kl_args *a, const geometry *g,
+                                 int64_t first, int count) {
+  return fused_iterations<launch_sell_dot>(a, g, first, count);
+}
+
+static const device_rung sell_rung = {sell_start, sell_iterations, NULL,
+                                      NULL};
+
+static kl_status sell_solve(const kl_args *a, const geometry *g, int64_t *k) {
+  return device_solve(a, g, &sell_rung, k);
+}
+
+extern "C" kl_status kl__cg_gpu_sell(const kl_args *a, kl_reps *reps) {
+  KL_TRY(ready(a));
+  geometry g = sell_geometry(a);
+  KL_TRY(ensure_graph(a, &g, sell_iterations));
+  return repeat(a, reps, &g, NULL, sell_solve);
+}
+
+/* Row `row` of the CSR matrix into its slice's columns (cg.h), the rest of
+ * the slice's width padded with 0 at the row's own column (a load of v
+ * already made, times 0). A row longer than its slice (a matrix that is
+ * not the stencil the slices were sized by) sets *longer. */
+static __global__ void sell_fill_kernel(csr m, sliced s, int32_t *columns,
+                                        double *values, double *longer) {
+  for (int64_t row = thread_index(); row < m.rows; row += grid_threads()) {
+    const int64_t slice = row / CG_SELL_HEIGHT;
+    const int64_t end = s.offsets[slice + 1];
+    int64_t j = s.offsets[slice] + row % CG_SELL_HEIGHT;
+    for (int64_t e = m.offsets[row]; e < m.offsets[row + 1];
+         e++, j += CG_SELL_HEIGHT) {
+      if (j >= end) {
+        *longer = 1;
+        break;
+      }
+      columns[j] = m.columns[e];
+      values[j] = m.values[e];
+    }
+    for (; j < end; j += CG_SELL_HEIGHT) {
+      columns[j] = (int32_t)row;
+      values[j] = 0;
+    }
+  }
+}
+
+/* The sliced matrix made from the plan's CSR, once, untimed: the slice
+ * offsets from the grid (kl__cg_sell_slices, as the scratch was sized),
+ * then every row's entries. The graph, as cuda-graph's, comes at the
+ * first call (the family's teardown destroys it). */
+extern "C" kl_status kl__cg_gpu_sell_setup(kl_args *a) {
+  a->state.pointer[0] = NULL;
+  const kl_plan *p = a->plan;
+  const int64_t rows = CG_ROWS(p);
+  const int64_t slices = (rows + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT;
+  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
+  KL_TRY(require_scratch(a));
+  KL_TRY(require(a, CG_SELL_VALUES, entries, "the sliced values"));
+  KL_TRY(require(a, CG_SELL_COLUMNS, entries, "the sliced columns"));
+  KL_TRY(require(a, CG_SELL_OFFSETS, slices + 1, "the slice offsets"));
+  const geometry g = geometry_of(a);
+  int64_t *offsets = (int64_t *)malloc(sizeof *offsets * (size_t)(slices + 1));
+  if (!offsets)
+    return KL_FAIL(KL_TOO_LARGE, "cg: no host memory for cuda-sell's %lld "
+                   "slice offsets", (long long)(slices + 1));
+  (void)kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), offsets);
+  const cudaError_t copied = cudaMemcpyAsync(
+      a->buffers[CG_SELL_OFFSETS], offsets, sizeof *offsets * (size_t)(slices + 1),
+      cudaMemcpyHostToDevice, g.s);
+  const cudaError_t waited = cudaStreamSynchronize(g.s);
+  free(offsets);
+  KL_GPU_CHECK(copied);
+  KL_GPU_CHECK(waited);
+  double *longer = SCALARS(a) + S_BAD;
+  KL_GPU_CHECK(cudaMemsetAsync(longer, 0, sizeof *longer, g.s));
+  sell_fill_kernel<<<kl__gpu_blocks(rows, BLOCK), BLOCK, 0, g.s>>>(
+      g.m, sliced_of(a), (int32_t *)a->buffers[CG_SELL_COLUMNS],
+      (double *)a->buffers[CG_SELL_VALUES], longer);
+  KL_GPU_CHECK_LAUNCH(sell_fill_kernel);
+  double flag = 0;
+  KL_TRY(read_back(&flag, longer, 1, g.s));
+  if (flag != 0)
+    return KL_FAIL(KL_USAGE, "cg: a row of the matrix is longer than its "
+                   "slice of the %lld^3 grid's stencil (cuda-sell)",
+                   (long long)CG_N(p));
+  return KL_OK;
 }

@@ -104,6 +104,48 @@ double kl__cg_stencil_row(int64_t n, int stencil, int64_t row,
   return sum;
 }
 
+/* Points along one axis that a stencil's row at coordinate c reaches
+ * (itself included): 3 inside, 2 at a face, 1 where n = 1. */
+static int axis_points(int64_t c, int64_t n) {
+  return 1 + (c > 0) + (c < n - 1);
+}
+
+/* A row's entries from its axes' points: the 27-point stencil takes every
+ * combination, the 7-point one the centre and each axis' others. Both
+ * grow with each axis' count, so a run of rows along x is widest at its
+ * widest x. */
+static int64_t stencil_row_length(int stencil, int cx, int cy, int cz) {
+  return stencil == CG_STENCIL_27 ? (int64_t)cx * cy * cz
+                                  : (int64_t)cx + cy + cz - 2;
+}
+
+int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets) {
+  const int64_t rows = n * n * n, h = CG_SELL_HEIGHT;
+  const int64_t slices = (rows + h - 1) / h;
+  int64_t total = 0;
+  if (offsets) offsets[0] = 0;
+  for (int64_t s = 0; s < slices; s++) {
+    const int64_t end = (s + 1) * h < rows ? (s + 1) * h : rows;
+    int64_t width = 0;
+    /* The slice's rows, one run along x (a grid line) at a time. */
+    for (int64_t row = s * h; row < end;) {
+      const int64_t i = row % n, line = row / n;
+      const int64_t last = end < row - i + n ? end - 1 : row - i + n - 1;
+      const int64_t i_last = i + (last - row);
+      int cx = axis_points(i, n);
+      if (axis_points(i_last, n) > cx) cx = axis_points(i_last, n);
+      if ((i > 1 ? i : 1) <= (i_last < n - 2 ? i_last : n - 2)) cx = 3;
+      const int64_t w = stencil_row_length(
+          stencil, cx, axis_points(line % n, n), axis_points(line / n, n));
+      if (w > width) width = w;
+      row = last + 1;
+    }
+    total += width * h;
+    if (offsets) offsets[s + 1] = total;
+  }
+  return total;
+}
+
 double kl__cg_x_star(uint64_t seed, int64_t i) {
   return 2 * kl__uniform(seed, CG_STREAM_X_STAR, (uint64_t)i) - 1;
 }
@@ -179,6 +221,29 @@ kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_MIRROR, "host mirror", KL_U8,
                           kl__cg_mirror_bytes(p, offsets), KL_MEM_PINNED, 0);
+  return st;
+}
+
+/* cuda-sell's sliced matrix, as the built-in stencil makes it: the sizes
+ * come from the grid (a matrix of its own has no slice widths until its
+ * rows are read, long after the plan). */
+kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
+  if (!CG_IS_GRID(p))
+    return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell sizes its sliced matrix "
+                     "from the built-in stencils' grid, not a matrix of its "
+                     "own");
+  const int64_t n = CG_N(p), h = CG_SELL_HEIGHT;
+  const int64_t entries = kl__cg_sell_slices(n, CG_STENCIL(p), NULL);
+  kl_status st = kl__cg_gpu_scratch(p);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_SELL_VALUES, "sliced values", KL_F64,
+                          entries, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_SELL_COLUMNS, "sliced columns", KL_I32,
+                          entries, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_SELL_OFFSETS, "slice offsets", KL_I64,
+                          (CG_ROWS(p) + h - 1) / h + 1, KL_MEM_DEVICE, 0);
   return st;
 }
 

@@ -382,6 +382,8 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
  *   unfused (the seed's kernels): Ap = A p (p, Ap: 2), p.Ap (2),
  *     x += alpha p (3), r -= alpha Ap (3), r.r (1), p = r + beta p (3): 14;
  *   fused: SpMV with p.Ap (2), x, r and r.r (4 read, 2 written), p (3): 11;
+ *   sell: fused's 11, the matrix in sliced ELLPACK: 12 bytes an entry its
+ *     slices hold (padding included) and 8 a slice, no row offsets;
  *   pipelined: q = A w (2), one update reading q, z, w, s, r, p, x and
  *     writing z, s, p, x, r, w with both dots (13): 15;
  *   matrix-free: no matrix; p's update and p.Ap in the stencil (r, p read,
@@ -402,6 +404,16 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   double per = matrix + 14 * pass, before = matrix + 9 * pass, products = 1;
   switch (r->variant) {
   case CG_FUSED: per = matrix + 11 * pass; break;
+  case CG_SELL:
+    if (CG_IS_GRID(p)) {
+      const double slices =
+          ceil(rows / CG_SELL_HEIGHT),
+          entries = (double)kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
+      const double sliced = 12 * entries + 8 * (slices + 1);
+      per = sliced + 11 * pass;
+      before = sliced + 9 * pass;
+    }
+    break;
   case CG_PIPELINED:
     per = matrix + 15 * pass;
     before = 2 * matrix + 12 * pass;
@@ -484,6 +496,15 @@ static const kl_rung rungs[] = {
             "iteration",
             .variant = CG_PIPELINED, .scratch = kl__cg_gpu_pipelined_scratch,
             .run_reps = KL_GPU_FN(kl__cg_gpu_pipelined),
+            .family = &gpu_family),
+    KL_RUNG("cuda-sell", gpu,
+            "cuda-graph with the matrix in sliced ELLPACK (made once): a "
+            "thread a row, each slice's entries read as a copy reads, no "
+            "shared memory or barrier; the built-in stencils",
+            .variant = CG_SELL, .scratch = kl__cg_gpu_sell_scratch,
+            .setup = KL_GPU_FN(kl__cg_gpu_sell_setup),
+            .run_reps = KL_GPU_FN(kl__cg_gpu_sell),
+            .tunings = KL_PARAM_BIT(CG_P_BATCH),
             .family = &gpu_family),
     KL_RUNG("cuda-matrix-free", gpu,
             "no matrix: the stencil applied from the grid, p's update "

@@ -54,6 +54,10 @@ enum {
   CG_Z,
   CG_S,
   CG_MIRROR = CG_W, /* cuda-copied: its host copy of every array (u8) */
+  /* cuda-sell: the matrix in sliced ELLPACK (below) */
+  CG_SELL_VALUES = CG_W,  /* f64, kl__cg_sell_slices' entries */
+  CG_SELL_COLUMNS = CG_Z, /* int32, as many */
+  CG_SELL_OFFSETS = CG_S, /* int64, slices + 1 */
 };
 enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
 #define CG_SCALAR_COUNT 32
@@ -105,7 +109,17 @@ enum {
   CG_FUSED,       /* SpMV + p.Ap; x, r and r.r; p: 11 passes */
   CG_PIPELINED,   /* SpMV, then one update with both dots: 15 passes */
   CG_MATRIX_FREE, /* no matrix; p in the stencil, x every other: 7 passes */
+  CG_SELL,        /* fused's passes, the matrix in sliced ELLPACK: 11 */
 };
+
+/* Sliced ELLPACK (SELL-C, Kreutzer et al.), cuda-sell's form of the
+ * matrix: rows in slices of CG_SELL_HEIGHT; slice s holds its rows'
+ * entries column by column, as many columns as its longest row, so that
+ * entry e of the slice's row r lies at offsets[s] + e * CG_SELL_HEIGHT +
+ * r. A shorter row is padded with value 0 at its own column. The height
+ * is the format's, not a warp's: any lane count reads a slice's column
+ * in runs of CG_SELL_HEIGHT elements. */
+#define CG_SELL_HEIGHT 32
 
 /* The parameters cg-dist shares with cg, as designated initializers:
  * the mode, the tolerance and the iterations (their choices,
@@ -210,6 +224,8 @@ void kl__cg_gpu_teardown(kl_args *a);
 kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_device_scalars(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_sell(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_sell_setup(kl_args *a);
 /* cg-pipelined-cuda.cu and cg-matrix-free-cuda.cu. */
 kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_matrix_free(const kl_args *a, kl_reps *reps);
@@ -217,6 +233,15 @@ kl_status kl__cg_gpu_matrix_free(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cusparse(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cusparse_setup(kl_args *a);
 void kl__cg_cusparse_teardown(kl_args *a);
+/* The built-in stencil's matrix on an n^3 grid in sliced ELLPACK: the
+ * entries its slices hold, padding included, and where offsets is not
+ * NULL each slice's first entry (offsets[0 .. slices], slices = rows /
+ * CG_SELL_HEIGHT rounded up) (cg-problem.c). */
+int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets);
+/* cuda-sell's scratch: kl__cg_gpu_scratch's and the sliced matrix
+ * (CG_SELL_*), sized from the grid; a matrix of its own is refused
+ * (KL_UNAVAILABLE). */
+kl_status kl__cg_gpu_sell_scratch(kl_plan *p);
 /* cusparse's scratch: kl__cg_gpu_scratch's, the SpMV buffer (CG_W, u8)
  * and 32-bit row offsets (CG_Z, i32; one element above 2^31 nonzeros). */
 kl_status kl__cg_cusparse_scratch(kl_plan *p);
