@@ -231,17 +231,7 @@ spmv_sell_kernel(sliced m, const double *__restrict__ v,
           else even += value[u] * v[column[u]];
         }
     }
-    const double sum = even + odd;
-    if (OUT == SPMV_START) {
-      const double bi = b[row], ri = bi - sum;
-      out[row] = ri;
-      p[row] = ri;
-      dot += ri * ri;
-      bb += bi * bi;
-    } else {
-      out[row] = sum;
-      dot += v[row] * sum;
-    }
+    row_result<OUT>(row, even + odd, v, out, b, p, &dot, &bb);
   }
   store_partial(dot, PARTIAL(partials, 0));
   if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));

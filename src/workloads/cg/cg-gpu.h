@@ -22,6 +22,9 @@
  *   pipelined       Ghysels and Vanroose: one reduction an iteration; the
  *                   true vectors replace the recurrences' (Cools et al.)
  *                                                   (cg-pipelined-cuda.cu)
+ *   sell            graph's solve, the matrix in sliced ELLPACK made once
+ *                   in setup: a thread a row, no shared memory or barrier
+ *                                                       (cg-fused-cuda.cu)
  *   matrix_free     the Poisson stencil from the grid, p's update inside it
  *                   (its kernels in cg-matrix-free.h, which cg-dist's GPU
  *                   rungs share)                 (cg-matrix-free-cuda.cu)
@@ -245,6 +248,27 @@ static constexpr int stream_unroll = STREAM_UNROLL;
 /* out = A v; SPMV_DOT: v.out too (p.Ap); SPMV_START: the start of a
  * solve, v = x: out = r = b - A x, p = r, r.r and b.b (partials 0, 1). */
 enum { SPMV_OUT, SPMV_DOT, SPMV_START };
+
+/* What OUT makes of row `row`'s product `sum`, the end of a row of every
+ * SpMV above: out = sum, and dot += v.sum for SPMV_DOT; at a solve's
+ * start out = p = r = b - sum, dot += r.r and bb += b.b. */
+template <int OUT>
+static __device__ __forceinline__ void row_result(
+    int64_t row, double sum, const double *__restrict__ v,
+    double *__restrict__ out, const double *__restrict__ b,
+    double *__restrict__ p, double *dot, double *bb) {
+  if (OUT == SPMV_START) {
+    const double bi = b[row], ri = bi - sum;
+    out[row] = ri;
+    p[row] = ri;
+    *dot += ri * ri;
+    *bb += bi * bi;
+  } else {
+    out[row] = sum;
+    if (OUT == SPMV_DOT) *dot += v[row] * sum;
+  }
+}
+
 template <int OUT, bool DEV>
 static __global__ void __launch_bounds__(BLOCK)
 spmv_stream_kernel(csr m, const double *__restrict__ v,
@@ -286,16 +310,7 @@ spmv_stream_kernel(csr m, const double *__restrict__ v,
       sum += even + odd;
       __syncthreads();
     }
-    if (row < last && OUT == SPMV_START) {
-      const double bi = b[row], ri = bi - sum;
-      out[row] = ri;
-      p[row] = ri;
-      dot += ri * ri;
-      bb += bi * bi;
-    } else if (row < last) {
-      out[row] = sum;
-      if (OUT == SPMV_DOT) dot += v[row] * sum;
-    }
+    if (row < last) row_result<OUT>(row, sum, v, out, b, p, &dot, &bb);
   }
   if (OUT != SPMV_OUT) store_partial(dot, PARTIAL(partials, 0));
   if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
