@@ -317,6 +317,9 @@ static __global__ void sell_fill_kernel(csr m, sliced s, int32_t *columns,
 extern "C" kl_status kl__cg_gpu_sell_setup(kl_args *a) {
   a->state.pointer[0] = NULL;
   const kl_plan *p = a->plan;
+  if (!CG_IS_GRID(p)) /* its scratch hook refuses such a plan first */
+    return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell takes the built-in "
+                     "stencils' matrices only");
   const int64_t rows = CG_ROWS(p);
   const int64_t slices = (rows + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT;
   const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
