@@ -14,7 +14,7 @@
 /* 1 where the offsets of every slice match the rows' own widths. */
 static int check(int64_t n, int stencil) {
   const int64_t rows = n * n * n, h = CG_SELL_HEIGHT;
-  const int64_t slices = (rows + h - 1) / h;
+  const int64_t slices = CG_SELL_SLICES(rows);
   int64_t *offsets = malloc(sizeof *offsets * (size_t)(slices + 1));
   if (!offsets) return 0;
   const int64_t total = kl__cg_sell_slices(n, stencil, offsets);

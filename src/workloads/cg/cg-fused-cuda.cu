@@ -320,19 +320,22 @@ extern "C" kl_status kl__cg_gpu_sell_setup(kl_args *a) {
   if (!CG_IS_GRID(p)) /* its scratch hook refuses such a plan first */
     return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell takes the built-in "
                      "stencils' matrices only");
-  const int64_t rows = CG_ROWS(p);
-  const int64_t slices = (rows + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT;
-  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
+  const int64_t rows = CG_ROWS(p), slices = CG_SELL_SLICES(rows);
   KL_TRY(require_scratch(a));
-  KL_TRY(require(a, CG_SELL_VALUES, entries, "the sliced values"));
-  KL_TRY(require(a, CG_SELL_COLUMNS, entries, "the sliced columns"));
   KL_TRY(require(a, CG_SELL_OFFSETS, slices + 1, "the slice offsets"));
-  const geometry g = geometry_of(a);
   int64_t *offsets = (int64_t *)malloc(sizeof *offsets * (size_t)(slices + 1));
   if (!offsets)
     return KL_FAIL(KL_TOO_LARGE, "cg: no host memory for cuda-sell's %lld "
                    "slice offsets", (long long)(slices + 1));
-  (void)kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), offsets);
+  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), offsets);
+  kl_status st = require(a, CG_SELL_VALUES, entries, "the sliced values");
+  if (st == KL_OK)
+    st = require(a, CG_SELL_COLUMNS, entries, "the sliced columns");
+  if (st != KL_OK) {
+    free(offsets);
+    return st;
+  }
+  const geometry g = geometry_of(a);
   const cudaError_t copied = cudaMemcpyAsync(
       a->buffers[CG_SELL_OFFSETS], offsets, sizeof *offsets * (size_t)(slices + 1),
       cudaMemcpyHostToDevice, g.s);

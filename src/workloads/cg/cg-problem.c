@@ -121,7 +121,7 @@ static int64_t stencil_row_length(int stencil, int cx, int cy, int cz) {
 
 int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets) {
   const int64_t rows = n * n * n, h = CG_SELL_HEIGHT;
-  const int64_t slices = (rows + h - 1) / h;
+  const int64_t slices = CG_SELL_SLICES(rows);
   int64_t total = 0;
   if (offsets) offsets[0] = 0;
   for (int64_t s = 0; s < slices; s++) {
@@ -232,8 +232,7 @@ kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
     return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell sizes its sliced matrix "
                      "from the built-in stencils' grid, not a matrix of its "
                      "own");
-  const int64_t n = CG_N(p), h = CG_SELL_HEIGHT;
-  const int64_t entries = kl__cg_sell_slices(n, CG_STENCIL(p), NULL);
+  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
   kl_status st = kl__cg_gpu_scratch(p);
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_SELL_VALUES, "sliced values", KL_F64,
@@ -243,7 +242,7 @@ kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
                           entries, KL_MEM_DEVICE, 0);
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_SELL_OFFSETS, "slice offsets", KL_I64,
-                          (CG_ROWS(p) + h - 1) / h + 1, KL_MEM_DEVICE, 0);
+                          CG_SELL_SLICES(CG_ROWS(p)) + 1, KL_MEM_DEVICE, 0);
   return st;
 }
 

@@ -406,9 +406,9 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   case CG_FUSED: per = matrix + 11 * pass; break;
   case CG_SELL:
     if (CG_IS_GRID(p)) {
-      const double slices =
-          ceil(rows / CG_SELL_HEIGHT),
-          entries = (double)kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
+      const double slices = (double)CG_SELL_SLICES(CG_ROWS(p)),
+                   entries = (double)kl__cg_sell_slices(CG_N(p),
+                                                        CG_STENCIL(p), NULL);
       const double sliced = 12 * entries + 8 * (slices + 1);
       per = sliced + 11 * pass;
       before = sliced + 9 * pass;

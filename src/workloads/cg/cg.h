@@ -120,6 +120,8 @@ enum {
  * is the format's, not a warp's: any lane count reads a slice's column
  * in runs of CG_SELL_HEIGHT elements. */
 #define CG_SELL_HEIGHT 32
+/* The slices of `rows` rows. */
+#define CG_SELL_SLICES(rows) (((rows) + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT)
 
 /* The parameters cg-dist shares with cg, as designated initializers:
  * the mode, the tolerance and the iterations (their choices,
@@ -235,8 +237,8 @@ kl_status kl__cg_cusparse_setup(kl_args *a);
 void kl__cg_cusparse_teardown(kl_args *a);
 /* The built-in stencil's matrix on an n^3 grid in sliced ELLPACK: the
  * entries its slices hold, padding included, and where offsets is not
- * NULL each slice's first entry (offsets[0 .. slices], slices = rows /
- * CG_SELL_HEIGHT rounded up) (cg-problem.c). */
+ * NULL each slice's first entry (offsets[0 .. CG_SELL_SLICES(n^3)])
+ * (cg-problem.c). */
 int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets);
 /* cuda-sell's scratch: kl__cg_gpu_scratch's and the sliced matrix
  * (CG_SELL_*), sized from the grid; a matrix of its own is refused
