@@ -8,7 +8,10 @@
  * answers and is destroyed without error. And kl_cg on a CSR matrix in
  * device memory on a stream handed over, the caller's and the legacy
  * default stream (which cannot be captured as a graph; CuPy's arrays are
- * on it): each solve converges, its residual checked on the host.
+ * on it), the second with x 8 bytes past a 16-byte boundary (the vector
+ * kernels' paired accesses need 16, and fall back to single elements) and
+ * an odd row count (their last element alone): each solve converges, its
+ * residual checked on the host.
  * Exit 77 without a CUDA device. */
 #include <cuda_runtime_api.h>
 #include <math.h>
@@ -19,10 +22,12 @@
 #include "kladder-reduce.h"
 
 /* kl_cg of tridiag(-1, 2.5, -1) x = 1 (rows of them), the arrays in device
- * memory, on ctx with `stream` adopted: converged to tol 1e-12, the true
- * residual |b - A x| / |b| under 1e-10 on the host. */
-static void cg_on(kl_context *ctx, void *stream, const char *which) {
-  enum { ROWS = 500 };
+ * memory, x `shift` elements into its allocation, on ctx with `stream`
+ * adopted: converged to tol 1e-12, the true residual |b - A x| / |b| under
+ * 1e-10 on the host. */
+static void cg_on(kl_context *ctx, void *stream, int shift,
+                  const char *which) {
+  enum { ROWS = 501 };
   static int64_t offsets[ROWS + 1];
   static int32_t columns[3 * ROWS];
   static double values[3 * ROWS], b[ROWS], x[ROWS];
@@ -39,12 +44,13 @@ static void cg_on(kl_context *ctx, void *stream, const char *which) {
   offsets[ROWS] = nnz;
   int64_t *d_off = NULL;
   int32_t *d_col = NULL;
-  double *d_val = NULL, *d_b = NULL, *d_x = NULL;
+  double *d_val = NULL, *d_b = NULL, *d_alloc = NULL, *d_x = NULL;
   EXPECT(cudaMalloc((void **)&d_off, sizeof offsets) == cudaSuccess);
   EXPECT(cudaMalloc((void **)&d_col, sizeof columns) == cudaSuccess);
   EXPECT(cudaMalloc((void **)&d_val, sizeof values) == cudaSuccess);
   EXPECT(cudaMalloc((void **)&d_b, sizeof b) == cudaSuccess);
-  EXPECT(cudaMalloc((void **)&d_x, sizeof x) == cudaSuccess);
+  EXPECT(cudaMalloc((void **)&d_alloc, sizeof x + sizeof *x) == cudaSuccess);
+  if (d_alloc) d_x = d_alloc + shift;
   if (d_off && d_col && d_val && d_b && d_x) {
     EXPECT(cudaMemcpy(d_off, offsets, sizeof offsets,
                       cudaMemcpyHostToDevice) == cudaSuccess);
@@ -82,7 +88,7 @@ static void cg_on(kl_context *ctx, void *stream, const char *which) {
   cudaFree(d_col);
   cudaFree(d_val);
   cudaFree(d_b);
-  cudaFree(d_x);
+  cudaFree(d_alloc);
 }
 
 int main(void) {
@@ -110,8 +116,9 @@ int main(void) {
     EXPECT(sum == (double)round * (double)n);
   }
   EXPECT(kl_context_adopt_stream(ctx, NULL) == KL_OK);
-  cg_on(ctx, s, "the caller's stream");
-  cg_on(ctx, (void *)cudaStreamLegacy, "the legacy default stream");
+  cg_on(ctx, s, 0, "the caller's stream");
+  cg_on(ctx, (void *)cudaStreamLegacy, 1,
+        "the legacy default stream, x unaligned");
   kl_context_close(ctx);
   EXPECT(s && cudaStreamQuery(s) == cudaSuccess);
   EXPECT(s && cudaStreamDestroy(s) == cudaSuccess);

@@ -9,8 +9,20 @@
 
 /* ---- 5 to 7. the kernels after the SpMV --------------------------------- */
 
+/* With PAIRS a thread takes two neighbouring elements, one 16-byte access
+ * of each vector, where a single element a thread left the vector kernels
+ * a tenth below the copy's rate on the H200 (cg's lessons). It needs
+ * every vector 16-byte aligned: the plan's buffers are, a caller's x on
+ * the device need not be (pairs_of). The scalar loop takes an odd last
+ * element. */
+static bool pairs_of(const void *a, const void *b, const void *c,
+                     const void *d) {
+  return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) %
+          sizeof(double2)) == 0;
+}
+
 /* x += alpha p, r -= alpha Ap, and the new r.r. */
-template <bool DEV>
+template <bool DEV, bool PAIRS>
 static __global__ void
 update_kernel(double *__restrict__ x, double *__restrict__ r,
               const double *__restrict__ p, const double *__restrict__ ap,
@@ -21,7 +33,21 @@ update_kernel(double *__restrict__ x, double *__restrict__ r,
     alpha = scalars[S_ALPHA];
   }
   double rr = 0;
-  for (int64_t i = thread_index(); i < n; i += grid_threads()) {
+  if (PAIRS)
+    for (int64_t i = thread_index(); i < n / 2; i += grid_threads()) {
+      double2 xi = ((double2 *)x)[i], ri = ((double2 *)r)[i];
+      const double2 pi = ((const double2 *)p)[i];
+      const double2 api = ((const double2 *)ap)[i];
+      xi.x += alpha * pi.x;
+      xi.y += alpha * pi.y;
+      ri.x -= alpha * api.x;
+      ri.y -= alpha * api.y;
+      ((double2 *)x)[i] = xi;
+      ((double2 *)r)[i] = ri;
+      rr += ri.x * ri.x + ri.y * ri.y;
+    }
+  for (int64_t i = (PAIRS ? n - n % 2 : 0) + thread_index(); i < n;
+       i += grid_threads()) {
     x[i] += alpha * p[i];
     const double ri = r[i] - alpha * ap[i];
     r[i] = ri;
@@ -31,7 +57,7 @@ update_kernel(double *__restrict__ x, double *__restrict__ r,
 }
 
 /* p = r + beta p. */
-template <bool DEV>
+template <bool DEV, bool PAIRS>
 static __global__ void direction_kernel(double *__restrict__ p,
                                         const double *__restrict__ r, int64_t n,
                                         double beta, const double *scalars) {
@@ -39,7 +65,16 @@ static __global__ void direction_kernel(double *__restrict__ p,
     if (stopped(scalars)) return;
     beta = scalars[S_BETA];
   }
-  for (int64_t i = thread_index(); i < n; i += grid_threads())
+  if (PAIRS)
+    for (int64_t i = thread_index(); i < n / 2; i += grid_threads()) {
+      double2 pi = ((double2 *)p)[i];
+      const double2 ri = ((const double2 *)r)[i];
+      pi.x = ri.x + beta * pi.x;
+      pi.y = ri.y + beta * pi.y;
+      ((double2 *)p)[i] = pi;
+    }
+  for (int64_t i = (PAIRS ? n - n % 2 : 0) + thread_index(); i < n;
+       i += grid_threads())
     p[i] = r[i] + beta * p[i];
 }
 
@@ -65,9 +100,14 @@ static kl_status launch_spmv_dot(const kl_args *a, const geometry *g) {
 template <bool DEV>
 static kl_status launch_update(const kl_args *a, const geometry *g,
                                double alpha) {
-  update_kernel<DEV><<<g->blocks, BLOCK, 0, g->s>>>(
-      VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_P), VEC(a, CG_AP), g->rows, alpha,
-      SCALARS(a), PARTIALS(a));
+  double *x = VEC(a, CG_X), *r = VEC(a, CG_R), *p = VEC(a, CG_P);
+  double *ap = VEC(a, CG_AP);
+  void (*kernel)(double *, double *, const double *, const double *, int64_t,
+                 double, const double *, double *) =
+      pairs_of(x, r, p, ap) ? update_kernel<DEV, true>
+                            : update_kernel<DEV, false>;
+  kernel<<<g->blocks, BLOCK, 0, g->s>>>(x, r, p, ap, g->rows, alpha,
+                                        SCALARS(a), PARTIALS(a));
   KL_GPU_CHECK_LAUNCH(update_kernel);
   return KL_OK;
 }
@@ -75,8 +115,11 @@ static kl_status launch_update(const kl_args *a, const geometry *g,
 template <bool DEV>
 static kl_status launch_direction(const kl_args *a, const geometry *g,
                                   double beta) {
-  direction_kernel<DEV><<<g->blocks, BLOCK, 0, g->s>>>(
-      VEC(a, CG_P), VEC(a, CG_R), g->rows, beta, SCALARS(a));
+  double *p = VEC(a, CG_P), *r = VEC(a, CG_R);
+  void (*kernel)(double *, const double *, int64_t, double, const double *) =
+      pairs_of(p, r, p, r) ? direction_kernel<DEV, true>
+                           : direction_kernel<DEV, false>;
+  kernel<<<g->blocks, BLOCK, 0, g->s>>>(p, r, g->rows, beta, SCALARS(a));
   KL_GPU_CHECK_LAUNCH(direction_kernel);
   return KL_OK;
 }
