@@ -228,6 +228,10 @@ declare -A group=(
   # makes one where its recurrences say it converged) past a thousand
   # blocks of rows, an odd grid.
   [cg-replace]="$kl -w cg -r cuda-pipelined -n 65 -p tol=0.1"
+  # kl_cg on device data with x 8 bytes past a 16-byte boundary and an
+  # odd row count: the fused vector kernels' single-element form, which
+  # the plan's own (aligned) buffers never take.
+  [cg-unaligned]="$t/test_stream"
   # The CUB histogram's counts added over chunks (add_counts): an input
   # file in chunks, the device's memory capped below the file's size.
   [histogram-chunks]="$kl -w histogram -r cuda-cub -i $bytes_file"
@@ -257,13 +261,14 @@ groups_of() {
     persist-f64 persist-odd-f64 split-early-f64 histogram laplacian \
     gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-big \
     gemm-grid-race-f64 gemm-grid-race-f32 map-large laplacian-vector-f64 \
-    laplacian-vector-f32 cg-free cg-replace histogram-chunks ;;
+    laplacian-vector-f32 cg-free cg-replace cg-unaligned histogram-chunks ;;
   *) echo cg-tol cg-fixed pipeline gemm-1541x1415x133 split-wide-f64 \
     split-wide-vec2-f64 persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli gemm-big gemm-grid-race-f64 gemm-grid-race-f32 map-large \
-    laplacian-vector-f64 laplacian-vector-f32 cg-free cg-replace histogram-chunks ;;
+    laplacian-vector-f64 laplacian-vector-f32 cg-free cg-replace cg-unaligned \
+    histogram-chunks ;;
   esac
 }
 
