@@ -404,16 +404,14 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   double per = matrix + 14 * pass, before = matrix + 9 * pass, products = 1;
   switch (r->variant) {
   case CG_FUSED: per = matrix + 11 * pass; break;
-  case CG_SELL:
-    if (CG_IS_GRID(p)) {
-      const double slices = (double)CG_SELL_SLICES(CG_ROWS(p)),
-                   entries = (double)kl__cg_sell_slices(CG_N(p),
-                                                        CG_STENCIL(p), NULL);
-      const double sliced = 12 * entries + 8 * (slices + 1);
-      per = sliced + 11 * pass;
-      before = sliced + 9 * pass;
-    }
+  case CG_SELL: { /* the sliced matrix as its scratch holds it */
+    const double sliced =
+        12 * (double)p->buffers[CG_SELL_VALUES].count +
+        8 * (double)p->buffers[CG_SELL_OFFSETS].count;
+    per = sliced + 11 * pass;
+    before = sliced + 9 * pass;
     break;
+  }
   case CG_PIPELINED:
     per = matrix + 15 * pass;
     before = 2 * matrix + 12 * pass;
