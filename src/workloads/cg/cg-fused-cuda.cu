@@ -15,10 +15,8 @@
  * every vector 16-byte aligned: the plan's buffers are, a caller's x on
  * the device need not be (pairs_of). The scalar loop takes an odd last
  * element. */
-static bool pairs_of(const void *a, const void *b, const void *c,
-                     const void *d) {
-  return (((uintptr_t)a | (uintptr_t)b | (uintptr_t)c | (uintptr_t)d) %
-          sizeof(double2)) == 0;
+static bool pairs_of(const void *a, const void *b) {
+  return (((uintptr_t)a | (uintptr_t)b) % sizeof(double2)) == 0;
 }
 
 /* x += alpha p, r -= alpha Ap, and the new r.r. */
@@ -104,8 +102,8 @@ static kl_status launch_update(const kl_args *a, const geometry *g,
   double *ap = VEC(a, CG_AP);
   void (*kernel)(double *, double *, const double *, const double *, int64_t,
                  double, const double *, double *) =
-      pairs_of(x, r, p, ap) ? update_kernel<DEV, true>
-                            : update_kernel<DEV, false>;
+      pairs_of(x, r) && pairs_of(p, ap) ? update_kernel<DEV, true>
+                                        : update_kernel<DEV, false>;
   kernel<<<g->blocks, BLOCK, 0, g->s>>>(x, r, p, ap, g->rows, alpha,
                                         SCALARS(a), PARTIALS(a));
   KL_GPU_CHECK_LAUNCH(update_kernel);
@@ -117,8 +115,8 @@ static kl_status launch_direction(const kl_args *a, const geometry *g,
                                   double beta) {
   double *p = VEC(a, CG_P), *r = VEC(a, CG_R);
   void (*kernel)(double *, const double *, int64_t, double, const double *) =
-      pairs_of(p, r, p, r) ? direction_kernel<DEV, true>
-                           : direction_kernel<DEV, false>;
+      pairs_of(p, r) ? direction_kernel<DEV, true>
+                     : direction_kernel<DEV, false>;
   kernel<<<g->blocks, BLOCK, 0, g->s>>>(p, r, g->rows, beta, SCALARS(a));
   KL_GPU_CHECK_LAUNCH(direction_kernel);
   return KL_OK;
