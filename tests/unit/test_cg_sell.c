@@ -2,8 +2,8 @@
  * from 1^3 to 40^3 (slices across grid lines, planes and the grid's end),
  * kl__cg_sell_slices' offsets are those of slices as wide as their longest
  * row, each row's length counted by the CSR generator's own
- * kl__cg_stencil_entries; and the padding of the 27-point matrix at
- * 201^3 is the 0.36% that cuda-sell's lesson quotes. */
+ * kl__cg_stencil_entries; and at 201^3 the same, the 27-point matrix's
+ * padding the 0.36% that cuda-sell's lesson quotes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,10 +44,11 @@ int main(void) {
     EXPECT(check(n, CG_STENCIL_27));
     EXPECT(check(n, CG_STENCIL_7));
   }
+  EXPECT(check(201, CG_STENCIL_27));
   const int64_t nnz = kl__cg_stencil_nnz(201, CG_STENCIL_27);
   const int64_t entries = kl__cg_sell_slices(201, CG_STENCIL_27, NULL);
   const double padding = (double)(entries - nnz) / (double)nnz;
-  EXPECT(entries == 217856832 && padding > 0.0035 && padding < 0.0036);
+  EXPECT(padding > 0.0035 && padding < 0.0036);
   printf("%d passed, %d failed\n", passes, failures);
   return failures != 0;
 }
