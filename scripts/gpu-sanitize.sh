@@ -232,6 +232,10 @@ declare -A group=(
   # odd row count: the fused vector kernels' single-element form, which
   # the plan's own (aligned) buffers never take.
   [cg-unaligned]="$t/test_stream"
+  # cuda-sell's setup past two blocks of slices an SM, the last block in
+  # part (130^3: 68657 slices of 32 rows, 269 blocks of 256 threads), and
+  # its one-block scan of the slices' widths in runs of 68 a thread.
+  [cg-sell]="$kl -w cg -r cuda-sell -n 130 -p mode=fixed,maxit=3"
   # The CUB histogram's counts added over chunks (add_counts): an input
   # file in chunks, the device's memory capped below the file's size.
   [histogram-chunks]="$kl -w histogram -r cuda-cub -i $bytes_file"
@@ -261,14 +265,15 @@ groups_of() {
     persist-f64 persist-odd-f64 split-early-f64 histogram laplacian \
     gemm-132x70x40 gemm-67x45x33 rungs rungs-large gemm-7x5x3 gemm-big \
     gemm-grid-race-f64 gemm-grid-race-f32 map-large laplacian-vector-f64 \
-    laplacian-vector-f32 cg-free cg-replace cg-unaligned histogram-chunks ;;
+    laplacian-vector-f32 cg-free cg-replace cg-unaligned cg-sell \
+    histogram-chunks ;;
   *) echo cg-tol cg-fixed pipeline gemm-1541x1415x133 split-wide-f64 \
     split-wide-vec2-f64 persist-f64 persist-odd-f64 split-early-f64 \
     split-wide-f32 split-wide-vec2-f32 gemm-129x257x65 gemm-wide histogram \
     laplacian gemm-132x70x40 rungs gemm-67x45x33 rungs-large gemm-7x5x3 \
     gemm-1x1x1 cli gemm-big gemm-grid-race-f64 gemm-grid-race-f32 map-large \
     laplacian-vector-f64 laplacian-vector-f32 cg-free cg-replace cg-unaligned \
-    histogram-chunks ;;
+    cg-sell histogram-chunks ;;
   esac
 }
 
@@ -293,6 +298,7 @@ totals_kernel	one-block	cg: the one block that sums a reduction's partials
 finish_start_kernel	one-block	cg: the device scalars' start, one block over the partials
 finish_pap_kernel	one-block	cg: alpha, one block over the partials
 finish_rr_kernel	one-block	cg: beta and the stop, one block over the partials
+sell_scan_kernel	one-block	cg sell: the slices' offsets, one block's scan in setup
 pipe_finish_start_kernel	one-block	cg pipelined: the start's scalars, one block
 pipe_decide_kernel	one-block	cg pipelined: the iteration's scalars, one block
 pipe_resume_kernel	one-block	cg pipelined: after the true vectors, one thread

@@ -35,6 +35,12 @@ add_test(NAME cli-cg-long-row COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/cg_long_row.sh ${KL})
 set_tests_properties(cli-cg-long-row PROPERTIES SKIP_RETURN_CODE 77)
 
+# cuda-sell on matrices of its own: one within its padding, which it
+# solves, and one past it, for which it stands aside (cg_sell_matrix.sh).
+add_test(NAME cli-cg-sell-matrix COMMAND sh
+  ${CMAKE_CURRENT_SOURCE_DIR}/cg_sell_matrix.sh ${KL})
+set_tests_properties(cli-cg-sell-matrix PROPERTIES SKIP_RETURN_CODE 77)
+
 # cg for a user's own system: b from a Matrix Market array file
 # (--rhs), the solution written as one (--solution) by the first rung
 # whose check passed, compared with the known x of small.mtx x =

@@ -327,20 +327,15 @@ extern "C" kl_status kl__cg_gpu_sell(const kl_args *a, kl_reps *reps) {
 
 /* Row `row` of the CSR matrix into its slice's columns (cg.h), the rest of
  * the slice's width padded with 0 at the row's own column (a load of v
- * already made, times 0). A row longer than its slice (a matrix that is
- * not the stencil the slices were sized by) sets *longer. */
+ * already made, times 0). The slices were sized from these rows. */
 static __global__ void sell_fill_kernel(csr m, sliced s, int32_t *columns,
-                                        double *values, double *longer) {
+                                        double *values) {
   for (int64_t row = thread_index(); row < m.rows; row += grid_threads()) {
     const int64_t slice = row / CG_SELL_HEIGHT;
     const int64_t end = s.offsets[slice + 1];
     int64_t j = s.offsets[slice] + row % CG_SELL_HEIGHT;
     for (int64_t e = m.offsets[row]; e < m.offsets[row + 1];
          e++, j += CG_SELL_HEIGHT) {
-      if (j >= end) {
-        *longer = 1;
-        break;
-      }
       columns[j] = m.columns[e];
       values[j] = m.values[e];
     }
@@ -351,50 +346,88 @@ static __global__ void sell_fill_kernel(csr m, sliced s, int32_t *columns,
   }
 }
 
-/* The sliced matrix made from the plan's CSR, once, untimed: the slice
- * offsets from the grid (kl__cg_sell_slices, as the scratch was sized),
- * then every row's entries. The graph, as cuda-graph's, comes at the
- * first call (the family's teardown destroys it). */
+/* Slice s's entries, its longest row's length times CG_SELL_HEIGHT, into
+ * offsets[s + 1], and offsets[0] = 0: a thread a slice. */
+static __global__ void sell_width_kernel(csr m, int64_t *offsets) {
+  const int64_t slices = CG_SELL_SLICES(m.rows);
+  if (thread_index() == 0) offsets[0] = 0;
+  for (int64_t s = thread_index(); s < slices; s += grid_threads()) {
+    const int64_t first = s * CG_SELL_HEIGHT;
+    const int64_t end =
+        first + CG_SELL_HEIGHT < m.rows ? first + CG_SELL_HEIGHT : m.rows;
+    int64_t width = 0, at = m.offsets[first];
+    for (int64_t row = first; row < end; row++) {
+      const int64_t next = m.offsets[row + 1];
+      if (next - at > width) width = next - at;
+      at = next;
+    }
+    offsets[s + 1] = width * CG_SELL_HEIGHT;
+  }
+}
+
+/* v[0 .. count - 1] replaced by its running totals (an inclusive scan),
+ * by one block: each thread sums a run of consecutive elements, the runs'
+ * totals are scanned in shared memory, and each thread writes its run's
+ * totals from the runs' before it. Setup's, once: 2 MB at 201^3. */
+#define SCAN_BLOCK 1024
+static __global__ void __launch_bounds__(SCAN_BLOCK)
+sell_scan_kernel(int64_t *v, int64_t count) {
+  __shared__ int64_t totals[SCAN_BLOCK];
+  const int64_t per = (count + SCAN_BLOCK - 1) / SCAN_BLOCK;
+  const int64_t first = threadIdx.x * per;
+  const int64_t end = first + per < count ? first + per : count;
+  int64_t sum = 0;
+  for (int64_t i = first; i < end; i++) sum += v[i];
+  totals[threadIdx.x] = sum;
+  __syncthreads();
+  for (int step = 1; step < SCAN_BLOCK; step *= 2) {
+    const int64_t add = (int)threadIdx.x >= step ? totals[threadIdx.x - step] : 0;
+    __syncthreads();
+    totals[threadIdx.x] += add;
+    __syncthreads();
+  }
+  int64_t run = threadIdx.x > 0 ? totals[threadIdx.x - 1] : 0;
+  for (int64_t i = first; i < end; i++) {
+    run += v[i];
+    v[i] = run;
+  }
+}
+
+/* The sliced matrix made from the plan's CSR, once, untimed, on the
+ * device: each slice's width from the CSR's row offsets, the slice
+ * offsets their running totals, then every row's entries. A matrix whose
+ * slices need more room than the scratch has (kl__cg_sell_room: too much
+ * padding) is not this rung's (KL_UNAVAILABLE). The graph, as
+ * cuda-graph's, comes at the first call (the family's teardown destroys
+ * it). */
 extern "C" kl_status kl__cg_gpu_sell_setup(kl_args *a) {
   a->state.pointer[0] = NULL;
   const kl_plan *p = a->plan;
-  if (!CG_IS_GRID(p)) /* its scratch hook refuses such a plan first */
-    return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell takes the built-in "
-                     "stencils' matrices only");
   const int64_t rows = CG_ROWS(p), slices = CG_SELL_SLICES(rows);
   KL_TRY(require_scratch(a));
   KL_TRY(require(a, CG_SELL_OFFSETS, slices + 1, "the slice offsets"));
-  int64_t *offsets = (int64_t *)malloc(sizeof *offsets * (size_t)(slices + 1));
-  if (!offsets)
-    return KL_FAIL(KL_TOO_LARGE, "cg: no host memory for cuda-sell's %lld "
-                   "slice offsets", (long long)(slices + 1));
-  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), offsets);
-  kl_status st = require(a, CG_SELL_VALUES, entries, "the sliced values");
-  if (st == KL_OK)
-    st = require(a, CG_SELL_COLUMNS, entries, "the sliced columns");
-  if (st != KL_OK) {
-    free(offsets);
-    return st;
-  }
+  const int64_t room = p->buffers[CG_SELL_VALUES].count;
+  KL_TRY(require(a, CG_SELL_COLUMNS, room, "the sliced columns"));
   const geometry g = geometry_of(a);
-  const cudaError_t copied = cudaMemcpyAsync(
-      a->buffers[CG_SELL_OFFSETS], offsets, sizeof *offsets * (size_t)(slices + 1),
-      cudaMemcpyHostToDevice, g.s);
-  const cudaError_t waited = cudaStreamSynchronize(g.s);
-  free(offsets);
-  KL_GPU_CHECK(copied);
-  KL_GPU_CHECK(waited);
-  double *longer = SCALARS(a) + S_BAD;
-  KL_GPU_CHECK(cudaMemsetAsync(longer, 0, sizeof *longer, g.s));
+  int64_t *offsets = (int64_t *)a->buffers[CG_SELL_OFFSETS];
+  sell_width_kernel<<<kl__gpu_blocks(slices, BLOCK), BLOCK, 0, g.s>>>(
+      g.m, offsets);
+  KL_GPU_CHECK_LAUNCH(sell_width_kernel);
+  sell_scan_kernel<<<1, SCAN_BLOCK, 0, g.s>>>(offsets + 1, slices);
+  KL_GPU_CHECK_LAUNCH(sell_scan_kernel);
+  int64_t entries = 0;
+  KL_GPU_CHECK(cudaMemcpyAsync(&entries, offsets + slices, sizeof entries,
+                               cudaMemcpyDeviceToHost, g.s));
+  KL_GPU_CHECK(cudaStreamSynchronize(g.s));
+  if (entries > room)
+    return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell: the matrix's slices "
+                     "of %d rows hold %lld entries with their padding, "
+                     "more than the %lld that keep them within 1/%d of its "
+                     "CSR's bytes", CG_SELL_HEIGHT, (long long)entries,
+                     (long long)room, CG_SELL_SLACK);
   sell_fill_kernel<<<kl__gpu_blocks(rows, BLOCK), BLOCK, 0, g.s>>>(
       g.m, sliced_of(a), (int32_t *)a->buffers[CG_SELL_COLUMNS],
-      (double *)a->buffers[CG_SELL_VALUES], longer);
+      (double *)a->buffers[CG_SELL_VALUES]);
   KL_GPU_CHECK_LAUNCH(sell_fill_kernel);
-  double flag = 0;
-  KL_TRY(read_back(&flag, longer, 1, g.s));
-  if (flag != 0)
-    return KL_FAIL(KL_USAGE, "cg: a row of the matrix is longer than its "
-                   "slice of the %lld^3 grid's stencil (cuda-sell)",
-                   (long long)CG_N(p));
   return KL_OK;
 }

@@ -146,6 +146,17 @@ int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets) {
   return total;
 }
 
+int64_t kl__cg_sell_room_csr(int64_t rows, int64_t nnz) {
+  /* 12 bytes an entry against the CSR's 12 an entry and 8 a row. */
+  const int64_t csr_bytes = 12 * nnz + 8 * rows;
+  return csr_bytes / 12 + csr_bytes / (12 * CG_SELL_SLACK);
+}
+
+int64_t kl__cg_sell_room(const kl_plan *p) {
+  return CG_IS_GRID(p) ? kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL)
+                       : kl__cg_sell_room_csr(CG_ROWS(p), CG_NNZ(p));
+}
+
 double kl__cg_x_star(uint64_t seed, int64_t i) {
   return 2 * kl__uniform(seed, CG_STREAM_X_STAR, (uint64_t)i) - 1;
 }
@@ -224,15 +235,11 @@ kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
   return st;
 }
 
-/* cuda-sell's sliced matrix, as the built-in stencil makes it: the sizes
- * come from the grid (a matrix of its own has no slice widths until its
- * rows are read, long after the plan). */
+/* cuda-sell's sliced matrix: the built-in stencil's slices exactly, a
+ * matrix of its own the room kl__cg_sell_room allows (its slice widths
+ * are known only once its rows are read, in the rung's setup). */
 kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
-  if (!CG_IS_GRID(p))
-    return kl__usage(KL_UNAVAILABLE, "cg: cuda-sell sizes its sliced matrix "
-                     "from the built-in stencils' grid, not a matrix of its "
-                     "own");
-  const int64_t entries = kl__cg_sell_slices(CG_N(p), CG_STENCIL(p), NULL);
+  const int64_t entries = kl__cg_sell_room(p);
   kl_status st = kl__cg_gpu_scratch(p);
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_SELL_VALUES, "sliced values", KL_F64,

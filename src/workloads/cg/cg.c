@@ -383,7 +383,10 @@ static void check(const kl_plan *p, const kl_rung *rung, void *const *in,
  *     x += alpha p (3), r -= alpha Ap (3), r.r (1), p = r + beta p (3): 14;
  *   fused: SpMV with p.Ap (2), x, r and r.r (4 read, 2 written), p (3): 11;
  *   sell: fused's 11, the matrix in sliced ELLPACK: 12 bytes an entry its
- *     slices hold (padding included) and 8 a slice, no row offsets;
+ *     slices hold and 8 a slice, no row offsets; the built-in stencil's
+ *     padding included (its scratch is sized to it), a matrix of its own
+ *     counted without its padding (known only in the rung's setup): its
+ *     bytes low by that padding, never high;
  *   pipelined: q = A w (2), one update reading q, z, w, s, r, p, x and
  *     writing z, s, p, x, r, w with both dots (13): 15;
  *   matrix-free: no matrix; p's update and p.Ap in the stencil (r, p read,
@@ -404,10 +407,12 @@ static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
   double per = matrix + 14 * pass, before = matrix + 9 * pass, products = 1;
   switch (r->variant) {
   case CG_FUSED: per = matrix + 11 * pass; break;
-  case CG_SELL: { /* the sliced matrix as its scratch holds it */
+  case CG_SELL: { /* the sliced matrix as its slices hold it */
+    const double entries = CG_IS_GRID(p)
+                               ? (double)p->buffers[CG_SELL_VALUES].count
+                               : nnz;
     const double sliced =
-        12 * (double)p->buffers[CG_SELL_VALUES].count +
-        8 * (double)p->buffers[CG_SELL_OFFSETS].count;
+        12 * entries + 8 * (double)p->buffers[CG_SELL_OFFSETS].count;
     per = sliced + 11 * pass;
     before = sliced + 9 * pass;
     break;
@@ -498,7 +503,7 @@ static const kl_rung rungs[] = {
     KL_RUNG("cuda-sell", gpu,
             "cuda-graph with the matrix in sliced ELLPACK (made once): a "
             "thread a row, each slice's entries read as a copy reads, no "
-            "shared memory or barrier; the built-in stencils",
+            "shared memory or barrier; a matrix padded by up to 1/8",
             .variant = CG_SELL, .scratch = kl__cg_gpu_sell_scratch,
             .setup = KL_GPU_FN(kl__cg_gpu_sell_setup),
             .run_reps = KL_GPU_FN(kl__cg_gpu_sell),

@@ -240,9 +240,19 @@ void kl__cg_cusparse_teardown(kl_args *a);
  * NULL each slice's first entry (offsets[0 .. CG_SELL_SLICES(n^3)])
  * (cg-problem.c). */
 int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets);
+/* The entries cuda-sell's scratch holds for plan p's matrix: the built-in
+ * stencil's slices exactly; for a matrix of its own, the sliced matrix
+ * at most 1/CG_SELL_SLACK larger than its CSR (12 bytes an entry, 8 a row
+ * offset). The CSR stream reads its matrix at 0.84 of the copy where the
+ * slices read theirs at 0.98 (LESSONS.md, cuda-sell), so up to that much
+ * padding the slices still move the matrix sooner; past it the rung
+ * stands aside in its setup. */
+#define CG_SELL_SLACK 8
+int64_t kl__cg_sell_room(const kl_plan *p);
+/* The room for a matrix of its own of `rows` rows and nnz entries. */
+int64_t kl__cg_sell_room_csr(int64_t rows, int64_t nnz);
 /* cuda-sell's scratch: kl__cg_gpu_scratch's and the sliced matrix
- * (CG_SELL_*), sized from the grid; a matrix of its own is refused
- * (KL_UNAVAILABLE). */
+ * (CG_SELL_*), kl__cg_sell_room's entries. */
 kl_status kl__cg_gpu_sell_scratch(kl_plan *p);
 /* cusparse's scratch: kl__cg_gpu_scratch's, the SpMV buffer (CG_W, u8)
  * and 32-bit row offsets (CG_Z, i32; one element above 2^31 nonzeros). */
