@@ -59,9 +59,21 @@ static kl_status choose(const kl_workload *w, kl_type t, int64_t n,
                    "for %s", w->name, b->name, kl_type_name(t));
 }
 
-/* One run of rung r on the caller's buffers, in an entered context. */
+/* The rung that serves in r's place where r cannot serve a problem: the
+ * one it names (fallback), where built, else the backend's library rung;
+ * NULL where that is r itself. */
+static const kl_rung *stand_in(const kl_workload *w, const kl_rung *r,
+                               kl_type type) {
+  const kl_rung *next = r->fallback ? kl_rung_find(w, r->fallback) : NULL;
+  if (!next || !kl__rung_built(next)) next = library_rung(w, r->backend, type);
+  return next == r ? NULL : next;
+}
+
+/* One run of rung r on the caller's buffers, in an entered context;
+ * *declined where r's setup said it cannot serve the problem
+ * (KL_UNAVAILABLE), before anything ran or was given back. */
 static kl_status run_once(const kl_rung *r, const kl_plan *p, kl_context *ctx,
-                          void *const *user, int on_device) {
+                          void *const *user, int on_device, int *declined) {
   kl__buffers bufs;
   kl_status st = kl__buffers_adopt(p, ctx, user, on_device, &bufs);
   kl_args args;
@@ -78,6 +90,7 @@ static kl_status run_once(const kl_rung *r, const kl_plan *p, kl_context *ctx,
   if (st == KL_OK && setup) {
     st = setup(&args);
     set_up = st == KL_OK;
+    *declined = st == KL_UNAVAILABLE;
   }
   /* A rung that owns its loop makes one repetition on the caller's
    * buffers, which it does not put back (reset stays NULL). */
@@ -102,33 +115,35 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
   st = choose(w, in.type, kl__wisdom_size(w, in.n, in.value), ctx, &r);
   if (st != KL_OK) return st;
   const kl_backend *b = r->backend;
-  /* The caller gives every size a default could come from. */
-  kl_plan p;
-  st = kl__plan_make(w, r, &in, 0,
-                     kl__device_at(b, ctx ? ctx->device.index : 0), &p, NULL);
-  /* A picked rung that cannot serve this problem stands aside for the
-   * backend's library rung. */
-  if (st == KL_UNAVAILABLE && !(r->library & KL_TYPE_BIT(in.type))) {
-    r = library_rung(w, b, in.type);
-    if (!r)
-      return kl__usage(KL_UNAVAILABLE, "%s has no library rung on backend %s "
-                       "for %s", w->name, b->name, kl_type_name(in.type));
-    st = kl__plan_make(w, r, &in, 0,
-                       kl__device_at(b, ctx ? ctx->device.index : 0), &p,
-                       NULL);
+  const int device = ctx ? ctx->device.index : 0;
+  /* A rung that cannot serve this problem (its plan, the device's memory
+   * or its setup) stands aside for its stand-in, and that one for its
+   * own, down to the backend's library rung; each is tried once at most
+   * (test_model holds the fallbacks to a chain without a loop). */
+  for (size_t tried = 1;; tried++) {
+    int declined = 0;
+    /* The caller gives every size a default could come from. */
+    kl_plan p;
+    st = kl__plan_make(w, r, &in, 0, kl__device_at(b, device), &p, NULL);
+    declined = st == KL_UNAVAILABLE;
+    for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
+      if (!(p.buffers[i].flags & KL_BUFFER_SCRATCH) && !user[i])
+        st = kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,
+                       p.buffers[i].name);
+    if (st == KL_OK && !ctx) st = kl__default_context(b, &ctx);
+    if (st == KL_OK) {
+      st = kl__check_fits(w, &p, b, ctx->device.index, 0);
+      declined = st == KL_TOO_LARGE;
+    }
+    if (st == KL_OK) st = kl__enter(ctx);
+    if (st == KL_OK) {
+      st = run_once(r, &p, ctx, user, data_on_device, &declined);
+      kl__leave(ctx);
+    }
+    const kl_rung *next = declined ? stand_in(w, r, in.type) : NULL;
+    if (!next || tried >= w->rung_count) return st;
+    r = next;
   }
-  for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
-    if (!(p.buffers[i].flags & KL_BUFFER_SCRATCH) && !user[i])
-      st = kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,
-                     p.buffers[i].name);
-  if (st == KL_OK && !ctx) st = kl__default_context(b, &ctx);
-  if (st == KL_OK)
-    st = kl__check_fits(w, &p, b, ctx->device.index, 0);
-  if (st == KL_OK) st = kl__enter(ctx);
-  if (st != KL_OK) return st;
-  st = run_once(r, &p, ctx, user, data_on_device);
-  kl__leave(ctx);
-  return st;
 }
 
 kl_status kl_dispatch(kl_context *ctx, const char *workload, kl_type type,

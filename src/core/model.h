@@ -462,6 +462,12 @@ typedef struct kl_rung {
    * work (openacc-triad: cuda-triad); where both ran on one problem, the
    * table says how they compare. */
   const char *peer;
+  /* The rung of the same backend that a library call runs in this one's
+   * place where this one cannot serve the problem (its plan or setup
+   * says KL_UNAVAILABLE, or its footprint does not fit the device): a
+   * faster rung that serves fewer problems names the one that serves
+   * more. NULL, or a rung not built: the backend's library rung. */
+  const char *fallback;
   /* KL_PARAM_BIT set of the KL_PARAM_TUNING parameters this rung reads
    * (laplacian's tiled kernels: m, the points per thread). */
   uint64_t tunings;

@@ -669,7 +669,9 @@ static void test_library_rungs(void) {
 
 /* Every workload's ladder starts on the serial backend, so speedups are
  * over the plain loop; every rung name is unique in its ladder; a peer is
- * a rung of the same ladder on another backend. */
+ * a rung of the same ladder on another backend; a fallback is a
+ * hand-written rung of the same ladder and backend that runs every type
+ * the rung runs, and following fallbacks from any rung ends (no loop). */
 static void test_ladders(void) {
   const kl_backend *serial = kl_backend_find("serial");
   EXPECT(serial && kl_backend_available(serial, NULL, 0));
@@ -689,6 +691,20 @@ static void test_ladders(void) {
                                 : NULL;
       EXPECT(!w->rungs[a].peer ||
              (peer && peer->backend != w->rungs[a].backend));
+      const kl_rung *f = w->rungs[a].fallback
+                             ? kl_rung_find(w, w->rungs[a].fallback)
+                             : NULL;
+      EXPECT(!w->rungs[a].fallback ||
+             (f && f != &w->rungs[a] && f->backend == w->rungs[a].backend &&
+              !(f->flags & (KL_RUNG_VENDOR | KL_RUNG_KNOWN_WRONG)) &&
+              (f->types == 0 ||
+               (w->rungs[a].types != 0 &&
+                (w->rungs[a].types & ~f->types) == 0))));
+      size_t steps = 0;
+      for (const kl_rung *at = &w->rungs[a];
+           at && at->fallback && steps <= w->rung_count; steps++)
+        at = kl_rung_find(w, at->fallback);
+      EXPECT(steps <= w->rung_count);
     }
   }
   EXPECT(kl_workload_at(kl_workload_count()) == NULL);

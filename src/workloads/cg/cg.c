@@ -515,6 +515,7 @@ static const kl_rung rungs[] = {
             .variant = CG_MATRIX_FREE,
             .scratch = kl__cg_gpu_matrix_free_scratch,
             .run_reps = KL_GPU_FN(kl__cg_gpu_matrix_free),
+            .fallback = "cuda-sell",
             .tunings = KL_PARAM_BIT(CG_P_BATCH) | KL_PARAM_BIT(CG_P_PLANES),
             .family = &gpu_family),
     KL_RUNG("cusparse", gpu,
