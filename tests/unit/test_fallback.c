@@ -18,6 +18,7 @@
 
 #include "core/harness.h"
 #include "expect.h"
+#include "fake-workload.h"
 
 static const kl_param params[] = {
     {.name = "n", .kind = KL_PARAM_SIZE, .flags = KL_PARAM_MAIN_SIZE,
@@ -25,29 +26,10 @@ static const kl_param params[] = {
      .step = 1},
 };
 
-static kl_status plan(kl_plan *p) {
-  p->buffer_count = 1;
-  p->buffers[0] = (kl_buffer_spec){"x", KL_F64, p->n, KL_OUT,
-                                   KL_MEM_PAGEABLE, 0};
-  return KL_OK;
-}
-
-static void init(const kl_plan *p, void *const *host) {
-  (void)p;
-  (void)host;
-}
-
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)p, (void)r, (void)in, (void)out;
   v->passed = 1;
-}
-
-static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
-                 kl_cost *c) {
-  (void)r, (void)counts;
-  c->bytes = 8.0 * (double)p->n;
-  c->items = (double)p->n;
 }
 
 static kl_status mark(const kl_args *a, double value) {
@@ -97,7 +79,8 @@ static kl_workload fake = {
     .tolerance = "exact", .source = "test_fallback",
     .metric = KL_METRIC_GBS, .unit = "GB/s", .types = F64,
     .default_type = KL_F64, .params = params, .param_count = 1,
-    .plan = plan, .init = init, .check = check, .cost = cost,
+    .plan = fake_plan, .init = fake_init, .check = check,
+    .cost = fake_cost,
     .rungs = rungs, .rung_count = 3};
 
 /* A library call of size n on the serial backend: its status, and the

@@ -34,6 +34,7 @@
 #include "core/harness.h"
 #include "core/tool.h"
 #include "expect.h"
+#include "fake-workload.h"
 #include "tune.h"
 
 enum { P_N, P_M };
@@ -47,18 +48,6 @@ static const kl_param params[] = {
              .min = 1, .max = 6, .tune_values = "1,2,3,4,5,6"},
 };
 
-static kl_status plan(kl_plan *p) {
-  p->buffer_count = 1;
-  p->buffers[0] = (kl_buffer_spec){"x", KL_F64, p->n, KL_OUT,
-                                   KL_MEM_PAGEABLE, 0};
-  return KL_OK;
-}
-
-static void init(const kl_plan *p, void *const *host) {
-  (void)p;
-  (void)host;
-}
-
 static void check(const kl_plan *p, const kl_rung *r, void *const *in,
                   void *const *out, kl_verdict *v) {
   (void)r;
@@ -71,14 +60,6 @@ static void check(const kl_plan *p, const kl_rung *r, void *const *in,
       v->passed = 0;
       v->bad_count++;
     }
-}
-
-static void cost(const kl_plan *p, const kl_rung *r, const double *counts,
-                 kl_cost *c) {
-  (void)r;
-  (void)counts;
-  c->bytes = 8.0 * (double)p->n;
-  c->items = (double)p->n;
 }
 
 /* Each repetition's time: |m - 3| + 1 units of 0.1 ms, the fake timer. */
@@ -106,7 +87,8 @@ static const kl_workload fake = {
     .tolerance = "exact", .source = "test_tune_params",
     .metric = KL_METRIC_GBS, .unit = "GB/s", .types = KL_TYPE_BIT(KL_F64),
     .default_type = KL_F64, .params = params, .param_count = 2,
-    .plan = plan, .init = init, .check = check, .cost = cost,
+    .plan = fake_plan, .init = fake_init, .check = check,
+    .cost = fake_cost,
     .rungs = rungs, .rung_count = 2};
 
 static char *slurp(const char *path) {
