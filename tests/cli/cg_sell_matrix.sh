@@ -1,12 +1,14 @@
 #!/bin/sh
-# cg_sell_matrix.sh KLADDER: cuda-sell on matrices of their own, written
-# here by awk. The 2D 5-point matrix on a 100 x 100 grid (10000 rows, the
-# last slice in part; its slices smaller than its CSR, which has row
-# offsets besides) is the rung's to solve: it must pass its check. The
-# arrowhead of 3000 rows (the first row full: its slice 3000 entries
-# wide) is not: the rung must stand aside, saying why, and every other
-# rung pass. Skips (77) where the CUDA backend is not available.
+# cg_sell_matrix.sh KLADDER: cuda-sell on matrices of their own, one
+# written here by awk, one by arrowhead.sh. The 2D 5-point matrix on a
+# 100 x 100 grid (10000 rows, the last slice in part; its slices smaller
+# than its CSR, which has row offsets besides) is the rung's to solve: it
+# must pass its check. The arrowhead of 3000 rows (the first row full:
+# its slice 3000 entries wide) is not: the rung must stand aside, saying
+# why, and every other rung pass. Skips (77) where the CUDA backend is not
+# available.
 set -u
+. "$(dirname "$0")/arrowhead.sh"
 kl=${1:?usage: cg_sell_matrix.sh KLADDER}
 "$kl" list | grep -Eq '^  cuda +available' ||
   { echo "SKIP: no cuda here"; exit 77; }
@@ -22,12 +24,7 @@ awk -v m=100 'BEGIN {
     if (j > 0) print r, r - m, -1
   }
 }' >"$tmp/five.mtx" || exit 1
-awk -v n=3000 'BEGIN {
-  print "%%MatrixMarket matrix coordinate real symmetric"
-  print n, n, 2 * n - 1
-  print 1, 1, n
-  for (i = 2; i <= n; i++) { print i, 1, 1; print i, i, 2 }
-}' >"$tmp/arrow.mtx" || exit 1
+arrowhead 3000 >"$tmp/arrow.mtx" || exit 1
 failures=0
 for m in five arrow; do
   "$kl" run -w cg -b cuda -i "$tmp/$m.mtx" --reps 1 --warmup 0 \
