@@ -3,8 +3,6 @@
  * scalars on the host; cuda-device-scalars keeps them on the device and
  * reads a flag once per batch; cuda-graph launches the batch as a graph;
  * cuda-sell is cuda-graph with the matrix in sliced ELLPACK (cg.h). */
-#include <stdlib.h>
-
 #include "cg-gpu.h"
 
 /* ---- 5 to 7. the kernels after the SpMV --------------------------------- */
@@ -379,7 +377,9 @@ static __global__ void sell_width_kernel(csr m, int64_t *offsets) {
 /* v[0 .. count - 1] replaced by its running totals (an inclusive scan),
  * by one block: each thread sums a run of consecutive elements, the runs'
  * totals are scanned in shared memory, and each thread writes its run's
- * totals from the runs' before it. Setup's, once: 2 MB at 201^3. */
+ * totals from the runs' before it. Setup's, once: 2 MB at 201^3. Not
+ * CUB's scan: code on CUB lives in files of its own (-cub.cu), built only
+ * where CUB (or hipCUB) is found, and this rung is built without it. */
 #define SCAN_BLOCK 1024
 static __global__ void __launch_bounds__(SCAN_BLOCK)
 sell_scan_kernel(int64_t *v, int64_t count) {
