@@ -121,11 +121,10 @@ kl_status kl__run_library(kl_context *ctx, const kl_workload *w,
    * own, down to the backend's library rung; each is tried once at most
    * (test_model holds the fallbacks to a chain without a loop). */
   for (size_t tried = 1;; tried++) {
-    int declined = 0;
     /* The caller gives every size a default could come from. */
     kl_plan p;
     st = kl__plan_make(w, r, &in, 0, kl__device_at(b, device), &p, NULL);
-    declined = st == KL_UNAVAILABLE;
+    int declined = st == KL_UNAVAILABLE;
     for (int i = 0; i < p.buffer_count && st == KL_OK; i++)
       if (!(p.buffers[i].flags & KL_BUFFER_SCRATCH) && !user[i])
         st = kl__usage(KL_USAGE, "%s: buffer %s is NULL", w->name,
