@@ -3,7 +3,7 @@
  * And every CUDA rung's setup and teardown. */
 #include "cg-gpu.h"
 
-/* ---- 1 to 4: the seed's solve, its three operations per rung ------------ */
+/* ---- 1 to 5: the seed's solve, its three operations per rung ------------ */
 
 /* The seed's operations on the plan's buffers, by index. */
 typedef struct seed_ops {
@@ -309,6 +309,31 @@ extern "C" kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps) {
   KL_TRY(ready(a));
   const geometry g = geometry_of(a);
   return repeat(a, reps, &g, NULL, stream_solve);
+}
+
+/* ---- 5. lanes: a few lanes a row, a run of the row a lane --------------- */
+
+/* lanes: stream's solve with the SpMV of the rungs after it, a group of
+ * lanes a row (launch_csr_spmv). */
+static kl_status lanes_matvec(const kl_args *a, const geometry *g, int in,
+                              int out) {
+  return launch_csr_spmv<SPMV_OUT, false>(g, VEC(a, in), VEC(a, out), NULL,
+                                          NULL, SCALARS(a), PARTIALS(a));
+}
+
+static const seed_ops lanes_ops = {lanes_matvec, resident_waxpby,
+                                   vector_dot};
+
+static kl_status lanes_solve(const kl_args *a, const geometry *g,
+                             int64_t *iterations) {
+  return seed_solve(a, g, &lanes_ops, iterations);
+}
+
+extern "C" kl_status kl__cg_gpu_lanes(const kl_args *a, kl_reps *reps) {
+  KL_TRY(ready(a));
+  geometry g = geometry_of(a);
+  KL_TRY(lanes_geometry(a, &g));
+  return repeat(a, reps, &g, NULL, lanes_solve);
 }
 
 /* ---- every CUDA rung's setup and teardown ------------------------------- */

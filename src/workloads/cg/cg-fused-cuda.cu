@@ -5,7 +5,7 @@
  * cuda-sell is cuda-graph with the matrix in sliced ELLPACK (cg.h). */
 #include "cg-gpu.h"
 
-/* ---- 5 to 7. the kernels after the SpMV --------------------------------- */
+/* ---- 6 to 8. the kernels after the SpMV --------------------------------- */
 
 /* With PAIRS a thread takes two neighbouring elements, one 16-byte access
  * of each vector, where a single element a thread left the vector kernels
@@ -74,23 +74,19 @@ static __global__ void direction_kernel(double *__restrict__ p,
     p[i] = r[i] + beta * p[i];
 }
 
-/* ---- 5. fused: three kernels an iteration, the scalars on the host ------ */
+/* ---- 6. fused: three kernels an iteration, the scalars on the host ------ */
 
 /* The fused and device-scalar start: r = b - A x, p = r; r.r and b.b. */
 static kl_status launch_start(const kl_args *a, const geometry *g) {
-  spmv_stream_kernel<SPMV_START, false><<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_B), VEC(a, CG_P),
-      SCALARS(a), PARTIALS(a));
-  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
-  return KL_OK;
+  return launch_csr_spmv<SPMV_START, false>(g, VEC(a, CG_X), VEC(a, CG_R),
+                                            VEC(a, CG_B), VEC(a, CG_P),
+                                            SCALARS(a), PARTIALS(a));
 }
 
 template <bool DEV>
 static kl_status launch_spmv_dot(const kl_args *a, const geometry *g) {
-  spmv_stream_kernel<SPMV_DOT, DEV><<<g->blocks, BLOCK, 0, g->s>>>(
-      g->m, VEC(a, CG_P), VEC(a, CG_AP), NULL, NULL, SCALARS(a), PARTIALS(a));
-  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
-  return KL_OK;
+  return launch_csr_spmv<SPMV_DOT, DEV>(g, VEC(a, CG_P), VEC(a, CG_AP), NULL,
+                                        NULL, SCALARS(a), PARTIALS(a));
 }
 
 template <bool DEV>
@@ -124,14 +120,14 @@ static kl_status fused_solve(const kl_args *a, const geometry *g,
                              int64_t *iterations) {
   double start[2] = {0, 0}, pap = 0, rr_next = 0;
   KL_TRY(launch_start(a, g));
-  KL_TRY(totals(a, g, 2, start));
+  KL_TRY(totals_of(a, g, spmv_partials(g), 2, start));
   double rr = start[0], beta = 0;
   const double bb = start[1];
   int64_t k = 0;
   while (go_on(g->stop, k, rr, bb)) {
     if (k > 0) KL_TRY(launch_direction<false>(a, g, beta));
     KL_TRY(launch_spmv_dot<false>(a, g));
-    KL_TRY(totals(a, g, 1, &pap));
+    KL_TRY(totals_of(a, g, spmv_partials(g), 1, &pap));
     if (!positive_finite(pap)) return kl__cg_not_spd(pap, k);
     KL_TRY(launch_update<false>(a, g, rr / pap));
     KL_TRY(totals(a, g, 1, &rr_next));
@@ -145,11 +141,12 @@ static kl_status fused_solve(const kl_args *a, const geometry *g,
 
 extern "C" kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps) {
   KL_TRY(ready(a));
-  const geometry g = geometry_of(a);
+  geometry g = geometry_of(a);
+  KL_TRY(lanes_geometry(a, &g));
   return repeat(a, reps, &g, NULL, fused_solve);
 }
 
-/* ---- 6 and 7. device scalars: batches of iterations, or a graph --------- */
+/* ---- 7 and 8. device scalars: batches of iterations, or a graph --------- */
 
 static kl_status scalar_start(const kl_args *a, const geometry *g) {
   KL_TRY(launch_start(a, g));
@@ -189,18 +186,20 @@ static kl_status device_scalars_solve(const kl_args *a, const geometry *g,
 extern "C" kl_status kl__cg_gpu_device_scalars(const kl_args *a,
                                                kl_reps *reps) {
   KL_TRY(ready(a));
-  const geometry g = geometry_of(a);
+  geometry g = geometry_of(a);
+  KL_TRY(lanes_geometry(a, &g));
   return repeat(a, reps, &g, NULL, device_scalars_solve);
 }
 
 extern "C" kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps) {
   KL_TRY(ready(a));
   geometry g = geometry_of(a);
+  KL_TRY(lanes_geometry(a, &g));
   KL_TRY(ensure_graph(a, &g, scalar_iterations));
   return repeat(a, reps, &g, NULL, device_scalars_solve);
 }
 
-/* ---- 8. sell: cuda-graph with the matrix in sliced ELLPACK -------------- */
+/* ---- 10. sell: cuda-graph with the matrix in sliced ELLPACK ------------- */
 
 /* The CSR stream reads the matrix in chunks through shared memory, two
  * barriers a chunk. Sliced ELLPACK (cg.h) needs neither: a thread takes a
@@ -281,8 +280,8 @@ spmv_sell_kernel(sliced m, const double *__restrict__ v,
  * loads (LESSONS.md, cuda-sell: any matrix). */
 #define SELL_BLOCK_ENTRIES 4096
 
-/* The tiles of BLOCK rows spread over at most CG_MAX_BLOCKS blocks (the
- * partials' room), address-ordered, where cuda-graph keeps a resident
+/* The tiles of BLOCK rows spread over at most CG_TILE_BLOCKS blocks,
+ * address-ordered, where cuda-graph keeps a resident
  * grid: one-shot blocks sweep memory as a copy does (laplacian's
  * LESSONS.md), and no block waits at a barrier for another's loads. A
  * block takes enough tiles for SELL_BLOCK_ENTRIES entries at the
@@ -293,7 +292,7 @@ static geometry sell_geometry(const kl_args *a) {
   const int64_t mean = g.nnz / g.rows > 1 ? g.nnz / g.rows : 1;
   const int64_t least =
       (SELL_BLOCK_ENTRIES + BLOCK * mean - 1) / (BLOCK * mean);
-  int64_t per_block = (tiles + CG_MAX_BLOCKS - 1) / CG_MAX_BLOCKS;
+  int64_t per_block = (tiles + CG_TILE_BLOCKS - 1) / CG_TILE_BLOCKS;
   if (per_block < least) per_block = least;
   g.blocks = (unsigned)((tiles + per_block - 1) / per_block);
   return g;

@@ -48,7 +48,6 @@
 
 #define BLOCK 256       /* threads of every kernel but the final sums */
 #define FINAL_BLOCK 1024 /* the one block that sums a reduction's partials */
-static_assert(CG_MAX_BLOCKS <= 16 * FINAL_BLOCK, "total() in one pass");
 
 /* Iterations the device-scalar rungs launch between two reads of the done
  * flag: cg's tuning `batch` (geometry_of), BATCH where the plan has none
@@ -123,6 +122,12 @@ typedef struct geometry {
   cudaStream_t s;
   int64_t rows, nnz;
   unsigned blocks;     /* every reducing kernel's grid: its partial count */
+  /* The CSR lanes' SpMV (lanes_geometry): lanes a row (0: the stream
+   * kernel), tiles a block, and its grid, the partial count of the sums
+   * after it where not 0 (spmv_partials). */
+  int lanes;
+  int lane_tiles;
+  unsigned spmv_blocks;
   unsigned row_blocks; /* the seed's kernels: a thread per row */
   int group;           /* lanes per CSR row (vector rungs) */
   stop_rule stop;
@@ -169,11 +174,11 @@ static __device__ double total(const double *partials, int which,
                                unsigned count) {
   const double *partial = PARTIAL(partials, which);
   double v = 0;
-  /* Sixteen loads of a thread in flight at once, enough for CG_MAX_BLOCKS
-   * partials on FINAL_BLOCK threads (the matrix-free sweeps leave 6097
-   * at 201^3, the CSR kernels a block per resident slot); a loop that
-   * waited for each load in turn took 6.5 us a sum on the H100
-   * (LESSONS.md). */
+  /* Sixteen loads of a thread in flight at once, 16384 partials a pass on
+   * FINAL_BLOCK threads (the matrix-free sweeps leave 6097 at 201^3, the
+   * stream kernel a block per resident slot, the lanes kernel 63 443 on
+   * the 27-point matrix); a loop that waited for each load in turn took
+   * 6.5 us a sum on the H100 (LESSONS.md). */
   for (unsigned base = 0; base < count; base += 16 * blockDim.x) {
 #pragma unroll
     for (unsigned u = 0; u < 16; u++) {
@@ -314,6 +319,73 @@ spmv_stream_kernel(csr m, const double *__restrict__ v,
   }
   if (OUT != SPMV_OUT) store_partial(dot, PARTIAL(partials, 0));
   if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
+}
+
+/* ---- rows by groups of lanes, a run of a row a lane (lanes to pipelined) */
+
+/* Lanes: a group of LANES lanes takes a row, each lane a run of up to
+ * CG_LANE_RUN consecutive entries (cg.h), all its values and columns
+ * loaded before its first product; a row takes rounds of LANES *
+ * CG_LANE_RUN entries, then a sum by shuffles within the group. A block
+ * takes `tiles` consecutive tiles of BLOCK / LANES rows, the blocks the
+ * tiles in address order, each block once. No shared memory and no
+ * barrier: a warp's load asks for runs side by side, and the lines its
+ * first load brings into L1 serve the run's later loads (the matrix is
+ * read through the read-only path, cached, not marked evict-first). The
+ * same OUT and DEV as the stream kernel's. */
+template <int OUT, bool DEV, int LANES>
+static __global__ void __launch_bounds__(BLOCK)
+spmv_lanes_kernel(csr m, const double *__restrict__ v,
+                  double *__restrict__ out, const double *__restrict__ b,
+                  double *__restrict__ p, const double *scalars,
+                  double *partials, int tiles) {
+  if (DEV && stopped(scalars)) return;
+  const int lane = (int)(threadIdx.x % LANES);
+  const int64_t tile_rows = BLOCK / LANES;
+  const int64_t first = (int64_t)blockIdx.x * tiles * tile_rows;
+  double dot = 0, bb = 0;
+  for (int t = 0; t < tiles; t++) {
+    const int64_t row = first + t * tile_rows + threadIdx.x / LANES;
+    int64_t begin = 0, end = 0;
+    if (row < m.rows) {
+      begin = m.offsets[row];
+      end = m.offsets[row + 1];
+    }
+    double sum = 0;
+    for (int64_t j = begin + lane * CG_LANE_RUN; j < end;
+         j += LANES * CG_LANE_RUN) {
+      double value[CG_LANE_RUN];
+      int32_t column[CG_LANE_RUN];
+#pragma unroll
+      for (int u = 0; u < CG_LANE_RUN; u++) {
+        value[u] = j + u < end ? __ldg(&m.values[j + u]) : 0;
+        column[u] = j + u < end ? __ldg(&m.columns[j + u]) : 0;
+      }
+      /* A gather past the row's end is not made, rather than made at a
+       * harmless column: 0 times an infinite v would be NaN. */
+#pragma unroll
+      for (int u = 0; u < CG_LANE_RUN; u++)
+        sum += value[u] * (j + u < end ? v[column[u]] : 0.0);
+    }
+    for (int offset = LANES / 2; offset > 0; offset /= 2)
+      sum += __shfl_xor_sync(KL_FULL_MASK, sum, offset);
+    if (lane == 0 && row < m.rows)
+      row_result<OUT>(row, sum, v, out, b, p, &dot, &bb);
+  }
+  if (OUT != SPMV_OUT) store_partial(dot, PARTIAL(partials, 0));
+  if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
+}
+
+/* The longest row of a CSR matrix, atomically into *longest (0 before). */
+static __global__ void longest_row_kernel(csr m,
+                                          unsigned long long *longest) {
+  long long most = 0;
+  for (int64_t row = thread_index(); row < m.rows; row += grid_threads()) {
+    const long long length = m.offsets[row + 1] - m.offsets[row];
+    if (length > most) most = length;
+  }
+  most = kl_block_reduce<KL_OP_MAX>(most);
+  if (threadIdx.x == 0) atomicMax(longest, (unsigned long long)most);
 }
 
 /* ---- the host-read rungs' sums (vector, stream, fused) ------------------ */
@@ -532,13 +604,88 @@ static inline kl_status repeat(const kl_args *a, kl_reps *reps,
   return KL_OK;
 }
 
-/* The last reduction's first `sums` totals, read by the host. */
-static inline kl_status totals(const kl_args *a, const geometry *g, int sums,
-                               double *host) {
-  totals_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(PARTIALS(a), g->blocks, sums,
+/* The partials of the last SpMV: its own grid's where it has one. */
+static inline unsigned spmv_partials(const geometry *g) {
+  return g->spmv_blocks ? g->spmv_blocks : g->blocks;
+}
+
+/* The first `sums` totals of the last reduction, over `count` blocks'
+ * partials, read by the host. */
+static inline kl_status totals_of(const kl_args *a, const geometry *g,
+                                  unsigned count, int sums, double *host) {
+  totals_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(PARTIALS(a), count, sums,
                                              SCALARS(a) + S_DOT);
   KL_GPU_CHECK_LAUNCH(totals_kernel);
   return read_back(host, SCALARS(a) + S_DOT, sums, g->s);
+}
+
+/* The same over the geometry's grid, the reducing kernels' but an SpMV. */
+static inline kl_status totals(const kl_args *a, const geometry *g, int sums,
+                               double *host) {
+  return totals_of(a, g, g->blocks, sums, host);
+}
+
+/* The CSR lanes' SpMV for the rungs that take it (cuda-csr-lanes on):
+ * the lanes a row (cg_lanes, from the matrix's mean and longest row,
+ * found here on the device), the tiles a block and the grid. Untimed,
+ * once a call of the rung. */
+static inline kl_status lanes_geometry(const kl_args *a, geometry *g) {
+  g->lanes = 0;
+  g->spmv_blocks = 0;
+  if (g->rows <= 0) return KL_OK;
+  unsigned long long *longest = (unsigned long long *)PARTIALS(a);
+  unsigned long long host = 0;
+  KL_GPU_CHECK(cudaMemsetAsync(longest, 0, sizeof *longest, g->s));
+  longest_row_kernel<<<g->blocks, BLOCK, 0, g->s>>>(g->m, longest);
+  KL_GPU_CHECK_LAUNCH(longest_row_kernel);
+  KL_GPU_CHECK(cudaMemcpyAsync(&host, longest, sizeof host,
+                               cudaMemcpyDeviceToHost, g->s));
+  KL_GPU_CHECK(cudaStreamSynchronize(g->s));
+  g->lanes = cg_lanes(g->rows, g->nnz, (int64_t)host);
+  if (g->lanes == 0) return KL_OK;
+  const int64_t tiles = cg_lane_tiles_per_block(g->rows, g->nnz, g->lanes,
+                                                BLOCK);
+  const int64_t tile_rows = BLOCK / g->lanes;
+  const int64_t all = (g->rows + tile_rows - 1) / tile_rows;
+  g->lane_tiles = (int)tiles;
+  g->spmv_blocks = (unsigned)((all + tiles - 1) / tiles);
+  return KL_OK;
+}
+
+/* The CSR SpMV of the rungs from cuda-csr-lanes on: the lanes kernel of
+ * the geometry's lanes, or the stream kernel where it has none. */
+template <int OUT, bool DEV, int LANES>
+static inline kl_status launch_lanes(const geometry *g, const double *v,
+                                     double *out, const double *b, double *p,
+                                     const double *scalars,
+                                     double *partials) {
+  spmv_lanes_kernel<OUT, DEV, LANES><<<g->spmv_blocks, BLOCK, 0, g->s>>>(
+      g->m, v, out, b, p, scalars, partials, g->lane_tiles);
+  KL_GPU_CHECK_LAUNCH(spmv_lanes_kernel);
+  return KL_OK;
+}
+
+template <int OUT, bool DEV>
+static inline kl_status launch_csr_spmv(const geometry *g, const double *v,
+                                        double *out, const double *b,
+                                        double *p, const double *scalars,
+                                        double *partials) {
+  switch (g->lanes) {
+  case 1: return launch_lanes<OUT, DEV, 1>(g, v, out, b, p, scalars, partials);
+  case 2: return launch_lanes<OUT, DEV, 2>(g, v, out, b, p, scalars, partials);
+  case 4: return launch_lanes<OUT, DEV, 4>(g, v, out, b, p, scalars, partials);
+  case 8: return launch_lanes<OUT, DEV, 8>(g, v, out, b, p, scalars, partials);
+  case 16:
+    return launch_lanes<OUT, DEV, 16>(g, v, out, b, p, scalars, partials);
+  case 32:
+    return launch_lanes<OUT, DEV, 32>(g, v, out, b, p, scalars, partials);
+  default:
+    break;
+  }
+  spmv_stream_kernel<OUT, DEV><<<g->blocks, BLOCK, 0, g->s>>>(
+      g->m, v, out, b, p, scalars, partials);
+  KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
+  return KL_OK;
 }
 
 /* What every rung checks first: the scratch it reads, and the context's
@@ -550,7 +697,7 @@ static inline kl_status ready(const kl_args *a) {
   return require_scratch(a);
 }
 
-/* ---- 6 to 9: the scalars on the device, batches of iterations ----------- */
+/* ---- 7 to 11: the scalars on the device, batches of iterations ---------- */
 
 /* A rung's start (the device scalars set, S_DONE among them); its
  * iterations first .. first + count - 1, launched without a wait; and,
@@ -572,16 +719,17 @@ typedef struct device_rung {
 enum { FINISH_START, FINISH_PAP, FINISH_RR };
 
 /* One of the device scalars' final steps, over the partials of the
- * geometry's grid. */
+ * kernel before it: the SpMV's grid (the start and p.Ap), or the
+ * geometry's (r.r). */
 static inline kl_status finish(const kl_args *a, const geometry *g, int which) {
   double *scalars = SCALARS(a);
   const double *partials = PARTIALS(a);
   if (which == FINISH_START)
     KL_GPU_LAUNCH(g->early, finish_start_kernel, 1, FINAL_BLOCK, g->s,
-                  partials, g->blocks, scalars, g->stop);
+                  partials, spmv_partials(g), scalars, g->stop);
   else if (which == FINISH_PAP)
     KL_GPU_LAUNCH(g->early, finish_pap_kernel, 1, FINAL_BLOCK, g->s,
-                  partials, g->blocks, scalars);
+                  partials, spmv_partials(g), scalars);
   else
     KL_GPU_LAUNCH(g->early, finish_rr_kernel, 1, FINAL_BLOCK, g->s,
                   partials, g->blocks, scalars, g->stop);

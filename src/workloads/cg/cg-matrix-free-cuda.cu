@@ -2,7 +2,7 @@
  * are in cg-matrix-free.h, which cg-dist's GPU rungs share). */
 #include "cg-matrix-free.h"
 
-/* ---- 9. matrix-free: the solve on the device ----------------------------- */
+/* ---- 11. matrix-free: the solve on the device ---------------------------- */
 
 /* The finishing kernels sum as many partials as the stencil kernels
  * wrote: the matrix-free geometry's blocks in place of the CSR ones. */

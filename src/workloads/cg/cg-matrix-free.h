@@ -24,7 +24,7 @@
  * ones MF_PLANES.
  *
  * The blocks take the tiles in address order, one tile a block (a stride
- * only where the tiles outnumber CG_MAX_BLOCKS), so that the GPU sweeps
+ * only where the tiles outnumber CG_TILE_BLOCKS), so that the GPU sweeps
  * memory in order as a copy does (laplacian's LESSONS.md). Before
  * any store a lane loads its own points' other inputs (x and r, or b) for
  * the whole tile: loads after a store to a vector that might alias them
@@ -408,11 +408,11 @@ static inline mf_grid mf_grid_of(const kl_args *a, const geometry *g,
   t.tiles_y = (g->extent[1] + rows - 1) / rows;
   t.tiles = t.tiles_x * t.tiles_y *
             ((g->extent[2] + planes - 1) / planes);
-  /* A block a tile, as long as the partials allow; then the blocks stride
+  /* A block a tile, up to CG_TILE_BLOCKS blocks; then the blocks stride
    * over the tiles. */
-  *blocks = (unsigned)(t.tiles < 1               ? 1
-                       : t.tiles > CG_MAX_BLOCKS ? CG_MAX_BLOCKS
-                                                 : t.tiles);
+  *blocks = (unsigned)(t.tiles < 1                ? 1
+                       : t.tiles > CG_TILE_BLOCKS ? CG_TILE_BLOCKS
+                                                  : t.tiles);
   return t;
 }
 

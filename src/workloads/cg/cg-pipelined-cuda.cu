@@ -1,7 +1,7 @@
 /* cg's pipelined CUDA rung (cg-gpu.h has the whole ladder). */
 #include "cg-gpu.h"
 
-/* ---- 8. pipelined CG (Ghysels and Vanroose) ----------------------------- */
+/* ---- 9. pipelined CG (Ghysels and Vanroose) ----------------------------- */
 
 /* Start, part 1: r = b - A x; b.b into partial 2 (0 and 1 are the next
  * kernel's). */
@@ -220,7 +220,7 @@ static __global__ void pipe_resume_kernel(double *scalars) {
   scalars[S_DONE] = RUNNING;
 }
 
-/* ---- 8. pipelined: launches --------------------------------------------- */
+/* ---- 9. pipelined: launches --------------------------------------------- */
 
 /* The start: r = b - A x, w = A r, z = s = p = 0, gamma and delta. */
 static kl_status pipe_products(const kl_args *a, const geometry *g) {
@@ -252,10 +252,9 @@ static kl_status pipe_iterations(const kl_args *a, const geometry *g,
     pipe_decide_kernel<<<1, FINAL_BLOCK, 0, g->s>>>(PARTIALS(a), g->blocks,
                                                     SCALARS(a), g->stop);
     KL_GPU_CHECK_LAUNCH(pipe_decide_kernel);
-    spmv_stream_kernel<SPMV_OUT, true><<<g->blocks, BLOCK, 0, g->s>>>(
-        g->m, VEC(a, CG_W), VEC(a, CG_AP), NULL, NULL, SCALARS(a),
-        PARTIALS(a));
-    KL_GPU_CHECK_LAUNCH(spmv_stream_kernel);
+    const kl_status st = launch_csr_spmv<SPMV_OUT, true>(
+        g, VEC(a, CG_W), VEC(a, CG_AP), NULL, NULL, SCALARS(a), PARTIALS(a));
+    if (st != KL_OK) return st;
     pipe_update_kernel<<<g->blocks, BLOCK, 0, g->s>>>(
         VEC(a, CG_X), VEC(a, CG_R), VEC(a, CG_P), VEC(a, CG_W), VEC(a, CG_Z),
         VEC(a, CG_S), VEC(a, CG_AP), g->rows, SCALARS(a), PARTIALS(a));
@@ -299,6 +298,7 @@ extern "C" kl_status kl__cg_gpu_pipelined(const kl_args *a, kl_reps *reps) {
    * iterations, then falls at a batch's end, where the host makes it; in
    * a longer batch the iterations after it would wait, empty. */
   g.batch = BATCH;
+  KL_TRY(lanes_geometry(a, &g));
   KL_TRY(ensure_graph(a, &g, pipe_iterations));
   return repeat(a, reps, &g, NULL, pipelined_solve);
 }

@@ -476,8 +476,14 @@ static const kl_rung rungs[] = {
             "through shared memory, each row summed there",
             .variant = CG_UNFUSED, .run_reps = KL_GPU_FN(kl__cg_gpu_stream),
             .family = &gpu_family),
+    KL_RUNG("cuda-csr-lanes", gpu,
+            "CSR a few lanes a row, each lane a run of 7 entries in "
+            "flight, blocks of about 4096 entries in address order; no "
+            "shared memory or barrier",
+            .variant = CG_UNFUSED, .run_reps = KL_GPU_FN(kl__cg_gpu_lanes),
+            .family = &gpu_family),
     KL_RUNG("cuda-fused", gpu,
-            "cuda-csr-stream with p.Ap inside the SpMV; x, r and r.r in "
+            "cuda-csr-lanes with p.Ap inside the SpMV; x, r and r.r in "
             "one kernel; two host reads per iteration",
             .variant = CG_FUSED, .run_reps = KL_GPU_FN(kl__cg_gpu_fused),
             .family = &gpu_family),

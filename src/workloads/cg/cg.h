@@ -62,8 +62,12 @@ enum {
 enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
 #define CG_SCALAR_COUNT 32
 /* Room for two reductions of up to CG_MAX_BLOCKS block partials each, at
- * up to four sums per block. */
-#define CG_MAX_BLOCKS 16384
+ * up to four sums per block. The grids over tiles (cuda-sell's, the
+ * matrix-free sweeps') stop at CG_TILE_BLOCKS, as they were tuned; the
+ * CSR lanes' SpMV takes its blocks of a few thousand entries up to the
+ * room (cg-gpu.h). */
+#define CG_MAX_BLOCKS 65536
+#define CG_TILE_BLOCKS 16384
 #define CG_PARTIAL_COUNT (2 * 4 * CG_MAX_BLOCKS)
 
 /* The parameters, in the workload's order. */
@@ -122,6 +126,45 @@ enum {
 #define CG_SELL_HEIGHT 32
 /* The slices of `rows` rows. */
 #define CG_SELL_SLICES(rows) (((rows) + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT)
+
+/* The CSR lanes' SpMV (cg-gpu.h, from cuda-csr-lanes on): a group of
+ * lanes takes a row, each lane a run of up to CG_LANE_RUN consecutive
+ * entries, loaded before the first product; a row takes rounds of lanes *
+ * CG_LANE_RUN entries. The lanes: the fewest, a power of two up to 32,
+ * whose round holds the mean row (4 for the 27-point matrix, 26.7 a row
+ * at 201^3; 1 for the 7-point one). A matrix with a row longer than
+ * CG_LANE_ROUNDS rounds gets 0, the stream kernel, whose block shares a
+ * long row among its threads: a group alone on it would hold its block
+ * for as many rounds. */
+#define CG_LANE_RUN 7
+#define CG_LANE_ROUNDS 8
+static inline int cg_lanes(int64_t rows, int64_t nnz, int64_t longest) {
+  int lanes = 1;
+  while (lanes < 32 && (double)lanes * CG_LANE_RUN * (double)rows <
+                           (double)nnz)
+    lanes *= 2;
+  return longest <= (int64_t)CG_LANE_ROUNDS * lanes * CG_LANE_RUN ? lanes
+                                                                   : 0;
+}
+/* The tiles of threads / lanes rows each block of the lanes' SpMV takes:
+ * about CG_LANE_BLOCK_ENTRIES entries at the mean row length, more where
+ * the tiles would outnumber CG_MAX_BLOCKS blocks. At 201^3 on the H200,
+ * blocks of 2048 to 5120 entries ran within two points of each other,
+ * 14 000 four to five points slower (LESSONS.md, cuda-csr-lanes). */
+#define CG_LANE_BLOCK_ENTRIES 4096
+static inline int64_t cg_lane_tiles_per_block(int64_t rows, int64_t nnz,
+                                              int lanes, int threads) {
+  const int64_t tile_rows = threads / lanes;
+  const int64_t tiles = (rows + tile_rows - 1) / tile_rows;
+  const double tile_entries =
+      rows > 0 ? (double)tile_rows * (double)nnz / (double)rows : 0;
+  int64_t per = tile_entries > 0
+                    ? (int64_t)(CG_LANE_BLOCK_ENTRIES / tile_entries + 0.5)
+                    : 1;
+  if (per < 1) per = 1;
+  const int64_t least = (tiles + CG_MAX_BLOCKS - 1) / CG_MAX_BLOCKS;
+  return per > least ? per : least;
+}
 
 /* The parameters cg-dist shares with cg, as designated initializers:
  * the mode, the tolerance and the iterations (their choices,
@@ -219,6 +262,7 @@ kl_status kl__cg_gpu_copied(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_resident(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_vector(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_stream(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_gpu_lanes(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_gpu_setup(kl_args *a);
 void kl__cg_gpu_teardown(kl_args *a);
 /* cg-fused-cuda.cu: the fused kernels, the scalars on the host or the
