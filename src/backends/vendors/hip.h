@@ -87,6 +87,7 @@
  * wavefront executes in lockstep, so the mask has nothing to select. */
 #define __shfl_down_sync(mask, var, delta) __shfl_down(var, delta)
 #define __shfl_up_sync(mask, var, delta) __shfl_up(var, delta)
+#define __shfl_xor_sync(mask, var, lane_mask) __shfl_xor(var, lane_mask)
 #define __syncwarp(...) __builtin_amdgcn_wave_barrier()
 
 #endif
