@@ -287,10 +287,12 @@ int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets);
 /* The entries cuda-sell's scratch holds for plan p's matrix: the built-in
  * stencil's slices exactly; for a matrix of its own, the sliced matrix
  * at most 1/CG_SELL_SLACK larger than its CSR (12 bytes an entry, 8 a row
- * offset). The CSR stream reads its matrix at 0.84 of the copy where the
- * slices read theirs at 0.98 (LESSONS.md, cuda-sell), so up to that much
- * padding the slices still move the matrix sooner; past it the rung
- * stands aside in its setup. */
+ * offset). Set where the CSR stream read its matrix at 0.84 of the copy
+ * and the slices theirs at 0.98 (LESSONS.md, cuda-sell): up to that much
+ * padding the slices moved the matrix sooner; past it the rung stands
+ * aside in its setup. The CSR lanes read at about 0.915 (cuda-csr-lanes),
+ * which moves the even point to about 1/14 on the matrix alone; not yet
+ * measured on matrices padded between the two. */
 #define CG_SELL_SLACK 8
 int64_t kl__cg_sell_room(const kl_plan *p);
 /* The room for a matrix of its own of `rows` rows and nnz entries. */
