@@ -14,6 +14,8 @@
  *   resident        the same kernels on resident data; each dot to the host
  *   vector          a group of lanes per CSR row; two-stage dots
  *   stream          vector's solve, rows by blocks through shared memory
+ *   lanes           stream's solve, a few lanes a row, a run of the row a
+ *                   lane: the SpMV of fused to graph
  *   fused           SpMV with p.Ap; x, r and r.r; p: two syncs an iteration
  *                                                       (cg-fused-cuda.cu)
  *   device_scalars  fused's kernels with alpha and beta on the device: one
@@ -321,7 +323,7 @@ spmv_stream_kernel(csr m, const double *__restrict__ v,
   if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
 }
 
-/* ---- rows by groups of lanes, a run of a row a lane (lanes to pipelined) */
+/* ---- rows by groups of lanes, a run of a row a lane (lanes to graph) --- */
 
 /* Lanes: a group of LANES lanes takes a row, each lane a run of up to
  * CG_LANE_RUN consecutive entries (cg.h), all its values and columns
@@ -625,7 +627,7 @@ static inline kl_status totals(const kl_args *a, const geometry *g, int sums,
   return totals_of(a, g, g->blocks, sums, host);
 }
 
-/* The CSR lanes' SpMV for the rungs that take it (cuda-csr-lanes on):
+/* The CSR lanes' SpMV for the rungs that take it (lanes to graph):
  * the lanes a row (cg_lanes, from the matrix's mean and longest row,
  * found here on the device), the tiles a block and the grid. Untimed,
  * once a call of the rung. */
@@ -652,7 +654,7 @@ static inline kl_status lanes_geometry(const kl_args *a, geometry *g) {
   return KL_OK;
 }
 
-/* The CSR SpMV of the rungs from cuda-csr-lanes on: the lanes kernel of
+/* The CSR SpMV of the rungs from lanes to graph: the lanes kernel of
  * the geometry's lanes, or the stream kernel where it has none. */
 template <int OUT, bool DEV, int LANES>
 static inline kl_status launch_lanes(const geometry *g, const double *v,

@@ -247,11 +247,8 @@ static kl_status pipe_start(const kl_args *a, const geometry *g) {
  * reduction's result; on one stream it runs after the one-block decide.
  * The SpMV is the stream kernel's, not the lanes' of the rungs before it:
  * the recurrences' drift depends on the SpMV's rounding, and on the
- * lanes' sums this rung missed cg_hard.sh's bounds (the band of condition
- * 1e8 past its cap of 20 000 iterations, where the stream kernel's took
- * 18 788; the 2D problem of 1e8 in 974 where the reference takes 481),
- * for 73% of its byte bound at 201^3 on the H200 against 70%
- * (LESSONS.md, cuda-pipelined). */
+ * lanes' sums this rung missed cg_hard.sh's bounds for three points of
+ * its byte bound (LESSONS.md, cuda-pipelined). */
 static kl_status pipe_iterations(const kl_args *a, const geometry *g,
                                  int64_t first, int count) {
   (void)first;

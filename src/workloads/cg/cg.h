@@ -127,7 +127,7 @@ enum {
 /* The slices of `rows` rows. */
 #define CG_SELL_SLICES(rows) (((rows) + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT)
 
-/* The CSR lanes' SpMV (cg-gpu.h, from cuda-csr-lanes on): a group of
+/* The CSR lanes' SpMV (cg-gpu.h, cuda-csr-lanes to cuda-graph): a group of
  * lanes takes a row, each lane a run of up to CG_LANE_RUN consecutive
  * entries, loaded before the first product; a row takes rounds of lanes *
  * CG_LANE_RUN entries. The lanes: the fewest, a power of two up to 32,
