@@ -35,8 +35,9 @@ add_test(NAME cli-cg-long-row COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/cg_long_row.sh ${KL})
 set_tests_properties(cli-cg-long-row PROPERTIES SKIP_RETURN_CODE 77)
 
-# cuda-sell on matrices of its own: one within its padding, which it
-# solves, and one past it, for which it stands aside (cg_sell_matrix.sh).
+# The sliced rungs (cuda-sell, opencl-sell) on matrices of their own: one
+# within their padding, which they solve, and one past it, for which they
+# stand aside (cg_sell_matrix.sh).
 add_test(NAME cli-cg-sell-matrix COMMAND sh
   ${CMAKE_CURRENT_SOURCE_DIR}/cg_sell_matrix.sh ${KL})
 set_tests_properties(cli-cg-sell-matrix PROPERTIES SKIP_RETURN_CODE 77)

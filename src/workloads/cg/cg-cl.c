@@ -3,12 +3,14 @@
  * first GPU port does (cuda-resident's lesson); then opencl-fused, whose
  * SpMV sums p.Ap's partials and whose update of x and r sums r.r's, the
  * host adding the groups' partials (cuda-fused's three kernels an
- * iteration). Kernels are made once in
+ * iteration); opencl-stream and opencl-sell, that iteration with the
+ * SpMV streamed or on the sliced matrix. Kernels are made once in
  * the setup; an enqueue that fails is kept in the solve's `failed`. Where
  * the solve keeps phases (the harness's timed runs) each matvec and
  * waxpby is waited for, so that its time is its own phase's and not the
  * next dot's, which waits anyway. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../backends/opencl.h"
@@ -29,12 +31,19 @@ enum { K_MATVEC_DOT = K_MATVEC, K_UPDATE_DOT = K_FINAL };
 #define STREAM_GROUP 256
 #define STREAM_CHUNK 2048
 
+/* cg.cl's options, the same for every rung (one program). */
+static kl_status options_of(const kl_args *a, char *options, size_t size) {
+  kl_status st = kl__cl_type_options(a, KL_F64, options, size);
+  snprintf(options + strlen(options), size - strlen(options),
+           "%s -DSTREAM_CHUNK=%d -DSELL_HEIGHT=%d", kl__cl_stride_option(a),
+           STREAM_CHUNK, CG_SELL_HEIGHT);
+  return st;
+}
+
 /* A rung's four kernels of cg.cl, built once, into the slots above. */
 static kl_status setup(kl_args *a, const char *const names[4]) {
-  char options[96];
-  kl_status st = kl__cl_type_options(a, KL_F64, options, sizeof options);
-  snprintf(options + strlen(options), sizeof options - strlen(options),
-           "%s -DSTREAM_CHUNK=%d", kl__cl_stride_option(a), STREAM_CHUNK);
+  char options[160];
+  kl_status st = options_of(a, options, sizeof options);
   for (int i = 0; i < 4 && st == KL_OK; i++)
     st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, names[i], i);
   return st;
@@ -177,43 +186,68 @@ static double group_total(kl__cg_host *h, size_t groups) {
   return sum;
 }
 
+/* The SpMV kernels with p.Ap: a row an item (opencl-fused), streamed
+ * (opencl-stream), on the sliced matrix (opencl-sell). */
+enum { SPMV_ROWS, SPMV_STREAM, SPMV_SELL };
+
+/* cg_sell_dot's arguments 0 to 5: the sliced matrix's three arrays, v,
+ * out and the rows. */
+static void sliced_args(kl__cg_host *h, cl_kernel k, const double *v,
+                        double *out) {
+  void *const *b = h->args->buffers;
+  const cl_mem offsets = (cl_mem)b[CG_SELL_OFFSETS],
+               columns = (cl_mem)b[CG_SELL_COLUMNS],
+               values = (cl_mem)b[CG_SELL_VALUES], in = (cl_mem)(void *)v,
+               o = (cl_mem)out;
+  const cl_ulong rows = (cl_ulong)h->matrix.rows;
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 0, sizeof offsets, &offsets));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 1, sizeof columns, &columns));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 2, sizeof values, &values));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 3, sizeof in, &in));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 4, sizeof o, &o));
+  ENQUEUE(h, kl__cl.SetKernelArg(k, 5, sizeof rows, &rows));
+}
+
 /* out = A v and each group's part of v.out: cg_matvec_dot in the stride
- * shape, or (stream) cg_stream_dot in groups of STREAM_GROUP items on
- * every device (on a CPU too, where the staging makes it slower than
- * opencl-fused's rows but the kernel is the one a GPU runs), as many
- * groups as the stride shape has (8 a compute unit on a GPU), no more
- * than the rows fill. */
+ * shape; cg_stream_dot in groups of STREAM_GROUP items on every device
+ * (on a CPU too, where the staging makes it slower than opencl-fused's
+ * rows but the kernel is the one a GPU runs), as many groups as the
+ * stride shape has (8 a compute unit on a GPU), no more than the rows
+ * fill; or cg_sell_dot in the stride shape, each group a run of whole
+ * tiles of rows (on a CPU, an item a group: a run of rows). */
 static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out,
-                                int stream) {
+                                int form) {
   const kl_args *a = h->args;
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;
   kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
-  if (stream) {
+  if (form == SPMV_STREAM) {
     local = STREAM_GROUP;
     const size_t need = ((size_t)h->matrix.rows + local - 1) / local;
     if (groups > need) groups = need > 0 ? need : 1;
   }
   const cl_mem partials = a->buffers[CG_PARTIALS];
-  matrix_args(h, k, v, out);
+  if (form == SPMV_SELL)
+    sliced_args(h, k, v, out);
+  else
+    matrix_args(h, k, v, out);
   ENQUEUE(h, kl__cl.SetKernelArg(k, 6, sizeof partials, &partials));
   ENQUEUE(h, kl__cl.SetKernelArg(k, 7, sizeof(double) * local, NULL));
-  if (stream)
+  if (form == SPMV_STREAM)
     ENQUEUE(h, kl__cl.SetKernelArg(k, 8, sizeof(double) * STREAM_CHUNK, NULL));
   keep(h, kl__cl_launch(a, k, groups * local, local));
   return groups;
 }
 
 /* The start's r = b - A x: the SpMV, its partials left unread. */
-static void product(kl__cg_host *h, const double *v, double *out,
-                    int stream) {
-  (void)launch_matvec_dot(h, v, out, stream);
+static void product(kl__cg_host *h, const double *v, double *out, int form) {
+  (void)launch_matvec_dot(h, v, out, form);
   if (h->phases) ENQUEUE(h, kl__cl.Finish(kl__cl_queue(h->args)));
 }
 
 static void fused_matvec(const kl__cg_host *hc, const double *v,
                          double *out) {
-  product((kl__cg_host *)hc, v, out, 0);
+  product((kl__cg_host *)hc, v, out, SPMV_ROWS);
 }
 
 /* The start's r.r and b.b: cg_dot_partials, the host adding them. */
@@ -228,7 +262,7 @@ static double fused_dot(const kl__cg_host *hc, const double *x,
 static double matvec_dot(const kl__cg_host *hc, const double *v,
                          double *out) {
   kl__cg_host *h = (kl__cg_host *)hc;
-  return group_total(h, launch_matvec_dot(h, v, out, 0));
+  return group_total(h, launch_matvec_dot(h, v, out, SPMV_ROWS));
 }
 
 /* x += alpha p, r -= alpha Ap and the new r.r: one kernel and one read. */
@@ -275,18 +309,131 @@ kl_status kl__cg_cl_stream_setup(kl_args *a) {
 /* The start's r = b - A x, and Ap = A p with p.Ap, by cg_stream_dot. */
 static void stream_matvec(const kl__cg_host *hc, const double *v,
                           double *out) {
-  product((kl__cg_host *)hc, v, out, 1);
+  product((kl__cg_host *)hc, v, out, SPMV_STREAM);
 }
 static double stream_matvec_dot(const kl__cg_host *hc, const double *v,
                                 double *out) {
   kl__cg_host *h = (kl__cg_host *)hc;
-  return group_total(h, launch_matvec_dot(h, v, out, 1));
+  return group_total(h, launch_matvec_dot(h, v, out, SPMV_STREAM));
 }
 
 /* opencl-fused's iteration with the streamed SpMV. */
 kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps) {
   static const kl__cg_kernels k = {stream_matvec, waxpby,   fused_dot,
                                    NULL,          NULL,     stream_matvec_dot,
+                                   update};
+  return kl__cg_host_reps(a, reps, 0, &k);
+}
+
+/* ---- opencl-sell --------------------------------------------------------- */
+
+kl_status kl__cg_cl_sell_scratch(kl_plan *p) {
+  kl_status st = kl__cg_cl_scratch(p);
+  return st == KL_OK ? kl__cg_sell_scratch(p) : st;
+}
+
+/* The slice offsets from the widths cg_sell_width put at offsets[0 ..
+ * slices - 1]: their running totals, summed on the host (2 MB at 201^3,
+ * once a problem), into offsets[0 .. slices]; the entries they hold in
+ * *entries. */
+static kl_status slice_offsets(const kl_args *a, cl_mem offsets,
+                               int64_t slices, int64_t *entries) {
+  int64_t *o = malloc(sizeof *o * (size_t)(slices + 1));
+  if (!o) return KL_FAIL(KL_NO_MEMORY, "cg: opencl-sell: out of host memory "
+                         "for %lld slice offsets", (long long)slices + 1);
+  cl_int e = kl__cl.EnqueueReadBuffer(kl__cl_queue(a), offsets, CL_TRUE, 0,
+                                      sizeof *o * (size_t)slices, o + 1, 0,
+                                      NULL, NULL);
+  o[0] = 0;
+  for (int64_t s = 0; s < slices; s++) o[s + 1] += o[s];
+  if (e == CL_SUCCESS)
+    e = kl__cl.EnqueueWriteBuffer(kl__cl_queue(a), offsets, CL_TRUE, 0,
+                                  sizeof *o * (size_t)(slices + 1), o, 0,
+                                  NULL, NULL);
+  *entries = o[slices];
+  free(o);
+  if (e != CL_SUCCESS)
+    return KL_FAIL(KL_DEVICE, "cg: opencl-sell: the slice offsets' copy "
+                   "failed: %s", kl__cl_error(e));
+  return KL_OK;
+}
+
+/* The sliced matrix from the CSR, once a problem, as cuda-sell's setup
+ * makes it: the slices' widths (cg_sell_width), their offsets
+ * (slice_offsets), then every row's entries (cg_sell_fill). A matrix
+ * whose slices need more room than the scratch has (kl__cg_sell_room:
+ * too much padding) is not this rung's (KL_UNAVAILABLE). Then the
+ * solve's kernels. */
+static kl_status sell_make(kl_args *a) {
+  const kl_plan *p = a->plan;
+  const cl_ulong rows = (cl_ulong)CG_ROWS(p);
+  const int64_t slices = CG_SELL_SLICES(CG_ROWS(p));
+  const int64_t room = p->buffers[CG_SELL_VALUES].count;
+  const cl_mem offsets = a->buffers[CG_OFFSETS],
+               columns = a->buffers[CG_COLUMNS],
+               values = a->buffers[CG_VALUES],
+               sliced_offsets = a->buffers[CG_SELL_OFFSETS],
+               sliced_columns = a->buffers[CG_SELL_COLUMNS],
+               sliced_values = a->buffers[CG_SELL_VALUES];
+  char options[160];
+  kl_status st = options_of(a, options, sizeof options);
+  if (st == KL_OK)
+    st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, "cg_sell_width",
+                            0);
+  if (st == KL_OK)
+    st = kl__cl_rung_kernel(a, kl__cl_source_cg, 0, options, "cg_sell_fill",
+                            1);
+  if (st != KL_OK) return st;
+  cl_kernel width = a->state.pointer[0], fill = a->state.pointer[1];
+  KL_CL_ARG(width, 0, offsets);
+  KL_CL_ARG(width, 1, rows);
+  KL_CL_ARG(width, 2, sliced_offsets);
+  int64_t entries = 0;
+  st = kl__cl_launch(a, width, (size_t)slices, kl__cl_group(a));
+  if (st == KL_OK) st = slice_offsets(a, sliced_offsets, slices, &entries);
+  if (st != KL_OK) return st;
+  if (entries > room)
+    return kl__usage(KL_UNAVAILABLE, "cg: opencl-sell: the matrix's slices "
+                     "of %d rows hold %lld entries with their padding, "
+                     "more than the %lld that keep them within 1/%d of its "
+                     "CSR's bytes", CG_SELL_HEIGHT, (long long)entries,
+                     (long long)room, CG_SELL_SLACK);
+  KL_CL_ARG(fill, 0, offsets);
+  KL_CL_ARG(fill, 1, columns);
+  KL_CL_ARG(fill, 2, values);
+  KL_CL_ARG(fill, 3, rows);
+  KL_CL_ARG(fill, 4, sliced_offsets);
+  KL_CL_ARG(fill, 5, sliced_columns);
+  KL_CL_ARG(fill, 6, sliced_values);
+  st = kl__cl_launch(a, fill, (size_t)rows, kl__cl_group(a));
+  if (st != KL_OK) return st;
+  KL_CL_CHECK(kl__cl.Finish(kl__cl_queue(a)));
+  return KL_OK;
+}
+
+kl_status kl__cg_cl_sell_setup(kl_args *a) {
+  static const char *const names[] = {"cg_sell_dot", "cg_waxpby",
+                                      "cg_dot_partials", "cg_update_dot"};
+  const kl_status st = sell_make(a);
+  kl__cl_teardown(a); /* the setup's kernels; the solve's follow */
+  return st == KL_OK ? setup(a, names) : st;
+}
+
+/* The start's r = b - A x, and Ap = A p with p.Ap, by cg_sell_dot. */
+static void sell_matvec(const kl__cg_host *hc, const double *v,
+                        double *out) {
+  product((kl__cg_host *)hc, v, out, SPMV_SELL);
+}
+static double sell_matvec_dot(const kl__cg_host *hc, const double *v,
+                              double *out) {
+  kl__cg_host *h = (kl__cg_host *)hc;
+  return group_total(h, launch_matvec_dot(h, v, out, SPMV_SELL));
+}
+
+/* opencl-fused's iteration with the sliced SpMV. */
+kl_status kl__cg_cl_sell(const kl_args *a, kl_reps *reps) {
+  static const kl__cg_kernels k = {sell_matvec, waxpby,   fused_dot,
+                                   NULL,        NULL,     sell_matvec_dot,
                                    update};
   return kl__cg_host_reps(a, reps, 0, &k);
 }

@@ -235,15 +235,14 @@ kl_status kl__cg_gpu_copied_scratch(kl_plan *p) {
   return st;
 }
 
-/* cuda-sell's sliced matrix: the built-in stencil's slices exactly, a
- * matrix of its own the room kl__cg_sell_room allows (its slice widths
- * are known only once its rows are read, in the rung's setup). */
-kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
+/* The sliced matrix (cuda-sell's, opencl-sell's): the built-in stencil's
+ * slices exactly, a matrix of its own the room kl__cg_sell_room allows
+ * (its slice widths are known only once its rows are read, in the rung's
+ * setup). */
+kl_status kl__cg_sell_scratch(kl_plan *p) {
   const int64_t entries = kl__cg_sell_room(p);
-  kl_status st = kl__cg_gpu_scratch(p);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_SELL_VALUES, "sliced values", KL_F64,
-                          entries, KL_MEM_DEVICE, 0);
+  kl_status st = kl__plan_scratch(p, CG_SELL_VALUES, "sliced values", KL_F64,
+                                  entries, KL_MEM_DEVICE, 0);
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_SELL_COLUMNS, "sliced columns", KL_I32,
                           entries, KL_MEM_DEVICE, 0);
@@ -251,6 +250,11 @@ kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
     st = kl__plan_scratch(p, CG_SELL_OFFSETS, "slice offsets", KL_I64,
                           CG_SELL_SLICES(CG_ROWS(p)) + 1, KL_MEM_DEVICE, 0);
   return st;
+}
+
+kl_status kl__cg_gpu_sell_scratch(kl_plan *p) {
+  kl_status st = kl__cg_gpu_scratch(p);
+  return st == KL_OK ? kl__cg_sell_scratch(p) : st;
 }
 
 /* A rung that applies the stencil itself plans no matrix: its footprint

@@ -588,6 +588,15 @@ static const kl_rung rungs[] = {
             .setup = KL_CL_FN(kl__cg_cl_stream_setup),
             .teardown = KL_CL_FN(kl__cl_teardown),
             .run_reps = KL_CL_FN(kl__cg_cl_stream)),
+    KL_RUNG("opencl-sell", opencl,
+            "opencl-fused with the matrix in sliced ELLPACK (made once): an "
+            "item a row, each slice's entries read as a copy reads; a "
+            "matrix padded by up to 1/8", .variant = CG_SELL,
+            .peer = "cuda-sell", .phases = host_phases,
+            .scratch = KL_CL_FN(kl__cg_cl_sell_scratch),
+            .setup = KL_CL_FN(kl__cg_cl_sell_setup),
+            .teardown = KL_CL_FN(kl__cl_teardown),
+            .run_reps = KL_CL_FN(kl__cg_cl_sell)),
 };
 
 static const char *const stencils[] = {"27", "7", "none", NULL};

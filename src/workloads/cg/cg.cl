@@ -136,3 +136,92 @@ __kernel void cg_stream_dot(__global const long *restrict offsets,
   const double total = group_sum(acc, scratch);
   if (item == 0) partials[get_group_id(0)] = total;
 }
+
+/* opencl-sell (cuda-sell's SpMV, with p.Ap): the matrix in sliced
+ * ELLPACK (cg.h), slices of SELL_HEIGHT rows (a -D option) stored column
+ * by column. A work-item takes a row, so the items of a slice read
+ * neighbouring elements of each of its columns: the loads coalesce with
+ * no local memory and no barrier but group_sum's. A group takes a run of
+ * whole tiles of its size in rows, in address order, and each item
+ * SELL_UNROLL entries of its row at a time, in two chains of additions.
+ * A padded entry is 0 at the row's own column. */
+#define SELL_UNROLL 9
+__kernel void cg_sell_dot(__global const long *restrict slices,
+                          __global const int *restrict columns,
+                          __global const double *restrict values,
+                          __global const double *restrict v,
+                          __global double *restrict out, const ulong rows,
+                          __global double *restrict partials,
+                          __local double *scratch) {
+  const size_t size = get_local_size(0), groups = get_num_groups(0);
+  const ulong tiles = (rows + size - 1) / size;
+  const ulong per = (tiles + groups - 1) / groups;
+  const ulong first = get_group_id(0) * per * size;
+  const ulong last = min(first + per * size, (ulong)rows);
+  double acc = 0;
+  for (ulong row = first + get_local_id(0); row < last; row += size) {
+    const ulong slice = row / SELL_HEIGHT;
+    const long end = slices[slice + 1];
+    double even = 0, odd = 0;
+    for (long j = slices[slice] + (long)(row % SELL_HEIGHT); j < end;
+         j += SELL_UNROLL * SELL_HEIGHT) {
+      double value[SELL_UNROLL];
+      int column[SELL_UNROLL];
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; u++) {
+        const long e = j + u * SELL_HEIGHT;
+        value[u] = e < end ? values[e] : 0;
+        column[u] = e < end ? columns[e] : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < SELL_UNROLL; u++)
+        if (j + u * SELL_HEIGHT < end) {
+          if (u % 2) odd += value[u] * v[column[u]];
+          else even += value[u] * v[column[u]];
+        }
+    }
+    const double sum = even + odd;
+    out[row] = sum;
+    acc += v[row] * sum;
+  }
+  const double total = group_sum(acc, scratch);
+  if (get_local_id(0) == 0) partials[get_group_id(0)] = total;
+}
+
+/* opencl-sell's setup, once a problem: slice s's entries (its longest
+ * row's length times SELL_HEIGHT) into widths[s] (the host sums them into
+ * the slice offsets), an item a slice; then row `row` of the CSR matrix
+ * into its slice's columns, the rest of the slice's width padded with 0
+ * at the row's own column, an item a row. */
+__kernel void cg_sell_width(__global const long *restrict offsets,
+                            const ulong rows, __global long *restrict widths) {
+  const ulong s = get_global_id(0), first = s * SELL_HEIGHT;
+  if (first >= rows) return;
+  const ulong end = min(first + SELL_HEIGHT, (ulong)rows);
+  long width = 0;
+  for (ulong row = first; row < end; row++)
+    width = max(width, offsets[row + 1] - offsets[row]);
+  widths[s] = width * SELL_HEIGHT;
+}
+
+__kernel void cg_sell_fill(__global const long *restrict offsets,
+                           __global const int *restrict columns,
+                           __global const double *restrict values,
+                           const ulong rows,
+                           __global const long *restrict slices,
+                           __global int *restrict sliced_columns,
+                           __global double *restrict sliced_values) {
+  const ulong row = get_global_id(0);
+  if (row >= rows) return;
+  const ulong slice = row / SELL_HEIGHT;
+  const long end = slices[slice + 1];
+  long j = slices[slice] + (long)(row % SELL_HEIGHT);
+  for (long e = offsets[row]; e < offsets[row + 1]; e++, j += SELL_HEIGHT) {
+    sliced_columns[j] = columns[e];
+    sliced_values[j] = values[e];
+  }
+  for (; j < end; j += SELL_HEIGHT) {
+    sliced_columns[j] = (int)row;
+    sliced_values[j] = 0;
+  }
+}

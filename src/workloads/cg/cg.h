@@ -244,8 +244,10 @@ kl_status kl__cg_acc_data(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 
 /* The OpenCL rungs (cg-cl.c, cg.cl): the seed's three kernels in the host
- * solve's loop, opencl-fused's SpMV with p.Ap and update with r.r, and
- * opencl-stream's SpMV streamed through local memory. */
+ * solve's loop, opencl-fused's SpMV with p.Ap and update with r.r,
+ * opencl-stream's SpMV streamed through local memory, and opencl-sell's
+ * on the sliced matrix (its scratch kl__cg_cl_scratch's and the
+ * slices). */
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_setup(kl_args *a);
 kl_status kl__cg_cl_scratch(kl_plan *p);
@@ -253,6 +255,9 @@ kl_status kl__cg_cl_fused(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_fused_setup(kl_args *a);
 kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_stream_setup(kl_args *a);
+kl_status kl__cg_cl_sell(const kl_args *a, kl_reps *reps);
+kl_status kl__cg_cl_sell_setup(kl_args *a);
+kl_status kl__cg_cl_sell_scratch(kl_plan *p);
 
 /* The CUDA ladder, in order (cg-gpu.h has what its files share), and the
  * vendor rung. Every one owns its loop (run_reps). */
@@ -297,8 +302,9 @@ int64_t kl__cg_sell_slices(int64_t n, int stencil, int64_t *offsets);
 int64_t kl__cg_sell_room(const kl_plan *p);
 /* The room for a matrix of its own of `rows` rows and nnz entries. */
 int64_t kl__cg_sell_room_csr(int64_t rows, int64_t nnz);
-/* cuda-sell's scratch: kl__cg_gpu_scratch's and the sliced matrix
- * (CG_SELL_*), kl__cg_sell_room's entries. */
+/* The sliced matrix's scratch (CG_SELL_*), kl__cg_sell_room's entries;
+ * cuda-sell's: kl__cg_gpu_scratch's and the sliced matrix. */
+kl_status kl__cg_sell_scratch(kl_plan *p);
 kl_status kl__cg_gpu_sell_scratch(kl_plan *p);
 /* cusparse's scratch: kl__cg_gpu_scratch's, the SpMV buffer (CG_W, u8)
  * and 32-bit row offsets (CG_Z, i32; one element above 2^31 nonzeros). */
