@@ -174,10 +174,12 @@ kl_status kl__cg_cl_fused_setup(kl_args *a) {
 }
 
 /* The sum of the groups' partials, read back and added in their order
- * (the same every run). */
+ * (the same every run): up to MOST_GROUPS of them into the stack, more
+ * (opencl-sell's SpMV) into the rung's CG_READ_BACK. */
 static double group_total(kl__cg_host *h, size_t groups) {
   const kl_args *a = h->args;
-  double partials[MOST_GROUPS], sum = 0;
+  double stack[MOST_GROUPS], sum = 0;
+  double *partials = groups <= MOST_GROUPS ? stack : a->buffers[CG_READ_BACK];
   ENQUEUE(h, kl__cl.EnqueueReadBuffer(kl__cl_queue(a), a->buffers[CG_PARTIALS],
                                       CL_TRUE, 0, sizeof(double) * groups,
                                       partials, 0, NULL, NULL));
@@ -213,14 +215,24 @@ static void sliced_args(kl__cg_host *h, cl_kernel k, const double *v,
  * (on a CPU too, where the staging makes it slower than opencl-fused's
  * rows but the kernel is the one a GPU runs), as many groups as the
  * stride shape has (8 a compute unit on a GPU), no more than the rows
- * fill; or cg_sell_dot in the stride shape, each group a run of whole
- * tiles of rows (on a CPU, an item a group: a run of rows). */
+ * fill; or cg_sell_dot, each group a run of whole tiles of rows: on a
+ * GPU as cuda-sell's blocks take them (cg_sell_tiles_per_block: up to
+ * CG_TILE_BLOCKS groups, each once, where the stride shape's 1024
+ * long-lived groups ran 3-4 points slower, LESSONS.md), on a CPU in the
+ * stride shape (an item a group: a run of rows). */
 static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out,
                                 int form) {
   const kl_args *a = h->args;
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;
   kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
+  if (form == SPMV_SELL && !kl__cl_on_cpu(a)) {
+    const int64_t rows = h->matrix.rows;
+    const int64_t tiles = (rows + (int64_t)local - 1) / (int64_t)local;
+    const int64_t per =
+        cg_sell_tiles_per_block(rows, CG_NNZ(a->plan), (int)local);
+    groups = (size_t)((tiles + per - 1) / per);
+  }
   if (form == SPMV_STREAM) {
     local = STREAM_GROUP;
     const size_t need = ((size_t)h->matrix.rows + local - 1) / local;
@@ -327,8 +339,16 @@ kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps) {
 
 /* ---- opencl-sell --------------------------------------------------------- */
 
+/* r, p, Ap, the partials of up to CG_TILE_BLOCKS groups (one more: the
+ * sum) and their host copy, and the sliced matrix. */
 kl_status kl__cg_cl_sell_scratch(kl_plan *p) {
-  kl_status st = kl__cg_cl_scratch(p);
+  kl_status st = kl__cg_host_scratch(p);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
+                          CG_TILE_BLOCKS + 1, KL_MEM_DEVICE, 0);
+  if (st == KL_OK)
+    st = kl__plan_scratch(p, CG_READ_BACK, "partials read back", KL_F64,
+                          CG_TILE_BLOCKS, KL_MEM_PAGEABLE, 0);
   return st == KL_OK ? kl__cg_sell_scratch(p) : st;
 }
 

@@ -275,25 +275,15 @@ spmv_sell_kernel(sliced m, const double *__restrict__ v,
   if (OUT == SPMV_START) store_partial(bb, PARTIAL(partials, 1));
 }
 
-/* The entries a block takes at least: a block of short rows (5 a row,
- * one tile) spent more on its start, its sum and its partial than on its
- * loads (LESSONS.md, cuda-sell: any matrix). */
-#define SELL_BLOCK_ENTRIES 4096
-
 /* The tiles of BLOCK rows spread over at most CG_TILE_BLOCKS blocks,
- * address-ordered, where cuda-graph keeps a resident
- * grid: one-shot blocks sweep memory as a copy does (laplacian's
- * LESSONS.md), and no block waits at a barrier for another's loads. A
- * block takes enough tiles for SELL_BLOCK_ENTRIES entries at the
- * matrix's mean row length. */
+ * address-ordered, where cuda-graph keeps a resident grid: one-shot
+ * blocks sweep memory as a copy does (laplacian's LESSONS.md), and no
+ * block waits at a barrier for another's loads (cg_sell_tiles_per_block
+ * has the rule). */
 static geometry sell_geometry(const kl_args *a) {
   geometry g = geometry_of(a);
   const int64_t tiles = (g.rows + BLOCK - 1) / BLOCK;
-  const int64_t mean = g.nnz / g.rows > 1 ? g.nnz / g.rows : 1;
-  const int64_t least =
-      (SELL_BLOCK_ENTRIES + BLOCK * mean - 1) / (BLOCK * mean);
-  int64_t per_block = (tiles + CG_TILE_BLOCKS - 1) / CG_TILE_BLOCKS;
-  if (per_block < least) per_block = least;
+  const int64_t per_block = cg_sell_tiles_per_block(g.rows, g.nnz, BLOCK);
   g.blocks = (unsigned)((tiles + per_block - 1) / per_block);
   return g;
 }

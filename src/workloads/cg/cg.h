@@ -58,6 +58,9 @@ enum {
   CG_SELL_VALUES = CG_W,  /* f64, kl__cg_sell_slices' entries */
   CG_SELL_COLUMNS = CG_Z, /* int32, as many */
   CG_SELL_OFFSETS = CG_S, /* int64, slices + 1 */
+  /* opencl-sell: its SpMV's group partials as the host reads them (f64,
+   * CG_TILE_BLOCKS, pageable); the OpenCL rungs keep no device scalars */
+  CG_READ_BACK = CG_SCALARS,
 };
 enum { CG_INFO_ITERATIONS, CG_INFO_RESIDUAL, CG_INFO_COUNT };
 #define CG_SCALAR_COUNT 32
@@ -126,6 +129,24 @@ enum {
 #define CG_SELL_HEIGHT 32
 /* The slices of `rows` rows. */
 #define CG_SELL_SLICES(rows) (((rows) + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT)
+
+/* The tiles of `threads` rows each block (an OpenCL group) of the sliced
+ * SpMV takes, in address order, each block once (cuda-sell, opencl-sell):
+ * enough for CG_SELL_BLOCK_ENTRIES entries at the mean row length, and
+ * more where the tiles would outnumber CG_TILE_BLOCKS blocks. A block of
+ * short rows (5 a row, one tile) spent more on its start, its sum and its
+ * partial than on its loads; a grid of long-lived blocks striding over
+ * the rows lost two points (LESSONS.md, cuda-sell and opencl-sell). */
+#define CG_SELL_BLOCK_ENTRIES 4096
+static inline int64_t cg_sell_tiles_per_block(int64_t rows, int64_t nnz,
+                                              int threads) {
+  const int64_t tiles = (rows + threads - 1) / threads;
+  const int64_t mean = rows > 0 && nnz / rows > 1 ? nnz / rows : 1;
+  const int64_t least =
+      (CG_SELL_BLOCK_ENTRIES + threads * mean - 1) / (threads * mean);
+  const int64_t per = (tiles + CG_TILE_BLOCKS - 1) / CG_TILE_BLOCKS;
+  return per > least ? per : least;
+}
 
 /* The CSR lanes' SpMV (cg-gpu.h, cuda-csr-lanes to cuda-graph): a group of
  * lanes takes a row, each lane a run of up to CG_LANE_RUN consecutive
