@@ -15,7 +15,7 @@ backends=
 for b in cuda opencl; do
   "$kl" list | grep -Eq "^  $b +available" && backends="$backends $b"
 done
-[ -n "$backends" ] || { echo "SKIP: neither cuda nor opencl here"; exit 77; }
+[ -n "$backends" ] || { echo "SKIP: no cuda or opencl here"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kladder-cg-sell-XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT
 awk -v m=100 'BEGIN {
