@@ -100,14 +100,45 @@ static kl_report *run_stream(void) {
   return rep;
 }
 
-static void test_rapl(void) {
-  EXPECT(make_fake_rapl());
-  setenv("KLADDER_POWERCAP_ROOT", root, 1);
+/* One run with the fake package's counter advancing (from 1 J again). */
+static kl_report *rapl_run(void) {
+  atomic_store(&stop_writer, 0);
   thrd_t t;
   EXPECT(thrd_create(&t, writer, NULL) == thrd_success);
   kl_report *rep = run_stream();
   atomic_store(&stop_writer, 1);
   thrd_join(t, NULL);
+  return rep;
+}
+
+/* Whether a run's window and idle power are the package's, within the
+ * counter's step (20 ms in a second) and the writer's lateness. */
+static int rapl_power_right(const kl_result *r) {
+  return fabs(r->energy_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS &&
+         fabs(r->idle_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS;
+}
+
+static void test_rapl(void) {
+  EXPECT(make_fake_rapl());
+  setenv("KLADDER_POWERCAP_ROOT", root, 1);
+  /* The counter wraps every 0.75 s, where a real package's takes tens
+   * of minutes: on a host busy with other tests, the run's reads of it can
+   * stall longer than that, and a wrap between two reads is lost (30 J
+   * of the window's: 27.6 W seen over 2.45 s where 40 W ran). Such a run
+   * is made again, up to three runs; a reader that mishandles a wrap is
+   * wrong in all three. */
+  kl_report *rep = rapl_run();
+  for (int again = 0; again < 2 && rep && kl_report_count(rep) == 1 &&
+                      !rapl_power_right(kl_report_result(rep, 0));
+       again++) {
+    const kl_result *r = kl_report_result(rep, 0);
+    printf("rapl: %.3f W (idle %.3f W) over %.3f s, %d updates: run again "
+           "(a wrap lost between two reads?)\n",
+           r->energy_watts, r->idle_watts, r->energy_seconds,
+           r->energy_updates);
+    kl_report_free(rep);
+    rep = rapl_run();
+  }
   if (!rep || kl_report_count(rep) != 1) return;
   const kl_result *r = kl_report_result(rep, 0);
   EXPECT(r->status == KL_OK && r->check == KL_CHECK_PASS);
@@ -123,8 +154,7 @@ static void test_rapl(void) {
   printf("rapl: %.3f W (idle %.3f W) over %.3f s, %d updates, %d runs\n",
          r->energy_watts, r->idle_watts, r->energy_seconds,
          r->energy_updates, r->energy_reps);
-  EXPECT(fabs(r->energy_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS);
-  EXPECT(fabs(r->idle_watts - FAKE_WATTS) < 0.15 * FAKE_WATTS);
+  EXPECT(rapl_power_right(r));
   /* Joules per run: the window's over its runs; pJ per byte: that over
    * the cost model's bytes. */
   EXPECT(fabs(r->energy_joules * r->energy_reps -
