@@ -104,10 +104,11 @@ static kl_report *run_stream(void) {
 static kl_report *rapl_run(void) {
   atomic_store(&stop_writer, 0);
   thrd_t t;
-  EXPECT(thrd_create(&t, writer, NULL) == thrd_success);
+  const int writing = thrd_create(&t, writer, NULL) == thrd_success;
+  EXPECT(writing);
   kl_report *rep = run_stream();
   atomic_store(&stop_writer, 1);
-  thrd_join(t, NULL);
+  if (writing) thrd_join(t, NULL);
   return rep;
 }
 

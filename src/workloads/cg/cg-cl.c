@@ -55,13 +55,18 @@ kl_status kl__cg_cl_setup(kl_args *a) {
   return setup(a, names);
 }
 
-/* r, p, Ap, and the dot's partials (one more: the sum). */
-kl_status kl__cg_cl_scratch(kl_plan *p) {
+/* r, p, Ap, and the partials of up to `groups` groups (one more: the
+ * sum). */
+static kl_status vectors_and_partials(kl_plan *p, int64_t groups) {
   kl_status st = kl__cg_host_scratch(p);
   if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
-                          MOST_GROUPS + 1, KL_MEM_DEVICE, 0);
+    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64, groups + 1,
+                          KL_MEM_DEVICE, 0);
   return st;
+}
+
+kl_status kl__cg_cl_scratch(kl_plan *p) {
+  return vectors_and_partials(p, MOST_GROUPS);
 }
 
 static void keep(kl__cg_host *h, kl_status st) {
@@ -216,7 +221,7 @@ static void sliced_args(kl__cg_host *h, cl_kernel k, const double *v,
  * rows but the kernel is the one a GPU runs), as many groups as the
  * stride shape has (8 a compute unit on a GPU), no more than the rows
  * fill; or cg_sell_dot, each group a run of whole tiles of rows: on a
- * GPU as cuda-sell's blocks take them (cg_sell_tiles_per_block: up to
+ * GPU as cuda-sell's blocks take them (cg_sell_blocks: up to
  * CG_TILE_BLOCKS groups, each once, where the stride shape's 1024
  * long-lived groups ran 3-4 points slower, LESSONS.md), on a CPU in the
  * stride shape (an item a group: a run of rows). */
@@ -226,13 +231,9 @@ static size_t launch_matvec_dot(kl__cg_host *h, const double *v, double *out,
   cl_kernel k = a->state.pointer[K_MATVEC_DOT];
   size_t local, groups;
   kl__cl_stride_shape(a, h->matrix.rows, MOST_GROUPS, &local, &groups);
-  if (form == SPMV_SELL && !kl__cl_on_cpu(a)) {
-    const int64_t rows = h->matrix.rows;
-    const int64_t tiles = (rows + (int64_t)local - 1) / (int64_t)local;
-    const int64_t per =
-        cg_sell_tiles_per_block(rows, CG_NNZ(a->plan), (int)local);
-    groups = (size_t)((tiles + per - 1) / per);
-  }
+  if (form == SPMV_SELL && !kl__cl_on_cpu(a))
+    groups = (size_t)cg_sell_blocks(h->matrix.rows, CG_NNZ(a->plan),
+                                    (int)local);
   if (form == SPMV_STREAM) {
     local = STREAM_GROUP;
     const size_t need = ((size_t)h->matrix.rows + local - 1) / local;
@@ -342,10 +343,7 @@ kl_status kl__cg_cl_stream(const kl_args *a, kl_reps *reps) {
 /* r, p, Ap, the partials of up to CG_TILE_BLOCKS groups (one more: the
  * sum) and their host copy, and the sliced matrix. */
 kl_status kl__cg_cl_sell_scratch(kl_plan *p) {
-  kl_status st = kl__cg_host_scratch(p);
-  if (st == KL_OK)
-    st = kl__plan_scratch(p, CG_PARTIALS, "partials", KL_F64,
-                          CG_TILE_BLOCKS + 1, KL_MEM_DEVICE, 0);
+  kl_status st = vectors_and_partials(p, CG_TILE_BLOCKS);
   if (st == KL_OK)
     st = kl__plan_scratch(p, CG_READ_BACK, "partials read back", KL_F64,
                           CG_TILE_BLOCKS, KL_MEM_PAGEABLE, 0);

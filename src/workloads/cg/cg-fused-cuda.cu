@@ -278,13 +278,11 @@ spmv_sell_kernel(sliced m, const double *__restrict__ v,
 /* The tiles of BLOCK rows spread over at most CG_TILE_BLOCKS blocks,
  * address-ordered, where cuda-graph keeps a resident grid: one-shot
  * blocks sweep memory as a copy does (laplacian's LESSONS.md), and no
- * block waits at a barrier for another's loads (cg_sell_tiles_per_block
- * has the rule). */
+ * block waits at a barrier for another's loads (cg_sell_blocks has the
+ * rule). */
 static geometry sell_geometry(const kl_args *a) {
   geometry g = geometry_of(a);
-  const int64_t tiles = (g.rows + BLOCK - 1) / BLOCK;
-  const int64_t per_block = cg_sell_tiles_per_block(g.rows, g.nnz, BLOCK);
-  g.blocks = (unsigned)((tiles + per_block - 1) / per_block);
+  g.blocks = (unsigned)cg_sell_blocks(g.rows, g.nnz, BLOCK);
   return g;
 }
 

@@ -130,22 +130,24 @@ enum {
 /* The slices of `rows` rows. */
 #define CG_SELL_SLICES(rows) (((rows) + CG_SELL_HEIGHT - 1) / CG_SELL_HEIGHT)
 
-/* The tiles of `threads` rows each block (an OpenCL group) of the sliced
- * SpMV takes, in address order, each block once (cuda-sell, opencl-sell):
- * enough for CG_SELL_BLOCK_ENTRIES entries at the mean row length, and
- * more where the tiles would outnumber CG_TILE_BLOCKS blocks. A block of
- * short rows (5 a row, one tile) spent more on its start, its sum and its
- * partial than on its loads; a grid of long-lived blocks striding over
- * the rows lost two points (LESSONS.md, cuda-sell and opencl-sell). */
+/* The blocks (OpenCL groups) of `threads` threads the sliced SpMV takes
+ * over `rows` rows, each a run of whole tiles of `threads` rows in address
+ * order, each block once (cuda-sell, opencl-sell): a block enough tiles
+ * for CG_SELL_BLOCK_ENTRIES entries at the mean row length, more where
+ * the tiles would outnumber CG_TILE_BLOCKS blocks. A block of short rows
+ * (5 a row, one tile) spent more on its start, its sum and its partial
+ * than on its loads; a grid of long-lived blocks striding over the rows
+ * lost two points (LESSONS.md, cuda-sell and opencl-sell). The kernels
+ * find a block's tiles from the count. */
 #define CG_SELL_BLOCK_ENTRIES 4096
-static inline int64_t cg_sell_tiles_per_block(int64_t rows, int64_t nnz,
-                                              int threads) {
+static inline int64_t cg_sell_blocks(int64_t rows, int64_t nnz, int threads) {
   const int64_t tiles = (rows + threads - 1) / threads;
   const int64_t mean = rows > 0 && nnz / rows > 1 ? nnz / rows : 1;
   const int64_t least =
       (CG_SELL_BLOCK_ENTRIES + threads * mean - 1) / (threads * mean);
-  const int64_t per = (tiles + CG_TILE_BLOCKS - 1) / CG_TILE_BLOCKS;
-  return per > least ? per : least;
+  int64_t per = (tiles + CG_TILE_BLOCKS - 1) / CG_TILE_BLOCKS;
+  if (per < least) per = least;
+  return (tiles + per - 1) / per;
 }
 
 /* The CSR lanes' SpMV (cg-gpu.h, cuda-csr-lanes to cuda-graph): a group of
@@ -267,8 +269,8 @@ kl_status kl__cg_acc_tuned(const kl_args *a, kl_reps *reps);
 /* The OpenCL rungs (cg-cl.c, cg.cl): the seed's three kernels in the host
  * solve's loop, opencl-fused's SpMV with p.Ap and update with r.r,
  * opencl-stream's SpMV streamed through local memory, and opencl-sell's
- * on the sliced matrix (its scratch kl__cg_cl_scratch's and the
- * slices). */
+ * on the sliced matrix (its scratch room for more partials, their host
+ * copy, and the slices). */
 kl_status kl__cg_cl(const kl_args *a, kl_reps *reps);
 kl_status kl__cg_cl_setup(kl_args *a);
 kl_status kl__cg_cl_scratch(kl_plan *p);
