@@ -74,6 +74,17 @@ static __global__ void direction_kernel(double *__restrict__ p,
     p[i] = r[i] + beta * p[i];
 }
 
+/* The vector kernels' grid: a pair of rows a thread, each block once, up
+ * to CG_MAX_BLOCKS blocks (then they stride). One-shot blocks sweep the
+ * vectors as a copy does; on the resident grid, striding, the update ran
+ * 5-7% slower on the H200 (LESSONS.md, cuda-graph). cuda-sell's grid is
+ * one-shot already (sell_geometry). */
+static void vector_geometry(geometry *g) {
+  int64_t blocks = kl__gpu_blocks((g->rows + 1) / 2, BLOCK);
+  if (blocks > CG_MAX_BLOCKS) blocks = CG_MAX_BLOCKS;
+  g->vector_blocks = (unsigned)blocks;
+}
+
 /* ---- 6. fused: three kernels an iteration, the scalars on the host ------ */
 
 /* The fused and device-scalar start: r = b - A x, p = r; r.r and b.b. */
@@ -98,8 +109,8 @@ static kl_status launch_update(const kl_args *a, const geometry *g,
                  double, const double *, double *) =
       pairs_of(x, r) && pairs_of(p, ap) ? update_kernel<DEV, true>
                                         : update_kernel<DEV, false>;
-  kernel<<<g->blocks, BLOCK, 0, g->s>>>(x, r, p, ap, g->rows, alpha,
-                                        SCALARS(a), PARTIALS(a));
+  kernel<<<vector_grid(g), BLOCK, 0, g->s>>>(x, r, p, ap, g->rows, alpha,
+                                             SCALARS(a), PARTIALS(a));
   KL_GPU_CHECK_LAUNCH(update_kernel);
   return KL_OK;
 }
@@ -111,7 +122,8 @@ static kl_status launch_direction(const kl_args *a, const geometry *g,
   void (*kernel)(double *, const double *, int64_t, double, const double *) =
       pairs_of(p, r) ? direction_kernel<DEV, true>
                      : direction_kernel<DEV, false>;
-  kernel<<<g->blocks, BLOCK, 0, g->s>>>(p, r, g->rows, beta, SCALARS(a));
+  kernel<<<vector_grid(g), BLOCK, 0, g->s>>>(p, r, g->rows, beta,
+                                             SCALARS(a));
   KL_GPU_CHECK_LAUNCH(direction_kernel);
   return KL_OK;
 }
@@ -130,7 +142,7 @@ static kl_status fused_solve(const kl_args *a, const geometry *g,
     KL_TRY(totals_of(a, g, spmv_partials(g), 1, &pap));
     if (!positive_finite(pap)) return kl__cg_not_spd(pap, k);
     KL_TRY(launch_update<false>(a, g, rr / pap));
-    KL_TRY(totals(a, g, 1, &rr_next));
+    KL_TRY(totals_of(a, g, vector_grid(g), 1, &rr_next));
     beta = rr_next / rr;
     rr = rr_next;
     k++;
@@ -142,6 +154,7 @@ static kl_status fused_solve(const kl_args *a, const geometry *g,
 extern "C" kl_status kl__cg_gpu_fused(const kl_args *a, kl_reps *reps) {
   KL_TRY(ready(a));
   geometry g = geometry_of(a);
+  vector_geometry(&g);
   KL_TRY(lanes_geometry(a, &g));
   return repeat(a, reps, &g, NULL, fused_solve);
 }
@@ -187,6 +200,7 @@ extern "C" kl_status kl__cg_gpu_device_scalars(const kl_args *a,
                                                kl_reps *reps) {
   KL_TRY(ready(a));
   geometry g = geometry_of(a);
+  vector_geometry(&g);
   KL_TRY(lanes_geometry(a, &g));
   return repeat(a, reps, &g, NULL, device_scalars_solve);
 }
@@ -194,6 +208,7 @@ extern "C" kl_status kl__cg_gpu_device_scalars(const kl_args *a,
 extern "C" kl_status kl__cg_gpu_graph(const kl_args *a, kl_reps *reps) {
   KL_TRY(ready(a));
   geometry g = geometry_of(a);
+  vector_geometry(&g);
   KL_TRY(lanes_geometry(a, &g));
   KL_TRY(ensure_graph(a, &g, scalar_iterations));
   return repeat(a, reps, &g, NULL, device_scalars_solve);

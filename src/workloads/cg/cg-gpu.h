@@ -130,6 +130,9 @@ typedef struct geometry {
   int lanes;
   int lane_tiles;
   unsigned spmv_blocks;
+  /* The fused rungs' vector kernels (vector_grid): a one-shot grid,
+   * where not 0, else the resident one. */
+  unsigned vector_blocks;
   unsigned row_blocks; /* the seed's kernels: a thread per row */
   int group;           /* lanes per CSR row (vector rungs) */
   stop_rule stop;
@@ -611,6 +614,12 @@ static inline unsigned spmv_partials(const geometry *g) {
   return g->spmv_blocks ? g->spmv_blocks : g->blocks;
 }
 
+/* The grid of the vector kernels after the SpMV, the partial count of
+ * their r.r: their own where the rung gave them one. */
+static inline unsigned vector_grid(const geometry *g) {
+  return g->vector_blocks ? g->vector_blocks : g->blocks;
+}
+
 /* The first `sums` totals of the last reduction, over `count` blocks'
  * partials, read by the host. */
 static inline kl_status totals_of(const kl_args *a, const geometry *g,
@@ -721,8 +730,8 @@ typedef struct device_rung {
 enum { FINISH_START, FINISH_PAP, FINISH_RR };
 
 /* One of the device scalars' final steps, over the partials of the
- * kernel before it: the SpMV's grid (the start and p.Ap), or the
- * geometry's (r.r). */
+ * kernel before it: the SpMV's grid (the start and p.Ap), or the vector
+ * kernels' (r.r). */
 static inline kl_status finish(const kl_args *a, const geometry *g, int which) {
   double *scalars = SCALARS(a);
   const double *partials = PARTIALS(a);
@@ -734,7 +743,7 @@ static inline kl_status finish(const kl_args *a, const geometry *g, int which) {
                   partials, spmv_partials(g), scalars);
   else
     KL_GPU_LAUNCH(g->early, finish_rr_kernel, 1, FINAL_BLOCK, g->s,
-                  partials, g->blocks, scalars, g->stop);
+                  partials, vector_grid(g), scalars, g->stop);
   return KL_OK;
 }
 
