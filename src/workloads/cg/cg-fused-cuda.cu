@@ -77,7 +77,7 @@ static __global__ void direction_kernel(double *__restrict__ p,
 /* The vector kernels' grid: a pair of rows a thread, each block once, up
  * to CG_MAX_BLOCKS blocks (then they stride). One-shot blocks sweep the
  * vectors as a copy does; on the resident grid, striding, the update ran
- * 5-7% slower on the H200 (LESSONS.md, cuda-graph). cuda-sell's grid is
+ * 4-8% slower on the H200 (LESSONS.md, cuda-graph). cuda-sell's grid is
  * one-shot already (sell_geometry). */
 static void vector_geometry(geometry *g) {
   int64_t blocks = kl__gpu_blocks((g->rows + 1) / 2, BLOCK);
