@@ -5,8 +5,9 @@
  * a device of another kind those of its backend's first key; the best
  * lines serve every device of their backend.
  *
- * The host keys, h100's lines and every best line are `kladder tune`'s
- * file as measured on one NVIDIA H100 80GB HBM3 with a 16-core Xeon host:
+ * The host keys, h100's lines of map, reduce, histogram and integrate,
+ * and every best line are `kladder tune`'s file as measured on one NVIDIA
+ * H100 80GB HBM3 with a 16-core Xeon host:
  * the default sweep (each workload from its smallest size to a quarter of
  * its host default), extended for map, reduce and histogram by a sweep of
  * serial, openmp and cuda from 1K to 256M in steps of 8 (with the copies
@@ -18,11 +19,19 @@
  * run, which leaves cuda-best everywhere but reduce f64 at 4K and i32 at
  * 16K (cuda-single-pass-fence, faster in two sweeps), f64 at 1G
  * (cuda-grid-stride) and histogram below 1M (cuda-shared,
- * cuda-fat-interleaved). gemm on the device picks cuda-dmma for f64 from
- * 256 (cuBLAS at 1536) and cuda-pipelined or cuBLAS for f32; the best
- * lines (with the copies, the backend's choice) are as the sweep wrote
- * them. That machine's tune had no tunings to sweep: h100 has no tuned
- * lines, and its rungs run their defaults.
+ * cuda-fat-interleaved). The best lines (with the copies, the backend's
+ * choice) are as the sweep wrote them. That tune had no tunings to sweep.
+ *
+ * h100's laplacian, gemm and cg lines, picks and tuned, are `kladder tune
+ * -b cuda` on one such H100 with a 16-core host, five reps a point, once
+ * those workloads had tunings: laplacian at 16, 32, 64, 128, 256, 432 and
+ * 512 (`planes` and `m` swept at each), gemm at 256, 512, 1024, 2048 and
+ * 4096 (the tile choices swept) and cg at 16, 32, 64 and 201 (its batch
+ * and planes). gemm picks cuBLAS but from 1024 to 2047 in f32
+ * (cuda-rescheduled) and from 1024 in f64 (cuda-dmma).
+ * cuda-zmarch-prefetch's 4 planes from 256^3 are worth 5 to 6 points of
+ * the copy at 512^3 and 1024^3 against the rung's default of 10
+ * (laplacian's LESSONS.md).
  *
  * h200's pick and tuned lines are `kladder tune -b cuda` on one NVIDIA
  * H200 (132 SMs, 140 GiB) with a 16-core host, five reps a point: map,
@@ -128,12 +137,41 @@ const char kl__wisdom_builtin[] =
     "pick host-openmp laplacian f32 8 openmp openmp-streaming\n"
     "pick host-openmp laplacian f32 16 openmp openmp-blocked\n"
     "pick host-openmp laplacian f32 64 openmp openmp\n"
-    "pick h100 laplacian f32 0 cuda cuda-tiled\n"
-    "pick h100 laplacian f32 2 cuda cuda-kernel1\n"
-    "pick h100 laplacian f32 4 cuda cuda-kernel1-streaming\n"
-    "pick h100 laplacian f32 8 cuda cuda-kernel1\n"
-    "pick h100 laplacian f32 16 cuda cuda-kernel1-streaming\n"
-    "pick h100 laplacian f32 64 cuda cuda-tiled\n"
+    "pick h100 laplacian f32 0 cuda cuda-kernel1\n"
+    "pick h100 laplacian f32 32 cuda cuda-streaming\n"
+    "pick h100 laplacian f32 64 cuda cuda-zmarch-prefetch\n"
+    "pick h100 laplacian f32 128 cuda cuda-zmarch-vector\n"
+    "pick h100 laplacian f32 432 cuda cuda-zmarch-prefetch\n"
+    "tuned h100 laplacian f32 0 cuda cuda-tiled m=1\n"
+    "tuned h100 laplacian f32 64 cuda cuda-tiled m=4\n"
+    "tuned h100 laplacian f32 432 cuda cuda-tiled m=8\n"
+    "tuned h100 laplacian f32 512 cuda cuda-tiled m=4\n"
+    "tuned h100 laplacian f32 0 cuda cuda-reordered m=1\n"
+    "tuned h100 laplacian f32 64 cuda cuda-reordered m=4\n"
+    "tuned h100 laplacian f32 0 cuda cuda-bounded m=1\n"
+    "tuned h100 laplacian f32 32 cuda cuda-bounded m=2\n"
+    "tuned h100 laplacian f32 64 cuda cuda-bounded m=4\n"
+    "tuned h100 laplacian f32 0 cuda cuda-streaming m=1\n"
+    "tuned h100 laplacian f32 32 cuda cuda-streaming m=2\n"
+    "tuned h100 laplacian f32 128 cuda cuda-streaming m=4\n"
+    "tuned h100 laplacian f32 0 cuda cuda-zmarch planes=2\n"
+    "tuned h100 laplacian f32 64 cuda cuda-zmarch planes=4\n"
+    "tuned h100 laplacian f32 128 cuda cuda-zmarch planes=12\n"
+    "tuned h100 laplacian f32 256 cuda cuda-zmarch planes=6\n"
+    "tuned h100 laplacian f32 432 cuda cuda-zmarch planes=0\n"
+    "tuned h100 laplacian f32 0 cuda cuda-zmarch-shared planes=2\n"
+    "tuned h100 laplacian f32 64 cuda cuda-zmarch-shared planes=4\n"
+    "tuned h100 laplacian f32 128 cuda cuda-zmarch-shared planes=0\n"
+    "tuned h100 laplacian f32 256 cuda cuda-zmarch-shared planes=12\n"
+    "tuned h100 laplacian f32 432 cuda cuda-zmarch-shared planes=32\n"
+    "tuned h100 laplacian f32 0 cuda cuda-zmarch-vector planes=2\n"
+    "tuned h100 laplacian f32 128 cuda cuda-zmarch-vector planes=0\n"
+    "tuned h100 laplacian f32 432 cuda cuda-zmarch-vector planes=6\n"
+    "tuned h100 laplacian f32 512 cuda cuda-zmarch-vector planes=0\n"
+    "tuned h100 laplacian f32 0 cuda cuda-zmarch-prefetch planes=2\n"
+    "tuned h100 laplacian f32 256 cuda cuda-zmarch-prefetch planes=4\n"
+    "tuned h100 laplacian f32 432 cuda cuda-zmarch-prefetch planes=8\n"
+    "tuned h100 laplacian f32 512 cuda cuda-zmarch-prefetch planes=4\n"
     "best host-serial laplacian f64 0 serial serial\n"
     "best host-openmp laplacian f64 2 openmp openmp-streaming\n"
     "best host-serial laplacian f64 4 serial serial\n"
@@ -146,17 +184,56 @@ const char kl__wisdom_builtin[] =
     "pick host-openmp laplacian f64 16 openmp openmp\n"
     "pick host-openmp laplacian f64 32 openmp openmp-blocked\n"
     "pick host-openmp laplacian f64 64 openmp openmp\n"
-    "pick h100 laplacian f64 0 cuda cuda-kernel1\n"
-    "pick h100 laplacian f64 4 cuda cuda-kernel1-streaming\n"
-    "pick h100 laplacian f64 16 cuda cuda-kernel1\n"
-    "pick h100 laplacian f64 32 cuda cuda-kernel1-streaming\n"
-    "pick h100 laplacian f64 64 cuda cuda-bounded\n"
+    "pick h100 laplacian f64 0 cuda cuda-tiled\n"
+    "pick h100 laplacian f64 64 cuda cuda-streaming\n"
+    "pick h100 laplacian f64 128 cuda cuda-zmarch\n"
+    "pick h100 laplacian f64 256 cuda cuda-zmarch-prefetch\n"
+    "tuned h100 laplacian f64 0 cuda cuda-tiled m=1\n"
+    "tuned h100 laplacian f64 32 cuda cuda-tiled m=2\n"
+    "tuned h100 laplacian f64 64 cuda cuda-tiled m=4\n"
+    "tuned h100 laplacian f64 432 cuda cuda-tiled m=2\n"
+    "tuned h100 laplacian f64 0 cuda cuda-reordered m=1\n"
+    "tuned h100 laplacian f64 32 cuda cuda-reordered m=4\n"
+    "tuned h100 laplacian f64 0 cuda cuda-bounded m=1\n"
+    "tuned h100 laplacian f64 32 cuda cuda-bounded m=4\n"
+    "tuned h100 laplacian f64 0 cuda cuda-streaming m=1\n"
+    "tuned h100 laplacian f64 32 cuda cuda-streaming m=4\n"
+    "tuned h100 laplacian f64 432 cuda cuda-streaming m=2\n"
+    "tuned h100 laplacian f64 512 cuda cuda-streaming m=4\n"
+    "tuned h100 laplacian f64 0 cuda cuda-zmarch planes=2\n"
+    "tuned h100 laplacian f64 64 cuda cuda-zmarch planes=4\n"
+    "tuned h100 laplacian f64 128 cuda cuda-zmarch planes=12\n"
+    "tuned h100 laplacian f64 256 cuda cuda-zmarch planes=0\n"
+    "tuned h100 laplacian f64 432 cuda cuda-zmarch planes=16\n"
+    "tuned h100 laplacian f64 512 cuda cuda-zmarch planes=12\n"
+    "tuned h100 laplacian f64 0 cuda cuda-zmarch-shared planes=2\n"
+    "tuned h100 laplacian f64 64 cuda cuda-zmarch-shared planes=4\n"
+    "tuned h100 laplacian f64 128 cuda cuda-zmarch-shared planes=0\n"
+    "tuned h100 laplacian f64 256 cuda cuda-zmarch-shared planes=4\n"
+    "tuned h100 laplacian f64 432 cuda cuda-zmarch-shared planes=32\n"
+    "tuned h100 laplacian f64 512 cuda cuda-zmarch-shared planes=12\n"
+    "tuned h100 laplacian f64 0 cuda cuda-zmarch-vector planes=2\n"
+    "tuned h100 laplacian f64 128 cuda cuda-zmarch-vector planes=8\n"
+    "tuned h100 laplacian f64 256 cuda cuda-zmarch-vector planes=0\n"
+    "tuned h100 laplacian f64 432 cuda cuda-zmarch-vector planes=6\n"
+    "tuned h100 laplacian f64 0 cuda cuda-zmarch-prefetch planes=2\n"
+    "tuned h100 laplacian f64 128 cuda cuda-zmarch-prefetch planes=8\n"
+    "tuned h100 laplacian f64 256 cuda cuda-zmarch-prefetch planes=4\n"
     "best host-serial cg f64 0 serial serial\n"
     "best host-openmp cg f64 16 openmp openmp\n"
     "pick host-serial cg f64 0 serial serial\n"
     "pick host-openmp cg f64 0 openmp openmp\n"
-    "pick h100 cg f64 0 cuda cuda-fused\n"
-    "pick h100 cg f64 2 cuda cuda-matrix-free\n"
+    "pick h100 cg f64 0 cuda cuda-matrix-free\n"
+    "tuned h100 cg f64 0 cuda cuda-device-scalars batch=8\n"
+    "tuned h100 cg f64 32 cuda cuda-device-scalars batch=64\n"
+    "tuned h100 cg f64 64 cuda cuda-device-scalars batch=8\n"
+    "tuned h100 cg f64 201 cuda cuda-device-scalars batch=4\n"
+    "tuned h100 cg f64 0 cuda cuda-graph batch=16\n"
+    "tuned h100 cg f64 0 cuda cuda-sell batch=8\n"
+    "tuned h100 cg f64 32 cuda cuda-sell batch=64\n"
+    "tuned h100 cg f64 201 cuda cuda-sell batch=16\n"
+    "tuned h100 cg f64 0 cuda cuda-matrix-free batch=16 planes=3\n"
+    "tuned h100 cg f64 32 cuda cuda-matrix-free batch=64 planes=3\n"
     "best host-serial integrate f32 0 serial serial\n"
     "best host-openmp integrate f32 343 openmp openmp\n"
     "best h100 integrate f32 16807 cuda cuda-best\n"
@@ -179,16 +256,15 @@ const char kl__wisdom_builtin[] =
     "pick host-openmp gemm f32 0 openmp openblas\n"
     "pick host-openmp gemm f32 128 openmp openmp-blocked\n"
     "pick host-openmp gemm f32 2048 openmp openblas\n"
-    "pick h100 gemm f32 0 cuda cuda-shared-8\n"
-    "pick h100 gemm f32 2 cuda cuda-shared-16\n"
-    "pick h100 gemm f32 4 cuda cuda-shared-8\n"
-    "pick h100 gemm f32 8 cuda cuda-naive\n"
-    "pick h100 gemm f32 16 cuda cuda-shared-8\n"
-    "pick h100 gemm f32 128 cuda cuda-naive\n"
-    "pick h100 gemm f32 256 cuda cuda-shared-16\n"
-    "pick h100 gemm f32 512 cuda cuda-cublas\n"
-    "pick h100 gemm f32 1024 cuda cuda-pipelined\n"
+    "pick h100 gemm f32 0 cuda cuda-cublas\n"
+    "pick h100 gemm f32 1024 cuda cuda-rescheduled\n"
     "pick h100 gemm f32 2048 cuda cuda-cublas\n"
+    "tuned h100 gemm f32 0 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h100 gemm f32 2048 cuda cuda-pipelined pipelined_tile=256x128\n"
+    "tuned h100 gemm f32 4096 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h100 gemm f32 0 cuda cuda-rescheduled pipelined_tile=auto\n"
+    "tuned h100 gemm f32 2048 cuda cuda-rescheduled pipelined_tile=256x128\n"
+    "tuned h100 gemm f32 4096 cuda cuda-rescheduled pipelined_tile=auto\n"
     "best host-serial gemm f64 0 serial serial-naive\n"
     "best host-openmp gemm f64 8 openmp openblas\n"
     "best host-openmp gemm f64 128 openmp openmp-blocked\n"
@@ -200,13 +276,14 @@ const char kl__wisdom_builtin[] =
     "pick host-openmp gemm f64 128 openmp openmp-blocked\n"
     "pick host-openmp gemm f64 1024 openmp openblas\n"
     "pick host-openmp gemm f64 2048 openmp openmp-blocked\n"
-    "pick h100 gemm f64 0 cuda cuda-shared-8\n"
-    "pick h100 gemm f64 2 cuda cuda-naive\n"
-    "pick h100 gemm f64 4 cuda cuda-shared-8\n"
-    "pick h100 gemm f64 16 cuda cuda-shared-16\n"
-    "pick h100 gemm f64 256 cuda cuda-dmma\n"
-    "pick h100 gemm f64 1536 cuda cuda-cublas\n"
-    "pick h100 gemm f64 2048 cuda cuda-dmma\n"
+    "pick h100 gemm f64 0 cuda cuda-cublas\n"
+    "pick h100 gemm f64 1024 cuda cuda-dmma\n"
+    "tuned h100 gemm f64 0 cuda cuda-pipelined pipelined_tile=auto\n"
+    "tuned h100 gemm f64 1024 cuda cuda-pipelined pipelined_tile=128x64\n"
+    "tuned h100 gemm f64 0 cuda cuda-dmma dmma_tile=auto dmma_persist=auto\n"
+    "tuned h100 gemm f64 1024 cuda cuda-dmma dmma_tile=64x64 dmma_persist=auto\n"
+    "tuned h100 gemm f64 2048 cuda cuda-dmma dmma_tile=auto dmma_persist=on\n"
+    "tuned h100 gemm f64 4096 cuda cuda-dmma dmma_tile=auto dmma_persist=auto\n"
     "pick h200 map f32 0 cuda cuda-vec4\n"
     "pick h200 map f32 8192 cuda cuda-thread\n"
     "pick h200 map f32 524288 cuda cuda-vec4\n"
